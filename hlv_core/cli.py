@@ -1,0 +1,95 @@
+"""Command line: ``python -m hlv_core SUBCOMMAND ...`` runs the analyses on files and prints a
+table or JSON (for pipelines and for people without the UI)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+
+import pandas as pd
+
+from .io import FORMATS, DataError, load
+
+#: Companion modules that add subcommands with ``add_cli(subparsers)``.
+SUBCOMMAND_MODULES = (
+    "hlv_core.cli_metrics",
+    "hlv_core.cli_agreement",
+    "hlv_core.cli_balance",
+    "hlv_core.cli_certainty",
+    "hlv_core.cli_perspectivist",
+)
+
+
+def add_dataset_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments every file-reading subcommand shares."""
+    parser.add_argument("file", help="annotations file (any supported format)")
+    parser.add_argument("--format", default="auto", choices=list(FORMATS), help="input format")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+def load_from_args(args: argparse.Namespace):
+    return load(args.file, format=args.format)
+
+
+def print_result(result, as_json: bool) -> None:
+    """Print a DataFrame / dict as a plain table or as JSON."""
+    if as_json:
+        if isinstance(result, pd.DataFrame):
+            print(result.to_json(orient="records", indent=2))
+        else:
+            print(json.dumps(result, indent=2, default=str))
+        return
+    if isinstance(result, pd.DataFrame):
+        with pd.option_context("display.max_rows", 200, "display.width", 160):
+            print(result.to_string(index=False))
+    else:
+        for key, value in result.items():
+            print(f"{key}: {value}")
+
+
+def _summary(args: argparse.Namespace) -> int:
+    dataset = load_from_args(args)
+    summary = dataset.summary()
+    if not args.json:
+        summary["labels"] = ", ".join(summary["labels"][:20]) + (
+            " …" if len(summary["labels"]) > 20 else ""
+        )
+        summary["label_counts"] = ", ".join(
+            f"{k}={v}" for k, v in list(summary["label_counts"].items())[:20]
+        )
+    print_result(summary, args.json)
+    if not args.json:
+        print("\nImport report")
+        print(dataset.report.to_frame().to_string(index=False))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m hlv_core", description="HLV Lens analyses on the command line."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    summary = sub.add_parser("summary", help="overview of a dataset")
+    add_dataset_arguments(summary)
+    summary.set_defaults(handler=_summary)
+    for name in SUBCOMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+            continue
+        module.add_cli(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.handler(args) or 0)
+    except DataError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2

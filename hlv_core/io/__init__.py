@@ -1,0 +1,25 @@
+"""Data layer: load every common HLV format into one validated :class:`Dataset`.
+
+Public API: :func:`load`, :class:`Dataset`, :class:`DataError`, :class:`ImportReport`,
+:func:`load_predictions`, :func:`prediction_matrix`, :data:`FORMATS`.
+"""
+
+from .dataset import LEVELS, TASKS, Dataset, build_dataset, order_labels
+from .errors import DataError, ImportReport
+from .loading import FORMATS, detect_format, load
+from .predictions import load_predictions, prediction_matrix
+
+__all__ = [
+    "FORMATS",
+    "LEVELS",
+    "TASKS",
+    "DataError",
+    "Dataset",
+    "ImportReport",
+    "build_dataset",
+    "detect_format",
+    "load",
+    "load_predictions",
+    "order_labels",
+    "prediction_matrix",
+]

@@ -1,0 +1,179 @@
+"""Low-level readers shared by the importers: bytes in, strict string tables out."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from pathlib import Path
+from typing import IO
+
+import pandas as pd
+
+from .errors import DataError
+
+__all__ = ["Source", "as_source", "decode_text", "read_table", "read_json"]
+
+
+class Source:
+    """Raw bytes plus the name the user knows the file by."""
+
+    def __init__(self, raw: bytes, name: str) -> None:
+        self.raw = raw
+        self.name = name
+
+    @property
+    def suffix(self) -> str:
+        return Path(self.name).suffix.lower()
+
+
+def as_source(path_or_buffer: str | Path | bytes | IO[bytes], name: str | None = None) -> Source:
+    """Accept a path, raw bytes or a binary file-like object (e.g. a Streamlit upload)."""
+    if isinstance(path_or_buffer, (str, Path)):
+        path = Path(path_or_buffer)
+        if not path.exists():
+            raise DataError(
+                "file not found.", source=str(path), fix="check the path and the file name."
+            )
+        if path.is_dir():
+            raise DataError(
+                "this is a folder, not a file.",
+                source=str(path),
+                fix="zip the folder (annotations.csv, items.csv, ...) or pass annotations.csv.",
+            )
+        return Source(path.read_bytes(), name or str(path))
+    if isinstance(path_or_buffer, (bytes, bytearray, memoryview)):
+        return Source(bytes(path_or_buffer), name or "<upload>")
+    if hasattr(path_or_buffer, "read"):
+        raw = path_or_buffer.read()
+        if isinstance(raw, str):
+            raw = raw.encode("utf-8")
+        guessed = getattr(path_or_buffer, "name", None)
+        return Source(raw, name or (str(guessed) if guessed else "<upload>"))
+    raise DataError(
+        f"cannot read an object of type {type(path_or_buffer).__name__}.",
+        fix="pass a file path, bytes or an open binary file.",
+    )
+
+
+def decode_text(source: Source) -> str:
+    """UTF-8 text with an optional BOM removed; non-UTF-8 is a clear error, never guessed."""
+    raw = source.raw
+    if not raw.strip():
+        raise DataError("the file is empty.", source=source.name, fix="upload a file with data.")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise DataError(
+            f"the file is not UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start}).",
+            source=source.name,
+            row=line,
+            fix="re-save the file as UTF-8 (e.g. in a spreadsheet: 'CSV UTF-8').",
+        ) from None
+    if "\x00" in text:
+        raise DataError(
+            "the file contains NUL bytes; it is probably binary, not text.",
+            source=source.name,
+            fix="upload a CSV/TSV/JSON text file or a Parquet/zip file with the right extension.",
+        )
+    return text
+
+
+_PARSER_LINE = re.compile(r"line (\d+)")
+
+
+def read_table(source: Source, *, sep: str | None = None) -> pd.DataFrame:
+    """Read CSV/TSV (all cells as ``str``, empty cells as NA) or Parquet.
+
+    Every cell stays a string: ``0``, ``1.0`` and ``-3`` are kept as written."""
+    if source.suffix == ".parquet" or source.raw[:4] == b"PAR1":
+        try:
+            frame = pd.read_parquet(io.BytesIO(source.raw))
+        except Exception as exc:  # pyarrow raises many types
+            raise DataError(
+                f"not a readable Parquet file ({exc}).",
+                source=source.name,
+                fix="re-export the table as Parquet or CSV.",
+            ) from None
+        return frame.astype(object).where(frame.notna(), None).map(
+            lambda v: None if v is None else str(v)
+        )
+    text = decode_text(source)
+    if sep is None:
+        first = text.splitlines()[0] if text.splitlines() else ""
+        if source.suffix in (".tsv", ".tab") or first.count("\t") > first.count(","):
+            sep = "\t"
+        elif first.count(";") > first.count(",") and "," not in first:
+            sep = ";"
+        else:
+            sep = ","
+    try:
+        frame = pd.read_csv(
+            io.StringIO(text),
+            sep=sep,
+            dtype=str,
+            keep_default_na=False,
+            na_values=[""],
+            skipinitialspace=False,
+            quoting=csv.QUOTE_MINIMAL,
+        )
+    except pd.errors.EmptyDataError:
+        raise DataError(
+            "the file has no header row.", source=source.name, row=1, fix="add a header row."
+        ) from None
+    except pd.errors.ParserError as exc:
+        match = _PARSER_LINE.findall(str(exc))
+        row = int(match[-1]) if match else None
+        raise DataError(
+            f"malformed CSV: {str(exc).strip()}",
+            source=source.name,
+            row=row,
+            fix="check that every row has the same number of fields and that quotes are closed.",
+        ) from None
+    frame.columns = [str(c).strip() for c in frame.columns]
+    unnamed = [c for c in frame.columns if c.startswith("Unnamed:") or c == ""]
+    if unnamed:
+        raise DataError(
+            "a header cell is empty.",
+            source=source.name,
+            row=1,
+            column=unnamed[0],
+            fix="give every column a name in the header row.",
+        )
+    return frame
+
+
+def read_json(source: Source):
+    """Parse a JSON document (or raise naming the line and column of the syntax error)."""
+    text = decode_text(source)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DataError(
+            f"invalid JSON ({exc.msg}, character {exc.colno}).",
+            source=source.name,
+            row=exc.lineno,
+            fix="check the file is valid JSON (a JSON Lines file needs the .jsonl extension).",
+        ) from None
+
+
+def read_jsonl(source: Source) -> list:
+    """Parse JSON Lines: one JSON object per non-empty line."""
+    records = []
+    for number, line in enumerate(decode_text(source).splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            raise DataError(
+                f"line is not valid JSON ({exc.msg}).",
+                source=source.name,
+                row=number,
+                fix="JSON Lines needs one complete JSON object per line.",
+            ) from None
+    if not records:
+        raise DataError("the file has no records.", source=source.name)
+    return records

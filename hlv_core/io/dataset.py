@@ -1,0 +1,515 @@
+"""The canonical in-memory dataset and its derived views.
+
+Canonical tables (``../shared/spec/formats.md`` section 5.2):
+
+* ``annotations``: long DataFrame, one row per single label, columns ``item_id, annotator_id,
+  label`` (all ``str``) plus optional ``rank`` (``Int64``, >= 1; equal ranks form a tie block).
+* ``items``: one row per item, column ``item_id`` first, then ``split``/``text``/context columns.
+* ``annotators``: one row per annotator, ``annotator_id`` then trait columns (missing = NA).
+* ``labels``: the ordered label inventory. Its order fixes every tie-break (spec README,
+  binding decision 3).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+
+from .errors import DataError, ImportReport
+
+__all__ = ["TASKS", "LEVELS", "Dataset", "build_dataset", "order_labels"]
+
+TASKS = ("multiclass", "multilabel", "ranking", "rating")
+LEVELS = ("nominal", "ordinal", "interval", "ratio")
+
+
+def _as_number(text: str) -> float | None:
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        return None
+    return value if np.isfinite(value) else None
+
+
+def order_labels(labels: list[str] | pd.Index | np.ndarray) -> tuple[str, ...]:
+    """Default inventory order when none is given: numeric order when every label is a number
+    (so ratings read -5, -4, ..., 5), otherwise sorted label strings (binding decision 3)."""
+    unique = sorted({str(x) for x in labels})
+    numbers = [_as_number(x) for x in unique]
+    if unique and all(v is not None for v in numbers):
+        return tuple(x for _, x in sorted(zip(numbers, unique, strict=True)))
+    return tuple(unique)
+
+
+@dataclass(frozen=True, eq=False)
+class Dataset:
+    """A validated human-label-variation dataset (immutable by convention: never mutate tables).
+
+    Use :func:`hlv_core.io.load` to build one from a file.
+    """
+
+    annotations: pd.DataFrame
+    labels: tuple[str, ...]
+    items: pd.DataFrame
+    annotators: pd.DataFrame
+    task: str = "multiclass"
+    level: str = "nominal"
+    label_values: dict[str, float] | None = None
+    annotator_ids_known: bool = True
+    name: str = "dataset"
+    report: ImportReport = field(default_factory=lambda: ImportReport("<memory>", "memory"))
+    predictions: pd.DataFrame | None = None
+    extra: dict = field(default_factory=dict)
+
+    # ------------------------------------------------------------------ basic facts
+    @cached_property
+    def item_ids(self) -> pd.Index:
+        """Items in the order of ``items`` (rows of every (N, K) view)."""
+        return pd.Index(self.items["item_id"].to_numpy(dtype=object), name="item_id")
+
+    @cached_property
+    def annotator_ids(self) -> pd.Index:
+        return pd.Index(self.annotators["annotator_id"].to_numpy(dtype=object), name="annotator_id")
+
+    @property
+    def n_items(self) -> int:
+        return len(self.items)
+
+    @property
+    def n_annotators(self) -> int:
+        return len(self.annotators)
+
+    @property
+    def n_labels(self) -> int:
+        return len(self.labels)
+
+    @cached_property
+    def content_hash(self) -> str:
+        """Stable hash of the canonical annotations and label order (for caching and exports)."""
+        h = hashlib.sha256()
+        h.update("\x1f".join(self.labels).encode())
+        h.update(pd.util.hash_pandas_object(self.annotations, index=False).to_numpy().tobytes())
+        return h.hexdigest()[:16]
+
+    @cached_property
+    def _codes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Integer codes (item row, annotator row, label column) for every annotation row."""
+        ann = self.annotations
+        item_code = pd.Index(self.item_ids).get_indexer(ann["item_id"].to_numpy(dtype=object))
+        annot_code = pd.Index(self.annotator_ids).get_indexer(
+            ann["annotator_id"].to_numpy(dtype=object)
+        )
+        label_code = pd.Index(self.labels).get_indexer(ann["label"].to_numpy(dtype=object))
+        return item_code, annot_code, label_code
+
+    # ------------------------------------------------------------------ derived views
+    def counts_array(self) -> np.ndarray:
+        """(N, K) int array: number of annotators who chose label k for item i.
+
+        For ranking data a label counts once per reader who ranked it anywhere."""
+        item_code, annot_code, label_code = self._codes
+        pairs = np.unique(np.stack([item_code, annot_code, label_code]), axis=1)
+        out = np.zeros((self.n_items, self.n_labels), dtype=np.int64)
+        np.add.at(out, (pairs[0], pairs[2]), 1)
+        return out
+
+    def counts(self) -> pd.DataFrame:
+        """Items x labels annotation counts (see :meth:`counts_array`)."""
+        return pd.DataFrame(self.counts_array(), index=self.item_ids, columns=list(self.labels))
+
+    def annotators_per_item_array(self) -> np.ndarray:
+        """(N,) number of distinct annotators per item."""
+        item_code, annot_code, _ = self._codes
+        pairs = np.unique(np.stack([item_code, annot_code]), axis=1)
+        return np.bincount(pairs[0], minlength=self.n_items)
+
+    def annotators_per_item(self) -> pd.Series:
+        return pd.Series(self.annotators_per_item_array(), index=self.item_ids, name="n_annotators")
+
+    def judgements_array(self) -> np.ndarray:
+        """(N, K) human judgement distribution P.
+
+        Multiclass / rating / multilabel: ``P_ik = (#annotators on i who chose k) / n_i`` with n_i
+        the item's annotators (seed 000 spec section 7.1); multiclass rows sum to 1, multilabel
+        rows need not. Ranking: each reader spreads one unit of mass evenly over their top block
+        (first-choice distribution with ties split).
+        """
+        n = self.annotators_per_item_array().astype(float)
+        if self.task == "ranking":
+            ann = self.annotations
+            item_code, annot_code, label_code = self._codes
+            ranks = ann["rank"].to_numpy(dtype="float64", na_value=np.inf)
+            # top block of each (item, reader): minimal rank
+            key = item_code.astype(np.int64) * (self.n_annotators + 1) + annot_code
+            frame = pd.DataFrame({"key": key, "rank": ranks})
+            best = frame.groupby("key")["rank"].transform("min").to_numpy()
+            top = np.isfinite(ranks) & (ranks == best)
+            size = pd.Series(top.astype(float)).groupby(key).transform("sum").to_numpy()
+            mass = np.where(top, 1.0 / np.where(size > 0, size, 1.0), 0.0)
+            out = np.zeros((self.n_items, self.n_labels))
+            np.add.at(out, (item_code, label_code), mass)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return out / n[:, None]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return self.counts_array() / n[:, None]
+
+    def judgements(self) -> pd.DataFrame:
+        """Items x labels proportions (the judgement distribution P as a DataFrame)."""
+        return pd.DataFrame(self.judgements_array(), index=self.item_ids, columns=list(self.labels))
+
+    def entropy(self) -> pd.Series:
+        """Per-item normalised entropy in [0, 1].
+
+        Multiclass/rating/ranking: ``-sum_k P_ik ln P_ik / ln K``. Multilabel: mean over labels of
+        the binary entropy (bits) of ``P_ik``."""
+        p = self.judgements_array()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if self.task == "multilabel":
+                q = 1.0 - p
+                h = -(np.where(p > 0, p * np.log2(p), 0.0) + np.where(q > 0, q * np.log2(q), 0.0))
+                values = h.mean(axis=1)
+            else:
+                k = max(self.n_labels, 2)
+                values = -np.where(p > 0, p * np.log(p), 0.0).sum(axis=1) / np.log(k)
+        return pd.Series(values, index=self.item_ids, name="entropy")
+
+    def majority_label(self) -> pd.Series:
+        """Majority label per item; ties go to the lowest index in the inventory (decision 3).
+
+        Multilabel: the ``|``-joined set of labels with proportion strictly > 0.5 (decision 4)."""
+        p = self.judgements_array()
+        if self.task == "multilabel":
+            chosen = p > 0.5
+            names = np.array(self.labels, dtype=object)
+            values = ["|".join(names[row]) for row in chosen]
+        else:
+            values = np.array(self.labels, dtype=object)[np.argmax(p, axis=1)]
+        return pd.Series(values, index=self.item_ids, name="majority")
+
+    def label_numeric_values(self) -> np.ndarray:
+        """(K,) numeric value of each label (for ordinal/interval metrics).
+
+        Uses ``label_values`` when the schema gave them, else the label parsed as a number,
+        else the label's inventory position."""
+        if self.label_values:
+            return np.array([self.label_values[x] for x in self.labels], dtype=float)
+        parsed = [_as_number(x) for x in self.labels]
+        if all(v is not None for v in parsed):
+            return np.array(parsed, dtype=float)
+        return np.arange(self.n_labels, dtype=float)
+
+    def item_table(self) -> pd.DataFrame:
+        """One row per item for browsing: counts, majority, share of the majority, entropy, text.
+        Sorted most contested first (highest entropy)."""
+        p = self.judgements_array()
+        table = pd.DataFrame(
+            {
+                "item_id": self.item_ids,
+                "n_annotators": self.annotators_per_item_array(),
+                "majority": self.majority_label().to_numpy(),
+                "majority_share": np.nanmax(p, axis=1) if p.size else np.zeros(len(p)),
+                "entropy": self.entropy().to_numpy(),
+            }
+        )
+        for column in ("split", "text"):
+            if column in self.items.columns:
+                table[column] = self.items[column].to_numpy()
+        return table.sort_values(["entropy", "item_id"], ascending=[False, True], kind="stable")
+
+    def item_annotations(self, item_id: str) -> pd.DataFrame:
+        """Every annotation of one item, joined with the annotators' traits."""
+        rows = self.annotations[self.annotations["item_id"] == str(item_id)]
+        return rows.merge(self.annotators, on="annotator_id", how="left")
+
+    def selectors(self) -> list[list[list[list[int]]]]:
+        """Ranked data in the DeepMind selectors layout: case -> reader -> block -> class ids
+        (class id = label position in the inventory). Only for ``task == "ranking"``."""
+        if self.task != "ranking":
+            raise DataError(
+                f"dataset '{self.name}' is {self.task}, not ranking",
+                source=self.report.source,
+                column="rank",
+                fix="load partial rankings (a 'rank' column or a selectors JSON).",
+            )
+        item_code, annot_code, label_code = self._codes
+        frame = pd.DataFrame(
+            {
+                "item": item_code,
+                "reader": annot_code,
+                "label": label_code,
+                "rank": self.annotations["rank"].to_numpy(dtype="float64", na_value=np.inf),
+                "order": np.arange(len(item_code)),
+            }
+        )
+        frame = frame[np.isfinite(frame["rank"])].sort_values(["item", "order"], kind="stable")
+        cases: list[list[list[list[int]]]] = [[] for _ in range(self.n_items)]
+        for (item, _reader), group in frame.groupby(["item", "reader"], sort=False):
+            blocks = [
+                [int(x) for x in g["label"]] for _, g in group.groupby("rank", sort=True)
+            ]
+            cases[int(item)].append(blocks)
+        return cases
+
+    def summary(self) -> dict:
+        """Headline facts for the overview and the CLI."""
+        per_item = self.annotators_per_item_array()
+        label_totals = self.counts_array().sum(axis=0)
+        return {
+            "name": self.name,
+            "task": self.task,
+            "level": self.level,
+            "n_items": self.n_items,
+            "n_annotators": self.n_annotators if self.annotator_ids_known else None,
+            "annotator_ids_known": self.annotator_ids_known,
+            "n_annotations": len(self.annotations),
+            "n_labels": self.n_labels,
+            "labels": list(self.labels),
+            "annotators_per_item": {
+                "min": int(per_item.min()) if per_item.size else 0,
+                "median": float(np.median(per_item)) if per_item.size else 0.0,
+                "max": int(per_item.max()) if per_item.size else 0,
+            },
+            "label_counts": {lab: int(c) for lab, c in zip(self.labels, label_totals, strict=True)},
+            "mean_entropy": float(np.nanmean(self.entropy())) if self.n_items else float("nan"),
+            "has_text": "text" in self.items.columns,
+            "has_predictions": self.predictions is not None,
+            "content_hash": self.content_hash,
+        }
+
+
+def build_dataset(
+    annotations: pd.DataFrame,
+    *,
+    source: str,
+    format: str,
+    report: ImportReport | None = None,
+    items: pd.DataFrame | None = None,
+    annotators: pd.DataFrame | None = None,
+    labels: list[str] | tuple[str, ...] | None = None,
+    task: str | None = None,
+    level: str | None = None,
+    label_values: dict[str, float] | None = None,
+    annotator_ids_known: bool = True,
+    name: str | None = None,
+    row_offset: int = 2,
+    extra: dict | None = None,
+) -> Dataset:
+    """Validate canonical tables and assemble a :class:`Dataset`.
+
+    ``row_offset`` maps a 0-based annotation row to the file line the user sees (2 for a CSV
+    with a header line). Raises :class:`DataError` for every problem; never coerces silently.
+    """
+    report = report or ImportReport(source, format)
+    required = ["item_id", "annotator_id", "label"]
+    missing = [c for c in required if c not in annotations.columns]
+    if missing:
+        raise DataError(
+            f"missing required column(s) {missing}; found {list(annotations.columns)}.",
+            source=source,
+            row=1,
+            column=missing[0],
+            fix="name the columns item_id, annotator_id, label (one row per single label), "
+            "or choose the matching format in the format override.",
+        )
+    ann = annotations.copy()
+    for column in required:
+        ann[column] = ann[column].astype(object)
+    report.rows_read = report.rows_read or len(ann)
+    if len(ann) == 0:
+        raise DataError(
+            "the file has no annotation rows.",
+            source=source,
+            fix="add at least one row per (item, annotator, label).",
+        )
+    for column in required:
+        values = ann[column]
+        empty = values.isna() | (values.astype(str).str.strip() == "")
+        if empty.any():
+            first = int(np.flatnonzero(empty.to_numpy())[0])
+            raise DataError(
+                f"empty {column} in {int(empty.sum())} row(s); the first is shown. Empty cells "
+                "are missing values, not labels.",
+                source=source,
+                row=first + row_offset,
+                column=column,
+                fix="drop rows without an annotation (a missing annotation is a missing row) or "
+                "use a reserved label such as __none__ for an explicit 'no label' choice.",
+            )
+        ann[column] = values.astype(str)
+    dup = ann.duplicated(subset=required, keep="first")
+    if dup.any():
+        first = int(np.flatnonzero(dup.to_numpy())[0])
+        row = ann.iloc[first]
+        raise DataError(
+            f"duplicate annotation ({row['item_id']!r}, {row['annotator_id']!r}, "
+            f"{row['label']!r}); the file has {int(dup.sum())} repeated row(s), the first "
+            "repeat is shown.",
+            source=source,
+            row=first + row_offset,
+            column="label",
+            fix="keep one row per (item_id, annotator_id, label); remove the repeated rows.",
+        )
+    has_rank = "rank" in ann.columns
+    if has_rank:
+        raw = ann["rank"]
+        text = raw.astype(object).where(raw.notna(), "").astype(str).str.strip()
+        numeric = pd.to_numeric(text.replace("", np.nan), errors="coerce")
+        bad = (text != "") & (numeric.isna() | (numeric < 1) | (numeric % 1 != 0))
+        if bad.any():
+            first = int(np.flatnonzero(bad.to_numpy())[0])
+            raise DataError(
+                f"rank {text.iloc[first]!r} is not a whole number >= 1.",
+                source=source,
+                row=first + row_offset,
+                column="rank",
+                fix="use 1 for the first block, 2 for the second, equal ranks for ties, and leave "
+                "the cell empty for an unranked label.",
+            )
+        ann["rank"] = numeric.astype("Int64")
+    # label inventory
+    observed = pd.unique(ann["label"])
+    if labels is not None:
+        inventory = tuple(str(x) for x in labels)
+        if len(set(inventory)) != len(inventory):
+            raise DataError(
+                "the label inventory lists a label twice.",
+                source=source,
+                column="label",
+                fix="list every label once in labels.csv / schema.json.",
+            )
+        unknown = [x for x in observed if x not in set(inventory)]
+        if unknown:
+            pos = int(np.flatnonzero(ann["label"].isin(unknown).to_numpy())[0])
+            raise DataError(
+                f"label {unknown[0]!r} is not in the label schema {list(inventory)} "
+                f"({len(unknown)} unknown label(s)).",
+                source=source,
+                row=pos + row_offset,
+                column="label",
+                fix="add the label to the schema or correct the annotation.",
+            )
+    else:
+        inventory = order_labels(observed)
+    # items and annotators tables
+    item_order = pd.unique(ann["item_id"])
+    if items is None or len(items) == 0:
+        items_table = pd.DataFrame({"item_id": item_order})
+    else:
+        items_table = items.copy()
+        items_table["item_id"] = items_table["item_id"].astype(str)
+        if items_table["item_id"].duplicated().any():
+            dup_id = items_table.loc[items_table["item_id"].duplicated(), "item_id"].iloc[0]
+            raise DataError(
+                f"item {dup_id!r} is listed twice in the items table.",
+                source=source,
+                column="item_id",
+                fix="keep one row per item in items.csv.",
+            )
+        known = set(items_table["item_id"])
+        extra_items = [x for x in item_order if x not in known]
+        if extra_items:
+            items_table = pd.concat(
+                [items_table, pd.DataFrame({"item_id": extra_items})], ignore_index=True
+            )
+            report.note(f"{len(extra_items)} annotated item(s) had no row in the items table.")
+        unannotated = ~items_table["item_id"].isin(set(item_order))
+        if unannotated.any():
+            report.drop("items without annotations", int(unannotated.sum()))
+            items_table = items_table[~unannotated]
+        items_table = items_table.reset_index(drop=True)
+    annotator_order = pd.unique(ann["annotator_id"])
+    if annotators is None or len(annotators) == 0:
+        annot_table = pd.DataFrame({"annotator_id": annotator_order})
+    else:
+        annot_table = annotators.copy()
+        annot_table["annotator_id"] = annot_table["annotator_id"].astype(str)
+        annot_table = annot_table.drop_duplicates("annotator_id")
+        known = set(annot_table["annotator_id"])
+        missing_ann = [x for x in annotator_order if x not in known]
+        if missing_ann:
+            annot_table = pd.concat(
+                [annot_table, pd.DataFrame({"annotator_id": missing_ann})], ignore_index=True
+            )
+        annot_table = annot_table[annot_table["annotator_id"].isin(set(annotator_order))]
+        annot_table = annot_table.reset_index(drop=True)
+    # task inference
+    per_pair = ann.groupby(["item_id", "annotator_id"], sort=False).size()
+    if task is None:
+        if has_rank and ann["rank"].notna().any():
+            task = "ranking"
+        elif (per_pair > 1).any():
+            task = "multilabel"
+        else:
+            numbers = [_as_number(x) for x in inventory]
+            is_numeric = all(v is not None for v in numbers)
+            task = "rating" if is_numeric and len(inventory) > 2 else "multiclass"
+    if task not in TASKS:
+        raise DataError(
+            f"unknown task type {task!r}.", source=source, fix=f"use one of {list(TASKS)}."
+        )
+    if task in ("multiclass", "rating") and (per_pair > 1).any():
+        (item, annotator) = per_pair[per_pair > 1].index[0]
+        raise DataError(
+            f"annotator {annotator!r} gave several labels to item {item!r} but the task is "
+            f"{task} (one label per annotator and item).",
+            source=source,
+            column="label",
+            fix="declare the task as multilabel, or keep one label per (item, annotator).",
+        )
+    if level is None:
+        level = "ordinal" if task == "rating" else "nominal"
+    if level not in LEVELS:
+        raise DataError(
+            f"unknown level of measurement {level!r}.", source=source, fix=f"use one of {LEVELS}."
+        )
+    if level != "nominal" and label_values is None:
+        bad = [x for x in inventory if _as_number(x) is None]
+        if bad and level in ("interval", "ratio"):
+            raise DataError(
+                f"level {level} needs numeric labels but {bad[0]!r} is not a number.",
+                source=source,
+                column="label",
+                fix="give a numeric value per label in schema.json or use level nominal/ordinal.",
+            )
+    n_annotators = annot_table["annotator_id"].nunique()
+    if annotator_ids_known and n_annotators < 2:
+        raise DataError(
+            f"only one annotator ({annot_table['annotator_id'].iloc[0]!r}) in the file; label "
+            "variation needs at least two.",
+            source=source,
+            column="annotator_id",
+            fix="load the disaggregated file with one row per annotator's label.",
+        )
+    report.rows_kept = len(ann)
+    report.n_items = len(items_table)
+    report.n_annotators = int(n_annotators) if annotator_ids_known else 0
+    report.labels = inventory
+    if not annotator_ids_known:
+        report.note(
+            "annotator identities are not linked across items: annotator-level analyses "
+            "(pairwise agreement, graphs, perspectives) are disabled."
+        )
+    dataset = Dataset(
+        annotations=ann.reset_index(drop=True),
+        labels=inventory,
+        items=items_table,
+        annotators=annot_table,
+        task=task,
+        level=level,
+        label_values=label_values,
+        annotator_ids_known=annotator_ids_known,
+        name=name or source,
+        report=report,
+        extra=extra or {},
+    )
+    per_item = dataset.annotators_per_item_array()
+    report.annotators_per_item = {
+        "min": float(per_item.min()),
+        "median": float(np.median(per_item)),
+        "max": float(per_item.max()),
+    }
+    return dataset

@@ -1,0 +1,180 @@
+"""``load``: one entry point for every input format, with auto-detection and an override."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import IO
+
+from ._read import Source, as_source, read_json, read_jsonl, read_table
+from .dataset import Dataset
+from .errors import DataError
+from .rankings import looks_like_selectors, read_lines, read_selectors
+from .tabular import (
+    read_canonical,
+    read_canonical_zip,
+    read_counts,
+    read_crowdkit,
+    read_wide,
+)
+
+__all__ = ["FORMATS", "detect_format", "load"]
+
+#: Format names accepted by ``load(format=...)``, with a one-line description for the UI.
+FORMATS: dict[str, str] = {
+    "auto": "detect from the file name and contents",
+    "canonical": "long CSV/TSV/Parquet: item_id, annotator_id, label [, rank]",
+    "canonical_zip": "zip of annotations.csv + items.csv + annotators.csv + labels.csv/schema.json",
+    "crowdkit": "crowd-kit long table: task, worker (or performer), label",
+    "wide_items": "wide matrix, rows = items, one column per annotator",
+    "wide_annotators": "wide matrix, rows = annotators, one column per item",
+    "counts": "item_id, label, count (or an items x classes .npy matrix)",
+    "lewidi2023": "LeWiDi 2023 JSON",
+    "lewidi2025": "LeWiDi 2025 JSON (+ *_annotators_meta.json)",
+    "chaosnli": "ChaosNLI JSON Lines (counts only)",
+    "selectors": "DeepMind selectors JSON: partial rankings with ties",
+    "labelstudio": "Label Studio JSON export",
+    "prodigy": "Prodigy JSONL (db-out)",
+}
+
+_JSON_FORMATS = ("lewidi2023", "lewidi2025", "chaosnli", "labelstudio", "prodigy")
+
+
+def _json_module():
+    from . import json_formats
+
+    return json_formats
+
+
+def detect_format(source: Source) -> str:
+    """Guess the format from the extension and the header / JSON structure."""
+    suffix = source.suffix
+    if suffix == ".zip" or source.raw[:4] == b"PK\x03\x04":
+        return "canonical_zip"
+    if suffix == ".npy":
+        return "counts"
+    if suffix in (".json", ".jsonl", ".ndjson"):
+        if suffix == ".json":
+            data = read_json(source)
+            if looks_like_selectors(data):
+                return "selectors"
+            found = _json_module().detect_json(data)
+        else:
+            found = _json_module().detect_jsonl(read_jsonl(source))
+        if found is None:
+            raise DataError(
+                "JSON file of an unknown layout (not LeWiDi 2023/2025, selectors, Label Studio, "
+                "Prodigy or ChaosNLI).",
+                source=source.name,
+                fix="choose the format explicitly in the format override, or convert to the "
+                "canonical CSV (item_id, annotator_id, label).",
+            )
+        return found
+    columns = set(read_table(source).columns)
+    if {"item_id", "annotator_id", "label"} <= columns:
+        return "canonical"
+    if {"task", "label"} <= columns and columns & {"worker", "performer"}:
+        return "crowdkit"
+    if {"item_id", "label", "count"} <= columns:
+        return "counts"
+    first = read_table(source).columns[0].lower()
+    if first in ("item_id", "item", "unit", "unit_id", "text_id", "id"):
+        return "wide_items"
+    if first in ("annotator_id", "annotator", "worker", "coder", "rater"):
+        return "wide_annotators"
+    raise DataError(
+        f"cannot recognise the columns {sorted(columns)}.",
+        source=source.name,
+        row=1,
+        fix="use item_id, annotator_id, label (canonical long format), or choose the format "
+        "in the override (wide matrix, counts, crowd-kit, ...).",
+    )
+
+
+def load(
+    path_or_buffer: str | Path | bytes | IO[bytes],
+    format: str = "auto",
+    *,
+    name: str | None = None,
+    task: str | None = None,
+    level: str | None = None,
+    **options,
+) -> Dataset:
+    """Load a dataset in any supported format (see :data:`FORMATS`).
+
+    Parameters
+    ----------
+    path_or_buffer : path, bytes or binary file-like
+        The file (an upload's bytes need ``name`` so the extension is known).
+    format : str
+        ``"auto"`` (default) or a key of :data:`FORMATS`.
+    name : str, optional
+        Display / file name used in messages.
+    task, level : str, optional
+        Override the inferred task type and level of measurement.
+    **options
+        Format specific: ``meta`` (LeWiDi 2025 annotator metadata, path/bytes),
+        ``conditions``/``risks`` (selectors; lists of strings or paths), ``labels`` (class names
+        of a ``.npy`` counts matrix), ``control`` (Label Studio control tag name).
+
+    Raises
+    ------
+    DataError
+        For every problem with the input; the message names file, row, column and a fix.
+    """
+    if isinstance(path_or_buffer, (str, Path)) and Path(path_or_buffer).is_dir():
+        return _load_folder(Path(path_or_buffer), task=task, level=level)
+    source = as_source(path_or_buffer, name)
+    if format not in FORMATS:
+        raise DataError(
+            f"unknown format {format!r}.", source=source.name, fix=f"use one of {list(FORMATS)}."
+        )
+    chosen = detect_format(source) if format == "auto" else format
+    if chosen == "canonical":
+        dataset = read_canonical(source, task=task, level=level)
+    elif chosen == "canonical_zip":
+        dataset = read_canonical_zip(source, task=task, level=level)
+    elif chosen == "crowdkit":
+        dataset = read_crowdkit(source, task=task, level=level)
+    elif chosen in ("wide_items", "wide_annotators"):
+        dataset = read_wide(source, orientation=chosen.split("_")[1], task=task, level=level)
+    elif chosen == "counts":
+        dataset = read_counts(source, labels=options.get("labels"))
+    elif chosen == "selectors":
+        dataset = read_selectors(
+            source,
+            conditions=_lines_option(options.get("conditions")),
+            risks=_lines_option(options.get("risks")),
+        )
+    elif chosen in _JSON_FORMATS:
+        dataset = _json_module().read(chosen, source, task=task, level=level, **options)
+    else:  # pragma: no cover - FORMATS and the branches are kept in sync by a test
+        raise DataError(f"format {chosen!r} has no reader.", source=source.name)
+    dataset.report.format = chosen
+    return dataset
+
+
+def _load_folder(folder: Path, *, task: str | None, level: str | None) -> Dataset:
+    """A folder of canonical files (annotations.csv or label_counts.csv, items.csv,
+    annotators.csv, labels.csv / schema.json, predictions.csv) read like the zip format."""
+    import io
+    import zipfile
+
+    wanted = ("annotations", "label_counts", "items", "annotators", "labels", "schema",
+              "predictions")
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for path in sorted(folder.iterdir()):
+            if path.is_file() and path.stem in wanted and path.suffix in (
+                ".csv", ".tsv", ".parquet", ".json"
+            ):
+                archive.write(path, path.name)
+    dataset = read_canonical_zip(Source(buffer.getvalue(), str(folder)), task=task, level=level)
+    object.__setattr__(dataset, "name", folder.name)
+    dataset.report.format = "canonical folder"
+    return dataset
+
+
+def _lines_option(value) -> list[str] | None:
+    if value is None or isinstance(value, list):
+        return value
+    return read_lines(as_source(value))

@@ -1,0 +1,211 @@
+"""Model predictions, validated against a :class:`~hlv_core.io.dataset.Dataset`.
+
+Canonical long layout returned by :func:`load_predictions`: ``model, item_id, label, prob``
+(+ ``annotator_id`` for per-(annotator, item) predictions, + ``rank`` for ranked lists).
+Accepted inputs (CSV/TSV/Parquet, auto-detected from the header):
+
+* long probabilities ``item_id, label, prob[, model]``;
+* wide probabilities ``item_id[, model], <label 1>, <label 2>, ...`` (one column per label);
+* hard labels ``item_id, label[, model]`` (prob = 1);
+* ranked lists ``item_id, label, rank[, model]`` (prob = 1 for every listed label);
+* per-(annotator, item) labels ``annotator_id, item_id, label[, model]``, also PERSEVAL's
+  ``user_id, text_id, label``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import IO
+
+import numpy as np
+import pandas as pd
+
+from ._read import as_source, read_table
+from .dataset import Dataset
+from .errors import DataError
+
+__all__ = ["load_predictions", "prediction_matrix", "SUM_TOLERANCE"]
+
+SUM_TOLERANCE = 1e-6
+
+
+def _first_row(mask: pd.Series) -> int:
+    return int(np.flatnonzero(mask.to_numpy())[0])
+
+
+def load_predictions(
+    path_or_buffer: str | Path | bytes | IO[bytes],
+    dataset: Dataset,
+    *,
+    name: str | None = None,
+    default_model: str | None = None,
+) -> pd.DataFrame:
+    """Read and validate predictions for ``dataset``; see the module docstring for layouts.
+
+    Returns the canonical long DataFrame. Raises :class:`DataError` naming the file, row and
+    column for unknown labels or items, probabilities outside [0, 1] or empty, and multiclass
+    rows that do not sum to 1 (tolerance ``SUM_TOLERANCE``)."""
+    source = as_source(path_or_buffer, name)
+    frame = read_table(source)
+    frame = frame.rename(columns={"user_id": "annotator_id", "text_id": "item_id"})
+    model_default = default_model or Path(source.name).stem
+    labels = set(dataset.labels)
+    if "item_id" not in frame.columns:
+        raise DataError(
+            f"predictions need an item_id column; found {list(frame.columns)}.",
+            source=source.name,
+            row=1,
+            column="item_id",
+            fix="add item_id (and label, prob) columns, or one column per label.",
+        )
+    label_columns = [c for c in frame.columns if c in labels]
+    if "label" not in frame.columns and label_columns:
+        id_vars = [c for c in ("model", "item_id") if c in frame.columns]
+        others = [c for c in frame.columns if c not in id_vars and c not in labels]
+        if others:
+            raise DataError(
+                f"column {others[0]!r} is neither an id nor a label of the dataset "
+                f"{list(dataset.labels)}.",
+                source=source.name,
+                row=1,
+                column=others[0],
+                fix="rename the column to a dataset label or remove it.",
+            )
+        frame = frame.reset_index(names="_row").melt(
+            id_vars=["_row", *id_vars], var_name="label", value_name="prob"
+        )
+        frame["_row"] = frame["_row"] + 2
+    else:
+        frame = frame.reset_index(names="_row")
+        frame["_row"] = frame["_row"] + 2
+    if "label" not in frame.columns:
+        raise DataError(
+            "predictions need a label column (or one column per label).",
+            source=source.name,
+            row=1,
+            column="label",
+            fix=f"use item_id, label, prob with labels from {list(dataset.labels)}.",
+        )
+    if "model" not in frame.columns:
+        frame["model"] = model_default
+    for column in ("model", "item_id", "label"):
+        empty = frame[column].isna()
+        if empty.any():
+            row = frame["_row"].iloc[_first_row(empty)]
+            raise DataError(
+                f"empty {column}.",
+                source=source.name,
+                row=int(row),
+                column=column,
+                fix="fill the cell or drop the row.",
+            )
+        frame[column] = frame[column].astype(str).str.strip()
+    unknown = ~frame["label"].isin(labels)
+    if unknown.any():
+        i = _first_row(unknown)
+        raise DataError(
+            f"label {frame['label'].iloc[i]!r} is not a label of the dataset "
+            f"{list(dataset.labels)}.",
+            source=source.name,
+            row=int(frame["_row"].iloc[i]),
+            column="label",
+            fix="use the dataset's label strings exactly (case and spelling).",
+        )
+    known_items = set(dataset.item_ids)
+    missing_items = ~frame["item_id"].isin(known_items)
+    if missing_items.any():
+        i = _first_row(missing_items)
+        n_bad = frame.loc[missing_items, "item_id"].nunique()
+        raise DataError(
+            f"item {frame['item_id'].iloc[i]!r} is not in the annotations ({n_bad} unknown "
+            "item(s)).",
+            source=source.name,
+            row=int(frame["_row"].iloc[i]),
+            column="item_id",
+            fix="predict only items of the loaded dataset (check the id column and its format).",
+        )
+    if "prob" in frame.columns:
+        probs = pd.to_numeric(frame["prob"], errors="coerce")
+        bad = probs.isna() | (probs < 0) | (probs > 1)
+        if bad.any():
+            i = _first_row(bad)
+            raise DataError(
+                f"probability {frame['prob'].iloc[i]!r} is not a number in [0, 1].",
+                source=source.name,
+                row=int(frame["_row"].iloc[i]),
+                column="prob",
+                fix="write probabilities between 0 and 1 (no empty cells, no NaN).",
+            )
+        frame["prob"] = probs.astype(float)
+    else:
+        frame["prob"] = 1.0
+    keys = ["model", "item_id", "label"] + (
+        ["annotator_id"] if "annotator_id" in frame.columns else []
+    )
+    dup = frame.duplicated(keys)
+    if dup.any():
+        i = _first_row(dup)
+        raise DataError(
+            f"prediction for ({', '.join(repr(frame[k].iloc[i]) for k in keys)}) appears twice.",
+            source=source.name,
+            row=int(frame["_row"].iloc[i]),
+            column="label",
+            fix="keep one row per model, item and label.",
+        )
+    if "rank" in frame.columns:
+        ranks = pd.to_numeric(frame["rank"], errors="coerce")
+        bad = ranks.isna() | (ranks < 1) | (ranks % 1 != 0)
+        if bad.any():
+            i = _first_row(bad)
+            raise DataError(
+                f"rank {frame['rank'].iloc[i]!r} is not a whole number >= 1.",
+                source=source.name,
+                row=int(frame["_row"].iloc[i]),
+                column="rank",
+                fix="rank 1 is the model's first choice.",
+            )
+        frame["rank"] = ranks.astype(int)
+    elif dataset.task in ("multiclass", "rating") and "annotator_id" not in frame.columns:
+        sums = frame.groupby(["model", "item_id"], sort=False)["prob"].sum()
+        off = (sums - 1.0).abs() > SUM_TOLERANCE
+        if off.any():
+            model, item = off[off].index[0]
+            row = frame[(frame["model"] == model) & (frame["item_id"] == item)]["_row"].iloc[0]
+            raise DataError(
+                f"probabilities of model {model!r} for item {item!r} sum to "
+                f"{sums[(model, item)]:.6g}, not 1 ({int(off.sum())} item(s) affected); "
+                "multiclass predictions are distributions.",
+                source=source.name,
+                row=int(row),
+                column="prob",
+                fix="normalise each item's probabilities to sum to 1 (softmax outputs), or "
+                "declare the dataset multilabel.",
+            )
+    columns = ["model", "item_id", "label", "prob"] + [
+        c for c in ("annotator_id", "rank") if c in frame.columns
+    ]
+    return frame[columns].reset_index(drop=True)
+
+
+def prediction_matrix(
+    predictions: pd.DataFrame, dataset: Dataset, model: str
+) -> tuple[pd.Index, np.ndarray]:
+    """(item ids, (M, K) matrix) of one model's item-level probabilities in dataset item order.
+
+    Only the M items the model predicted are returned (a model may cover a test split only);
+    labels the model gave no probability get 0."""
+    rows = predictions[predictions["model"] == model]
+    if rows.empty:
+        raise DataError(
+            f"no predictions for model {model!r}.",
+            source="predictions",
+            column="model",
+            fix=f"choose one of {sorted(predictions['model'].unique())}.",
+        )
+    item_order = [x for x in dataset.item_ids if x in set(rows["item_id"])]
+    table = (
+        rows.pivot_table(index="item_id", columns="label", values="prob", aggfunc="sum")
+        .reindex(index=item_order, columns=list(dataset.labels))
+        .fillna(0.0)
+    )
+    return pd.Index(item_order, name="item_id"), table.to_numpy(dtype=float)

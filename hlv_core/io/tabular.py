@@ -1,0 +1,435 @@
+"""Importers for tabular formats: canonical long files, zipped canonical folders, crowd-kit,
+wide matrices and counts (spec ``formats.md`` section 5.3, items 1-4)."""
+
+from __future__ import annotations
+
+import ast
+import io
+import json
+import zipfile
+from pathlib import PurePosixPath
+
+import numpy as np
+import pandas as pd
+
+from ._read import Source, read_table
+from .dataset import Dataset, build_dataset, order_labels
+from .errors import DataError, ImportReport
+
+__all__ = [
+    "read_canonical",
+    "read_canonical_zip",
+    "read_crowdkit",
+    "read_wide",
+    "read_counts",
+    "read_schema",
+]
+
+_ITEM_ALIASES = ("item_id", "item", "unit", "unit_id", "text_id", "task", "id")
+_ANNOTATOR_ALIASES = ("annotator_id", "annotator", "worker", "worker_id", "coder", "rater", "user_id")
+
+
+def _strip_cells(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame.apply(lambda col: col.str.strip() if col.dtype == object else col)
+
+
+def read_schema(frame_or_json, *, source: str) -> dict:
+    """Label inventory and measurement facts from ``labels.csv`` (a ``label`` column in order,
+    optional ``value``) or ``schema.json`` (``labels``, ``level_of_measurement``, ``task_type``,
+    optional ``values``)."""
+    if isinstance(frame_or_json, pd.DataFrame):
+        frame = frame_or_json
+        if "label" not in frame.columns:
+            raise DataError(
+                "labels table has no 'label' column.",
+                source=source,
+                row=1,
+                fix="write the label inventory one label per row under a 'label' header.",
+            )
+        schema: dict = {"labels": frame["label"].astype(str).tolist()}
+        if "value" in frame.columns:
+            values = pd.to_numeric(frame["value"], errors="coerce")
+            if values.isna().any():
+                bad = int(np.flatnonzero(values.isna().to_numpy())[0])
+                raise DataError(
+                    f"label value {frame['value'].iloc[bad]!r} is not a number.",
+                    source=source,
+                    row=bad + 2,
+                    column="value",
+                    fix="give a numeric value for every label or drop the value column.",
+                )
+            schema["label_values"] = dict(zip(schema["labels"], values.astype(float), strict=True))
+        return schema
+    data = frame_or_json
+    if not isinstance(data, dict) or "labels" not in data:
+        raise DataError(
+            "schema.json must be an object with a 'labels' list.",
+            source=source,
+            fix='write {"labels": [...], "level_of_measurement": "nominal", "task_type": ...}.',
+        )
+    schema = {"labels": [str(x) for x in data["labels"]]}
+    if "level_of_measurement" in data:
+        schema["level"] = data["level_of_measurement"]
+    if "task_type" in data:
+        schema["task"] = data["task_type"]
+    if "values" in data:
+        schema["label_values"] = {str(k): float(v) for k, v in data["values"].items()}
+    return schema
+
+
+def read_canonical(
+    source: Source,
+    *,
+    items: pd.DataFrame | None = None,
+    annotators: pd.DataFrame | None = None,
+    schema: dict | None = None,
+    task: str | None = None,
+    level: str | None = None,
+    format_name: str = "canonical",
+) -> Dataset:
+    """Canonical long table ``item_id, annotator_id, label[, rank]`` (CSV/TSV/Parquet)."""
+    frame = read_table(source)
+    if {"item_id", "label", "count"} <= set(frame.columns) and "annotator_id" not in frame.columns:
+        return read_counts(source, frame=frame)
+    report = ImportReport(source.name, format_name, rows_read=len(frame))
+    frame = _strip_cells(frame)
+    schema = schema or {}
+    return build_dataset(
+        frame,
+        source=source.name,
+        format=format_name,
+        report=report,
+        items=items,
+        annotators=annotators,
+        labels=schema.get("labels"),
+        task=task or schema.get("task"),
+        level=level or schema.get("level"),
+        label_values=schema.get("label_values"),
+        name=PurePosixPath(source.name).stem,
+    )
+
+
+def read_canonical_zip(source: Source, *, task: str | None = None, level: str | None = None):
+    """A zip of the canonical files: ``annotations.csv`` (required; or ``label_counts.csv``),
+    optional ``items.csv``, ``annotators.csv``, ``labels.csv``/``schema.json``,
+    ``predictions.csv``. Files may sit in one sub-folder."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(source.raw))
+    except zipfile.BadZipFile:
+        raise DataError(
+            "not a valid zip archive.", source=source.name, fix="re-create the zip file."
+        ) from None
+    members = {
+        PurePosixPath(n).name: n
+        for n in archive.namelist()
+        if not n.endswith("/") and not PurePosixPath(n).name.startswith(".")
+    }
+
+    def member(name: str) -> Source | None:
+        for candidate in (name, name.replace(".csv", ".tsv"), name.replace(".csv", ".parquet")):
+            if candidate in members:
+                return Source(archive.read(members[candidate]), f"{source.name}/{candidate}")
+        return None
+
+    ann_src = member("annotations.csv") or member("label_counts.csv")
+    if ann_src is None:
+        raise DataError(
+            f"the zip has no annotations.csv (found {sorted(members)}).",
+            source=source.name,
+            fix="put annotations.csv (item_id, annotator_id, label) at the top of the zip.",
+        )
+    items = read_table(member("items.csv")) if member("items.csv") else None
+    annotators = read_table(member("annotators.csv")) if member("annotators.csv") else None
+    for table, name in ((items, "items.csv"), (annotators, "annotators.csv")):
+        key = "item_id" if name == "items.csv" else "annotator_id"
+        if table is not None and key not in table.columns:
+            raise DataError(
+                f"{name} has no '{key}' column.",
+                source=f"{source.name}/{name}",
+                row=1,
+                column=key,
+                fix=f"add a '{key}' column matching annotations.csv.",
+            )
+    schema = None
+    if member("schema.json"):
+        src = member("schema.json")
+        schema = read_schema(json.loads(src.raw.decode("utf-8-sig")), source=src.name)
+    elif member("labels.csv"):
+        src = member("labels.csv")
+        schema = read_schema(read_table(src), source=src.name)
+    if PurePosixPath(ann_src.name).name.startswith("label_counts"):
+        dataset = read_counts(ann_src, items=items, schema=schema)
+    else:
+        dataset = read_canonical(
+            ann_src,
+            items=items,
+            annotators=annotators,
+            schema=schema,
+            task=task,
+            level=level,
+            format_name="canonical zip",
+        )
+    pred_src = member("predictions.csv")
+    if pred_src is not None:
+        from .predictions import load_predictions
+
+        preds = load_predictions(pred_src.raw, dataset, name=pred_src.name)
+        object.__setattr__(dataset, "predictions", preds)
+        dataset.report.note(f"predictions loaded for {preds['model'].nunique()} model(s).")
+    object.__setattr__(dataset, "name", PurePosixPath(source.name).stem)
+    return dataset
+
+
+def _parse_list_label(text: str):
+    stripped = text.strip()
+    if stripped.startswith("[") and stripped.endswith("]"):
+        try:
+            value = ast.literal_eval(stripped)
+        except (ValueError, SyntaxError):
+            return None
+        if isinstance(value, (list, tuple)):
+            return [str(v) for v in value]
+    return None
+
+
+def read_crowdkit(source: Source, *, task: str | None = None, level: str | None = None):
+    """crowd-kit long table ``task, worker, label`` (legacy ``performer``); list-valued labels
+    (``['a', 'b']``) are exploded into one row per label (multi-label)."""
+    frame = _strip_cells(read_table(source))
+    worker = "worker" if "worker" in frame.columns else "performer"
+    missing = [c for c in ("task", worker, "label") if c not in frame.columns]
+    if missing:
+        raise DataError(
+            f"crowd-kit format needs columns task, worker, label; missing {missing}.",
+            source=source.name,
+            row=1,
+            column=missing[0],
+            fix="rename the columns or choose another format.",
+        )
+    report = ImportReport(source.name, "crowd-kit", rows_read=len(frame))
+    rows = frame.rename(columns={"task": "item_id", worker: "annotator_id"})
+    parsed = rows["label"].map(lambda v: _parse_list_label(v) if isinstance(v, str) else None)
+    if parsed.notna().any():
+        empty = parsed.map(lambda v: v is not None and len(v) == 0)
+        if empty.any():
+            report.drop("empty label lists", int(empty.sum()))
+        rows = rows.assign(label=parsed.where(parsed.notna(), rows["label"].map(lambda v: [v])))
+        rows = rows.explode("label").dropna(subset=["label"])
+        report.note("list-valued labels exploded into one row per label (multi-label).")
+    return build_dataset(
+        rows[["item_id", "annotator_id", "label"]].reset_index(drop=True),
+        source=source.name,
+        format="crowd-kit",
+        report=report,
+        task=task,
+        level=level,
+        name=PurePosixPath(source.name).stem,
+    )
+
+
+def read_wide(
+    source: Source,
+    *,
+    orientation: str | None = None,
+    task: str | None = None,
+    level: str | None = None,
+):
+    """Wide matrix. ``orientation="items"``: rows = items (first column the item id), one column
+    per annotator. ``orientation="annotators"``: rows = annotators (krippendorff
+    ``reliability_data`` layout), one column per item. Empty cells = missing annotation.
+
+    When ``orientation`` is None it is inferred from the first header cell
+    (``item_id``/``item`` -> items, ``annotator_id``/``annotator``/``coder`` -> annotators);
+    otherwise a :class:`DataError` asks the user to choose."""
+    frame = _strip_cells(read_table(source))
+    first = frame.columns[0]
+    if orientation is None:
+        if first.lower() in _ITEM_ALIASES:
+            orientation = "items"
+        elif first.lower() in _ANNOTATOR_ALIASES:
+            orientation = "annotators"
+        else:
+            raise DataError(
+                f"cannot tell whether rows are items or annotators (first header {first!r}).",
+                source=source.name,
+                row=1,
+                column=first,
+                fix="name the first column item_id (rows = items) or annotator_id (rows = "
+                "annotators), or pick the orientation in the format override.",
+            )
+    if orientation not in ("items", "annotators"):
+        raise DataError(
+            f"unknown orientation {orientation!r}.",
+            source=source.name,
+            fix="use 'items' or 'annotators'.",
+        )
+    ids = frame[first]
+    if ids.isna().any():
+        bad = int(np.flatnonzero(ids.isna().to_numpy())[0])
+        raise DataError(
+            "empty id in the first column.",
+            source=source.name,
+            row=bad + 2,
+            column=first,
+            fix="give every row an id.",
+        )
+    if ids.duplicated().any():
+        bad = int(np.flatnonzero(ids.duplicated().to_numpy())[0])
+        raise DataError(
+            f"id {ids.iloc[bad]!r} appears twice in the first column.",
+            source=source.name,
+            row=bad + 2,
+            column=first,
+            fix="merge the duplicated rows.",
+        )
+    long = frame.melt(id_vars=[first], var_name="other", value_name="label")
+    report = ImportReport(source.name, f"wide ({orientation} x ...)", rows_read=len(frame))
+    missing = int(long["label"].isna().sum())
+    if missing:
+        report.note(f"{missing} empty cell(s) read as missing annotations.")
+    long = long.dropna(subset=["label"])
+    if orientation == "items":
+        long = long.rename(columns={first: "item_id", "other": "annotator_id"})
+    else:
+        long = long.rename(columns={first: "annotator_id", "other": "item_id"})
+    return build_dataset(
+        long[["item_id", "annotator_id", "label"]].reset_index(drop=True),
+        source=source.name,
+        format=report.format,
+        report=report,
+        task=task,
+        level=level,
+        name=PurePosixPath(source.name).stem,
+    )
+
+
+def _expand_counts(counts: np.ndarray, item_ids, labels) -> pd.DataFrame:
+    """One anonymous annotation row per count. Anonymous ids are unique per item
+    (``<item>#<j>``) so they never link annotators across items."""
+    n, k = counts.shape
+    reps = counts.ravel()
+    item_idx = np.repeat(np.repeat(np.arange(n), k), reps)
+    label_idx = np.repeat(np.tile(np.arange(k), n), reps)
+    # position of each row within its item -> anonymous annotator number
+    starts = np.concatenate([[0], np.cumsum(counts.sum(axis=1))[:-1]])
+    within = np.arange(len(item_idx)) - np.repeat(starts, counts.sum(axis=1))
+    items_arr = np.asarray(item_ids, dtype=object)
+    return pd.DataFrame(
+        {
+            "item_id": items_arr[item_idx],
+            "annotator_id": pd.Series(items_arr[item_idx]).astype(str).to_numpy()
+            + "#"
+            + (within + 1).astype(str),
+            "label": np.asarray(labels, dtype=object)[label_idx],
+        }
+    )
+
+
+def read_counts(
+    source: Source,
+    *,
+    frame: pd.DataFrame | None = None,
+    items: pd.DataFrame | None = None,
+    schema: dict | None = None,
+    labels: list[str] | None = None,
+):
+    """Counts without annotator ids: long ``item_id, label, count`` (our ``label_counts.csv``),
+    or a NumPy ``.npy`` items x classes matrix (CIFAR-10H ``cifar10h-counts.npy``; pass
+    ``labels`` for class names, default ``0..K-1``)."""
+    report = ImportReport(source.name, "counts")
+    if source.suffix == ".npy":
+        try:
+            matrix = np.load(io.BytesIO(source.raw), allow_pickle=False)
+        except Exception as exc:
+            raise DataError(
+                f"not a readable .npy array ({exc}).", source=source.name, fix="save with np.save."
+            ) from None
+        if matrix.ndim != 2 or not np.issubdtype(matrix.dtype, np.number):
+            raise DataError(
+                f"expected a 2-D numeric items x classes array, got shape {matrix.shape}.",
+                source=source.name,
+                fix="save the counts as an (N, K) integer array.",
+            )
+        if np.any(matrix < 0) or np.any(matrix != np.round(matrix)):
+            raise DataError(
+                "counts must be whole numbers >= 0 (this looks like probabilities).",
+                source=source.name,
+                fix="load the counts file (cifar10h-counts.npy), not the probabilities.",
+            )
+        inventory = labels or [str(j) for j in range(matrix.shape[1])]
+        counts = matrix.astype(np.int64)
+        item_ids = [str(i) for i in range(matrix.shape[0])]
+        report.rows_read = matrix.shape[0]
+    else:
+        frame = _strip_cells(frame if frame is not None else read_table(source))
+        missing = [c for c in ("item_id", "label", "count") if c not in frame.columns]
+        if missing:
+            raise DataError(
+                f"counts format needs columns item_id, label, count; missing {missing}.",
+                source=source.name,
+                row=1,
+                column=missing[0],
+                fix="write one row per (item, label) with its count.",
+            )
+        report.rows_read = len(frame)
+        values = pd.to_numeric(frame["count"], errors="coerce")
+        bad = values.isna() | (values < 0) | (values % 1 != 0)
+        if bad.any():
+            row = int(np.flatnonzero(bad.to_numpy())[0])
+            raise DataError(
+                f"count {frame['count'].iloc[row]!r} is not a whole number >= 0.",
+                source=source.name,
+                row=row + 2,
+                column="count",
+                fix="counts are numbers of annotators (0, 1, 2, ...).",
+            )
+        for column in ("item_id", "label"):
+            empty = frame[column].isna()
+            if empty.any():
+                row = int(np.flatnonzero(empty.to_numpy())[0])
+                raise DataError(
+                    f"empty {column}.", source=source.name, row=row + 2, column=column,
+                    fix="fill the cell or drop the row.",
+                )
+        dup = frame.duplicated(["item_id", "label"])
+        if dup.any():
+            row = int(np.flatnonzero(dup.to_numpy())[0])
+            raise DataError(
+                f"({frame['item_id'].iloc[row]!r}, {frame['label'].iloc[row]!r}) is listed twice.",
+                source=source.name,
+                row=row + 2,
+                column="label",
+                fix="keep one row per (item_id, label).",
+            )
+        schema = schema or {}
+        inventory = schema.get("labels") or list(order_labels(frame["label"].unique()))
+        item_ids = list(pd.unique(frame["item_id"]))
+        table = (
+            frame.assign(count=values.astype(np.int64))
+            .pivot(index="item_id", columns="label", values="count")
+            .reindex(index=item_ids, columns=inventory)
+            .fillna(0)
+        )
+        counts = table.to_numpy(dtype=np.int64)
+    zero = counts.sum(axis=1) == 0
+    if zero.any():
+        report.drop("items with zero counts", int(zero.sum()))
+        counts = counts[~zero]
+        item_ids = [x for x, z in zip(item_ids, zero, strict=True) if not z]
+    annotations = _expand_counts(counts, item_ids, inventory)
+    report.note(
+        f"counts expanded to {len(annotations)} anonymous annotations (ids unique per item)."
+    )
+    return build_dataset(
+        annotations,
+        source=source.name,
+        format="counts",
+        report=report,
+        items=items,
+        labels=inventory,
+        task="multiclass",
+        level="nominal",
+        annotator_ids_known=False,
+        name=PurePosixPath(source.name).stem,
+        row_offset=2,
+    )

@@ -1,0 +1,98 @@
+"""One validated dataset per browser session, shared by every page."""
+
+from __future__ import annotations
+
+import html
+
+import pandas as pd
+import streamlit as st
+
+from hlv_core.io import DataError, Dataset
+
+DATASET_KEY = "hlv.dataset"
+SOURCE_KEY = "app.source"  # the sidebar's sample selectbox
+DEFAULT_SAMPLE = "case_review"
+PREDICTIONS_KEY = "hlv.predictions"  # extra predictions uploaded by the user (long DataFrame)
+
+
+def get_dataset() -> Dataset | None:
+    """The session's dataset, or None."""
+    return st.session_state.get(DATASET_KEY)
+
+
+def ensure_dataset() -> Dataset | None:
+    """The session's dataset; on first use, the sample selected in the sidebar (default
+    ``case_review``). Pages call this so each page also works when run on its own."""
+    dataset = st.session_state.get(DATASET_KEY)
+    if dataset is None:
+        from hlv_core.samples import SAMPLES
+
+        from .loading import load_sample_cached
+
+        name = st.session_state.get(SOURCE_KEY, DEFAULT_SAMPLE)
+        if name not in SAMPLES:
+            name = DEFAULT_SAMPLE
+        try:
+            dataset = load_sample_cached(name)
+        except DataError as error:
+            show_data_error(error)
+            return None
+        set_dataset(dataset)
+    return dataset
+
+
+def set_dataset(dataset: Dataset) -> None:
+    previous = st.session_state.get(DATASET_KEY)
+    if previous is None or previous.content_hash != dataset.content_hash:
+        st.session_state.pop(PREDICTIONS_KEY, None)
+    st.session_state[DATASET_KEY] = dataset
+
+
+def require_dataset(*, tasks: tuple[str, ...] | None = None, need_ids: bool = False) -> Dataset:
+    """Return the current dataset or explain what is needed and stop the page."""
+    dataset = ensure_dataset()
+    if dataset is None:
+        st.info("Choose a sample dataset or upload your own in the sidebar.")
+        st.stop()
+    if tasks is not None and dataset.task not in tasks:
+        st.warning(
+            f"This page needs a {' / '.join(tasks)} dataset; **{html.escape(dataset.name)}** is "
+            f"{dataset.task}. Pick another sample in the sidebar."
+        )
+        st.stop()
+    if need_ids and not dataset.annotator_ids_known:
+        st.warning(
+            "This page needs annotator identities linked across items; this dataset has "
+            "anonymous annotations (counts or per-case readers)."
+        )
+        st.stop()
+    return dataset
+
+
+def get_predictions() -> pd.DataFrame | None:
+    """Bundled predictions of the dataset plus any the user uploaded (long DataFrame with
+    columns model, item_id, label, prob[, annotator_id, rank])."""
+    dataset = get_dataset()
+    frames = []
+    if dataset is not None and dataset.predictions is not None:
+        frames.append(dataset.predictions)
+    extra = st.session_state.get(PREDICTIONS_KEY)
+    if extra is not None:
+        frames.append(extra)
+    if not frames:
+        return None
+    return pd.concat(frames, ignore_index=True)
+
+
+def add_predictions(frame: pd.DataFrame) -> None:
+    """Append uploaded predictions (replacing models with the same name)."""
+    current = st.session_state.get(PREDICTIONS_KEY)
+    if current is not None:
+        current = current[~current["model"].isin(set(frame["model"]))]
+        frame = pd.concat([current, frame], ignore_index=True)
+    st.session_state[PREDICTIONS_KEY] = frame
+
+
+def show_data_error(error: DataError) -> None:
+    """Show a loader error as a readable message (never a traceback)."""
+    st.error(f"**Could not use this file.** {error}", icon=":material/error:")

@@ -1,0 +1,27 @@
+"""Small reusable widgets: CSV downloads and the seed note."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+
+def csv_bytes(frame: pd.DataFrame, *, index: bool = False) -> bytes:
+    """UTF-8 CSV bytes of a table (the bytes every download button delivers)."""
+    return frame.to_csv(index=index).encode("utf-8")
+
+
+def download_table(
+    frame: pd.DataFrame, file_name: str, *, key: str, label: str = "Download CSV",
+    index: bool = False,
+) -> None:
+    """A CSV download button for ``frame`` that does not rerun the app."""
+    st.download_button(
+        label,
+        data=csv_bytes(frame, index=index),
+        file_name=file_name if file_name.endswith(".csv") else f"{file_name}.csv",
+        mime="text/csv",
+        key=key,
+        on_click="ignore",
+        icon=":material/download:",
+    )

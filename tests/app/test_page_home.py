@@ -1,0 +1,69 @@
+"""Overview page as a person uses it: default sample, switching samples, uploads good and bad."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from hlv_core import samples
+
+from .conftest import open_page
+
+
+def test_default_sample_shows_overview(app):
+    metrics = {m.label: m.value for m in app.metric}
+    assert metrics["Items"] == "240"
+    assert metrics["Annotators"] == "12"
+    charts = app.get("plotly_chart")
+    assert {json.loads(c.proto.spec)["data"][0]["type"] for c in charts} >= {"bar", "histogram"}
+    assert len(app.dataframe) >= 2
+    labels = [b.label for b in app.get("download_button")]
+    assert any("item table" in label for label in labels)
+
+
+@pytest.mark.parametrize("name", list(samples.SAMPLES))
+def test_every_sample_opens_without_error(app, name):
+    open_page(app, "home", name)
+    assert app.session_state["hlv.dataset"].name == name
+    assert not app.error
+
+
+def test_upload_csv_replaces_the_dataset(app):
+    raw = b"item_id,annotator_id,label\n1,ann1,x\n1,ann2,y\n2,ann1,x\n2,ann2,x\n3,ann1,y\n"
+    app.file_uploader(key="home.upload").set_value(("mine.csv", raw, "text/csv")).run()
+    assert not app.exception
+    assert {m.label: m.value for m in app.metric}["Items"] == "3"
+    assert "mine.csv" in app.success[0].value
+
+
+def test_bad_upload_shows_a_clear_error_and_keeps_previous_data(app):
+    raw = b"item_id,annotator_id,label\n1,a,x\n1,a,x\n2,b,y\n"
+    app.file_uploader(key="home.upload").set_value(("dup.csv", raw, "text/csv")).run()
+    assert not app.exception
+    message = app.error[0].value
+    assert "dup.csv" in message and "row 3" in message and "How to fix" in message
+    assert {m.label: m.value for m in app.metric}["Items"] == "240"
+
+
+def test_non_utf8_upload_is_an_error_not_a_crash(app):
+    raw = "item_id,annotator_id,label\n1,Zoë,x\n".encode("latin-1")
+    app.file_uploader(key="home.upload").set_value(("latin.csv", raw, "text/csv")).run()
+    assert not app.exception
+    assert "UTF-8" in app.error[0].value
+
+
+def test_bad_predictions_upload_shows_error(app):
+    raw = b"item_id,label,prob\ncase_001,liable,0.9\ncase_001,not_liable,0.3\n"
+    app.file_uploader(key="home.predictions").set_value(("p.csv", raw, "text/csv")).run()
+    assert not app.exception
+    assert "sum to" in app.error[0].value
+
+
+def test_html_in_annotator_names_is_shown_as_text(app):
+    raw = (b"item_id,annotator_id,label\n1,<script>alert(1)</script>,x\n1,b,y\n"
+           b"2,<script>alert(1)</script>,x\n2,b,x\n")
+    app.file_uploader(key="home.upload").set_value(("xss.csv", raw, "text/csv")).run()
+    assert not app.exception
+    for markdown in app.markdown:
+        assert "<script>" not in markdown.value

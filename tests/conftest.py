@@ -1,0 +1,31 @@
+"""Shared fixtures: paths to the shared datasets and the spec vectors."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("HLV_SHARED", ROOT.parent / "shared"))
+DATA = SHARED / "data"
+VECTORS = SHARED / "spec" / "vectors"
+
+
+def shared_path(*parts: str) -> Path:
+    """Path inside ../shared; skips the test when the shared folder is not next to the repo."""
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"shared data not available: {path}")
+    return path
+
+
+@pytest.fixture
+def data_dir() -> Path:
+    return shared_path("data")
+
+
+@pytest.fixture
+def vectors_dir() -> Path:
+    return shared_path("spec", "vectors")

@@ -1,0 +1,41 @@
+"""A person opens the app, sees the sample overview, uploads a CSV and sees its overview."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Page, expect
+
+
+def test_upload_shows_overview(page: Page, app_url: str, artifacts):
+    page.goto(app_url)
+    main = page.get_by_test_id("stMain")
+    expect(main.get_by_text("Items", exact=True)).to_be_visible(timeout=60_000)
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240", timeout=60_000)
+    expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=60_000)
+    page.get_by_text("Load your own data").click()
+    csv = (b"item_id,annotator_id,label\n"
+           b"q1,<b>ann1</b>,yes\nq1,ann2,no\nq2,<b>ann1</b>,yes\nq2,ann2,yes\nq3,ann2,no\n"
+           b"q3,<b>ann1</b>,no\n")
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(
+        files=[{"name": "mine.csv", "mimeType": "text/csv", "buffer": csv}]
+    )
+    expect(page.get_by_text("Loaded mine.csv")).to_be_visible(timeout=60_000)
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("3", timeout=60_000)
+    expect(page.locator(".js-plotly-plot").nth(2)).to_be_visible(timeout=60_000)
+    page.wait_for_timeout(1000)
+    main.screenshot(path=str(artifacts / "overview_upload.png"))
+    # the HTML-looking annotator name is data, never markup
+    assert page.locator("b", has_text="ann1").count() == 0
+
+
+def test_sidebar_sample_switch_and_navigation(page: Page, app_url: str, artifacts):
+    page.goto(app_url)
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240", timeout=60_000)
+    sidebar = page.get_by_test_id("stSidebar")
+    sidebar.get_by_test_id("stSelectbox").click()
+    page.get_by_role("option", name="Legal areas (multi-label)").click()
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("180", timeout=60_000)
+    page.get_by_test_id("stSidebarNavLink").filter(has_text="Agreement").click()
+    expect(page).to_have_url(f"{app_url}/agreement", timeout=30_000)
+    page.get_by_test_id("stSidebarNavLink").filter(has_text="Overview").click()
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("180", timeout=60_000)
+    page.get_by_test_id("stMain").screenshot(path=str(artifacts / "overview_legal.png"))

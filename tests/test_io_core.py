@@ -1,0 +1,137 @@
+"""Dataset views and canonical loading: hand-computed examples and real-data counts."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from hlv_core.io import DataError, build_dataset, load, load_predictions, prediction_matrix
+
+from .conftest import shared_path
+
+CSV = b"""item_id,annotator_id,label
+i1,a,x
+i1,b,y
+i1,c,x
+i2,a,y
+i2,b,x
+"""
+
+
+def test_judgements_counts_majority_and_entropy_by_hand():
+    ds = load(CSV, name="toy.csv")
+    assert ds.labels == ("x", "y")
+    assert ds.task == "multiclass" and ds.level == "nominal"
+    np.testing.assert_array_equal(ds.counts_array(), [[2, 1], [1, 1]])
+    np.testing.assert_allclose(ds.judgements_array(), [[2 / 3, 1 / 3], [0.5, 0.5]])
+    # tie on i2 goes to the lowest inventory index: "x"
+    assert ds.majority_label().tolist() == ["x", "x"]
+    h1 = -(2 / 3 * np.log(2 / 3) + 1 / 3 * np.log(1 / 3)) / np.log(2)
+    np.testing.assert_allclose(ds.entropy().to_numpy(), [h1, 1.0])
+    table = ds.item_table()
+    assert table["item_id"].tolist() == ["i2", "i1"]  # most contested first
+
+
+def test_explicit_label_order_changes_the_tie_break():
+    ann = pd.read_csv(io.BytesIO(CSV), dtype=str)
+    ds = build_dataset(ann, source="toy", format="canonical", labels=["y", "x"])
+    assert ds.majority_label().tolist() == ["x", "y"]
+
+
+def test_numeric_looking_labels_stay_strings_and_sort_by_value():
+    raw = b"item_id,annotator_id,label\n1,a,-3\n1,b,1.0\n2,a,0\n2,b,-3\n3,a,10\n3,b,2\n"
+    ds = load(raw, name="r.csv")
+    assert ds.labels == ("-3", "0", "1.0", "2", "10")
+    assert ds.task == "rating" and ds.level == "ordinal"
+    assert set(ds.annotations["label"]) == {"-3", "1.0", "0", "10", "2"}
+
+
+def test_multilabel_inferred_and_proportions_do_not_sum_to_one():
+    raw = b"item_id,annotator_id,label\n1,a,x\n1,a,y\n1,b,x\n2,a,y\n2,b,y\n"
+    ds = load(raw, name="m.csv")
+    assert ds.task == "multilabel"
+    np.testing.assert_allclose(ds.judgements_array(), [[1.0, 0.5], [0.0, 1.0]])
+    assert ds.majority_label().tolist() == ["x", "y"]  # strict > 0.5: y at 0.5 is out
+
+
+def test_ranking_rows_round_trip_to_selectors():
+    raw = (b"item_id,annotator_id,label,rank\n"
+           b"c1,r1,a,1\nc1,r1,b,2\nc1,r1,c,2\nc1,r2,b,1\nc2,r1,c,1\nc2,r2,a,1\nc2,r2,b,1\n")
+    ds = load(raw, name="rank.csv")
+    assert ds.task == "ranking"
+    assert ds.selectors() == [[[[0], [1, 2]], [[1]]], [[[2]], [[0, 1]]]]
+    # top-block mass, ties split
+    np.testing.assert_allclose(ds.judgements_array(), [[0.5, 0.5, 0.0], [0.25, 0.25, 0.5]])
+
+
+def test_canonical_zip_with_schema_items_and_annotators():
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("data/annotations.csv", CSV.decode())
+        archive.writestr("data/labels.csv", "label\ny\nx\n")
+        archive.writestr("data/items.csv", "item_id,split,text\ni1,train,hello\ni2,test,bye\n")
+        archive.writestr("data/annotators.csv", "annotator_id,group\na,g1\nb,g2\nc,\n")
+    ds = load(buffer.getvalue(), name="bundle.zip")
+    assert ds.labels == ("y", "x")
+    assert ds.items["text"].tolist() == ["hello", "bye"]
+    assert ds.annotators.set_index("annotator_id")["group"].isna().tolist() == [False, False, True]
+
+
+def test_predictions_long_wide_and_matrix():
+    ds = load(CSV, name="toy.csv")
+    long = load_predictions(
+        b"item_id,label,prob,model\ni1,x,0.7,m\ni1,y,0.3,m\ni2,y,1.0,m\n", ds, name="p.csv"
+    )
+    ids, Q = prediction_matrix(long, ds, "m")
+    assert list(ids) == ["i1", "i2"]
+    np.testing.assert_allclose(Q, [[0.7, 0.3], [0.0, 1.0]])
+    wide = load_predictions(b"item_id,x,y\ni2,0.25,0.75\n", ds, name="w.csv")
+    assert wide["model"].unique().tolist() == ["w"]
+    with pytest.raises(DataError, match="sum to"):
+        load_predictions(b"item_id,label,prob\ni1,x,0.7\ni1,y,0.2\n", ds, name="bad.csv")
+
+
+@pytest.mark.parametrize(
+    ("folder", "items", "annotators", "annotations"),
+    [
+        ("hs_brexit", 1120, 6, 6720),
+        ("md_agreement", 10753, 819, 53764),
+        ("armis", 943, 3, 2829),
+        ("convabuse", 4050, 8, 12168),
+        ("csc", 1408, 872, 6410),
+        ("multipico", 6761, 506, 33871),
+        ("paraphrase", 500, 4, 2000),
+        ("varierrnli", 500, 4, 1933),
+    ],
+)
+def test_shared_folders_match_their_readme_counts(folder, items, annotators, annotations):
+    ds = load(shared_path("data", folder))
+    assert (ds.n_items, ds.n_annotators, len(ds.annotations)) == (items, annotators, annotations)
+    # P equals proportions computed independently with pandas
+    ann = ds.annotations
+    per_item = ann.groupby("item_id")["annotator_id"].nunique()
+    counts = ann.groupby(["item_id", "label"])["annotator_id"].nunique().unstack(fill_value=0)
+    expected = counts.reindex(index=ds.item_ids, columns=list(ds.labels), fill_value=0)
+    expected = expected.div(per_item.reindex(ds.item_ids), axis=0)
+    np.testing.assert_allclose(ds.judgements_array(), expected.to_numpy())
+
+
+def test_cifar10h_counts_and_dermatology_selectors():
+    cifar = load(shared_path("data", "cifar10h", "label_counts.csv"))
+    assert cifar.n_items == 10000 and len(cifar.annotations) == 511000
+    assert not cifar.annotator_ids_known
+    assert cifar.counts_array().sum() == 511000
+    derm_dir = shared_path("data", "dermatology_ddx")
+    derm = load(derm_dir / "dermatology_selectors.json",
+                conditions=str(derm_dir / "dermatology_conditions.txt"),
+                risks=str(derm_dir / "dermatology_risks.txt"))
+    assert derm.task == "ranking" and derm.n_items == 1947 and derm.n_labels == 419
+    assert derm.annotators_per_item_array().sum() == 9602
+    import json
+
+    raw = json.loads((derm_dir / "dermatology_selectors.json").read_text())
+    assert derm.selectors() == raw
