@@ -22,6 +22,7 @@ class Source:
     def __init__(self, raw: bytes, name: str) -> None:
         self.raw = raw
         self.name = name
+        self.table: pd.DataFrame | None = None  # parsed once, reused by detection and readers
 
     @property
     def suffix(self) -> str:
@@ -87,7 +88,17 @@ _PARSER_LINE = re.compile(r"line (\d+)")
 def read_table(source: Source, *, sep: str | None = None) -> pd.DataFrame:
     """Read CSV/TSV (all cells as ``str``, empty cells as NA) or Parquet.
 
-    Every cell stays a string: ``0``, ``1.0`` and ``-3`` are kept as written."""
+    Every cell stays a string: ``0``, ``1.0`` and ``-3`` are kept as written. The parsed table
+    is memoised on the source (callers get a copy)."""
+    if source.table is not None and sep is None:
+        return source.table.copy()
+    frame = _parse_table(source, sep)
+    if sep is None:
+        source.table = frame
+    return frame.copy()
+
+
+def _parse_table(source: Source, sep: str | None) -> pd.DataFrame:
     if source.suffix == ".parquet" or source.raw[:4] == b"PAR1":
         try:
             frame = pd.read_parquet(io.BytesIO(source.raw))
@@ -126,6 +137,9 @@ def read_table(source: Source, *, sep: str | None = None) -> pd.DataFrame:
     except pd.errors.ParserError as exc:
         match = _PARSER_LINE.findall(str(exc))
         row = int(match[-1]) if match else None
+        if row is None:  # "EOF inside string starting at row N" (0-based line index)
+            quoted = re.findall(r"starting at row (\d+)", str(exc))
+            row = int(quoted[-1]) + 1 if quoted else None
         raise DataError(
             f"malformed CSV: {str(exc).strip()}",
             source=source.name,

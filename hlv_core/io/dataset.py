@@ -18,6 +18,7 @@ from functools import cached_property
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 
 from .errors import DataError, ImportReport
 
@@ -110,22 +111,26 @@ class Dataset:
     def counts_array(self) -> np.ndarray:
         """(N, K) int array: number of annotators who chose label k for item i.
 
-        For ranking data a label counts once per reader who ranked it anywhere."""
-        item_code, annot_code, label_code = self._codes
-        pairs = np.unique(np.stack([item_code, annot_code, label_code]), axis=1)
-        out = np.zeros((self.n_items, self.n_labels), dtype=np.int64)
-        np.add.at(out, (pairs[0], pairs[2]), 1)
-        return out
+        Rows are unique (item, annotator, label) triples (duplicates are rejected on load), so
+        this is one ``bincount``. For ranking data a label counts once per reader who ranked it."""
+        item_code, _, label_code = self._codes
+        flat = item_code.astype(np.int64) * self.n_labels + label_code
+        counts = np.bincount(flat, minlength=self.n_items * self.n_labels)
+        return counts.reshape(self.n_items, self.n_labels)
 
     def counts(self) -> pd.DataFrame:
         """Items x labels annotation counts (see :meth:`counts_array`)."""
         return pd.DataFrame(self.counts_array(), index=self.item_ids, columns=list(self.labels))
 
     def annotators_per_item_array(self) -> np.ndarray:
-        """(N,) number of distinct annotators per item."""
+        """(N,) number of distinct annotators per item (sparse item x annotator incidence)."""
         item_code, annot_code, _ = self._codes
-        pairs = np.unique(np.stack([item_code, annot_code]), axis=1)
-        return np.bincount(pairs[0], minlength=self.n_items)
+        incidence = sparse.csr_matrix(
+            (np.ones(len(item_code), dtype=np.int8), (item_code, annot_code)),
+            shape=(self.n_items, self.n_annotators),
+        )
+        incidence.sum_duplicates()
+        return np.diff(incidence.indptr)
 
     def annotators_per_item(self) -> pd.Series:
         return pd.Series(self.annotators_per_item_array(), index=self.item_ids, name="n_annotators")
@@ -316,8 +321,6 @@ def build_dataset(
             "or choose the matching format in the format override.",
         )
     ann = annotations.copy()
-    for column in required:
-        ann[column] = ann[column].astype(object)
     report.rows_read = report.rows_read or len(ann)
     if len(ann) == 0:
         raise DataError(
@@ -327,7 +330,9 @@ def build_dataset(
         )
     for column in required:
         values = ann[column]
-        empty = values.isna() | (values.astype(str).str.strip() == "")
+        if not pd.api.types.is_string_dtype(values.dtype) or values.dtype == object:
+            values = values.astype("str")
+        empty = values.isna() | (values.str.len() == 0)
         if empty.any():
             first = int(np.flatnonzero(empty.to_numpy())[0])
             raise DataError(
@@ -339,7 +344,7 @@ def build_dataset(
                 fix="drop rows without an annotation (a missing annotation is a missing row) or "
                 "use a reserved label such as __none__ for an explicit 'no label' choice.",
             )
-        ann[column] = values.astype(str)
+        ann[column] = values
     dup = ann.duplicated(subset=required, keep="first")
     if dup.any():
         first = int(np.flatnonzero(dup.to_numpy())[0])

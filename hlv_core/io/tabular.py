@@ -29,8 +29,20 @@ _ITEM_ALIASES = ("item_id", "item", "unit", "unit_id", "text_id", "task", "id")
 _ANNOTATOR_ALIASES = ("annotator_id", "annotator", "worker", "worker_id", "coder", "rater", "user_id")
 
 
-def _strip_cells(frame: pd.DataFrame) -> pd.DataFrame:
-    return frame.apply(lambda col: col.str.strip() if col.dtype == object else col)
+def _strip_cells(frame: pd.DataFrame, report: ImportReport | None = None) -> pd.DataFrame:
+    """Strip surrounding whitespace from every text cell (``" x"`` and ``"x"`` are one label);
+    the number of changed cells is noted in the report."""
+    out = frame.copy()
+    changed = 0
+    for column in out.columns:
+        values = out[column]
+        if pd.api.types.is_string_dtype(values.dtype):
+            stripped = values.str.strip()
+            changed += int((stripped != values).fillna(False).sum())
+            out[column] = stripped
+    if changed and report is not None:
+        report.note(f"surrounding whitespace removed from {changed} cell(s).")
+    return out
 
 
 def read_schema(frame_or_json, *, source: str) -> dict:
@@ -92,7 +104,7 @@ def read_canonical(
     if {"item_id", "label", "count"} <= set(frame.columns) and "annotator_id" not in frame.columns:
         return read_counts(source, frame=frame)
     report = ImportReport(source.name, format_name, rows_read=len(frame))
-    frame = _strip_cells(frame)
+    frame = _strip_cells(frame, report)
     schema = schema or {}
     return build_dataset(
         frame,
