@@ -345,6 +345,24 @@ def build_dataset(
                 "use a reserved label such as __none__ for an explicit 'no label' choice.",
             )
         ann[column] = values
+    looks_missing = ann["label"].str.lower().isin(["nan", "<na>"])
+    if looks_missing.any():
+        first = int(np.flatnonzero(looks_missing.to_numpy())[0])
+        raise DataError(
+            f"label {ann['label'].iloc[first]!r} looks like a missing value written out by a "
+            f"spreadsheet or pandas ({int(looks_missing.sum())} row(s)).",
+            source=source,
+            row=first + row_offset,
+            column="label",
+            fix="delete rows without an annotation (a missing annotation is a missing row); if "
+            "'NaN' is really a label, rename it (e.g. 'not_a_number').",
+        )
+    ann_other = ann["label"].str.lower().isin(["na", "null", "none", "n/a"])
+    if ann_other.any():
+        report.note(
+            f"{int(ann_other.sum())} label cell(s) read 'NA'/'null'/'None'/'n/a'; they are kept "
+            "as labels. Delete those rows if they mean 'no annotation'."
+        )
     dup = ann.duplicated(subset=required, keep="first")
     if dup.any():
         first = int(np.flatnonzero(dup.to_numpy())[0])

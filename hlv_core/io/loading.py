@@ -76,6 +76,18 @@ def detect_format(source: Source) -> str:
         return "crowdkit"
     if {"item_id", "label", "count"} <= columns:
         return "counts"
+    if "label" in columns:
+        # a long table whose id column is misnamed must not be read as a wide matrix
+        missing = [c for c in ("item_id", "annotator_id") if c not in columns]
+        raise DataError(
+            f"the file has a 'label' column but no {' / '.join(missing)} column (found "
+            f"{sorted(columns)}).",
+            source=source.name,
+            row=1,
+            column=missing[0],
+            fix="name the columns item_id, annotator_id, label (canonical long format), or "
+            "choose the format in the override.",
+        )
     first = read_table(source).columns[0].lower()
     if first in ("item_id", "item", "unit", "unit_id", "text_id", "id"):
         return "wide_items"
