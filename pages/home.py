@@ -28,6 +28,31 @@ st.caption(
     "Here the disagreement is the signal."
 )
 
+
+
+def companion_options(files) -> dict[str, bytes]:
+    """Map companion uploads to loader options by file name."""
+    options: dict[str, bytes] = {}
+    for file in files:
+        name = file.name.lower()
+        if name.endswith(".json") and "meta" in name:
+            options["meta"] = file.getvalue()
+        elif "annotator" in name:
+            options["annotators"] = file.getvalue()
+        elif "item" in name:
+            options["items"] = file.getvalue()
+        elif "label" in name:
+            options["labels"] = file.getvalue()
+        elif "condition" in name:
+            options["conditions"] = file.getvalue()
+        elif "risk" in name:
+            options["risks"] = file.getvalue()
+        else:
+            st.warning(f"Ignored companion file {file.name!r}: its name does not say what it is "
+                       "(annotators, items, labels, meta, conditions or risks).")
+    return options
+
+
 ensure_dataset()
 with st.expander("Load your own data", expanded=False, icon=":material/upload_file:"):
     st.caption(
@@ -42,11 +67,22 @@ with st.expander("Load your own data", expanded=False, icon=":material/upload_fi
         type=["csv", "tsv", "txt", "parquet", "zip", "json", "jsonl", "npy"],
         key="home.upload",
     )
+    companions = st.file_uploader(
+        "Companion files (optional): annotators.csv (traits), items.csv (texts, splits), "
+        "labels.csv (label order), *_annotators_meta.json (LeWiDi 2025), conditions / risks "
+        ".txt (selectors)",
+        type=["csv", "tsv", "json", "txt"],
+        accept_multiple_files=True,
+        key="home.companions",
+    )
     if upload is not None:
         raw = upload.getvalue()
-        digest = hashlib.sha256(raw).hexdigest()
+        options = companion_options(companions or [])
+        digest = hashlib.sha256(
+            raw + b"".join(hashlib.sha256(v).digest() for v in options.values())
+        ).hexdigest()
         try:
-            loaded = parse_upload(raw, upload.name, fmt, digest)
+            loaded = parse_upload(raw, upload.name, fmt, digest, **options)
         except DataError as error:
             show_data_error(error)
         else:

@@ -135,3 +135,14 @@ def test_cifar10h_counts_and_dermatology_selectors():
 
     raw = json.loads((derm_dir / "dermatology_selectors.json").read_text())
     assert derm.selectors() == raw
+
+
+def test_canonical_csv_with_companion_tables_as_bytes():
+    ds = load(CSV, name="toy.csv", annotators=b"annotator_id,group\na,g1\nb,g2\nc,g1\n",
+              items=b"item_id,text\ni1,first\ni2,second\n", labels=b"label\ny\nx\n")
+    assert ds.annotators.set_index("annotator_id")["group"].to_dict() == {
+        "a": "g1", "b": "g2", "c": "g1"}
+    assert ds.items["text"].tolist() == ["first", "second"]
+    assert ds.labels == ("y", "x")
+    with pytest.raises(DataError, match="annotator_id"):
+        load(CSV, name="toy.csv", annotators=b"who,group\na,g1\n")

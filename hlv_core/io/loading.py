@@ -142,7 +142,7 @@ def load(
         )
     chosen = detect_format(source) if format == "auto" else format
     if chosen == "canonical":
-        dataset = read_canonical(source, task=task, level=level)
+        dataset = read_canonical(source, task=task, level=level, **_companions(options))
     elif chosen == "canonical_zip":
         dataset = read_canonical_zip(source, task=task, level=level)
     elif chosen == "crowdkit":
@@ -184,6 +184,36 @@ def _load_folder(folder: Path, *, task: str | None, level: str | None) -> Datase
     object.__setattr__(dataset, "name", folder.name)
     dataset.report.format = "canonical folder"
     return dataset
+
+
+def _companions(options: dict) -> dict:
+    """Optional companion tables of a canonical CSV: ``items=``, ``annotators=`` (CSV path or
+    bytes) and ``labels=`` (labels.csv path/bytes, the inventory in order)."""
+    from .tabular import read_schema
+
+    out: dict = {}
+    for key in ("items", "annotators"):
+        value = options.get(key)
+        if value is None:
+            continue
+        table = value if hasattr(value, "columns") else read_table(
+            as_source(value, f"{key}.csv" if isinstance(value, bytes) else None)
+        )
+        id_column = "item_id" if key == "items" else "annotator_id"
+        if id_column not in table.columns:
+            raise DataError(
+                f"the {key} table has no '{id_column}' column (found {list(table.columns)}).",
+                source=f"{key}.csv",
+                row=1,
+                column=id_column,
+                fix=f"add an '{id_column}' column matching the annotations.",
+            )
+        out[key] = table
+    if options.get("labels") is not None:
+        value = options["labels"]
+        labels_source = as_source(value, "labels.csv" if isinstance(value, bytes) else None)
+        out["schema"] = read_schema(read_table(labels_source), source=labels_source.name)
+    return out
 
 
 def _lines_option(value) -> list[str] | None:

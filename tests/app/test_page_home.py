@@ -67,3 +67,14 @@ def test_html_in_annotator_names_is_shown_as_text(app):
     assert not app.exception
     for markdown in app.markdown:
         assert "<script>" not in markdown.value
+
+
+def test_upload_with_companion_traits_file(app):
+    raw = b"item_id,annotator_id,label\n1,ann1,x\n1,ann2,y\n2,ann1,x\n2,ann2,x\n"
+    app.file_uploader(key="home.companions").set_value(
+        [("annotators.csv", b"annotator_id,gender\nann1,f\nann2,m\n", "text/csv")]
+    )
+    app.file_uploader(key="home.upload").set_value(("mine.csv", raw, "text/csv")).run()
+    assert not app.exception
+    dataset = app.session_state["hlv.dataset"]
+    assert dataset.annotators["gender"].tolist() == ["f", "m"]
