@@ -90,10 +90,13 @@ class Dataset:
 
     @cached_property
     def content_hash(self) -> str:
-        """Stable hash of the canonical annotations and label order (for caching and exports)."""
+        """Stable hash of everything an analysis can read: label order, task, level, the
+        annotations, items and annotators tables (for caching and exports)."""
         h = hashlib.sha256()
-        h.update("\x1f".join(self.labels).encode())
-        h.update(pd.util.hash_pandas_object(self.annotations, index=False).to_numpy().tobytes())
+        h.update("\x1f".join([*self.labels, self.task, self.level]).encode())
+        for table in (self.annotations, self.items, self.annotators):
+            h.update("\x1f".join(map(str, table.columns)).encode())
+            h.update(pd.util.hash_pandas_object(table, index=False).to_numpy().tobytes())
         return h.hexdigest()[:16]
 
     @cached_property

@@ -1,0 +1,172 @@
+"""``python -m hlv_core perspectives FILE [--traits F] [--test-share S] [--seed N] [--json]``
+and ``python -m hlv_core split FILE --out DIR``.
+
+``perspectives`` builds a PERSEVAL split (seed 003; spec section 3), runs the baselines (majority
+vote of the training annotators, per-trait-group majority, per-user majority from adaptation
+labels) and, with ``--predictions P``, scores a model's per-(user, text) predictions too. Default
+output: one row per model with global, user-level and text-level F1 (positive class for binary
+data, macro otherwise); ``--json``: the split settings and sizes plus the full tidy summary of
+every model. ``split`` writes the split as CSV files (train, adaptation, test, test traits) and
+``split.json`` with the settings that reproduce it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from .io import FORMATS, DataError, Dataset, load
+from .io._read import as_source, read_table
+from .perspectivist import (
+    PerspectivistSplits,
+    compare_models,
+    evaluate,
+    gold_for_pairs,
+    make_splits,
+    run_baselines,
+)
+
+__all__ = ["add_cli", "run_perspectives", "run_split"]
+
+
+def _with_traits(dataset: Dataset, path: str | None) -> Dataset:
+    if path is None:
+        return dataset
+    table = read_table(as_source(path, None))
+    if "annotator_id" not in table.columns:
+        raise DataError(
+            f"traits file needs an annotator_id column; found {list(table.columns)}.",
+            source=path, row=1, column="annotator_id",
+            fix="one row per annotator: annotator_id, then one column per trait.",
+        )
+    table = table.astype(str).where(table.notna(), None)
+    return dataclasses.replace(dataset, annotators=table)
+
+
+def _split_from_args(args: argparse.Namespace) -> tuple[Dataset, PerspectivistSplits]:
+    dataset = _with_traits(load(args.file, format=args.format), args.traits)
+    adaptation = {"none": False, "train": "train", "test": "test"}[args.adaptation]
+    reserve = args.reserve if args.reserve == "auto" else float(args.reserve)
+    splits = make_splits(
+        dataset, test_user_share=args.test_share, adaptation=adaptation,
+        extended=args.extended, seed=args.seed, baseline=args.baseline,
+        adaptation_share=args.adaptation_share, train_only_text_share=reserve,
+    )
+    return dataset, splits
+
+
+def _clean(value):
+    return None if isinstance(value, float) and math.isnan(value) else value
+
+
+def run_perspectives(args: argparse.Namespace) -> int:
+    """Handler of ``perspectives``: split, baselines, optional predictions, metrics."""
+    dataset, splits = _split_from_args(args)
+    models, skipped = run_baselines(splits)
+    table = compare_models(models, splits.test, traits=splits.test_traits(),
+                           labels=dataset.labels)
+    if args.predictions:
+        preds = read_table(as_source(args.predictions, None))
+        gold = gold_for_pairs(preds, dataset) if args.own_pairs else splits.test
+        traits = splits.traits if splits.traits is not None else None
+        report = evaluate(preds, gold, traits=traits, labels=dataset.labels)
+        name = Path(args.predictions).stem
+        table = pd.concat([table, report.summary().assign(model=name)], ignore_index=True)
+    positive = dataset.labels[1] if len(dataset.labels) == 2 else "macro"
+    if args.json:
+        out = {
+            "settings": splits.settings(),
+            "sizes": splits.sizes().to_dict(orient="records"),
+            "notes": list(splits.notes),
+            "skipped_baselines": skipped,
+            "headline_label": positive,
+            "summary": [{k: _clean(v) for k, v in row.items()}
+                        for row in table.to_dict(orient="records")],
+        }
+        print(json.dumps(out, indent=2, default=str))
+        return 0
+    print("split:", ", ".join(f"{k}={v}" for k, v in splits.settings().items()))
+    print(splits.sizes().to_string(index=False))
+    for note in splits.notes:
+        print("note:", note)
+    for name, reason in skipped.items():
+        print(f"skipped {name}: {reason}")
+    sub = table[(table["label"] == positive) & (table["metric"] == "f1")
+                & table["level"].isin(["global", "user", "text"])]
+    wide = sub.pivot_table(index="model", columns="level", values="value", sort=False)
+    wide = wide.reindex(columns=["global", "user", "text"]).add_suffix(f" F1 ({positive})")
+    print()
+    with pd.option_context("display.width", 160, "display.float_format", "{:.3f}".format):
+        print(wide.reset_index().to_string(index=False))
+    return 0
+
+
+def run_split(args: argparse.Namespace) -> int:
+    """Handler of ``split``: write the split CSVs and ``split.json``."""
+    _, splits = _split_from_args(args)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    splits.train.to_csv(out / "train.csv", index=False)
+    splits.adaptation.to_csv(out / "adaptation.csv", index=False)
+    splits.test.to_csv(out / "test.csv", index=False)
+    traits = splits.test_traits()
+    if traits is not None:
+        traits.to_csv(out / "test_traits.csv")
+    meta = {"settings": splits.settings(), "sizes": splits.sizes().to_dict(orient="records"),
+            "notes": list(splits.notes), "source": str(args.file)}
+    (out / "split.json").write_text(json.dumps(meta, indent=2, default=str))
+    result = splits.sizes()
+    if args.json:
+        print(json.dumps(meta, indent=2, default=str))
+    else:
+        print(result.to_string(index=False))
+        print(f"written to {out}")
+    return 0
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", help="annotations file (any supported format)")
+    parser.add_argument("--format", default="auto", choices=list(FORMATS), help="input format")
+    parser.add_argument("--traits", default=None,
+                        help="annotator traits CSV (annotator_id + one column per trait)")
+    parser.add_argument("--test-share", type=float, default=0.2,
+                        help="share of annotators that become test users (default 0.2)")
+    parser.add_argument("--adaptation", choices=["none", "train", "test"], default="none",
+                        help="a few labels of each test user: none, added to training, or a "
+                        "separate adaptation split")
+    parser.add_argument("--extended", action="store_true",
+                        help="keep test texts in training when labelled by training annotators")
+    parser.add_argument("--adaptation-share", type=float, default=0.05,
+                        help="share of test users' annotations whose texts become adaptation "
+                        "texts (default 0.05)")
+    parser.add_argument("--reserve", default="auto",
+                        help="share of texts reserved for training only, or 'auto' (default)")
+    parser.add_argument("--baseline", action="store_true",
+                        help="allow the unnamed task without adaptation (user-agnostic baseline)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+def add_cli(subparsers) -> None:
+    """Register the ``perspectives`` and ``split`` subcommands."""
+    parser = subparsers.add_parser(
+        "perspectives", help="PERSEVAL split + baselines (+ predictions): per-user/text/trait "
+        "metrics",
+    )
+    _common(parser)
+    parser.add_argument("--predictions", default=None,
+                        help="per-(user, text) predictions CSV: annotator_id/user_id, "
+                        "item_id/text_id, label; must cover exactly the test split")
+    parser.add_argument("--own-pairs", action="store_true",
+                        help="score --predictions on the pairs in the file (gold from the "
+                        "dataset) instead of this split's test set")
+    parser.set_defaults(handler=run_perspectives)
+    split = subparsers.add_parser("split", help="write a PERSEVAL user-disjoint split as CSV")
+    _common(split)
+    split.add_argument("--out", required=True, help="output folder")
+    split.set_defaults(handler=run_split)
