@@ -1,0 +1,123 @@
+"""``python -m hlv_core metrics ANNOTATIONS PREDICTIONS [--multilabel] [--json]``.
+
+Evaluates every model in a predictions file against the human judgement distribution of an
+annotations file with the hard and soft metrics of seed 000 (:mod:`hlv_core.soft_metrics`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import warnings
+
+import pandas as pd
+
+from . import soft_metrics as sm
+from .io import DataError, load, load_predictions, prediction_matrix
+
+__all__ = ["add_cli", "metrics_table", "run_metrics"]
+
+
+def metrics_table(
+    annotations: str,
+    predictions: str,
+    *,
+    multilabel: bool | None = None,
+    skip_undefined: bool = False,
+    n_boot: int = 0,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """One row per (model, metric) with ``value`` (+ ``lower``, ``upper`` when ``n_boot > 0``),
+    ``n_items`` and ``multilabel``. ``multilabel=None`` follows the dataset's task.
+    Raises :class:`~hlv_core.io.DataError` for unreadable or inconsistent files."""
+    dataset = load(annotations)
+    if dataset.task == "ranking":
+        raise DataError(
+            "soft/hard metrics need multiclass, rating or multilabel annotations; this file "
+            "holds rankings.",
+            source=str(annotations),
+            fix="use the certainty command for ranked data.",
+        )
+    preds = load_predictions(predictions, dataset)
+    ml = dataset.task == "multilabel" if multilabel is None else multilabel
+    P_all = dataset.judgements_array()
+    position = pd.Index(dataset.item_ids)
+    values = dataset.label_numeric_values() if dataset.task == "rating" else None
+    rows = []
+    for model in pd.unique(preds["model"]):
+        item_ids, Q = prediction_matrix(preds, dataset, model)
+        P = P_all[position.get_indexer(item_ids)]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", sm.UndefinedMetricWarning)
+            result = sm.evaluate(P, Q, multilabel=ml, skip_undefined=skip_undefined, lewidi=True,
+                                 ordinal_values=values)
+            ci = (sm.bootstrap_ci(P, Q, multilabel=ml, n_boot=n_boot, seed=seed,
+                                  skip_undefined=skip_undefined, lewidi=True,
+                                  ordinal_values=values) if n_boot > 0 else None)
+        for metric, value in result.items():
+            row = {"model": model, "metric": metric, "group": sm.METRIC_INFO[metric][0],
+                   "value": value, "n_items": len(item_ids), "multilabel": ml}
+            if ci is not None:
+                row["lower"] = ci["lower"].get(metric, math.nan)
+                row["upper"] = ci["upper"].get(metric, math.nan)
+                row["seed"] = seed
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def run_metrics(args: argparse.Namespace) -> int:
+    """Handler of the ``metrics`` sub-command; returns the exit status."""
+    try:
+        table = metrics_table(
+            args.annotations,
+            args.predictions,
+            multilabel=True if args.multilabel else None,
+            skip_undefined=args.skip_undefined,
+            n_boot=args.bootstrap,
+            seed=args.seed,
+        )
+    except DataError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    if args.json:
+        records = table.to_dict(orient="records")
+        for record in records:  # JSON has no NaN: write null
+            for key, value in record.items():
+                if isinstance(value, float) and math.isnan(value):
+                    record[key] = None
+        print(json.dumps(records, indent=2))
+    else:
+        wide = table.pivot(index="metric", columns="model", values="value")
+        wide = wide.reindex([m for m in sm.METRIC_INFO if m in wide.index])
+        print(wide.to_string(float_format=lambda x: f"{x:.4f}"))
+    return 0
+
+
+def add_cli(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Register ``metrics`` on the ``python -m hlv_core`` sub-parsers."""
+    parser = subparsers.add_parser(
+        "metrics",
+        help="hard and soft metrics of model predictions against human judgements (seed 000)",
+        description=__doc__,
+    )
+    parser.add_argument("annotations", help="annotations file (any format hlv_core.io reads)")
+    parser.add_argument("predictions", help="predictions CSV (long, wide or hard labels)")
+    parser.add_argument("--multilabel", action="store_true",
+                        help="use the multilabel definitions (default: follow the data)")
+    parser.add_argument("--json", action="store_true", help="print JSON records instead of a table")
+    parser.add_argument("--skip-undefined", action="store_true",
+                        help="average over defined classes instead of returning NaN")
+    parser.add_argument("--bootstrap", type=int, default=0, metavar="B",
+                        help="add percentile bootstrap CIs over items with B resamples")
+    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    parser.set_defaults(handler=run_metrics)
+    return parser
+
+
+if __name__ == "__main__":  # pragma: no cover - convenience entry point
+    root = argparse.ArgumentParser(prog="hlv_core")
+    add_cli(root.add_subparsers(dest="command", required=True))
+    ns = root.parse_args()
+    raise SystemExit(ns.handler(ns))

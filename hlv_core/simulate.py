@@ -1,0 +1,146 @@
+"""Table 2 of seed 000: how the four multiclass metrics correlate on random distributions.
+
+Kurniawan et al. (arXiv 2502.01891), Table 2; restated in ``spec/soft_metrics.md`` section 10.
+For B pairs (P, Q) of ``rows x K`` matrices with rows of P ~ Dirichlet(alpha 1) and rows of
+Q ~ Dirichlet(beta 1), compute per pair A = hard accuracy, J = PO-JSD, E = entropy correlation
+and S = soft accuracy, then the Pearson correlation of the four metrics across the B pairs.
+
+Random stream (so that ``seed`` reproduces ``spec/vectors/softmetrics_table2.json``):
+``numpy.random.default_rng(seed)``; for each pair P is drawn, then Q (``Generator.dirichlet``
+with ``size=rows``); :func:`table2` runs the eight settings of the spec in order on one
+generator. Sampling follows that order pair by pair; the metrics are computed for a whole block
+of pairs at once on (b, rows, K) arrays (no loop over pairs or rows).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .soft_metrics import LOG_CUTOFF, _jsd_rows
+
+__all__ = [
+    "METRIC_NAMES",
+    "SETTINGS",
+    "SimulationResult",
+    "pair_metrics",
+    "simulate",
+    "table2",
+]
+
+#: Short names of the four metrics, in Table 2 order.
+METRIC_NAMES = {"A": "hard accuracy", "J": "PO-JSD", "E": "entropy correlation",
+                "S": "soft accuracy"}
+#: The eight (K, alpha, beta) settings of the spec, in the order the reference run used.
+SETTINGS: tuple[tuple[int, float, float], ...] = tuple(
+    (k, a, b) for k in (10, 100) for a, b in ((10, 10), (0.1, 0.1), (10, 0.1), (0.1, 10))
+)
+PAIRS = ("A-J", "A-E", "A-S", "J-E", "J-S", "E-S")
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """Per-pair metric values and their correlations for one (K, alpha, beta) setting."""
+
+    K: int
+    alpha: float
+    beta: float
+    B: int
+    rows: int
+    seed: int | None
+    values: pd.DataFrame  # B rows, columns A, J, E, S
+    corr: pd.DataFrame  # 4 x 4 Pearson correlation matrix
+
+    def pairs(self) -> dict[str, float]:
+        """The six off-diagonal correlations in Table 2 order (``"A-J"``, ..., ``"E-S"``)."""
+        return {p: float(self.corr.loc[p[0], p[2]]) for p in PAIRS}
+
+
+def pair_metrics(P: np.ndarray, Q: np.ndarray) -> np.ndarray:
+    """A, J, E, S for a block of pairs: ``P``, ``Q`` (b, N, K) -> (b, 4).
+
+    Same conventions as :mod:`hlv_core.soft_metrics` (argmax ties to the lowest index, JSD in
+    bits with the 1e-8 cut-offs, entropy with the 1e-8 cut-off, standard Pearson)."""
+    A = (np.argmax(P, axis=2) == np.argmax(Q, axis=2)).mean(axis=1)
+    S = np.minimum(P, Q).sum(axis=2).mean(axis=1)
+    J = 1.0 - _jsd_rows(P, Q).mean(axis=1)
+
+    def ent(X: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return -np.where(X >= LOG_CUTOFF, X * np.log(np.where(X > 0, X, 1.0)), 0.0).sum(
+                axis=2
+            ) / np.log(X.shape[2])
+
+    hp, hq = ent(P), ent(Q)
+    zp = hp - hp.mean(axis=1, keepdims=True)
+    zq = hq - hq.mean(axis=1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        E = (zp * zq).sum(axis=1) / (np.sqrt((zp**2).sum(axis=1)) * np.sqrt((zq**2).sum(axis=1)))
+    return np.stack([A, J, E, S], axis=1)
+
+
+def simulate(
+    K: int = 10,
+    alpha: float = 10.0,
+    beta: float = 10.0,
+    B: int = 500,
+    rows: int = 1000,
+    *,
+    seed: int | None = 0,
+    rng: np.random.Generator | None = None,
+    progress: Callable[[float], None] | None = None,
+    block_bytes: int = 64_000_000,
+) -> SimulationResult:
+    """Run one Table 2 setting (defaults: K=10, alpha=beta=10, B=500, 1000 rows, seed 0).
+
+    ``rng`` (a shared generator) overrides ``seed``; ``progress(fraction)`` is called after
+    every block of pairs (blocks hold about ``block_bytes`` of P and Q)."""
+    if K < 2:
+        raise ValueError("K must be at least 2 (entropy is normalised by ln K).")
+    if B < 3 or rows < 2:
+        raise ValueError("need B >= 3 pairs and rows >= 2 per matrix.")
+    if alpha <= 0 or beta <= 0:
+        raise ValueError("alpha and beta must be positive.")
+    gen = rng if rng is not None else np.random.default_rng(seed)
+    a_vec, b_vec = np.full(K, float(alpha)), np.full(K, float(beta))
+    block = max(1, min(B, block_bytes // (2 * rows * K * 8)))
+    out = np.empty((B, 4))
+    for start in range(0, B, block):
+        b = min(block, B - start)
+        P = np.empty((b, rows, K))
+        Q = np.empty((b, rows, K))
+        for j in range(b):  # the reference stream: P then Q, pair by pair
+            P[j] = gen.dirichlet(a_vec, size=rows)
+            Q[j] = gen.dirichlet(b_vec, size=rows)
+        out[start:start + b] = pair_metrics(P, Q)
+        if progress is not None:
+            progress((start + b) / B)
+    values = pd.DataFrame(out, columns=list("AJES"))
+    corr = pd.DataFrame(np.corrcoef(out, rowvar=False), index=list("AJES"), columns=list("AJES"))
+    return SimulationResult(int(K), float(alpha), float(beta), int(B), int(rows),
+                            None if rng is not None else seed, values, corr)
+
+
+def table2(
+    seed: int = 0,
+    *,
+    B: int = 500,
+    rows: int = 1000,
+    settings: tuple[tuple[int, float, float], ...] = SETTINGS,
+    progress: Callable[[float], None] | None = None,
+) -> pd.DataFrame:
+    """The full Table 2 (eight settings on one generator, as the reference run): one row per
+    setting with columns ``K, alpha, beta`` and the six correlations ``A-J ... E-S``."""
+    gen = np.random.default_rng(seed)
+    rows_out = []
+    for i, (k, a, b) in enumerate(settings):
+        def step(f: float, i: int = i) -> None:
+            if progress is not None:
+                progress((i + f) / len(settings))
+
+        res = simulate(k, a, b, B, rows, rng=gen, progress=step)
+        rows_out.append({"K": k, "alpha": a, "beta": b, **res.pairs()})
+    return pd.DataFrame(rows_out)

@@ -1,0 +1,145 @@
+"""AppTest of pages/soft_metrics.py on the bundled samples."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import numpy as np
+import pytest
+
+from hlv_core import soft_metrics as sm
+from hlv_core.io import prediction_matrix
+from hlv_core.samples import load_sample
+
+from .conftest import open_page
+
+PAGE = "soft_metrics"
+
+
+def _plot_types(at) -> list[str]:
+    return [json.loads(chart.proto.spec)["data"][0]["type"] for chart in at.get("plotly_chart")]
+
+
+def _array(value) -> np.ndarray:
+    """Plotly JSON arrays may be binary-encoded ({"dtype", "bdata", "shape"})."""
+    if isinstance(value, dict) and "bdata" in value:
+        raw = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+        shape = value.get("shape")
+        if isinstance(shape, str):
+            shape = tuple(int(x) for x in shape.split(","))
+        return raw.reshape(shape) if shape else raw
+    return np.array(value, dtype=float)
+
+
+def _texts(at) -> str:
+    parts = [m.value for m in at.markdown] + [c.value for c in at.caption]
+    parts += [i.value for i in at.info] + [w.value for w in at.warning]
+    parts += [s.value for s in at.success] + [e.value for e in at.error]
+    return "\n".join(parts)
+
+
+@pytest.mark.parametrize("sample", ["case_review", "legal_areas", "ratings"])
+def test_page_on_samples(app, sample):
+    at = open_page(app, PAGE, sample)
+    assert not at.exception
+    table = at.dataframe[0].value
+    dataset = load_sample(sample)
+    models = list(dict.fromkeys(dataset.predictions["model"]))
+    assert list(table.columns) == ["group", *models]
+    assert "soft_micro_f1" in table.index and "po_jsd" in table.index
+    # the soft micro F1 cell starts with the engine's value
+    ids, Q = prediction_matrix(dataset.predictions, dataset, models[0])
+    P = dataset.judgements_array()[dataset.item_ids.get_indexer(ids)]
+    expected = sm.soft_micro_f1(P, Q)
+    assert table.loc["soft_micro_f1", models[0]].startswith(f"{expected:.3f} [")
+    types = _plot_types(at)
+    assert "scatter" in types and "bar" in types  # rank plot, class bars, item scatter
+    assert len(at.get("download_button")) >= 3
+
+
+def test_item_drilldown_and_classes(app):
+    at = open_page(app, PAGE, "case_review")
+    at.selectbox(key="soft_metrics.item_model").set_value("overconfident").run()
+    assert not at.exception
+    item = at.selectbox(key="soft_metrics.item").options[3]
+    at.selectbox(key="soft_metrics.item").set_value(item).run()
+    assert not at.exception
+    frames = [df.value for df in at.dataframe]
+    assert any("annotator_id" in f.columns and set(f["item_id"]) == {item} for f in frames)
+    at.radio(key="soft_metrics.class_kind").set_value("hard").run()
+    assert not at.exception
+
+
+def test_reference_nan_note_and_skip_option(app):
+    at = open_page(app, PAGE, "legal_areas")
+    at.number_input(key="soft_metrics.n_boot").set_value(100).run()
+    assert not at.exception
+    at.toggle(key="soft_metrics.skip_undefined").set_value(True).run()
+    assert not at.exception
+    assert "skip undefined classes" in _texts(at)
+    at.number_input(key="soft_metrics.n_boot").set_value(0).run()  # no CIs: plain values
+    assert not at.exception
+    cell = at.dataframe[0].value.iloc[0, 1]
+    assert "[" not in cell
+
+
+def test_ranking_sample_is_graceful(app):
+    at = open_page(app, PAGE, "dermatology")
+    assert not at.exception
+    assert "ranking" in _texts(at)
+    # explainer still works without data
+    assert "scatter" in _plot_types(at)
+
+
+def test_figure1_sliders(app):
+    at = open_page(app, PAGE, "case_review")
+    at.slider(key="soft_metrics.fig1_p").set_value(0.5).run()
+    at.slider(key="soft_metrics.fig1_q").set_value(0.2).run()
+    values = {m.label: m.value for m in at.metric}
+    assert values["Soft accuracy"] == "0.7000"
+    assert values["PO-JSD"] == f"{0.9268959920681902:.4f}"
+
+
+def test_simulator_runs(app):
+    at = open_page(app, PAGE, "case_review")
+    at.number_input(key="soft_metrics.sim_B").set_value(60).run()
+    at.number_input(key="soft_metrics.sim_rows").set_value(200).run()
+    at.button(key="soft_metrics.sim_run").click().run()
+    assert not at.exception
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    heat = [s for s in specs if s["data"][0]["type"] == "heatmap"]
+    assert heat
+    z = _array(heat[0]["data"][0]["z"])
+    assert z.shape == (4, 4) and np.allclose(np.diag(z), 1.0)
+    assert z[1, 3] > 0.8  # J-S
+
+
+@pytest.mark.parametrize(
+    ("content", "needle"),
+    [
+        (b"item_id,label,prob\ncase_001,liable,0.7\ncase_001,not_liable,0.7\n"
+         b"case_001,unclear,0.1\n", "sum to"),
+        (b"item_id,label,prob\ncase_001,guilty,1.0\n", "guilty"),
+        (b"item_id,label,prob\nno_such_case,liable,1.0\n", "no_such_case"),
+    ],
+    ids=["rows_not_summing", "unknown_label", "unknown_item"],
+)
+def test_bad_upload_shows_error(app, content, needle):
+    at = open_page(app, PAGE, "case_review")
+    at.file_uploader(key="soft_metrics.upload").set_value(("bad.csv", content, "text/csv")).run()
+    assert not at.exception
+    assert at.error and needle in at.error[0].value
+
+
+def test_good_upload_adds_model(app):
+    dataset = load_sample("case_review")
+    rows = ["item_id,label,prob,model"]
+    for item in dataset.item_ids[:50]:
+        rows += [f"{item},liable,0.5,uniformish", f"{item},not_liable,0.3,uniformish",
+                 f"{item},unclear,0.2,uniformish"]
+    at = open_page(app, PAGE, "case_review")
+    at.file_uploader(key="soft_metrics.upload").set_value(
+        ("extra.csv", "\n".join(rows).encode(), "text/csv")).run()
+    assert not at.exception
+    assert "uniformish" in at.dataframe[0].value.columns
