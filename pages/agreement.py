@@ -1,6 +1,388 @@
-"""Placeholder: the Agreement page is not built yet (issue 4)."""
+"""Agreement: Krippendorff's alpha (overall with CI, all pairs), kappas, multi-label agreement with
+bootstrapped chance agreement (seed 002) and the seed-002 simulator."""
 
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import pandas as pd
+import plotly.express as px
+import plotly.graph_objects as go
 import streamlit as st
+from scipy.cluster.hierarchy import leaves_list, linkage
+from scipy.spatial.distance import squareform
+
+from hlv_core import agreement
+from hlv_core.io import DataError, Dataset
+from hlv_ui.state import require_dataset, show_data_error
+from hlv_ui.widgets import download_table
+
+HEATMAP_MAX = 60  # annotators drawn in the heatmap (most active first)
+ML_MEMO_KEY = "agreement._ml_memo"
 
 st.title("Agreement")
-st.warning("Not built yet: this page arrives with issue 4. Nothing on it is computed.")
+st.caption(
+    "How much do annotators agree beyond chance? **Krippendorff's α** (any number of annotators, "
+    "missing labels, nominal/ordinal/interval/ratio data), its per-pair version, Cohen's and "
+    "Fleiss' κ, and for multi-label data the measures of Marchal et al. (2022) with chance "
+    "agreement estimated by bootstrap. Low agreement is not automatically noise: in "
+    "human-label-variation data it can reflect genuine differences of perspective."
+)
+
+dataset = require_dataset(tasks=("multiclass", "multilabel", "rating"))
+
+if not dataset.annotator_ids_known:
+    counts = dataset.counts_array()
+    value = agreement.alpha_from_counts(counts, level="nominal")
+    st.metric("Krippendorff's α (nominal, from label counts)", f"{value:.3f}")
+    st.info(
+        "This dataset has no annotator identities linked across items (counts only), so only the "
+        "overall nominal α can be computed; pairwise and per-annotator agreement need ids."
+    )
+    st.stop()
+
+is_multilabel = dataset.task == "multilabel"
+multilabel_mode = "set" if is_multilabel else "error"
+
+# ---------------------------------------------------------------------------------- controls
+levels = list(agreement.ALPHA_LEVELS)
+default_level = dataset.level if dataset.level in levels else "nominal"
+if is_multilabel:
+    levels, default_level = ["nominal"], "nominal"
+c1, c2, c3 = st.columns(3)
+level = c1.selectbox(
+    "Level of measurement", levels, index=levels.index(default_level), key="agreement.level",
+    help="Nominal: labels are unordered categories. Ordinal: ordered (ranks matter). Interval: "
+    "numeric differences matter. Ratio: relative differences matter. Always chosen explicitly.",
+)
+n_boot = int(c2.number_input("Bootstrap replicates", 0, 5000, 1000, 100, key="agreement.n_boot"))
+seed = int(c3.number_input("Seed", 0, 2**31 - 1, 0, 1, key="agreement.seed"))
+st.caption(f"Seed **{seed}** (stored with every download).")
+if is_multilabel:
+    st.info(
+        "Multi-label data: for α each annotator's label **set** on an item is one nominal value, "
+        "so two annotators agree only when they chose exactly the same set. The *Multi-label* tab "
+        "has measures that give partial credit."
+    )
+
+values = dataset.label_values or None
+if level != "nominal" and values is None:
+    values = dict(zip(dataset.labels, dataset.label_numeric_values().tolist(), strict=True))
+if level == "ordinal":
+    st.caption("Ordinal order: " + " < ".join(html.escape(x) for x in sorted(
+        dataset.labels, key=lambda x: values[x])))
+
+
+@st.cache_data(show_spinner="Computing α and its bootstrap CI…", max_entries=16)
+def compute_alpha(_dataset: Dataset, dataset_hash: str, level: str, n_boot: int, seed: int,
+                  values: dict | None, multilabel: str) -> agreement.AlphaResult:
+    del dataset_hash
+    return agreement.alpha_report(_dataset.annotations, level=level, n_boot=n_boot, seed=seed,
+                                  values=values, multilabel=multilabel)
+
+
+@st.cache_data(show_spinner="Computing α for every annotator pair…", max_entries=16)
+def compute_pairs(_dataset: Dataset, dataset_hash: str, level: str, min_shared: int,
+                  values: dict | None, multilabel: str) -> pd.DataFrame:
+    del dataset_hash
+    return agreement.pairwise_alpha(_dataset.annotations, level=level, min_shared=min_shared,
+                                    values=values, multilabel=multilabel)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def compute_kappas(_dataset: Dataset, dataset_hash: str) -> dict:
+    del dataset_hash
+    out = {"fleiss": agreement.fleiss_kappa(_dataset.annotations)}
+    ids = _dataset.annotations["annotator_id"].unique()
+    if len(ids) == 2:
+        out["cohen"] = agreement.cohen_kappa(_dataset.annotations)
+    elif len(ids) <= 60:
+        pk = agreement.pairwise_cohen_kappa(_dataset.annotations)
+        out["light"] = float(pk["kappa"].mean()) if len(pk) else float("nan")
+    return out
+
+
+def fmt(x: float) -> str:
+    return "undefined" if x is None or not np.isfinite(x) else f"{x:.3f}"
+
+
+try:
+    report = compute_alpha(dataset, dataset.content_hash, level, n_boot, seed, values,
+                           multilabel_mode)
+except DataError as err:
+    show_data_error(err)
+    st.stop()
+except ValueError as err:
+    st.error(f"Cannot compute α at this level: {html.escape(str(err))}")
+    st.stop()
+
+tab_names = ["Overall α", "Pairs", "Simulator"]
+if is_multilabel:
+    tab_names.insert(2, "Multi-label")
+tabs = dict(zip(tab_names, st.tabs(tab_names), strict=True))
+
+# ---------------------------------------------------------------------------------- overall
+with tabs["Overall α"]:
+    m1, m2, m3, m4 = st.columns(4)
+    m1.metric(f"Krippendorff's α ({level})", fmt(report.alpha))
+    ci = (f"[{report.ci_low:.3f}, {report.ci_high:.3f}]" if np.isfinite(report.ci_low)
+          else "—")
+    m2.metric("95% bootstrap CI (items)", ci)
+    m3.metric("Pairable items", f"{report.n_pairable_items:,} / {report.n_items:,}")
+    m4.metric("Annotators", f"{report.n_annotators:,}")
+    if np.isfinite(report.alpha) and report.alpha > 0:
+        st.info(report.explanation)
+    else:
+        st.warning(report.explanation)
+    if not is_multilabel:
+        kap = compute_kappas(dataset, dataset.content_hash)
+        k1, k2 = st.columns(2)
+        k1.metric("Fleiss' κ", fmt(kap["fleiss"]),
+                  help="Per-item agreement averaged over items, chance from pooled label shares.")
+        if "cohen" in kap:
+            k2.metric("Cohen's κ", fmt(kap["cohen"]))
+        elif "light" in kap:
+            k2.metric("Light's κ (mean pairwise Cohen's κ)", fmt(kap["light"]))
+    shares = pd.DataFrame({"value": list(report.value_shares),
+                           "share": list(report.value_shares.values())})
+    if len(report.replicates) and np.isfinite(report.replicates).any():
+        fig = px.histogram(pd.DataFrame({"alpha": report.replicates}), x="alpha", nbins=40,
+                           title=f"Bootstrap distribution of α ({report.n_boot} replicates, "
+                                 f"seed {seed})")
+        fig.add_vline(x=report.alpha, line_dash="dash")
+        st.plotly_chart(fig, width="stretch", key="agreement.boot_hist")
+    st.markdown("**Share of each value among pairable values**")
+    st.dataframe(shares, hide_index=True)
+    summary = pd.DataFrame([{**{k: v for k, v in report.as_dict().items()
+                                if k != "value_shares"}, "dataset": dataset.name}])
+    download_table(summary, "alpha_summary.csv", key="agreement.dl_summary")
+
+# ---------------------------------------------------------------------------------- pairs
+with tabs["Pairs"]:
+    min_shared = int(st.number_input(
+        "Minimum shared items per pair", 1, 1000, 2, 1, key="agreement.min_shared",
+        help="Pairs sharing fewer items get no α (one shared item can never give a positive α).",
+    ))
+    pairs = compute_pairs(dataset, dataset.content_hash, level, min_shared, values,
+                          multilabel_mode)
+    defined = pairs.dropna(subset=["alpha"])
+    st.caption(
+        f"{len(pairs):,} pairs share at least one item; {len(defined):,} have a defined α; "
+        f"{pairs.attrs.get('n_pairs_below_min_shared', 0):,} share fewer than {min_shared} items; "
+        f"{pairs.attrs.get('n_pairs_undefined', 0):,} are undefined (all shared values identical)."
+    )
+    if defined.empty:
+        st.warning("No annotator pair has a defined α: too few shared items or no variation. "
+                   "Lower the minimum of shared items or pick another dataset.")
+    else:
+        means = agreement.annotator_mean_agreement(pairs)
+        activity = dataset.annotations.groupby("annotator_id")["item_id"].nunique()
+        shown = activity.sort_values(ascending=False).index[:HEATMAP_MAX]
+        shown = [a for a in shown if a in set(defined["annotator_a"]) | set(defined["annotator_b"])]
+        if len(activity) > HEATMAP_MAX:
+            st.caption(f"Heatmap: the {len(shown)} most active annotators of {len(activity):,}.")
+        idx = {a: i for i, a in enumerate(shown)}
+        mat = np.full((len(shown), len(shown)), np.nan)
+        sub = defined[defined["annotator_a"].isin(idx) & defined["annotator_b"].isin(idx)]
+        ia = sub["annotator_a"].map(idx).to_numpy()
+        ib = sub["annotator_b"].map(idx).to_numpy()
+        mat[ia, ib] = sub["alpha"].to_numpy()
+        mat[ib, ia] = sub["alpha"].to_numpy()
+        np.fill_diagonal(mat, 1.0)
+        if len(shown) >= 3:
+            dist = np.clip(1.0 - np.where(np.isnan(mat), np.nanmean(mat), mat), 0.0, 2.0)
+            np.fill_diagonal(dist, 0.0)
+            dist = (dist + dist.T) / 2.0
+            order = leaves_list(linkage(squareform(dist, checks=False), method="average"))
+        else:
+            order = np.arange(len(shown))
+        labels_sorted = [str(shown[i]) for i in order]
+        z = mat[np.ix_(order, order)]
+        heat = go.Figure(go.Heatmap(
+            z=z, x=labels_sorted, y=labels_sorted, colorscale="RdBu", zmid=report.alpha
+            if np.isfinite(report.alpha) else 0.0,
+            colorbar={"title": "α"}, hovertemplate="%{y} × %{x}: α = %{z:.3f}<extra></extra>",
+        ))
+        heat.update_layout(
+            title="Pairwise α (annotators ordered by hierarchical clustering; white = overall α)",
+            height=min(900, 250 + 14 * len(shown)), yaxis={"autorange": "reversed"},
+        )
+        event = st.plotly_chart(heat, width="stretch", key="agreement.heatmap",
+                                on_select="rerun", selection_mode="points")
+        st.download_button(
+            "Download heatmap (HTML)", heat.to_html(include_plotlyjs="cdn").encode("utf-8"),
+            file_name="pairwise_alpha_heatmap.html", mime="text/html",
+            key="agreement.dl_heatmap", on_click="ignore",
+        )
+        pairs_out = pairs.assign(level=level, min_shared=min_shared)
+        download_table(pairs_out, "pairwise_alpha.csv", key="agreement.dl_pairs")
+
+        st.subheader("Per-annotator mean agreement")
+        st.caption("Mean of an annotator's defined pairwise α. Low values flag annotators who "
+                   "differ from most others (outliers or a minority perspective).")
+        bar = px.bar(means.head(HEATMAP_MAX), x="annotator_id", y="mean_alpha",
+                     hover_data=["n_pairs_defined", "n_shared_total"])
+        if np.isfinite(report.alpha):
+            bar.add_hline(y=report.alpha, line_dash="dash", annotation_text="overall α")
+        st.plotly_chart(bar, width="stretch", key="agreement.mean_bar")
+        st.dataframe(means, hide_index=True)
+        download_table(means.assign(level=level, min_shared=min_shared),
+                       "annotator_mean_alpha.csv", key="agreement.dl_means")
+
+        st.subheader("Where a pair disagreed")
+        st.caption("Click a heatmap cell or pick two annotators.")
+        clicked = None
+        try:
+            points = event.selection.points if event is not None else []
+            if points:
+                clicked = (str(points[0].get("y")), str(points[0].get("x")))
+        except AttributeError:
+            clicked = None
+        worst = defined.sort_values("alpha").iloc[0]
+        default_pair = clicked if clicked and clicked[0] != clicked[1] else (
+            worst["annotator_a"], worst["annotator_b"])
+        annotators = sorted(map(str, activity.index))
+        p1, p2 = st.columns(2)
+        a_sel = p1.selectbox("Annotator A", annotators, index=annotators.index(default_pair[0]),
+                             key=f"agreement.pair_a.{default_pair[0]}")
+        b_sel = p2.selectbox("Annotator B", annotators, index=annotators.index(default_pair[1]),
+                             key=f"agreement.pair_b.{default_pair[1]}")
+        row = pairs[((pairs["annotator_a"] == min(a_sel, b_sel))
+                     & (pairs["annotator_b"] == max(a_sel, b_sel)))]
+        if a_sel == b_sel:
+            st.info("Pick two different annotators.")
+        elif row.empty:
+            st.info(f"{html.escape(a_sel)} and {html.escape(b_sel)} share no item.")
+        else:
+            r = row.iloc[0]
+            diff = agreement.pair_disagreements(dataset.annotations, a_sel, b_sel)
+            st.markdown(
+                f"**{html.escape(a_sel)}** and **{html.escape(b_sel)}** share "
+                f"{int(r['n_shared'])} items; α = {fmt(r['alpha'])}; they disagree on "
+                f"{len(diff)} items."
+            )
+            if "text" in dataset.items.columns and len(diff):
+                texts = dataset.items.set_index("item_id")["text"]
+                diff = diff.assign(text=diff["item_id"].map(texts))
+            st.dataframe(diff.head(500), hide_index=True)
+            download_table(diff, f"disagreements_{a_sel}_{b_sel}.csv",
+                           key="agreement.dl_diff")
+
+# ---------------------------------------------------------------------------------- multi-label
+if is_multilabel:
+    with tabs["Multi-label"]:
+        st.markdown(
+            "Measures of Marchal et al. (2022) for label **sets**: *soft-match* (the sets "
+            "intersect), *augmented* (Rosenberg & Binkowski: each coder spreads weight 1 over its "
+            "labels), *precision/recall/F1* of the intersection. **Expected** agreement of the "
+            "*boot-* measures comes from simulating each coder's label shares and set sizes "
+            f"({n_boot} replicates, seed {seed}); **adjusted** = (observed − expected) / "
+            "(1 − expected). Soft-match κ ignores that more labels make chance matches likelier."
+        )
+        view = st.radio("Show", ["Averaged over coder pairs", "Per coder pair"],
+                        horizontal=True, key="agreement.ml_view")
+        ml_boot = max(n_boot, 1)
+        n_ann = dataset.annotations["annotator_id"].nunique()
+        if n_ann > 40:
+            st.warning(f"{n_ann} coders → {n_ann * (n_ann - 1) // 2:,} pairs; this may take a while.")
+
+        bar_slot = st.empty()
+
+        def _progress(done: int, total: int) -> None:
+            bar_slot.progress(done / total, text=f"Bootstrapping coder pair {done} of {total}")
+
+        # memo in session state (not st.cache_data: the progress bar lives outside the function)
+        memo = st.session_state.setdefault(ML_MEMO_KEY, {})
+        memo_key = (dataset.content_hash, ml_boot, seed)
+        per_pair = memo.get(memo_key)
+        if per_pair is None:
+            try:
+                per_pair = agreement.multilabel_agreement_pairs(
+                    dataset.annotations, n_boot=ml_boot, seed=seed, progress=_progress)
+                if len(memo) >= 6:
+                    memo.pop(next(iter(memo)))
+                memo[memo_key] = per_pair
+            except ValueError as err:
+                st.warning(f"Multi-label agreement cannot be computed: {html.escape(str(err))}")
+        bar_slot.empty()
+        if per_pair is not None:
+            cols = ["observed", "expected", "adjusted", "sd"]
+            sym = per_pair.copy()
+            pr = sym["measure"].isin(["boot_precision", "boot_recall"])
+            n_pairs = len(sym[["coder_1", "coder_2"]].drop_duplicates())
+            if n_pairs > 1:
+                sym.loc[pr, cols] = sym[pr].groupby(["coder_1", "coder_2"])[cols].transform(
+                    "mean").to_numpy()
+            averaged = sym.groupby("measure", sort=False)[cols].mean().loc[
+                list(agreement.MULTILABEL_MEASURES)].reset_index()
+            averaged.insert(0, "n_pairs", n_pairs)
+            if view.startswith("Averaged"):
+                shown_tab = averaged
+                if n_pairs > 1:
+                    st.caption("Mean over coder pairs; precision and recall averaged over both "
+                               "orientations of each pair, so they coincide.")
+            else:
+                shown_tab = per_pair
+                st.caption("Coder 1 is the reference for precision and recall.")
+            st.dataframe(shown_tab.round(4), hide_index=True)
+            download_table(shown_tab.assign(seed=seed, n_boot=ml_boot),
+                           "multilabel_agreement.csv", key="agreement.dl_ml")
+            long = averaged.melt(id_vars=["measure"], value_vars=["observed", "expected",
+                                                                  "adjusted"])
+            fig = px.bar(long, x="measure", y="value", color="variable", barmode="group",
+                         title="Observed, expected and adjusted agreement")
+            st.plotly_chart(fig, width="stretch", key="agreement.ml_bar")
+
+# ---------------------------------------------------------------------------------- simulator
+with tabs["Simulator"]:
+    st.markdown(
+        "Simulated two-coder multi-label data (Marchal et al. 2022, section 5): how the share of "
+        "double labels, the intersection agreement, the number of categories and the label "
+        "entropy move observed, expected and adjusted agreement. With 5 categories and no double "
+        "labels every measure's adjusted agreement is about .50 / .69 / .87 at 60 / 75 / 90% "
+        "intersection agreement; expected boot-match rises from ~.20 to ~.70 with all doubles."
+    )
+    s1, s2, s3 = st.columns(3)
+    n_cat = int(s1.number_input("Categories", 4, 20, 5, 1, key="agreement.sim_k"))
+    n_items = int(s2.number_input("Items per data set", 20, 1000, 100, 10, key="agreement.sim_n"))
+    skew = float(s3.slider("Label skew (0 = equal probabilities, higher = lower entropy)",
+                           0.0, 3.0, 0.0, 0.25, key="agreement.sim_skew"))
+    s4, s5, s6 = st.columns(3)
+    n_datasets = int(s4.number_input("Data sets per setting", 1, 100, 10, 1,
+                                     key="agreement.sim_sets"))
+    sim_boot = int(s5.number_input("Bootstrap replicates", 10, 1000, 100, 10,
+                                   key="agreement.sim_boot"))
+    sim_seed = int(s6.number_input("Simulation seed", 0, 2**31 - 1, 0, 1,
+                                   key="agreement.sim_seed"))
+
+    @st.cache_data(show_spinner="Simulating…", max_entries=8)
+    def compute_sim(n_cat: int, n_items: int, skew: float, n_datasets: int, n_boot: int,
+                    seed: int) -> pd.DataFrame:
+        return agreement.simulation_curves(n_categories=n_cat, n_items=n_items, label_skew=skew,
+                                           n_datasets=n_datasets, n_boot=n_boot, seed=seed)
+
+    curves = compute_sim(n_cat, n_items, skew, n_datasets, sim_boot, sim_seed)
+    st.caption(f"Label entropy: {curves['entropy'].iloc[0]:.2f} bits "
+               f"(max {np.log2(n_cat):.2f}).")
+    measures = st.multiselect(
+        "Measures", list(agreement.MULTILABEL_MEASURES),
+        default=["soft_match_kappa", "augmented_kappa", "boot_match", "boot_f1"],
+        key="agreement.sim_measures",
+    )
+    if measures:
+        long = curves[curves["measure"].isin(measures)].melt(
+            id_vars=["agreement", "double_share", "measure"],
+            value_vars=["observed", "expected", "adjusted"], var_name="statistic")
+        long["agreement"] = (long["agreement"] * 100).round().astype(int).astype(str) + "% intersection"
+        fig = px.line(long, x="double_share", y="value", color="statistic", facet_row="measure",
+                      facet_col="agreement", markers=True,
+                      category_orders={"measure": measures},
+                      labels={"double_share": "share of double labels"},
+                      height=220 * len(measures) + 80)
+        fig.for_each_annotation(lambda a: a.update(text=a.text.split("=")[-1]))
+        st.plotly_chart(fig, width="stretch", key="agreement.sim_plot")
+    else:
+        st.info("Pick at least one measure.")
+    download_table(curves.assign(seed=sim_seed, n_boot=sim_boot, n_datasets=n_datasets),
+                   "multilabel_simulation.csv", key="agreement.dl_sim")

@@ -1,6 +1,300 @@
-"""Placeholder: the Annotator graph page is not built yet (issue 5)."""
+"""Annotator graph: Basile's systematicity sigma, its randomised baseline and annotator camps."""
 
+from __future__ import annotations
+
+import html
+import json
+import math
+import re
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
+from pyvis.network import Network
+
+from hlv_core import balance
+from hlv_core.io import DataError, Dataset
+from hlv_ui.state import require_dataset, show_data_error
+from hlv_ui.widgets import download_table
+
+#: Above this many annotators: positions precomputed with networkx, physics off.
+PHYSICS_MAX_NODES = 120
+#: Above this many edges the edge filter starts at this many edges drawn.
+DEFAULT_MAX_EDGES = 1500
+HEATMAP_MAX = 80
+CAMP_COLOURS = {0: "#1f77b4", 1: "#ff7f0e", -1: "#b0b0b0"}
+MEMO_KEY = "graph._rnd_memo"
 
 st.title("Annotator graph")
-st.warning("Not built yet: this page arrives with issue 5. Nothing on it is computed.")
+st.caption(
+    "Basile's systematicity **σ** (seed 004): annotators are nodes; a pair is joined by a **+** "
+    "edge when its pairwise Krippendorff's α is at least the overall α, by a **−** edge otherwise. "
+    "σ is the share of balanced triangles (+++ or +−−). σ near 1 means annotators form camps; "
+    "compare it with **σ_rnd**, the same measure after shuffling annotators within two random "
+    "halves of the items (α is unchanged by the shuffle)."
+)
+
+dataset = require_dataset(tasks=("multiclass", "multilabel", "rating"), need_ids=True)
+
+# ------------------------------------------------------------------------------- controls
+levels = list(balance.LEVELS)
+default_level = dataset.level if dataset.level in levels else "nominal"
+if dataset.task == "multilabel":
+    levels, default_level = ["nominal"], "nominal"
+c1, c2, c3, c4 = st.columns(4)
+level = c1.selectbox(
+    "Level of measurement", levels, index=levels.index(default_level), key="graph.level",
+    help="Used for the overall α and every pairwise α (the same level for both).",
+)
+min_shared = int(c2.number_input(
+    "min shared items", min_value=1, max_value=100, value=2, step=1, key="graph.min_shared",
+    help="Pairs sharing fewer items get no edge (one shared item can never give a positive α).",
+))
+n_repeats = int(c3.number_input(
+    "σ_rnd replicates", min_value=1, max_value=200, value=10, step=1, key="graph.repeats",
+))
+seed = int(c4.number_input("Seed", min_value=0, max_value=2**31 - 1, value=0, step=1,
+                           key="graph.seed"))
+multilabel = "set" if dataset.task == "multilabel" else "error"
+if multilabel == "set":
+    st.info("Multi-label data: each annotator's label set on an item is one nominal value "
+            "(e.g. `a+b`), so two annotators agree only when they chose the same set.")
+
+
+@st.cache_data(show_spinner="Computing pairwise α and the signed graph…", max_entries=8)
+def compute_sigma(_dataset: Dataset, dataset_hash: str, level: str, min_shared: int,
+                  multilabel: str):
+    del dataset_hash
+    result = balance.sigma(_dataset.annotations, level=level, min_shared=min_shared,
+                           multilabel=multilabel)
+    return result, balance.camps(result)
+
+
+@st.cache_data(show_spinner="Laying out the graph…", max_entries=8)
+def spring_positions(dataset_hash: str, level: str, min_shared: int, multilabel: str,
+                     edges: pd.DataFrame, nodes: tuple[str, ...], seed: int) -> dict:
+    del dataset_hash, level, min_shared, multilabel
+    graph = nx.Graph()
+    graph.add_nodes_from(nodes)
+    graph.add_edges_from(zip(edges["annotator_a"], edges["annotator_b"], strict=True))
+    pos = nx.spring_layout(graph, seed=seed, iterations=40)
+    scale = 60.0 * math.sqrt(len(nodes))
+    return {k: (float(v[0]) * scale, float(v[1]) * scale) for k, v in pos.items()}
+
+
+def random_baseline(result_key: tuple) -> balance.RandomSigmaResult:
+    """sigma_rnd with a progress bar on the first run, memoised in the session afterwards."""
+    memo = st.session_state.setdefault(MEMO_KEY, {})
+    if result_key in memo:
+        return memo[result_key]
+    bar = st.progress(0.0, text="σ_rnd: shuffling annotators…")
+
+    def tick(done: int, total: int) -> None:
+        bar.progress(done / total, text=f"σ_rnd: replicate {done} of {total}")
+
+    rnd = balance.sigma_random(
+        dataset.annotations, n_repeats=n_repeats, seed=seed, level=level, min_shared=min_shared,
+        multilabel=multilabel, progress=tick,
+    )
+    bar.empty()
+    if len(memo) >= 8:
+        memo.pop(next(iter(memo)))
+    memo[result_key] = rnd
+    return rnd
+
+
+def network_html(result: balance.SigmaResult, partition: balance.CampsResult,
+                 edges: pd.DataFrame, positions: dict | None) -> str:
+    """Self-contained vis-network HTML: every user string escaped, no external resource."""
+    net = Network(height="600px", width="100%", cdn_resources="in_line")
+    camp = partition.camps
+    nodes = result.nodes
+    biggest = max(int(nodes["n_annotations"].max()), 1)
+    index = {a: i for i, a in enumerate(nodes["annotator_id"])}
+    for row in nodes.itertuples(index=False):
+        name = html.escape(str(row.annotator_id))
+        c = int(camp.get(row.annotator_id, -1))
+        kwargs = {}
+        if positions is not None:
+            x, y = positions[row.annotator_id]
+            kwargs = {"x": x, "y": y, "physics": False}
+        net.add_node(
+            index[row.annotator_id],
+            label=name,
+            title=(
+                f"{name}\ncamp: {'none' if c < 0 else c}\nannotations: {row.n_annotations}\n"
+                f"edges: {row.n_pos} + / {row.n_neg} −\n"
+                f"triangles: {row.balanced} balanced / {row.unbalanced} unbalanced"
+            ),
+            color=CAMP_COLOURS[c],
+            size=8 + 22 * math.sqrt(row.n_annotations / biggest),
+            **kwargs,
+        )
+    for row in edges.itertuples(index=False):
+        a, b = html.escape(str(row.annotator_a)), html.escape(str(row.annotator_b))
+        net.add_edge(
+            index[row.annotator_a], index[row.annotator_b],
+            title=(f"{a} – {b}\npairwise α = {row.alpha:.3f} (overall {result.alpha:.3f})\n"
+                   f"shared items: {row.n_shared}\nsign: {'+' if row.sign > 0 else '−'}"),
+            color="#2ca02c" if row.sign > 0 else "#d62728",
+            dashes=bool(row.sign < 0),
+            width=2 if row.sign > 0 else 1,
+        )
+    if positions is not None:
+        net.toggle_physics(False)
+    markup = net.generate_html()
+    # pyvis' in-line template still links bootstrap from a CDN and vis.js from ../node_modules;
+    # the vis library itself is in-lined, so drop every external <script src> and <link href>.
+    markup = re.sub(r"<script[^>]*\bsrc=[^>]*>\s*</script>", "", markup, flags=re.S)
+    markup = re.sub(r"<link[^>]*\bhref=[^>]*/?>", "", markup, flags=re.S)
+    return markup
+
+
+# ------------------------------------------------------------------------------- compute
+try:
+    result, partition = compute_sigma(dataset, dataset.content_hash, level, min_shared, multilabel)
+    rnd = random_baseline((dataset.content_hash, level, min_shared, multilabel, n_repeats, seed))
+except (DataError, ValueError) as error:
+    if isinstance(error, DataError):
+        show_data_error(error)
+    else:
+        st.error(f"**Cannot compute σ for this dataset at this level.** {html.escape(str(error))}")
+    st.stop()
+
+m1, m2, m3, m4, m5 = st.columns(5)
+m1.metric("α (overall)", f"{result.alpha:.3f}")
+m2.metric("σ", "n/a" if math.isnan(result.sigma) else f"{result.sigma:.3f}",
+          help="balanced triangles / triangles")
+m3.metric("σ_rnd (mean)", "n/a" if math.isnan(rnd.mean) else f"{rnd.mean:.3f}",
+          help=f"{rnd.n_defined} of {rnd.n_repeats} replicates defined; seed {seed}")
+m4.metric("Triangles", f"{result.n_triangles:,}",
+          help=f"{result.n_balanced:,} balanced, {result.n_unbalanced:,} unbalanced")
+m5.metric("Edges", f"{result.n_pos_edges:,} + / {result.n_neg_edges:,} −")
+if result.explanation:
+    st.warning(result.explanation)
+st.caption(
+    f"{result.n_pairs_overlapping:,} annotator pairs share at least one item; "
+    f"**{result.n_dropped_min_shared:,}** dropped for sharing fewer than {min_shared} items, "
+    f"**{result.n_dropped_undefined:,}** dropped because their pairwise α is undefined (all "
+    f"shared labels identical). σ_rnd sd = "
+    f"{'n/a' if math.isnan(rnd.sd) else f'{rnd.sd:.3f}'}; seed {seed}; level {level}; "
+    f"largest change of α across replicates {np.nanmax(np.abs(rnd.alphas - rnd.alpha)):.1e}."
+)
+
+graph_col, side_col = st.columns([3, 2])
+with graph_col:
+    st.subheader("Signed graph")
+    edges = result.edges
+    n_nodes = len(result.nodes)
+    if len(edges) > DEFAULT_MAX_EDGES:
+        f1, f2 = st.columns(2)
+        max_edges = int(f1.number_input(
+            "Edges drawn (strongest first)", min_value=1, max_value=len(edges),
+            value=DEFAULT_MAX_EDGES, step=100, key="graph.max_edges",
+            help="Edges ranked by |pairwise α − overall α|; the counts above use every edge.",
+        ))
+        which = f2.radio("Signs", ["both", "+ only", "− only"], horizontal=True,
+                         key="graph.signs")
+        shown = edges
+        if which != "both":
+            shown = shown[shown["sign"] == (1 if which == "+ only" else -1)]
+        strength = (shown["alpha"] - result.alpha).abs()
+        shown = shown.loc[strength.sort_values(ascending=False).index[:max_edges]]
+    else:
+        shown = edges
+    positions = None
+    if n_nodes > PHYSICS_MAX_NODES:
+        positions = spring_positions(dataset.content_hash, level, min_shared, multilabel,
+                                     edges[["annotator_a", "annotator_b"]],
+                                     tuple(result.nodes["annotator_id"]), seed)
+    st.iframe(network_html(result, partition, shown, positions), height=620)
+    st.caption(
+        f"{len(shown):,} of {len(edges):,} edges drawn; solid green = +, dashed red = −; node "
+        "colour = camp (grey: no edge), size = number of annotations. "
+        + ("Positions precomputed (spring layout), physics off." if positions else
+           "Drag nodes to rearrange.")
+    )
+
+with side_col:
+    st.subheader("σ against its random baseline")
+    defined = rnd.values[np.isfinite(rnd.values)]
+    fig = go.Figure()
+    fig.add_trace(go.Histogram(x=defined.tolist(), name="σ_rnd replicates",
+                               xbins={"start": 0, "end": 1.0001, "size": 0.05}))
+    if not math.isnan(result.sigma):
+        fig.add_vline(x=result.sigma, line_color="#d62728", line_width=3,
+                      annotation_text=f"σ = {result.sigma:.3f}")
+    fig.update_layout(xaxis_title="σ", yaxis_title="replicates", height=300,
+                      xaxis_range=[0, 1.02], margin={"t": 30, "b": 40}, showlegend=False)
+    st.plotly_chart(fig, width="stretch", key="graph.hist")
+    st.caption(f"{rnd.n_defined} of {rnd.n_repeats} replicates have triangles; seed {seed}.")
+
+    st.subheader("Camps")
+    sizes = partition.camps.value_counts().sort_index()
+    st.write(
+        f"Method **{partition.method}** ({'exact: the graph is balanced' if partition.balanced else 'approximate'}); "
+        f"frustration **{partition.frustration:,}** of {partition.n_edges:,} edges "
+        f"(+ across camps or − within); {partition.n_components} connected component(s); "
+        + ", ".join(f"{'no edge' if k < 0 else f'camp {k}'}: {v}" for k, v in sizes.items())
+    )
+    traits = [c for c in dataset.annotators.columns if c != "annotator_id"]
+    if traits:
+        trait = st.selectbox("Compare camps with the trait", traits, key="graph.trait")
+        table, v = balance.camp_trait_table(partition, dataset.annotators, trait)
+        if table.empty:
+            st.info("No annotator with a camp and a value of this trait.")
+        else:
+            st.dataframe(table, width="stretch")
+            st.caption("Cramér's V = " + ("n/a" if math.isnan(v) else f"{v:.2f}")
+                       + " (1: the camps are exactly the trait groups; 0: unrelated).")
+    else:
+        st.caption("This dataset has no annotator traits to compare the camps with.")
+
+st.subheader("Pairwise α")
+ids = list(result.nodes.sort_values("n_annotations", ascending=False)["annotator_id"])[:HEATMAP_MAX]
+ids.sort(key=lambda a: (int(partition.camps.get(a, -1)) % 3, a))  # camp 0, camp 1, then none
+pairs = result.pairs[result.pairs["annotator_a"].isin(ids) & result.pairs["annotator_b"].isin(ids)]
+matrix = pd.DataFrame(np.nan, index=ids, columns=ids)
+mask = pairs["status"] == "edge"
+for a, b, value in zip(pairs["annotator_a"][mask], pairs["annotator_b"][mask],
+                       pairs["alpha"][mask], strict=True):
+    matrix.loc[a, b] = matrix.loc[b, a] = value
+labels = [html.escape(str(a)) for a in ids]
+heat = go.Figure(go.Heatmap(
+    z=matrix.to_numpy(), x=labels, y=labels, colorscale="RdBu", zmid=result.alpha,
+    colorbar={"title": "α_ij"},
+    hovertemplate="%{y} – %{x}<br>α_ij = %{z:.3f}<extra></extra>",
+))
+heat.update_layout(height=min(700, 200 + 12 * len(ids)), margin={"t": 20},
+                   yaxis_autorange="reversed")
+st.plotly_chart(heat, width="stretch", key="graph.heatmap")
+st.caption(
+    f"Colour centred on the overall α ({result.alpha:.3f}): blue = + edge, red = − edge; blank = "
+    "no edge. Annotators ordered by camp"
+    + (f"; the {HEATMAP_MAX} most active of {len(result.nodes)} shown." if len(result.nodes)
+       > HEATMAP_MAX else ".")
+)
+
+st.subheader("Downloads")
+camps_table = partition.table.merge(result.nodes, on="annotator_id")
+meta = {"dataset": dataset.name, "seed": seed, "level": level, "min_shared": min_shared,
+        "n_repeats": n_repeats, **result.summary(), **rnd.summary(),
+        "camps_method": partition.method, "camps_frustration": partition.frustration}
+d1, d2, d3, d4, d5 = st.columns(5)
+with d1:
+    download_table(result.edges.assign(seed=seed), "graph_edges.csv", key="graph.dl_edges",
+                   label="Edges CSV")
+with d2:
+    download_table(camps_table, "graph_camps.csv", key="graph.dl_camps", label="Camps CSV")
+with d3:
+    download_table(result.pairs, "graph_pairs.csv", key="graph.dl_pairs", label="All pairs CSV")
+with d4:
+    st.download_button("GraphML", data=balance.graphml_bytes(result, partition),
+                       file_name="annotator_graph.graphml", mime="application/xml",
+                       key="graph.dl_graphml", on_click="ignore", icon=":material/download:")
+with d5:
+    st.download_button("Summary JSON", data=json.dumps(meta, indent=2, default=str),
+                       file_name="graph_summary.json", mime="application/json",
+                       key="graph.dl_summary", on_click="ignore", icon=":material/download:")

@@ -1,0 +1,429 @@
+"""Krippendorff's alpha from value counts, its item bootstrap, and all-pairs alpha (sparse algebra).
+
+Internal helpers of :mod:`hlv_core.agreement` (public names are re-exported there).
+
+Definitions (Krippendorff 2011, "Computing Krippendorff's alpha-reliability"; spec
+``agreement_balance_perspectivist.md`` sections 1.3 and 2, binding decision 5):
+
+* unit (item) u with value counts ``n_uc`` and ``n_u = sum_c n_uc`` pairable values (only units with
+  ``n_u >= 2`` count);
+* coincidences ``o_ck = sum_u (n_uc n_uk - [c == k] n_uc) / (n_u - 1)``, marginals
+  ``n_c = sum_k o_ck``, ``n = sum_c n_c``;
+* ``alpha = 1 - (n - 1) * sum_ck o_ck delta_ck / sum_ck n_c n_k delta_ck``;
+* distances: nominal ``[c != k]``; interval ``(v_c - v_k)^2``; ratio ``((v_c - v_k)/(v_c + v_k))^2``
+  (0 when ``v_c + v_k = 0``, as the ``krippendorff`` package); ordinal
+  ``(sum_{g=c..k} n_g - (n_c + n_k)/2)^2`` over values sorted by their number.
+
+Alpha is undefined (NaN) when fewer than two pairable values exist or the expected disagreement is 0
+(all pairable values identical).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+__all__ = [
+    "ALPHA_LEVELS",
+    "AlphaInput",
+    "alpha_from_counts",
+    "bootstrap_alpha_from_counts",
+    "prepare_alpha_input",
+    "pairwise_alpha_codes",
+]
+
+ALPHA_LEVELS = ("nominal", "ordinal", "interval", "ratio")
+
+
+def _check_level(level: str) -> str:
+    if level not in ALPHA_LEVELS:
+        raise ValueError(
+            f"unknown level of measurement {level!r}; choose one of {', '.join(ALPHA_LEVELS)}"
+        )
+    return level
+
+
+def _as_float(text: object) -> float | None:
+    try:
+        value = float(str(text))
+    except (TypeError, ValueError):
+        return None
+    return value if np.isfinite(value) else None
+
+
+class AlphaInput:
+    """Integer-coded long annotations ready for alpha.
+
+    Attributes: ``item`` (R,), ``annotator`` (R,), ``value`` (R,) integer codes; ``item_ids``,
+    ``annotator_ids`` (sorted str), ``domain`` (labels of the value codes, in code order),
+    ``numbers`` (float value of each code; codes are sorted by number for non-nominal levels).
+    """
+
+    def __init__(self, item, annotator, value, item_ids, annotator_ids, domain, numbers, level):
+        self.item = item
+        self.annotator = annotator
+        self.value = value
+        self.item_ids = item_ids
+        self.annotator_ids = annotator_ids
+        self.domain = domain
+        self.numbers = numbers
+        self.level = level
+
+    @property
+    def n_items(self) -> int:
+        return len(self.item_ids)
+
+    @property
+    def n_annotators(self) -> int:
+        return len(self.annotator_ids)
+
+    @property
+    def n_values(self) -> int:
+        return len(self.domain)
+
+    def counts(self) -> sp.csr_matrix:
+        """(N, K) sparse value counts per item."""
+        return sp.csr_matrix(
+            (np.ones(len(self.item)), (self.item, self.value)),
+            shape=(self.n_items, self.n_values),
+        )
+
+
+def _label_numbers(
+    labels: Sequence[str], level: str, values: Mapping[str, float] | Sequence[str] | None
+) -> np.ndarray:
+    """Numeric value of every distinct label (non-nominal levels)."""
+    if values is None:
+        parsed = [_as_float(x) for x in labels]
+        bad = [x for x, v in zip(labels, parsed, strict=True) if v is None]
+        if bad:
+            raise ValueError(
+                f"level {level!r} needs numeric labels, but {bad[:5]!r} are not numbers; pass "
+                "values= (a mapping label -> number, or the labels in their order) or use level="
+                "'nominal'"
+            )
+        return np.array(parsed, dtype=float)
+    if isinstance(values, Mapping):
+        missing = [x for x in labels if x not in values]
+        if missing:
+            raise ValueError(f"values= has no number for the labels {missing[:5]!r}")
+        return np.array([float(values[x]) for x in labels], dtype=float)
+    order = [str(x) for x in values]
+    position = {x: i for i, x in enumerate(order)}
+    missing = [x for x in labels if x not in position]
+    if missing:
+        raise ValueError(f"values= (label order) lacks the labels {missing[:5]!r}")
+    return np.array([float(position[x]) for x in labels], dtype=float)
+
+
+def prepare_alpha_input(
+    annotations: pd.DataFrame,
+    *,
+    level: str = "nominal",
+    values: Mapping[str, float] | Sequence[str] | None = None,
+    multilabel: str = "error",
+) -> AlphaInput:
+    """Validate long annotations and code them for alpha.
+
+    ``multilabel``: what to do when an annotator gave several labels to one item: ``"error"``
+    (default; alpha needs one value per cell) or ``"set"`` (the sorted label set, joined by ``";"``,
+    becomes one nominal value; e.g. VariErr NLI alpha .330).
+    """
+    _check_level(level)
+    if not isinstance(annotations, pd.DataFrame):
+        raise ValueError("annotations must be a pandas DataFrame with columns item_id, annotator_id, label")
+    missing = [c for c in ("item_id", "annotator_id", "label") if c not in annotations.columns]
+    if missing:
+        raise ValueError(f"annotations lack the column(s) {', '.join(missing)}")
+    frame = annotations[["item_id", "annotator_id", "label"]].dropna()
+    if not all(pd.api.types.is_string_dtype(frame[c]) for c in frame.columns):
+        frame = frame.astype(str)
+    item_codes, item_ids = pd.factorize(frame["item_id"], sort=True)
+    ann_codes, ann_ids = pd.factorize(frame["annotator_id"], sort=True)
+    cell = item_codes.astype(np.int64) * max(len(ann_ids), 1) + ann_codes
+    sorted_cells = np.sort(cell)
+    if len(cell) > 1 and bool((sorted_cells[1:] == sorted_cells[:-1]).any()):
+        dup = pd.Series(cell).duplicated(keep=False).to_numpy()
+        if multilabel == "set":
+            frame = (
+                frame.drop_duplicates()
+                .sort_values("label")
+                .groupby(["item_id", "annotator_id"], sort=False)["label"]
+                .agg(";".join)
+                .reset_index()
+            )
+            if level != "nominal":
+                raise ValueError("label sets (multilabel='set') can only be compared at level 'nominal'")
+        elif multilabel == "error":
+            first = frame.loc[dup].iloc[0]
+            raise ValueError(
+                f"annotator {first['annotator_id']!r} gave several labels to item "
+                f"{first['item_id']!r}; alpha needs one value per (item, annotator). For multi-label "
+                "data pass multilabel='set' (label sets as nominal values) or use multilabel_agreement"
+            )
+        else:
+            raise ValueError("multilabel must be 'error' or 'set'")
+        item_codes, item_ids = pd.factorize(frame["item_id"], sort=True)
+        ann_codes, ann_ids = pd.factorize(frame["annotator_id"], sort=True)
+    lab_codes, labs = pd.factorize(frame["label"], sort=True)
+    labs = [str(x) for x in labs]
+    if level == "nominal":
+        numbers = np.arange(len(labs), dtype=float)
+        domain = list(labs)
+        value = lab_codes
+    else:
+        nums = _label_numbers(labs, level, values)
+        uniq, inverse = np.unique(nums, return_inverse=True)
+        value = inverse[lab_codes]
+        # label of each numeric value: the first label string carrying it
+        domain = [""] * len(uniq)
+        for lab, code in zip(labs, inverse, strict=True):
+            if not domain[code]:
+                domain[code] = lab
+        numbers = uniq.astype(float)
+    return AlphaInput(
+        np.asarray(item_codes, dtype=np.int64),
+        np.asarray(ann_codes, dtype=np.int64),
+        np.asarray(value, dtype=np.int64),
+        pd.Index(np.asarray(item_ids, dtype=object).astype(str)),
+        pd.Index(np.asarray(ann_ids, dtype=object).astype(str)),
+        domain,
+        numbers,
+        level,
+    )
+
+
+def _fixed_delta(level: str, numbers: np.ndarray) -> np.ndarray | None:
+    """(K, K) distance matrix for nominal/interval/ratio; None for ordinal (depends on marginals)."""
+    k = len(numbers)
+    if level == "nominal":
+        return 1.0 - np.eye(k)
+    if level == "interval":
+        return (numbers[:, None] - numbers[None, :]) ** 2
+    if level == "ratio":
+        total = numbers[:, None] + numbers[None, :]
+        diff = numbers[:, None] - numbers[None, :]
+        out = np.zeros((k, k))
+        np.divide(diff, total, out=out, where=total != 0)
+        return out**2
+    return None
+
+
+def _ordinal_delta(n_c: np.ndarray) -> np.ndarray:
+    """Ordinal distances from marginals ``n_c`` (..., K) -> (..., K, K)."""
+    cum = np.cumsum(n_c, axis=-1)
+    lo = cum[..., :, None] - n_c[..., :, None]  # sum_{g < c}
+    hi = cum[..., None, :]  # sum_{g <= k}
+    between = hi - lo  # sum_{g=c..k} for c <= k
+    between = np.where(
+        np.arange(n_c.shape[-1])[:, None] <= np.arange(n_c.shape[-1])[None, :],
+        between,
+        np.swapaxes(between, -1, -2),
+    )
+    return (between - (n_c[..., :, None] + n_c[..., None, :]) / 2.0) ** 2
+
+
+def _delta(level: str, numbers: np.ndarray, n_c: np.ndarray) -> np.ndarray:
+    fixed = _fixed_delta(level, numbers)
+    return _ordinal_delta(n_c) if fixed is None else fixed
+
+
+def _pairable(counts) -> tuple[sp.csr_matrix, np.ndarray]:
+    counts = sp.csr_matrix(counts, dtype=float)
+    n_u = np.asarray(counts.sum(axis=1)).ravel()
+    keep = np.flatnonzero(n_u >= 2)
+    return counts[keep], n_u[keep]
+
+
+def alpha_from_counts(
+    counts, numbers: np.ndarray | None = None, *, level: str = "nominal"
+) -> float:
+    """Krippendorff's alpha from an (N, K) array (dense or sparse) of value counts per item.
+
+    ``numbers`` (K,): numeric value of each column (columns must be sorted by value for ordinal);
+    default ``0..K-1``. Returns NaN when undefined (fewer than 2 pairable values or no expected
+    disagreement). Formula: module docstring (Krippendorff 2011; spec section 2).
+    """
+    _check_level(level)
+    counts, n_u = _pairable(counts)
+    k = counts.shape[1]
+    numbers = np.arange(k, dtype=float) if numbers is None else np.asarray(numbers, dtype=float)
+    if len(n_u) == 0 or k < 2:
+        return float("nan")
+    w = 1.0 / (n_u - 1.0)
+    weighted = sp.diags(w) @ counts
+    o = np.asarray((counts.T @ weighted).todense()) - np.diag(np.asarray(weighted.sum(axis=0)).ravel())
+    n_c = o.sum(axis=1)
+    n = n_c.sum()
+    delta = _delta(level, numbers, n_c)
+    d_o = float((o * delta).sum())
+    d_e = float(n_c @ delta @ n_c)
+    if n < 2 or d_e <= 0:
+        return float("nan")
+    return 1.0 - (n - 1.0) * d_o / d_e
+
+
+def bootstrap_alpha_from_counts(
+    counts,
+    numbers: np.ndarray | None = None,
+    *,
+    level: str = "nominal",
+    n_boot: int = 1000,
+    seed: int | np.random.Generator = 0,
+    chunk: int | None = None,
+) -> np.ndarray:
+    """(n_boot,) alpha of bootstrap resamples of the pairable items (with replacement).
+
+    Vectorised: alpha's sums are linear in per-item contributions, so a replicate is a weight vector
+    (how often each item was drawn) times the per-item observed disagreement and value counts.
+    Items with the same value-count profile are interchangeable, so the weights are drawn per
+    distinct profile: ``W ~ Multinomial(N, f / N)`` (f = items per profile), which is exactly the
+    distribution of profile counts in a resample of N items drawn with replacement. Items with fewer
+    than two values contribute nothing and are left out of the resampling. Undefined replicates
+    are NaN.
+    """
+    _check_level(level)
+    if n_boot < 1:
+        raise ValueError("n_boot must be at least 1")
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    counts, _ = _pairable(counts)
+    n_items, k = counts.shape
+    numbers = np.arange(k, dtype=float) if numbers is None else np.asarray(numbers, dtype=float)
+    if n_items == 0 or k < 2:
+        return np.full(n_boot, np.nan)
+    profiles, freq = np.unique(counts.toarray(), axis=0, return_counts=True)
+    n_prof = len(profiles)
+    w = 1.0 / (profiles.sum(axis=1) - 1.0)
+    fixed = _fixed_delta(level, numbers)
+    if fixed is not None:
+        # per-profile observed disagreement w_u * sum_ck n_uc n_uk delta_ck (delta_cc = 0)
+        per_item = w * np.einsum("uc,ck,uk->u", profiles, fixed, profiles)
+    else:
+        per_item = (w[:, None, None] * (profiles[:, :, None] * profiles[:, None, :])).reshape(
+            n_prof, k * k
+        )
+        per_item[:, np.arange(k) * (k + 1)] -= w[:, None] * profiles
+    if chunk is None:
+        chunk = max(1, min(n_boot, int(2e7 // max(n_prof * max(k, 4), 1))))
+    out = np.empty(n_boot)
+    share = freq / freq.sum()
+    for start in range(0, n_boot, chunk):
+        b = min(chunk, n_boot - start)
+        weights = rng.multinomial(n_items, share, size=b).astype(float)  # (b, n_prof)
+        n_c = weights @ profiles  # (b, K)
+        n = n_c.sum(axis=1)
+        if fixed is not None:
+            d_o = weights @ per_item
+            d_e = np.einsum("bc,ck,bk->b", n_c, fixed, n_c)
+        else:
+            o = (weights @ per_item).reshape(b, k, k)
+            delta = _ordinal_delta(n_c)
+            d_o = (o * delta).sum(axis=(1, 2))
+            d_e = np.einsum("bc,bck,bk->b", n_c, delta, n_c)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            alpha = 1.0 - (n - 1.0) * d_o / d_e
+        alpha[(d_e <= 0) | (n < 2)] = np.nan
+        out[start : start + b] = alpha
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# all-pairs alpha (spec section 1.3)
+
+
+def _values_at_pairs(product: sp.spmatrix, keys: np.ndarray, n_ann: int) -> np.ndarray:
+    """``(P + P^T)_ij`` for the pairs i < j encoded as ``keys = i * n_ann + j`` (sorted).
+
+    ``P``'s sparsity pattern must lie inside that of ``M M^T``."""
+    sym = (product + product.T).tocoo()
+    mask = sym.row < sym.col
+    k = sym.row[mask].astype(np.int64) * n_ann + sym.col[mask]
+    out = np.zeros(len(keys))
+    if len(k):
+        pos = np.searchsorted(keys, k)
+        out[pos] = sym.data[mask]
+    return out
+
+
+def pairwise_alpha_codes(data: AlphaInput, *, min_shared: int = 2) -> pd.DataFrame:
+    """All-pairs alpha with the sparse closed forms of spec section 1.3.
+
+    Returns one row per annotator pair sharing at least one item (``annotator_a < annotator_b``
+    in sorted id order): ``annotator_a, annotator_b, n_shared, alpha``; alpha is NaN when the pair
+    shares fewer than ``min_shared`` items or is undefined (expected disagreement 0).
+    """
+    if min_shared < 1:
+        raise ValueError("min_shared must be at least 1")
+    n_ann, n_items, k = data.n_annotators, data.n_items, data.n_values
+    rows, cols = data.annotator, data.item
+    m = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n_ann, n_items))
+    shared = sp.triu(m @ m.T, k=1).tocoo()
+    order = np.lexsort((shared.col, shared.row))
+    pi = shared.row[order].astype(np.int64)
+    pj = shared.col[order].astype(np.int64)
+    n_shared = shared.data[order]
+    keys = pi * n_ann + pj
+    npairs = len(keys)
+    n = 2.0 * n_shared
+    level = data.level
+    x = [
+        sp.csr_matrix(
+            (np.ones(int((data.value == c).sum())), (rows[data.value == c], cols[data.value == c])),
+            shape=(n_ann, n_items),
+        )
+        for c in range(k)
+    ]
+    if npairs == 0:
+        num = den = np.zeros(0)
+    elif level == "nominal":
+        y = sp.csr_matrix(
+            (np.ones(len(rows)), (rows, cols * k + data.value)), shape=(n_ann, n_items * k)
+        )
+        agree = _values_at_pairs(sp.triu(y @ y.T, k=1), keys, n_ann)
+        sum_m2 = np.zeros(npairs)
+        for c in range(k):
+            sum_m2 += _values_at_pairs(x[c] @ m.T, keys, n_ann) ** 2
+        num = n_shared - agree  # disagreements
+        den = (n * n - sum_m2) / 2.0  # sum_{c<k} m_c m_k
+    elif level == "interval":
+        vals = data.numbers[data.value]
+        v = sp.csr_matrix((vals, (rows, cols)), shape=(n_ann, n_items))
+        v2 = sp.csr_matrix((vals * vals, (rows, cols)), shape=(n_ann, n_items))
+        s1 = _values_at_pairs(v @ m.T, keys, n_ann)
+        s2 = _values_at_pairs(v2 @ m.T, keys, n_ann)
+        vv = _values_at_pairs(sp.triu(v @ v.T, k=1), keys, n_ann)
+        num = s2 - 2.0 * vv
+        den = n * s2 - s1 * s1
+        scale = np.maximum(n * s2, 1.0)
+        den = np.where(np.abs(den) <= 1e-12 * scale, 0.0, den)
+        num = np.where(np.abs(num) <= 1e-12 * np.maximum(s2, 1.0), 0.0, num)
+    else:  # ordinal / ratio: per-pair marginals and cross-coincidences, c < k
+        marg = np.stack([_values_at_pairs(x[c] @ m.T, keys, n_ann) for c in range(k)], axis=1)
+        ci, ck = np.triu_indices(k, 1)
+        cross = np.stack(
+            [_values_at_pairs(x[a] @ x[b].T, keys, n_ann) for a, b in zip(ci, ck, strict=True)],
+            axis=1,
+        ) if len(ci) else np.zeros((npairs, 0))
+        if level == "ordinal":
+            cum = np.cumsum(marg, axis=1)
+            between = cum[:, ck] - cum[:, ci] + marg[:, ci]
+            delta = (between - (marg[:, ci] + marg[:, ck]) / 2.0) ** 2
+        else:
+            delta = np.broadcast_to(_fixed_delta("ratio", data.numbers)[ci, ck], cross.shape)
+        num = (cross * delta).sum(axis=1)
+        den = (marg[:, ci] * marg[:, ck] * delta).sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        alpha = 1.0 - (n - 1.0) * num / den
+    alpha = np.where((den > 0) & (n_shared >= min_shared), alpha, np.nan)
+    ids = np.asarray(data.annotator_ids, dtype=object)
+    return pd.DataFrame(
+        {
+            "annotator_a": pd.Series(ids[pi], dtype=str),
+            "annotator_b": pd.Series(ids[pj], dtype=str),
+            "n_shared": n_shared.astype(np.int64),
+            "alpha": alpha.astype(float),
+        }
+    )

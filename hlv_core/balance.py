@@ -1,0 +1,918 @@
+"""Structural balance of the annotator graph: Basile's systematicity sigma and its baseline.
+
+Source: Basile, "A Measure of Systematic Disagreement" (seed 004), sections 3 and 4.1;
+restated and made precise in ``shared/spec/agreement_balance_perspectivist.md`` section 1 and
+binding decision 6 of ``shared/spec/README.md``.
+
+Definitions (spec 1.1):
+
+* alpha = Krippendorff's alpha of all annotations; alpha_ij = alpha of annotators i and j on the
+  items both labelled (``hlv_core.agreement``; never recomputed here).
+* Signed annotator graph: edge (i, j) with sign ``+`` iff alpha_ij >= alpha, ``-`` otherwise.
+  Pairs sharing fewer than ``min_shared`` items and pairs with undefined alpha_ij get no edge;
+  both are counted and reported.
+* A triangle is balanced iff the product of its three signs is +1.
+  sigma = #balanced / #triangles (NaN, with an explanation, when there is no triangle).
+* Triangles are counted with trace identities (spec 1.4), never by enumeration: with S the
+  signed adjacency and A = |S|, tr(A^3) = 6 T and tr(S^3) = 6 (B - U), so
+  B = (tr A^3 + tr S^3) / 12 and U = (tr A^3 - tr S^3) / 12. The traces are sums of the
+  elementwise products (A A) o A and (S S) o S, so the cube is never formed.
+* sigma_rnd (paper 4.1, spec 1.2): items split at random into two halves (first floor(N/2) of
+  a random permutation), the annotator rows permuted independently inside each half; this keeps
+  every item's multiset of values, hence alpha, exactly; 10 replicates by default.
+
+Camps (Cartwright & Harary 1956): a signed graph whose cycles are all balanced splits into at most
+two camps with ``+`` edges inside and ``-`` edges across. :func:`camps` returns that partition when
+it exists, otherwise the sign pattern of the leading eigenvector of S refined by greedy single
+node moves, and its frustration (number of edges that violate the partition).
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+
+from hlv_core.io import DataError, Dataset
+
+__all__ = [
+    "CampsResult",
+    "RandomSigmaResult",
+    "SigmaResult",
+    "TriangleCounts",
+    "apply_shuffle",
+    "camp_trait_table",
+    "camps",
+    "collapse_label_sets",
+    "compare_datasets",
+    "count_triangles",
+    "graphml_bytes",
+    "shuffle_annotations",
+    "sigma",
+    "sigma_random",
+    "signed_adjacency",
+    "to_networkx",
+]
+
+LEVELS = ("nominal", "ordinal", "interval", "ratio")
+#: Graphs with at most this many nodes, or denser than DENSE_FRACTION, use dense BLAS products.
+DENSE_NODES = 300
+DENSE_FRACTION = 0.05
+
+
+# ---------------------------------------------------------------------------------- triangles
+@dataclass(frozen=True)
+class TriangleCounts:
+    """Balanced / unbalanced triangle counts of a signed graph (spec 1.4).
+
+    ``node_*`` arrays are indexed like the adjacency rows; ``edge_rows``/``edge_cols`` list every
+    edge once (row < col) with the triangles through it in ``edge_balanced``/``edge_unbalanced``.
+    """
+
+    n_triangles: int
+    n_balanced: int
+    n_unbalanced: int
+    node_balanced: np.ndarray
+    node_unbalanced: np.ndarray
+    edge_rows: np.ndarray
+    edge_cols: np.ndarray
+    edge_balanced: np.ndarray
+    edge_unbalanced: np.ndarray
+
+    @property
+    def sigma(self) -> float:
+        """B / T, NaN when there is no triangle."""
+        return self.n_balanced / self.n_triangles if self.n_triangles else math.nan
+
+
+def _check_signed(S) -> sp.csr_matrix | np.ndarray:
+    if sp.issparse(S):
+        S = sp.csr_matrix(S)
+        values = S.data
+        diag = S.diagonal()
+        asym = abs(S - S.T).sum() if S.nnz else 0
+    else:
+        S = np.asarray(S)
+        if S.ndim != 2:
+            raise ValueError("signed adjacency must be a square 2-D matrix")
+        values = S
+        diag = np.diag(S) if S.shape[0] == S.shape[1] else np.zeros(0)
+        asym = np.abs(S - S.T).sum() if S.shape[0] == S.shape[1] else 1
+    if S.shape[0] != S.shape[1]:
+        raise ValueError(f"signed adjacency must be square, got shape {S.shape}")
+    if not np.isin(values, (-1, 0, 1)).all():
+        raise ValueError("signed adjacency entries must be -1, 0 or +1")
+    if np.any(diag != 0):
+        raise ValueError("signed adjacency must have a zero diagonal (no self-loops)")
+    if asym != 0:
+        raise ValueError("signed adjacency must be symmetric")
+    return S
+
+
+def count_triangles(S, *, dense: bool | None = None) -> TriangleCounts:
+    """Count balanced and unbalanced triangles of a signed graph by trace identities.
+
+    Parameters
+    ----------
+    S : (n, n) array or scipy sparse matrix
+        Symmetric signed adjacency, entries in {-1, 0, +1}, zero diagonal.
+    dense : bool, optional
+        Force dense BLAS (fast for dense graphs) or sparse products; default chooses by size
+        and density.
+
+    Formulas (spec 1.4): with A = |S|, X2 = (A A) o A and Y2 = (S S) o S (elementwise ``o``),
+    T = sum(X2) / 6, B - U = sum(Y2) / 6; per node v: B_v = (rowsum X2 + rowsum Y2)_v / 4,
+    U_v = (rowsum X2 - rowsum Y2)_v / 4; per edge (i, j): B_e = (X2 + Y2)_ij / 2,
+    U_e = (X2 - Y2)_ij / 2. All results are exact integers.
+    """
+    S = _check_signed(S)
+    n = S.shape[0]
+    nnz = S.nnz if sp.issparse(S) else int(np.count_nonzero(S))
+    if nnz == 0:
+        zeros = np.zeros(n, dtype=np.int64)
+        none = np.zeros(0, dtype=np.int64)
+        return TriangleCounts(0, 0, 0, zeros, zeros.copy(), none, none, none, none.copy())
+    if dense is None:
+        dense = n <= DENSE_NODES or (n > 0 and nnz / (n * n) > DENSE_FRACTION)
+    if dense:
+        # float32 products are exact: every entry of A A or S S is an integer of magnitude <= n.
+        ftype = np.float32 if n < 2**24 else np.float64
+        Sd = S.toarray() if sp.issparse(S) else S
+        Sd = Sd.astype(ftype)
+        Ad = np.abs(Sd)
+        X2 = np.rint((Ad @ Ad) * Ad).astype(np.int64)
+        Y2 = np.rint((Sd @ Sd) * Sd).astype(np.int64)
+        rows, cols = np.nonzero(np.triu(Sd, 1))
+        ex, ey = X2[rows, cols], Y2[rows, cols]
+        node_x, node_y = X2.sum(axis=1), Y2.sum(axis=1)
+    else:
+        Si = S.astype(np.int64)
+        Ai = abs(Si)
+        X2 = sp.csr_matrix((Ai @ Ai).multiply(Ai))
+        Y2 = sp.csr_matrix((Si @ Si).multiply(Si))
+        upper = sp.triu(Si, 1).tocoo()
+        rows, cols = upper.row.astype(np.int64), upper.col.astype(np.int64)
+        ex = np.asarray(X2[rows, cols]).ravel().astype(np.int64)
+        ey = np.asarray(Y2[rows, cols]).ravel().astype(np.int64)
+        node_x = np.asarray(X2.sum(axis=1)).ravel().astype(np.int64)
+        node_y = np.asarray(Y2.sum(axis=1)).ravel().astype(np.int64)
+    tr_a3 = int(node_x.sum())
+    tr_s3 = int(node_y.sum())
+    balanced = (tr_a3 + tr_s3) // 12
+    unbalanced = (tr_a3 - tr_s3) // 12
+    order = np.lexsort((cols, rows))
+    rows, cols, ex, ey = rows[order], cols[order], ex[order], ey[order]
+    return TriangleCounts(
+        n_triangles=tr_a3 // 6,
+        n_balanced=balanced,
+        n_unbalanced=unbalanced,
+        node_balanced=(node_x + node_y) // 4,
+        node_unbalanced=(node_x - node_y) // 4,
+        edge_rows=rows,
+        edge_cols=cols,
+        edge_balanced=(ex + ey) // 2,
+        edge_unbalanced=(ex - ey) // 2,
+    )
+
+
+def signed_adjacency(
+    n: int, rows: np.ndarray, cols: np.ndarray, signs: np.ndarray
+) -> sp.csr_matrix:
+    """Symmetric (n, n) sparse signed adjacency from an edge list (each edge once, any order)."""
+    rows = np.asarray(rows, dtype=np.int64)
+    cols = np.asarray(cols, dtype=np.int64)
+    signs = np.asarray(signs, dtype=np.int8)
+    if np.any(rows == cols):
+        raise ValueError("self-loops are not allowed in the annotator graph")
+    data = np.concatenate([signs, signs])
+    S = sp.coo_matrix(
+        (data, (np.concatenate([rows, cols]), np.concatenate([cols, rows]))), shape=(n, n)
+    ).tocsr()
+    if S.nnz != 2 * len(rows):
+        raise ValueError("duplicate edges in the edge list")
+    return S
+
+
+# ---------------------------------------------------------------------------------- sigma
+@dataclass
+class SigmaResult:
+    """Result of :func:`sigma`.
+
+    Attributes
+    ----------
+    alpha : float
+        Overall Krippendorff's alpha (all annotations, spec 1.2).
+    sigma : float
+        n_balanced / n_triangles; NaN when there is no triangle (see ``explanation``).
+    n_balanced, n_unbalanced, n_triangles : int
+    edges : DataFrame
+        One row per edge: ``annotator_a, annotator_b, n_shared, alpha, sign, balanced,
+        unbalanced`` (triangles through the edge).
+    pairs : DataFrame
+        Every annotator pair sharing at least one item: ``annotator_a, annotator_b, n_shared,
+        alpha, status`` with status ``edge | too_few_shared | undefined_alpha``.
+    nodes : DataFrame
+        One row per annotator: ``annotator_id, n_annotations, degree, n_pos, n_neg, balanced,
+        unbalanced`` (triangles through the node).
+    n_pairs_overlapping, n_dropped_min_shared, n_dropped_undefined : int
+        Pairs with a shared item; pairs dropped because they share fewer than ``min_shared``
+        items; pairs dropped because alpha_ij is undefined (expected disagreement 0).
+    n_pos_edges, n_neg_edges : int
+    explanation : str or None
+        Why sigma is NaN (None when it is defined).
+    """
+
+    alpha: float
+    sigma: float
+    n_balanced: int
+    n_unbalanced: int
+    n_triangles: int
+    edges: pd.DataFrame
+    pairs: pd.DataFrame
+    nodes: pd.DataFrame
+    n_pairs_overlapping: int
+    n_dropped_min_shared: int
+    n_dropped_undefined: int
+    n_pos_edges: int
+    n_neg_edges: int
+    level: str
+    min_shared: int
+    explanation: str | None = None
+    adjacency: sp.csr_matrix | None = field(default=None, repr=False)
+
+    @property
+    def annotators(self) -> pd.Index:
+        """Node order of :attr:`adjacency`."""
+        return pd.Index(self.nodes["annotator_id"])
+
+    def summary(self) -> dict:
+        """Plain-number summary (for JSON export and the CLI)."""
+        return {
+            "alpha": _num(self.alpha),
+            "sigma": _num(self.sigma),
+            "n_balanced": self.n_balanced,
+            "n_unbalanced": self.n_unbalanced,
+            "n_triangles": self.n_triangles,
+            "n_annotators": len(self.nodes),
+            "n_pos_edges": self.n_pos_edges,
+            "n_neg_edges": self.n_neg_edges,
+            "n_pairs_overlapping": self.n_pairs_overlapping,
+            "n_dropped_min_shared": self.n_dropped_min_shared,
+            "n_dropped_undefined": self.n_dropped_undefined,
+            "level": self.level,
+            "min_shared": self.min_shared,
+            "explanation": self.explanation,
+        }
+
+
+def _num(value: float) -> float | None:
+    return None if value is None or (isinstance(value, float) and math.isnan(value)) else float(value)
+
+
+def _check_annotations(
+    annotations: pd.DataFrame, level: str, min_shared: int, multilabel: str = "error"
+) -> pd.DataFrame:
+    if isinstance(annotations, Dataset):
+        annotations = annotations.annotations
+    if not isinstance(annotations, pd.DataFrame):
+        raise TypeError("annotations must be a long DataFrame (item_id, annotator_id, label)")
+    missing = {"item_id", "annotator_id", "label"} - set(annotations.columns)
+    if missing:
+        raise DataError(
+            f"annotations lack the column(s) {sorted(missing)}.",
+            source="annotations",
+            fix="pass a long table with columns item_id, annotator_id, label.",
+        )
+    if level not in LEVELS:
+        raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
+    if int(min_shared) != min_shared or min_shared < 1:
+        raise ValueError(f"min_shared must be an integer >= 1, got {min_shared!r}")
+    if multilabel not in ("error", "set"):
+        raise ValueError(f"multilabel must be 'error' or 'set', got {multilabel!r}")
+    if multilabel == "set":
+        if level != "nominal":
+            raise ValueError("multilabel='set' makes nominal values; use level='nominal'")
+        annotations = collapse_label_sets(annotations)
+    dup = annotations.duplicated(["item_id", "annotator_id"])
+    if dup.any():
+        first = annotations.loc[dup, ["item_id", "annotator_id"]].iloc[0]
+        raise DataError(
+            f"{int(dup.sum())} (item, annotator) cells hold more than one label (first: item "
+            f"{first['item_id']!r}, annotator {first['annotator_id']!r}); Krippendorff's alpha "
+            "needs one value per cell.",
+            source="annotations",
+            fix="for multi-label data pass multilabel='set' (each annotator's label set becomes one "
+            "nominal value), or keep one label per cell.",
+        )
+    return annotations
+
+
+def collapse_label_sets(annotations: pd.DataFrame, *, sep: str = "+") -> pd.DataFrame:
+    """One row per (item, annotator): multi-label cells become one nominal value, the sorted
+    labels joined by ``sep`` (e.g. ``"contradiction+neutral"``). [OURS] convention for sigma on
+    multi-label data (the data README's 'label set' alpha); use with ``level="nominal"`` only."""
+    if isinstance(annotations, Dataset):
+        annotations = annotations.annotations
+    frame = annotations[["item_id", "annotator_id", "label"]].astype(str)
+    frame = frame.drop_duplicates().sort_values(["item_id", "annotator_id", "label"])
+    out = frame.groupby(["item_id", "annotator_id"], sort=True)["label"].agg(sep.join)
+    return out.reset_index()
+
+
+def _overall_alpha(annotations: pd.DataFrame, level: str, values=None) -> float:
+    from hlv_core.agreement import krippendorff_alpha
+
+    value = krippendorff_alpha(annotations, level=level, values=values)
+    value = getattr(value, "alpha", value)
+    return float(value)
+
+
+def _pairwise(annotations: pd.DataFrame, level: str, values=None) -> pd.DataFrame:
+    """All overlapping pairs (min_shared=1) from hlv_core.agreement; filtering happens here so the
+    pairs below ``min_shared`` can be counted."""
+    from hlv_core.agreement import pairwise_alpha
+
+    frame = pairwise_alpha(annotations, level=level, min_shared=1, values=values)
+    frame = frame[frame["n_shared"] >= 1]
+    return frame[["annotator_a", "annotator_b", "n_shared", "alpha"]].reset_index(drop=True)
+
+
+@dataclass
+class _Core:
+    alpha: float
+    ids: pd.Index
+    pairs: pd.DataFrame
+    status: np.ndarray
+    rows: np.ndarray
+    cols: np.ndarray
+    signs: np.ndarray
+    S: sp.csr_matrix
+    counts: TriangleCounts
+
+
+def _sigma_core(
+    annotations: pd.DataFrame, level: str, min_shared: int, values=None, n_coded: int | None = None
+) -> _Core:
+    """alpha, pairwise alpha, signed graph and triangle counts. With ``n_coded`` the annotator
+    ids are the integers 0..n_coded-1 (fast path of :func:`sigma_random`)."""
+    alpha = _overall_alpha(annotations, level, values)
+    pairs = _pairwise(annotations, level, values)
+    if n_coded is None:
+        ids = pd.Index(
+            np.sort(pd.unique(annotations["annotator_id"].astype(str))), name="annotator_id"
+        )
+        pairs["annotator_a"] = pairs["annotator_a"].astype(str)
+        pairs["annotator_b"] = pairs["annotator_b"].astype(str)
+    else:
+        ids = pd.RangeIndex(n_coded, name="annotator_id")
+        pairs["annotator_a"] = pairs["annotator_a"].astype(np.int64)
+        pairs["annotator_b"] = pairs["annotator_b"].astype(np.int64)
+    shared = pairs["n_shared"].to_numpy(dtype=np.int64)
+    pair_alpha = pairs["alpha"].to_numpy(dtype=float)
+    too_few = shared < min_shared
+    undefined = ~too_few & ~np.isfinite(pair_alpha)
+    status = np.where(too_few, "too_few_shared", np.where(undefined, "undefined_alpha", "edge"))
+    keep = status == "edge"
+    rows = ids.get_indexer(pairs["annotator_a"].to_numpy()[keep])
+    cols = ids.get_indexer(pairs["annotator_b"].to_numpy()[keep])
+    if (rows < 0).any() or (cols < 0).any():
+        raise RuntimeError("pairwise_alpha returned an annotator that is not in the annotations")
+    # spec 1.2 pitfall: a NaN alpha_ij must never become a "-" edge; those pairs were removed above.
+    signs = np.where(pair_alpha[keep] >= alpha, 1, -1).astype(np.int8)
+    S = signed_adjacency(len(ids), rows, cols, signs)
+    counts = count_triangles(S)
+    return _Core(alpha, ids, pairs, status, rows, cols, signs, S, counts)
+
+
+def _explain_nan(n_annotators: int, n_edges: int, n_dropped: int, min_shared: int) -> str:
+    if n_annotators < 3:
+        return f"sigma is undefined: {n_annotators} annotator(s); a triangle needs 3."
+    msg = (
+        f"sigma is undefined: the signed graph ({n_annotators} annotators, {n_edges} edges) has "
+        "no triangle (no three annotators who pairwise share items)."
+    )
+    if n_dropped:
+        msg += (
+            f" {n_dropped} pair(s) were dropped (fewer than min_shared={min_shared} shared items "
+            "or undefined pairwise alpha); a lower min_shared may close triangles."
+        )
+    return msg
+
+
+def sigma(
+    annotations: pd.DataFrame,
+    *,
+    level: str = "nominal",
+    min_shared: int = 2,
+    values: Mapping | list | None = None,
+    multilabel: str = "error",
+) -> SigmaResult:
+    """Basile's systematicity sigma of an annotation table (spec 1.1-1.4, decision 6).
+
+    Parameters
+    ----------
+    annotations : DataFrame
+        Long table ``item_id, annotator_id, label`` with one label per (item, annotator) cell
+        (a :class:`~hlv_core.io.Dataset` is accepted too).
+    level : str
+        Level of measurement for the overall and every pairwise alpha (always explicit).
+    min_shared : int
+        Pairs sharing fewer items get no edge (default 2: one shared item can never give a
+        positive alpha_ij, spec 1.2).
+    values : mapping or list, optional
+        Numbers of the labels for non-nominal levels (passed to ``hlv_core.agreement``).
+    multilabel : str
+        ``"error"`` (default: several labels in one cell raise) or ``"set"`` (label sets become
+        one nominal value, :func:`collapse_label_sets`).
+
+    Returns
+    -------
+    SigmaResult
+        sigma = B / T with B balanced triangles (product of signs +1) out of T; edge sign + iff
+        alpha_ij >= alpha; ties count as +.
+    """
+    annotations = _check_annotations(annotations, level, min_shared, multilabel)
+    core = _sigma_core(annotations, level, min_shared, values)
+    counts, ids = core.counts, core.ids
+    n = len(ids)
+    S = core.S
+    n_pos = np.asarray((S > 0).sum(axis=1)).ravel()
+    n_neg = np.asarray((S < 0).sum(axis=1)).ravel()
+    n_ann = (
+        annotations["annotator_id"].astype(str).value_counts().reindex(ids, fill_value=0).to_numpy()
+    )
+    nodes = pd.DataFrame(
+        {
+            "annotator_id": ids.to_numpy(),
+            "n_annotations": n_ann.astype(np.int64),
+            "degree": (n_pos + n_neg).astype(np.int64),
+            "n_pos": n_pos.astype(np.int64),
+            "n_neg": n_neg.astype(np.int64),
+            "balanced": counts.node_balanced,
+            "unbalanced": counts.node_unbalanced,
+        }
+    )
+    keep = core.status == "edge"
+    kept = core.pairs[keep].reset_index(drop=True)
+    edges = pd.DataFrame(
+        {
+            "annotator_a": kept["annotator_a"],
+            "annotator_b": kept["annotator_b"],
+            "n_shared": kept["n_shared"].astype(np.int64),
+            "alpha": kept["alpha"].astype(float),
+            "sign": core.signs.astype(np.int64),
+        }
+    )
+    # per-edge counts from count_triangles come sorted by (min code, max code)
+    lo, hi = np.minimum(core.rows, core.cols), np.maximum(core.rows, core.cols)
+    order = np.lexsort((hi, lo))
+    bal = np.empty(len(order), dtype=np.int64)
+    unb = np.empty(len(order), dtype=np.int64)
+    bal[order] = counts.edge_balanced
+    unb[order] = counts.edge_unbalanced
+    edges["balanced"] = bal
+    edges["unbalanced"] = unb
+    pairs = core.pairs.copy()
+    pairs["status"] = core.status
+    n_drop_min = int((core.status == "too_few_shared").sum())
+    n_drop_undef = int((core.status == "undefined_alpha").sum())
+    value = counts.sigma
+    explanation = None
+    if math.isnan(value):
+        explanation = _explain_nan(n, len(edges), n_drop_min + n_drop_undef, min_shared)
+    return SigmaResult(
+        alpha=core.alpha,
+        sigma=value,
+        n_balanced=counts.n_balanced,
+        n_unbalanced=counts.n_unbalanced,
+        n_triangles=counts.n_triangles,
+        edges=edges,
+        pairs=pairs,
+        nodes=nodes,
+        n_pairs_overlapping=len(pairs),
+        n_dropped_min_shared=n_drop_min,
+        n_dropped_undefined=n_drop_undef,
+        n_pos_edges=int((core.signs > 0).sum()),
+        n_neg_edges=int((core.signs < 0).sum()),
+        level=level,
+        min_shared=int(min_shared),
+        explanation=explanation,
+        adjacency=S,
+    )
+
+
+# ---------------------------------------------------------------------------------- sigma_rnd
+def apply_shuffle(
+    annotations: pd.DataFrame,
+    half_mask: np.ndarray,
+    p_first: np.ndarray,
+    p_second: np.ndarray,
+    *,
+    item_order: pd.Index | None = None,
+    annotator_order: pd.Index | None = None,
+) -> pd.DataFrame:
+    """One fully specified randomisation (spec 1.2, vectors ``randomisation_instance``).
+
+    Item ``item_order[j]`` is in the first half iff ``half_mask[j]``; inside that half the
+    annotator in row i (``annotator_order[i]``) is moved to row ``p_first[i]`` (``p_second`` in
+    the other half). Orders default to the sorted ids. Every item keeps its multiset of labels,
+    so Krippendorff's alpha is exactly unchanged.
+    """
+    items = annotations["item_id"].astype(str).to_numpy()
+    annots = annotations["annotator_id"].astype(str).to_numpy()
+    item_order = pd.Index(np.sort(pd.unique(items))) if item_order is None else pd.Index(item_order)
+    if annotator_order is None:
+        annotator_order = pd.Index(np.sort(pd.unique(annots)))
+    annotator_order = pd.Index(annotator_order)
+    half_mask = np.asarray(half_mask, dtype=bool)
+    p_first = np.asarray(p_first, dtype=np.int64)
+    p_second = np.asarray(p_second, dtype=np.int64)
+    m = len(annotator_order)
+    if len(half_mask) != len(item_order):
+        raise ValueError("half_mask must have one entry per item")
+    for p in (p_first, p_second):
+        if len(p) != m or not np.array_equal(np.sort(p), np.arange(m)):
+            raise ValueError("p_first / p_second must be permutations of the annotator rows")
+    item_code = item_order.get_indexer(items)
+    annot_code = annotator_order.get_indexer(annots)
+    if (item_code < 0).any() or (annot_code < 0).any():
+        raise ValueError("item_order / annotator_order miss ids present in the annotations")
+    new_code = np.where(half_mask[item_code], p_first[annot_code], p_second[annot_code])
+    out = annotations.copy()
+    out["annotator_id"] = annotator_order.to_numpy()[new_code]
+    return out
+
+
+def _draw_shuffle(
+    rng: np.random.Generator, n_items: int, m: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The random draws of one replicate, in a fixed order (see :func:`shuffle_annotations`)."""
+    perm = rng.permutation(n_items)
+    half_mask = np.zeros(n_items, dtype=bool)
+    half_mask[perm[: n_items // 2]] = True
+    return half_mask, rng.permutation(m), rng.permutation(m)
+
+
+def shuffle_annotations(
+    annotations: pd.DataFrame, rng: np.random.Generator | int | None = None
+) -> tuple[pd.DataFrame, dict]:
+    """One random sigma_rnd replicate (paper 4.1; spec 1.2 [OURS] split).
+
+    Draws, in this order, ``perm = rng.permutation(N)`` (items in sorted id order; the first
+    floor(N/2) form the first half), ``p_first = rng.permutation(m)``, ``p_second =
+    rng.permutation(m)`` (annotators in sorted id order), then applies :func:`apply_shuffle`.
+    Returns the shuffled table and the drawn ``half_mask, p_first, p_second``.
+    """
+    rng = np.random.default_rng(rng)
+    item_order = pd.Index(np.sort(pd.unique(annotations["item_id"].astype(str))))
+    annotator_order = pd.Index(np.sort(pd.unique(annotations["annotator_id"].astype(str))))
+    half_mask, p_first, p_second = _draw_shuffle(rng, len(item_order), len(annotator_order))
+    shuffled = apply_shuffle(
+        annotations, half_mask, p_first, p_second,
+        item_order=item_order, annotator_order=annotator_order,
+    )
+    return shuffled, {"half_mask": half_mask, "p_first": p_first, "p_second": p_second}
+
+
+@dataclass
+class RandomSigmaResult:
+    """Result of :func:`sigma_random`.
+
+    ``values`` holds sigma of every replicate (NaN where a replicate has no triangle); ``mean``
+    and ``sd`` (ddof=1) use the defined replicates only, ``n_defined`` says how many.
+    ``alphas`` is the overall alpha recomputed on every replicate (equal to ``alpha`` up to
+    floating point; spec 1.2). ``n_triangles`` per replicate (sparse data change topology).
+    """
+
+    mean: float
+    sd: float
+    values: np.ndarray
+    n_defined: int
+    alpha: float
+    alphas: np.ndarray
+    n_triangles: np.ndarray
+    n_repeats: int
+    seed: int | None
+    level: str
+    min_shared: int
+
+    def summary(self) -> dict:
+        return {
+            "sigma_rnd_mean": _num(self.mean),
+            "sigma_rnd_sd": _num(self.sd),
+            "sigma_rnd_values": [_num(v) for v in self.values],
+            "n_defined": self.n_defined,
+            "n_repeats": self.n_repeats,
+            "seed": self.seed,
+            "max_alpha_change": _num(float(np.max(np.abs(self.alphas - self.alpha))))
+            if len(self.alphas) else None,
+        }
+
+
+def sigma_random(
+    annotations: pd.DataFrame,
+    *,
+    n_repeats: int = 10,
+    seed: int | None = 0,
+    level: str = "nominal",
+    min_shared: int = 2,
+    values: Mapping | list | None = None,
+    multilabel: str = "error",
+    progress: Callable[[int, int], None] | None = None,
+) -> RandomSigmaResult:
+    """Randomised baseline sigma_rnd (paper 4.1, spec 1.2, decision 6).
+
+    Each replicate (see :func:`shuffle_annotations`) splits the items at random into two equal
+    halves and permutes the annotator rows independently inside each half, then recomputes
+    alpha, the signed graph and sigma. ``numpy.random.default_rng(seed)`` drives all replicates.
+    ``progress(done, total)`` is called after each replicate. ``level``, ``min_shared``,
+    ``values``, ``multilabel`` as in :func:`sigma`.
+    """
+    annotations = _check_annotations(annotations, level, min_shared, multilabel)
+    if int(n_repeats) != n_repeats or n_repeats < 1:
+        raise ValueError(f"n_repeats must be a positive integer, got {n_repeats!r}")
+    rng = np.random.default_rng(seed)
+    alpha = _overall_alpha(annotations, level, values)
+    # integer codes in sorted-id order: the same draws as shuffle_annotations, without the
+    # string work in every replicate
+    item_code, item_ids = pd.factorize(annotations["item_id"].astype(str), sort=True)
+    ann_code, ann_ids = pd.factorize(annotations["annotator_id"].astype(str), sort=True)
+    labels = annotations["label"].to_numpy()
+    sigmas = np.full(n_repeats, np.nan)
+    alphas = np.full(n_repeats, np.nan)
+    tris = np.zeros(n_repeats, dtype=np.int64)
+    for r in range(n_repeats):  # replicates are sequential by nature; each one is vectorised
+        half_mask, p_first, p_second = _draw_shuffle(rng, len(item_ids), len(ann_ids))
+        new_code = np.where(half_mask[item_code], p_first[ann_code], p_second[ann_code])
+        shuffled = pd.DataFrame(
+            {"item_id": item_code, "annotator_id": new_code, "label": labels}
+        )
+        core = _sigma_core(shuffled, level, min_shared, values, n_coded=len(ann_ids))
+        sigmas[r] = core.counts.sigma
+        alphas[r] = core.alpha
+        tris[r] = core.counts.n_triangles
+        if progress is not None:
+            progress(r + 1, n_repeats)
+    defined = sigmas[~np.isnan(sigmas)]
+    mean = float(defined.mean()) if len(defined) else math.nan
+    sd = float(defined.std(ddof=1)) if len(defined) > 1 else math.nan
+    return RandomSigmaResult(
+        mean=mean, sd=sd, values=sigmas, n_defined=len(defined), alpha=alpha, alphas=alphas,
+        n_triangles=tris, n_repeats=int(n_repeats), seed=seed, level=level,
+        min_shared=int(min_shared),
+    )
+
+
+# ---------------------------------------------------------------------------------- camps
+@dataclass
+class CampsResult:
+    """Two-camp partition of the signed annotator graph.
+
+    ``table``: ``annotator_id, camp, component`` (camp 0/1 inside each connected component,
+    -1 for annotators without any edge; camp 0 is the larger side of its component).
+    ``frustration``: edges violating the partition (+ across camps or - inside one); 0 iff the
+    graph is balanced (Harary). ``method``: ``"harary"`` when exact, else ``"spectral"``
+    (leading eigenvector sign + greedy moves; an upper bound on the minimum frustration).
+    """
+
+    table: pd.DataFrame
+    frustration: int
+    n_edges: int
+    balanced: bool
+    method: str
+    n_components: int
+
+    @property
+    def camps(self) -> pd.Series:
+        return self.table.set_index("annotator_id")["camp"]
+
+
+def _harary(S: sp.csr_matrix, comp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Signed double cover: node v -> (v+, v-); + edge joins u+v+ and u-v-, - edge u+v- and u-v+.
+    A component is balanced iff no v+ is connected to its own v-. Returns (side, balanced_comp)."""
+    n = S.shape[0]
+    coo = sp.triu(S, 1).tocoo()
+    r, c, s = coo.row, coo.col, coo.data
+    pos, neg = s > 0, s < 0
+    rr = np.concatenate([r[pos], r[pos] + n, r[neg], r[neg] + n])
+    cc = np.concatenate([c[pos], c[pos] + n, c[neg] + n, c[neg]])
+    cover = sp.coo_matrix((np.ones(len(rr)), (rr, cc)), shape=(2 * n, 2 * n))
+    _, lab = connected_components(cover, directed=False)
+    plus, minus = lab[:n], lab[n:]
+    n_comp = comp.max() + 1 if n else 0
+    conflict = np.bincount(comp, weights=(plus == minus), minlength=n_comp) > 0
+    # root of each component = its first node; v is on the root's side iff v+ ~ root+
+    _, first = np.unique(comp, return_index=True)
+    side = (plus != plus[first[comp]]).astype(np.int64)
+    return side, ~conflict
+
+
+def _spectral_side(S_sub: sp.csr_matrix) -> np.ndarray:
+    n = S_sub.shape[0]
+    if n <= 400:
+        _, vecs = np.linalg.eigh(S_sub.toarray().astype(float))
+        v = vecs[:, -1]
+    else:
+        from scipy.sparse.linalg import eigsh
+
+        try:
+            _, vecs = eigsh(S_sub.astype(float), k=1, which="LA")
+            v = vecs[:, 0]
+        except Exception:  # ARPACK non-convergence: fall back to dense
+            _, vecs = np.linalg.eigh(S_sub.toarray().astype(float))
+            v = vecs[:, -1]
+    x = np.where(v >= 0, 1.0, -1.0)
+    # greedy refinement: flipping v changes frustration by l_v = x_v (S x)_v; flip most negative
+    Sx = S_sub @ x
+    for _ in range(10 * n):
+        local = x * Sx
+        v_best = int(np.argmin(local))
+        if local[v_best] >= 0:
+            break
+        x[v_best] = -x[v_best]
+        Sx = Sx + 2 * x[v_best] * S_sub[v_best].toarray().ravel()  # S symmetric
+    return (x < 0).astype(np.int64)
+
+
+def camps(result: SigmaResult) -> CampsResult:
+    """Camps of the signed graph of a :class:`SigmaResult` (Cartwright & Harary 1956).
+
+    Per connected component: if every cycle is balanced, the unique two-camp split (``+`` edges
+    inside, ``-`` across) from the signed double cover; otherwise the sign of the leading
+    eigenvector of the component's signed adjacency, refined by greedy single-node moves.
+    Frustration = #(+ edges across camps) + #(- edges within a camp).
+    """
+    S = result.adjacency
+    if S is None:
+        raise ValueError("this SigmaResult carries no adjacency matrix")
+    S = sp.csr_matrix(S)
+    n = S.shape[0]
+    n_comp, comp = connected_components(abs(S), directed=False)
+    side, comp_balanced = _harary(S, comp)
+    deg = np.asarray(abs(S).sum(axis=1)).ravel()
+    method = "harary"
+    for c in np.flatnonzero(~comp_balanced):
+        method = "spectral"
+        members = np.flatnonzero(comp == c)
+        side[members] = _spectral_side(S[members][:, members])
+    # orient: camp 0 = larger side of each component
+    ones = np.bincount(comp, weights=side, minlength=n_comp)
+    sizes = np.bincount(comp, minlength=n_comp)
+    flip = ones > sizes - ones
+    side = np.where(flip[comp], 1 - side, side)
+    camp = np.where(deg > 0, side, -1)
+    coo = sp.triu(S, 1).tocoo()
+    same = side[coo.row] == side[coo.col]
+    frustration = int(((coo.data > 0) & ~same).sum() + ((coo.data < 0) & same).sum())
+    # renumber components by size (largest = 0), isolated nodes -1
+    comp_rank = np.argsort(np.argsort(-sizes, kind="stable"), kind="stable")
+    component = np.where(deg > 0, comp_rank[comp], -1)
+    table = pd.DataFrame(
+        {"annotator_id": result.nodes["annotator_id"].to_numpy(), "camp": camp,
+         "component": component}
+    )
+    n_real = int(len(np.unique(component[deg > 0]))) if n else 0
+    return CampsResult(
+        table=table, frustration=frustration, n_edges=int(coo.nnz),
+        balanced=frustration == 0, method=method, n_components=n_real,
+    )
+
+
+def camp_trait_table(camps_result: CampsResult, traits: pd.DataFrame, trait: str) -> tuple[
+    pd.DataFrame, float
+]:
+    """Crosstab camp x trait value and Cramer's V (0 = independent, 1 = camps are the trait).
+
+    ``traits`` has ``annotator_id`` plus trait columns (``Dataset.annotators``). Annotators
+    without an edge (camp -1) or a missing trait value are left out. V = sqrt(chi2 / (n (k-1)))
+    with k = min(rows, cols); NaN when the table has a single row or column.
+    """
+    if trait not in traits.columns:
+        raise ValueError(f"unknown trait {trait!r}")
+    merged = camps_result.table.merge(
+        traits[["annotator_id", trait]].astype({"annotator_id": str}), on="annotator_id"
+    )
+    merged = merged[(merged["camp"] >= 0) & merged[trait].notna() & (merged[trait] != "")]
+    table = pd.crosstab(merged["camp"].map(lambda c: f"camp {c}"), merged[trait])
+    if min(table.shape) < 2:
+        return table, math.nan
+    obs = table.to_numpy(dtype=float)
+    expected = obs.sum(axis=1, keepdims=True) * obs.sum(axis=0, keepdims=True) / obs.sum()
+    chi2 = float(((obs - expected) ** 2 / expected).sum())
+    v = math.sqrt(chi2 / (obs.sum() * (min(obs.shape) - 1)))
+    return table, v
+
+
+# ---------------------------------------------------------------------------------- export
+def to_networkx(result: SigmaResult, camps_result: CampsResult | None = None):
+    """networkx Graph: nodes = annotators (``n_annotations``, ``camp``), edges with ``sign``,
+    ``alpha``, ``n_shared``, ``balanced``, ``unbalanced``."""
+    import networkx as nx
+
+    graph = nx.Graph(alpha=float(result.alpha), sigma=_num(result.sigma) or -1.0)
+    camp = (
+        camps_result.camps.to_dict() if camps_result is not None else {}
+    )
+    for row in result.nodes.itertuples(index=False):
+        graph.add_node(
+            str(row.annotator_id), n_annotations=int(row.n_annotations),
+            camp=int(camp.get(row.annotator_id, -1)),
+        )
+    e = result.edges
+    graph.add_edges_from(
+        (a, b, {"sign": int(s), "alpha": float(al), "n_shared": int(ns), "balanced": int(bl),
+                "unbalanced": int(ub)})
+        for a, b, s, al, ns, bl, ub in zip(
+            e["annotator_a"], e["annotator_b"], e["sign"], e["alpha"], e["n_shared"],
+            e["balanced"], e["unbalanced"], strict=True,
+        )
+    )
+    return graph
+
+
+def graphml_bytes(result: SigmaResult, camps_result: CampsResult | None = None) -> bytes:
+    """GraphML (UTF-8 bytes) of the signed graph (see :func:`to_networkx`)."""
+    import networkx as nx
+
+    buffer = io.BytesIO()
+    nx.write_graphml(to_networkx(result, camps_result), buffer)
+    return buffer.getvalue()
+
+
+# ---------------------------------------------------------------------------------- comparison
+def compare_datasets(
+    datasets: Mapping[str, pd.DataFrame | Dataset],
+    *,
+    level: str = "nominal",
+    min_shared: int = 2,
+    n_repeats: int = 10,
+    seed: int | None = 0,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> pd.DataFrame:
+    """alpha, sigma and sigma_rnd of several datasets (paper Table 2 / Figure 2).
+
+    Multi-label datasets (a :class:`Dataset` with ``task == "multilabel"``) are collapsed to label
+    sets first (:func:`collapse_label_sets`). A dataset that cannot be analysed gets a row with
+    its ``error`` instead of raising. Columns: ``dataset, n_items, n_annotators, n_annotations,
+    alpha, sigma, sigma_rnd, sigma_rnd_sd, n_triangles, n_balanced, n_pos_edges, n_neg_edges,
+    n_dropped_min_shared, n_dropped_undefined, note, error``.
+    """
+    rows = []
+    for name, data in datasets.items():
+        row: dict = {"dataset": name, "note": "", "error": ""}
+        try:
+            frame = data
+            if isinstance(data, Dataset):
+                if not data.annotator_ids_known:
+                    raise DataError(
+                        "annotator identities are not linked across items.", source=name,
+                        fix="sigma needs annotator ids.",
+                    )
+                frame = data.annotations
+                if data.task == "multilabel":
+                    frame = collapse_label_sets(frame)
+                    row["note"] = "multi-label: label sets as nominal values"
+                elif data.task == "ranking":
+                    raise DataError(
+                        "ranking data have no single label per annotator and item.", source=name,
+                        fix="sigma needs one label per (item, annotator).",
+                    )
+            row.update(
+                n_items=int(frame["item_id"].nunique()),
+                n_annotators=int(frame["annotator_id"].nunique()),
+                n_annotations=len(frame),
+            )
+            res = sigma(frame, level=level, min_shared=min_shared)
+            rnd = sigma_random(
+                frame, n_repeats=n_repeats, seed=seed, level=level, min_shared=min_shared,
+                progress=None if progress is None else (lambda d, t, nm=name: progress(nm, d, t)),
+            )
+            row.update(
+                alpha=res.alpha, sigma=res.sigma, sigma_rnd=rnd.mean, sigma_rnd_sd=rnd.sd,
+                n_triangles=res.n_triangles, n_balanced=res.n_balanced,
+                n_pos_edges=res.n_pos_edges, n_neg_edges=res.n_neg_edges,
+                n_dropped_min_shared=res.n_dropped_min_shared,
+                n_dropped_undefined=res.n_dropped_undefined,
+            )
+            if res.explanation:
+                row["note"] = (row["note"] + "; " if row["note"] else "") + res.explanation
+        except (DataError, ValueError) as err:
+            row["error"] = str(err)
+        rows.append(row)
+    columns = [
+        "dataset", "n_items", "n_annotators", "n_annotations", "alpha", "sigma", "sigma_rnd",
+        "sigma_rnd_sd", "n_triangles", "n_balanced", "n_pos_edges", "n_neg_edges",
+        "n_dropped_min_shared", "n_dropped_undefined", "note", "error",
+    ]
+    table = pd.DataFrame(rows).reindex(columns=columns)
+    counts = ["n_items", "n_annotators", "n_annotations", "n_triangles", "n_balanced",
+              "n_pos_edges", "n_neg_edges", "n_dropped_min_shared", "n_dropped_undefined"]
+    table[counts] = table[counts].astype("Int64")
+    table[["note", "error"]] = table[["note", "error"]].fillna("")
+    return table

@@ -1,0 +1,118 @@
+"""``python -m hlv_core agreement FILE [--level L] [--pairs] [--multilabel] [--json]``.
+
+Default output: overall Krippendorff's alpha with its bootstrap CI, Fleiss' kappa and a plain-words
+explanation. ``--pairs``: the all-pairs alpha table. ``--multilabel``: the seed-002 multi-label
+agreement table (default for multi-label data).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+
+import pandas as pd
+
+from .agreement import (
+    ALPHA_LEVELS,
+    alpha_report,
+    fleiss_kappa,
+    multilabel_agreement,
+    pairwise_alpha,
+)
+from .io import FORMATS, DataError, load
+
+__all__ = ["add_cli", "run_agreement"]
+
+
+def _clean(value):
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def run_agreement(args: argparse.Namespace) -> int:
+    """Handler of the ``agreement`` subcommand (bad arguments become a DataError message)."""
+    try:
+        return _run(args)
+    except DataError:
+        raise
+    except ValueError as error:
+        raise DataError(str(error), source=str(args.file), fix="check the options.") from error
+
+
+def _run(args: argparse.Namespace) -> int:
+    dataset = load(args.file, format=args.format)
+    if not dataset.annotator_ids_known and not args.multilabel:
+        raise DataError(
+            "agreement per annotator needs annotator ids linked across items.",
+            source=dataset.name,
+            fix="use a file with an annotator_id column (counts-only data has none).",
+        )
+    if dataset.task == "ranking":
+        raise DataError(
+            "ranking data has no single label per annotator and item.", source=dataset.name,
+            fix="use a multiclass, multilabel or rating dataset.",
+        )
+    level = args.level or ("nominal" if dataset.task == "multilabel" else dataset.level)
+    multilabel_mode = "set" if dataset.task == "multilabel" else "error"
+    values = dataset.label_values or None
+    if level != "nominal" and values is None:
+        values = dict(zip(dataset.labels, dataset.label_numeric_values().tolist(), strict=True))
+    annotations = dataset.annotations
+    if args.multilabel or (dataset.task == "multilabel" and not args.pairs):
+        table = multilabel_agreement(annotations, n_boot=args.n_boot, seed=args.seed).reset_index()
+        table.insert(0, "seed", args.seed)
+        _emit(table, args.json)
+        return 0
+    if args.pairs:
+        pairs = pairwise_alpha(
+            annotations, level=level, min_shared=args.min_shared, values=values,
+            multilabel=multilabel_mode,
+        )
+        pairs.insert(0, "level", level)
+        _emit(pairs, args.json)
+        return 0
+    rep = alpha_report(
+        annotations, level=level, n_boot=args.n_boot, seed=args.seed, values=values,
+        multilabel=multilabel_mode,
+    )
+    result = {k: _clean(v) for k, v in rep.as_dict().items() if k != "value_shares"}
+    if dataset.task != "multilabel":
+        result["fleiss_kappa"] = _clean(fleiss_kappa(annotations))
+    if args.json:
+        print(json.dumps(result, indent=2, default=str))
+    else:
+        for key, value in result.items():
+            print(f"{key}: {value}")
+    return 0
+
+
+def _emit(table: pd.DataFrame, as_json: bool) -> None:
+    if as_json:
+        print(table.to_json(orient="records", indent=2))
+    else:
+        with pd.option_context("display.max_rows", 200, "display.width", 160):
+            print(table.to_string(index=False))
+
+
+def add_cli(subparsers) -> None:
+    """Register the ``agreement`` subcommand."""
+    parser = subparsers.add_parser(
+        "agreement", help="Krippendorff's alpha (overall, pairs), kappas, multi-label agreement"
+    )
+    parser.add_argument("file", help="annotations file (any supported format)")
+    parser.add_argument("--format", default="auto", choices=list(FORMATS), help="input format")
+    parser.add_argument(
+        "--level", choices=ALPHA_LEVELS, default=None,
+        help="level of measurement (default: the dataset's level; nominal for categories)",
+    )
+    parser.add_argument("--pairs", action="store_true", help="alpha of every annotator pair")
+    parser.add_argument("--min-shared", type=int, default=2, help="pairs: minimum shared items")
+    parser.add_argument(
+        "--multilabel", action="store_true", help="seed-002 multi-label agreement table"
+    )
+    parser.add_argument("--n-boot", type=int, default=1000, help="bootstrap replicates")
+    parser.add_argument("--seed", type=int, default=0, help="random seed")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.set_defaults(handler=run_agreement)

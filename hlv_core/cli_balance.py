@@ -1,0 +1,129 @@
+"""``python -m hlv_core sigma FILE... `` (alias ``balance``): Basile's sigma, sigma_rnd and camps.
+
+One file: alpha, sigma, sigma_rnd (mean, sd, replicate values), dropped pairs and the camps;
+optional ``--graphml OUT`` / ``--edges OUT`` exports. Several files (or dataset folders holding
+``annotations.csv``): the alpha vs sigma comparison of paper Table 2 / Figure 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from .balance import LEVELS, camps, compare_datasets, graphml_bytes, sigma, sigma_random
+from .io import FORMATS, DataError, Dataset, load
+
+__all__ = ["add_cli", "run_sigma"]
+
+
+def _load(path_text: str, fmt: str) -> Dataset:
+    path = Path(path_text)
+    if path.is_dir():
+        inner = path / "annotations.csv"
+        if not inner.exists():
+            raise DataError(
+                "folder without annotations.csv.", source=str(path),
+                fix="pass the annotations file itself or a dataset folder with annotations.csv.",
+            )
+        return load(inner, format=fmt, name=path.name)
+    if not path.exists():
+        raise DataError("file not found.", source=str(path), fix="check the path.")
+    return load(path, format=fmt, name=path.name)
+
+
+def _prepare(dataset: Dataset) -> tuple[object, str]:
+    if not dataset.annotator_ids_known or dataset.task == "ranking":
+        raise DataError(
+            "sigma needs one label per (item, annotator) with annotator ids linked across items.",
+            source=dataset.name,
+            fix="use a dataset with annotator ids (not counts-only or ranking data).",
+        )
+    return dataset.annotations, ("set" if dataset.task == "multilabel" else "error")
+
+
+def run_sigma(args: argparse.Namespace) -> int:
+    """Handler of the ``sigma`` subcommand."""
+    if len(args.files) > 1:
+        datasets: dict[str, Dataset] = {}
+        failed: list[dict] = []
+        for path in args.files:
+            try:
+                dataset = _load(path, args.format)
+            except DataError as error:  # one unreadable file must not stop the comparison
+                failed.append({"dataset": Path(path).name, "note": "", "error": str(error)})
+                continue
+            name = dataset.name
+            while name in datasets:
+                name += "'"
+            datasets[name] = dataset
+        table = compare_datasets(
+            datasets, level=args.level, min_shared=args.min_shared, n_repeats=args.repeats,
+            seed=args.seed,
+        )
+        if failed:
+            table = pd.concat([table, pd.DataFrame(failed)], ignore_index=True)
+            table = table.fillna({"note": "", "error": ""})
+        table["seed"] = args.seed
+        if args.json:
+            print(table.to_json(orient="records", indent=2))
+        else:
+            shown = table.drop(columns=["note", "error"])
+            print(shown.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+            for row in table.itertuples():
+                if row.error or row.note:
+                    print(f"{row.dataset}: {row.error or row.note}")
+        return 0 if (table["error"] == "").all() else 1
+    dataset = _load(args.files[0], args.format)
+    frame, multilabel = _prepare(dataset)
+    result = sigma(frame, level=args.level, min_shared=args.min_shared, multilabel=multilabel)
+    rnd = sigma_random(
+        frame, n_repeats=args.repeats, seed=args.seed, level=args.level,
+        min_shared=args.min_shared, multilabel=multilabel,
+    )
+    partition = camps(result)
+    summary = {"dataset": dataset.name, **result.summary(), **rnd.summary()}
+    summary.update(
+        camps_method=partition.method, camps_frustration=partition.frustration,
+        camps_sizes={str(k): int(v) for k, v in partition.camps.value_counts().sort_index().items()},
+        multilabel_as_sets=multilabel == "set",
+    )
+    if args.graphml:
+        Path(args.graphml).write_bytes(graphml_bytes(result, partition))
+        summary["graphml"] = args.graphml
+    if args.edges:
+        result.edges.to_csv(args.edges, index=False)
+        summary["edges_csv"] = args.edges
+    if args.json:
+        print(json.dumps(summary, indent=2, default=str))
+    else:
+        for key, value in summary.items():
+            if isinstance(value, float):
+                value = f"{value:.4f}"
+            elif isinstance(value, list):
+                value = ", ".join("nan" if v is None else f"{v:.3f}" for v in value)
+            print(f"{key}: {value}")
+    return 0
+
+
+def add_cli(subparsers) -> None:
+    """Register ``sigma`` (alias ``balance``) on the ``python -m hlv_core`` parser."""
+    parser = subparsers.add_parser(
+        "sigma", aliases=["balance"],
+        help="systematicity sigma, sigma_rnd and annotator camps (several files: comparison)",
+        description=__doc__,
+    )
+    parser.add_argument("files", nargs="+", help="annotation file(s) or dataset folder(s)")
+    parser.add_argument("--format", default="auto", choices=list(FORMATS), help="input format")
+    parser.add_argument("--level", default="nominal", choices=list(LEVELS),
+                        help="level of measurement for every alpha (default nominal)")
+    parser.add_argument("--min-shared", type=int, default=2,
+                        help="pairs sharing fewer items get no edge (default 2)")
+    parser.add_argument("--repeats", type=int, default=10, help="sigma_rnd replicates (10)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed of sigma_rnd (0)")
+    parser.add_argument("--graphml", metavar="OUT", help="write the signed graph (one file only)")
+    parser.add_argument("--edges", metavar="OUT", help="write the edges CSV (one file only)")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    parser.set_defaults(handler=run_sigma)

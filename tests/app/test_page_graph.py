@@ -1,0 +1,118 @@
+"""Annotator graph page: sigma metrics, offline escaped pyvis graph, camps vs traits, samples."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from hlv_core import samples
+
+from .conftest import open_page
+
+
+def srcdoc(at) -> str:
+    frames = at.get("iframe")
+    assert len(frames) == 1
+    return frames[0].proto.srcdoc
+
+
+def test_case_review_graph(app):
+    at = open_page(app, "graph", "case_review")
+    metrics = {m.label: m.value for m in at.metric}
+    assert set(metrics) >= {"α (overall)", "σ", "σ_rnd (mean)", "Triangles", "Edges"}
+    assert 0 <= float(metrics["σ"]) <= 1
+    assert float(metrics["σ_rnd (mean)"]) <= 1
+    doc = srcdoc(at)
+    dataset = at.session_state["hlv.dataset"]
+    for annotator in dataset.annotator_ids:  # every annotator is a node
+        assert f'"label": "{annotator}"' in doc
+    assert '"dashes": true' in doc and '"dashes": false' in doc  # - and + edges
+    assert "pairwise \\u03b1" in doc and "shared items" in doc  # hover text
+    # fully offline: no external script or stylesheet
+    assert not re.search(r"<script[^>]*\bsrc=", doc)
+    assert not re.search(r"<link[^>]*href=[\"']?https?:", doc)
+    assert "new vis.Network" in doc
+    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    types = {c["data"][0]["type"] for c in charts}
+    assert {"histogram", "heatmap"} <= types
+    hist = next(c for c in charts if c["data"][0]["type"] == "histogram")
+    assert len(hist["data"][0]["x"]) == 10  # 10 replicates by default
+    assert any(shape.get("type") == "line" for shape in hist["layout"]["shapes"])  # sigma marked
+    # the two camps are the two groups of the sample (claimant-side / defence-side)
+    crosstab = at.dataframe[0].value
+    assert sorted(crosstab.max(axis=1).tolist()) == [6, 6]
+    assert "Cramér's V = 1.00" in " ".join(c.value for c in at.caption)
+    assert "dropped for sharing fewer than 2 items" in " ".join(c.value for c in at.caption)
+    labels = {b.label for b in at.get("download_button")}
+    assert {"Edges CSV", "Camps CSV", "GraphML"} <= labels
+
+
+def test_controls_change_the_result(app):
+    at = open_page(app, "graph", "case_review")
+    before = {m.label: m.value for m in at.metric}
+    at.number_input(key="graph.repeats").set_value(4).run()
+    at.number_input(key="graph.seed").set_value(5).run()
+    assert not at.exception
+    hist = next(json.loads(c.proto.spec) for c in at.get("plotly_chart")
+                if json.loads(c.proto.spec)["data"][0]["type"] == "histogram")
+    assert len(hist["data"][0]["x"]) <= 4
+    at.number_input(key="graph.min_shared").set_value(30).run()
+    assert not at.exception
+    after = {m.label: m.value for m in at.metric}
+    assert after["α (overall)"] == before["α (overall)"]
+    assert "30 items" in " ".join(c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("name", list(samples.SAMPLES))
+def test_every_sample_opens(app, name):
+    at = open_page(app, "graph", name)
+    assert not at.error
+    dataset = at.session_state["hlv.dataset"]
+    if dataset.task == "ranking":
+        assert at.warning  # explained, not computed
+    else:
+        assert len(at.get("iframe")) == 1
+
+
+def test_annotator_names_are_escaped(app):
+    evil = "<img src=x onerror=alert(1)>"
+    rows = ["item_id,annotator_id,label"]
+    for item in range(6):
+        for j, name in enumerate([evil, "b", "c", "d"]):
+            rows.append(f'{item},"{name}",{(item + (j // 2)) % 2}')
+    raw = ("\n".join(rows) + "\n").encode()
+    app.file_uploader(key="home.upload").set_value(("xss.csv", raw, "text/csv")).run()
+    assert not app.exception
+    at = open_page(app, "graph")
+    doc = srcdoc(at)
+    assert "<img" not in doc
+    # html.escape'd, then JSON-encoded by pyvis (& -> \u0026): shown as text, never as a tag
+    assert "\\u0026lt;img src=x onerror=alert(1)\\u0026gt;" in doc
+    assert "\\u003cimg" not in doc
+    for markdown in at.markdown:
+        assert "<img" not in markdown.value
+
+
+def test_bad_upload_shows_error(app):
+    raw = b"item_id,annotator_id,label\n1,a,x\n1,a,x\n2,b,y\n"
+    app.file_uploader(key="home.upload").set_value(("dup.csv", raw, "text/csv")).run()
+    assert not app.exception
+    assert app.error and "dup.csv" in app.error[0].value
+
+
+@pytest.mark.slow
+def test_large_graph_is_laid_out_and_filtered(app, data_dir):
+    """md_agreement (819 annotators, 8,000 edges): positions precomputed, physics off, filter."""
+    raw = (data_dir / "md_agreement" / "annotations.csv").read_bytes()
+    app.file_uploader(key="home.upload").set_value(("md.csv", raw, "text/csv")).run()
+    at = open_page(app, "graph")
+    doc = srcdoc(at)
+    assert doc.count('"physics": false') >= 819
+    assert "1,500 of 8,000 edges drawn" in " ".join(c.value for c in at.caption)
+    at.number_input(key="graph.max_edges").set_value(300).run()
+    at.radio(key="graph.signs").set_value("− only").run()
+    assert not at.exception
+    assert "300 of 8,000 edges drawn" in " ".join(c.value for c in at.caption)
+    assert srcdoc(at).count('"dashes": false') == 0  # only - edges drawn
