@@ -12,7 +12,7 @@ from hlv_core.io import DataError
 from hlv_ui.loading import load_sample_cached
 from hlv_ui.state import DEFAULT_SAMPLE, SOURCE_KEY, ensure_dataset, set_dataset, show_data_error
 
-st.set_page_config(page_title="HLV Lens", page_icon=":material/diversity_3:", layout="wide")
+st.set_page_config(page_title="HLV Lens", page_icon="🔎", layout="wide")
 
 
 def _switch_sample() -> None:

@@ -56,15 +56,16 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="session")
-def app_url():
+def app_url(tmp_path_factory):
     port = _free_port()
+    env = {**os.environ, "HLV_REVIEW_DB": str(tmp_path_factory.mktemp("review") / "r.sqlite3")}
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     log = (ARTIFACTS / "server.log").open("w")
     process = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true",
          f"--server.port={port}", "--server.address=127.0.0.1",
          "--browser.gatherUsageStats=false", "--server.fileWatcherType=none"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env,
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 60

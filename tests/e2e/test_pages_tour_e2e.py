@@ -1,0 +1,70 @@
+"""Every page in a real browser: it renders without an exception box on its sample, and the
+app makes no request outside localhost (the signed graph included: fully offline)."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from hlv_core.samples import SAMPLES
+
+PAGES = [
+    # (navigation title, sample title in the sidebar or None for the default, text that must
+    # appear on the page)
+    ("Agreement", None, "Krippendorff's α (nominal)"),
+    ("Annotator graph", None, "Signed graph"),
+    ("Perspectives", "Acceptability ratings (ordinal 1-5)", "1. Split"),
+    ("Soft vs hard metrics", "Legal areas (multi-label)", "All metrics, every model"),
+    ("Certainty", "Dermatology differential diagnoses (ranked, real)", "Certainty"),
+    ("Case review", None, "Case review"),
+    ("Training lab", None, "Training lab"),
+]
+
+
+@pytest.fixture
+def offline_page(page: Page, app_url: str):
+    """A page whose requests outside the app's own origin are blocked and recorded."""
+    outside: list[str] = []
+
+    def guard(route):
+        if route.request.url.startswith(app_url) or route.request.url.startswith(
+            ("data:", "blob:", "about:")
+        ):
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
+
+    page.context.route("**/*", guard)
+    yield page, outside
+
+
+@pytest.mark.parametrize(("title", "sample", "marker"), PAGES)
+def test_page_renders_offline_without_exception(offline_page, app_url, artifacts, title,
+                                                sample, marker):
+    page, outside = offline_page
+    page.goto(app_url)
+    expect(page.get_by_test_id("stMetricValue").first).to_be_visible(timeout=60_000)
+    if sample is not None:
+        page.get_by_test_id("stSidebar").get_by_test_id("stSelectbox").click()
+        page.get_by_role("option", name=sample).click()
+        page.wait_for_timeout(1500)
+    # navigate inside the session (a full page load would start a new session)
+    page.get_by_test_id("stSidebarNavLink").filter(has_text=title).click()
+    main = page.get_by_test_id("stMain")
+    expect(main.get_by_text(marker).first).to_be_visible(timeout=90_000)
+    page.wait_for_timeout(2500)
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    if sample is not None:  # the sample chosen in the sidebar is still the session's dataset
+        key = {v["title"]: k for k, v in SAMPLES.items()}[sample]
+        expect(page.get_by_test_id("stSidebar")).to_contain_text(f"Current: {key}")
+    main.screenshot(path=str(artifacts / f"tour_{title.lower().replace(' ', '_')}.png"))
+    assert outside == [], f"requests left localhost: {outside[:5]}"
+
+
+def test_signed_graph_draws_on_canvas_offline(offline_page, app_url, artifacts):
+    page, outside = offline_page
+    page.goto(f"{app_url}/graph")
+    frame = page.frame_locator('[data-testid="stIFrame"] iframe, iframe').first
+    expect(frame.locator("canvas").first).to_be_visible(timeout=90_000)
+    assert outside == []
