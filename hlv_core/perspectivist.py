@@ -304,6 +304,32 @@ def _assemble(
     )
 
 
+def _stratified_test_users(users, traits, column, share, rng, dataset) -> np.ndarray:
+    """Test users drawn per value of trait ``column`` (vectorised with a random key per user)."""
+    if column not in traits.columns:
+        raise DataError(
+            f"cannot stratify by {column!r}: not a trait column ({list(traits.columns)}).",
+            source=dataset.report.source,
+            column=column,
+            fix="choose one of the annotators table's trait columns.",
+        )
+    groups = traits[column].reindex(users).astype(object).where(
+        traits[column].reindex(users).notna(), "(unknown)").to_numpy()
+    frame = pd.DataFrame({"user": users, "group": groups, "key": rng.random(users.size)})
+    sizes = frame.groupby("group")["user"].transform("size").to_numpy()
+    quota = np.where(sizes >= 2, np.maximum(1, np.rint(share * sizes)), 0)
+    rank = frame.groupby("group")["key"].rank(method="first").to_numpy() - 1
+    chosen = frame["user"].to_numpy()[rank < quota]
+    if chosen.size == 0 or chosen.size >= users.size:
+        raise DataError(
+            f"stratifying by {column!r} leaves no training or no test users.",
+            source=dataset.report.source,
+            column=column,
+            fix="lower or raise the test-user share, or do not stratify.",
+        )
+    return np.sort(chosen)
+
+
 def make_splits(
     dataset: Dataset,
     *,
@@ -318,6 +344,7 @@ def make_splits(
     max_test_share: float = 0.2,
     min_test: int = 1,
     min_adaptation: int | None = None,
+    stratify: str | None = None,
 ) -> PerspectivistSplits:
     """PERSEVAL splits: test users disjoint from training annotators (seed 003 section 3; spec 3.1-3.2).
 
@@ -340,6 +367,11 @@ def make_splits(
        separate split; ``False`` discards them.
     6. ``extended=False`` (strict) removes every training label of a test text; ``True`` keeps
        labels of test texts given by training annotators.
+
+    ``stratify`` (a trait column) draws the test users per trait value instead of from all users
+    at once: ``max(1, round(test_user_share * n_value))`` from every value with at least two
+    users (unknown values form one group), so every group is represented among the test users
+    (the reference stratifies HS-Brexit by group).
 
     ``named`` (default: whether the dataset has annotator traits) selects the named task; the
     unnamed task without adaptation is refused (the model would know nothing about the test
@@ -389,8 +421,12 @@ def make_splits(
             column="annotator_id",
         )
     rng = np.random.default_rng(seed)
-    n_test = int(np.clip(round(test_user_share * users.size), 1, users.size - 1))
-    test_users = np.sort(rng.choice(users, size=n_test, replace=False))
+    if stratify is None:
+        n_test = int(np.clip(round(test_user_share * users.size), 1, users.size - 1))
+        test_users = np.sort(rng.choice(users, size=n_test, replace=False))
+    else:
+        test_users = _stratified_test_users(users, traits, stratify, test_user_share, rng,
+                                            dataset)
     texts = np.array(sorted(pd.unique(ann["item_id"])), dtype=object)
     text_perm = pd.Series(np.arange(texts.size), index=rng.permutation(texts))
     text_priority = text_perm.reindex(ann["item_id"]).to_numpy()

@@ -36,12 +36,13 @@ ADAPTATION = {"none": False, "train": "train", "test": "test"}
 @st.cache_data(show_spinner="Building the split…", max_entries=16)
 def split_cached(_dataset: Dataset, dataset_hash: str, traits_hash: str, share: float, adaptation: str,
                  extended: bool, seed: int, reserve: str, adaptation_share: float,
-                 baseline: bool) -> P.PerspectivistSplits:
+                 baseline: bool, stratify: str | None = None) -> P.PerspectivistSplits:
     del dataset_hash, traits_hash  # cache key only
     return P.make_splits(
         _dataset, test_user_share=share, adaptation=ADAPTATION[adaptation], extended=extended,
         seed=seed, baseline=baseline, adaptation_share=adaptation_share,
         train_only_text_share=reserve if reserve == "auto" else float(reserve),
+        stratify=stratify,
     )
 
 
@@ -95,6 +96,13 @@ extended = cols[2].toggle(
 seed = int(cols[3].number_input("Seed", 0, 2**31 - 1, 0, key="perspectives.seed"))
 more = st.expander("More split settings")
 with more:
+    trait_columns = list(P.trait_table(dataset.annotators).columns)
+    stratify_choice = st.selectbox(
+        "Stratify test users by trait", ["(no stratification)", *trait_columns],
+        index=1 if trait_columns else 0, key="perspectives.stratify",
+        help="Draw test users within every value of this trait, so each group is represented "
+        "among the test users (the reference stratifies HS-Brexit by group).")
+    stratify = None if stratify_choice == "(no stratification)" else stratify_choice
     c1, c2, c3 = st.columns(3)
     adaptation_share = c1.slider(
         "Adaptation share", 0.01, 0.3, 0.05, 0.01, key="perspectives.adapt_share",
@@ -111,19 +119,19 @@ with more:
         key="perspectives.baseline",
         help="PERSEVAL refuses the unnamed task without adaptation: the model knows nothing "
         "about the test users. Tick to build a user-agnostic baseline split anyway.")
-# content_hash covers the annotations only; the traits decide named vs unnamed
+# traits decide named vs unnamed (content_hash covers them too; kept as an explicit key)
 traits_hash = hashlib.sha256(
     pd.util.hash_pandas_object(dataset.annotators.astype(str), index=False).to_numpy().tobytes()
     + "\x1f".join(map(str, dataset.annotators.columns)).encode()
 ).hexdigest()[:16]
 try:
     splits = split_cached(dataset, dataset.content_hash, traits_hash, share, adaptation, extended, seed,
-                          reserve, adaptation_share, baseline)
+                          reserve, adaptation_share, baseline, stratify)
 except DataError as error:
     show_data_error(error)
     st.stop()
 split_key = f"{dataset.content_hash}|{traits_hash}|{share}|{adaptation}|{extended}|{seed}|{reserve}|" \
-            f"{adaptation_share}|{baseline}"
+            f"{adaptation_share}|{baseline}|{stratify}"
 sizes = splits.sizes()
 m = st.columns(4)
 m[0].metric("Task", "named" if splits.named else "unnamed")
@@ -270,8 +278,9 @@ try:
 except DataError as error:
     show_data_error(error)
 
-metric_options = {f"F1 ({head_label})": f"f1:{head_label}", "macro F1": "f1:macro",
-                  "accuracy": "accuracy"}
+metric_options = {f"F1 ({head_label})": f"f1:{head_label}", "accuracy": "accuracy"}
+if head_label != "macro":
+    metric_options["macro F1"] = "f1:macro"
 metric_name = st.radio("Per-group metric", list(metric_options), horizontal=True,
                        key="perspectives.metric")
 column = metric_options[metric_name]

@@ -511,3 +511,17 @@ def test_cli_perspectives_and_split(tmp_path, capsys):
     md = shared_path("data", "md_agreement", "annotations.csv")
     assert main(["perspectives", str(md)]) == 2
     assert "would know nothing" in capsys.readouterr().err
+
+
+def test_stratified_test_users_cover_every_trait_value():
+    from hlv_core.samples import load_sample
+
+    dataset = load_sample("case_review")
+    plain = P.make_splits(dataset, test_user_share=0.2, seed=0)
+    strat = P.make_splits(dataset, test_user_share=0.2, seed=0, stratify="group")
+    groups = dataset.annotators.set_index("annotator_id")["group"]
+    assert set(groups[list(strat.test_users)]) == {"claimant-side", "defence-side"}
+    assert len(strat.test_users) == 2 and len(plain.test_users) == 2
+    strat.check()
+    with pytest.raises(DataError, match="not a trait column"):
+        P.make_splits(dataset, stratify="shoe_size")

@@ -26,7 +26,7 @@ def metrics(at):
 def test_case_review_split_and_models(app):
     at = open_page(app, "perspectives", "case_review")
     dataset = at.session_state["hlv.dataset"]
-    splits = P.make_splits(dataset, seed=0, train_only_text_share="auto")
+    splits = P.make_splits(dataset, seed=0, train_only_text_share="auto", stratify="group")
     sizes = splits.sizes().set_index("split")
     m = metrics(at)
     assert m["Task"] == "named"
@@ -63,7 +63,7 @@ def test_adaptation_adds_user_majority_and_sizes_change(app):
 def test_upload_predictions_and_bad_upload(app):
     at = open_page(app, "perspectives", "case_review")
     dataset = at.session_state["hlv.dataset"]
-    splits = P.make_splits(dataset, seed=0, train_only_text_share="auto")
+    splits = P.make_splits(dataset, seed=0, train_only_text_share="auto", stratify="group")
     good = splits.test.rename(columns={"annotator_id": "user_id", "item_id": "text_id"})
     at.file_uploader(key="perspectives.upload").set_value(
         ("mine.csv", good.to_csv(index=False).encode(), "text/csv")).run()
