@@ -19,6 +19,8 @@ SUBCOMMAND_MODULES = (
     "hlv_core.cli_balance",
     "hlv_core.cli_certainty",
     "hlv_core.cli_perspectivist",
+    "hlv_core.cli_review",
+    "hlv_core.cli_lab",
 )
 
 

@@ -1,6 +1,383 @@
-"""Placeholder: the Case review and meta-evaluation page is not built yet (issue 8)."""
+"""Case review and meta-evaluation (seed 000 section 6): experts judge pairs of model outputs,
+rank centrality turns the judgements into human scores, every metric is correlated with them."""
 
+from __future__ import annotations
+
+import hashlib
+import html
+import tempfile
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import plotly.express as px
+import plotly.graph_objects as go
 import streamlit as st
 
+from hlv_core import review
+from hlv_core.io import DataError, prediction_matrix
+from hlv_ui.state import get_predictions, require_dataset, show_data_error
+from hlv_ui.widgets import download_table
+
+KEY = "review"
+CHOICE_TEXT = {"A": "A is more accurate", "B": "B is more accurate",
+               "both": "Both acceptable", "neither": "Neither acceptable"}
+SHORTCUTS = {"A": "A", "B": "B", "both": "O", "neither": "N"}
+
 st.title("Case review and meta-evaluation")
-st.warning("Not built yet: this page arrives with issue 8. Nothing on it is computed.")
+st.caption(
+    "Experts compare two models' label distributions for the same case without knowing which "
+    "model is which; rank centrality turns the pairwise judgements into human scores of the "
+    "models, and every metric is checked against them (Kurniawan et al., *Training and "
+    "Evaluating with Human Label Variation*, section 6)."
+)
+
+dataset = require_dataset()
+DATASET_HASH = dataset.content_hash
+
+
+# ------------------------------------------------------------------------ cached engine calls
+def _frame_hash(frame: pd.DataFrame | None) -> str:
+    if frame is None or frame.empty:
+        return "none"
+    return hashlib.sha256(pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes()
+                          ).hexdigest()[:16]
+
+
+def _item_level(preds: pd.DataFrame | None) -> pd.DataFrame | None:
+    if preds is None:
+        return None
+    if "annotator_id" in preds.columns:
+        preds = preds[preds["annotator_id"].isna()]
+    return preds if not preds.empty else None
+
+
+@st.cache_data(show_spinner="Preparing model outputs…", max_entries=16)
+def model_outputs(_dataset, dataset_hash: str, _preds: pd.DataFrame, preds_hash: str
+                  ) -> dict[str, pd.DataFrame]:
+    """model -> (items x labels) probability table of its item-level predictions."""
+    del dataset_hash, preds_hash
+    out = {}
+    for model in pd.unique(_preds["model"]):
+        item_ids, Q = prediction_matrix(_preds, _dataset, model)
+        out[str(model)] = pd.DataFrame(Q, index=item_ids, columns=list(_dataset.labels))
+    return out
+
+
+@st.cache_data(show_spinner="Computing every metric per model…", max_entries=16)
+def metrics_per_model(_dataset, dataset_hash: str, _outputs: dict, preds_hash: str,
+                      models: tuple[str, ...]) -> pd.DataFrame:
+    """soft_metrics.evaluate of each model on the items it predicted."""
+    del dataset_hash, preds_hash
+    P_all = pd.DataFrame(_dataset.judgements_array(), index=list(_dataset.item_ids))
+    tables = []
+    for model in models:
+        Q = _outputs[model]
+        P = P_all.loc[Q.index].to_numpy()
+        tables.append(review.model_metrics(P, {model: Q.to_numpy()},
+                                           multilabel=_dataset.task == "multilabel"))
+    return pd.concat(tables)
+
+
+@st.cache_data(max_entries=8)
+def item_entropy(_dataset, dataset_hash: str) -> pd.Series:
+    del dataset_hash
+    return _dataset.entropy()
+
+
+preds = _item_level(get_predictions())
+PREDS_HASH = _frame_hash(preds)
+outputs = model_outputs(dataset, DATASET_HASH, preds, PREDS_HASH) if preds is not None else {}
+ALL_MODELS = sorted(outputs)
+
+try:
+    store = review.ReviewStore()
+except (DataError, OSError, ValueError) as error:  # unusable database file
+    st.error(f"**The review database cannot be opened** ({html.escape(str(error))}). Set the "
+             "environment variable `HLV_REVIEW_DB` to a writable file path.")
+    st.stop()
+
+st.caption(f"Review database: `{html.escape(str(store.path))}` (set `HLV_REVIEW_DB` to change; "
+           f"shared by every reviewer who uses this server). Dataset "
+           f"**{html.escape(dataset.name)}**, fingerprint `{DATASET_HASH[:12]}`.")
+
+tab_review, tab_meta = st.tabs(["Review", "Meta-evaluation"])
+
+
+# ------------------------------------------------------------------------ review helpers
+def _record(choice: str) -> None:
+    """Button callback: store the judgement of the current proposal, then move on."""
+    proposal = st.session_state.get(f"{KEY}.proposal")
+    if not proposal:
+        return
+    store.add(proposal["reviewer"], proposal["item_id"], proposal["model_a"],
+              proposal["model_b"], choice, comment=st.session_state.get(f"{KEY}.comment", ""),
+              dataset=proposal["dataset"])
+    st.session_state[f"{KEY}.last"] = (proposal["item_id"], choice)
+    st.session_state[f"{KEY}.comment"] = ""
+    st.session_state.pop(f"{KEY}.proposal", None)
+
+
+def _save_own_labels(skip: bool) -> None:
+    proposal = st.session_state.get(f"{KEY}.proposal")
+    if not proposal:
+        return
+    if not skip:
+        store.add_own_labels(proposal["reviewer"], proposal["item_id"],
+                             list(st.session_state.get(f"{KEY}.own_labels", [])),
+                             dataset=proposal["dataset"])
+    st.session_state[f"{KEY}.own_labels"] = []
+    proposal["own_done"] = True
+
+
+def _show_output(frame: pd.DataFrame, title: str, threshold: float, max_labels: int) -> None:
+    visible = review.visible_distribution(frame, threshold=threshold)
+    st.markdown(f"#### {title}")
+    if visible.empty:
+        st.write(f"No label above {threshold:g}.")
+        return
+    hidden = max(0, len(visible) - max_labels)
+    st.dataframe(
+        visible.head(max_labels), hide_index=True, width="stretch",
+        column_config={"probability": st.column_config.ProgressColumn(
+            "probability", min_value=0.0, max_value=1.0, format="%.2f")},
+    )
+    if hidden:
+        st.caption(f"{hidden} more labels above the threshold not shown.")
+
+
+# ------------------------------------------------------------------------ Review tab
+with tab_review:
+    if len(ALL_MODELS) < 2:
+        st.info("Case review needs predictions of at least two models for this dataset. "
+                "Upload predictions on the Soft vs hard metrics or Overview page, or pick the "
+                "*case_review* sample.")
+    else:
+        reviewer = st.text_input("Your name (as reviewer)", key=f"{KEY}.reviewer",
+                                 max_chars=100).strip()
+        with st.expander("Setup: models, display threshold, seed"):
+            models = st.multiselect("Models to compare", ALL_MODELS, default=ALL_MODELS,
+                                    key=f"{KEY}.models")
+            default_threshold = 0.1 if dataset.task == "multilabel" else 0.0
+            threshold = st.number_input(
+                "Show labels with probability above", 0.0, 0.99, default_threshold, 0.05,
+                key=f"{KEY}.threshold",
+                help="The paper showed areas of law above 0.1 (multi-label); spec default 0.")
+            max_labels = int(st.number_input("At most this many labels per output", 1, 100,
+                                             15, key=f"{KEY}.max_labels"))
+            own_first = st.toggle("Record my own labels before seeing the models", True,
+                                  key=f"{KEY}.own_first",
+                                  help="As in the paper: form your own view first.")
+            seed = int(st.number_input("Seed (left/right order and tie-breaks)", 0, 2**31 - 1,
+                                       0, key=f"{KEY}.seed"))
+        if len(models) < 2:
+            st.info("Choose at least two models in the setup.")
+        elif not reviewer:
+            st.info("Enter your name to start reviewing. Judgements are stored with it.")
+        else:
+            common = set.intersection(*(set(outputs[m].index) for m in models))
+            items = [i for i in dataset.item_ids if i in common]
+            entropy = item_entropy(dataset, DATASET_HASH).reindex(items).to_numpy()
+            mine = store.judgements(dataset=DATASET_HASH, reviewer=reviewer)
+            proposal = st.session_state.get(f"{KEY}.proposal")
+            if (proposal is None or proposal["reviewer"] != reviewer
+                    or proposal["dataset"] != DATASET_HASH
+                    or {proposal["model_a"], proposal["model_b"]} - set(models)):
+                nxt = store.next_pair(reviewer, items, models, entropy=entropy,
+                                      dataset=DATASET_HASH, seed=seed * 1_000_003 + len(mine))
+                proposal = None if nxt is None else {
+                    "item_id": nxt.item_id, "model_a": nxt.model_a, "model_b": nxt.model_b,
+                    "reviewer": reviewer, "dataset": DATASET_HASH, "own_done": not own_first,
+                    "remaining": nxt.remaining,
+                }
+                st.session_state[f"{KEY}.proposal"] = proposal
+            n_pairs = len(models) * (len(models) - 1) // 2
+            total = len(items) * n_pairs
+            everyone = store.judgements(dataset=DATASET_HASH)
+            c1, c2, c3 = st.columns(3)
+            c1.metric("Your judgements", f"{len(mine):,}")
+            c2.metric("All judgements (this dataset)", f"{len(everyone):,}")
+            c3.metric("Reviewers", f"{everyone['reviewer'].nunique():,}")
+            done_here = total - (proposal["remaining"] if proposal else 0)
+            st.progress(min(1.0, done_here / total) if total else 1.0,
+                        text=f"{done_here:,} of {total:,} (case, model pair) combinations "
+                             "judged by you")
+            last = st.session_state.get(f"{KEY}.last")
+            if last:
+                st.success(f"Saved: case {html.escape(last[0])}: {CHOICE_TEXT[last[1]]}.")
+            if proposal is None:
+                st.success("You have judged every case for every model pair. Thank you! See "
+                           "the Meta-evaluation tab.")
+            else:
+                item = proposal["item_id"]
+                st.subheader(f"Case {html.escape(item)}")
+                text = None
+                if "text" in dataset.items.columns:
+                    row = dataset.items.loc[dataset.items["item_id"] == item, "text"]
+                    text = None if row.empty or pd.isna(row.iloc[0]) else str(row.iloc[0])
+                with st.container(border=True):
+                    st.markdown(html.escape(text) if text else
+                                "*This dataset has no item text; judge from the case id.*")
+                if not proposal["own_done"]:
+                    st.markdown("**Your own labels first.** Which labels apply to this case? "
+                                "Nothing is shown about the models until you continue.")
+                    st.multiselect("Labels that apply", list(dataset.labels),
+                                   key=f"{KEY}.own_labels")
+                    b1, b2 = st.columns(2)
+                    b1.button("Save my labels and show the outputs", type="primary",
+                              key=f"{KEY}.own_save", on_click=_save_own_labels, args=(False,))
+                    b2.button("Skip", key=f"{KEY}.own_skip", on_click=_save_own_labels,
+                              args=(True,))
+                else:
+                    left, right = st.columns(2)
+                    with left:
+                        _show_output(outputs[proposal["model_a"]].loc[item], "Output A",
+                                     threshold, max_labels)
+                    with right:
+                        _show_output(outputs[proposal["model_b"]].loc[item], "Output B",
+                                     threshold, max_labels)
+                    st.text_area("Comment (optional)", key=f"{KEY}.comment", max_chars=5000)
+                    cols = st.columns(4)
+                    for col, choice in zip(cols, review.CHOICES, strict=True):
+                        col.button(CHOICE_TEXT[choice], key=f"{KEY}.choice.{choice}",
+                                   on_click=_record, args=(choice,), width="stretch",
+                                   shortcut=SHORTCUTS[choice],
+                                   type="primary" if choice in ("A", "B") else "secondary")
+                    st.caption("Keyboard: A, B, O (both), N (neither). Model names are hidden "
+                               "and the left/right order is random.")
+            if not mine.empty:
+                with st.expander(f"Your judgements on this dataset ({len(mine)})"):
+                    recent = mine[["created_at", "item_id", "choice", "comment"]].iloc[::-1]
+                    st.dataframe(recent, hide_index=True, width="stretch")
+
+
+# ------------------------------------------------------------------------ Meta-evaluation tab
+with tab_meta:
+    with st.expander("Import judgements"):
+        upload = st.file_uploader("Import judgements (CSV exported by HLV Lens)", type=["csv"],
+                                  key=f"{KEY}.import")
+        if upload is not None:
+            raw = upload.getvalue()
+            digest = hashlib.sha256(raw).hexdigest()
+            done = st.session_state.setdefault(f"{KEY}.imported", {})
+            if digest not in done:
+                with tempfile.TemporaryDirectory() as tmp:
+                    path = Path(tmp) / "import.csv"
+                    path.write_bytes(raw)
+                    try:
+                        done[digest] = store.import_csv(path)
+                    except DataError as error:
+                        show_data_error(DataError(error.problem, source=upload.name, row=error.row,
+                                                  column=error.column, fix=error.fix))
+            if digest in done:
+                st.success(f"Imported {done[digest]} new judgements from "
+                           f"{html.escape(upload.name)} (rows already present are skipped).")
+    only_here = st.toggle("Only judgements of this dataset", True, key=f"{KEY}.only_here")
+    judged = store.judgements(dataset=DATASET_HASH if only_here else None, latest_only=True)
+    st.markdown(f"**{len(judged):,} judgements** (each reviewer's latest per case and model "
+                f"pair) by **{judged['reviewer'].nunique()}** reviewers.")
+    meta_models = ALL_MODELS or sorted(set(judged["model_a"]) | set(judged["model_b"]))
+    if judged.empty or len(meta_models) < 2:
+        st.info("No judgements yet for these models. Judge some cases in the Review tab or "
+                "import a CSV below.")
+    else:
+        known = set(judged["model_a"]) | set(judged["model_b"])
+        unjudged = [m for m in meta_models if m not in known]
+        meta_models = [m for m in meta_models if m in known] or meta_models
+        if unjudged:
+            st.info("Not compared yet, so left out of the scores: "
+                    + ", ".join(html.escape(m) for m in unjudged) + ".")
+        regularize = st.number_input(
+            "Regularisation (pseudo-judgements each way for every pair)", 0.0, 100.0, 0.0, 0.1,
+            key=f"{KEY}.regularize",
+            help="0 = plain rank centrality. Applied automatically (with a warning) when the "
+                 f"comparisons do not determine a unique ranking ({review.DEFAULT_REGULARIZE}).")
+        wins, comps = review.counts_from_judgements(judged, meta_models)
+        if comps.sum() == 0:
+            st.info("None of the judgements compares two of these models.")
+        else:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", review.DisconnectedComparisonWarning)
+                scores, notes = review.human_scores(wins, comps, meta_models,
+                                                    regularize=regularize)
+            for note in notes:
+                st.warning(html.escape(note))
+            st.subheader("Human scores (rank centrality)")
+            st.caption(
+                "Stationary distribution of a random walk that moves from a model to the models "
+                "that beat it (Negahban, Oh & Shah 2012); higher = preferred by the experts. "
+                "*Ties in denominator* (default) keeps both/neither judgements in the share "
+                "won; *decisive only* ignores them (as `choix.rank_centrality`). The paper does "
+                "not say which it used.")
+            st.dataframe(scores, hide_index=True, width="stretch")
+            download_table(scores, "review_human_scores.csv", key=f"{KEY}.dl_scores",
+                           label="Download scores")
+            long = scores.melt(id_vars="model", value_vars=["score_in_denominator",
+                                                            "score_decisive_only"],
+                               var_name="convention", value_name="score")
+            st.plotly_chart(px.bar(long, x="model", y="score", color="convention",
+                                   barmode="group", title="Rank centrality scores"),
+                            width="stretch", key=f"{KEY}.scores_chart")
+
+            st.subheader("Judgements per model pair")
+            pairs = review.pair_table(judged, meta_models)
+            st.dataframe(pairs, hide_index=True, width="stretch")
+            download_table(pairs, "review_pairs.csv", key=f"{KEY}.dl_pairs",
+                           label="Download pair table")
+
+            st.subheader("Which metric agrees with the experts?")
+            if dataset.task == "ranking" or not ALL_MODELS:
+                st.info("Metric correlations need a multiclass, multi-label or rating dataset "
+                        "with model predictions; this dataset holds rankings.")
+            else:
+                c1, c2 = st.columns(2)
+                ties = c1.radio("Human scores from", review.TIES, key=f"{KEY}.ties",
+                                format_func=lambda t: t.replace("_", " "), horizontal=True)
+                alternative = c2.radio("Test", ["two-sided", "greater"], horizontal=True,
+                                       key=f"{KEY}.alternative",
+                                       help="two-sided: |r| at least as large; greater: "
+                                            "r at least as large (positive association).")
+                metric_table = metrics_per_model(dataset, DATASET_HASH, outputs, PREDS_HASH,
+                                                 tuple(meta_models))
+                human = scores.set_index("model")[f"score_{ties}"]
+                corr = review.metric_correlations(metric_table, human, alternative=alternative)
+                n = len(meta_models)
+                st.caption(
+                    f"Pearson r between each metric's value per model and the human scores, "
+                    f"p-value from a permutation test over all {n}! pairings ({alternative}). "
+                    f"With {n} models the smallest possible p is "
+                    f"{(1 if alternative != 'two-sided' else 2) / float(np.prod(range(1, n + 1))):.3g}"
+                    "; the paper had 14 training methods (Table 5).")
+                st.dataframe(corr, hide_index=True, width="stretch")
+                download_table(corr, "review_metric_correlations.csv", key=f"{KEY}.dl_corr",
+                               label="Download correlations")
+                values = metric_table.reset_index().melt(id_vars="model", var_name="metric",
+                                                         value_name="value")
+                values["human_score"] = values["model"].map(human)
+                r_of = corr.set_index("metric")["r"]
+                values["panel"] = [f"{m} (r={r_of.get(m, np.nan):.2f})" for m in values["metric"]]
+                fig = px.scatter(values.dropna(subset=["value"]), x="value", y="human_score",
+                                 facet_col="panel", facet_col_wrap=4, text="model",
+                                 title="Metric value vs human score per model (cf. Figure 5)")
+                fig.update_xaxes(matches=None, showticklabels=True)
+                fig.update_traces(textposition="top center")
+                fig.update_layout(height=300 * int(np.ceil(values["metric"].nunique() / 4)))
+                st.plotly_chart(fig, width="stretch", key=f"{KEY}.corr_chart")
+                fig2 = go.Figure(go.Bar(x=corr["metric"], y=corr["r"],
+                                        text=[f"p={p:.3g}" for p in corr["p_value"]]))
+                fig2.update_layout(title="Correlation with human scores", yaxis_title="Pearson r",
+                                   yaxis_range=[-1, 1])
+                st.plotly_chart(fig2, width="stretch", key=f"{KEY}.corr_bar")
+                download_table(metric_table.reset_index(), "review_metrics_per_model.csv",
+                               key=f"{KEY}.dl_metrics", label="Download metric values")
+
+    st.subheader("Export")
+    everything = store.judgements(dataset=DATASET_HASH if only_here else None)
+    download_table(everything.drop(columns="id"), "review_judgements.csv",
+                   key=f"{KEY}.dl_all", label="Download all judgements (CSV)")
+    own = store.own_labels(dataset=DATASET_HASH if only_here else None)
+    if not own.empty:
+        own = own.assign(labels=own["labels"].map(lambda x: "|".join(x)))
+        download_table(own.drop(columns="id"), "review_own_labels.csv", key=f"{KEY}.dl_own",
+                       label="Download reviewers' own labels (CSV)")

@@ -1,0 +1,114 @@
+"""``python -m hlv_core review export|import|rank DB ...``: the expert-review database on the
+command line (:mod:`hlv_core.review`).
+
+* ``review export DB OUT.csv``: every judgement as CSV (uuid included).
+* ``review import DB IN.csv``: add judgements; rows already present (same uuid) are skipped.
+* ``review rank DB [--models a,b,c] [--dataset HASH] [--regularize EPS] [--json]``: rank
+  centrality scores of the models with both tie conventions (spec ``soft_metrics.md`` 8.2)
+  and the judgements-per-pair table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import warnings
+
+import pandas as pd
+
+from .io import DataError
+from .review import ReviewStore, human_scores, pair_table
+
+__all__ = ["add_cli", "run_review"]
+
+
+def _records(frame: pd.DataFrame) -> list[dict]:
+    records = frame.to_dict(orient="records")
+    for record in records:
+        for key, value in record.items():
+            if isinstance(value, float) and math.isnan(value):
+                record[key] = None
+            elif hasattr(value, "item"):
+                record[key] = value.item()
+    return records
+
+
+def _rank(args: argparse.Namespace) -> int:
+    store = ReviewStore(args.db)
+    frame = store.judgements(dataset=args.dataset, latest_only=True)
+    if args.models:
+        models = [m.strip() for m in args.models.split(",") if m.strip()]
+    else:
+        models = sorted(set(frame["model_a"]) | set(frame["model_b"]))
+    if len(models) < 2:
+        print("error: need judgements of at least two models (or --models a,b).",
+              file=sys.stderr)
+        return 2
+    wins, comps = store.pair_counts(models, dataset=args.dataset)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        scores, notes = human_scores(wins, comps, models, regularize=args.regularize)
+    pairs = pair_table(frame, models)
+    if args.json:
+        print(json.dumps({"scores": _records(scores), "pairs": _records(pairs), "notes": notes,
+                          "n_judgements": int(len(frame))}, indent=2))
+        return 0
+    print(f"{len(frame)} judgements (latest per reviewer, item and pair)")
+    for note in notes:
+        print(f"note: {note}")
+    print("\nRank centrality (higher = better)")
+    print(scores.to_string(index=False, float_format=lambda x: f"{x:.4f}"))
+    print("\nJudgements per pair")
+    print(pairs.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+    return 0
+
+
+def run_review(args: argparse.Namespace) -> int:
+    """Handler of ``review``; returns the exit status."""
+    try:
+        if args.action == "export":
+            n = ReviewStore(args.db).export_csv(args.csv)
+            print(f"exported {n} judgements to {args.csv}")
+            return 0
+        if args.action == "import":
+            n = ReviewStore(args.db).import_csv(args.csv)
+            print(f"imported {n} new judgements into {args.db}")
+            return 0
+        return _rank(args)
+    except (DataError, ValueError, OSError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+
+def add_cli(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Register ``review`` on the ``python -m hlv_core`` sub-parsers."""
+    parser = subparsers.add_parser(
+        "review", help="expert pairwise judgements: export, import, rank (seed 000 sec. 6)",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    actions = parser.add_subparsers(dest="action", required=True)
+    export = actions.add_parser("export", help="write every judgement to CSV")
+    export.add_argument("db", help="review database (SQLite file)")
+    export.add_argument("csv", help="output CSV path")
+    imp = actions.add_parser("import", help="add judgements from CSV (no duplicates)")
+    imp.add_argument("db", help="review database (SQLite file; created if missing)")
+    imp.add_argument("csv", help="input CSV path")
+    rank = actions.add_parser("rank", help="rank centrality scores of the models")
+    rank.add_argument("db", help="review database (SQLite file)")
+    rank.add_argument("--models", default="", help="comma-separated models (default: all)")
+    rank.add_argument("--dataset", default=None, help="only judgements of this dataset hash")
+    rank.add_argument("--regularize", type=float, default=0.0,
+                      help="pseudo-judgements each way for every pair (default 0; applied "
+                           "automatically when the comparison graph is disconnected)")
+    rank.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    parser.set_defaults(handler=run_review)
+    return parser
+
+
+if __name__ == "__main__":  # pragma: no cover - convenience entry point
+    root = argparse.ArgumentParser(prog="hlv_core")
+    add_cli(root.add_subparsers(dest="command", required=True))
+    ns = root.parse_args()
+    raise SystemExit(ns.handler(ns))

@@ -1,0 +1,97 @@
+"""Two reviewers judge cases in two separate browser contexts; the meta-evaluation then shows
+both. Runs its own server so the review database is a temporary file (HLV_REVIEW_DB)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from hlv_core.review import ReviewStore
+
+from .conftest import ARTIFACTS, ROOT, _free_port
+
+
+@pytest.fixture(scope="module")
+def review_server(tmp_path_factory):
+    db = tmp_path_factory.mktemp("review") / "reviews.sqlite3"
+    port = _free_port()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    log = (ARTIFACTS / "server_review.log").open("w")
+    env = {**os.environ, "HLV_REVIEW_DB": str(db)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true",
+         f"--server.port={port}", "--server.address=127.0.0.1",
+         "--browser.gatherUsageStats=false", "--server.fileWatcherType=none"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                if response.read().decode().strip() == "ok":
+                    break
+        except OSError:
+            time.sleep(0.3)
+    else:
+        process.terminate()
+        pytest.fail("streamlit server did not become healthy in 60 s")
+    yield url, db
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+    log.close()
+
+
+def _judge(page: Page, url: str, name: str, choices: list[str]) -> None:
+    page.goto(f"{url}/review")
+    main = page.get_by_test_id("stMain")
+    name_box = main.get_by_label("Your name (as reviewer)")
+    expect(name_box).to_be_visible(timeout=60_000)
+    name_box.fill(name)
+    name_box.press("Enter")
+    skip = main.get_by_role("button", name="Skip")
+    for n, choice in enumerate(choices, start=1):
+        button = main.get_by_role("button", name=choice)
+        # each case first asks for the reviewer's own labels (skipped here)
+        expect(skip.or_(button).first).to_be_visible(timeout=60_000)
+        if skip.is_visible():
+            skip.click()
+        expect(main.get_by_text("Output A", exact=True)).to_be_visible(timeout=60_000)
+        expect(main.get_by_text("Output B", exact=True)).to_be_visible()
+        button.click()
+        expect(main.get_by_test_id("stMetricValue").first).to_have_text(str(n), timeout=60_000)
+
+
+def test_two_reviewers_then_meta_evaluation(browser: Browser, review_server, artifacts):
+    url, db = review_server
+    ann = browser.new_context(viewport={"width": 1400, "height": 1800})
+    bob = browser.new_context(viewport={"width": 1400, "height": 1800})
+    try:
+        _judge(ann.new_page(), url, "Ann", ["A is more accurate", "B is more accurate",
+                                            "Both acceptable"])
+        _judge(bob.new_page(), url, "Bob", ["Neither acceptable", "A is more accurate",
+                                            "A is more accurate"])
+        frame = ReviewStore(db).judgements()
+        assert sorted(frame["reviewer"].unique()) == ["Ann", "Bob"]
+        assert len(frame) == 6
+        page = ann.new_page()
+        page.goto(f"{url}/review")
+        page.get_by_role("tab", name="Meta-evaluation").click()
+        main = page.get_by_test_id("stMain")
+        expect(main.get_by_text("by 2 reviewers")).to_be_visible(timeout=60_000)
+        expect(main.get_by_text("Human scores (rank centrality)")).to_be_visible()
+        expect(main.get_by_test_id("stDataFrame").first).to_be_visible(timeout=60_000)
+        page.wait_for_timeout(1000)
+        main.screenshot(path=str(artifacts / "review_meta.png"))
+    finally:
+        ann.close()
+        bob.close()
