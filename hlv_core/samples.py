@@ -124,14 +124,23 @@ def _case_review(rng: np.random.Generator) -> dict[str, pd.DataFrame]:
             "experience": rng.choice(["junior", "senior"], 12),
         }
     )
-    base = rng.dirichlet([2.0, 2.0, 0.8], n_items)
-    contested = rng.random(n_items) < 0.35
+    # the text carries signal (so the training lab has something to learn): each event type
+    # leans towards liable or not liable, some details raise "unclear" or contestedness
+    event = rng.integers(0, len(_EVENTS), n_items)
+    detail = rng.integers(0, len(_DETAILS), n_items)
+    party = rng.integers(0, len(_PARTIES), n_items)
+    lean = np.linspace(-0.9, 0.9, len(_EVENTS))[event]
+    unclear_boost = np.isin(detail, [1, 3, 7]) * 1.2  # no witnesses, disputed, verbal only
+    alpha = np.stack([2.0 + 2.5 * lean, 2.0 - 2.5 * lean, 0.6 + unclear_boost], axis=1)
+    base = rng.gamma(np.clip(alpha, 0.2, None))
+    base /= base.sum(axis=1, keepdims=True)
+    contested = rng.random(n_items) < np.where(np.isin(detail, [3, 4]), 0.7, 0.25)
     camp = np.repeat([0, 1], 6)
-    rows, texts = [], []
-    for _ in range(n_items):
-        texts.append(
-            f"The {rng.choice(_PARTIES)} {rng.choice(_EVENTS)}. {rng.choice(_DETAILS)}"
-        )
+    rows = []
+    texts = [
+        f"The {_PARTIES[p]} {_EVENTS[e]}. {_DETAILS[d]}"
+        for p, e, d in zip(party, event, detail, strict=True)
+    ]
     # (annotators x items) label probabilities: camps shift mass on contested items
     shift = np.zeros((2, n_items, 3))
     shift[0, contested] = [0.45, -0.35, -0.10]

@@ -35,6 +35,7 @@ __all__ = [
     "method_targets",
     "mv_targets",
     "rel_targets",
+    "run_lab",
     "sl_targets",
     "slmv_targets",
 ]
@@ -343,3 +344,13 @@ def method_targets(dataset: Dataset, method: str) -> pd.DataFrame:
     if method not in builders:
         raise ValueError(f"unknown method {method!r}; choose one of {list(METHODS)}.")
     return builders[method](dataset)
+
+
+def run_lab(dataset: Dataset, *, methods=None, seeds=(0,), progress=None, **options):
+    """Train a fast linear text model with each method and compare them (seed 000 sections 4-5).
+
+    Thin re-export of :func:`hlv_core.lab.run_lab` (the model code lives there so this module
+    stays a pure data-transformation module); see it for the columns of the result."""
+    from .lab import run_lab as _run_lab
+
+    return _run_lab(dataset, methods=methods, seeds=seeds, progress=progress, **options)

@@ -1,0 +1,177 @@
+"""Benchmark of the training lab (issue 9): all 14 HLV training methods on md_agreement
+(10,753 texts, 819 annotators) with 3 seeds, and the vectorised losses vs a naive per-item /
+per-annotation Python loop on a subset (same values and gradients, computed in this run).
+
+    python bench/bench_lab.py                 # full run (a few minutes on 2 cores)
+    python bench/bench_lab.py --seeds 0 --methods MV SL   # quicker
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from hlv_core import _linear as L  # noqa: E402
+from hlv_core import lab  # noqa: E402
+from hlv_core.io import load  # noqa: E402
+from hlv_core.training import METHODS  # noqa: E402
+
+DATA = ROOT.parent / "shared" / "data" / "md_agreement"
+
+
+# ----------------------------------------------------------------------------- naive losses
+def _softmax(z):
+    e = np.exp(z - z.max())
+    return e / e.sum()
+
+
+def naive_ce(Z, T, w):
+    """Weighted CE, one row at a time."""
+    value, G = 0.0, np.zeros_like(Z)
+    for r in range(len(Z)):
+        q = _softmax(Z[r])
+        value += w[r] * -sum(T[r, k] * np.log(q[k]) for k in range(Z.shape[1]))
+        G[r] = w[r] * (q * T[r].sum() - T[r])
+    return value / w.sum(), G / w.sum()
+
+
+def naive_jsd(Z, T):
+    value, G = 0.0, np.zeros_like(Z)
+    for r in range(len(Z)):
+        q = _softmax(Z[r])
+        m = (T[r] + q) / 2
+        for k in range(Z.shape[1]):
+            if T[r, k] > 0:
+                value += 0.5 * T[r, k] * np.log2(T[r, k] / m[k])
+            value += 0.5 * q[k] * np.log2(q[k] / m[k])
+        g = 0.5 * np.log2(q / m)
+        G[r] = q * (g - g @ q)
+    return value / len(Z), G / len(Z)
+
+
+def naive_soft_micro_f1(Z, T):
+    Q = np.array([_softmax(z) for z in Z])
+    M = D = 0.0
+    for r in range(len(Z)):
+        for k in range(Z.shape[1]):
+            M += min(T[r, k], Q[r, k])
+            D += T[r, k] + Q[r, k]
+    G = np.zeros_like(Z)
+    for r in range(len(Z)):
+        a = (Q[r] < T[r]) + 0.5 * (Q[r] == T[r])
+        gq = -2 * (a * D - M) / D**2
+        G[r] = Q[r] * (gq - gq @ Q[r])
+    return 1 - 2 * M / D, G
+
+
+def naive_la(Z, T, rows, mode):
+    items = {}
+    for r in range(len(Z)):
+        q = _softmax(Z[r])
+        loss = -np.log(q[T[r].argmax()])
+        best = items.get(rows[r])
+        if best is None or (loss < best[0] if mode == "min" else loss > best[0]):
+            items[rows[r]] = (loss, r)
+    G = np.zeros_like(Z)
+    value = 0.0
+    for loss, r in items.values():
+        value += loss
+        G[r] = _softmax(Z[r]) - T[r]
+    return value / len(items), G / len(items)
+
+
+def compare_losses(d, n_items: int = 2000, seed: int = 0) -> pd.DataFrame:
+    """Vectorised vs naive loops on the first ``n_items`` items' annotations (ReL-style rows)."""
+    from hlv_core.training import annotation_matrix
+
+    items, _, Y = annotation_matrix(d)
+    keep = items < n_items
+    rows, Y = items[keep], Y[keep]
+    rng = np.random.default_rng(seed)
+    Z = rng.normal(size=Y.shape)
+    P = d.judgements_array()[:n_items]
+    Zi = rng.normal(size=P.shape)
+    w = rng.uniform(0.5, 2, len(Y))
+    cases = [
+        ("ce (ReL rows, weighted)", lambda: L.loss_value_grad("ce", Z, Y, weights=w),
+         lambda: naive_ce(Z, Y, w)),
+        ("jsd (SL items)", lambda: L.loss_value_grad("jsd", Zi, P), lambda: naive_jsd(Zi, P)),
+        ("soft_micro_f1 (SL items)", lambda: L.loss_value_grad("soft_micro_f1", Zi, P),
+         lambda: naive_soft_micro_f1(Zi, P)),
+        ("la_min (annotation rows)", lambda: L.loss_value_grad("la_min", Z, Y, rows=rows),
+         lambda: naive_la(Z, Y, rows, "min")),
+        ("la_max (annotation rows)", lambda: L.loss_value_grad("la_max", Z, Y, rows=rows),
+         lambda: naive_la(Z, Y, rows, "max")),
+    ]
+    out = []
+    for name, fast, slow in cases:
+        t_fast = min(_timed(fast)[1] for _ in range(5))
+        (vf, gf), _ = _timed(fast)
+        (vs, gs), t_slow = _timed(slow)
+        out.append({"loss": name, "rows": len(gf), "vectorised_ms": 1e3 * t_fast,
+                    "naive_ms": 1e3 * t_slow, "speed-up": t_slow / t_fast,
+                    "max |value diff|": abs(vf - vs), "max |grad diff|": np.abs(gf - gs).max()})
+    return pd.DataFrame(out)
+
+
+def _timed(fn):
+    start = time.perf_counter()
+    result = fn()
+    return result, time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
+    parser.add_argument("--methods", nargs="+", default=list(METHODS))
+    parser.add_argument("--skip-lab", action="store_true", help="only the loss comparison")
+    args = parser.parse_args()
+    t0 = time.perf_counter()
+    d = load(DATA)
+    print(f"md_agreement: {d.n_items} items, {len(d.annotations)} annotations, "
+          f"{d.n_annotators} annotators; load {time.perf_counter() - t0:.1f} s")
+
+    print("\nVectorised losses vs naive per-row / per-item Python loops (first 2000 items):")
+    cmp = compare_losses(d)
+    with pd.option_context("display.width", 200):
+        print(cmp.to_string(index=False, float_format=lambda x: f"{x:.3g}"))
+    if args.skip_lab:
+        return
+
+    print(f"\nLab: {len(args.methods)} methods x seeds {args.seeds} ...", flush=True)
+    last = [time.perf_counter()]
+
+    def progress(fraction, message):
+        now = time.perf_counter()
+        print(f"  [{fraction:5.1%}] {now - t_lab:6.1f} s  {message}", flush=True)
+        last[0] = now
+
+    t_lab = time.perf_counter()
+    res = lab.run_lab_full(d, methods=args.methods, seeds=args.seeds, progress=progress)
+    total = time.perf_counter() - t_lab
+    fits = res.fits.groupby("method", sort=False).agg(
+        seconds=("seconds", "sum"), per_seed=("seconds", "mean"), l2=("l2", "first"),
+        n_iter=("n_iter", "mean"), converged=("converged", "mean"))
+    print("\nTime per method (all seeds; AE and AEh share one model, AEh only predicts):")
+    print(fits.to_string(float_format=lambda x: f"{x:.4g}"))
+    print(f"\nWhole run: {total:.1f} s ({total / 60:.2f} min) for {len(args.methods)} methods x "
+          f"{len(args.seeds)} seeds; target < 600 s")
+    summary = lab.summarise(res.results)
+    wide = summary.pivot(index="method", columns="metric", values="delta")
+    wide = wide.reindex(lab.mean_rank(res.results, metrics=lab.PAPER_METRICS[False]).index)
+    print("\nMean delta vs MV (paper metrics; methods by mean rank):")
+    print(wide[list(lab.PAPER_METRICS[False])].to_string(float_format=lambda x: f"{x:+.4f}"))
+    mv = summary[summary["method"] == "MV"].set_index("metric")["mean"]
+    print("\nMV scores: " + ", ".join(f"{k} {v:.4f}" for k, v in mv.items()))
+
+
+if __name__ == "__main__":
+    main()

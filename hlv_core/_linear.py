@@ -1,0 +1,452 @@
+"""Linear softmax / per-class sigmoid models over sparse features for the training lab.
+
+The training lab (issue 9) reproduces seed 000's training-method comparison (Kurniawan et al.,
+arXiv 2502.01891, sections 4-5; spec ``soft_metrics.md`` section 6) in miniature: instead of a
+transformer encoder + linear head, a linear model over sparse text features ``X`` (N, d) is
+trained with ``scipy.optimize.minimize(method="L-BFGS-B", jac=True)`` on analytic gradients.
+The whole training set is one batch (full-batch optimisation), so the mini-batch losses of the
+reference code (JSD, SmF1, SMF1) become their dataset-level versions.
+
+Logits ``Z = X W + b``; predictions ``softmax(Z)`` (multiclass) or ``sigmoid(Z)`` (multilabel).
+Every loss is a function of the logits of its *rows* ``Zr = Z[rows]`` (a row is one training
+example pointing at an item; ReL / AL / LA have several rows per item) and returns
+``(value, dL/dZr)``; the model gradient is ``X^T S dL/dZr`` with ``S`` the (N, R) row incidence.
+
+Losses (``LOSSES``):
+
+* ``"ce"``: cross-entropy with hard or soft targets and instance weights,
+  ``L = sum_r w_r CE_r / sum_r w_r``; multiclass ``CE_r = -sum_k T_rk ln softmax(z_r)_k``,
+  multilabel ``CE_r = sum_k BCE(T_rk, sigmoid(z_rk))`` (BCE-with-logits).
+  The reference uses **sum** reduction (flair); dividing by ``sum w`` only rescales the L2
+  strength, which the lab chooses on a dev split anyway, and keeps one L2 grid meaningful for
+  every method (ReL has ~5x more rows than MV; AR weights are sums of reliabilities).
+* ``"jsd"``: mean over rows of JSD(T_r, softmax(z_r)) in bits (multilabel: mean over rows x
+  classes of the binary JSD with sigmoid); ``dJSD/dq_k = 1/2 log2(q_k / m_k)``.
+* ``"soft_micro_f1"``: ``1 - 2 sum min(T, Q) / sum (T + Q)`` over the whole training set.
+* ``"soft_macro_f1"``: ``1 - (1/K) sum_k 2 m_k / (q_k + p_k)`` with column sums over the whole
+  training set. The gradient of ``min(t, q)`` w.r.t. ``q`` is the sub-gradient ``[q < t]`` with
+  1/2 at exact ties (as ``torch.minimum``).
+* ``"la_min"`` / ``"la_max"``: per item the min / max over its annotation rows of the hard-label
+  CE (multilabel: summed BCE against the annotator's 0/1 vector), mean over items; the
+  sub-gradient flows through the selected annotation (ties: first row).
+
+Model kinds:
+
+* :func:`fit_linear`: one linear head (all single-head methods).
+* :func:`fit_multitask` (SLMV): a soft head and a hard head that share features through a
+  common weight matrix, ``Z_s = X (W0 + Ws) + b_s``, ``Z_h = X (W0 + Wh) + b_h``, penalty
+  ``l2/2 (|W0|^2 + |Ws|^2 + |Wh|^2)`` (regularised multi-task learning, Evgeniou & Pontil 2004);
+  loss = soft-head loss + hard-head loss (weights 1, spec 6). With two *independent* linear
+  heads on fixed features the hard head would simply be MV; the shared ``W0`` is the linear
+  analogue of the shared encoder. Prediction = the hard head (spec 6, [CODE-ONLY]).
+* :func:`fit_ensemble` (AE / AEh): one head per annotator on a **shared low-rank encoder**
+  ``h_i = x_i U`` (U: d x r, r = ``rank``, default 8), head ``a``: ``z_ia = h_i V_a + c_a``.
+  This mirrors the paper's shared encoder + per-annotator linear heads and stays tractable for
+  hundreds of annotators: parameters ``d r + A (r + 1) K`` (md_agreement: 819 annotators,
+  d = 50k, r = 8 -> ~0.4M) instead of ``A d K`` for full per-annotator weights (~82M); one
+  gradient costs two sparse products with r columns plus O(R r K) for the R annotations. The cost is
+  non-convexity (random init from ``seed``). Each head is trained only on its annotator's rows;
+  the prediction is the mean of all heads' probabilities (AE) or their vote shares (AEh).
+
+All computations are vectorised: no Python loop over items, annotators or rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import nullcontext
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import sparse
+from scipy.optimize import minimize
+from scipy.special import expit, log_expit, logsumexp, xlogy
+
+__all__ = [
+    "LOSSES",
+    "LinearFit",
+    "fit_ensemble",
+    "fit_linear",
+    "fit_multitask",
+    "loss_value_grad",
+    "objective_ensemble",
+    "objective_linear",
+    "objective_multitask",
+    "predict_proba",
+]
+
+try:  # threadpoolctl ships with scikit-learn (a runtime dependency of the lab)
+    from threadpoolctl import threadpool_limits
+
+    def _one_blas_thread():
+        return threadpool_limits(limits=1, user_api="blas")
+except ImportError:  # pragma: no cover
+    def _one_blas_thread():
+        return nullcontext()
+
+LOSSES: tuple[str, ...] = ("ce", "jsd", "soft_micro_f1", "soft_macro_f1", "la_min", "la_max")
+LN2 = float(np.log(2.0))
+
+
+# ----------------------------------------------------------------------------- link functions
+def _probs(Z: np.ndarray, multilabel: bool) -> np.ndarray:
+    if multilabel:
+        return expit(Z)
+    return np.exp(Z - logsumexp(Z, axis=1, keepdims=True))
+
+
+def _chain(Q: np.ndarray, gQ: np.ndarray, multilabel: bool) -> np.ndarray:
+    """dL/dZ from dL/dQ through softmax (rows) or the elementwise sigmoid."""
+    if multilabel:
+        return gQ * Q * (1.0 - Q)
+    return Q * (gQ - (gQ * Q).sum(axis=1, keepdims=True))
+
+
+# ----------------------------------------------------------------------------- losses
+def _ce_rows(Z: np.ndarray, T: np.ndarray, multilabel: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Per-row CE (multiclass, soft or hard targets) or summed BCE (multilabel) and dCE/dZ."""
+    if multilabel:
+        value = (np.logaddexp(0.0, Z) - T * Z).sum(axis=1)
+        return value, expit(Z) - T
+    logS = Z - logsumexp(Z, axis=1, keepdims=True)
+    value = -(T * logS).sum(axis=1)
+    return value, np.exp(logS) * T.sum(axis=1, keepdims=True) - T
+
+
+def _loss_ce(Z, T, w, rows, multilabel):
+    value, G = _ce_rows(Z, T, multilabel)
+    total = float(w.sum())
+    if total <= 0:
+        return 0.0, np.zeros_like(Z)
+    return float(w @ value) / total, G * (w / total)[:, None]
+
+
+def _loss_jsd(Z, T, w, rows, multilabel):
+    n = Z.shape[0]
+    tiny = 1e-300
+    if multilabel:
+        logq, log1q = log_expit(Z), log_expit(-Z)
+        q = np.exp(logq)
+        m1 = np.maximum((T + q) / 2.0, tiny)
+        m0 = np.maximum((2.0 - T - q) / 2.0, tiny)
+        value = 0.5 * (
+            xlogy(T, T) - xlogy(T, m1) + xlogy(1 - T, 1 - T) - xlogy(1 - T, m0)
+            + q * (logq - np.log(m1)) + (1 - q) * (log1q - np.log(m0))
+        ) / LN2
+        gq = 0.5 * (logq - np.log(m1) - log1q + np.log(m0)) / LN2
+        scale = 1.0 / (n * Z.shape[1])
+        return float(value.sum()) * scale, gq * q * (1 - q) * scale
+    logQ = Z - logsumexp(Z, axis=1, keepdims=True)
+    Q = np.exp(logQ)
+    logM = np.log(np.maximum((T + Q) / 2.0, tiny))
+    value = 0.5 * ((xlogy(T, T) - xlogy(T, np.exp(logM))).sum(axis=1)
+                   + (Q * (logQ - logM)).sum(axis=1)) / LN2
+    gQ = 0.5 * (logQ - logM) / LN2
+    return float(value.sum()) / n, _chain(Q, gQ, False) / n
+
+
+def _min_subgradient(T: np.ndarray, Q: np.ndarray) -> np.ndarray:
+    """d min(T, Q) / dQ: 1 where Q < T, 1/2 at exact ties, else 0."""
+    return (Q < T).astype(float) + 0.5 * (Q == T)
+
+
+def _loss_soft_micro_f1(Z, T, w, rows, multilabel):
+    Q = _probs(Z, multilabel)
+    M = float(np.minimum(T, Q).sum())
+    D = float(T.sum() + Q.sum())
+    a = _min_subgradient(T, Q)
+    gQ = -2.0 * (a * D - M) / D**2
+    return 1.0 - 2.0 * M / D, _chain(Q, gQ, multilabel)
+
+
+def _loss_soft_macro_f1(Z, T, w, rows, multilabel):
+    Q = _probs(Z, multilabel)
+    K = Z.shape[1]
+    m = np.minimum(T, Q).sum(axis=0)
+    den = T.sum(axis=0) + Q.sum(axis=0)  # > 0: Q > 0 everywhere
+    a = _min_subgradient(T, Q)
+    gQ = -(2.0 / K) * (a * den - m) / den**2
+    return 1.0 - float(np.mean(2.0 * m / den)), _chain(Q, gQ, multilabel)
+
+
+def _select_rows(loss: np.ndarray, rows: np.ndarray, mode: str) -> np.ndarray:
+    """Index of the min / max-loss row of every item (ties: first row)."""
+    key = loss if mode == "min" else -loss
+    order = np.lexsort((np.arange(len(loss)), key, rows))
+    sorted_rows = rows[order]
+    first = np.r_[True, sorted_rows[1:] != sorted_rows[:-1]]
+    return order[first]
+
+
+def _loss_la(Z, T, w, rows, multilabel, mode):
+    value, G = _ce_rows(Z, T, multilabel)
+    chosen = _select_rows(value, rows, mode)
+    n = len(chosen)
+    out = np.zeros_like(Z)
+    out[chosen] = G[chosen] / n
+    return float(value[chosen].sum()) / n, out
+
+
+_LOSS_FUNCS: dict[str, Callable] = {
+    "ce": _loss_ce,
+    "jsd": _loss_jsd,
+    "soft_micro_f1": _loss_soft_micro_f1,
+    "soft_macro_f1": _loss_soft_macro_f1,
+    "la_min": lambda Z, T, w, rows, ml: _loss_la(Z, T, w, rows, ml, "min"),
+    "la_max": lambda Z, T, w, rows, ml: _loss_la(Z, T, w, rows, ml, "max"),
+}
+
+
+def loss_value_grad(
+    loss: str,
+    Z: np.ndarray,
+    T: np.ndarray,
+    *,
+    weights: np.ndarray | None = None,
+    rows: np.ndarray | None = None,
+    multilabel: bool = False,
+) -> tuple[float, np.ndarray]:
+    """Value and gradient w.r.t. the row logits ``Z`` (R, K) of one of :data:`LOSSES`.
+
+    ``T`` (R, K): targets (one-hot, 0/1 sets or soft); ``weights`` (R,) instance weights (only
+    ``"ce"`` uses them); ``rows`` (R,) item index of every row (LA groups rows by it)."""
+    if loss not in _LOSS_FUNCS:
+        raise ValueError(f"unknown loss {loss!r}; choose one of {list(LOSSES)}.")
+    Z = np.asarray(Z, dtype=float)
+    T = np.asarray(T, dtype=float)
+    if Z.shape != T.shape:
+        raise ValueError(f"logits {Z.shape} and targets {T.shape} differ in shape.")
+    w = np.ones(len(Z)) if weights is None else np.asarray(weights, dtype=float)
+    r = np.arange(len(Z)) if rows is None else np.asarray(rows)
+    return _LOSS_FUNCS[loss](Z, T, w, r, multilabel)
+
+
+# ----------------------------------------------------------------------------- fitted model
+@dataclass
+class LinearFit:
+    """A fitted model. ``kind``: ``"linear"`` (W, b), ``"multitask"`` (W0, Ws, Wh, bs, bh) or
+    ``"ensemble"`` (U, V, c). ``info``: optimiser result (``n_iter``, ``converged``,
+    ``loss``, ``message``)."""
+
+    kind: str
+    params: dict[str, np.ndarray]
+    multilabel: bool
+    l2: float
+    info: dict = field(default_factory=dict)
+
+    def theta(self) -> np.ndarray:
+        """Flat parameter vector (for warm starts)."""
+        return np.concatenate([v.ravel() for v in self.params.values()])
+
+
+def predict_proba(fit: LinearFit, X, *, hard_ensemble: bool = False) -> np.ndarray:
+    """(N, K) predicted probabilities. Multitask: the hard (MV) head. Ensemble: mean of the
+    heads' probabilities, or with ``hard_ensemble`` the share of heads voting for each label
+    (multiclass argmax, ties lowest index; multilabel ``prob > 0.5``) -- spec 6 AE / AEh."""
+    X = sparse.csr_matrix(X)
+    p = fit.params
+    if fit.kind == "linear":
+        return _probs(np.asarray(X @ p["W"]) + p["b"], fit.multilabel)
+    if fit.kind == "multitask":
+        return _probs(np.asarray(X @ (p["W0"] + p["Wh"])) + p["bh"], fit.multilabel)
+    H = np.asarray(X @ p["U"])  # (N, r)
+    V, c = p["V"], p["c"]
+    n_heads, r, K = V.shape
+    Vflat = V.transpose(1, 0, 2).reshape(r, n_heads * K)  # one BLAS product for all heads
+    out = np.zeros((H.shape[0], K))
+    step = max(1, 4_000_000 // max(1, n_heads * K))  # bound memory at ~4M floats per chunk
+    for start in range(0, H.shape[0], step):  # chunks of items, not a per-item loop
+        Zc = (H[start:start + step] @ Vflat).reshape(-1, n_heads, K) + c[None]
+        if fit.multilabel:
+            probs = expit(Zc)
+            out[start:start + step] = ((probs > 0.5).mean(axis=1) if hard_ensemble
+                                       else probs.mean(axis=1))
+        elif hard_ensemble:
+            out[start:start + step] = np.eye(K)[np.argmax(Zc, axis=2)].mean(axis=1)
+        else:
+            probs = np.exp(Zc - logsumexp(Zc, axis=2, keepdims=True))
+            out[start:start + step] = probs.mean(axis=1)
+    return out
+
+
+def _incidence(rows: np.ndarray, n: int) -> sparse.csr_matrix:
+    """(n, R) 0/1 matrix mapping rows to items (scatter-add of row gradients)."""
+    R = len(rows)
+    return sparse.csr_matrix((np.ones(R), (rows, np.arange(R))), shape=(n, R))
+
+
+def _minimize(fun, x0: np.ndarray, maxiter: int, tol: float) -> tuple[np.ndarray, dict]:
+    """L-BFGS-B with BLAS limited to one thread: L-BFGS-B's small dense products gain nothing
+    from threads, and on a busy 2-core machine OpenBLAS threads spinning made each iteration
+    ~10x slower (measured: 200k parameters, 24 iterations, 3.9 s -> 0.66 s)."""
+    with _one_blas_thread():
+        res = minimize(fun, x0, jac=True, method="L-BFGS-B",
+                       options={"maxiter": maxiter, "gtol": tol, "ftol": 1e-10, "maxcor": 10})
+    return res.x, {"n_iter": int(res.nit), "converged": bool(res.success),
+                   "loss": float(res.fun), "message": str(res.message)}
+
+
+def _prepare(X, T, rows, weights):
+    X = sparse.csr_matrix(X, dtype=float)
+    T = np.asarray(T, dtype=float)
+    rows = np.arange(X.shape[0]) if rows is None else np.asarray(rows, dtype=np.int64)
+    if len(rows) != len(T):
+        raise ValueError(f"rows ({len(rows)}) and targets ({len(T)}) differ in length.")
+    if len(rows) and (rows.min() < 0 or rows.max() >= X.shape[0]):
+        raise ValueError("rows must index the rows of X.")
+    w = np.ones(len(T)) if weights is None else np.asarray(weights, dtype=float)
+    return X, T, rows, w
+
+
+# ----------------------------------------------------------------------------- single head
+def objective_linear(X, T, *, loss: str = "ce", rows=None, weights=None, multilabel=False,
+                     l2: float = 1e-3) -> Callable[[np.ndarray], tuple[float, np.ndarray]]:
+    """``theta -> (objective, gradient)`` of one linear head, ``theta = [W.ravel(), b]``;
+    objective = loss(Z[rows]) + l2/2 |W|^2 (bias not penalised)."""
+    X, T, rows, w = _prepare(X, T, rows, weights)
+    if loss not in _LOSS_FUNCS:
+        raise ValueError(f"unknown loss {loss!r}; choose one of {list(LOSSES)}.")
+    d, K = X.shape[1], T.shape[1]
+    S = _incidence(rows, X.shape[0])
+    XT = X.T.tocsr()
+    func = _LOSS_FUNCS[loss]
+
+    def fun(theta):
+        W = theta[: d * K].reshape(d, K)
+        b = theta[d * K:]
+        Z = np.asarray(X @ W) + b
+        value, G = func(Z[rows], T, w, rows, multilabel)
+        Gi = np.asarray(S @ G)
+        gW = np.asarray(XT @ Gi) + l2 * W
+        obj = value + 0.5 * l2 * float((W * W).sum())
+        return obj, np.concatenate([gW.ravel(), Gi.sum(axis=0)])
+
+    return fun
+
+
+def _init(rng: np.random.Generator, size: int, scale: float) -> np.ndarray:
+    return rng.normal(0.0, scale, size)
+
+
+def fit_linear(X, T, *, loss: str = "ce", rows=None, weights=None, multilabel: bool = False,
+               l2: float = 1e-3, seed: int = 0, init: np.ndarray | None = None,
+               maxiter: int = 200, tol: float = 1e-6, init_scale: float = 0.01) -> LinearFit:
+    """Fit one softmax / sigmoid head with L-BFGS-B (see module docstring for the losses).
+
+    ``X`` (N, d) sparse item features; ``T`` (R, K) targets of R rows; ``rows`` (R,) item of
+    each row (default: row r = item r); ``seed`` draws the small random initial weights
+    (``init_scale``) unless ``init`` (a flat ``theta``, e.g. a warm start) is given."""
+    X, T, rows, w = _prepare(X, T, rows, weights)
+    d, K = X.shape[1], T.shape[1]
+    fun = objective_linear(X, T, loss=loss, rows=rows, weights=w, multilabel=multilabel, l2=l2)
+    x0 = (np.concatenate([_init(np.random.default_rng(seed), d * K, init_scale), np.zeros(K)])
+          if init is None else np.asarray(init, dtype=float))
+    theta, info = _minimize(fun, x0, maxiter, tol)
+    params = {"W": theta[: d * K].reshape(d, K), "b": theta[d * K:]}
+    return LinearFit("linear", params, multilabel, l2, info)
+
+
+# ----------------------------------------------------------------------------- SLMV
+def objective_multitask(X, T_soft, T_hard, *, multilabel=False, l2: float = 1e-3,
+                        weights=None) -> Callable:
+    """``theta -> (objective, gradient)`` of SLMV, ``theta = [W0, Ws, Wh, bs, bh]``;
+    objective = CE(T_soft, X(W0+Ws)+bs) + CE(T_hard, X(W0+Wh)+bh) + l2/2 (|W0|^2+|Ws|^2+|Wh|^2)
+    (each CE a weighted mean over items, see ``"ce"``)."""
+    X = sparse.csr_matrix(X, dtype=float)
+    Ts, Th = np.asarray(T_soft, dtype=float), np.asarray(T_hard, dtype=float)
+    w = np.ones(X.shape[0]) if weights is None else np.asarray(weights, dtype=float)
+    d, K = X.shape[1], Ts.shape[1]
+    XT = X.T.tocsr()
+    rows = np.arange(X.shape[0])
+
+    def fun(theta):
+        W0, Ws, Wh = (theta[i * d * K:(i + 1) * d * K].reshape(d, K) for i in range(3))
+        bs, bh = theta[3 * d * K:3 * d * K + K], theta[3 * d * K + K:]
+        XW = np.asarray(X @ np.hstack([W0 + Ws, W0 + Wh]))
+        vs, Gs = _loss_ce(XW[:, :K] + bs, Ts, w, rows, multilabel)
+        vh, Gh = _loss_ce(XW[:, K:] + bh, Th, w, rows, multilabel)
+        g = np.asarray(XT @ np.hstack([Gs, Gh]))
+        gWs, gWh = g[:, :K] + l2 * Ws, g[:, K:] + l2 * Wh
+        gW0 = g[:, :K] + g[:, K:] + l2 * W0
+        obj = vs + vh + 0.5 * l2 * float((W0 * W0).sum() + (Ws * Ws).sum() + (Wh * Wh).sum())
+        return obj, np.concatenate([gW0.ravel(), gWs.ravel(), gWh.ravel(),
+                                    Gs.sum(axis=0), Gh.sum(axis=0)])
+
+    return fun
+
+
+def fit_multitask(X, T_soft, T_hard, *, multilabel: bool = False, l2: float = 1e-3,
+                  seed: int = 0, init: np.ndarray | None = None, maxiter: int = 200,
+                  tol: float = 1e-6, init_scale: float = 0.01) -> LinearFit:
+    """SLMV: soft head on ``T_soft`` (P_i) and hard head on ``T_hard`` (MV), shared ``W0``."""
+    X = sparse.csr_matrix(X, dtype=float)
+    d, K = X.shape[1], np.asarray(T_soft).shape[1]
+    fun = objective_multitask(X, T_soft, T_hard, multilabel=multilabel, l2=l2)
+    x0 = (np.concatenate([_init(np.random.default_rng(seed), 3 * d * K, init_scale),
+                          np.zeros(2 * K)]) if init is None else np.asarray(init, dtype=float))
+    theta, info = _minimize(fun, x0, maxiter, tol)
+    blocks = [theta[i * d * K:(i + 1) * d * K].reshape(d, K) for i in range(3)]
+    params = {"W0": blocks[0], "Ws": blocks[1], "Wh": blocks[2],
+              "bs": theta[3 * d * K:3 * d * K + K], "bh": theta[3 * d * K + K:]}
+    return LinearFit("multitask", params, multilabel, l2, info)
+
+
+# ----------------------------------------------------------------------------- AE / AEh
+def objective_ensemble(X, T, rows, heads, n_heads: int, *, rank: int = 8,
+                       multilabel: bool = False, l2: float = 1e-3) -> Callable:
+    """``theta -> (objective, gradient)`` of the annotator ensemble, ``theta = [U, V, c]``.
+
+    Row r (item ``rows[r]``, annotator head ``heads[r]``, target ``T[r]``) has logits
+    ``z_r = (x_item U) V_head + c_head``; objective = mean over rows of CE (multilabel: summed
+    BCE) + l2/2 (|U|^2 + |V|^2). Heads never seen in ``heads`` only get the penalty."""
+    X = sparse.csr_matrix(X, dtype=float)
+    T = np.asarray(T, dtype=float)
+    rows = np.asarray(rows, dtype=np.int64)
+    heads = np.asarray(heads, dtype=np.int64)
+    d, K, R, r = X.shape[1], T.shape[1], len(rows), rank
+    XT = X.T.tocsr()
+    S_item = _incidence(rows, X.shape[0])
+    S_head = _incidence(heads, n_heads)
+    w = np.ones(R)
+    nU, nV = d * r, n_heads * r * K
+
+    def fun(theta):
+        U = theta[:nU].reshape(d, r)
+        V = theta[nU:nU + nV].reshape(n_heads, r, K)
+        c = theta[nU + nV:].reshape(n_heads, K)
+        H = np.asarray(X @ U)
+        Hr, Vr = H[rows], V[heads]
+        Z = np.einsum("rj,rjk->rk", Hr, Vr) + c[heads]
+        value, G = _loss_ce(Z, T, w, rows, multilabel)
+        gV = np.asarray(S_head @ (Hr[:, :, None] * G[:, None, :]).reshape(R, r * K))
+        gV = gV.reshape(n_heads, r, K) + l2 * V
+        gc = np.asarray(S_head @ G)
+        gH = np.asarray(S_item @ np.einsum("rk,rjk->rj", G, Vr))
+        gU = np.asarray(XT @ gH) + l2 * U
+        obj = value + 0.5 * l2 * float((U * U).sum() + (V * V).sum())
+        return obj, np.concatenate([gU.ravel(), gV.ravel(), gc.ravel()])
+
+    return fun
+
+
+def fit_ensemble(X, T, rows, heads, n_heads: int, *, rank: int = 8, multilabel: bool = False,
+                 l2: float = 1e-3, seed: int = 0, init: np.ndarray | None = None,
+                 maxiter: int = 200, tol: float = 1e-6, init_scale: float = 0.1) -> LinearFit:
+    """AE / AEh: per-annotator heads on a shared low-rank encoder (module docstring).
+
+    ``rows`` (R,) item of each annotation, ``heads`` (R,) its annotator (0..n_heads-1),
+    ``T`` (R, K) the annotator's one-hot label / 0-1 label set. Random init from ``seed``
+    (the objective is non-convex; the zero point is a saddle)."""
+    X = sparse.csr_matrix(X, dtype=float)
+    d, K = X.shape[1], np.asarray(T).shape[1]
+    fun = objective_ensemble(X, T, rows, heads, n_heads, rank=rank, multilabel=multilabel,
+                             l2=l2)
+    n_par = d * rank + n_heads * rank * K
+    x0 = (np.concatenate([_init(np.random.default_rng(seed), n_par, init_scale),
+                          np.zeros(n_heads * K)]) if init is None
+          else np.asarray(init, dtype=float))
+    theta, info = _minimize(fun, x0, maxiter, tol)
+    nU, nV = d * rank, n_heads * rank * K
+    params = {"U": theta[:nU].reshape(d, rank), "V": theta[nU:nU + nV].reshape(n_heads, rank, K),
+              "c": theta[nU + nV:].reshape(n_heads, K)}
+    return LinearFit("ensemble", params, multilabel, l2, info)

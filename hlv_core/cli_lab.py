@@ -1,0 +1,102 @@
+"""``python -m hlv_core lab FILE_OR_FOLDER [--methods ...] [--seeds 0 1 2] [--json]``.
+
+Trains the training lab's fast linear text model with each of seed 000's HLV training methods
+(:func:`hlv_core.lab.run_lab`) and prints the mean of every metric over seeds and its delta
+against MV (or, with ``--json``, the long result table as JSON records). ``--predictions
+FILE.csv`` writes each method's test predictions averaged over seeds (``model, item_id,
+label, prob``) for ``python -m hlv_core metrics``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+
+import pandas as pd
+
+from .io import FORMATS, DataError, load
+from .lab import DEFAULT_L2_GRID, predictions_as_models, run_lab_full
+from .training import METHODS
+
+__all__ = ["add_cli", "lab_summary", "run_lab_cli"]
+
+
+def lab_summary(results: pd.DataFrame) -> pd.DataFrame:
+    """Wide table: one row per method (paper order), ``<metric>`` mean over seeds and
+    ``<metric> delta`` mean delta vs MV; skipped methods keep their reason in ``note``."""
+    ran = results[results["metric"] != "skipped"]
+    mean = ran.groupby(["method", "metric"], sort=False)[["value", "delta_vs_mv"]].mean()
+    wide = mean["value"].unstack("metric")
+    delta = mean["delta_vs_mv"].unstack("metric").add_suffix(" delta")
+    out = wide.join(delta)
+    cols = [c for m in wide.columns for c in (m, f"{m} delta")]
+    out = out[cols]
+    skipped = results[results["metric"] == "skipped"].set_index("method")["note"]
+    out = out.reindex([m for m in METHODS if m in out.index or m in skipped.index])
+    out["note"] = skipped.reindex(out.index).fillna("")
+    return out
+
+
+def run_lab_cli(args: argparse.Namespace) -> int:
+    """Handler of the ``lab`` sub-command; returns the exit status."""
+    try:
+        dataset = load(args.file, format=args.format)
+
+        def progress(fraction: float, message: str) -> None:
+            if not args.json and not args.quiet:
+                print(f"[{fraction:5.1%}] {message}", file=sys.stderr)
+
+        result = run_lab_full(dataset, methods=args.methods, seeds=args.seeds, progress=progress,
+                              n_folds=args.folds, l2_grid=tuple(args.l2_grid))
+    except (DataError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    if args.predictions:
+        predictions_as_models(result.predictions).to_csv(args.predictions, index=False)
+    if args.json:
+        records = result.results.to_dict(orient="records")
+        for record in records:  # JSON has no NaN: write null
+            for key, value in record.items():
+                if isinstance(value, float) and math.isnan(value):
+                    record[key] = None
+        print(json.dumps({"protocol": result.protocol, "seeds": list(args.seeds),
+                          "results": records}, indent=2))
+        return 0
+    print(f"protocol: {result.protocol}; seeds: {' '.join(map(str, args.seeds))}")
+    with pd.option_context("display.max_columns", 40, "display.width", 200):
+        print(lab_summary(result.results).to_string(float_format=lambda x: f"{x:.4f}"))
+    print("\nseconds per method: " + ", ".join(f"{m} {s:.1f}" for m, s in result.timings.items()))
+    return 0
+
+
+def add_cli(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Register ``lab`` on the ``python -m hlv_core`` sub-parsers."""
+    parser = subparsers.add_parser(
+        "lab",
+        help="train a fast linear text model with each HLV training method (seed 000)",
+        description=__doc__,
+    )
+    parser.add_argument("file", help="annotations file or dataset folder with items.csv texts")
+    parser.add_argument("--format", default="auto", choices=list(FORMATS), help="input format")
+    parser.add_argument("--methods", nargs="+", choices=list(METHODS), default=None,
+                        help="methods to train (default: all 14; MV is always added)")
+    parser.add_argument("--seeds", nargs="+", type=int, default=[0], help="seeds (default 0)")
+    parser.add_argument("--folds", type=int, default=5,
+                        help="cross-validation folds when the data has no split (default 5)")
+    parser.add_argument("--l2-grid", nargs="+", type=float, default=list(DEFAULT_L2_GRID),
+                        help="L2 strengths as multiples of 1/n_train (default 0.1 1 10)")
+    parser.add_argument("--predictions", metavar="CSV",
+                        help="write the test predictions (mean over seeds) to this CSV")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    parser.set_defaults(handler=run_lab_cli)
+    return parser
+
+
+if __name__ == "__main__":  # pragma: no cover - convenience entry point
+    root = argparse.ArgumentParser(prog="hlv_core")
+    add_cli(root.add_subparsers(dest="command", required=True))
+    ns = root.parse_args()
+    raise SystemExit(ns.handler(ns))

@@ -1,0 +1,493 @@
+"""Training lab: train a fast linear text model with each of seed 000's 14 HLV training methods
+and compare them with the hard and soft metrics, as deltas against MV.
+
+Kurniawan et al., "Training and Evaluating with Human Label Variation" (arXiv 2502.01891),
+sections 4 (methods) and 5 (evaluation protocol, Figures 2-4); spec ``soft_metrics.md``
+section 6; issue 9. The targets of every method come from :mod:`hlv_core.training`; the model
+and losses from :mod:`hlv_core._linear`; the metrics from :func:`hlv_core.soft_metrics.evaluate`.
+
+Protocol (paper section 5.1, adapted to a linear model):
+
+* **Split**: the dataset's own ``items.split`` (``train`` / ``dev`` / ``test``; ``validation``
+  and ``val`` count as dev). Without a dev split, ``dev_share`` (10%) of the training items is
+  held out (``split_seed``). Without a split column: ``n_folds``-fold cross-validation (paper:
+  10-fold; default here 5), 10% of each training portion as dev, and the concatenated test
+  predictions are evaluated (paper: "we evaluate the concatenated test predictions"). Unlike
+  the paper the final fold model is not retrained on train + dev.
+* **Features**: TF-IDF word 1-2-grams and character 2-5-grams (``char_wb``), sublinear tf,
+  each block L2-normalised, fitted on the training texts of the fold only.
+* **L2 strength** ``lambda = g / n_train`` for ``g`` in ``l2_grid`` (the scikit-learn
+  ``C = 1 / g`` convention; default ``C`` in {10, 1, 0.1}), fitted from strong to weak with warm
+  starts; the one with the best **geometric mean of the dev metrics** is kept. As in the paper
+  (section 5.1 and footnote 13) hard and soft macro F1 are left out of the mean and entropy
+  correlation enters as ``(r + 1) / 2``; undefined (NaN) metrics are skipped.
+* **Seeds**: each seed re-draws the initial weights. Convex methods (ReL, MV, AR, ARh, AL, SL,
+  SLMV) reach the same optimum whatever the seed (up to the optimiser tolerance); the
+  non-convex ones (JSD, SmF1, SMF1, LA-min, LA-max, AE, AEh) can differ.
+* **Deltas**: for every metric, ``value - mean over seeds of MV's value`` (paper section 5.2).
+  MV is always trained (added when not requested) because it is the reference.
+
+Skips (one row with ``metric = "skipped"`` and the reason in ``note``): AR, ARh, AE, AEh need
+annotator identities; AL needs single-label data (the reference raises for multilabel).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import pandas as pd
+from scipy import sparse
+
+from . import _linear
+from . import soft_metrics as sm
+from .io import DataError, Dataset
+from .training import METHODS, method_targets
+
+__all__ = [
+    "DEFAULT_L2_GRID",
+    "LabResult",
+    "PAPER_METRICS",
+    "SELECTION_METRICS",
+    "has_texts",
+    "lab_folds",
+    "predictions_as_models",
+    "compute_deltas",
+    "mean_rank",
+    "run_lab",
+    "run_lab_full",
+    "selection_score",
+    "summarise",
+    "skip_reason",
+    "text_features",
+]
+
+#: ``lambda = g / n_train`` for each g (scikit-learn ``C = 1/g``): C = 10, 1, 0.1.
+DEFAULT_L2_GRID: tuple[float, ...] = (0.1, 1.0, 10.0)
+
+#: The paper's six metrics (section 5, Figures 2-4) by ``multilabel``.
+PAPER_METRICS: dict[bool, tuple[str, ...]] = {
+    False: ("hard_accuracy", "hard_macro_f1", "soft_accuracy", "soft_macro_f1", "po_jsd",
+            "entropy_correlation"),
+    True: ("hard_micro_f1", "hard_macro_f1", "soft_micro_f1", "soft_macro_f1", "po_jsd",
+           "entropy_correlation"),
+}
+
+#: Metrics of the dev geometric mean (macro F1s excluded, paper section 5.1).
+SELECTION_METRICS: dict[bool, tuple[str, ...]] = {
+    False: ("hard_accuracy", "soft_accuracy", "po_jsd", "entropy_correlation"),
+    True: ("hard_micro_f1", "soft_micro_f1", "po_jsd", "entropy_correlation"),
+}
+
+_SPLIT_ALIASES = {
+    "train": "train", "training": "train", "dev": "dev", "development": "dev",
+    "validation": "dev", "valid": "dev", "val": "dev", "test": "test",
+}
+
+_LOSS_OF = {"JSD": "jsd", "SmF1": "soft_micro_f1", "SMF1": "soft_macro_f1",
+            "LA-min": "la_min", "LA-max": "la_max"}
+
+
+# ----------------------------------------------------------------------------- helpers
+def has_texts(dataset: Dataset) -> bool:
+    """True when ``dataset.items`` has a ``text`` column with at least one non-empty text."""
+    if "text" not in dataset.items.columns:
+        return False
+    texts = dataset.items["text"].astype("string").fillna("").str.strip()
+    return bool((texts != "").any())
+
+
+def skip_reason(dataset: Dataset, method: str) -> str | None:
+    """Why ``method`` cannot run on ``dataset`` (None when it can)."""
+    if method in ("AR", "ARh", "AE", "AEh") and not dataset.annotator_ids_known:
+        return (f"{method} needs annotator identities linked across items; this dataset has "
+                "anonymous annotations.")
+    if method == "AL" and dataset.task == "multilabel":
+        return "AL is defined for single-label data only (the reference code raises for multilabel)."
+    return None
+
+
+def selection_score(metrics: dict[str, float], *, multilabel: bool = False) -> float:
+    """Geometric mean of :data:`SELECTION_METRICS` (entropy correlation as ``(r+1)/2``; values
+    clipped at 1e-12; NaN metrics skipped; NaN when none is defined). Paper section 5.1."""
+    values = []
+    for name in SELECTION_METRICS[multilabel]:
+        v = metrics.get(name, math.nan)
+        if v is None or not np.isfinite(v):
+            continue
+        if name == "entropy_correlation":
+            v = (v + 1.0) / 2.0
+        values.append(max(float(v), 1e-12))
+    if not values:
+        return math.nan
+    return float(np.exp(np.mean(np.log(values))))
+
+
+def text_features(train_texts: Sequence[str], texts: Sequence[str], *,
+                  max_word: int = 20_000, max_char: int = 30_000) -> sparse.csr_matrix:
+    """TF-IDF word 1-2-grams + ``char_wb`` 2-5-grams (sublinear tf, L2 rows per block),
+    vocabulary and idf fitted on ``train_texts``; returns the features of ``texts``."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    train_texts = [str(t) for t in train_texts]
+    min_df = 2 if len(train_texts) >= 100 else 1
+    blocks = []
+    for kwargs in ({"analyzer": "word", "ngram_range": (1, 2), "max_features": max_word,
+                    "token_pattern": r"(?u)\b\w+\b"},
+                   {"analyzer": "char_wb", "ngram_range": (2, 5), "max_features": max_char}):
+        vec = TfidfVectorizer(lowercase=True, sublinear_tf=True, min_df=min_df, dtype=np.float64,
+                              **kwargs)
+        try:
+            vec.fit(train_texts)
+        except ValueError:  # empty vocabulary (e.g. only punctuation): skip this block
+            continue
+        blocks.append(vec.transform([str(t) for t in texts]))
+    if not blocks:
+        raise DataError("the training texts give no word or character features.",
+                        column="text", fix="check that items.text holds the item texts.")
+    return sparse.hstack(blocks, format="csr")
+
+
+def lab_folds(dataset: Dataset, *, n_folds: int = 5, dev_share: float = 0.1,
+              split_seed: int = 0) -> tuple[list[dict[str, np.ndarray]], str]:
+    """Train / dev / test item positions (into ``dataset.item_ids``) of every fold and a
+    description of the protocol. Items without annotations are left out."""
+    rng = np.random.default_rng(split_seed)
+    annotated = dataset.annotators_per_item_array() > 0
+    if "split" in dataset.items.columns:
+        split = (dataset.items["split"].astype("string").fillna("").str.strip().str.lower()
+                 .map(lambda s: _SPLIT_ALIASES.get(s, "")).to_numpy())
+        split = np.where(annotated, split, "")
+        train = np.flatnonzero(split == "train")
+        dev = np.flatnonzero(split == "dev")
+        test = np.flatnonzero(split == "test")
+        if len(train) and len(test):
+            note = "dataset split"
+            if len(dev) == 0:
+                perm = rng.permutation(train)
+                n_dev = max(1, int(round(dev_share * len(train)))) if len(train) > 1 else 0
+                dev, train = np.sort(perm[:n_dev]), np.sort(perm[n_dev:])
+                note += f" (no dev split: {n_dev} training items held out as dev)"
+            return [{"train": train, "dev": dev, "test": test}], note
+    items = np.flatnonzero(annotated)
+    if n_folds < 2:
+        raise ValueError("n_folds must be at least 2.")
+    if len(items) < n_folds:
+        raise DataError(f"{len(items)} annotated items are too few for {n_folds}-fold "
+                        "cross-validation.", fix="add items or lower n_folds.")
+    perm = rng.permutation(items)
+    parts = np.array_split(perm, n_folds)
+    folds = []
+    for f in range(n_folds):
+        rest = rng.permutation(np.concatenate([parts[g] for g in range(n_folds) if g != f]))
+        n_dev = max(1, int(round(dev_share * len(rest))))
+        folds.append({"train": np.sort(rest[n_dev:]), "dev": np.sort(rest[:n_dev]),
+                      "test": np.sort(parts[f])})
+    return folds, f"{n_folds}-fold cross-validation (no train/test split in the data)"
+
+
+def _subset(dataset: Dataset, positions: np.ndarray) -> Dataset:
+    """The dataset restricted to the items at ``positions`` (labels and annotators kept)."""
+    ids = dataset.item_ids.to_numpy()[positions]
+    items = dataset.items.iloc[positions].reset_index(drop=True)
+    ann = dataset.annotations[dataset.annotations["item_id"].isin(set(ids))]
+    return replace(dataset, annotations=ann.reset_index(drop=True), items=items,
+                   predictions=None)
+
+
+@dataclass
+class LabResult:
+    """Everything one lab run produced.
+
+    ``results``: the :func:`run_lab` table. ``predictions``: test predictions, long, columns
+    ``method, seed, item_id, label, prob``. ``fits``: one row per (method, seed, fold) with the
+    chosen ``l2``, its ``dev_score``, ``seconds``, optimiser ``n_iter`` and ``converged``.
+    ``protocol``: text. ``timings``: seconds per method (AE and AEh share one model)."""
+
+    results: pd.DataFrame
+    predictions: pd.DataFrame
+    fits: pd.DataFrame
+    protocol: str
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def models(self, prefix: str = "lab ") -> pd.DataFrame:
+        return predictions_as_models(self.predictions, prefix=prefix)
+
+
+def predictions_as_models(predictions: pd.DataFrame, *, prefix: str = "lab ") -> pd.DataFrame:
+    """Long ``model, item_id, label, prob`` table: each method's test predictions averaged
+    over seeds (as the paper averages 3 runs before its meta-evaluation, spec 8.1), model name
+    ``prefix + method`` (the format of ``hlv_ui.state.add_predictions``)."""
+    if predictions.empty:
+        return pd.DataFrame(columns=["model", "item_id", "label", "prob"])
+    mean = (predictions.groupby(["method", "item_id", "label"], sort=False)["prob"].mean()
+            .reset_index())
+    mean.insert(0, "model", prefix + mean.pop("method").astype(str))
+    return mean
+
+
+# ----------------------------------------------------------------------------- training
+class _Trainer:
+    """Fits one method on one fold's training data for a grid of L2 strengths."""
+
+    def __init__(self, sub: Dataset, X: sparse.csr_matrix, *, rank: int, maxiter: int,
+                 tol: float = 1e-5):
+        self.sub, self.X = sub, X
+        self.ml = sub.task == "multilabel"
+        self.labels = list(sub.labels)
+        self.position = pd.Index(sub.item_ids)
+        self.rank, self.maxiter, self.tol = rank, maxiter, tol
+        self._targets: dict[str, pd.DataFrame] = {}
+
+    def targets(self, method: str) -> pd.DataFrame:
+        key = {"AEh": "AE", "LA-max": "LA-min", "JSD": "SL", "SmF1": "SL", "SMF1": "SL"}.get(
+            method, method)
+        if key not in self._targets:
+            self._targets[key] = method_targets(self.sub, key)
+        return self._targets[key]
+
+    def fit(self, method: str, l2: float, seed: int, init):
+        frame = self.targets(method)
+        rows = self.position.get_indexer(frame["item_id"].to_numpy(dtype=object))
+        T = frame[self.labels].to_numpy(dtype=float)
+        common = {"multilabel": self.ml, "l2": l2, "seed": seed, "init": init,
+                  "maxiter": self.maxiter, "tol": self.tol}
+        if method == "SLMV":
+            soft = frame["head"].to_numpy() == "soft"
+            order_s = np.argsort(rows[soft], kind="stable")
+            order_h = np.argsort(rows[~soft], kind="stable")
+            return _linear.fit_multitask(self.X, T[soft][order_s], T[~soft][order_h], **common)
+        if method in ("AE", "AEh"):
+            head_codes, head_names = pd.factorize(frame["head"].to_numpy(dtype=object))
+            return _linear.fit_ensemble(self.X, T, rows, head_codes, len(head_names),
+                                        rank=self.rank, **common)
+        loss = _LOSS_OF.get(method, "ce")
+        weights = frame["weight"].to_numpy(dtype=float) if loss == "ce" else None
+        return _linear.fit_linear(self.X, T, loss=loss, rows=rows, weights=weights, **common)
+
+
+def _evaluate(P: np.ndarray, Q: np.ndarray, multilabel: bool) -> dict[str, float]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return sm.evaluate(P, Q, multilabel=multilabel)
+
+
+def run_lab_full(
+    dataset: Dataset,
+    *,
+    methods: Sequence[str] | None = None,
+    seeds: Sequence[int] = (0,),
+    progress: Callable[[float, str], None] | None = None,
+    metrics: Sequence[str] | None = None,
+    l2_grid: Sequence[float] = DEFAULT_L2_GRID,
+    n_folds: int = 5,
+    dev_share: float = 0.1,
+    split_seed: int = 0,
+    rank: int = 8,
+    maxiter: int = 100,
+    tol: float = 1e-5,
+    reference: bool = True,
+) -> LabResult:
+    """Run the lab and keep everything (see :func:`run_lab` for the arguments).
+
+    ``metrics``: subset of :func:`soft_metrics.evaluate`'s names (default: all of them);
+    ``rank``: AE/AEh encoder rank; ``maxiter`` / ``tol``: L-BFGS iteration cap and projected
+    gradient tolerance per fit; ``reference=False`` does not add MV (the deltas are then NaN
+    unless MV was requested; :func:`compute_deltas` recomputes them on combined runs)."""
+    if dataset.task not in ("multiclass", "multilabel", "rating"):
+        raise DataError(f"the training lab needs multiclass, rating or multilabel data; "
+                        f"'{dataset.name}' is {dataset.task}.",
+                        fix="choose a dataset with one label (or label set) per annotation.")
+    if not has_texts(dataset):
+        raise DataError(f"the training lab trains a text classifier, but the items of "
+                        f"'{dataset.name}' carry no texts.", column="text",
+                        fix="add a 'text' column to the items table.")
+    requested = list(METHODS) if methods is None else list(dict.fromkeys(methods))
+    unknown = [m for m in requested if m not in METHODS]
+    if unknown:
+        raise ValueError(f"unknown method(s) {unknown}; choose from {list(METHODS)}.")
+    seeds = [int(s) for s in seeds]
+    if not seeds:
+        raise ValueError("give at least one seed.")
+    if not l2_grid or any(g <= 0 for g in l2_grid):
+        raise ValueError("l2_grid must hold positive numbers.")
+    ml = dataset.task == "multilabel"
+    notes: dict[str, str] = {}
+    if "MV" not in requested and reference:
+        requested.insert(0, "MV")
+        notes["MV"] = "added as the reference of the deltas"
+    skipped = {m: r for m in requested if (r := skip_reason(dataset, m)) is not None}
+    to_run = [m for m in METHODS if m in requested and m not in skipped]
+
+    folds, protocol = lab_folds(dataset, n_folds=n_folds, dev_share=dev_share,
+                                split_seed=split_seed)
+    texts = dataset.items["text"].astype("string").fillna("").to_numpy(dtype=object)
+    P_all = dataset.judgements_array()
+    item_ids = dataset.item_ids.to_numpy()
+    labels = list(dataset.labels)
+    total = max(1, len(to_run) * len(seeds) * len(folds))
+    done = 0
+    timings = {m: 0.0 for m in to_run}
+    fit_rows: list[dict] = []
+    preds: dict[tuple[str, int], list[tuple[np.ndarray, np.ndarray]]] = {}
+
+    for f, fold in enumerate(folds if to_run else []):
+        feats = text_features(texts[fold["train"]], texts)
+        X_tr, X_dev, X_te = feats[fold["train"]], feats[fold["dev"]], feats[fold["test"]]
+        P_dev = P_all[fold["dev"]]
+        trainer = _Trainer(_subset(dataset, fold["train"]), X_tr, rank=rank, maxiter=maxiter,
+                           tol=tol)
+        n_train = len(fold["train"])
+        grid = sorted((g / n_train for g in l2_grid), reverse=True)
+        for seed in seeds:
+            ensemble_cache: dict[float, object] = {}
+            for method in to_run:
+                if progress is not None:
+                    progress(done / total, f"{method}, seed {seed}"
+                             + (f", fold {f + 1}/{len(folds)}" if len(folds) > 1 else ""))
+                start = time.perf_counter()
+                best = (-math.inf, None, None)
+                init = None
+                # warm starts along the path: strong -> weak penalty for the single-head
+                # models; weak -> strong for the low-rank ensemble, whose strong-penalty
+                # solution is the saddle at U = V = 0 that a warm start would never leave
+                path = grid[::-1] if method in ("AE", "AEh") else grid
+                for lam in path if len(fold["dev"]) else [grid[len(grid) // 2]]:
+                    if method in ("AE", "AEh") and lam in ensemble_cache:
+                        fit = ensemble_cache[lam]
+                    else:
+                        fit = trainer.fit(method, lam, seed, init)
+                        if method in ("AE", "AEh"):
+                            ensemble_cache[lam] = fit
+                    init = fit.theta()
+                    if not len(fold["dev"]):
+                        best = (math.nan, lam, fit)
+                        break
+                    Q_dev = _linear.predict_proba(fit, X_dev, hard_ensemble=method == "AEh")
+                    score = selection_score(_evaluate(P_dev, Q_dev, ml), multilabel=ml)
+                    if best[2] is None or (np.isfinite(score) and score > best[0]):
+                        best = (score, lam, fit)
+                score, lam, fit = best
+                Q_te = _linear.predict_proba(fit, X_te, hard_ensemble=method == "AEh")
+                seconds = time.perf_counter() - start
+                timings[method] += seconds
+                preds.setdefault((method, seed), []).append((fold["test"], Q_te))
+                fit_rows.append({"method": method, "seed": seed, "fold": f, "l2": lam,
+                                 "dev_score": score, "seconds": seconds,
+                                 "n_iter": fit.info.get("n_iter"),
+                                 "converged": fit.info.get("converged")})
+                done += 1
+    if progress is not None:
+        progress(1.0, "done")
+
+    # evaluation on the (concatenated) test predictions
+    rows: list[dict] = []
+    pred_frames = []
+    for (method, seed), parts in preds.items():
+        pos = np.concatenate([p for p, _ in parts])
+        Q = np.vstack([q for _, q in parts])
+        result = _evaluate(P_all[pos], Q, ml)
+        for metric, value in result.items():
+            if metrics is None or metric in metrics:
+                rows.append({"method": method, "seed": seed, "metric": metric,
+                             "value": float(value), "note": notes.get(method, "")})
+        pred_frames.append(pd.DataFrame({
+            "method": method, "seed": seed,
+            "item_id": np.repeat(item_ids[pos], len(labels)),
+            "label": np.tile(labels, len(pos)), "prob": Q.ravel()}))
+    results = pd.DataFrame(rows, columns=["method", "seed", "metric", "value", "note"])
+    results.insert(4, "delta_vs_mv", math.nan)
+    results = compute_deltas(results)
+    if skipped:
+        skip_rows = pd.DataFrame([{"method": m, "seed": math.nan, "metric": "skipped",
+                                   "value": math.nan, "delta_vs_mv": math.nan, "note": r}
+                                  for m, r in skipped.items()])
+        results = pd.concat([results, skip_rows], ignore_index=True) if len(results) \
+            else skip_rows
+    order = {m: i for i, m in enumerate(METHODS)}
+    results = results.sort_values(["method", "seed"], key=lambda s: s.map(order)
+                                  if s.name == "method" else s, kind="stable",
+                                  ignore_index=True)
+    predictions = (pd.concat(pred_frames, ignore_index=True) if pred_frames else
+                   pd.DataFrame(columns=["method", "seed", "item_id", "label", "prob"]))
+    return LabResult(results, predictions, pd.DataFrame(fit_rows), protocol, timings)
+
+
+def compute_deltas(results: pd.DataFrame) -> pd.DataFrame:
+    """(Re)compute ``delta_vs_mv = value - mean over seeds of MV's value`` per metric (paper
+    section 5.2); NaN when MV has no finite value for the metric. Returns a copy."""
+    out = results.copy()
+    ran = out["metric"] != "skipped"
+    mv_mean = out[ran & (out["method"] == "MV")].groupby("metric")["value"].mean()
+    out.loc[ran, "delta_vs_mv"] = out.loc[ran, "value"] - out.loc[ran, "metric"].map(mv_mean)
+    return out
+
+
+def _t_interval(values: np.ndarray, confidence: float) -> tuple[float, float, float]:
+    from scipy import stats
+
+    v = values[np.isfinite(values)]
+    if len(v) == 0:
+        return math.nan, math.nan, math.nan
+    mean = float(v.mean())
+    if len(v) < 2:
+        return mean, math.nan, math.nan
+    half = float(stats.t.ppf(0.5 + confidence / 2, len(v) - 1) * v.std(ddof=1) / np.sqrt(len(v)))
+    return mean, mean - half, mean + half
+
+
+def summarise(results: pd.DataFrame, *, confidence: float = 0.95) -> pd.DataFrame:
+    """Per (method, metric): ``n_seeds``, ``mean``, ``ci_low``, ``ci_high`` (Student-t interval
+    over seeds; NaN with a single seed), ``delta``, ``delta_low``, ``delta_high`` (same for the
+    delta vs MV). Methods in paper order; skipped methods are left out."""
+    ran = results[results["metric"] != "skipped"]
+    rows = []
+    for (method, metric), group in ran.groupby(["method", "metric"], sort=False):
+        mean, lo, hi = _t_interval(group["value"].to_numpy(dtype=float), confidence)
+        dmean, dlo, dhi = _t_interval(group["delta_vs_mv"].to_numpy(dtype=float), confidence)
+        rows.append({"method": method, "metric": metric, "n_seeds": int(group["seed"].nunique()),
+                     "mean": mean, "ci_low": lo, "ci_high": hi,
+                     "delta": dmean, "delta_low": dlo, "delta_high": dhi})
+    return pd.DataFrame(rows, columns=["method", "metric", "n_seeds", "mean", "ci_low", "ci_high",
+                                       "delta", "delta_low", "delta_high"])
+
+
+def mean_rank(results: pd.DataFrame, *, metrics: Sequence[str] | None = None) -> pd.Series:
+    """Mean over metrics of each method's rank by its mean value over seeds (1 = best; higher
+    values are better for every metric; ties share the average rank; NaN values are not
+    ranked). The order of the paper's delta plots (Figures 2-4). Sorted ascending."""
+    ran = results[results["metric"] != "skipped"]
+    if metrics is not None:
+        ran = ran[ran["metric"].isin(metrics)]
+    wide = ran.groupby(["method", "metric"])["value"].mean().unstack("metric")
+    ranks = wide.rank(axis=0, ascending=False, method="average")
+    return ranks.mean(axis=1).sort_values(kind="stable").rename("mean_rank")
+
+
+def run_lab(
+    dataset: Dataset,
+    *,
+    methods: Sequence[str] | None = None,
+    seeds: Sequence[int] = (0,),
+    progress: Callable[[float, str], None] | None = None,
+    **options,
+) -> pd.DataFrame:
+    """Train the linear text model with each HLV training method and score it on test items.
+
+    Returns a long DataFrame with columns ``method, seed, metric, value, delta_vs_mv, note``
+    (metric names as :func:`hlv_core.soft_metrics.evaluate`; ``delta_vs_mv`` = value minus the
+    mean over seeds of MV's value for that metric, paper section 5.2), plus one row per skipped
+    method with ``metric = "skipped"`` and the reason in ``note``. ``progress(fraction,
+    message)`` is called before every fit. The test predictions (``method, seed, item_id,
+    label, prob``) are in ``result.attrs["predictions"]``; :func:`run_lab_full` returns them
+    with the chosen L2 strengths and timings. ``options``: see :func:`run_lab_full`.
+    Raises :class:`~hlv_core.io.DataError` when the dataset has no texts or is a ranking."""
+    lab = run_lab_full(dataset, methods=methods, seeds=seeds, progress=progress, **options)
+    out = lab.results
+    out.attrs["predictions"] = lab.predictions
+    out.attrs["protocol"] = lab.protocol
+    return out

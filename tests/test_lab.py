@@ -1,0 +1,234 @@
+"""hlv_core.lab: the training lab (issue 9) on a tiny hand-made dataset, the protocol pieces,
+skips, and real runs on the bundled samples and hs_brexit."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from hlv_core import lab
+from hlv_core.io import DataError, build_dataset, load
+from hlv_core.samples import load_sample
+from hlv_core.training import METHODS
+
+from .conftest import shared_path
+
+CORE = ["hard_accuracy", "soft_accuracy", "po_jsd"]
+
+
+def _tiny(multilabel: bool = False, split: bool = True):
+    """18 items, 3 annotators (a, b, c); texts carry the signal: 'good' items are mostly
+    'pos', 'bad' items 'neg', 'meh' items split; annotator c is contrarian on 'meh'."""
+    rows, items = [], []
+    kinds = ["good", "bad", "meh"] * 6
+    for i, kind in enumerate(kinds):
+        item = f"i{i:02d}"
+        text = {"good": "a good lovely film", "bad": "a bad awful film",
+                "meh": "an ok film I guess"}[kind] + f" number {i}"
+        part = "train" if i < 12 else ("dev" if i < 15 else "test")
+        items.append({"item_id": item, "text": text, "split": part})
+        labels = {"good": ["pos", "pos", "pos"], "bad": ["neg", "neg", "pos"],
+                  "meh": ["pos", "neg", "neg"]}[kind]
+        for annot, label in zip("abc", labels, strict=True):
+            if multilabel:
+                rows.append((item, annot, label))
+                if kind == "meh" and annot == "a":
+                    rows.append((item, annot, "neg"))
+            else:
+                rows.append((item, annot, label))
+    ann = pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"])
+    items = pd.DataFrame(items)
+    if not split:
+        items = items.drop(columns="split")
+    return build_dataset(ann, source="tiny", format="memory", items=items,
+                         task="multilabel" if multilabel else "multiclass",
+                         labels=["neg", "pos"], name="tiny")
+
+
+def test_every_method_runs_on_tiny_data():
+    d = _tiny()
+    calls = []
+    out = lab.run_lab(d, seeds=(0, 1), progress=lambda f, m: calls.append((f, m)))
+    assert list(out.columns[:6]) == ["method", "seed", "metric", "value", "delta_vs_mv", "note"]
+    assert set(out["method"]) == set(METHODS)
+    assert (out["metric"] != "skipped").all()
+    for method in METHODS:
+        sub = out[(out["method"] == method) & out["metric"].isin(CORE)]
+        assert len(sub) == 2 * len(CORE), method
+        assert np.isfinite(sub["value"]).all(), method
+    # the delta is against the mean of MV over seeds: MV's deltas average to 0
+    mv = out[out["method"] == "MV"].groupby("metric")["delta_vs_mv"].mean()
+    np.testing.assert_allclose(mv.dropna().to_numpy(), 0.0, atol=1e-12)
+    fractions = [f for f, _ in calls]
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0 and fractions[0] == 0.0
+    assert len(calls) == len(METHODS) * 2 + 1
+    preds = out.attrs["predictions"]
+    assert set(preds["item_id"]) == {f"i{i:02d}" for i in range(15, 18)}
+    sums = preds.groupby(["method", "seed", "item_id"])["prob"].sum()
+    np.testing.assert_allclose(sums.to_numpy(), 1.0, atol=1e-9)
+
+
+def test_methods_learn_the_text_signal():
+    """On the tiny data 'good' -> pos and 'bad' -> neg are learnable: MV, SL and ReL predict the
+    test items' majority label."""
+    d = _tiny()
+    res = lab.run_lab_full(d, methods=["MV", "SL", "ReL"], l2_grid=(0.01,))
+    wide = res.predictions.pivot_table(index=["method", "item_id"], columns="label",
+                                       values="prob")
+    majority = d.majority_label()
+    for (_method, item), row in wide.iterrows():
+        if item in ("i15", "i16"):  # good, bad ('meh' items are 1-2 splits)
+            assert row.idxmax() == majority[item]
+
+
+def test_mv_added_and_selected_metrics():
+    out = lab.run_lab(_tiny(), methods=["SL"], metrics=["po_jsd"])
+    assert set(out["method"]) == {"MV", "SL"}
+    assert set(out["metric"]) == {"po_jsd"}
+    assert "reference" in out.loc[out["method"] == "MV", "note"].iloc[0]
+
+
+def test_skips_without_annotator_ids_and_al_for_multilabel():
+    anon = replace(_tiny(), annotator_ids_known=False)
+    out = lab.run_lab(anon, methods=["AR", "ARh", "AE", "AEh", "SL"])
+    skipped = out[out["metric"] == "skipped"]
+    assert set(skipped["method"]) == {"AR", "ARh", "AE", "AEh"}
+    assert skipped["note"].str.contains("annotator identities").all()
+    ml = lab.run_lab(_tiny(multilabel=True), methods=["AL", "SL", "AE", "SLMV", "LA-max"])
+    assert ml.loc[ml["method"] == "AL", "metric"].tolist() == ["skipped"]
+    assert "single-label" in ml.loc[ml["method"] == "AL", "note"].iloc[0]
+    ran = ml[ml["metric"].isin(["hard_micro_f1", "soft_micro_f1", "po_jsd"])]
+    assert set(ran["method"]) == {"MV", "SL", "AE", "SLMV", "LA-max"}
+    assert np.isfinite(ran["value"]).all()
+    assert "hard_accuracy" not in set(ml["metric"])  # multilabel metric set
+
+
+def test_cross_validation_when_no_split():
+    d = _tiny(split=False)
+    res = lab.run_lab_full(d, methods=["MV", "JSD"], n_folds=3)
+    assert "3-fold" in res.protocol
+    assert len(res.fits) == 2 * 3
+    # concatenated test predictions cover every item once per (method, seed)
+    counts = res.predictions.groupby(["method", "item_id"]).size()
+    assert set(counts.index.get_level_values(1)) == set(d.item_ids)
+    assert (counts == d.n_labels).all()
+
+
+def test_folds_and_dev_carve_out():
+    d = _tiny()
+    folds, note = lab.lab_folds(d)
+    assert note == "dataset split" and len(folds) == 1
+    assert len(folds[0]["train"]) == 12 and len(folds[0]["dev"]) == 3
+    items = d.items.copy()
+    items["split"] = items["split"].replace({"dev": "train"})
+    d2 = replace(d, items=items)
+    folds2, note2 = lab.lab_folds(d2, dev_share=0.2)
+    assert "held out" in note2
+    f = folds2[0]
+    assert len(f["dev"]) == 3 and len(f["train"]) == 12
+    assert not set(f["dev"]) & set(f["train"])
+    cv, _ = lab.lab_folds(replace(d, items=d.items.drop(columns="split")), n_folds=3)
+    tests = np.concatenate([f["test"] for f in cv])
+    assert sorted(tests) == list(range(18))
+    for f in cv:
+        assert not (set(f["train"]) & set(f["test"])) and not (set(f["dev"]) & set(f["test"]))
+
+
+def test_selection_score_is_the_papers_geometric_mean():
+    m = {"hard_accuracy": 0.8, "soft_accuracy": 0.7, "po_jsd": 0.9, "entropy_correlation": 0.2,
+         "hard_macro_f1": 0.01, "soft_macro_f1": 0.01}
+    expected = (0.8 * 0.7 * 0.9 * 0.6) ** 0.25  # macro F1s left out; (r + 1) / 2
+    assert lab.selection_score(m) == pytest.approx(expected)
+    m["entropy_correlation"] = float("nan")
+    assert lab.selection_score(m) == pytest.approx((0.8 * 0.7 * 0.9) ** (1 / 3))
+    ml = {"hard_micro_f1": 0.5, "soft_micro_f1": 0.5, "po_jsd": 0.5, "entropy_correlation": 0.0}
+    assert lab.selection_score(ml, multilabel=True) == pytest.approx(0.5)
+
+
+def test_bad_inputs():
+    d = _tiny()
+    with pytest.raises(DataError, match="no texts"):
+        lab.run_lab(replace(d, items=d.items.drop(columns="text")))
+    with pytest.raises(ValueError, match="unknown method"):
+        lab.run_lab(d, methods=["MV", "BERT"])
+    with pytest.raises(ValueError, match="seed"):
+        lab.run_lab(d, seeds=())
+    with pytest.raises(DataError, match="ranking"):
+        lab.run_lab(load_sample("dermatology"))
+
+
+def test_predictions_as_models_averages_seeds():
+    preds = pd.DataFrame({"method": ["SL"] * 4, "seed": [0, 0, 1, 1],
+                          "item_id": ["x"] * 4, "label": ["a", "b", "a", "b"],
+                          "prob": [0.2, 0.8, 0.4, 0.6]})
+    models = lab.predictions_as_models(preds)
+    assert list(models.columns) == ["model", "item_id", "label", "prob"]
+    assert models["model"].unique().tolist() == ["lab SL"]
+    np.testing.assert_allclose(models["prob"], [0.3, 0.7])
+
+
+def test_case_review_sample_runs():
+    d = load_sample("case_review")
+    res = lab.run_lab_full(d, methods=["MV", "SL", "AE", "AEh", "SMF1"], seeds=(0,))
+    out = res.results
+    core = out[out["metric"].isin(CORE)]
+    assert np.isfinite(core["value"]).all()
+    models = res.models()
+    assert set(models["model"]) == {f"lab {m}" for m in ["MV", "SL", "AE", "AEh", "SMF1"]}
+    test_items = set(d.items.loc[d.items["split"] == "test", "item_id"])
+    assert set(models["item_id"]) == test_items
+
+
+@pytest.mark.slow
+def test_hs_brexit_all_methods_finite():
+    d = load(shared_path("data", "hs_brexit"))
+    res = lab.run_lab_full(d, seeds=(0,))
+    out = res.results
+    assert (out["metric"] != "skipped").all()
+    assert set(out["method"]) == set(METHODS)
+    for method, sub in out.groupby("method"):
+        values = sub.set_index("metric")["value"]
+        # every method gets finite scores; entropy correlation may be NaN when a method's
+        # predictions all have the same entropy (AEh votes can be unanimous; paper Fig. 3-4)
+        assert np.isfinite(values.drop("entropy_correlation")).all(), method
+        assert lab.selection_score(values.to_dict()) > 0.5, method
+    # ReL = SL for full-batch training when every item has the same number of annotators
+    # (hs_brexit: 6 each): the CE sums coincide (see test_linear)
+    rel = out[out["method"] == "ReL"].set_index("metric")["value"]
+    sl = out[out["method"] == "SL"].set_index("metric")["value"]
+    np.testing.assert_allclose(rel.to_numpy(), sl.to_numpy(), atol=2e-3)
+    assert (res.fits["n_iter"] > 0).all()
+
+
+def test_cli_lab_table_and_json(tmp_path, capsys):
+    import argparse
+    import json
+
+    from hlv_core import cli_lab
+
+    folder = tmp_path / "tiny"
+    folder.mkdir()
+    d = _tiny()
+    d.annotations.to_csv(folder / "annotations.csv", index=False)
+    d.items.to_csv(folder / "items.csv", index=False)
+    root = argparse.ArgumentParser()
+    cli_lab.add_cli(root.add_subparsers(dest="command", required=True))
+    preds = tmp_path / "preds.csv"
+    args = root.parse_args(["lab", str(folder), "--methods", "SL", "AL", "--quiet",
+                            "--predictions", str(preds)])
+    assert args.handler(args) == 0
+    out = capsys.readouterr().out
+    assert "protocol: dataset split" in out and "soft_accuracy delta" in out
+    assert set(pd.read_csv(preds)["model"]) == {"lab MV", "lab SL", "lab AL"}
+    args = root.parse_args(["lab", str(folder), "--methods", "SL", "--json"])
+    assert args.handler(args) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert {r["method"] for r in payload["results"]} == {"MV", "SL"}
+    args = root.parse_args(["lab", str(tmp_path / "missing.csv")])
+    assert args.handler(args) == 2
+    summary = cli_lab.lab_summary(lab.run_lab(replace(d, annotator_ids_known=False),
+                                              methods=["AE"]))
+    assert summary.loc["AE", "note"].startswith("AE needs annotator identities")
