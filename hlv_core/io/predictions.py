@@ -202,10 +202,11 @@ def prediction_matrix(
             column="model",
             fix=f"choose one of {sorted(predictions['model'].unique())}.",
         )
-    item_order = [x for x in dataset.item_ids if x in set(rows["item_id"])]
-    table = (
-        rows.pivot_table(index="item_id", columns="label", values="prob", aggfunc="sum")
-        .reindex(index=item_order, columns=list(dataset.labels))
-        .fillna(0.0)
-    )
-    return pd.Index(item_order, name="item_id"), table.to_numpy(dtype=float)
+    item_index = pd.Index(dataset.item_ids)
+    label_index = pd.Index(dataset.labels)
+    item_code = item_index.get_indexer(rows["item_id"].to_numpy(dtype=object))
+    label_code = label_index.get_indexer(rows["label"].to_numpy(dtype=object))
+    present = np.unique(item_code)  # dataset item order
+    dense = np.zeros((len(item_index), len(label_index)))
+    np.add.at(dense, (item_code, label_code), rows["prob"].to_numpy(dtype=float))
+    return pd.Index(item_index[present], name="item_id"), dense[present]
