@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import html
 
 import pandas as pd
@@ -96,3 +97,21 @@ def add_predictions(frame: pd.DataFrame) -> None:
 def show_data_error(error: DataError) -> None:
     """Show a loader error as a readable message (never a traceback)."""
     st.error(f"**Could not use this file.** {error}", icon=":material/error:")
+
+
+def frame_hash(frame: pd.DataFrame | None) -> str:
+    """Short content hash of a table (a cache key for unhashable DataFrame arguments)."""
+    if frame is None or frame.empty:
+        return "none"
+    digest = hashlib.sha256(pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes())
+    digest.update("\x1f".join(map(str, frame.columns)).encode())
+    return digest.hexdigest()[:16]
+
+
+def item_level_predictions(preds: pd.DataFrame | None) -> pd.DataFrame | None:
+    """Item-level predictions only (per-annotator predictions belong to the Perspectives page)."""
+    if preds is None:
+        return None
+    if "annotator_id" in preds.columns:
+        preds = preds[preds["annotator_id"].isna()]
+    return preds if not preds.empty else None

@@ -17,7 +17,13 @@ import streamlit as st
 
 from hlv_core import review
 from hlv_core.io import DataError, prediction_matrix
-from hlv_ui.state import get_predictions, require_dataset, show_data_error
+from hlv_ui.state import (
+    frame_hash,
+    get_predictions,
+    item_level_predictions,
+    require_dataset,
+    show_data_error,
+)
 from hlv_ui.widgets import download_table
 
 KEY = "review"
@@ -38,21 +44,6 @@ DATASET_HASH = dataset.content_hash
 
 
 # ------------------------------------------------------------------------ cached engine calls
-def _frame_hash(frame: pd.DataFrame | None) -> str:
-    if frame is None or frame.empty:
-        return "none"
-    return hashlib.sha256(pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes()
-                          ).hexdigest()[:16]
-
-
-def _item_level(preds: pd.DataFrame | None) -> pd.DataFrame | None:
-    if preds is None:
-        return None
-    if "annotator_id" in preds.columns:
-        preds = preds[preds["annotator_id"].isna()]
-    return preds if not preds.empty else None
-
-
 @st.cache_data(show_spinner="Preparing model outputs…", max_entries=16)
 def model_outputs(_dataset, dataset_hash: str, _preds: pd.DataFrame, preds_hash: str
                   ) -> dict[str, pd.DataFrame]:
@@ -86,8 +77,8 @@ def item_entropy(_dataset, dataset_hash: str) -> pd.Series:
     return _dataset.entropy()
 
 
-preds = _item_level(get_predictions())
-PREDS_HASH = _frame_hash(preds)
+preds = item_level_predictions(get_predictions())
+PREDS_HASH = frame_hash(preds)
 outputs = model_outputs(dataset, DATASET_HASH, preds, PREDS_HASH) if preds is not None else {}
 ALL_MODELS = sorted(outputs)
 

@@ -3,7 +3,6 @@ bootstrap CIs, class-wise and per-item views, the Figure 1 explainer and the Tab
 
 from __future__ import annotations
 
-import hashlib
 import html
 import warnings
 
@@ -17,7 +16,14 @@ from hlv_core import soft_metrics as sm
 from hlv_core import training
 from hlv_core.io import DataError, load_predictions, prediction_matrix
 from hlv_core.simulate import METRIC_NAMES, simulate
-from hlv_ui.state import add_predictions, get_predictions, require_dataset, show_data_error
+from hlv_ui.state import (
+    add_predictions,
+    frame_hash,
+    get_predictions,
+    item_level_predictions,
+    require_dataset,
+    show_data_error,
+)
 from hlv_ui.widgets import download_table
 
 KEY = "soft_metrics"
@@ -42,22 +48,6 @@ MULTILABEL = dataset.task == "multilabel"
 
 
 # ------------------------------------------------------------------------ cached engine calls
-def _frame_hash(frame: pd.DataFrame | None) -> str:
-    if frame is None or frame.empty:
-        return "none"
-    return hashlib.sha256(pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes()
-                          ).hexdigest()[:16]
-
-
-def _item_level(preds: pd.DataFrame | None) -> pd.DataFrame | None:
-    """Item-level predictions only (per-annotator predictions belong to the Perspectives page)."""
-    if preds is None:
-        return None
-    if "annotator_id" in preds.columns:
-        preds = preds[preds["annotator_id"].isna()]
-    return preds if not preds.empty else None
-
-
 @st.cache_data(show_spinner="Computing metrics and bootstrap intervals…", max_entries=32)
 def compute_model(_dataset, dataset_hash: str, _preds: pd.DataFrame, preds_hash: str, model: str,
                   n_boot: int, seed: int, skip_undefined: bool, multilabel: bool) -> dict:
@@ -361,7 +351,7 @@ with tab_models:
                    + (" · multilabel: a class is positive when its proportion is > 0.5"
                       if MULTILABEL else ""))
         upload_section()
-        preds = _item_level(get_predictions())
+        preds = item_level_predictions(get_predictions())
         results = {}
         if preds is None:
             st.info("This dataset has no predictions yet: upload a predictions file above.")
@@ -382,7 +372,7 @@ with tab_models:
             skip = c3.toggle("Skip undefined classes in macro means", value=False,
                              key=f"{KEY}.skip_undefined",
                              help="Off = reference behaviour (NaN when a class is undefined).")
-            p_hash = _frame_hash(preds)
+            p_hash = frame_hash(preds)
             for model in chosen:
                 try:
                     results[model] = compute_model(dataset, dataset.content_hash, preds, p_hash,

@@ -3,6 +3,7 @@ through Playwright (no browser download; ``executable_path=/usr/bin/chromium``).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -55,37 +56,46 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
+@contextlib.contextmanager
+def running_app(env_overrides: dict[str, str], log_name: str = "server.log"):
+    """Start ``streamlit run app.py`` on a free localhost port; yield its URL; stop it."""
+    port = _free_port()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, **env_overrides}
+    with (ARTIFACTS / log_name).open("w") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true",
+             f"--server.port={port}", "--server.address=127.0.0.1",
+             "--browser.gatherUsageStats=false", "--server.fileWatcherType=none"],
+            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env,
+        )
+        url = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.time() + 60
+            while time.time() < deadline:
+                try:
+                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:
+                        if answer.read().decode().strip() == "ok":
+                            break
+                except OSError:
+                    time.sleep(0.3)
+            else:
+                pytest.fail(f"streamlit server did not become healthy in 60 s ({log_name})")
+            yield url
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
 @pytest.fixture(scope="session")
 def app_url(tmp_path_factory):
-    port = _free_port()
-    env = {**os.environ, "HLV_REVIEW_DB": str(tmp_path_factory.mktemp("review") / "r.sqlite3")}
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    log = (ARTIFACTS / "server.log").open("w")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true",
-         f"--server.port={port}", "--server.address=127.0.0.1",
-         "--browser.gatherUsageStats=false", "--server.fileWatcherType=none"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                if response.read().decode().strip() == "ok":
-                    break
-        except OSError:
-            time.sleep(0.3)
-    else:
-        process.terminate()
-        pytest.fail("streamlit server did not become healthy in 60 s (see tests/artifacts)")
-    yield url
-    process.terminate()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-    log.close()
+    """The app, with the review database in a temporary folder (never the user's data dir)."""
+    db = tmp_path_factory.mktemp("review") / "r.sqlite3"
+    with running_app({"HLV_REVIEW_DB": str(db)}) as url:
+        yield url
 
 
 @pytest.fixture

@@ -3,52 +3,19 @@ both. Runs its own server so the review database is a temporary file (HLV_REVIEW
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import time
-import urllib.request
-
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from hlv_core.review import ReviewStore
 
-from .conftest import ARTIFACTS, ROOT, _free_port
+from .conftest import running_app
 
 
 @pytest.fixture(scope="module")
 def review_server(tmp_path_factory):
     db = tmp_path_factory.mktemp("review") / "reviews.sqlite3"
-    port = _free_port()
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    log = (ARTIFACTS / "server_review.log").open("w")
-    env = {**os.environ, "HLV_REVIEW_DB": str(db)}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true",
-         f"--server.port={port}", "--server.address=127.0.0.1",
-         "--browser.gatherUsageStats=false", "--server.fileWatcherType=none"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                if response.read().decode().strip() == "ok":
-                    break
-        except OSError:
-            time.sleep(0.3)
-    else:
-        process.terminate()
-        pytest.fail("streamlit server did not become healthy in 60 s")
-    yield url, db
-    process.terminate()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-    log.close()
+    with running_app({"HLV_REVIEW_DB": str(db)}, "server_review.log") as url:
+        yield url, db
 
 
 def _judge(page: Page, url: str, name: str, choices: list[str]) -> None:
