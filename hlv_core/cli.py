@@ -77,13 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_dataset_arguments(summary)
     summary.set_defaults(handler=_summary)
     for name in SUBCOMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
-            continue
-        module.add_cli(sub)
+        importlib.import_module(name).add_cli(sub)
     return parser
 
 

@@ -1,0 +1,54 @@
+"""``python -m hlv_core``: every subcommand is wired in and the common paths work end to end."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hlv_core.cli import SUBCOMMAND_MODULES, build_parser, main
+from hlv_core.samples import sample_path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_every_companion_module_is_importable_and_registered():
+    parser = build_parser()
+    choices = parser._subparsers._group_actions[0].choices
+    for command in ("summary", "metrics", "agreement", "sigma", "certainty", "perspectives",
+                    "split", "review", "lab"):
+        assert command in choices, command
+    for module in SUBCOMMAND_MODULES:
+        __import__(module)
+
+
+def test_summary_json_on_a_sample_folder(capsys):
+    assert main(["summary", str(sample_path("case_review")), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["n_items"] == 240 and summary["task"] == "multiclass"
+
+
+def test_bad_file_exits_2_with_a_clear_message(tmp_path, capsys):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("item_id,annotator_id,label\n1,a,x\n1,a,x\n")
+    assert main(["summary", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "bad.csv" in err and "row 3" in err and "How to fix" in err
+
+
+@pytest.mark.parametrize("command", ["agreement", "sigma"])
+def test_agreement_and_sigma_on_a_sample(command, capsys):
+    assert main([command, str(sample_path("case_review")), "--json"]) == 0
+    assert capsys.readouterr().out.strip()
+
+
+def test_module_entry_point_runs_as_a_subprocess():
+    result = subprocess.run(
+        [sys.executable, "-m", "hlv_core", "summary", str(sample_path("ratings"))],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "n_items: 200" in result.stdout
