@@ -30,10 +30,13 @@ sys.path.insert(0, str(ROOT))
 
 from hlv_core._alpha import bootstrap_alpha_from_counts, prepare_alpha_input  # noqa: E402
 from hlv_core.agreement import (  # noqa: E402
+    alpha_and_pairwise,
+    alpha_and_pairwise_codes,
     alpha_from_counts,
     krippendorff_alpha,
     multilabel_agreement,
     pairwise_alpha,
+    pairwise_alpha_arrays,
     simulate_multilabel,
 )
 
@@ -140,6 +143,19 @@ def bench_dataset(name: str, annotations: pd.DataFrame, *, loop_pairs: int | Non
     label = "measured" if len(sample) == len(pairs) else f"extrapolated from {len(sample):,} pairs"
     print(f"  per-pair loop with the package: {per_pair * 1e3:.3f} ms/pair -> {est:.1f} s "
           f"({label}); speed-up {est / t_pairs:.0f}x; {compare(sample['alpha'].to_numpy(), ref_pairs)}")
+    t_sep, _ = timed(lambda: (krippendorff_alpha(annotations, level="nominal"),
+                              pairwise_alpha(annotations, level="nominal", min_shared=1)))
+    t_one, (alpha_one, pairs_one) = timed(
+        lambda: alpha_and_pairwise(annotations, level="nominal", min_shared=1))
+    assert alpha_one == alpha and pairs_one.equals(pairs)
+    t_codes, _ = timed(lambda: alpha_and_pairwise_codes(data, min_shared=1))
+    t_inst, fast = timed(lambda: pairwise_alpha_arrays(data, min_shared=1, method="instances"))
+    t_sparse, slow = timed(lambda: pairwise_alpha_arrays(data, min_shared=1, method="sparse"))
+    assert np.array_equal(fast.alpha, slow.alpha, equal_nan=True)
+    print(f"  alpha + all pairs: two calls {t_sep:.3f} s; one call (alpha_and_pairwise) "
+          f"{t_one:.3f} s; pre-coded (alpha_and_pairwise_codes, the sigma_rnd route) {t_codes:.3f} s")
+    print(f"  all-pairs counts on codes: pair instances {t_inst:.3f} s vs sparse products "
+          f"{t_sparse:.3f} s ({t_sparse / t_inst:.1f}x; identical alphas bit for bit)")
     for level in ("interval", "ordinal"):
         t_lvl, _ = timed(lambda level=level: pairwise_alpha(annotations, level=level, min_shared=1),
                          repeat=1)

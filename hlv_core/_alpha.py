@@ -29,9 +29,13 @@ import scipy.sparse as sp
 __all__ = [
     "ALPHA_LEVELS",
     "AlphaInput",
+    "PairAlpha",
+    "alpha_and_pairwise_codes",
     "alpha_from_counts",
+    "alpha_of_input",
     "bootstrap_alpha_from_counts",
     "prepare_alpha_input",
+    "pairwise_alpha_arrays",
     "pairwise_alpha_codes",
 ]
 
@@ -89,6 +93,24 @@ class AlphaInput:
         return sp.csr_matrix(
             (np.ones(len(self.item)), (self.item, self.value)),
             shape=(self.n_items, self.n_values),
+        )
+
+    def with_annotators(self, annotator: np.ndarray) -> AlphaInput:
+        """A copy whose ratings are re-assigned to the annotator codes ``annotator`` (R,).
+
+        Items, values and the id tables are shared, not copied: this is the integer-code route
+        of the sigma_rnd shuffle (``hlv_core.balance.sigma_random``), which moves ratings between
+        annotators inside an item and so never touches the item's multiset of values. The caller
+        guarantees that the new codes keep one rating per (item, annotator) cell (a permutation of
+        the annotators inside every item does)."""
+        annotator = np.asarray(annotator, dtype=np.int64)
+        if annotator.shape != self.annotator.shape:
+            raise ValueError("annotator codes must have one entry per rating")
+        if len(annotator) and (annotator.min() < 0 or annotator.max() >= self.n_annotators):
+            raise ValueError("annotator codes out of range")
+        return AlphaInput(
+            self.item, annotator, self.value, self.item_ids, self.annotator_ids, self.domain,
+            self.numbers, self.level,
         )
 
 
@@ -266,6 +288,12 @@ def alpha_from_counts(
     return 1.0 - (n - 1.0) * d_o / d_e
 
 
+def alpha_of_input(data: AlphaInput) -> float:
+    """Overall alpha of prepared (integer-coded) annotations: :func:`alpha_from_counts` of the
+    per-item value counts at ``data.level``."""
+    return alpha_from_counts(data.counts(), data.numbers, level=data.level)
+
+
 def bootstrap_alpha_from_counts(
     counts,
     numbers: np.ndarray | None = None,
@@ -334,6 +362,68 @@ def bootstrap_alpha_from_counts(
 # all-pairs alpha (spec section 1.3)
 
 
+#: Above this many (item, annotator pair) instances the all-pairs counts come from sparse
+#: matrix products instead of explicit pair instances (memory: ~40 bytes per instance).
+PAIR_INSTANCE_LIMIT = 4_000_000
+
+
+class PairAlpha:
+    """All-pairs alpha as integer-coded arrays (no id strings): the pairs sharing at least one
+    item, sorted by ``(a, b)`` with ``a < b`` annotator codes of the :class:`AlphaInput`.
+
+    Attributes: ``a``, ``b`` (P,) int64 codes; ``n_shared`` (P,) int64; ``alpha`` (P,) float
+    (NaN below ``min_shared`` or undefined); ``min_shared``."""
+
+    __slots__ = ("a", "b", "n_shared", "alpha", "min_shared")
+
+    def __init__(self, a, b, n_shared, alpha, min_shared):
+        self.a = a
+        self.b = b
+        self.n_shared = n_shared
+        self.alpha = alpha
+        self.min_shared = min_shared
+
+    def __len__(self) -> int:
+        return len(self.a)
+
+    def frame(self, annotator_ids) -> pd.DataFrame:
+        """``annotator_a, annotator_b, n_shared, alpha`` with the codes mapped to the ids."""
+        ids = np.asarray(annotator_ids, dtype=object)
+        return pd.DataFrame(
+            {
+                "annotator_a": pd.Series(ids[self.a], dtype=str),
+                "annotator_b": pd.Series(ids[self.b], dtype=str),
+                "n_shared": self.n_shared.astype(np.int64),
+                "alpha": self.alpha.astype(float),
+            }
+        )
+
+
+def _pair_instances(data: AlphaInput) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every (item, annotator pair) instance: rating indices ``first``, ``second`` with
+    ``annotator[first] < annotator[second]`` on the same item, the pair index of each instance
+    and the sorted pair keys ``a * n_annotators + b``. Vectorised (no loop over items)."""
+    n_ann = max(data.n_annotators, 1)
+    order = np.argsort(data.item * n_ann + data.annotator, kind="stable")
+    item = data.item[order]
+    per_item = np.bincount(item, minlength=data.n_items)
+    start = np.cumsum(per_item) - per_item
+    later = per_item[item] - 1 - (np.arange(len(item)) - start[item])  # partners after me
+    total = int(later.sum())
+    first_sorted = np.repeat(np.arange(len(item)), later)
+    block = np.repeat(np.cumsum(later) - later, later)
+    second_sorted = first_sorted + (np.arange(total) - block) + 1
+    first, second = order[first_sorted], order[second_sorted]
+    key = data.annotator[first] * n_ann + data.annotator[second]
+    keys, pair = np.unique(key, return_inverse=True)
+    return first, second, pair.astype(np.int64), keys
+
+
+def _n_pair_instances(data: AlphaInput) -> int:
+    per_item = np.bincount(data.item, minlength=data.n_items).astype(np.int64)
+    return int((per_item * (per_item - 1) // 2).sum())
+
+
 def _values_at_pairs(product: sp.spmatrix, keys: np.ndarray, n_ann: int) -> np.ndarray:
     """``(P + P^T)_ij`` for the pairs i < j encoded as ``keys = i * n_ann + j`` (sorted).
 
@@ -348,27 +438,48 @@ def _values_at_pairs(product: sp.spmatrix, keys: np.ndarray, n_ann: int) -> np.n
     return out
 
 
-def pairwise_alpha_codes(data: AlphaInput, *, min_shared: int = 2) -> pd.DataFrame:
-    """All-pairs alpha with the sparse closed forms of spec section 1.3.
+def _pair_counts_instances(data: AlphaInput, need: str):
+    """Integer pair statistics from explicit pair instances (exact, as floats).
 
-    Returns one row per annotator pair sharing at least one item (``annotator_a < annotator_b``
-    in sorted id order): ``annotator_a, annotator_b, n_shared, alpha``; alpha is NaN when the pair
-    shares fewer than ``min_shared`` items or is undefined (expected disagreement 0).
-    """
-    if min_shared < 1:
-        raise ValueError("min_shared must be at least 1")
+    Returns ``keys, n_shared`` and, for ``need="nominal"``, ``agree, sum_m2``; for
+    ``need="marginals"``, ``marg`` (P, K) and ``cross`` (P, K(K-1)/2) in ``triu_indices(K, 1)``
+    order."""
+    k = data.n_values
+    first, second, pair, keys = _pair_instances(data)
+    npairs = len(keys)
+    n_shared = np.bincount(pair, minlength=npairs).astype(float)
+    vf, vs = data.value[first], data.value[second]
+    if need == "nominal":
+        agree = np.bincount(pair, weights=(vf == vs).astype(float), minlength=npairs)
+        # m_c of every (pair, value) with m_c > 0; sum_c m_c^2 per pair (integers: exact)
+        cell, m = np.unique(np.concatenate([pair * k + vf, pair * k + vs]), return_counts=True)
+        sum_m2 = np.bincount(cell // k, weights=m.astype(float) ** 2, minlength=npairs)
+        return keys, n_shared, agree, sum_m2
+    marg = (
+        np.bincount(pair * k + vf, minlength=npairs * k)
+        + np.bincount(pair * k + vs, minlength=npairs * k)
+    ).reshape(npairs, k).astype(float)
+    n_cross = k * (k - 1) // 2
+    diff = vf != vs
+    lo = np.minimum(vf, vs)[diff]
+    hi = np.maximum(vf, vs)[diff]
+    idx = lo * k - lo * (lo + 1) // 2 + (hi - lo - 1)  # position of (lo, hi) in triu_indices
+    cross = np.bincount(
+        pair[diff] * n_cross + idx, minlength=npairs * n_cross
+    ).reshape(npairs, n_cross).astype(float)
+    return keys, n_shared, marg, cross
+
+
+def _pair_counts_sparse(data: AlphaInput, need: str):
+    """Same statistics as :func:`_pair_counts_instances` from sparse products (spec 1.3)."""
     n_ann, n_items, k = data.n_annotators, data.n_items, data.n_values
     rows, cols = data.annotator, data.item
     m = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n_ann, n_items))
     shared = sp.triu(m @ m.T, k=1).tocoo()
     order = np.lexsort((shared.col, shared.row))
-    pi = shared.row[order].astype(np.int64)
-    pj = shared.col[order].astype(np.int64)
+    keys = shared.row[order].astype(np.int64) * n_ann + shared.col[order].astype(np.int64)
     n_shared = shared.data[order]
-    keys = pi * n_ann + pj
     npairs = len(keys)
-    n = 2.0 * n_shared
-    level = data.level
     x = [
         sp.csr_matrix(
             (np.ones(int((data.value == c).sum())), (rows[data.value == c], cols[data.value == c])),
@@ -376,9 +487,7 @@ def pairwise_alpha_codes(data: AlphaInput, *, min_shared: int = 2) -> pd.DataFra
         )
         for c in range(k)
     ]
-    if npairs == 0:
-        num = den = np.zeros(0)
-    elif level == "nominal":
+    if need == "nominal":
         y = sp.csr_matrix(
             (np.ones(len(rows)), (rows, cols * k + data.value)), shape=(n_ann, n_items * k)
         )
@@ -386,9 +495,45 @@ def pairwise_alpha_codes(data: AlphaInput, *, min_shared: int = 2) -> pd.DataFra
         sum_m2 = np.zeros(npairs)
         for c in range(k):
             sum_m2 += _values_at_pairs(x[c] @ m.T, keys, n_ann) ** 2
-        num = n_shared - agree  # disagreements
-        den = (n * n - sum_m2) / 2.0  # sum_{c<k} m_c m_k
-    elif level == "interval":
+        return keys, n_shared, agree, sum_m2
+    marg = np.stack(
+        [_values_at_pairs(x[c] @ m.T, keys, n_ann) for c in range(k)], axis=1
+    ) if k else np.zeros((npairs, 0))
+    ci, ck = np.triu_indices(k, 1)
+    cross = np.stack(
+        [_values_at_pairs(x[a] @ x[b].T, keys, n_ann) for a, b in zip(ci, ck, strict=True)],
+        axis=1,
+    ) if len(ci) else np.zeros((npairs, 0))
+    return keys, n_shared, marg, cross
+
+
+def pairwise_alpha_arrays(
+    data: AlphaInput, *, min_shared: int = 2, method: str = "auto"
+) -> PairAlpha:
+    """All-pairs alpha with the closed forms of spec section 1.3, on integer codes.
+
+    Nominal, ordinal and ratio need only integer pair statistics (shared items, agreements,
+    the pair's value counts m_c and cross-coincidences C_ck), gathered either from explicit
+    (item, pair) instances (``method="instances"``: one sort, a few bincounts; chosen by
+    ``"auto"`` for sparse crowd data: at most :data:`PAIR_INSTANCE_LIMIT` instances and at most 8
+    per possible pair) or from sparse products (``method="sparse"``: K+1 products, spec 1.3;
+    faster on dense data). Both give the same integers, hence bit-identical alphas. Interval uses
+    the sparse value products ``V M^T``, ``V2 M^T``, ``V V^T``.
+    """
+    if min_shared < 1:
+        raise ValueError("min_shared must be at least 1")
+    if method not in ("auto", "instances", "sparse"):
+        raise ValueError("method must be 'auto', 'instances' or 'sparse'")
+    n_ann, n_items = data.n_annotators, data.n_items
+    level = data.level
+    rows, cols = data.annotator, data.item
+    if level == "interval":
+        m = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n_ann, n_items))
+        shared = sp.triu(m @ m.T, k=1).tocoo()
+        order = np.lexsort((shared.col, shared.row))
+        keys = shared.row[order].astype(np.int64) * n_ann + shared.col[order].astype(np.int64)
+        n_shared = shared.data[order]
+        n = 2.0 * n_shared
         vals = data.numbers[data.value]
         v = sp.csr_matrix((vals, (rows, cols)), shape=(n_ann, n_items))
         v2 = sp.csr_matrix((vals * vals, (rows, cols)), shape=(n_ann, n_items))
@@ -400,30 +545,53 @@ def pairwise_alpha_codes(data: AlphaInput, *, min_shared: int = 2) -> pd.DataFra
         scale = np.maximum(n * s2, 1.0)
         den = np.where(np.abs(den) <= 1e-12 * scale, 0.0, den)
         num = np.where(np.abs(num) <= 1e-12 * np.maximum(s2, 1.0), 0.0, num)
-    else:  # ordinal / ratio: per-pair marginals and cross-coincidences, c < k
-        marg = np.stack([_values_at_pairs(x[c] @ m.T, keys, n_ann) for c in range(k)], axis=1)
-        ci, ck = np.triu_indices(k, 1)
-        cross = np.stack(
-            [_values_at_pairs(x[a] @ x[b].T, keys, n_ann) for a, b in zip(ci, ck, strict=True)],
-            axis=1,
-        ) if len(ci) else np.zeros((npairs, 0))
-        if level == "ordinal":
-            cum = np.cumsum(marg, axis=1)
-            between = cum[:, ck] - cum[:, ci] + marg[:, ci]
-            delta = (between - (marg[:, ci] + marg[:, ck]) / 2.0) ** 2
-        else:
-            delta = np.broadcast_to(_fixed_delta("ratio", data.numbers)[ci, ck], cross.shape)
-        num = (cross * delta).sum(axis=1)
-        den = (marg[:, ci] * marg[:, ck] * delta).sum(axis=1)
+    else:
+        if method == "auto":
+            # instances win when pairs share few items (sparse crowd data: MHS-like 6x,
+            # md_agreement 2.5x); on dense data (few annotators, many shared items per pair)
+            # the compiled sparse products are ~10x faster
+            n_inst = _n_pair_instances(data)
+            max_pairs = n_ann * (n_ann - 1) // 2
+            sparse_crowd = n_inst <= PAIR_INSTANCE_LIMIT and n_inst <= 8 * max_pairs
+            method = "instances" if sparse_crowd else "sparse"
+        counts = _pair_counts_instances if method == "instances" else _pair_counts_sparse
+        if level == "nominal":
+            keys, n_shared, agree, sum_m2 = counts(data, "nominal")
+            n = 2.0 * n_shared
+            num = n_shared - agree  # disagreements
+            den = (n * n - sum_m2) / 2.0  # sum_{c<k} m_c m_k
+        else:  # ordinal / ratio: per-pair marginals and cross-coincidences, c < k
+            keys, n_shared, marg, cross = counts(data, "marginals")
+            n = 2.0 * n_shared
+            ci, ck = np.triu_indices(data.n_values, 1)
+            if level == "ordinal":
+                cum = np.cumsum(marg, axis=1)
+                between = cum[:, ck] - cum[:, ci] + marg[:, ci]
+                delta = (between - (marg[:, ci] + marg[:, ck]) / 2.0) ** 2
+            else:
+                delta = np.broadcast_to(_fixed_delta("ratio", data.numbers)[ci, ck], cross.shape)
+            num = (cross * delta).sum(axis=1)
+            den = (marg[:, ci] * marg[:, ck] * delta).sum(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         alpha = 1.0 - (n - 1.0) * num / den
     alpha = np.where((den > 0) & (n_shared >= min_shared), alpha, np.nan)
-    ids = np.asarray(data.annotator_ids, dtype=object)
-    return pd.DataFrame(
-        {
-            "annotator_a": pd.Series(ids[pi], dtype=str),
-            "annotator_b": pd.Series(ids[pj], dtype=str),
-            "n_shared": n_shared.astype(np.int64),
-            "alpha": alpha.astype(float),
-        }
+    stride = max(n_ann, 1)
+    return PairAlpha(
+        keys // stride, keys % stride, np.asarray(n_shared).astype(np.int64),
+        alpha.astype(float), int(min_shared),
     )
+
+
+def pairwise_alpha_codes(data: AlphaInput, *, min_shared: int = 2) -> pd.DataFrame:
+    """All-pairs alpha with the sparse closed forms of spec section 1.3.
+
+    Returns one row per annotator pair sharing at least one item (``annotator_a < annotator_b``
+    in sorted id order): ``annotator_a, annotator_b, n_shared, alpha``; alpha is NaN when the pair
+    shares fewer than ``min_shared`` items or is undefined (expected disagreement 0).
+    """
+    return pairwise_alpha_arrays(data, min_shared=min_shared).frame(data.annotator_ids)
+
+
+def alpha_and_pairwise_codes(data: AlphaInput, *, min_shared: int = 2) -> tuple[float, PairAlpha]:
+    """Overall alpha and all-pairs alpha from one prepared input (no id strings touched)."""
+    return alpha_of_input(data), pairwise_alpha_arrays(data, min_shared=min_shared)

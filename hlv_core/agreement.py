@@ -17,9 +17,13 @@ import pandas as pd
 
 from ._alpha import (
     ALPHA_LEVELS,
+    AlphaInput,
+    PairAlpha,
+    alpha_and_pairwise_codes,
     alpha_from_counts,
+    alpha_of_input,
     bootstrap_alpha_from_counts,
-    pairwise_alpha_codes,
+    pairwise_alpha_arrays,
     prepare_alpha_input,
 )
 from ._multilabel import (
@@ -33,8 +37,13 @@ from ._multilabel import (
 __all__ = [
     "ALPHA_LEVELS",
     "MULTILABEL_MEASURES",
+    "AlphaInput",
     "AlphaResult",
+    "PairAlpha",
+    "alpha_and_pairwise",
+    "alpha_and_pairwise_codes",
     "alpha_from_counts",
+    "alpha_of_input",
     "alpha_report",
     "annotator_mean_agreement",
     "bootstrap_alpha",
@@ -46,7 +55,9 @@ __all__ = [
     "multilabel_agreement_pairs",
     "pair_disagreements",
     "pairwise_alpha",
+    "pairwise_alpha_arrays",
     "pairwise_cohen_kappa",
+    "prepare_alpha_input",
     "simulate_multilabel",
     "simulation_curves",
 ]
@@ -77,7 +88,7 @@ def krippendorff_alpha(
     :func:`explain_alpha` says why in words.
     """
     data = prepare_alpha_input(annotations, level=level, values=values, multilabel=multilabel)
-    return alpha_from_counts(data.counts(), data.numbers, level=level)
+    return alpha_of_input(data)
 
 
 def pairwise_alpha(
@@ -108,13 +119,36 @@ def pairwise_alpha(
     not listed. ``frame.attrs`` holds ``n_pairs_below_min_shared`` and ``n_pairs_undefined``.
     """
     data = prepare_alpha_input(annotations, level=level, values=values, multilabel=multilabel)
-    frame = pairwise_alpha_codes(data, min_shared=min_shared)
-    below = frame["n_shared"] < min_shared
+    return _pairs_frame(data, pairwise_alpha_arrays(data, min_shared=min_shared), level)
+
+
+def _pairs_frame(data: AlphaInput, pairs: PairAlpha, level: str) -> pd.DataFrame:
+    frame = pairs.frame(data.annotator_ids)
+    below = frame["n_shared"] < pairs.min_shared
     frame.attrs["level"] = level
-    frame.attrs["min_shared"] = int(min_shared)
+    frame.attrs["min_shared"] = int(pairs.min_shared)
     frame.attrs["n_pairs_below_min_shared"] = int(below.sum())
     frame.attrs["n_pairs_undefined"] = int((~below & frame["alpha"].isna()).sum())
     return frame
+
+
+def alpha_and_pairwise(
+    annotations: pd.DataFrame,
+    *,
+    level: str = "nominal",
+    min_shared: int = 2,
+    values: Values = None,
+    multilabel: str = "error",
+) -> tuple[float, pd.DataFrame]:
+    """Overall alpha (:func:`krippendorff_alpha`) and all-pairs alpha (:func:`pairwise_alpha`)
+    from a single preparation of the long table (ids and labels coded once).
+
+    Equal, value for value, to calling the two functions separately. For repeated calls on
+    re-assigned annotators (sigma_rnd) work on the codes: :func:`prepare_alpha_input`, then
+    ``AlphaInput.with_annotators`` and :func:`alpha_and_pairwise_codes`."""
+    data = prepare_alpha_input(annotations, level=level, values=values, multilabel=multilabel)
+    alpha, pairs = alpha_and_pairwise_codes(data, min_shared=min_shared)
+    return alpha, _pairs_frame(data, pairs, level)
 
 
 def bootstrap_alpha(

@@ -325,30 +325,22 @@ def collapse_label_sets(annotations: pd.DataFrame, *, sep: str = "+") -> pd.Data
     return out.reset_index()
 
 
-def _overall_alpha(annotations: pd.DataFrame, level: str, values=None) -> float:
-    from hlv_core.agreement import krippendorff_alpha
+def _prepare(annotations: pd.DataFrame, level: str, values=None):
+    """Integer-coded annotations for every alpha of sigma (``hlv_core.agreement``), done once."""
+    from hlv_core.agreement import prepare_alpha_input
 
-    value = krippendorff_alpha(annotations, level=level, values=values)
-    value = getattr(value, "alpha", value)
-    return float(value)
+    return prepare_alpha_input(annotations, level=level, values=values)
 
 
-def _pairwise(annotations: pd.DataFrame, level: str, values=None) -> pd.DataFrame:
-    """All overlapping pairs (min_shared=1) from hlv_core.agreement; filtering happens here so the
-    pairs below ``min_shared`` can be counted."""
-    from hlv_core.agreement import pairwise_alpha
-
-    frame = pairwise_alpha(annotations, level=level, min_shared=1, values=values)
-    frame = frame[frame["n_shared"] >= 1]
-    return frame[["annotator_a", "annotator_b", "n_shared", "alpha"]].reset_index(drop=True)
+#: pair status codes (``SigmaResult.pairs["status"]``)
+_STATUS = np.array(["edge", "too_few_shared", "undefined_alpha"])
 
 
 @dataclass
 class _Core:
     alpha: float
-    ids: pd.Index
-    pairs: pd.DataFrame
-    status: np.ndarray
+    pairs: object  # hlv_core.agreement.PairAlpha (all overlapping pairs, integer codes)
+    status: np.ndarray  # 0 edge, 1 too few shared items, 2 undefined alpha_ij
     rows: np.ndarray
     cols: np.ndarray
     signs: np.ndarray
@@ -356,38 +348,25 @@ class _Core:
     counts: TriangleCounts
 
 
-def _sigma_core(
-    annotations: pd.DataFrame, level: str, min_shared: int, values=None, n_coded: int | None = None
-) -> _Core:
-    """alpha, pairwise alpha, signed graph and triangle counts. With ``n_coded`` the annotator
-    ids are the integers 0..n_coded-1 (fast path of :func:`sigma_random`)."""
-    alpha = _overall_alpha(annotations, level, values)
-    pairs = _pairwise(annotations, level, values)
-    if n_coded is None:
-        ids = pd.Index(
-            np.sort(pd.unique(annotations["annotator_id"].astype(str))), name="annotator_id"
-        )
-        pairs["annotator_a"] = pairs["annotator_a"].astype(str)
-        pairs["annotator_b"] = pairs["annotator_b"].astype(str)
-    else:
-        ids = pd.RangeIndex(n_coded, name="annotator_id")
-        pairs["annotator_a"] = pairs["annotator_a"].astype(np.int64)
-        pairs["annotator_b"] = pairs["annotator_b"].astype(np.int64)
-    shared = pairs["n_shared"].to_numpy(dtype=np.int64)
-    pair_alpha = pairs["alpha"].to_numpy(dtype=float)
-    too_few = shared < min_shared
-    undefined = ~too_few & ~np.isfinite(pair_alpha)
-    status = np.where(too_few, "too_few_shared", np.where(undefined, "undefined_alpha", "edge"))
-    keep = status == "edge"
-    rows = ids.get_indexer(pairs["annotator_a"].to_numpy()[keep])
-    cols = ids.get_indexer(pairs["annotator_b"].to_numpy()[keep])
-    if (rows < 0).any() or (cols < 0).any():
-        raise RuntimeError("pairwise_alpha returned an annotator that is not in the annotations")
+def _sigma_core(data, min_shared: int) -> _Core:
+    """alpha, pairwise alpha (one preparation, integer codes), signed graph, triangle counts.
+
+    ``data`` is a prepared ``hlv_core.agreement.AlphaInput``; node v of the graph is annotator
+    code v (``data.annotator_ids[v]``)."""
+    from hlv_core.agreement import alpha_and_pairwise_codes
+
+    # min_shared=1: every overlapping pair gets its alpha, so pairs below min_shared are counted
+    alpha, pairs = alpha_and_pairwise_codes(data, min_shared=1)
+    too_few = pairs.n_shared < min_shared
+    undefined = ~too_few & ~np.isfinite(pairs.alpha)
+    status = np.where(too_few, 1, np.where(undefined, 2, 0)).astype(np.int8)
+    keep = status == 0
+    rows, cols = pairs.a[keep], pairs.b[keep]
     # spec 1.2 pitfall: a NaN alpha_ij must never become a "-" edge; those pairs were removed above.
-    signs = np.where(pair_alpha[keep] >= alpha, 1, -1).astype(np.int8)
-    S = signed_adjacency(len(ids), rows, cols, signs)
+    signs = np.where(pairs.alpha[keep] >= alpha, 1, -1).astype(np.int8)
+    S = signed_adjacency(data.n_annotators, rows, cols, signs)
     counts = count_triangles(S)
-    return _Core(alpha, ids, pairs, status, rows, cols, signs, S, counts)
+    return _Core(alpha, pairs, status, rows, cols, signs, S, counts)
 
 
 def _explain_nan(n_annotators: int, n_edges: int, n_dropped: int, min_shared: int) -> str:
@@ -438,15 +417,15 @@ def sigma(
         alpha_ij >= alpha; ties count as +.
     """
     annotations = _check_annotations(annotations, level, min_shared, multilabel)
-    core = _sigma_core(annotations, level, min_shared, values)
-    counts, ids = core.counts, core.ids
+    data = _prepare(annotations, level, values)
+    core = _sigma_core(data, min_shared)
+    counts = core.counts
+    ids = pd.Index(data.annotator_ids, name="annotator_id")
     n = len(ids)
     S = core.S
     n_pos = np.asarray((S > 0).sum(axis=1)).ravel()
     n_neg = np.asarray((S < 0).sum(axis=1)).ravel()
-    n_ann = (
-        annotations["annotator_id"].astype(str).value_counts().reindex(ids, fill_value=0).to_numpy()
-    )
+    n_ann = np.bincount(data.annotator, minlength=n)
     nodes = pd.DataFrame(
         {
             "annotator_id": ids.to_numpy(),
@@ -458,8 +437,9 @@ def sigma(
             "unbalanced": counts.node_unbalanced,
         }
     )
-    keep = core.status == "edge"
-    kept = core.pairs[keep].reset_index(drop=True)
+    pairs = core.pairs.frame(ids)
+    keep = core.status == 0
+    kept = pairs[keep].reset_index(drop=True)
     edges = pd.DataFrame(
         {
             "annotator_a": kept["annotator_a"],
@@ -469,19 +449,14 @@ def sigma(
             "sign": core.signs.astype(np.int64),
         }
     )
-    # per-edge counts from count_triangles come sorted by (min code, max code)
-    lo, hi = np.minimum(core.rows, core.cols), np.maximum(core.rows, core.cols)
-    order = np.lexsort((hi, lo))
-    bal = np.empty(len(order), dtype=np.int64)
-    unb = np.empty(len(order), dtype=np.int64)
-    bal[order] = counts.edge_balanced
-    unb[order] = counts.edge_unbalanced
-    edges["balanced"] = bal
-    edges["unbalanced"] = unb
-    pairs = core.pairs.copy()
-    pairs["status"] = core.status
-    n_drop_min = int((core.status == "too_few_shared").sum())
-    n_drop_undef = int((core.status == "undefined_alpha").sum())
+    # edges are sorted by (a, b) codes with a < b, the order of count_triangles' per-edge counts
+    if not (np.array_equal(counts.edge_rows, core.rows) and np.array_equal(counts.edge_cols, core.cols)):
+        raise RuntimeError("edge order of count_triangles differs from the pair order")
+    edges["balanced"] = counts.edge_balanced
+    edges["unbalanced"] = counts.edge_unbalanced
+    pairs["status"] = _STATUS[core.status]
+    n_drop_min = int((core.status == 1).sum())
+    n_drop_undef = int((core.status == 2).sum())
     value = counts.sigma
     explanation = None
     if math.isnan(value):
@@ -638,24 +613,23 @@ def sigma_random(
     if int(n_repeats) != n_repeats or n_repeats < 1:
         raise ValueError(f"n_repeats must be a positive integer, got {n_repeats!r}")
     rng = np.random.default_rng(seed)
-    alpha = _overall_alpha(annotations, level, values)
-    # integer codes in sorted-id order: the same draws as shuffle_annotations, without the
-    # string work in every replicate
-    item_code, item_ids = pd.factorize(annotations["item_id"].astype(str), sort=True)
-    ann_code, ann_ids = pd.factorize(annotations["annotator_id"].astype(str), sort=True)
-    labels = annotations["label"].to_numpy()
+    # ids, items and labels are coded once (sorted ids: the same draws as shuffle_annotations);
+    # a replicate only permutes integer annotator codes
+    data = _prepare(annotations, level, values)
+    from hlv_core.agreement import alpha_of_input
+
+    alpha = alpha_of_input(data)
     sigmas = np.full(n_repeats, np.nan)
     alphas = np.full(n_repeats, np.nan)
     tris = np.zeros(n_repeats, dtype=np.int64)
     for r in range(n_repeats):  # replicates are sequential by nature; each one is vectorised
-        half_mask, p_first, p_second = _draw_shuffle(rng, len(item_ids), len(ann_ids))
-        new_code = np.where(half_mask[item_code], p_first[ann_code], p_second[ann_code])
-        shuffled = pd.DataFrame(
-            {"item_id": item_code, "annotator_id": new_code, "label": labels}
+        half_mask, p_first, p_second = _draw_shuffle(rng, data.n_items, data.n_annotators)
+        new_code = np.where(
+            half_mask[data.item], p_first[data.annotator], p_second[data.annotator]
         )
-        core = _sigma_core(shuffled, level, min_shared, values, n_coded=len(ann_ids))
+        core = _sigma_core(data.with_annotators(new_code), min_shared)
         sigmas[r] = core.counts.sigma
-        alphas[r] = core.alpha
+        alphas[r] = core.alpha  # recomputed from the shuffled codes (spec 1.2 check)
         tris[r] = core.counts.n_triangles
         if progress is not None:
             progress(r + 1, n_repeats)

@@ -189,42 +189,78 @@ with tabs["Pairs"]:
         ib = sub["annotator_b"].map(idx).to_numpy()
         mat[ia, ib] = sub["alpha"].to_numpy()
         mat[ib, ia] = sub["alpha"].to_numpy()
-        np.fill_diagonal(mat, 1.0)
         if len(shown) >= 3:
-            dist = np.clip(1.0 - np.where(np.isnan(mat), np.nanmean(mat), mat), 0.0, 2.0)
+            filled = np.where(np.isnan(mat), np.nanmean(mat), mat)
+            dist = np.clip(1.0 - filled, 0.0, 2.0)
             np.fill_diagonal(dist, 0.0)
             dist = (dist + dist.T) / 2.0
             order = leaves_list(linkage(squareform(dist, checks=False), method="average"))
         else:
             order = np.arange(len(shown))
-        labels_sorted = [str(shown[i]) for i in order]
-        z = mat[np.ix_(order, order)]
+        raw_sorted = [str(shown[i]) for i in order]
+        # annotator ids are user strings: escaped for plotly (it renders a few HTML tags)
+        labels_sorted = [html.escape(a) for a in raw_sorted]
+        from_label = dict(zip(labels_sorted, raw_sorted, strict=True))
+        z = mat[np.ix_(order, order)]  # diagonal left blank: a pair needs two annotators
+        centre = report.alpha if np.isfinite(report.alpha) else 0.0
+        spread = float(np.nanmax(np.abs(z - centre))) if np.isfinite(z).any() else 1.0
+        spread = max(spread, 0.05)
         heat = go.Figure(go.Heatmap(
-            z=z, x=labels_sorted, y=labels_sorted, colorscale="RdBu", zmid=report.alpha
-            if np.isfinite(report.alpha) else 0.0,
-            colorbar={"title": "α"}, hovertemplate="%{y} × %{x}: α = %{z:.3f}<extra></extra>",
+            z=z, x=labels_sorted, y=labels_sorted, colorscale="RdBu", zmid=centre,
+            zmin=centre - spread, zmax=centre + spread, xgap=1, ygap=1,
+            colorbar={"title": "α_ij"}, hoverinfo="skip",
+        ))
+        # heatmap cells are not selectable in plotly: an invisible marker at the centre of every
+        # off-diagonal cell carries the hover text and turns a click into a point selection
+        ri, ci = np.nonzero(~np.eye(len(labels_sorted), dtype=bool))
+        heat.add_trace(go.Scatter(
+            x=[labels_sorted[j] for j in ci], y=[labels_sorted[i] for i in ri],
+            customdata=z[ri, ci], mode="markers", showlegend=False,
+            marker={"symbol": "square", "size": 14, "color": "rgba(0,0,0,0)",
+                    "line": {"width": 0}},
+            selected={"marker": {"opacity": 1}}, unselected={"marker": {"opacity": 1}},
+            hovertemplate="%{y} × %{x}: α = %{customdata:.3f}<extra></extra>",
         ))
         heat.update_layout(
-            title="Pairwise α (annotators ordered by hierarchical clustering; white = overall α)",
-            height=min(900, 250 + 14 * len(shown)), yaxis={"autorange": "reversed"},
+            title="Pairwise α (annotators ordered by hierarchical clustering)",
+            height=min(900, 260 + 22 * len(shown)), yaxis={"autorange": "reversed"},
+            plot_bgcolor="#f3f3f3", xaxis={"tickangle": -45}, hovermode="closest",
+            hoverdistance=-1,
         )
         event = st.plotly_chart(heat, width="stretch", key="agreement.heatmap",
                                 on_select="rerun", selection_mode="points")
-        st.download_button(
-            "Download heatmap (HTML)", heat.to_html(include_plotlyjs="cdn").encode("utf-8"),
-            file_name="pairwise_alpha_heatmap.html", mime="text/html",
-            key="agreement.dl_heatmap", on_click="ignore",
+        st.caption(
+            f"White = the overall α ({centre:.3f}); blue = the pair agrees more than the pool, "
+            "red = less; grey = no defined α (diagonal, too few shared items or no variation). "
+            "Click a cell to list that pair's disagreements below."
         )
-        pairs_out = pairs.assign(level=level, min_shared=min_shared)
-        download_table(pairs_out, "pairwise_alpha.csv", key="agreement.dl_pairs")
+        h1, h2 = st.columns(2)
+        with h1:
+            st.download_button(
+                "Heatmap HTML",
+                # built only when clicked (plotly.js inline, ~5 MB): opens offline
+                lambda heat=heat: heat.to_html(include_plotlyjs=True).encode("utf-8"),
+                file_name="pairwise_alpha_heatmap.html", mime="text/html",
+                key="agreement.dl_heatmap", on_click="ignore", icon=":material/download:",
+                help="Interactive, self-contained plot (plotly.js included; works offline).",
+            )
+        with h2:
+            pairs_out = pairs.assign(level=level, min_shared=min_shared)
+            download_table(pairs_out, "pairwise_alpha.csv", key="agreement.dl_pairs",
+                           label="Pairwise α CSV")
 
         st.subheader("Per-annotator mean agreement")
         st.caption("Mean of an annotator's defined pairwise α. Low values flag annotators who "
                    "differ from most others (outliers or a minority perspective).")
-        bar = px.bar(means.head(HEATMAP_MAX), x="annotator_id", y="mean_alpha",
-                     hover_data=["n_pairs_defined", "n_shared_total"])
+        bar = px.bar(means.head(HEATMAP_MAX).assign(
+                         annotator_id=lambda f: f["annotator_id"].map(lambda a: html.escape(str(a)))),
+                     x="annotator_id", y="mean_alpha",
+                     hover_data=["n_pairs_defined", "n_shared_total"],
+                     labels={"annotator_id": "annotator", "mean_alpha": "mean pairwise α"})
+        bar.update_layout(height=380, margin={"t": 30})
         if np.isfinite(report.alpha):
-            bar.add_hline(y=report.alpha, line_dash="dash", annotation_text="overall α")
+            bar.add_hline(y=report.alpha, line_dash="dash", annotation_text="overall α",
+                          annotation_position="top left")
         st.plotly_chart(bar, width="stretch", key="agreement.mean_bar")
         st.dataframe(means, hide_index=True)
         download_table(means.assign(level=level, min_shared=min_shared),
@@ -236,7 +272,8 @@ with tabs["Pairs"]:
         try:
             points = event.selection.points if event is not None else []
             if points:
-                clicked = (str(points[0].get("y")), str(points[0].get("x")))
+                y, x = str(points[0].get("y")), str(points[0].get("x"))
+                clicked = (from_label.get(y, y), from_label.get(x, x))
         except AttributeError:
             clicked = None
         worst = defined.sort_values("alpha").iloc[0]
@@ -265,7 +302,8 @@ with tabs["Pairs"]:
             if "text" in dataset.items.columns and len(diff):
                 texts = dataset.items.set_index("item_id")["text"]
                 diff = diff.assign(text=diff["item_id"].map(texts))
-            st.dataframe(diff.head(500), hide_index=True)
+            st.dataframe(diff.head(500), hide_index=True,
+                         column_config={"text": st.column_config.TextColumn(width="large")})
             download_table(diff, f"disagreements_{a_sel}_{b_sel}.csv",
                            key="agreement.dl_diff")
 

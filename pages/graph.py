@@ -14,7 +14,8 @@ import plotly.graph_objects as go
 import streamlit as st
 from pyvis.network import Network
 
-from hlv_core import balance
+from hlv_core import balance, samples
+from hlv_core.cli_balance import comparison_figure
 from hlv_core.io import DataError, Dataset
 from hlv_ui.state import require_dataset, show_data_error
 from hlv_ui.widgets import download_table
@@ -84,6 +85,26 @@ def spring_positions(dataset_hash: str, level: str, min_shared: int, multilabel:
     return {k: (float(v[0]) * scale, float(v[1]) * scale) for k, v in pos.items()}
 
 
+@st.cache_data(show_spinner="Computing α, σ and σ_rnd of every dataset…", max_entries=4)
+def compare_with_samples(_current: Dataset, current_hash: str, current_name: str,
+                         min_shared: int, n_repeats: int, seed: int) -> pd.DataFrame:
+    """balance.compare_datasets over the bundled samples with annotator ids + the current data
+    (nominal alpha for all, as in the paper; multi-label data as label sets)."""
+    del current_hash
+    datasets: dict[str, Dataset] = {}
+    for name, info in samples.SAMPLES.items():
+        if info.get("task") == "ranking":
+            continue
+        sample = samples.load_sample(name)
+        if sample.annotator_ids_known:
+            label = f"{name} (current)" if name == current_name else name
+            datasets[label] = sample
+    if current_name not in samples.SAMPLES:
+        datasets[f"{current_name} (current)"] = _current
+    return balance.compare_datasets(datasets, level="nominal", min_shared=min_shared,
+                                    n_repeats=n_repeats, seed=seed)
+
+
 def random_baseline(result_key: tuple) -> balance.RandomSigmaResult:
     """sigma_rnd with a progress bar on the first run, memoised in the session afterwards."""
     memo = st.session_state.setdefault(MEMO_KEY, {})
@@ -141,15 +162,49 @@ def network_html(result: balance.SigmaResult, partition: balance.CampsResult,
             color="#2ca02c" if row.sign > 0 else "#d62728",
             dashes=bool(row.sign < 0),
             width=2 if row.sign > 0 else 1,
+            # springs: + edges pull their ends together, - edges hold them apart, so camps
+            # separate visually when physics runs
+            length=90 if row.sign > 0 else 260,
         )
-    if positions is not None:
-        net.toggle_physics(False)
+    net.options = {
+        "nodes": {"font": {"size": 15, "strokeWidth": 4, "strokeColor": "#ffffff"}},
+        "edges": {"smooth": False},
+        "interaction": {"hover": True, "tooltipDelay": 120, "hideEdgesOnDrag": len(edges) > 3000},
+        "physics": (
+            {"enabled": False} if positions is not None else {
+                "enabled": True,
+                "solver": "forceAtlas2Based",
+                "forceAtlas2Based": {"gravitationalConstant": -60, "springConstant": 0.05,
+                                     "avoidOverlap": 0.8, "damping": 0.6},
+                "stabilization": {"enabled": True, "iterations": 300, "fit": True},
+            }
+        ),
+    }
     markup = net.generate_html()
     # pyvis' in-line template still links bootstrap from a CDN and vis.js from ../node_modules;
     # the vis library itself is in-lined, so drop every external <script src> and <link href>.
     markup = re.sub(r"<script[^>]*\bsrc=[^>]*>\s*</script>", "", markup, flags=re.S)
     markup = re.sub(r"<link[^>]*\bhref=[^>]*/?>", "", markup, flags=re.S)
-    return markup
+    return markup.replace("<body>", "<body>" + LEGEND_HTML, 1)
+
+
+#: Static legend drawn over the graph's top-left corner (no user strings).
+LEGEND_HTML = (
+    '<div id="hlv-legend" style="position:absolute;top:8px;left:8px;z-index:5;'
+    "background:rgba(255,255,255,0.92);border:1px solid #ddd;border-radius:6px;"
+    'padding:6px 10px;font:12px/1.6 sans-serif;color:#333;pointer-events:none">'
+    + "".join(
+        f'<div><span style="display:inline-block;width:11px;height:11px;border-radius:50%;'
+        f'background:{colour};margin-right:6px;vertical-align:-1px"></span>{text}</div>'
+        for colour, text in ((CAMP_COLOURS[0], "camp 0"), (CAMP_COLOURS[1], "camp 1"),
+                             (CAMP_COLOURS[-1], "no edge"))
+    )
+    + '<div><span style="display:inline-block;width:22px;border-top:3px solid #2ca02c;'
+    'margin-right:6px;vertical-align:3px"></span>+ edge (pair α ≥ overall α)</div>'
+    '<div><span style="display:inline-block;width:22px;border-top:2px dashed #d62728;'
+    'margin-right:6px;vertical-align:3px"></span>− edge (pair α &lt; overall α)</div>'
+    "<div style=\"color:#666\">hover a node or edge for details</div></div>"
+)
 
 
 # ------------------------------------------------------------------------------- compute
@@ -276,6 +331,35 @@ st.caption(
     + (f"; the {HEATMAP_MAX} most active of {len(result.nodes)} shown." if len(result.nodes)
        > HEATMAP_MAX else ".")
 )
+
+with st.expander("Compare datasets: α vs σ (Basile, Figure 2)",
+                 expanded=bool(st.session_state.get("graph.compare", False))):
+    st.caption(
+        "Each dataset is a point at its overall α (x) and σ (y); the hollow marker below or above "
+        "it is σ_rnd. A large gap σ − σ_rnd means systematic disagreement (camps); datasets whose "
+        "σ sits on its σ_rnd show no annotator structure. Uses the bundled samples with annotator "
+        "ids plus the current dataset, nominal α, and the min shared items, replicates and seed "
+        "chosen above."
+    )
+    if st.toggle("Compute the comparison", key="graph.compare"):
+        table = compare_with_samples(dataset, dataset.content_hash, str(dataset.name), min_shared,
+                                     n_repeats, seed)
+        show_paper = st.checkbox("Show the paper's datasets (Table 2) as grey reference points",
+                                 value=True, key="graph.compare_paper")
+        # dataset names may come from an upload: escaped (plotly renders a few HTML tags)
+        safe = table.assign(dataset=table["dataset"].map(lambda x: html.escape(str(x))))
+        st.plotly_chart(comparison_figure(safe, paper=show_paper), width="stretch",
+                        key="graph.compare_plot")
+        shown_cols = ["dataset", "n_items", "n_annotators", "alpha", "sigma", "sigma_rnd",
+                      "sigma_rnd_sd", "n_triangles", "note", "error"]
+        st.dataframe(table[shown_cols], width="stretch", hide_index=True)
+        download_table(table.assign(seed=seed, min_shared=min_shared), "sigma_comparison.csv",
+                       key="graph.dl_compare", label="Comparison CSV")
+    st.caption(
+        "The real datasets of the paper are not bundled with the app. Compare dataset folders "
+        "from the command line: `python -m hlv_core sigma DIR1 DIR2 ... --plot sigma.html "
+        "--paper` (one folder or annotations file per dataset; the HTML works offline)."
+    )
 
 st.subheader("Downloads")
 camps_table = partition.table.merge(result.nodes, on="annotator_id")

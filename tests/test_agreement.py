@@ -16,7 +16,10 @@ from hypothesis import strategies as st
 
 from hlv_core._alpha import bootstrap_alpha_from_counts, prepare_alpha_input
 from hlv_core.agreement import (
+    alpha_and_pairwise,
+    alpha_and_pairwise_codes,
     alpha_from_counts,
+    alpha_of_input,
     alpha_report,
     annotator_mean_agreement,
     bootstrap_alpha,
@@ -25,6 +28,7 @@ from hlv_core.agreement import (
     krippendorff_alpha,
     pair_disagreements,
     pairwise_alpha,
+    pairwise_alpha_arrays,
     pairwise_cohen_kappa,
 )
 from tests.conftest import shared_path
@@ -446,3 +450,81 @@ def test_fleiss_kappa_textbook():
         rows += [(str(i), f"r{j}", str(lab)) for j, lab in enumerate(labels)]
     ann = pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"])
     assert fleiss_kappa(ann) == pytest.approx(0.20993, abs=1e-5)
+
+
+# --- pre-coded fast path: one preparation, pair instances == sparse products bit for bit --------
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n_ann=st.integers(2, 12),
+    n_items=st.integers(1, 40),
+    fill=st.floats(0.05, 1.0),
+    n_labels=st.integers(1, 7),
+    level=st.sampled_from(["nominal", "ordinal", "ratio"]),
+)
+def test_pair_instances_equal_sparse_products_bitwise(seed, n_ann, n_items, fill, n_labels, level):
+    rng = np.random.default_rng(seed)
+    matrix = np.where(
+        rng.random((n_ann, n_items)) < fill, rng.integers(1, n_labels + 1, (n_ann, n_items)), np.nan
+    )
+    ann = _long(matrix)
+    data = prepare_alpha_input(ann, level=level)
+    fast = pairwise_alpha_arrays(data, min_shared=1, method="instances")
+    slow = pairwise_alpha_arrays(data, min_shared=1, method="sparse")
+    for name in ("a", "b", "n_shared", "alpha"):
+        np.testing.assert_array_equal(getattr(fast, name), getattr(slow, name), err_msg=name)
+    assert (fast.a < fast.b).all()
+
+
+def test_pair_instances_many_values_and_empty():
+    rng = np.random.default_rng(5)
+    matrix = np.where(rng.random((15, 60)) < 0.4, rng.integers(0, 40, (15, 60)), np.nan)
+    data = prepare_alpha_input(_long(matrix))
+    assert data.n_values > 30
+    fast = pairwise_alpha_arrays(data, min_shared=2, method="instances")
+    slow = pairwise_alpha_arrays(data, min_shared=2, method="sparse")
+    np.testing.assert_array_equal(fast.alpha, slow.alpha)
+    np.testing.assert_array_equal(fast.n_shared, slow.n_shared)
+    # no item shared by two annotators: no pair at all
+    lonely = pd.DataFrame({"item_id": ["1", "2"], "annotator_id": ["a", "b"], "label": ["x", "y"]})
+    for method in ("instances", "sparse"):
+        empty = pairwise_alpha_arrays(prepare_alpha_input(lonely), method=method)
+        assert len(empty) == 0
+    with pytest.raises(ValueError, match="method"):
+        pairwise_alpha_arrays(data, method="loop")
+
+
+@pytest.mark.parametrize(("folder", "level"), [
+    ("md_agreement", "nominal"), ("convabuse", "nominal"), ("convabuse", "ordinal"),
+    ("convabuse", "interval"), ("csc", "ratio"),
+])
+def test_alpha_and_pairwise_equals_separate_calls(folder, level):
+    ann = _read(folder, "annotations.csv")
+    alpha, pairs = alpha_and_pairwise(ann, level=level, min_shared=2)
+    assert alpha == krippendorff_alpha(ann, level=level)  # bit for bit
+    separate = pairwise_alpha(ann, level=level, min_shared=2)
+    pd.testing.assert_frame_equal(pairs, separate, check_exact=True)
+    assert pairs.attrs == separate.attrs
+    if level != "interval":  # the automatic route (pair instances) equals the sparse products
+        data = prepare_alpha_input(ann, level=level)
+        slow = pairwise_alpha_arrays(data, min_shared=2, method="sparse")
+        np.testing.assert_array_equal(pairs["alpha"].to_numpy(), slow.alpha)
+
+
+def test_with_annotators_keeps_alpha_and_checks_codes():
+    rng = np.random.default_rng(11)
+    matrix = np.where(rng.random((6, 30)) < 0.7, rng.integers(0, 3, (6, 30)), np.nan)
+    data = prepare_alpha_input(_long(matrix))
+    perm = rng.permutation(data.n_annotators)
+    moved = data.with_annotators(perm[data.annotator])
+    alpha, pairs = alpha_and_pairwise_codes(moved, min_shared=1)
+    assert alpha == alpha_of_input(data)  # items and values untouched: alpha exactly equal
+    # relabelling annotators permutes the pairs: the multiset of pair alphas is unchanged
+    before = pairwise_alpha_arrays(data, min_shared=1)
+    np.testing.assert_array_equal(np.sort(before.alpha), np.sort(pairs.alpha))
+    with pytest.raises(ValueError, match="one entry per rating"):
+        data.with_annotators(perm)
+    with pytest.raises(ValueError, match="out of range"):
+        data.with_annotators(data.annotator + data.n_annotators)

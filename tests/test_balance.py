@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import re
 
 import networkx as nx
 import numpy as np
@@ -358,6 +359,24 @@ def test_sigma_random_every_replicate_keeps_alpha():
         balance.sigma_random(frame, n_repeats=0)
 
 
+@pytest.mark.parametrize(("level", "min_shared"), [("nominal", 2), ("nominal", 1), ("ordinal", 2)])
+def test_sigma_random_equals_string_route(level, min_shared):
+    """The integer-code replicates equal sigma of the string-shuffled tables of
+    shuffle_annotations drawn from the same generator (same draw order)."""
+    rng = np.random.default_rng(13)
+    frame = random_sparse_annotations(rng, 14, 50, 0.45, 3)
+    rnd = balance.sigma_random(frame, n_repeats=6, seed=8, level=level, min_shared=min_shared)
+    gen = np.random.default_rng(8)
+    expected, tris = [], []
+    for _ in range(6):
+        shuffled, _ = balance.shuffle_annotations(frame, gen)
+        res = balance.sigma(shuffled, level=level, min_shared=min_shared)
+        expected.append(res.sigma)
+        tris.append(res.n_triangles)
+    np.testing.assert_array_equal(rnd.values, np.array(expected))
+    np.testing.assert_array_equal(rnd.n_triangles, tris)
+
+
 def test_sigma_matches_pairwise_loop_and_bruteforce():
     """Independent path: krippendorff package per pair + enumeration of triples."""
     import krippendorff
@@ -494,4 +513,25 @@ def test_cli_single_and_comparison(data_dir, tmp_path, capsys):
     rows = {r["dataset"]: r for r in json.loads(capsys.readouterr().out)}
     assert code == 1  # one folder could not be read
     assert rows["paraphrase"]["sigma"] == 1.0 and rows["paraphrase"]["seed"] == 4
-    assert "annotations.csv" in rows["cifar10h"]["error"]
+    assert "annotator" in rows["cifar10h"]["error"]  # counts only: no annotator ids
+
+
+def test_cli_folders_views_and_plot(data_dir, tmp_path, capsys):
+    """Dataset folders and label-view files by name; --plot writes a standalone offline scatter."""
+    from hlv_core.cli import main
+
+    plot = tmp_path / "fig2.html"
+    code = main(["sigma", str(data_dir / "hs_brexit"), str(data_dir / "armis"),
+                 str(data_dir / "hs_brexit" / "annotations_offensive.csv"),
+                 str(data_dir / "dermatology_ddx"), "--repeats", "2", "--plot", str(plot),
+                 "--paper"])
+    out = capsys.readouterr().out
+    assert code == 1  # dermatology_ddx: ranking data without linked annotator ids
+    lines = {line.split()[0]: line for line in out.splitlines() if line.strip()}
+    assert {"hs_brexit", "armis", "hs_brexit/offensive", "dermatology_ddx"} <= set(lines)
+    assert lines["hs_brexit"].split()[5] == "1.000"  # sigma column of the table
+    assert f"scatter written to {plot}" in out
+    page = plot.read_text()
+    assert not re.search(r"<script[^>]*\bsrc=", page)  # plotly.js inline, no CDN
+    assert "hs_brexit\\u002foffensive" in page and "BREXIT-hs" in page  # JSON escapes "/"
+    assert len(page) > 1_000_000  # the plotly.js bundle itself

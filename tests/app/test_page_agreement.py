@@ -133,3 +133,14 @@ def test_annotator_names_escaped(app):
     assert not at.exception
     for markdown in at.markdown:
         assert "<b>x</b>" not in markdown.value
+    # plotly renders a few HTML tags in tick labels: the heatmap and bar labels are escaped
+    specs = _specs(at)
+    assert any(t["type"] == "heatmap" for s in specs for t in s["data"])
+    for spec in specs:
+        for trace in spec["data"]:
+            if trace["type"] in ("heatmap", "bar"):
+                labels = trace.get("x") or []
+                labels = labels if isinstance(labels, list) else []
+                assert "<b>x</b>" not in labels
+                if trace["type"] == "heatmap":
+                    assert "&lt;b&gt;x&lt;/b&gt;" in labels

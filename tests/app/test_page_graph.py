@@ -95,6 +95,38 @@ def test_annotator_names_are_escaped(app):
         assert "<img" not in markdown.value
 
 
+def test_compare_datasets_scatter(app):
+    """Figure 2: the bundled samples with annotator ids + the current upload, labelled points."""
+    rows = ["item_id,annotator_id,label"]
+    for item in range(8):
+        for j, name in enumerate(["<b>x</b>", "b", "c", "d"]):
+            rows.append(f'{item},"{name}",{(item + (j // 2)) % 2}')
+    raw = ("\n".join(rows) + "\n").encode()
+    app.file_uploader(key="home.upload").set_value(("mine<i>.csv", raw, "text/csv")).run()
+    at = open_page(app, "graph")
+    assert not at.get("plotly_chart") or all(
+        json.loads(c.proto.spec)["data"][0]["type"] != "scatter" for c in at.get("plotly_chart"))
+    at.toggle(key="graph.compare").set_value(True).run()
+    assert not at.exception
+    scatter = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    scatter = next(c for c in scatter if c["data"][-1]["type"] == "scatter")
+    sigma_trace = next(t for t in scatter["data"] if t.get("name") == "σ")
+    names = sigma_trace["text"]
+    usable = [n for n, info in samples.SAMPLES.items() if info["task"] != "ranking"]
+    assert set(usable) <= set(names)
+    current = [n for n in names if n.endswith("(current)")]
+    assert len(current) == 1 and "&lt;i&gt;" in current[0]  # upload name escaped
+    table = at.dataframe[-1].value
+    got = table.set_index("dataset").loc["case_review"]
+    from hlv_core import balance
+
+    ref = balance.sigma(samples.load_sample("case_review").annotations)
+    assert got["alpha"] == pytest.approx(ref.alpha) and got["sigma"] == pytest.approx(ref.sigma)
+    paper = next(t for t in scatter["data"] if "paper" in (t.get("name") or ""))
+    assert "MD-Agreement" in paper["text"]
+    assert "Comparison CSV" in {b.label for b in at.get("download_button")}
+
+
 def test_bad_upload_shows_error(app):
     raw = b"item_id,annotator_id,label\n1,a,x\n1,a,x\n2,b,y\n"
     app.file_uploader(key="home.upload").set_value(("dup.csv", raw, "text/csv")).run()

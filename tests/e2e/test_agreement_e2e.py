@@ -1,0 +1,120 @@
+"""Agreement page in a real browser: the pairwise alpha heatmap renders (plotly), clicking a cell
+or choosing two annotators lists where that pair disagreed; nothing leaves the app's origin."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from hlv_core.agreement import pair_disagreements, pairwise_alpha
+from hlv_core.samples import load_sample
+
+
+@pytest.fixture
+def offline_page(page: Page, app_url: str):
+    outside: list[str] = []
+
+    def guard(route):
+        url = route.request.url
+        if url.startswith(app_url) or url.startswith(("data:", "blob:", "about:")):
+            route.continue_()
+        else:
+            outside.append(url)
+            route.abort()
+
+    page.context.route("**/*", guard)
+    yield page, outside
+
+
+def _open_pairs_tab(page: Page, app_url: str):
+    page.goto(app_url)
+    expect(page.get_by_test_id("stMetricValue").first).to_be_visible(timeout=60_000)
+    page.get_by_test_id("stSidebarNavLink").filter(has_text="Agreement").click()
+    main = page.get_by_test_id("stMain")
+    expect(main.get_by_text("Krippendorff's α (nominal)").first).to_be_visible(timeout=90_000)
+    main.get_by_role("tab", name="Pairs").click()
+    heat = main.get_by_test_id("stPlotlyChart").filter(has_text="hierarchical clustering")
+    expect(heat).to_be_visible(timeout=60_000)
+    return main, heat
+
+
+def _selected_pair(main) -> tuple[str, str, int]:
+    text = main.get_by_text(re.compile(r"share \d+ items; α = .* disagree on \d+ items")).first
+    expect(text).to_be_visible(timeout=60_000)
+    m = re.search(r"(\S+) and (\S+) share \d+ items; .*disagree on (\d+) items",
+                  text.inner_text())
+    assert m, text.inner_text()
+    return m.group(1), m.group(2), int(m.group(3))
+
+
+def test_heatmap_renders_and_pair_lists_disagreements(offline_page, app_url, artifacts):
+    page, outside = offline_page
+    main, heat = _open_pairs_tab(page, app_url)
+    annotations = load_sample("case_review").annotations
+    ids = sorted(annotations["annotator_id"].unique())
+
+    # plotly drew the heatmap: an image layer plus one tick label per annotator on each axis
+    expect(heat.locator("g.hm image, .heatmaplayer image").first).to_be_attached(timeout=30_000)
+    ticks = heat.locator("g.xtick text").all_text_contents()
+    assert sorted(ticks) == ids
+    heat.scroll_into_view_if_needed()
+    page.wait_for_timeout(500)
+    heat.screenshot(path=str(artifacts / "agreement_heatmap.png"))
+
+    # the default pair (lowest alpha) is listed with its disagreements
+    a, b, n = _selected_pair(main)
+    assert n == len(pair_disagreements(annotations, a, b))
+
+    # choose another pair with the two selectboxes
+    pairs = pairwise_alpha(annotations).dropna(subset=["alpha"]).sort_values("alpha")
+    target = pairs.iloc[-1]  # the most agreeing pair: certainly not the default
+    for label, value in (("Annotator A", target["annotator_a"]),
+                         ("Annotator B", target["annotator_b"])):
+        main.get_by_test_id("stSelectbox").filter(has_text=label).click()
+        page.keyboard.type(value)
+        page.keyboard.press("Enter")
+        page.wait_for_timeout(1500)
+    expected = pair_disagreements(annotations, target["annotator_a"], target["annotator_b"])
+    expect(main.get_by_text(
+        f"{target['annotator_a']} and {target['annotator_b']} share").first
+    ).to_be_visible(timeout=30_000)
+    a2, b2, n2 = _selected_pair(main)
+    assert (a2, b2) == (target["annotator_a"], target["annotator_b"])
+    assert n2 == len(expected) > 0
+    # the table of disagreements lists those items (first rows visible in the grid)
+    table = main.get_by_test_id("stDataFrame").last
+    expect(table).to_be_visible()
+    table.scroll_into_view_if_needed()
+    page.wait_for_timeout(500)
+    main.get_by_text("Where a pair disagreed").scroll_into_view_if_needed()
+    page.screenshot(path=str(artifacts / "agreement_pair_disagreements.png"))
+
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    assert outside == [], f"requests left the app origin: {outside[:5]}"
+
+
+def test_clicking_a_heatmap_cell_selects_that_pair(offline_page, app_url):
+    page, outside = offline_page
+    main, heat = _open_pairs_tab(page, app_url)
+    a0, b0, _ = _selected_pair(main)
+    layer = heat.locator("g.hm image, .heatmaplayer image").first
+    expect(layer).to_be_attached(timeout=30_000)
+    heat.scroll_into_view_if_needed()
+    page.wait_for_timeout(500)
+    box = heat.locator("rect.nsewdrag").first.bounding_box()
+    assert box is not None
+    # the top-left cell is (y0, x0) = an annotator with itself (blank); click row 0, column 1
+    n = len(heat.locator("g.xtick text").all_text_contents())
+    cell_w, cell_h = box["width"] / n, box["height"] / n
+    page.mouse.click(box["x"] + 1.5 * cell_w, box["y"] + 0.5 * cell_h)
+    # rows and columns share one order (the y axis is reversed: row 0 is at the top)
+    xs = heat.locator("g.xtick text").all_text_contents()
+    want = (xs[0], xs[1])
+    expect(main.get_by_text(f"{want[0]} and {want[1]} share").first).to_be_visible(
+        timeout=30_000)
+    a1, b1, n1 = _selected_pair(main)
+    assert (a1, b1) == want != (a0, b0)
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    assert outside == []

@@ -1,0 +1,138 @@
+"""Annotator graph in a real browser, with every request outside the app's origin blocked: the
+pyvis/vis-network canvas draws inside its iframe, every annotator is a node, hovering a node
+shows its tooltip, the legend is there, and the Figure 2 comparison scatter renders."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Frame, Page, expect
+
+from hlv_core.samples import load_sample
+
+
+@pytest.fixture
+def offline_page(page: Page, app_url: str):
+    """A page whose requests outside the app's own origin are blocked and recorded."""
+    outside: list[str] = []
+
+    def guard(route):
+        url = route.request.url
+        if url.startswith(app_url) or url.startswith(("data:", "blob:", "about:")):
+            route.continue_()
+        else:
+            outside.append(url)
+            route.abort()
+
+    page.context.route("**/*", guard)
+    yield page, outside
+
+
+def _open_graph(page: Page, app_url: str):
+    page.goto(app_url)
+    expect(page.get_by_test_id("stMetricValue").first).to_be_visible(timeout=60_000)
+    # navigate inside the session (a full page load would start a new session)
+    page.get_by_test_id("stSidebarNavLink").filter(has_text="Annotator graph").click()
+    main = page.get_by_test_id("stMain")
+    expect(main.get_by_text("Signed graph").first).to_be_visible(timeout=90_000)
+    return main
+
+
+def _network_frame(page: Page) -> Frame:
+    """The iframe whose document holds the vis-network graph (once it has drawn)."""
+    deadline_ms, waited = 60_000, 0
+    while waited < deadline_ms:
+        for frame in page.frames:
+            if frame is page.main_frame:
+                continue
+            try:
+                ready = frame.evaluate(
+                    "() => typeof network !== 'undefined' && network !== null"
+                    " && document.querySelector('#mynetwork canvas') !== null"
+                )
+            except Exception:  # frame detached / still loading
+                ready = False
+            if ready:
+                return frame
+        page.wait_for_timeout(500)
+        waited += 500
+    raise AssertionError("no iframe with a drawn vis-network graph")
+
+
+def test_graph_canvas_hover_and_legend_offline(offline_page, app_url, artifacts):
+    page, outside = offline_page
+    main = _open_graph(page, app_url)
+    iframe = page.frame_locator('[data-testid="stIFrame"] iframe, iframe').first
+    canvas = iframe.locator("#mynetwork canvas").first
+    expect(canvas).to_be_visible(timeout=90_000)
+    frame = _network_frame(page)
+
+    # every annotator of the default sample is a node, labelled with its id
+    expected = sorted(map(str, load_sample("case_review").annotator_ids))
+    labels = sorted(frame.evaluate("() => nodes.get().map(n => n.label)"))
+    assert labels == expected
+    n_edges = frame.evaluate("() => edges.get().length")
+    assert n_edges > 0
+    dashed = frame.evaluate("() => edges.get().filter(e => e.dashes).length")
+    assert 0 < dashed < n_edges  # both + (solid) and - (dashed) edges are drawn
+
+    # the canvas really has pixels drawn (not a blank white rectangle)
+    coloured = frame.evaluate(
+        """() => {
+            const c = document.querySelector('#mynetwork canvas');
+            const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+            let n = 0;
+            for (let i = 0; i < d.length; i += 16) {
+                if (d[i + 3] > 0 && !(d[i] > 240 && d[i + 1] > 240 && d[i + 2] > 240)) n++;
+            }
+            return n;
+        }"""
+    )
+    assert coloured > 500
+
+    # legend inside the iframe
+    legend = iframe.locator("#hlv-legend")
+    expect(legend).to_be_visible()
+    expect(legend).to_contain_text("camp 0")
+    expect(legend).to_contain_text("− edge")
+
+    # hover the first node: vis-network shows its title in a tooltip
+    frame.evaluate("() => network.stopSimulation()")
+    page.wait_for_timeout(300)
+    node_id = frame.evaluate("() => nodes.getIds()[0]")
+    point = frame.evaluate(
+        "(id) => { const p = network.getPositions([id])[id]; return network.canvasToDOM(p); }",
+        node_id,
+    )
+    box = canvas.bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + point["x"], box["y"] + point["y"])
+    page.wait_for_timeout(150)
+    page.mouse.move(box["x"] + point["x"] + 1, box["y"] + point["y"] + 1)
+    tooltip = iframe.locator("div.vis-tooltip")
+    expect(tooltip).to_be_visible(timeout=5_000)
+    expect(tooltip).to_contain_text("annotations:")
+    expect(tooltip).to_contain_text("camp")
+    main.screenshot(path=str(artifacts / "graph_page.png"))
+    canvas.screenshot(path=str(artifacts / "graph_canvas_hover.png"))
+
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    assert outside == [], f"requests left the app origin: {outside[:5]}"
+
+
+def test_graph_compare_datasets_scatter(offline_page, app_url, artifacts):
+    page, outside = offline_page
+    main = _open_graph(page, app_url)
+    main.get_by_text("Compare datasets: α vs σ").click()
+    main.get_by_text("Compute the comparison").click()
+    chart = main.get_by_test_id("stPlotlyChart").filter(has_text="Figure 2")
+    expect(chart).to_be_visible(timeout=90_000)
+    # one labelled point per dataset (text of the sigma trace), paper reference points too
+    expect(chart.locator("g.textpoint").first).to_be_visible(timeout=30_000)
+    texts = chart.locator("g.textpoint text").all_text_contents()
+    assert any("case_review" in t for t in texts)
+    assert any("ratings" in t for t in texts)
+    expect(chart).to_contain_text("σ in the paper")
+    chart.scroll_into_view_if_needed()
+    chart.screenshot(path=str(artifacts / "graph_compare_scatter.png"))
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    assert outside == [], f"requests left the app origin: {outside[:5]}"
