@@ -1,0 +1,45 @@
+"""A clinician opens "Certainty" on the dermatology sample, moves the reliability slider and sees
+the per-case certainty histogram follow (seed 001)."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import Page, expect
+
+
+def test_certainty_reliability_slider_updates_histogram(page: Page, app_url: str, artifacts):
+    page.goto(app_url)
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240", timeout=60_000)
+    sidebar = page.get_by_test_id("stSidebar")
+    sidebar.get_by_test_id("stSelectbox").click()
+    page.get_by_role("option", name=re.compile("Dermatology")).click()
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("1,947", timeout=60_000)
+    page.get_by_test_id("stSidebarNavLink").filter(has_text="Certainty").click()
+    main = page.get_by_test_id("stMain")
+    hist = main.locator(".st-key-certainty-hist .js-plotly-plot")
+    expect(hist).to_contain_text("at reliability 10", timeout=90_000)
+    metric = main.get_by_test_id("stMetric").filter(has_text="mean top-1 certainty")
+    expect(metric).to_be_visible(timeout=30_000)
+    before = metric.get_by_test_id("stMetricValue").inner_text()
+    page.wait_for_timeout(1500)
+    main.screenshot(path=str(artifacts / "certainty_dermatology.png"))
+
+    slider = main.get_by_test_id("stSlider").filter(has_text="Reliability").first
+    thumb = slider.get_by_role("slider")
+    thumb.focus()
+    for _ in range(3):  # 10 -> 20 -> 30 -> 50: a stop sampled on demand
+        page.keyboard.press("ArrowRight")
+        page.wait_for_timeout(300)
+    expect(hist).to_contain_text("at reliability 50", timeout=60_000)
+    after_value = metric.get_by_test_id("stMetricValue")
+    expect(after_value).not_to_have_text(before, timeout=30_000)
+    assert float(after_value.inner_text()) > float(before)
+    page.wait_for_timeout(1500)
+    main.screenshot(path=str(artifacts / "certainty_slider_50.png"))
+    # the whole page, for a look at every section (UA accuracy, case view)
+    page.set_viewport_size({"width": 1400, "height": 5200})
+    expect(main.locator(".st-key-certainty-case_plot .js-plotly-plot")).to_be_visible(
+        timeout=60_000)
+    page.wait_for_timeout(2000)
+    main.screenshot(path=str(artifacts / "certainty_full.png"))
