@@ -235,7 +235,10 @@ class Dataset:
 
     def selectors(self) -> list[list[list[list[int]]]]:
         """Ranked data in the DeepMind selectors layout: case -> reader -> block -> class ids
-        (class id = label position in the inventory). Only for ``task == "ranking"``."""
+        (class id = label position in the inventory). Only for ``task == "ranking"``.
+
+        Computed once per dataset (rows sorted by item, then reader, then rank; readers and
+        classes keep their file order); callers get a fresh nested list."""
         if self.task != "ranking":
             raise DataError(
                 f"dataset '{self.name}' is {self.task}, not ranking",
@@ -243,23 +246,31 @@ class Dataset:
                 column="rank",
                 fix="load partial rankings (a 'rank' column or a selectors JSON).",
             )
+        return [[[list(block) for block in reader] for reader in case]
+                for case in self._selectors_cached]
+
+    @cached_property
+    def _selectors_cached(self) -> list:
         item_code, annot_code, label_code = self._codes
-        frame = pd.DataFrame(
-            {
-                "item": item_code,
-                "reader": annot_code,
-                "label": label_code,
-                "rank": self.annotations["rank"].to_numpy(dtype="float64", na_value=np.inf),
-                "order": np.arange(len(item_code)),
-            }
-        )
-        frame = frame[np.isfinite(frame["rank"])].sort_values(["item", "order"], kind="stable")
+        ranks = self.annotations["rank"].to_numpy(dtype="float64", na_value=np.inf)
+        keep = np.isfinite(ranks)
+        first_row = pd.Series(np.arange(len(annot_code))).groupby(annot_code).transform("min")
+        order = np.lexsort((np.arange(len(ranks)), ranks, first_row.to_numpy(), item_code))
+        order = order[keep[order]]
         cases: list[list[list[list[int]]]] = [[] for _ in range(self.n_items)]
-        for (item, _reader), group in frame.groupby(["item", "reader"], sort=False):
-            blocks = [
-                [int(x) for x in g["label"]] for _, g in group.groupby("rank", sort=True)
-            ]
-            cases[int(item)].append(blocks)
+        last_reader, last_rank = -1, None
+        for item, reader, rank, label in zip(
+            item_code[order].tolist(), annot_code[order].tolist(), ranks[order].tolist(),
+            label_code[order].tolist(), strict=True,
+        ):
+            if reader != last_reader:
+                cases[item].append([[label]])
+                last_reader, last_rank = reader, rank
+            elif rank != last_rank:
+                cases[item][-1].append([label])
+                last_rank = rank
+            else:
+                cases[item][-1][-1].append(label)
         return cases
 
     def summary(self) -> dict:
