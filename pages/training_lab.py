@@ -145,7 +145,7 @@ for k, metric in enumerate(metric_list):
                hovertemplate="%{x}: delta %{y:.4f}<extra>" + metric + "</extra>"),
         row=k // n_cols + 1, col=k % n_cols + 1,
     )
-fig.update_layout(height=330 * n_rows, margin={"t": 40, "b": 10},
+fig.update_layout(height=330 * n_rows, margin={"t": 80, "b": 10},
                   title_text="Delta vs mean MV (methods sorted by mean rank over the metrics)")
 st.plotly_chart(fig, width="stretch", key="lab.delta_plot")
 st.caption("Bars: mean delta over seeds; whiskers: 95% t-interval over seeds (from 2 seeds on). "

@@ -15,9 +15,10 @@ PAGES = [
     ("Annotator graph", None, "Signed graph"),
     ("Perspectives", "Acceptability ratings (ordinal 1-5)", "1. Split"),
     ("Soft vs hard metrics", "Legal areas (multi-label)", "All metrics, every model"),
-    ("Certainty", "Dermatology differential diagnoses (ranked, real)", "Certainty"),
-    ("Case review", None, "Case review"),
-    ("Training lab", None, "Training lab"),
+    ("Certainty", "Dermatology differential diagnoses (ranked, real)",
+     "Annotation certainty vs reliability"),
+    ("Case review", None, "Case review and meta-evaluation"),
+    ("Training lab", None, "What this is."),
 ]
 
 
@@ -55,6 +56,7 @@ def test_page_renders_offline_without_exception(offline_page, app_url, artifacts
     expect(main.get_by_text(marker).first).to_be_visible(timeout=90_000)
     page.wait_for_timeout(2500)
     expect(page.get_by_test_id("stException")).to_have_count(0)
+    expect(main.get_by_text("Not built yet")).to_have_count(0)
     if sample is not None:  # the sample chosen in the sidebar is still the session's dataset
         key = {v["title"]: k for k, v in SAMPLES.items()}[sample]
         expect(page.get_by_test_id("stSidebar")).to_contain_text(f"Current: {key}")
@@ -68,3 +70,17 @@ def test_signed_graph_draws_on_canvas_offline(offline_page, app_url, artifacts):
     frame = page.frame_locator('[data-testid="stIFrame"] iframe, iframe').first
     expect(frame.locator("canvas").first).to_be_visible(timeout=90_000)
     assert outside == []
+
+
+def test_training_lab_trains_and_plots_deltas(page: Page, app_url: str, artifacts):
+    page.goto(app_url)
+    expect(page.get_by_test_id("stMetricValue").first).to_be_visible(timeout=60_000)
+    page.get_by_test_id("stSidebarNavLink").filter(has_text="Training lab").click()
+    main = page.get_by_test_id("stMain")
+    main.get_by_role("button", name="Train").click()
+    expect(main.get_by_text("Scores with 95% intervals over seeds")).to_be_visible(
+        timeout=180_000)
+    expect(main.locator(".js-plotly-plot").first).to_be_visible(timeout=30_000)
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    page.wait_for_timeout(1500)
+    main.screenshot(path=str(artifacts / "training_lab_deltas.png"))
