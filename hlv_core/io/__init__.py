@@ -1,11 +1,13 @@
 """Data layer: load every common HLV format into one validated :class:`Dataset`.
 
 Public API: :func:`load`, :class:`Dataset`, :class:`DataError`, :class:`ImportReport`,
-:func:`load_predictions`, :func:`prediction_matrix`, :data:`FORMATS`.
+:func:`load_predictions`, :func:`load_lewidi_submission`, :func:`prediction_matrix`,
+:data:`FORMATS`.
 """
 
 from .dataset import LEVELS, TASKS, Dataset, build_dataset, order_labels
 from .errors import DataError, ImportReport
+from .lewidi_submission import load_lewidi_submission
 from .loading import FORMATS, detect_format, load
 from .predictions import load_predictions, prediction_matrix
 
@@ -19,6 +21,7 @@ __all__ = [
     "build_dataset",
     "detect_format",
     "load",
+    "load_lewidi_submission",
     "load_predictions",
     "order_labels",
     "prediction_matrix",

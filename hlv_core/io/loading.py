@@ -6,9 +6,11 @@ from pathlib import Path
 from typing import IO
 
 from ._read import Source, as_source, read_json, read_jsonl, read_table
+from .cifar10h import looks_like_cifar10h_raw, read_cifar10h_raw
 from .dataset import Dataset
 from .errors import DataError
-from .rankings import looks_like_selectors, read_lines, read_selectors
+from .opinions import ranked_json_layout, read_opinions
+from .rankings import read_lines, read_selectors
 from .tabular import (
     read_canonical,
     read_canonical_zip,
@@ -28,10 +30,12 @@ FORMATS: dict[str, str] = {
     "wide_items": "wide matrix, rows = items, one column per annotator",
     "wide_annotators": "wide matrix, rows = annotators, one column per item",
     "counts": "item_id, label, count (or an items x classes .npy matrix)",
+    "cifar10h_raw": "CIFAR-10H raw per-annotator CSV (cifar10h-raw.csv)",
     "lewidi2023": "LeWiDi 2023 JSON",
     "lewidi2025": "LeWiDi 2025 JSON (+ *_annotators_meta.json)",
     "chaosnli": "ChaosNLI JSON Lines (counts only)",
     "selectors": "DeepMind selectors JSON: partial rankings with ties",
+    "opinions": "DeepMind opinions JSON: per case a readers x classes confidence matrix",
     "labelstudio": "Label Studio JSON export",
     "prodigy": "Prodigy JSONL (db-out)",
 }
@@ -55,21 +59,24 @@ def detect_format(source: Source) -> str:
     if suffix in (".json", ".jsonl", ".ndjson"):
         if suffix == ".json":
             data = read_json(source)
-            if looks_like_selectors(data):
-                return "selectors"
+            layout = ranked_json_layout(data)  # opinions (depth 3) vs selectors (depth 4)
+            if layout is not None:
+                return layout
             found = _json_module().detect_json(data)
         else:
             found = _json_module().detect_jsonl(read_jsonl(source))
         if found is None:
             raise DataError(
-                "JSON file of an unknown layout (not LeWiDi 2023/2025, selectors, Label Studio, "
-                "Prodigy or ChaosNLI).",
+                "JSON file of an unknown layout (not LeWiDi 2023/2025, selectors, opinions, "
+                "Label Studio, Prodigy or ChaosNLI).",
                 source=source.name,
                 fix="choose the format explicitly in the format override, or convert to the "
                 "canonical CSV (item_id, annotator_id, label).",
             )
         return found
     columns = set(read_table(source).columns)
+    if looks_like_cifar10h_raw(columns):
+        return "cifar10h_raw"
     if {"item_id", "annotator_id", "label"} <= columns:
         return "canonical"
     if {"task", "label"} <= columns and columns & {"worker", "performer"}:
@@ -125,8 +132,9 @@ def load(
         Override the inferred task type and level of measurement.
     **options
         Format specific: ``meta`` (LeWiDi 2025 annotator metadata, path/bytes),
-        ``conditions``/``risks`` (selectors; lists of strings or paths), ``labels`` (class names
-        of a ``.npy`` counts matrix), ``control`` (Label Studio control tag name).
+        ``conditions``/``risks`` (selectors and opinions; lists of strings or paths), ``labels``
+        (class names by index of a ``.npy`` counts matrix or of ``cifar10h_raw``; a list or a
+        one-name-per-line file), ``control`` (Label Studio control tag name).
 
     Raises
     ------
@@ -157,6 +165,14 @@ def load(
             conditions=_lines_option(options.get("conditions")),
             risks=_lines_option(options.get("risks")),
         )
+    elif chosen == "opinions":
+        dataset = read_opinions(
+            source,
+            conditions=_lines_option(options.get("conditions")),
+            risks=_lines_option(options.get("risks")),
+        )
+    elif chosen == "cifar10h_raw":
+        dataset = read_cifar10h_raw(source, labels=_lines_option(options.get("labels")))
     elif chosen in _JSON_FORMATS:
         dataset = _json_module().read(chosen, source, task=task, level=level, **options)
     else:  # pragma: no cover - FORMATS and the branches are kept in sync by a test

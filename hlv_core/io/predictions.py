@@ -9,7 +9,10 @@ Accepted inputs (CSV/TSV/Parquet, auto-detected from the header):
 * hard labels ``item_id, label[, model]`` (prob = 1);
 * ranked lists ``item_id, label, rank[, model]`` (prob = 1 for every listed label);
 * per-(annotator, item) labels ``annotator_id, item_id, label[, model]``, also PERSEVAL's
-  ``user_id, text_id, label``.
+  ``user_id, text_id, label``;
+* headerless LeWiDi submission TSVs (2023 ``hard_label<TAB>p0<TAB>p1``, 2025
+  ``<item id><TAB>[...]``), recognised from the first line and handed to
+  :func:`~hlv_core.io.lewidi_submission.load_lewidi_submission`.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from typing import IO
 import numpy as np
 import pandas as pd
 
-from ._read import as_source, read_table
+from ._read import as_source, decode_text, read_table
 from .dataset import Dataset
 from .errors import DataError
 
@@ -46,6 +49,13 @@ def load_predictions(
     column for unknown labels or items, probabilities outside [0, 1] or empty, and multiclass
     rows that do not sum to 1 (tolerance ``SUM_TOLERANCE``)."""
     source = as_source(path_or_buffer, name)
+    if source.suffix != ".parquet" and source.raw[:4] != b"PAR1":
+        from .lewidi_submission import load_lewidi_submission, sniff_lewidi_submission
+
+        first_line = decode_text(source).splitlines()[0]
+        if sniff_lewidi_submission(first_line):
+            return load_lewidi_submission(source.raw, dataset, name=source.name,
+                                          model=default_model)
     frame = read_table(source)
     frame = frame.rename(columns={"user_id": "annotator_id", "text_id": "item_id"})
     model_default = default_model or Path(source.name).stem
