@@ -56,6 +56,7 @@ def _split_from_args(args: argparse.Namespace) -> tuple[Dataset, PerspectivistSp
         dataset, test_user_share=args.test_share, adaptation=adaptation,
         extended=args.extended, seed=args.seed, baseline=args.baseline,
         adaptation_share=args.adaptation_share, train_only_text_share=reserve,
+        stratify=args.stratify,
     )
     return dataset, splits
 
@@ -148,6 +149,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         help="share of texts reserved for training only, or 'auto' (default)")
     parser.add_argument("--baseline", action="store_true",
                         help="allow the unnamed task without adaptation (user-agnostic baseline)")
+    parser.add_argument("--stratify", default=None, metavar="TRAIT",
+                        help="draw test users within every value of this trait column")
     parser.add_argument("--seed", type=int, default=0, help="random seed")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
 

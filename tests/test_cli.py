@@ -52,3 +52,14 @@ def test_module_entry_point_runs_as_a_subprocess():
     )
     assert result.returncode == 0, result.stderr
     assert "n_items: 200" in result.stdout
+
+
+def test_split_stratified_by_trait(tmp_path, capsys):
+    assert main(["split", str(sample_path("case_review")), "--out", str(tmp_path),
+                 "--stratify", "group"]) == 0
+    import pandas as pd
+
+    test = pd.read_csv(tmp_path / "test.csv", dtype=str)
+    traits = pd.read_csv(sample_path("case_review") / "annotators.csv", dtype=str)
+    groups = set(traits.set_index("annotator_id").loc[test["annotator_id"].unique(), "group"])
+    assert groups == {"claimant-side", "defence-side"}
