@@ -24,6 +24,18 @@ SUBCOMMAND_MODULES = (
 )
 
 
+def options_as_data_errors(run, args: argparse.Namespace) -> int:
+    """Run a subcommand body; a ``ValueError`` from bad options becomes a :class:`DataError`
+    naming the input file (so the user sees one clear message, exit code 2)."""
+    try:
+        return run(args)
+    except DataError:
+        raise
+    except ValueError as error:
+        source = str(getattr(args, "file", "<arguments>"))
+        raise DataError(str(error), source=source, fix="check the options.") from error
+
+
 def add_dataset_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments every file-reading subcommand shares."""
     parser.add_argument("file", help="annotations file (any supported format)")

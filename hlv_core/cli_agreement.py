@@ -20,6 +20,7 @@ from .agreement import (
     multilabel_agreement,
     pairwise_alpha,
 )
+from .cli import options_as_data_errors
 from .io import FORMATS, DataError, load
 
 __all__ = ["add_cli", "run_agreement"]
@@ -33,12 +34,7 @@ def _clean(value):
 
 def run_agreement(args: argparse.Namespace) -> int:
     """Handler of the ``agreement`` subcommand (bad arguments become a DataError message)."""
-    try:
-        return _run(args)
-    except DataError:
-        raise
-    except ValueError as error:
-        raise DataError(str(error), source=str(args.file), fix="check the options.") from error
+    return options_as_data_errors(_run, args)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -56,9 +52,7 @@ def _run(args: argparse.Namespace) -> int:
         )
     level = args.level or ("nominal" if dataset.task == "multilabel" else dataset.level)
     multilabel_mode = "set" if dataset.task == "multilabel" else "error"
-    values = dataset.label_values or None
-    if level != "nominal" and values is None:
-        values = dict(zip(dataset.labels, dataset.label_numeric_values().tolist(), strict=True))
+    values = dataset.numeric_label_map(level)
     annotations = dataset.annotations
     if args.multilabel or (dataset.task == "multilabel" and not args.pairs):
         table = multilabel_agreement(annotations, n_boot=args.n_boot, seed=args.seed).reset_index()

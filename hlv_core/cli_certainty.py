@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from .certainty import MODELS, sweep
+from .cli import options_as_data_errors
 from .io import FORMATS, DataError, load, load_predictions, prediction_matrix
 
 __all__ = ["add_cli", "run_certainty", "model_data", "risk_vector"]
@@ -60,12 +61,7 @@ def _parse_reliability(text: str) -> float:
 
 def run_certainty(args: argparse.Namespace) -> int:
     """Handler of the ``certainty`` subcommand."""
-    try:
-        return _run(args)
-    except DataError:
-        raise
-    except ValueError as error:
-        raise DataError(str(error), source=str(args.file), fix="check the options.") from error
+    return options_as_data_errors(_run, args)
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -115,9 +115,3 @@ def add_cli(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.set_defaults(handler=run_metrics)
     return parser
 
-
-if __name__ == "__main__":  # pragma: no cover - convenience entry point
-    root = argparse.ArgumentParser(prog="hlv_core")
-    add_cli(root.add_subparsers(dest="command", required=True))
-    ns = root.parse_args()
-    raise SystemExit(ns.handler(ns))

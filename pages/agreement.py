@@ -66,9 +66,11 @@ if is_multilabel:
         "has measures that give partial credit."
     )
 
-values = dataset.label_values or None
-if level != "nominal" and values is None:
-    values = dict(zip(dataset.labels, dataset.label_numeric_values().tolist(), strict=True))
+try:
+    values = dataset.numeric_label_map(level)
+except DataError as error:
+    show_data_error(error)
+    st.stop()
 if level == "ordinal":
     st.caption("Ordinal order: " + " < ".join(html.escape(x) for x in sorted(
         dataset.labels, key=lambda x: values[x])))

@@ -69,7 +69,7 @@ def compute_sigma(_dataset: Dataset, dataset_hash: str, level: str, min_shared: 
                   multilabel: str):
     del dataset_hash
     result = balance.sigma(_dataset.annotations, level=level, min_shared=min_shared,
-                           multilabel=multilabel)
+                           values=_dataset.numeric_label_map(level), multilabel=multilabel)
     return result, balance.camps(result)
 
 
@@ -117,7 +117,7 @@ def random_baseline(result_key: tuple) -> balance.RandomSigmaResult:
 
     rnd = balance.sigma_random(
         dataset.annotations, n_repeats=n_repeats, seed=seed, level=level, min_shared=min_shared,
-        multilabel=multilabel, progress=tick,
+        values=dataset.numeric_label_map(level), multilabel=multilabel, progress=tick,
     )
     bar.empty()
     if len(memo) >= 8:

@@ -146,3 +146,13 @@ def test_canonical_csv_with_companion_tables_as_bytes():
     assert ds.labels == ("y", "x")
     with pytest.raises(DataError, match="annotator_id"):
         load(CSV, name="toy.csv", annotators=b"who,group\na,g1\n")
+
+
+def test_interval_level_needs_numeric_labels_or_schema_values():
+    ds = load(CSV, name="toy.csv")
+    assert ds.numeric_label_map("nominal") is None
+    assert ds.numeric_label_map("ordinal") == {"x": 0.0, "y": 1.0}
+    with pytest.raises(DataError, match="needs numeric labels"):
+        ds.numeric_label_map("interval")
+    rated = load(CSV, name="toy.csv", labels=b"label,value\nx,1.5\ny,4\n")
+    assert rated.numeric_label_map("interval") == {"x": 1.5, "y": 4.0}

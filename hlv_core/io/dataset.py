@@ -210,6 +210,25 @@ class Dataset:
             return np.array(parsed, dtype=float)
         return np.arange(self.n_labels, dtype=float)
 
+    def numeric_label_map(self, level: str) -> dict[str, float] | None:
+        """Label -> number for a level of measurement (None for nominal).
+
+        Ordinal: schema values, else numeric labels, else the inventory position (an order is all
+        ordinal needs). Interval/ratio: schema values or numeric labels only; non-numeric labels
+        without schema values raise :class:`DataError` (never a silent interval scale)."""
+        if level == "nominal":
+            return None
+        not_numbers = [x for x in self.labels if _as_number(x) is None]
+        if level in ("interval", "ratio") and not self.label_values and not_numbers:
+            raise DataError(
+                f"level {level} needs numeric labels; {not_numbers[0]!r} is not a number.",
+                source=self.report.source,
+                column="label",
+                fix="choose nominal or ordinal, or give a numeric value per label (labels.csv "
+                "column 'value' or schema.json 'values').",
+            )
+        return dict(zip(self.labels, self.label_numeric_values().tolist(), strict=True))
+
     def item_table(self) -> pd.DataFrame:
         """One row per item for browsing: counts, majority, share of the majority, entropy, text.
         Sorted most contested first (highest entropy)."""

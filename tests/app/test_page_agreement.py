@@ -144,3 +144,10 @@ def test_annotator_names_escaped(app):
                 assert "<b>x</b>" not in labels
                 if trace["type"] == "heatmap":
                     assert "&lt;b&gt;x&lt;/b&gt;" in labels
+
+
+def test_interval_level_on_text_labels_is_a_clear_error(app):
+    at = open_page(app, "agreement", "case_review")
+    at.selectbox(key="agreement.level").set_value("interval").run()
+    assert not at.exception
+    assert "needs numeric labels" in at.error[0].value

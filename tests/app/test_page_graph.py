@@ -148,3 +148,12 @@ def test_large_graph_is_laid_out_and_filtered(app, data_dir):
     assert not at.exception
     assert "300 of 8,000 edges drawn" in " ".join(c.value for c in at.caption)
     assert srcdoc(at).count('"dashes": false') == 0  # only - edges drawn
+
+
+def test_ordinal_level_on_text_labels_uses_inventory_order_and_interval_is_refused(app):
+    at = open_page(app, "graph", "case_review")
+    at.selectbox(key="graph.level").set_value("ordinal").run()
+    assert not at.exception and not at.error
+    at.selectbox(key="graph.level").set_value("interval").run()
+    assert not at.exception
+    assert "needs numeric labels" in at.error[0].value
