@@ -77,7 +77,7 @@ def test_training_lab_trains_and_plots_deltas(page: Page, app_url: str, artifact
     expect(page.get_by_test_id("stMetricValue").first).to_be_visible(timeout=60_000)
     page.get_by_test_id("stSidebarNavLink").filter(has_text="Training lab").click()
     main = page.get_by_test_id("stMain")
-    main.get_by_role("button", name="Train").click()
+    main.get_by_role("button", name="Train", exact=True).click()
     expect(main.get_by_text("Scores with 95% intervals over seeds")).to_be_visible(
         timeout=180_000)
     expect(main.locator(".js-plotly-plot").first).to_be_visible(timeout=30_000)
