@@ -7,7 +7,6 @@ Run: python bench/bench_io.py [path/to/shared/data]
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -16,25 +15,18 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from _timing import best_of  # noqa: E402  (bench/ is on sys.path when run as a script)
+
 from hlv_core.io import load  # noqa: E402
-
-
-def best_of(fn, repeats: int = 5) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main() -> None:
     data = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT.parent / "shared" / "data"
     annotations = data / "md_agreement" / "annotations.csv"
     folder = data / "md_agreement"
-    t_pandas = best_of(lambda: pd.read_csv(annotations, dtype=str, keep_default_na=False))
-    t_load = best_of(lambda: load(annotations))
-    t_folder = best_of(lambda: load(folder))
+    t_pandas = best_of(lambda: pd.read_csv(annotations, dtype=str, keep_default_na=False), 5)
+    t_load = best_of(lambda: load(annotations), 5)
+    t_folder = best_of(lambda: load(folder), 5)
     ds = load(folder)
     t_views = best_of(lambda: (ds.judgements_array(), ds.entropy(), ds.item_table()))
     rows = len(ds.annotations)

@@ -18,20 +18,13 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from _timing import best_of  # noqa: E402  (bench/ is on sys.path when run as a script)
+
 from hlv_core.review import (  # noqa: E402
     ReviewStore,
     metric_correlations,
     rank_centrality,
 )
-
-
-def best_of(fn, repeats: int = 3) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def random_counts(m: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
