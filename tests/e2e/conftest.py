@@ -99,6 +99,24 @@ def app_url(tmp_path_factory):
 
 
 @pytest.fixture
+def offline_page(page, app_url: str):
+    """(page, outside): a page whose requests outside the app's own origin are blocked and
+    recorded in ``outside`` (the app must work fully offline)."""
+    outside: list[str] = []
+
+    def guard(route):
+        url = route.request.url
+        if url.startswith(app_url) or url.startswith(("data:", "blob:", "about:")):
+            route.continue_()
+        else:
+            outside.append(url)
+            route.abort()
+
+    page.context.route("**/*", guard)
+    yield page, outside
+
+
+@pytest.fixture
 def artifacts() -> Path:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     return ARTIFACTS

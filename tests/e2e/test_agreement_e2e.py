@@ -5,27 +5,10 @@ from __future__ import annotations
 
 import re
 
-import pytest
 from playwright.sync_api import Page, expect
 
 from hlv_core.agreement import pair_disagreements, pairwise_alpha
 from hlv_core.samples import load_sample
-
-
-@pytest.fixture
-def offline_page(page: Page, app_url: str):
-    outside: list[str] = []
-
-    def guard(route):
-        url = route.request.url
-        if url.startswith(app_url) or url.startswith(("data:", "blob:", "about:")):
-            route.continue_()
-        else:
-            outside.append(url)
-            route.abort()
-
-    page.context.route("**/*", guard)
-    yield page, outside
 
 
 def _open_pairs_tab(page: Page, app_url: str):

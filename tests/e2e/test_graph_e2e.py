@@ -4,27 +4,9 @@ shows its tooltip, the legend is there, and the Figure 2 comparison scatter rend
 
 from __future__ import annotations
 
-import pytest
 from playwright.sync_api import Frame, Page, expect
 
 from hlv_core.samples import load_sample
-
-
-@pytest.fixture
-def offline_page(page: Page, app_url: str):
-    """A page whose requests outside the app's own origin are blocked and recorded."""
-    outside: list[str] = []
-
-    def guard(route):
-        url = route.request.url
-        if url.startswith(app_url) or url.startswith(("data:", "blob:", "about:")):
-            route.continue_()
-        else:
-            outside.append(url)
-            route.abort()
-
-    page.context.route("**/*", guard)
-    yield page, outside
 
 
 def _open_graph(page: Page, app_url: str):

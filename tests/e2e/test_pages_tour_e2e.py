@@ -22,24 +22,6 @@ PAGES = [
 ]
 
 
-@pytest.fixture
-def offline_page(page: Page, app_url: str):
-    """A page whose requests outside the app's own origin are blocked and recorded."""
-    outside: list[str] = []
-
-    def guard(route):
-        if route.request.url.startswith(app_url) or route.request.url.startswith(
-            ("data:", "blob:", "about:")
-        ):
-            route.continue_()
-        else:
-            outside.append(route.request.url)
-            route.abort()
-
-    page.context.route("**/*", guard)
-    yield page, outside
-
-
 @pytest.mark.parametrize(("title", "sample", "marker"), PAGES)
 def test_page_renders_offline_without_exception(offline_page, app_url, artifacts, title,
                                                 sample, marker):
