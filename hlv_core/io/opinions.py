@@ -24,8 +24,9 @@ import numpy as np
 import pandas as pd
 
 from ._read import Source, read_json
-from .dataset import Dataset, build_dataset
+from .dataset import Dataset
 from .errors import DataError, ImportReport
+from .rankings import ranking_dataset
 
 __all__ = ["looks_like_opinions", "ranked_json_layout", "read_opinions"]
 
@@ -132,29 +133,9 @@ def read_opinions(
             source=source.name,
             fix="write positive confidences for the ranked classes.",
         )
-    extra: dict = {"n_cases_in_file": len(data)}
-    if risks is not None:
-        if len(risks) != len(names):
-            raise DataError(
-                f"{len(risks)} risk categories for {len(names)} conditions.",
-                source="risks",
-                fix="one risk category per condition line.",
-            )
-        extra["risk"] = dict(zip(names, risks, strict=True))
-    items = pd.DataFrame({"item_id": np.flatnonzero(has_ranking).astype(str)})
-    return build_dataset(
-        annotations,
-        source=source.name,
-        format="opinions",
-        report=report,
-        items=items,
-        labels=names,
-        task="ranking",
-        level="nominal",
-        annotator_ids_known=False,
-        name="opinions",
-        extra=extra,
-    )
+    item_ids = np.flatnonzero(has_ranking).astype(str).tolist()
+    return ranking_dataset(annotations, source=source, format_name="opinions", report=report,
+                           item_ids=item_ids, names=names, risks=risks, n_cases=len(data))
 
 
 def _reader_in_case(case_of_row: np.ndarray, r: int) -> int:

@@ -15,7 +15,7 @@ from ._read import Source, decode_text, read_json
 from .dataset import Dataset, build_dataset
 from .errors import DataError, ImportReport
 
-__all__ = ["read_selectors", "looks_like_selectors", "read_lines"]
+__all__ = ["looks_like_selectors", "ranking_dataset", "read_lines", "read_selectors"]
 
 
 def looks_like_selectors(data) -> bool:
@@ -120,7 +120,26 @@ def read_selectors(
     empty_cases = [i for i, case in enumerate(data) if not case]
     if empty_cases:
         report.drop("cases without any ranking", len(empty_cases))
-    extra: dict = {"n_cases_in_file": len(data)}
+    item_ids = [str(i) for i in range(len(data)) if data[i]]
+    return ranking_dataset(annotations, source=source, format_name="selectors", report=report,
+                           item_ids=item_ids, names=names, risks=risks, n_cases=len(data))
+
+
+def ranking_dataset(
+    annotations: pd.DataFrame,
+    *,
+    source: Source,
+    format_name: str,
+    report: ImportReport,
+    item_ids: list[str],
+    names: list[str],
+    risks: list[str] | None,
+    n_cases: int,
+) -> Dataset:
+    """Assemble a ranking :class:`Dataset` from canonical rows (shared by the selectors and
+    opinions readers): readers are anonymous per case; ``risks`` (one per class) go to
+    ``dataset.extra["risk"]``."""
+    extra: dict = {"n_cases_in_file": n_cases}
     if risks is not None:
         if len(risks) != len(names):
             raise DataError(
@@ -129,17 +148,16 @@ def read_selectors(
                 fix="one risk category per condition line.",
             )
         extra["risk"] = dict(zip(names, risks, strict=True))
-    items = pd.DataFrame({"item_id": [str(i) for i in range(len(data)) if data[i]]})
     return build_dataset(
         annotations,
         source=source.name,
-        format="selectors",
+        format=format_name,
         report=report,
-        items=items,
+        items=pd.DataFrame({"item_id": item_ids}),
         labels=names,
         task="ranking",
         level="nominal",
         annotator_ids_known=False,
-        name="selectors",
+        name=format_name,
         extra=extra,
     )
