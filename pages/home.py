@@ -9,7 +9,7 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from hlv_core.io import FORMATS, DataError
+from hlv_core.io import FORMATS, LEVELS, TASKS, DataError
 from hlv_ui.loading import parse_predictions, parse_upload
 from hlv_ui.state import (
     add_predictions,
@@ -60,8 +60,17 @@ with st.expander("Load your own data", expanded=False, icon=":material/upload_fi
         "`rank`); or a zip with annotations.csv + items.csv + annotators.csv + labels.csv; or any "
         "format below. Files stay in your browser session."
     )
-    fmt = st.selectbox("Format", list(FORMATS), format_func=lambda k: f"{k}: {FORMATS[k]}",
-                       key="home.format")
+    fmt_col, task_col, level_col = st.columns([3, 1, 1])
+    fmt = fmt_col.selectbox("Format", list(FORMATS), format_func=lambda k: f"{k}: {FORMATS[k]}",
+                            key="home.format")
+    task_choice = task_col.selectbox(
+        "Task", ["auto", *TASKS], key="home.task",
+        help="auto: ranking when there is a rank column, multi-label when an annotator gave an "
+        "item several labels, rating when every label is a number (more than two values), "
+        "multiclass otherwise.")
+    level_choice = level_col.selectbox(
+        "Level of measurement", ["auto", *LEVELS], key="home.level",
+        help="auto: ordinal for ratings, nominal otherwise. Interval/ratio need numeric labels.")
     upload = st.file_uploader(
         f"Annotations (max {MAX_UPLOAD_MB} MB)",
         type=["csv", "tsv", "txt", "parquet", "zip", "json", "jsonl", "npy"],
@@ -78,8 +87,15 @@ with st.expander("Load your own data", expanded=False, icon=":material/upload_fi
     if upload is not None:
         raw = upload.getvalue()
         options = companion_options(companions or [])
+        if task_choice != "auto":
+            options["task"] = task_choice
+        if level_choice != "auto":
+            options["level"] = level_choice
         digest = hashlib.sha256(
-            raw + b"".join(hashlib.sha256(v).digest() for v in options.values())
+            raw + b"".join(
+                hashlib.sha256(v if isinstance(v, bytes) else str(v).encode()).digest()
+                for v in options.values()
+            )
         ).hexdigest()
         try:
             loaded = parse_upload(raw, upload.name, fmt, digest, **options)

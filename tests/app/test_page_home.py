@@ -78,3 +78,21 @@ def test_upload_with_companion_traits_file(app):
     assert not app.exception
     dataset = app.session_state["hlv.dataset"]
     assert dataset.annotators["gender"].tolist() == ["f", "m"]
+
+
+def test_task_and_level_override_on_upload(app):
+    raw = b"item_id,annotator_id,label\n1,a,1\n1,b,2\n2,a,3\n2,b,3\n3,a,1\n3,b,1\n"
+    app.selectbox(key="home.task").set_value("multiclass")
+    app.selectbox(key="home.level").set_value("nominal")
+    app.file_uploader(key="home.upload").set_value(("r.csv", raw, "text/csv")).run()
+    assert not app.exception
+    dataset = app.session_state["hlv.dataset"]
+    assert (dataset.task, dataset.level) == ("multiclass", "nominal")
+    app.selectbox(key="home.level").set_value("interval").run()
+    assert app.session_state["hlv.dataset"].level == "interval"
+    app.selectbox(key="home.task").set_value("auto")
+    app.selectbox(key="home.level").set_value("interval")
+    bad = b"item_id,annotator_id,label\n1,a,x\n1,b,y\n"
+    app.file_uploader(key="home.upload").set_value(("t.csv", bad, "text/csv")).run()
+    assert not app.exception
+    assert "needs numeric labels" in app.error[0].value
