@@ -52,6 +52,7 @@ __all__ = [
     "comparison_components",
     "counts_from_judgements",
     "default_db_path",
+    "fit_line",
     "human_scores",
     "metric_correlations",
     "model_metrics",
@@ -313,6 +314,18 @@ def model_metrics(
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index.name = "model"
     return table
+
+
+def fit_line(x: np.ndarray, y: np.ndarray) -> tuple[float, float] | None:
+    """Least-squares line ``y = slope * x + intercept`` over the finite pairs (the trend drawn in
+    Figure 5 of seed 000); None with fewer than two distinct x values."""
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    ok = np.isfinite(x) & np.isfinite(y)
+    if ok.sum() < 2 or np.ptp(x[ok]) == 0:
+        return None
+    slope, intercept = np.polyfit(x[ok], y[ok], 1)
+    return float(slope), float(intercept)
 
 
 @functools.lru_cache(maxsize=12)

@@ -350,9 +350,19 @@ with tab_meta:
                 values["panel"] = [f"{m} (r={r_of.get(m, np.nan):.2f})" for m in values["metric"]]
                 fig = px.scatter(values.dropna(subset=["value"]), x="value", y="human_score",
                                  facet_col="panel", facet_col_wrap=4, text="model",
+                                 facet_row_spacing=0.18, hover_name="model",
                                  title="Metric value vs human score per model (cf. Figure 5)")
                 fig.update_xaxes(matches=None, showticklabels=True)
-                fig.update_traces(textposition="top center")
+                fig.update_traces(textposition="top center", textfont_size=10)
+                fig.for_each_annotation(lambda a: a.update(text=a.text.split("=", 1)[-1]))
+                for trace in list(fig.data):  # least-squares trend per panel, as in Figure 5
+                    line = review.fit_line(trace.x, trace.y)
+                    if line is not None:
+                        xs = np.array([np.nanmin(trace.x), np.nanmax(trace.x)], dtype=float)
+                        fig.add_trace(go.Scatter(
+                            x=xs, y=line[0] * xs + line[1], mode="lines", showlegend=False,
+                            line={"dash": "dot", "color": "grey"}, hoverinfo="skip",
+                            xaxis=trace.xaxis, yaxis=trace.yaxis))
                 fig.update_layout(height=300 * int(np.ceil(values["metric"].nunique() / 4)))
                 st.plotly_chart(fig, width="stretch", key=f"{KEY}.corr_chart")
                 fig2 = go.Figure(go.Bar(x=corr["metric"], y=corr["r"],

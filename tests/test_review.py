@@ -674,3 +674,11 @@ def test_human_scores_both_conventions(toy):
     np.testing.assert_allclose(table["score_decisive_only"],
                                toy["decisive_only"]["stationary_pi"], atol=1e-9)
     assert list(table["rank_in_denominator"]) == [3, 2, 1, 4]
+
+
+def test_fit_line_matches_a_hand_computed_trend():
+    from hlv_core.review import fit_line
+
+    assert fit_line([0.0, 1.0, 2.0], [1.0, 3.0, 5.0]) == pytest.approx((2.0, 1.0))
+    assert fit_line([1.0, 1.0], [0.0, 1.0]) is None
+    assert fit_line([0.0, np.nan, 2.0], [0.0, 5.0, 1.0]) == pytest.approx((0.5, 0.0))
