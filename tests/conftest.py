@@ -29,3 +29,11 @@ def data_dir() -> Path:
 @pytest.fixture
 def vectors_dir() -> Path:
     return shared_path("spec", "vectors")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _review_db_never_in_home(tmp_path_factory):
+    """No test may write the user's real review database (~/.local/share/hlv-lens)."""
+    os.environ.setdefault(
+        "HLV_REVIEW_DB", str(tmp_path_factory.mktemp("reviewdb") / "reviews.sqlite3")
+    )
