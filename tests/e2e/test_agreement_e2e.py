@@ -18,7 +18,7 @@ def _open_pairs_tab(page: Page, app_url: str):
     main = page.get_by_test_id("stMain")
     expect(main.get_by_text("Krippendorff's α (nominal)").first).to_be_visible(timeout=90_000)
     main.get_by_role("tab", name="Pairs").click()
-    heat = main.get_by_test_id("stPlotlyChart").filter(has_text="hierarchical clustering")
+    heat = main.get_by_test_id("stPlotlyChart").filter(has_text="hierarchical clustering").first
     expect(heat).to_be_visible(timeout=60_000)
     return main, heat
 

@@ -17,9 +17,10 @@ def test_certainty_reliability_slider_updates_histogram(page: Page, app_url: str
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("1,947", timeout=60_000)
     page.get_by_test_id("stSidebarNavLink").filter(has_text="Certainty").click()
     main = page.get_by_test_id("stMain")
+    # .filter/.first: during a rerun Streamlit briefly keeps the previous run's elements
     hist = main.locator(".st-key-certainty-hist .js-plotly-plot")
-    expect(hist).to_contain_text("at reliability 10", timeout=90_000)
-    metric = main.get_by_test_id("stMetric").filter(has_text="mean top-1 certainty")
+    expect(hist.filter(has_text="at reliability 10").first).to_be_visible(timeout=90_000)
+    metric = main.get_by_test_id("stMetric").filter(has_text="mean top-1 certainty").first
     expect(metric).to_be_visible(timeout=30_000)
     before = metric.get_by_test_id("stMetricValue").inner_text()
     page.wait_for_timeout(1500)
@@ -31,7 +32,7 @@ def test_certainty_reliability_slider_updates_histogram(page: Page, app_url: str
     for _ in range(3):  # 10 -> 20 -> 30 -> 50: a stop sampled on demand
         page.keyboard.press("ArrowRight")
         page.wait_for_timeout(300)
-    expect(hist).to_contain_text("at reliability 50", timeout=60_000)
+    expect(hist.filter(has_text="at reliability 50").first).to_be_visible(timeout=60_000)
     after_value = metric.get_by_test_id("stMetricValue")
     expect(after_value).not_to_have_text(before, timeout=30_000)
     assert float(after_value.inner_text()) > float(before)
@@ -39,7 +40,7 @@ def test_certainty_reliability_slider_updates_histogram(page: Page, app_url: str
     main.screenshot(path=str(artifacts / "certainty_slider_50.png"))
     # the whole page, for a look at every section (UA accuracy, case view)
     page.set_viewport_size({"width": 1400, "height": 5200})
-    expect(main.locator(".st-key-certainty-case_plot .js-plotly-plot")).to_be_visible(
+    expect(main.locator(".st-key-certainty-case_plot .js-plotly-plot").first).to_be_visible(
         timeout=60_000)
     page.wait_for_timeout(2000)
     main.screenshot(path=str(artifacts / "certainty_full.png"))

@@ -72,7 +72,7 @@ def test_graph_canvas_hover_and_legend_offline(offline_page, app_url, artifacts)
     assert coloured > 500
 
     # legend inside the iframe
-    legend = iframe.locator("#hlv-legend")
+    legend = iframe.locator("#hlv-legend").first
     expect(legend).to_be_visible()
     expect(legend).to_contain_text("camp 0")
     expect(legend).to_contain_text("− edge")
@@ -90,7 +90,7 @@ def test_graph_canvas_hover_and_legend_offline(offline_page, app_url, artifacts)
     page.mouse.move(box["x"] + point["x"], box["y"] + point["y"])
     page.wait_for_timeout(150)
     page.mouse.move(box["x"] + point["x"] + 1, box["y"] + point["y"] + 1)
-    tooltip = iframe.locator("div.vis-tooltip")
+    tooltip = iframe.locator("div.vis-tooltip").first
     expect(tooltip).to_be_visible(timeout=5_000)
     expect(tooltip).to_contain_text("annotations:")
     expect(tooltip).to_contain_text("camp")
@@ -106,7 +106,7 @@ def test_graph_compare_datasets_scatter(offline_page, app_url, artifacts):
     main = _open_graph(page, app_url)
     main.get_by_text("Compare datasets: α vs σ").click()
     main.get_by_text("Compute the comparison").click()
-    chart = main.get_by_test_id("stPlotlyChart").filter(has_text="Figure 2")
+    chart = main.get_by_test_id("stPlotlyChart").filter(has_text="Figure 2").first
     expect(chart).to_be_visible(timeout=90_000)
     # one labelled point per dataset (text of the sigma trace), paper reference points too
     expect(chart.locator("g.textpoint").first).to_be_visible(timeout=30_000)

@@ -8,7 +8,7 @@ from playwright.sync_api import Page, expect
 def test_upload_shows_overview(page: Page, app_url: str, artifacts):
     page.goto(app_url)
     main = page.get_by_test_id("stMain")
-    expect(main.get_by_text("Items", exact=True)).to_be_visible(timeout=60_000)
+    expect(main.get_by_text("Items", exact=True).first).to_be_visible(timeout=60_000)
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("240", timeout=60_000)
     expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=60_000)
     page.get_by_text("Load your own data").click()
@@ -18,7 +18,7 @@ def test_upload_shows_overview(page: Page, app_url: str, artifacts):
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(
         files=[{"name": "mine.csv", "mimeType": "text/csv", "buffer": csv}]
     )
-    expect(page.get_by_text("Loaded mine.csv")).to_be_visible(timeout=60_000)
+    expect(page.get_by_text("Loaded mine.csv").first).to_be_visible(timeout=60_000)
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("3", timeout=60_000)
     expect(page.locator(".js-plotly-plot").nth(2)).to_be_visible(timeout=60_000)
     page.wait_for_timeout(1000)

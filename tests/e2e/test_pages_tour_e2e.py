@@ -60,7 +60,7 @@ def test_training_lab_trains_and_plots_deltas(page: Page, app_url: str, artifact
     page.get_by_test_id("stSidebarNavLink").filter(has_text="Training lab").click()
     main = page.get_by_test_id("stMain")
     main.get_by_role("button", name="Train", exact=True).click()
-    expect(main.get_by_text("Scores with 95% intervals over seeds")).to_be_visible(
+    expect(main.get_by_text("Scores with 95% intervals over seeds").first).to_be_visible(
         timeout=180_000)
     expect(main.locator(".js-plotly-plot").first).to_be_visible(timeout=30_000)
     expect(page.get_by_test_id("stException")).to_have_count(0)

@@ -14,7 +14,7 @@ def test_split_download_predict_upload(page: Page, app_url: str, artifacts):
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("240", timeout=60_000)
     page.get_by_test_id("stSidebarNavLink").filter(has_text="Perspectives").click()
     main = page.get_by_test_id("stMain")
-    expect(main.get_by_text("Test instances")).to_be_visible(timeout=60_000)
+    expect(main.get_by_text("Test instances").first).to_be_visible(timeout=60_000)
     with page.expect_download() as download_info:
         main.get_by_role("button", name="Download test pairs to predict (CSV)").click()
     path = artifacts / "perspectives_test_pairs.csv"
