@@ -593,6 +593,14 @@ CREATE UNIQUE INDEX IF NOT EXISTS judgements_uuid ON judgements (uuid);
 """
 
 
+def _filters(**equal_to: str | None) -> tuple[str, list[str]]:
+    """`` WHERE a = ? AND b = ?`` for the given non-None column values, with its parameters
+    (column names are fixed by the caller; values are always bound, never formatted in)."""
+    columns = [c for c, v in equal_to.items() if v is not None]
+    where = (" WHERE " + " AND ".join(f"{c} = ?" for c in columns)) if columns else ""
+    return where, [equal_to[c] for c in columns]
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds")
 
@@ -778,17 +786,8 @@ class ReviewStore:
         """One row per judgement: ``id, uuid, reviewer, item_id, model_a, model_b, choice,
         comment, dataset, created_at`` (ISO 8601 UTC), in insertion order. Optional filters;
         ``latest_only`` keeps each reviewer's latest judgement per (item, model pair)."""
-        query = f"SELECT {', '.join(_JUDGEMENT_COLUMNS)} FROM judgements"
-        clauses, params = [], []
-        if dataset is not None:
-            clauses.append("dataset = ?")
-            params.append(dataset)
-        if reviewer is not None:
-            clauses.append("reviewer = ?")
-            params.append(reviewer)
-        if clauses:
-            query += " WHERE " + " AND ".join(clauses)
-        query += " ORDER BY id"
+        where, params = _filters(dataset=dataset, reviewer=reviewer)
+        query = f"SELECT {', '.join(_JUDGEMENT_COLUMNS)} FROM judgements{where} ORDER BY id"
         with self._read() as con:
             rows = con.execute(query, params).fetchall()
         frame = pd.DataFrame(rows, columns=_JUDGEMENT_COLUMNS).astype({"id": "int64"})
@@ -798,18 +797,11 @@ class ReviewStore:
                    ) -> pd.DataFrame:
         """Recorded own labels: ``id, uuid, reviewer, item_id, labels`` (list), ``dataset,
         created_at``."""
-        query = "SELECT id, uuid, reviewer, item_id, labels, dataset, created_at FROM own_labels"
-        clauses, params = [], []
-        if dataset is not None:
-            clauses.append("dataset = ?")
-            params.append(dataset)
-        if reviewer is not None:
-            clauses.append("reviewer = ?")
-            params.append(reviewer)
-        if clauses:
-            query += " WHERE " + " AND ".join(clauses)
+        where, params = _filters(dataset=dataset, reviewer=reviewer)
+        query = ("SELECT id, uuid, reviewer, item_id, labels, dataset, created_at FROM own_labels"
+                 f"{where} ORDER BY id")
         with self._read() as con:
-            rows = con.execute(query + " ORDER BY id", params).fetchall()
+            rows = con.execute(query, params).fetchall()
         frame = pd.DataFrame(rows, columns=["id", "uuid", "reviewer", "item_id", "labels",
                                             "dataset", "created_at"])
         frame["labels"] = [json.loads(x) for x in frame["labels"]]
