@@ -42,6 +42,7 @@ from scipy.sparse.csgraph import connected_components
 from hlv_core.io import DataError, Dataset
 
 __all__ = [
+    "PAPER_TABLE2",
     "CampsResult",
     "RandomSigmaResult",
     "SigmaResult",
@@ -890,3 +891,22 @@ def compare_datasets(
     table[counts] = table[counts].astype("Int64")
     table[["note", "error"]] = table[["note", "error"]].fillna("")
     return table
+
+
+#: Basile, "A Measure of Systematic Disagreement" (seed 004), Table 2: dataset -> (alpha, sigma,
+#: sigma_rnd). Published values, drawn as reference points only.
+PAPER_TABLE2: dict[str, tuple[float, float, float]] = {
+    "Paraphrase": (0.155, 1.000, 0.350), "BREXIT-hs": (0.347, 1.000, 0.500),
+    "VF-asymmetry": (0.344, 1.000, 0.550), "CSC": (0.121, 0.494, 0.120),
+    "BREXIT-of": (0.364, 0.800, 0.470), "ConvAbuse": (0.578, 0.714, 0.386),
+    "jobQ3MT+-Q3": (0.276, 0.392, 0.159), "jobQ3MT+-Q2": (0.353, 0.427, 0.201),
+    "MD-Agreement": (0.359, 0.494, 0.283), "jobQ3MT+-Q1": (0.247, 0.339, 0.154),
+    "PD-NR": (0.085, 0.416, 0.264), "VF-dermo": (0.072, 0.600, 0.450),
+    "BREXIT-st": (0.294, 0.600, 0.480), "TAS-hs": (0.397, 0.558, 0.452),
+    "DICES": (0.210, 0.601, 0.518), "MultiPICO": (0.264, 0.496, 0.439),
+    "Frame": (0.250, 0.558, 0.505), "MHS": (0.516, 0.677, 0.637), "TAS-of": (0.469, 0.451, 0.421),
+    "PD-DO": (0.040, 0.384, 0.377), "VF-border": (0.112, 0.500, 0.510),
+    "PD-DN": (0.076, 0.376, 0.423), "BREXIT-ag": (0.299, 0.500, 0.580),
+    "VF-color": (0.146, 0.400, 0.500), "PD-PR": (-0.048, 0.532, 0.645),
+    "VariErrNLI": (0.344, 0.000, 0.550),
+}

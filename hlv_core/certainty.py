@@ -34,9 +34,12 @@ from scipy import special
 
 from . import _plackett_luce as _pl
 from ._plackett_luce import effective_sample_size, pl_gibbs, pl_log_likelihood
+from .io import DataError
 
 __all__ = [
     "MODELS",
+    "model_data",
+    "risk_vector",
     "proportions",
     "irn",
     "irn_reference",
@@ -1082,3 +1085,25 @@ def sweep(
         per_case=pd.concat(case_frames, ignore_index=True) if case_frames else pd.DataFrame(),
         info=infos,
     )
+
+
+def model_data(dataset, model: str):
+    """The sampler input of ``model`` for ``dataset``: counts (dirichlet) or selectors."""
+    if model == "dirichlet":
+        return dataset.counts_array()
+    if dataset.task != "ranking":
+        raise DataError(
+            f"model {model!r} needs ranked data (partial rankings); this dataset is "
+            f"{dataset.task}.", source=dataset.name, fix="use --model dirichlet.")
+    return dataset.selectors()
+
+
+def risk_vector(dataset) -> np.ndarray | None:
+    """Risk group per label (inventory order) from ``dataset.extra['risk']``, or None."""
+    risk = dataset.extra.get("risk") if dataset.extra else None
+    if not risk:
+        return None
+    try:
+        return np.array([int(float(risk[label])) for label in dataset.labels])
+    except (KeyError, ValueError):
+        return None

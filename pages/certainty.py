@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from hlv_core import certainty as ce
-from hlv_core.cli_certainty import model_data, risk_vector
+from hlv_core.certainty import model_data, risk_vector
 from hlv_core.io import DataError, prediction_matrix
 from hlv_ui.state import get_predictions, require_dataset, show_data_error
 from hlv_ui.widgets import download_table

@@ -15,7 +15,7 @@ import streamlit as st
 from pyvis.network import Network
 
 from hlv_core import balance, samples
-from hlv_core.cli_balance import comparison_figure
+from hlv_core.figures import comparison_figure
 from hlv_core.io import DataError, Dataset
 from hlv_ui.state import require_dataset, show_data_error
 from hlv_ui.widgets import download_table

@@ -207,7 +207,7 @@ def test_cli_lab_table_and_json(tmp_path, capsys):
     import argparse
     import json
 
-    from hlv_core import cli_lab
+    from hlv_core.cli import lab as cli_lab
 
     folder = tmp_path / "tiny"
     folder.mkdir()

@@ -626,7 +626,7 @@ def test_model_metrics_uses_soft_metrics():
 
 
 def _cli(argv):
-    from hlv_core.cli_review import add_cli
+    from hlv_core.cli.review import add_cli
 
     parser = argparse.ArgumentParser()
     add_cli(parser.add_subparsers(dest="command", required=True))

@@ -309,7 +309,7 @@ def test_bootstrap_matches_loop_and_is_seedable():
 def test_cli_metrics(tmp_path, capsys):
     import argparse
 
-    from hlv_core.cli_metrics import add_cli
+    from hlv_core.cli.metrics import add_cli
     from hlv_core.samples import load_sample
 
     d = load_sample("case_review")

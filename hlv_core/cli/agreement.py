@@ -13,15 +13,15 @@ import math
 
 import pandas as pd
 
-from .agreement import (
+from ..agreement import (
     ALPHA_LEVELS,
     alpha_report,
     fleiss_kappa,
     multilabel_agreement,
     pairwise_alpha,
 )
-from .cli import options_as_data_errors
-from .io import FORMATS, DataError, load
+from ..io import FORMATS, DataError, load
+from . import options_as_data_errors
 
 __all__ = ["add_cli", "run_agreement"]
 

@@ -14,8 +14,8 @@ import warnings
 
 import pandas as pd
 
-from . import soft_metrics as sm
-from .io import DataError, load, load_predictions, prediction_matrix
+from .. import soft_metrics as sm
+from ..io import DataError, load, load_predictions, prediction_matrix
 
 __all__ = ["add_cli", "metrics_table", "run_metrics"]
 

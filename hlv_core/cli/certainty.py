@@ -15,36 +15,13 @@ import json
 import math
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
-from .certainty import MODELS, sweep
-from .cli import options_as_data_errors
-from .io import FORMATS, DataError, load, load_predictions, prediction_matrix
+from ..certainty import MODELS, model_data, risk_vector, sweep
+from ..io import FORMATS, DataError, load, load_predictions, prediction_matrix
+from . import options_as_data_errors
 
-__all__ = ["add_cli", "run_certainty", "model_data", "risk_vector"]
-
-
-def model_data(dataset, model: str):
-    """The sampler input of ``model`` for ``dataset``: counts (dirichlet) or selectors."""
-    if model == "dirichlet":
-        return dataset.counts_array()
-    if dataset.task != "ranking":
-        raise DataError(
-            f"model {model!r} needs ranked data (partial rankings); this dataset is "
-            f"{dataset.task}.", source=dataset.name, fix="use --model dirichlet.")
-    return dataset.selectors()
-
-
-def risk_vector(dataset) -> np.ndarray | None:
-    """Risk group per label (inventory order) from ``dataset.extra['risk']``, or None."""
-    risk = dataset.extra.get("risk") if dataset.extra else None
-    if not risk:
-        return None
-    try:
-        return np.array([int(float(risk[label])) for label in dataset.labels])
-    except (KeyError, ValueError):
-        return None
+__all__ = ["add_cli", "run_certainty"]
 
 
 def _parse_reliability(text: str) -> float:

@@ -4,24 +4,12 @@ table or JSON (for pipelines and for people without the UI)."""
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
 
 import pandas as pd
 
-from .io import FORMATS, DataError, load
-
-#: Companion modules that add subcommands with ``add_cli(subparsers)``.
-SUBCOMMAND_MODULES = (
-    "hlv_core.cli_metrics",
-    "hlv_core.cli_agreement",
-    "hlv_core.cli_balance",
-    "hlv_core.cli_certainty",
-    "hlv_core.cli_perspectivist",
-    "hlv_core.cli_review",
-    "hlv_core.cli_lab",
-)
+from ..io import FORMATS, DataError, load
 
 
 def options_as_data_errors(run, args: argparse.Namespace) -> int:
@@ -88,8 +76,11 @@ def build_parser() -> argparse.ArgumentParser:
     summary = sub.add_parser("summary", help="overview of a dataset")
     add_dataset_arguments(summary)
     summary.set_defaults(handler=_summary)
-    for name in SUBCOMMAND_MODULES:
-        importlib.import_module(name).add_cli(sub)
+    # Imported here: each command module imports the shared helpers above.
+    from . import agreement, certainty, lab, metrics, perspectives, review, sigma
+
+    for module in (metrics, agreement, sigma, certainty, perspectives, review, lab):
+        module.add_cli(sub)
     return parser
 
 

@@ -18,8 +18,8 @@ import warnings
 
 import pandas as pd
 
-from .io import DataError
-from .review import ReviewStore, human_scores, pair_table
+from ..io import DataError
+from ..review import ReviewStore, human_scores, pair_table
 
 __all__ = ["add_cli", "run_review"]
 

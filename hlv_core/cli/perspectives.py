@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from .io import FORMATS, DataError, Dataset, load
-from .io._read import as_source, read_table
-from .perspectivist import (
+from ..io import FORMATS, DataError, Dataset, load
+from ..io._read import as_source, read_table
+from ..perspectivist import (
     PerspectivistSplits,
     compare_models,
     evaluate,

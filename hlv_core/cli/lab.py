@@ -16,9 +16,9 @@ import sys
 
 import pandas as pd
 
-from .io import FORMATS, DataError, load
-from .lab import DEFAULT_L2_GRID, predictions_as_models, run_lab_full
-from .training import METHODS
+from ..io import FORMATS, DataError, load
+from ..lab import DEFAULT_L2_GRID, predictions_as_models, run_lab_full
+from ..training import METHODS
 
 __all__ = ["add_cli", "lab_summary", "run_lab_cli"]
 
