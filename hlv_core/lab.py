@@ -46,7 +46,7 @@ from scipy import sparse
 from . import _linear
 from . import soft_metrics as sm
 from .io import DataError, Dataset
-from .training import METHODS, method_targets
+from .targets import METHODS, method_targets
 
 __all__ = [
     "DEFAULT_L2_GRID",
