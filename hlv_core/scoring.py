@@ -1,0 +1,197 @@
+"""Scoring models against the human judgement distribution of a dataset (Kurniawan et al.,
+sections 3 and 6): the one door that the Soft vs hard metrics page, the Case review page's
+meta-evaluation and ``python -m hlv_core metrics`` all call.
+
+:mod:`hlv_core.soft_metrics` holds the formulas on plain ``(N, K)`` arrays; this module turns a
+:class:`~hlv_core.io.Dataset` and a long predictions table into those arrays, item by item, and
+returns tidy tables:
+
+* :func:`score_model`: every metric of one model (with bootstrap CIs, undefined-class notes, the
+  class-wise and per-item tables and the matrices it was computed on);
+* :func:`score_models`: the long table ``model, group, metric, value, ...`` of every model;
+* :func:`metric_matrix`: the same numbers as a models x metrics table (the input of
+  :func:`hlv_core.review.metric_correlations`).
+
+Coverage: a model is scored on the items it predicted (``n_items``); the judgement rows ``P`` are
+taken for exactly those items, in dataset item order.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from . import soft_metrics as sm
+from .io import DataError, Dataset, prediction_matrix
+
+__all__ = ["SCORE_COLUMNS", "ModelScores", "metric_matrix", "score_model", "score_models"]
+
+#: Columns of :func:`score_models` (``lower``/``upper`` are NaN without a bootstrap).
+SCORE_COLUMNS = ["model", "group", "metric", "value", "lower", "upper", "higher_is_better",
+                 "n_items", "n_boot", "seed", "multilabel"]
+
+
+@dataclass(frozen=True)
+class ModelScores:
+    """Everything :func:`score_model` computed for one model.
+
+    ``table``: one row per metric (columns :data:`SCORE_COLUMNS`); ``notes``: why a metric is
+    undefined (class named); ``classwise``: hard and soft P/R/F1 per class
+    (:func:`~hlv_core.soft_metrics.classwise_table`, with a ``model`` column); ``items``: per-item
+    scores (:func:`~hlv_core.soft_metrics.per_item`, with ``item_id`` and ``model``); ``P``, ``Q``:
+    the (M, K) judgement and prediction rows of the M items the model predicted; ``item_ids``:
+    those M items in dataset order."""
+
+    model: str
+    table: pd.DataFrame
+    notes: list[str]
+    classwise: pd.DataFrame
+    items: pd.DataFrame
+    P: np.ndarray
+    Q: np.ndarray
+    item_ids: list[str]
+
+
+def _check_dataset(dataset: Dataset) -> None:
+    if dataset.task == "ranking":
+        raise DataError(
+            "soft/hard metrics need multiclass, rating or multilabel annotations; this dataset "
+            "holds rankings.",
+            source=str(dataset.name),
+            fix="use the certainty analysis for ranked data.",
+        )
+
+
+def _multilabel(dataset: Dataset, multilabel: bool | None) -> bool:
+    return dataset.task == "multilabel" if multilabel is None else bool(multilabel)
+
+
+def _ordinal_values(dataset: Dataset, lewidi: bool) -> np.ndarray | None:
+    return dataset.label_numeric_values() if lewidi and dataset.task == "rating" else None
+
+
+def _rows(dataset: Dataset, predictions: pd.DataFrame, model: str
+          ) -> tuple[pd.Index, np.ndarray, np.ndarray]:
+    item_ids, Q = prediction_matrix(predictions, dataset, model)
+    P = dataset.judgements_array()[pd.Index(dataset.item_ids).get_indexer(item_ids)]
+    return item_ids, P, Q
+
+
+def _table(model: str, values: dict[str, float], ci: pd.DataFrame | None, n_items: int,
+           n_boot: int, seed: int, multilabel: bool) -> pd.DataFrame:
+    rows = []
+    for metric, value in values.items():
+        group, higher, _ = sm.METRIC_INFO[metric]
+        has_ci = ci is not None and metric in ci.index
+        rows.append({
+            "model": model, "group": group, "metric": metric, "value": value,
+            "lower": float(ci.at[metric, "lower"]) if has_ci else np.nan,
+            "upper": float(ci.at[metric, "upper"]) if has_ci else np.nan,
+            "higher_is_better": higher, "n_items": n_items,
+            "n_boot": n_boot if has_ci else 0, "seed": seed, "multilabel": multilabel,
+        })
+    return pd.DataFrame(rows, columns=SCORE_COLUMNS)
+
+
+def score_model(
+    dataset: Dataset,
+    predictions: pd.DataFrame,
+    model: str,
+    *,
+    multilabel: bool | None = None,
+    skip_undefined: bool = False,
+    lewidi: bool = True,
+    n_boot: int = 0,
+    seed: int = 0,
+) -> ModelScores:
+    """Every metric of seed 000 (Kurniawan et al., sections 3.1-3.3) for one model.
+
+    ``P`` (M, K) = the human judgement distribution (:meth:`Dataset.judgements_array`) of the M
+    items the model predicted, ``Q`` (M, K) = its predictions
+    (:func:`~hlv_core.io.prediction_matrix`). Values: :func:`~hlv_core.soft_metrics.evaluate`
+    (with ``lewidi=True`` the LeWiDi distances too, the Wasserstein distance on the label values
+    of rating data); with ``n_boot > 0`` percentile bootstrap CIs over items
+    (:func:`~hlv_core.soft_metrics.bootstrap_ci`, ``seed``). ``multilabel=None`` follows the
+    dataset's task. Undefined metrics are NaN and explained in ``notes`` (the warning is not
+    raised). Raises :class:`~hlv_core.io.DataError` for ranking data or an unknown model.
+    """
+    _check_dataset(dataset)
+    ml = _multilabel(dataset, multilabel)
+    ordinal = _ordinal_values(dataset, lewidi)
+    item_ids, P, Q = _rows(dataset, predictions, model)
+    labels = list(dataset.labels)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sm.UndefinedMetricWarning)
+        values = sm.evaluate(P, Q, multilabel=ml, skip_undefined=skip_undefined, lewidi=lewidi,
+                             ordinal_values=ordinal)
+        ci = (sm.bootstrap_ci(P, Q, multilabel=ml, n_boot=n_boot, seed=seed,
+                              skip_undefined=skip_undefined, lewidi=lewidi,
+                              ordinal_values=ordinal) if n_boot > 0 else None)
+        classwise = sm.classwise_table(P, Q, multilabel=ml, labels=labels)
+    notes = sm.undefined_notes(P, Q, multilabel=ml, labels=labels)
+    items = sm.per_item(P, Q, multilabel=ml, item_ids=list(item_ids),
+                        ordinal_values=ordinal).reset_index()
+    items.insert(1, "model", model)
+    return ModelScores(
+        model=model,
+        table=_table(model, values, ci, len(item_ids), n_boot, seed, ml),
+        notes=list(notes),
+        classwise=classwise.assign(model=model),
+        items=items,
+        P=P,
+        Q=Q,
+        item_ids=list(item_ids),
+    )
+
+
+def score_models(
+    dataset: Dataset,
+    predictions: pd.DataFrame,
+    *,
+    models: Sequence[str] | None = None,
+    multilabel: bool | None = None,
+    skip_undefined: bool = False,
+    lewidi: bool = True,
+    n_boot: int = 0,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Long table of every metric for every model: columns :data:`SCORE_COLUMNS`.
+
+    One row per (model, metric) in the order of ``models`` (default: order of first appearance in
+    ``predictions``) and of :func:`~hlv_core.soft_metrics.evaluate`. ``n_items`` is the model's
+    coverage (items it predicted). Same arguments as :func:`score_model`; only the metric values
+    are computed (no class-wise or per-item tables)."""
+    _check_dataset(dataset)
+    ml = _multilabel(dataset, multilabel)
+    ordinal = _ordinal_values(dataset, lewidi)
+    names = list(pd.unique(predictions["model"])) if models is None else list(models)
+    tables = []
+    for model in names:
+        item_ids, P, Q = _rows(dataset, predictions, model)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", sm.UndefinedMetricWarning)
+            values = sm.evaluate(P, Q, multilabel=ml, skip_undefined=skip_undefined,
+                                 lewidi=lewidi, ordinal_values=ordinal)
+            ci = (sm.bootstrap_ci(P, Q, multilabel=ml, n_boot=n_boot, seed=seed,
+                                  skip_undefined=skip_undefined, lewidi=lewidi,
+                                  ordinal_values=ordinal) if n_boot > 0 else None)
+        tables.append(_table(str(model), values, ci, len(item_ids), n_boot, seed, ml))
+    if not tables:
+        return pd.DataFrame(columns=SCORE_COLUMNS)
+    return pd.concat(tables, ignore_index=True)
+
+
+def metric_matrix(scores: pd.DataFrame) -> pd.DataFrame:
+    """Models x metrics table of ``value`` from :func:`score_models` (rows in the order the models
+    appear, columns in :data:`~hlv_core.soft_metrics.METRIC_INFO` order; index name ``model``)."""
+    models = list(pd.unique(scores["model"]))
+    wide = scores.pivot(index="model", columns="metric", values="value")
+    wide = wide.reindex(index=models,
+                        columns=[m for m in sm.METRIC_INFO if m in set(scores["metric"])])
+    wide.columns.name = None
+    wide.index.name = "model"
+    return wide

@@ -1,0 +1,59 @@
+"""hlv_core.levels: one answer for the levels of measurement of a dataset (four copies today)."""
+
+from __future__ import annotations
+
+import pytest
+
+from hlv_core import agreement, balance
+from hlv_core.io import LEVELS as IO_LEVELS
+from hlv_core.io import DataError
+from hlv_core.levels import LEVELS, level_options
+from hlv_core.samples import load_sample
+
+
+def _page_levels(dataset, all_levels):
+    """Copy of the level controls of pages/agreement.py and pages/graph.py (commit 06b6ab3)."""
+    levels = list(all_levels)
+    default_level = dataset.level if dataset.level in levels else "nominal"
+    if dataset.task == "multilabel":
+        levels, default_level = ["nominal"], "nominal"
+    multilabel = "set" if dataset.task == "multilabel" else "error"
+    return levels, default_level, multilabel
+
+
+def test_one_levels_tuple():
+    assert LEVELS == IO_LEVELS == agreement.ALPHA_LEVELS == balance.LEVELS
+
+
+@pytest.mark.parametrize("name", ["case_review", "legal_areas", "ratings"])
+def test_level_options_equal_the_pages_and_agreement_cli(name):
+    dataset = load_sample(name)
+    opts = level_options(dataset)
+    for all_levels in (agreement.ALPHA_LEVELS, balance.LEVELS):
+        levels, default, multilabel = _page_levels(dataset, all_levels)
+        assert list(opts.levels) == levels
+        assert opts.default == default
+        assert opts.multilabel == multilabel
+    # cli/agreement.py: level = args.level or ("nominal" if multilabel else dataset.level)
+    assert opts.resolve(None) == ("nominal" if dataset.task == "multilabel" else dataset.level)
+    for level in opts.levels:
+        try:
+            expected = dataset.numeric_label_map(level)
+        except DataError:
+            with pytest.raises(DataError):
+                opts.values(level)
+        else:
+            assert opts.values(level) == expected
+
+
+def test_resolve_refuses_levels_the_data_does_not_admit():
+    ml = level_options(load_sample("legal_areas"))
+    with pytest.raises(ValueError, match="nominal"):
+        ml.resolve("ordinal")
+    nominal = level_options(load_sample("case_review"))
+    assert nominal.resolve("ordinal") == "ordinal"
+    with pytest.raises(ValueError, match="choose one of"):
+        nominal.resolve("cardinal")
+    with pytest.raises(DataError, match="numeric"):  # text labels have no interval scale
+        nominal.values("interval")
+    assert level_options(load_sample("ratings")).default == "ordinal"

@@ -1,0 +1,127 @@
+"""hlv_core.scoring: one door for scoring models (page, review page and CLI give the same numbers)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from hlv_core import review
+from hlv_core import soft_metrics as sm
+from hlv_core.cli.metrics import metrics_table
+from hlv_core.io import DataError, prediction_matrix
+from hlv_core.samples import load_sample, sample_path
+from hlv_core.scoring import SCORE_COLUMNS, metric_matrix, score_model, score_models
+
+SAMPLES = ["case_review", "legal_areas", "ratings"]
+
+
+def _page_compute_model(dataset, preds, model, n_boot, seed, skip_undefined, multilabel):
+    """Copy of ``compute_model`` in pages/soft_metrics.py as of commit 06b6ab3 (the reference
+    the new function must reproduce before the page is switched to it)."""
+    item_ids, Q = prediction_matrix(preds, dataset, model)
+    P = dataset.judgements_array()[pd.Index(dataset.item_ids).get_indexer(item_ids)]
+    labels = list(dataset.labels)
+    ordinal = dataset.label_numeric_values() if dataset.task == "rating" else None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sm.UndefinedMetricWarning)
+        values = sm.evaluate(P, Q, multilabel=multilabel, skip_undefined=skip_undefined,
+                             lewidi=True, ordinal_values=ordinal)
+        ci = (sm.bootstrap_ci(P, Q, multilabel=multilabel, n_boot=n_boot, seed=seed,
+                              skip_undefined=skip_undefined, lewidi=True, ordinal_values=ordinal)
+              if n_boot > 0 else pd.DataFrame(columns=["lower", "upper"]))
+        classwise = sm.classwise_table(P, Q, multilabel=multilabel, labels=labels)
+    notes = sm.undefined_notes(P, Q, multilabel=multilabel, labels=labels)
+    rows = []
+    for metric, value in values.items():
+        group, higher, _ = sm.METRIC_INFO[metric]
+        rows.append({"model": model, "group": group, "metric": metric, "value": value,
+                     "lower": ci["lower"].get(metric, np.nan),
+                     "upper": ci["upper"].get(metric, np.nan),
+                     "higher_is_better": higher, "n_items": len(item_ids),
+                     "n_boot": n_boot if metric in ci.index else 0, "seed": seed})
+    items = sm.per_item(P, Q, multilabel=multilabel, item_ids=list(item_ids),
+                        ordinal_values=ordinal).reset_index()
+    items.insert(1, "model", model)
+    return {"table": pd.DataFrame(rows), "notes": notes, "classwise": classwise.assign(model=model),
+            "items": items, "P": P, "Q": Q, "item_ids": list(item_ids)}
+
+
+def _partial(preds: pd.DataFrame, model: str, drop: int) -> pd.DataFrame:
+    """Predictions where ``model`` misses its first ``drop`` items (partial coverage)."""
+    first = list(pd.unique(preds.loc[preds["model"] == model, "item_id"]))[:drop]
+    return preds[~((preds["model"] == model) & preds["item_id"].isin(first))]
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+@pytest.mark.parametrize("n_boot", [0, 50])
+def test_score_model_equals_the_soft_metrics_page(name, n_boot):
+    dataset = load_sample(name)
+    preds = _partial(dataset.predictions, "weak", 7)
+    ml = dataset.task == "multilabel"
+    for model in pd.unique(preds["model"]):
+        new = score_model(dataset, preds, model, n_boot=n_boot, seed=3)
+        old = _page_compute_model(dataset, preds, model, n_boot, 3, False, ml)
+        cols = list(old["table"].columns)
+        pd.testing.assert_frame_equal(new.table[cols], old["table"], check_dtype=False)
+        assert new.notes == old["notes"]
+        pd.testing.assert_frame_equal(new.classwise, old["classwise"])
+        pd.testing.assert_frame_equal(new.items, old["items"])
+        np.testing.assert_array_equal(new.P, old["P"])
+        np.testing.assert_array_equal(new.Q, old["Q"])
+        assert new.item_ids == old["item_ids"]
+    assert score_model(dataset, preds, "weak").table["n_items"].iloc[0] == dataset.n_items - 7
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+@pytest.mark.parametrize("n_boot", [0, 40])
+def test_score_models_equals_the_metrics_cli(name, n_boot):
+    folder = sample_path(name)
+    dataset = load_sample(name)
+    old = metrics_table(str(folder), str(folder / "predictions.csv"), n_boot=n_boot, seed=5)
+    new = score_models(dataset, dataset.predictions, n_boot=n_boot, seed=5)
+    pd.testing.assert_frame_equal(new[list(old.columns)], old, check_dtype=False)
+    assert list(new.columns) == SCORE_COLUMNS
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_metric_matrix_equals_the_review_page(name):
+    """pages/review.py ``metrics_per_model``: review.model_metrics per model on its own items,
+    without the LeWiDi distances."""
+    dataset = load_sample(name)
+    preds = _partial(dataset.predictions, "calibrated", 11)
+    models = ("calibrated", "overconfident", "weak")
+    P_all = pd.DataFrame(dataset.judgements_array(), index=list(dataset.item_ids))
+    tables = []
+    for model in models:
+        item_ids, Q = prediction_matrix(preds, dataset, model)
+        P = P_all.loc[list(item_ids)].to_numpy()
+        tables.append(review.model_metrics(P, {model: Q},
+                                           multilabel=dataset.task == "multilabel"))
+    old = pd.concat(tables)
+    new = metric_matrix(score_models(dataset, preds, models=models, lewidi=False))
+    pd.testing.assert_frame_equal(new, old)
+
+
+def test_score_models_keeps_the_requested_order_and_refuses_rankings():
+    dataset = load_sample("case_review")
+    table = score_models(dataset, dataset.predictions, models=["weak", "calibrated"])
+    assert list(pd.unique(table["model"])) == ["weak", "calibrated"]
+    assert list(metric_matrix(table).index) == ["weak", "calibrated"]
+    with pytest.raises(DataError, match="no predictions for model"):
+        score_models(dataset, dataset.predictions, models=["nobody"])
+    ranked = load_sample("dermatology")
+    with pytest.raises(DataError, match="rankings"):
+        score_models(ranked, ranked.predictions)
+
+
+def test_score_model_values_follow_the_formula():
+    """Soft accuracy = mean_i sum_k min(P_ik, Q_ik) on the model's own items (hand check)."""
+    dataset = load_sample("case_review")
+    preds = _partial(dataset.predictions, "overconfident", 5)
+    res = score_model(dataset, preds, "overconfident")
+    value = res.table.set_index("metric").at["soft_accuracy", "value"]
+    assert value == pytest.approx(np.minimum(res.P, res.Q).sum(axis=1).mean(), abs=1e-12)
+    assert res.P.shape == res.Q.shape == (dataset.n_items - 5, dataset.n_labels)
