@@ -28,7 +28,17 @@ import pandas as pd
 from . import soft_metrics as sm
 from .io import DataError, Dataset, prediction_matrix
 
-__all__ = ["SCORE_COLUMNS", "ModelScores", "metric_matrix", "score_model", "score_models"]
+__all__ = [
+    "SCORE_COLUMNS",
+    "VERDICTS",
+    "ModelScores",
+    "item_verdicts",
+    "metric_matrix",
+    "metric_ranks",
+    "metric_winners",
+    "score_model",
+    "score_models",
+]
 
 #: Columns of :func:`score_models` (``lower``/``upper`` are NaN without a bootstrap).
 SCORE_COLUMNS = ["model", "group", "metric", "value", "lower", "upper", "higher_is_better",
@@ -195,3 +205,45 @@ def metric_matrix(scores: pd.DataFrame) -> pd.DataFrame:
     wide.columns.name = None
     wide.index.name = "model"
     return wide
+
+
+def metric_ranks(scores: pd.DataFrame) -> pd.DataFrame:
+    """Rank of every model under every metric (1 = best), from :func:`score_models`.
+
+    Higher-is-better metrics rank by ``-value``, the LeWiDi distances by ``value`` (ties share
+    the smallest rank, ``method="min"``; NaN values get no rank). Returns ``scores`` plus
+    ``signed`` and ``rank``, ``metric`` as an ordered categorical in
+    :data:`~hlv_core.soft_metrics.METRIC_INFO` order, sorted by metric then model. Does the
+    choice of metric change the winner (Kurniawan et al., section 6)? See :func:`metric_winners`.
+    """
+    order = [m for m in sm.METRIC_INFO if m in set(scores["metric"])]
+    ranks = scores.copy()
+    ranks["signed"] = np.where(ranks["higher_is_better"], -ranks["value"], ranks["value"])
+    ranks["rank"] = ranks.groupby("metric")["signed"].rank(method="min", na_option="keep")
+    ranks["metric"] = pd.Categorical(ranks["metric"], categories=order, ordered=True)
+    return ranks.sort_values(["metric", "model"])
+
+
+def metric_winners(ranks: pd.DataFrame) -> pd.Series:
+    """Per metric, the model(s) ranked first by :func:`metric_ranks` (several joined by
+    ``", "`` in sorted order), indexed by metric."""
+    first = ranks[ranks["rank"] == 1]
+    return first.groupby("metric", observed=True)["model"].agg(lambda s: ", ".join(sorted(s)))
+
+
+#: Labels of :func:`item_verdicts`.
+VERDICTS = ("hard wrong, soft matches", "hard right, soft far", "agree")
+
+
+def item_verdicts(items: pd.DataFrame, threshold: float = 0.8) -> pd.Series:
+    """Where hard and soft evaluation disagree on an item (seed 000, section 6's motivation).
+
+    ``items``: :attr:`ModelScores.items` (columns ``hard_correct`` and ``soft_overlap`` =
+    sum_k min(P_ik, Q_ik)). An item whose soft overlap is >= ``threshold`` "matches the humans":
+    ``"hard wrong, soft matches"`` when its argmax misses the majority label anyway,
+    ``"hard right, soft far"`` when the argmax is right but the distribution is far, ``"agree"``
+    otherwise. Returns a Series aligned with ``items``."""
+    high = items["soft_overlap"] >= threshold
+    hard = items["hard_correct"].astype(bool)
+    values = np.select([~hard & high, hard & ~high], list(VERDICTS[:2]), VERDICTS[2])
+    return pd.Series(values, index=items.index, name="verdict")

@@ -29,6 +29,7 @@ __all__ = [
     "annotation_matrix",
     "annotator_ranking_weights",
     "ar_targets",
+    "available_targets",
     "ensemble",
     "la_selection",
     "la_targets",
@@ -343,3 +344,18 @@ def method_targets(dataset: Dataset, method: str) -> pd.DataFrame:
     if method not in builders:
         raise ValueError(f"unknown method {method!r}; choose one of {list(METHODS)}.")
     return builders[method](dataset)
+
+
+# ------------------------------------------------------------------------------ every method
+def available_targets(dataset: Dataset) -> dict[str, pd.DataFrame | str]:
+    """What each of the 14 methods (:data:`METHODS`, paper order; Kurniawan et al., section 4,
+    Table 3) trains on for ``dataset``: ``{method: examples}`` from :func:`method_targets`, or
+    ``{method: reason}`` (the error's message) when the method cannot run on this data (e.g. AL
+    on multi-label data, annotator methods without annotator ids)."""
+    out: dict[str, pd.DataFrame | str] = {}
+    for method in METHODS:
+        try:
+            out[method] = method_targets(dataset, method)
+        except (DataError, ValueError) as error:
+            out[method] = str(error)
+    return out

@@ -13,7 +13,15 @@ from hlv_core import soft_metrics as sm
 from hlv_core.cli.metrics import metrics_table
 from hlv_core.io import DataError, prediction_matrix
 from hlv_core.samples import load_sample, sample_path
-from hlv_core.scoring import SCORE_COLUMNS, metric_matrix, score_model, score_models
+from hlv_core.scoring import (
+    SCORE_COLUMNS,
+    item_verdicts,
+    metric_matrix,
+    metric_ranks,
+    metric_winners,
+    score_model,
+    score_models,
+)
 
 SAMPLES = ["case_review", "legal_areas", "ratings"]
 
@@ -125,3 +133,44 @@ def test_score_model_values_follow_the_formula():
     value = res.table.set_index("metric").at["soft_accuracy", "value"]
     assert value == pytest.approx(np.minimum(res.P, res.Q).sum(axis=1).mean(), abs=1e-12)
     assert res.P.shape == res.Q.shape == (dataset.n_items - 5, dataset.n_labels)
+
+
+def _page_ranks(table):
+    """Copy of the rank block of ``models_tab`` in pages/soft_metrics.py (commit 06b6ab3)."""
+    order = [m for m in sm.METRIC_INFO if m in set(table["metric"])]
+    ranks = table.copy()
+    signed = np.where(ranks["higher_is_better"], -ranks["value"], ranks["value"])
+    ranks["signed"] = signed
+    ranks["rank"] = ranks.groupby("metric")["signed"].rank(method="min", na_option="keep")
+    ranks["metric"] = pd.Categorical(ranks["metric"], categories=order, ordered=True)
+    ranks = ranks.sort_values(["metric", "model"])
+    winners = (ranks[ranks["rank"] == 1].groupby("metric", observed=True)["model"]
+               .agg(lambda s: ", ".join(sorted(s))))
+    return ranks, winners
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_metric_ranks_and_winners_equal_the_page(name):
+    dataset = load_sample(name)
+    table = score_models(dataset, dataset.predictions)
+    ranks_old, winners_old = _page_ranks(table)
+    ranks = metric_ranks(table)
+    pd.testing.assert_frame_equal(ranks, ranks_old)
+    pd.testing.assert_series_equal(metric_winners(ranks), winners_old)
+    best = ranks[ranks["metric"] == "lewidi_manhattan"].sort_values("value")
+    assert best["rank"].iloc[0] == 1  # lower-is-better distance: smallest value wins
+
+
+def test_item_verdicts_equal_the_page_and_follow_the_rule():
+    dataset = load_sample("case_review")
+    items = score_model(dataset, dataset.predictions, "overconfident").items
+    threshold = 0.7
+    high = items["soft_overlap"] >= threshold
+    old = np.select([~items["hard_correct"] & high, items["hard_correct"] & ~high],
+                    ["hard wrong, soft matches", "hard right, soft far"], "agree")
+    new = item_verdicts(items, threshold)
+    np.testing.assert_array_equal(new.to_numpy(), old)
+    toy = pd.DataFrame({"hard_correct": [True, True, False, False],
+                        "soft_overlap": [0.9, 0.1, 0.9, 0.1]})
+    assert list(item_verdicts(toy)) == ["agree", "hard right, soft far",
+                                        "hard wrong, soft matches", "agree"]
