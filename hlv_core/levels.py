@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .io import Dataset
-from .io.dataset import LEVELS
+from .io import LEVELS, Dataset
 
 __all__ = ["LEVELS", "LevelOptions", "level_options"]
 

@@ -1,8 +1,8 @@
 """Averages of pairwise agreement over annotator pairs: Light's kappa (Light 1971: the mean of
 Cohen's kappa over every pair of annotators), the kappa summary the Agreement page and the
-``agreement`` command show, and the multi-label pair mean of Marchal et al. (seed 002, section 4:
-more than two coders -> every coder pair on the items both labelled, then the mean over pairs;
-``docs/conventions.md``).
+``agreement`` command show, and the multi-label pair mean for Marchal et al.'s measures (section
+4; they are defined for two coders, so with more coders: every coder pair on the items both
+labelled, then the mean over pairs, ``docs/conventions.md``).
 
 These were computed inside pages/agreement.py and again inside
 :func:`hlv_core.agreement.multilabel_agreement`; this module is their one home.

@@ -1,4 +1,4 @@
-"""Comparing models on a PERSEVAL split (Lo, Casola et al., seed 003, sections 4-5): the headline
+"""Comparing models on a PERSEVAL split (Lo, Casola et al., sections 3 and 5): the headline
 table shown by the Perspectives page and the ``perspectives`` command, and item-level predictions
 turned into per-(user, text) predictions so they can be compared with the baselines.
 
@@ -23,7 +23,7 @@ _LEVELS = ("global", "user", "text")
 
 def headline_label(labels: Sequence[str]) -> str:
     """The class the headline F1 is about: the positive class (the second label of the inventory)
-    for binary tasks, ``"macro"`` otherwise (seed 003 reports the positive class for binary tasks;
+    for binary tasks, ``"macro"`` otherwise (Lo, Casola et al. report the positive class for binary tasks;
     ``docs/conventions.md``)."""
     return str(labels[1]) if len(labels) == 2 else "macro"
 

@@ -1,5 +1,5 @@
 """Scoring models against the human judgement distribution of a dataset (Kurniawan et al.,
-sections 3 and 6): the one door that the Soft vs hard metrics page, the Case review page's
+sections 3 and 6.3): the one door that the Soft vs hard metrics page, the Case review page's
 meta-evaluation and ``python -m hlv_core metrics`` all call.
 
 :mod:`hlv_core.soft_metrics` holds the formulas on plain ``(N, K)`` arrays; this module turns a
@@ -118,7 +118,7 @@ def score_model(
     n_boot: int = 0,
     seed: int = 0,
 ) -> ModelScores:
-    """Every metric of seed 000 (Kurniawan et al., sections 3.1-3.3) for one model.
+    """Every metric of Kurniawan et al. (sections 3.1-3.3) for one model.
 
     ``P`` (M, K) = the human judgement distribution (:meth:`Dataset.judgements_array`) of the M
     items the model predicted, ``Q`` (M, K) = its predictions
@@ -236,7 +236,7 @@ VERDICTS = ("hard wrong, soft matches", "hard right, soft far", "agree")
 
 
 def item_verdicts(items: pd.DataFrame, threshold: float = 0.8) -> pd.Series:
-    """Where hard and soft evaluation disagree on an item (seed 000, section 6's motivation).
+    """Where hard and soft evaluation disagree on an item (Kurniawan et al., section 3.3: hard and soft metrics measure different things).
 
     ``items``: :attr:`ModelScores.items` (columns ``hard_correct`` and ``soft_overlap`` =
     sum_k min(P_ik, Q_ik)). An item whose soft overlap is >= ``threshold`` "matches the humans":
