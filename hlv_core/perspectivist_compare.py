@@ -16,7 +16,7 @@ import pandas as pd
 
 from .io.item_predictions import item_level_predictions
 
-__all__ = ["headline_label", "headline_table", "item_predictions_per_user"]
+__all__ = ["headline_label", "headline_table", "item_predictions_per_user", "worst_groups"]
 
 _LEVELS = ("global", "user", "text")
 
@@ -85,3 +85,12 @@ def item_predictions_per_user(
         models[f"{model} (item-level)"] = test[["annotator_id", "item_id"]].assign(
             label=test["item_id"].map(best).to_numpy())
     return models, notes
+
+
+def worst_groups(table: pd.DataFrame, column: str, n: int = 10) -> pd.DataFrame:
+    """The ``n`` worst-served groups of a per-user or per-text table of
+    :class:`~hlv_core.perspectivist.PerspectivistReport` (``per_user`` / ``per_text``): rows
+    where ``column`` (e.g. ``"f1:macro"``, ``"accuracy"``) is defined, lowest value first, ties
+    broken by more instances (``n``) first. Columns ``n`` and ``column``."""
+    defined = table[["n", column]].dropna()
+    return defined.sort_values([column, "n"], ascending=[True, False]).head(n)

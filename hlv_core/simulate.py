@@ -24,8 +24,11 @@ from .soft_metrics import LOG_CUTOFF, _jsd_rows
 
 __all__ = [
     "METRIC_NAMES",
+    "PAPER_TABLE2",
     "SETTINGS",
     "SimulationResult",
+    "figure1_curves",
+    "figure1_point",
     "pair_metrics",
     "simulate",
     "table2",
@@ -144,3 +147,41 @@ def table2(
         res = simulate(k, a, b, B, rows, rng=gen, progress=step)
         rows_out.append({"K": k, "alpha": a, "beta": b, **res.pairs()})
     return pd.DataFrame(rows_out)
+
+
+# ------------------------------------------------------------------------ paper values, Figure 1
+#: Kurniawan et al., Table 2: (K, alpha, beta) -> correlations (A-J, A-E, A-S, J-E, J-S, E-S),
+#: the published values shown beside a simulation run with the same setting.
+PAPER_TABLE2: dict[tuple[int, float, float], tuple[float, ...]] = {
+    (10, 10.0, 10.0): (0.27, 0.05, 0.29, 0.04, 0.94, 0.10),
+    (10, 0.1, 0.1): (0.63, 0.06, 0.73, 0.13, 0.96, 0.16),
+    (100, 10.0, 0.1): (0.00, -0.06, -0.03, 0.05, 0.96, 0.06),
+}
+
+
+def figure1_curves(p: float, *, n_points: int = 201) -> pd.DataFrame:
+    """Kurniawan et al., Figure 1: one binary item whose humans split ``p : 1 - p``; for
+    ``n_points`` predictions ``q`` evenly spaced in [0, 1], the soft accuracy
+    ``min(p, q) + min(1 - p, 1 - q)`` (``soft_overlap``) and PO-JSD ``1 - JSD(P, Q)`` in bits
+    (``po_jsd``), from :func:`hlv_core.soft_metrics.per_item`. Columns ``q, soft_overlap,
+    po_jsd`` (Theorem 1: soft accuracy <= PO-JSD)."""
+    from .soft_metrics import per_item
+
+    grid = np.linspace(0, 1, n_points)
+    P = np.column_stack([np.full_like(grid, p), 1 - np.full_like(grid, p)])
+    Q = np.column_stack([grid, 1 - grid])
+    curves = per_item(P, Q)
+    return pd.DataFrame({"q": grid, "soft_overlap": curves["soft_overlap"].to_numpy(),
+                         "po_jsd": curves["po_jsd"].to_numpy()})
+
+
+def figure1_point(p: float, q: float) -> dict[str, float]:
+    """Soft accuracy, PO-JSD and hard accuracy of one binary item (humans ``p``, model ``q``
+    on the first class); hard accuracy breaks the argmax tie at 0.5 to the first class."""
+    from .soft_metrics import hard_accuracy, per_item
+
+    P, Q = np.array([[p, 1 - p]]), np.array([[q, 1 - q]])
+    one = per_item(P, Q)
+    return {"soft_accuracy": float(one["soft_overlap"].iloc[0]),
+            "po_jsd": float(one["po_jsd"].iloc[0]),
+            "hard_accuracy": float(hard_accuracy(P, Q))}

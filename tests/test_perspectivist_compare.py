@@ -114,3 +114,21 @@ def test_item_predictions_per_user_equals_the_page():
         pd.testing.assert_frame_equal(new[name], old[name])
     assert old_notes == ["weak"] and "weak" in notes[0]
     assert item_predictions_per_user(None, splits.test, dataset.labels) == ({}, [])
+
+
+def test_worst_groups_equals_the_page():
+    from hlv_core.perspectivist_compare import worst_groups
+
+    dataset = load_sample("case_review")
+    splits = P.make_splits(dataset, seed=0)
+    models, _ = P.run_baselines(splits)
+    report = P.evaluate(models["majority vote"], splits.test, traits=splits.traits,
+                        labels=tuple(dataset.labels))
+    for table in (report.per_user, report.per_text):
+        for column in ("accuracy", "f1:macro"):
+            # copy of the worst-served users block of pages/perspectives.py (commit 06b6ab3)
+            old = table[["n", column]].rename(columns={column: "shown"}).dropna()
+            old = old.sort_values(["shown", "n"], ascending=[True, False]).head(10)
+            new = worst_groups(table, column)
+            pd.testing.assert_frame_equal(new.rename(columns={column: "shown"}), old)
+            assert new[column].is_monotonic_increasing
