@@ -41,6 +41,14 @@ def metrics_table(
             fix="use the certainty command for ranked data.",
         )
     preds = load_predictions(predictions, dataset)
+    if "annotator_id" in preds.columns:
+        raise DataError(
+            "per-annotator predictions (a LeWiDi Task B / perspectivist file) are not item-level "
+            "distributions; the soft/hard metrics would be meaningless.",
+            source=str(predictions),
+            fix="score LeWiDi files with 'python -m hlv_core lewidi GOLD SUBMISSION' (and other "
+            "per-annotator predictions with 'perspectives').",
+        )
     ml = dataset.task == "multilabel" if multilabel is None else multilabel
     P_all = dataset.judgements_array()
     position = pd.Index(dataset.item_ids)
