@@ -83,6 +83,8 @@ __all__ = [
     "paired_bootstrap",
     "leaderboard",
     "item_differences",
+    "demo_files",
+    "task_from_name",
 ]
 
 #: 2025 datasets: soft-label bins (Task A order), metric names and the Task B scale.
@@ -474,7 +476,8 @@ class ScoreResult:
 
 
 # ------------------------------------------------------------------------- submissions
-def _task_from_name(name: str) -> str | None:
+def task_from_name(name: str) -> str | None:
+    """``"soft"``, ``"pe"`` or ``"hard"`` from a submission file name (``*_soft.tsv``...)."""
     stem = PurePosixPath(name).stem.lower()
     if re.search(r"(^|_)soft($|_)", stem):
         return "soft"
@@ -837,7 +840,7 @@ def _score_tsv(golds: list[LewidiGold], source: Source, task: str | None, single
     gold = _pick_gold(golds, source.name, edition, single)
     if gold is None:
         return None
-    named_task = _task_from_name(source.name)
+    named_task = task_from_name(source.name)
     chosen = task or named_task
     warnings: list[str] = []
     if task and named_task and task != named_task:
@@ -923,7 +926,7 @@ def score_results(
         members, ignored = _zip_members(source)
         results, skipped = _ResultList(), []
         for member in members:
-            result = _score_tsv(golds, member, task if _task_from_name(member.name) is None
+            result = _score_tsv(golds, member, task if task_from_name(member.name) is None
                                 else None, single=False)
             if result is None:
                 skipped.append(member.name)
@@ -1124,3 +1127,48 @@ def item_differences(a: ScoreResult, b: ScoreResult) -> pd.DataFrame:
                           "diff": b.values - a.values})
     order = np.argsort(-np.abs(frame["diff"].to_numpy()), kind="stable")
     return frame.iloc[order].reset_index(drop=True)
+
+
+# ---------------------------------------------------------------------------------- demo
+def demo_files(seed: int = 0, n_items: int = 150) -> tuple[tuple[str, bytes], dict[str, bytes]]:
+    """A synthetic MP-style gold file and three systems' ``res.zip`` (Task A and B), for trying
+    the scorer without data: ``((gold name, gold bytes), {zip name: zip bytes})``.
+
+    Items have a latent irony rate ``r ~ Beta(1, 2)`` and 3-7 annotators drawing 0/1 from it;
+    ``soft_label`` = label proportions. Systems: ``calibrated`` (r plus small noise; Task B
+    draws from it), ``overconfident`` (rounded r, majority label for everyone), ``uniform``
+    (0.5 each; random labels)."""
+    rng = np.random.default_rng(seed)
+    rate = rng.beta(1.0, 2.0, n_items)
+    sizes = rng.integers(3, 8, n_items)
+    gold: dict[str, dict] = {}
+    labels_of: list[np.ndarray] = []
+    for i in range(n_items):  # building a JSON file: one record per item
+        labels = (rng.random(sizes[i]) < rate[i]).astype(int)
+        labels_of.append(labels)
+        names = [f"Ann{j}" for j in rng.choice(40, sizes[i], replace=False)]
+        p1 = float(labels.mean())
+        gold[f"demo{i}"] = {
+            "text": {"post": "(synthetic)", "reply": f"synthetic item {i}"},
+            "annotators": ",".join(names),
+            "annotations": {a: str(v) for a, v in zip(names, labels, strict=True)},
+            "soft_label": {"0": round(1 - p1, 6), "1": round(p1, 6)}, "split": "test"}
+    ids = list(gold)
+    systems = {}
+    noisy = np.clip(rate + rng.normal(0, 0.1, n_items), 0, 1)
+    systems["calibrated"] = (noisy, [(rng.random(len(v)) < noisy[i]).astype(int)
+                                     for i, v in enumerate(labels_of)])
+    sharp = np.round(rate)
+    systems["overconfident"] = (sharp, [np.full(len(v), int(sharp[i]))
+                                        for i, v in enumerate(labels_of)])
+    systems["uniform"] = (np.full(n_items, 0.5), [rng.integers(0, 2, len(v)) for v in labels_of])
+    zips = {}
+    for name, (p1, pe) in systems.items():
+        soft = "".join(f"{k}\t[{1 - p:.6f}, {p:.6f}]\n" for k, p in zip(ids, p1, strict=True))
+        per = "".join(f"{k}\t{json.dumps(v.tolist())}\n" for k, v in zip(ids, pe, strict=True))
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w") as archive:
+            archive.writestr("mp_test_soft.tsv", soft)
+            archive.writestr("mp_test_pe.tsv", per)
+        zips[f"{name}.zip"] = buffer.getvalue()
+    return ("MP_test.json", json.dumps(gold).encode()), zips
