@@ -19,6 +19,7 @@ import pytest
 from scipy.stats import wasserstein_distance
 
 from hlv_core import lewidi
+from hlv_core.cli import main
 from hlv_core.io import DataError, load, load_lewidi_submission
 
 from .conftest import ROOT, shared_path
@@ -147,7 +148,9 @@ PAIRS = [(ds, task) for ds in PREFIX for task in ("soft", "pe")]
 KINDS = ["perfect", "uniform", "most-frequent", "noisy"]
 
 
-@pytest.mark.parametrize(("dataset", "task"), PAIRS)
+@pytest.mark.parametrize(("dataset", "task"), [
+    pytest.param(ds, task, marks=pytest.mark.slow) if ds == "MP" else (ds, task)
+    for ds, task in PAIRS])
 def test_real_gold_constructed_submissions_match_the_independent_formulas(dataset, task):
     gold = gold_json(dataset)
     loaded = lewidi.load_gold(gold_path(dataset))
@@ -381,6 +384,7 @@ def _zip(entries: dict[str, str]) -> bytes:
     return buffer.getvalue()
 
 
+@pytest.mark.slow
 def test_res_zip_scores_every_tsv_and_ignores_macosx():
     folder = shared_path("data", "lewidi2025")
     entries = {}
@@ -414,16 +418,15 @@ def gold_2023(folder: str, annotations: str = "annotations.csv") -> dict:
     items = items[items["split"] == "test"]
     ann = pd.read_csv(base / annotations, dtype=str, keep_default_na=False)
     ann = ann[ann["item_id"].isin(set(items["item_id"]))]
-    grouped = ann.groupby("item_id", sort=False)
-    out = {}
-    for row in items.itertuples():
-        sub = grouped.get_group(row.item_id)
-        p1 = float((sub["label"] == "1").mean())
-        out[row.lewidi_key] = {"annotators": ",".join(sub["annotator_id"]),
-                               "annotations": ",".join(sub["label"]),
-                               "hard_label": row.hard_label,
-                               "soft_label": {"0": 1 - p1, "1": p1}, "split": "test"}
-    return out
+    per_item = ann.assign(one=ann["label"] == "1").groupby("item_id", sort=False).agg(
+        annotators=("annotator_id", ",".join), annotations=("label", ",".join),
+        p1=("one", "mean"))
+    per_item = per_item.reindex(items["item_id"])
+    return {key: {"annotators": row.annotators, "annotations": row.annotations,
+                  "hard_label": hard, "soft_label": {"0": 1 - row.p1, "1": row.p1},
+                  "split": "test"}
+            for key, hard, row in zip(items["lewidi_key"], items["hard_label"],
+                                      per_item.itertuples(), strict=True)}
 
 
 @pytest.mark.parametrize(("folder", "name", "annotations"), [
@@ -518,18 +521,36 @@ def test_leaderboard_ranks_with_cis_and_neighbour_tests():
 
 
 # ----------------------------------------------------------------------------------- CLI
-def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "hlv_core", *args], capture_output=True,
-                          text=True, cwd=ROOT, timeout=120)
+class _Out:
+    def __init__(self, returncode: int, out: str, err: str) -> None:
+        self.returncode, self.stdout, self.stderr = returncode, out, err
 
 
-def test_cli_json_zip_and_refusals(tmp_path):
+def _cli(capsys, *args: str) -> _Out:
+    capsys.readouterr()
+    code = main(list(args))
+    captured = capsys.readouterr()
+    return _Out(code, captured.out, captured.err)
+
+
+@pytest.mark.slow
+def test_module_entry_point_runs_the_lewidi_command(tmp_path):
+    gold_file = tmp_path / "MP_test.json"
+    gold_file.write_text(json.dumps(TOY_2025["MP"]))
+    sub = tmp_path / "mp_test_soft.tsv"
+    sub.write_text("a\t[0.5, 0.5]\n")
+    out = subprocess.run([sys.executable, "-m", "hlv_core", "lewidi", str(gold_file), str(sub)],
+                         capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 2 and "partial file" in out.stderr
+
+
+def test_cli_json_zip_and_refusals(tmp_path, capsys):
     gold = TOY_2025["MP"]
     gold_file = tmp_path / "MP_test.json"
     gold_file.write_text(json.dumps(gold))
     sub = tmp_path / "mp_test_soft.tsv"
     sub.write_text("a\t[0.5, 0.5]\nb\t[0.3, 0.7]\n")
-    out = _cli("lewidi", str(gold_file), str(sub), "--json")
+    out = _cli(capsys, "lewidi", str(gold_file), str(sub), "--json")
     assert out.returncode == 0, out.stderr
     row = json.loads(out.stdout)
     assert {k: row[k] for k in ("dataset", "task", "metric", "n_items")} == {
@@ -540,25 +561,26 @@ def test_cli_json_zip_and_refusals(tmp_path):
     res = tmp_path / "res.zip"
     res.write_bytes(_zip({"mp_test_soft.tsv": sub.read_text(), "mp_test_pe.tsv": pe.read_text(),
                           "__MACOSX/._mp_test_pe.tsv": "junk"}))
-    out = _cli("lewidi", str(gold_file), str(res), "--json", "--bootstrap", "50")
+    out = _cli(capsys, "lewidi", str(gold_file), str(res), "--json", "--bootstrap", "50")
     assert out.returncode == 0, out.stderr
     rows = json.loads(out.stdout)
     assert [(r["task"], r["score"]) for r in rows] == [("soft", 0.4), ("pe", 0.45)]
     assert all(r["ci_lower"] <= r["ci_upper"] for r in rows)
     partial = tmp_path / "mp_test_soft_partial.tsv"
     partial.write_text("a\t[0.5, 0.5]\n")
-    out = _cli("lewidi", str(gold_file), str(partial))
+    out = _cli(capsys, "lewidi", str(gold_file), str(partial))
     assert out.returncode == 2 and out.stdout == ""
     assert len(out.stderr.strip().splitlines()) == 1 and "partial file" in out.stderr
-    out = _cli("lewidi", str(gold_file), str(sub), str(sub), "--bootstrap", "50")
+    out = _cli(capsys, "lewidi", str(gold_file), str(sub), str(sub), "--bootstrap", "50")
     assert out.returncode == 0 and "Paired bootstrap" in out.stdout
 
 
-def test_metrics_command_refuses_a_task_b_file_and_points_to_lewidi(tmp_path):
-    gold = gold_path("MP")
-    tsv = construct(gold_json("MP"), "MP", "pe", "noisy")
+def test_metrics_command_refuses_a_task_b_file_and_points_to_lewidi(tmp_path, capsys):
+    gold = {k: dict(v, text={"post": "p", "reply": "r"}) for k, v in TOY_2025["MP"].items()}
+    gold_file = tmp_path / "MP_test.json"
+    gold_file.write_text(json.dumps(gold))
     sub = tmp_path / "mp_test_pe.tsv"
-    sub.write_text(tsv)
-    out = _cli("metrics", str(gold), str(sub))
+    sub.write_text("a\t[0, 1, 1, 1, 1]\nb\t[1, 0]\n")
+    out = _cli(capsys, "metrics", str(gold_file), str(sub))
     assert out.returncode == 2 and out.stdout == ""
     assert "lewidi" in out.stderr and len(out.stderr.strip().splitlines()) == 1
