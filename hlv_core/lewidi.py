@@ -990,22 +990,26 @@ def score_items(gold, submission, task: str | None = None, *, name: str | None =
 def _resample_means(X: np.ndarray, n_boot: int, seed: int, chunk: int | None = None
                     ) -> np.ndarray:
     """(B, S) means of the columns of ``X`` (N, S) over ``n_boot`` resamples of the N rows
-    drawn with replacement (``numpy.random.default_rng(seed)``; every column sees the same
-    resamples, which makes differences paired). Vectorised as draw-count weights ``W`` (B, N):
-    ``means = W @ X / N``, in memory-bounded chunks."""
+    drawn with replacement (``numpy.random.default_rng(seed)``, drawn in chunks of rows that
+    depend on N only, so every column and every call with the same seed and N sees the same
+    resamples: differences are paired). One or two columns: gather ``X[draws].mean``; more:
+    draw-count weights ``W`` (B, N) and ``W @ X / N`` (one matrix product for all systems)."""
     X = np.asarray(X, dtype=float)
-    N = X.shape[0]
+    N, S = X.shape
     rng = np.random.default_rng(seed)
     if chunk is None:
         chunk = max(1, min(n_boot, 2_000_000 // max(N, 1)))
-    out = np.empty((n_boot, X.shape[1]))
+    out = np.empty((n_boot, S))
     done = 0
     while done < n_boot:
         b = min(chunk, n_boot - done)
         draws = rng.integers(0, N, size=(b, N))
-        flat = (draws + (np.arange(b) * N)[:, None]).ravel()
-        W = np.bincount(flat, minlength=b * N).reshape(b, N).astype(float)
-        out[done:done + b] = W @ X / N
+        if S <= 2:
+            out[done:done + b] = X[draws].mean(axis=1)
+        else:
+            flat = (draws + (np.arange(b) * N)[:, None]).ravel()
+            W = np.bincount(flat, minlength=b * N).reshape(b, N).astype(float)
+            out[done:done + b] = W @ X / N
         done += b
     return out
 

@@ -484,6 +484,14 @@ def test_resampled_means_equal_a_plain_loop_with_the_same_draws():
         draws = rng.integers(0, 57, size=(size, 57))
         slow.extend(x[d].mean(axis=0) for d in draws)
     np.testing.assert_allclose(fast, np.array(slow), rtol=1e-12)
+    # the gather path (one or two columns) sees the same resamples as the weights path
+    for k in range(3):
+        np.testing.assert_allclose(lewidi._resample_means(x[:, [k]], 40, seed=5, chunk=7)[:, 0],
+                                   fast[:, k], rtol=1e-12)
+    # leaderboard CIs equal bootstrap_ci of each system alone
+    b = lewidi._resample_means(x, 300, seed=9)
+    ci = lewidi.bootstrap_ci(x[:, 1], n_boot=300, seed=9)
+    assert np.quantile(b[:, 1], 0.025) == pytest.approx(ci["lower"], rel=1e-12)
 
 
 def test_bootstrap_ci_and_paired_test():
