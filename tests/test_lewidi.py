@@ -299,6 +299,17 @@ def test_spec_layout_examples_load_the_right_way_round():
     assert lewidi.score(par, b"a\t[5, -4, 5, 5]\n", "pe")["score"] == 0.0
 
 
+def test_dataset_loader_reads_an_official_varierrnli_task_b_file_the_right_way_round():
+    gold = gold_json("VariErrNLI")
+    ds = load(gold_path("VariErrNLI"))
+    tsv = construct(gold, "VariErrNLI", "pe", "perfect")
+    preds = load_lewidi_submission(tsv.encode(), ds, name="ven_test_pe.tsv")
+    got = preds.groupby(["item_id", "annotator_id"])["label"].agg(lambda x: ",".join(sorted(x)))
+    expected = {(k, a): ",".join(sorted(v.split(",")))
+                for k, r in gold.items() for a, v in r["annotations"].items()}
+    assert got.to_dict() == expected
+
+
 def test_per_annotator_varierrnli_layout_is_refused_by_the_loader():
     ds = load(shared_path("data", "lewidi2025", "VariErrNLI", "VariErrNLI_test.json"))
     gold = gold_json("VariErrNLI")
@@ -581,6 +592,16 @@ def test_cli_json_zip_and_refusals(tmp_path, capsys):
     assert len(out.stderr.strip().splitlines()) == 1 and "partial file" in out.stderr
     out = _cli(capsys, "lewidi", str(gold_file), str(sub), str(sub), "--bootstrap", "50")
     assert out.returncode == 0 and "Paired bootstrap" in out.stdout
+
+
+def test_metrics_command_points_a_res_zip_to_lewidi(tmp_path, capsys):
+    gold = {k: dict(v, text={"post": "p", "reply": "r"}) for k, v in TOY_2025["MP"].items()}
+    gold_file = tmp_path / "MP_test.json"
+    gold_file.write_text(json.dumps(gold))
+    res = tmp_path / "res.zip"
+    res.write_bytes(_zip({"mp_test_soft.tsv": "a\t[0.5, 0.5]\nb\t[0.3, 0.7]\n"}))
+    out = _cli(capsys, "metrics", str(gold_file), str(res))
+    assert out.returncode == 2 and "lewidi" in out.stderr and "UTF-8" not in out.stderr
 
 
 def test_metrics_command_refuses_a_task_b_file_and_points_to_lewidi(tmp_path, capsys):

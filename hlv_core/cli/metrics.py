@@ -40,6 +40,12 @@ def metrics_table(
             source=str(annotations),
             fix="use the certainty command for ranked data.",
         )
+    if str(predictions).lower().endswith(".zip"):
+        raise DataError(
+            "a zip of predictions (a Codabench res.zip?) is not a predictions table.",
+            source=str(predictions),
+            fix="score LeWiDi submissions with 'python -m hlv_core lewidi GOLD res.zip'.",
+        )
     preds = load_predictions(predictions, dataset)
     if "annotator_id" in preds.columns:
         raise DataError(
