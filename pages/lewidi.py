@@ -128,7 +128,9 @@ for (dataset, split, task), part in board.groupby(["dataset", "split", "task"], 
     st.markdown(f"**{_md(dataset)} {_md(split)} · Task {_md(task)}** · "
                 f"metric `{part['metric'].iloc[0]}` · {int(part['n_items'].iloc[0])} items")
     shown = part[["rank", "system", "score", "ci_lower", "ci_upper", "n_items"]]
-    st.dataframe(shown, hide_index=True, width="stretch")
+    st.dataframe(shown, hide_index=True, width="stretch", column_config={
+        c: st.column_config.NumberColumn(format="%.6f")
+        for c in ("score", "ci_lower", "ci_upper")})
     fig = go.Figure(go.Scatter(
         x=part["mean"], y=[html.escape(s) for s in part["system"]], mode="markers",
         error_x={"type": "data", "symmetric": False,
