@@ -808,7 +808,8 @@ def _pick_gold(golds: list[LewidiGold], file_name: str, edition: str, single: bo
     elif not single:
         return None
     if len(candidates) > 1 and split is not None:
-        candidates = [g for g in candidates if g.split == split] or candidates
+        candidates = [g for g in candidates
+                      if split in (g.split, _split_from_name(g.name))] or candidates
     if len(candidates) > 1:
         test = [g for g in candidates if g.split == "test"]
         if len(test) == 1:

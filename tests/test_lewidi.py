@@ -376,6 +376,59 @@ def test_refusals_name_the_cause():
         lewidi.score(mp, b"PK\x03\x04broken", name="res.zip")
 
 
+GOLD_2023 = {"1": {"annotators": "A,B", "annotations": "0,1", "hard_label": "1",
+                   "soft_label": {"0": 0.5, "1": 0.5}},
+             "2": {"annotators": "A,B", "annotations": "1,1", "hard_label": "1",
+                   "soft_label": {"0": 0.0, "1": 1.0}}}
+
+
+@pytest.mark.parametrize(("gold", "tsv", "name", "fragment"), [
+    ("MP", "", "mp_test_soft.tsv", "empty"),
+    ("MP", "a\t[0.5, 0.5]\n\nb\t[0.5, 0.5]\n", "mp_test_soft.tsv", "empty line"),
+    ("MP", "a\t[0, 1, 1, 1, NaN]\nb\t[1, 1]\n", "mp_test_pe.tsv", "not a finite number"),
+    ("MP", 'a\t[0, 1, 1, 1, "1"]\nb\t[1, 1]\n', "mp_test_pe.tsv", "not a finite number"),
+    ("MP", "a\t[0.5, 0.5\nb\t[0.5, 0.5]\n", "mp_test_soft.tsv", "is not a list"),
+    ("MP", "a\t[[0.5, 0.5]]\nb\t[0.5, 0.5]\n", "mp_test_soft.tsv", "nested lists"),
+    ("VariErrNLI", "a\t[0.5, 0.25, 0.5]\nb\t[0, 0.333, 0.667]\n", "ven_test_soft.tsv",
+     "one probability per label"),
+    ("VariErrNLI", "a\t[0, 1, 1, 0]\nb\t[0, 1, 0]\n", "ven_test_pe.tsv", "a flat list"),
+    ("Paraphrase", "a\t[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]\n", "par_test_soft.tsv",
+     "all probabilities are 0"),
+    ("2023", "1\t0.5\t0.5\n2\t0\t1\n", "HS-Brexit_results.tsv", "hard label '2'"),
+    ("2023", "1\t0.5\t0.5\n0\t1\n", "HS-Brexit_results.tsv", "3 tab-separated fields"),
+    ("2023", "1\t0.5\t1.5\n0\t0\t1\n", "HS-Brexit_results.tsv", "outside [0, 1]"),
+    ("MP", "1\t0.5\t0.5\n", "mp_results.tsv", "gold is LeWiDi 2025"),
+])
+def test_more_refusals(gold, tsv, name, fragment):
+    gold = GOLD_2023 if gold == "2023" else TOY_2025[gold]
+    assert fragment in str(_refused(gold, tsv, name))
+
+
+def test_zip_and_gold_folder_ambiguities_are_refused(tmp_path):
+    mp = TOY_2025["MP"]
+    two = _zip({"mp_test_soft.tsv": "a\t[0.5, 0.5]\nb\t[0.5, 0.5]\n",
+                "res/mp_test_soft.tsv": "a\t[0.5, 0.5]\nb\t[0.5, 0.5]\n"})
+    with pytest.raises(DataError, match="two files score MP"):
+        lewidi.score(mp, two, name="res.zip")
+    other = _zip({"csc_test_soft.tsv": "a\t[1, 0, 0, 0, 0, 0]\n"})
+    with pytest.raises(DataError, match="no TSV in the zip matches"):
+        lewidi.score(mp, other, name="res.zip")
+    for split in ("dev", "train"):
+        records = {k: dict(v, split=split) for k, v in mp.items()}
+        (tmp_path / f"MP_{split}.json").write_text(json.dumps(records))
+    with pytest.raises(DataError, match="2 gold files fit"):
+        lewidi.score(tmp_path, b"a\t[0.5, 0.5]\nb\t[0.5, 0.5]\n", name="mp_soft.tsv")
+    got = lewidi.score(tmp_path, b"a\t[0.5, 0.5]\nb\t[0.5, 0.5]\n", name="mp_dev_soft.tsv")
+    # item a: |.5 - .6| + |.5 - .4| = .2; item b: |.5 - 0| + |.5 - 1| = 1; mean .6
+    assert got["split"] == "dev" and got["score"] == 0.6
+
+
+def test_2023_hard_labels_written_as_floats_are_compared_as_numbers_with_a_warning():
+    got = lewidi.score(GOLD_2023, b"1.0\t0.5\t0.5\n1\t0\t1\n", "hard",
+                       name="HS-Brexit_results.tsv")
+    assert got["score"] == 1.0 and any("compared as numbers" in w for w in got["warnings"])
+
+
 def test_varierrnli_repeated_annotators_on_the_real_gold_are_refused_with_the_cause():
     gold = gold_json("VariErrNLI")
     lines = []
