@@ -121,15 +121,15 @@ def round_half(x: np.ndarray, decimals: int = 5) -> np.ndarray:
     neighbour, as Python does. ``x``: any shape; returns the same shape (NaN stays NaN)."""
     x = np.asarray(x, dtype=float)
     s = float(10**decimals)
-    hi = x * s
-    c = 134217729.0 * x  # 2**27 + 1: split x into 26 + 27 bit halves (s has < 26 bits)
-    x_hi = c - (c - x)
-    x_lo = x - x_hi
-    lo = (x_hi * s - hi) + x_lo * s  # exact error of the product
-    k = np.floor(hi)
-    excess = ((hi - k) - 0.5) + lo  # sign of (exact x * s) - (k + 1/2)
-    up = (excess > 0) | ((excess == 0) & (np.fmod(k, 2) != 0))  # exact ties: half to even
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore", over="ignore"):
+        hi = x * s
+        c = 134217729.0 * x  # 2**27 + 1: split x into 26 + 27 bit halves (s has < 26 bits)
+        x_hi = c - (c - x)
+        x_lo = x - x_hi
+        lo = (x_hi * s - hi) + x_lo * s  # exact error of the product
+        k = np.floor(hi)
+        excess = ((hi - k) - 0.5) + lo  # sign of (exact x * s) - (k + 1/2)
+        up = (excess > 0) | ((excess == 0) & (np.fmod(k, 2) != 0))  # exact ties: half to even
         out = (k + up) / s
     return np.where(np.isfinite(x), out, x)
 
