@@ -255,22 +255,25 @@ def _number(value, source: str, key: str, what: str) -> float:
     return out
 
 
+def _name_tokens(name: str) -> list[str]:
+    """Lower-case words of a file name (``"teamX_csc_test_soft (1).tsv"`` -> teamx, csc, test,
+    soft, 1, tsv); hyphens stay inside words (``hs-brexit``)."""
+    return [t for t in re.split(r"[_.\s()\[\]]+", PurePosixPath(name).name.lower()) if t]
+
+
 def _dataset_from_name(name: str, edition: str | None = None) -> str | None:
-    stem = PurePosixPath(name).name.lower()
-    first = re.split(r"[_.]", stem)[0]
-    if edition in (None, "2025") and first in _PREFIX_2025:
-        return _PREFIX_2025[first]
-    if edition in (None, "2023") and first in DATASETS_2023:
-        return DATASETS_2023[first]
+    """The dataset named by the first word of a file name that is a known dataset prefix."""
+    for token in _name_tokens(name):
+        if edition in (None, "2025") and token in _PREFIX_2025:
+            return _PREFIX_2025[token]
+        if edition in (None, "2023") and token in DATASETS_2023:
+            return DATASETS_2023[token]
     return None
 
 
 def _split_from_name(name: str) -> str | None:
-    stem = PurePosixPath(name).name.lower()
-    for split in ("test", "dev", "train"):
-        if re.search(rf"(^|[_.\-]){split}([_.\-]|$)", stem):
-            return split
-    return None
+    found = [t for t in _name_tokens(name) if t in ("test", "dev", "train")]
+    return found[-1] if found else None
 
 
 def load_gold(gold: str | Path | bytes | IO[bytes] | dict, *, name: str | None = None
@@ -477,15 +480,10 @@ class ScoreResult:
 
 # ------------------------------------------------------------------------- submissions
 def task_from_name(name: str) -> str | None:
-    """``"soft"``, ``"pe"`` or ``"hard"`` from a submission file name (``*_soft.tsv``...)."""
-    stem = PurePosixPath(name).stem.lower()
-    if re.search(r"(^|_)soft($|_)", stem):
-        return "soft"
-    if re.search(r"(^|_)pe($|_)", stem):
-        return "pe"
-    if re.search(r"(^|_)hard($|_)", stem):
-        return "hard"
-    return None
+    """``"soft"``, ``"pe"`` or ``"hard"`` from a submission file name: the last of these words
+    in it (``csc_test_soft.tsv``, ``mp_test_pe (1).tsv``), else None."""
+    found = [t for t in _name_tokens(name) if t in ("soft", "pe", "hard")]
+    return found[-1] if found else None
 
 
 def _lines(source: Source) -> list[str]:

@@ -423,6 +423,18 @@ def test_zip_and_gold_folder_ambiguities_are_refused(tmp_path):
     assert got["split"] == "dev" and got["score"] == 0.6
 
 
+@pytest.mark.parametrize(("name", "dataset", "task"), [
+    ("csc_test_soft.tsv", "CSC", "soft"), ("mp_test_pe (1).tsv", "MP", "pe"),
+    ("teamX_ven_test_pe.tsv", "VariErrNLI", "pe"), ("VariErrNLI_test_soft.tsv", "VariErrNLI",
+                                                     "soft"),
+    ("par.soft.tsv", "Paraphrase", "soft"), ("HS-Brexit_results.tsv", "HS-Brexit", None),
+    ("softbank_mp_test_pe.tsv", "MP", "pe"), ("predictions.tsv", None, None),
+])
+def test_dataset_and_task_from_file_names(name, dataset, task):
+    assert lewidi._dataset_from_name(name) == dataset
+    assert lewidi.task_from_name(name) == task
+
+
 def test_2023_hard_labels_written_as_floats_are_compared_as_numbers_with_a_warning():
     got = lewidi.score(GOLD_2023, b"1.0\t0.5\t0.5\n1\t0\t1\n", "hard",
                        name="HS-Brexit_results.tsv")
