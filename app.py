@@ -58,6 +58,8 @@ pages = {
                 url_path="review"),
         st.Page("pages/training_lab.py", title="Training lab", icon=":material/model_training:",
                 url_path="training-lab"),
+        st.Page("pages/lewidi.py", title="LeWiDi scorer", icon=":material/leaderboard:",
+                url_path="lewidi"),
     ],
 }
 st.navigation(pages).run()

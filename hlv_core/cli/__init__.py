@@ -77,9 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_dataset_arguments(summary)
     summary.set_defaults(handler=_summary)
     # Imported here: each command module imports the shared helpers above.
-    from . import agreement, certainty, lab, metrics, perspectives, review, sigma
+    from . import agreement, certainty, lab, lewidi, metrics, perspectives, review, sigma
 
-    for module in (metrics, agreement, sigma, certainty, perspectives, review, lab):
+    for module in (metrics, agreement, sigma, certainty, perspectives, review, lab, lewidi):
         module.add_cli(sub)
     return parser
 

@@ -40,7 +40,21 @@ def metrics_table(
             source=str(annotations),
             fix="use the certainty command for ranked data.",
         )
+    if str(predictions).lower().endswith(".zip"):
+        raise DataError(
+            "a zip of predictions (a Codabench res.zip?) is not a predictions table.",
+            source=str(predictions),
+            fix="score LeWiDi submissions with 'python -m hlv_core lewidi GOLD res.zip'.",
+        )
     preds = load_predictions(predictions, dataset)
+    if "annotator_id" in preds.columns:
+        raise DataError(
+            "per-annotator predictions (a LeWiDi Task B / perspectivist file) are not item-level "
+            "distributions; the soft/hard metrics would be meaningless.",
+            source=str(predictions),
+            fix="score LeWiDi files with 'python -m hlv_core lewidi GOLD SUBMISSION' (and other "
+            "per-annotator predictions with 'perspectives').",
+        )
     ml = dataset.task == "multilabel" if multilabel is None else multilabel
     P_all = dataset.judgements_array()
     position = pd.Index(dataset.item_ids)

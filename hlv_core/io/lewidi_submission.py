@@ -9,7 +9,14 @@
   probabilities in label-inventory order (VariErrNLI: one ``[p0, p1]`` pair per label; the
   label's probability is ``p1``), and ``<ds>_test_pe.tsv`` lines ``<item id><TAB><list>`` with
   one predicted label per annotator of the item, in the order the item's annotators appear in
-  the dataset annotations (multi-label: a list of labels or a 0/1 vector per annotator).
+  the dataset annotations. Multi-label (VariErrNLI) Task B uses the official **per-label**
+  layout (spec ``lewidi.md``): one 0/1 vector over the item's annotators per label, labels in
+  inventory order, ``[[c_a1..c_an], [e_a1..e_an], [n_a1..n_an]]``; a per-annotator 0/1 layout is
+  refused with that explanation (never transposed). Lists of label names per annotator
+  (``[["neutral"], ["entailment", "neutral"]]``) stay accepted: strings are unambiguous.
+
+:func:`parse_submission_lines` (the line parser) is shared with the scorer
+:mod:`hlv_core.lewidi`.
 
 Lists are JSON or Python literals. The result is the canonical long predictions table of
 :func:`hlv_core.io.load_predictions`: ``model, item_id, label, prob`` (+ ``annotator_id`` with
@@ -31,7 +38,7 @@ from ._read import Source, as_source, decode_text
 from .dataset import Dataset
 from .errors import DataError
 
-__all__ = ["load_lewidi_submission", "sniff_lewidi_submission"]
+__all__ = ["load_lewidi_submission", "parse_submission_lines", "sniff_lewidi_submission"]
 
 SUM_TOLERANCE = 1e-6
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
@@ -196,9 +203,15 @@ def _read_2023(lines: list[str], dataset: Dataset, source: Source, tolerance: fl
 
 
 # ---------------------------------------------------------------------------------------- 2025
-def _read_2025(lines, dataset: Dataset, source: Source, kind: str | None, tolerance: float):
+def parse_submission_lines(
+    lines: list[str], source: Source, known: set[str] | None = None
+) -> list[tuple[int, str, list]]:
+    """``(line number, item id, parsed list)`` for each ``<item id><TAB><list>`` line of a 2025
+    submission (lists as JSON or Python literals).
+
+    Raises :class:`DataError` (file, line, fix) for a line without a tab or a list, a list that
+    does not parse, an item id not in ``known`` (when given) and a repeated item id."""
     parsed: list[tuple[int, str, list]] = []
-    known = set(map(str, dataset.item_ids))
     seen: dict[str, int] = {}
     for number, line in enumerate(lines, 1):
         item, sep, rest = line.partition("\t")
@@ -210,7 +223,7 @@ def _read_2025(lines, dataset: Dataset, source: Source, kind: str | None, tolera
                 row=number,
                 fix="write the item id, a tab, then a JSON list (no header row).",
             )
-        if item not in known:
+        if known is not None and item not in known:
             raise DataError(
                 f"item {item!r} is not in the dataset.",
                 source=source.name,
@@ -228,6 +241,11 @@ def _read_2025(lines, dataset: Dataset, source: Source, kind: str | None, tolera
             )
         seen[item] = number
         parsed.append((number, item, _parse_list(rest, source, number)))
+    return parsed
+
+
+def _read_2025(lines, dataset: Dataset, source: Source, kind: str | None, tolerance: float):
+    parsed = parse_submission_lines(lines, source, set(map(str, dataset.item_ids)))
     if kind is None:
         kind = _guess_kind(source.name, parsed)
     if kind == "soft":
@@ -308,6 +326,13 @@ def _pe_2025(parsed, dataset: Dataset, source: Source) -> pd.DataFrame:
     out_items, out_annotators, out_labels = [], [], []
     for number, item, values in parsed:
         annotators = annotators_of.get(item, [])
+        if multilabel and _is_per_label_layout(values, labels):
+            chosen_of = _per_label_choices(values, labels, annotators, item, source, number)
+            for annotator, chosen in zip(annotators, chosen_of, strict=True):
+                out_items += [item] * len(chosen)
+                out_annotators += [annotator] * len(chosen)
+                out_labels += chosen
+            continue
         if len(values) != len(annotators):
             raise DataError(
                 f"item {item!r}: {len(values)} predictions for {len(annotators)} annotators.",
@@ -319,7 +344,8 @@ def _pe_2025(parsed, dataset: Dataset, source: Source) -> pd.DataFrame:
         for a, (annotator, value) in enumerate(zip(annotators, values, strict=True)):
             column = f"annotator {a + 1} ({annotator})"
             if multilabel:
-                chosen = _multilabel_choice(value, labels, source, number, column)
+                chosen = _multilabel_choice(value, labels, source, number, column, item,
+                                            len(annotators))
             else:
                 match = _match_scalar(value, labels)
                 if match is None:
@@ -413,13 +439,46 @@ def _match_scalar(value, labels) -> str | None:
     return None
 
 
-def _multilabel_choice(value, labels, source: Source, number: int, column: str) -> list[str]:
-    """A multi-label annotator prediction: one label, a list of labels or a 0/1 vector."""
+def _is_binary_number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and v in (0, 1)
+
+
+def _is_per_label_layout(values: list, labels) -> bool:
+    """The official VariErrNLI Task B layout: one numeric vector per label."""
+    return len(values) == len(labels) and all(
+        isinstance(v, list) and all(_is_binary_number(x) for x in v) for v in values
+    )
+
+
+def _per_label_choices(values, labels, annotators, item, source: Source, number: int):
+    """Per-label 0/1 vectors over the annotators -> the labels each annotator chose."""
+    lengths = {len(v) for v in values}
+    if lengths != {len(annotators)}:
+        raise DataError(
+            f"item {item!r}: per-label vectors of length {sorted(lengths)} for "
+            f"{len(annotators)} annotators.",
+            source=source.name, row=number,
+            fix="write one 0/1 vector per label (in the order "
+            f"{list(labels)}) with one entry per annotator of the item (each annotator once, "
+            "even when the 'annotators' string repeats an id).",
+        )
+    matrix = np.asarray(values, dtype=float)  # (labels, annotators)
+    return [[lab for lab, v in zip(labels, column, strict=True) if v == 1] for column in matrix.T]
+
+
+def _multilabel_choice(value, labels, source: Source, number: int, column: str, item: str = "",
+                       n_annotators: int = 0) -> list[str]:
+    """A multi-label annotator prediction given by label names (one or a list)."""
     items = value if isinstance(value, list) else [value]
-    if len(items) == len(labels) and all(
-        isinstance(v, (int, float)) and not isinstance(v, bool) and v in (0, 1) for v in items
-    ):
-        return [lab for lab, v in zip(labels, items, strict=True) if v == 1]
+    if items and all(_is_binary_number(v) for v in items):
+        raise DataError(
+            f"item {item!r}: a 0/1 vector per annotator ({column}), but the official VariErrNLI "
+            f"Task B layout is per label: {len(labels)} vectors (one per label "
+            f"{list(labels)}), each with one 0/1 entry per annotator ({n_annotators} here).",
+            source=source.name, row=number, column=column,
+            fix="transpose each line to [[c_a1..c_an], [e_a1..e_an], [n_a1..n_an]] (the "
+            "organisers' layout), or write label names per annotator.",
+        )
     chosen = []
     for v in items:
         match = _match_scalar(v, labels)
@@ -427,8 +486,8 @@ def _multilabel_choice(value, labels, source: Source, number: int, column: str) 
             raise DataError(
                 f"{v!r} is not a label of the dataset {list(labels)}.",
                 source=source.name, row=number, column=column,
-                fix="write the annotator's labels as a list of label names or as a 0/1 vector "
-                "in inventory order.",
+                fix="write the annotator's labels as a list of label names, or the whole line "
+                "in the official per-label 0/1 layout.",
             )
         chosen.append(match)
     return chosen

@@ -1,0 +1,195 @@
+"""LeWiDi scorer: upload the organisers' gold JSON and one or more submissions (TSVs or
+Codabench ``res.zip``) and get the leaderboard per dataset and task with what no leaderboard
+shows: a bootstrap CI over items for each official score, a paired bootstrap test between
+neighbouring ranks, and the items where two systems differ. Every number comes from
+:mod:`hlv_core.lewidi` (the ``lewidi`` CLI command calls the same functions)."""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import PurePosixPath
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from hlv_core import lewidi
+from hlv_core.io import DataError
+from hlv_ui.state import show_data_error
+from hlv_ui.widgets import download_table
+
+st.title("LeWiDi scorer")
+st.caption(
+    "Official LeWiDi scores (2025: CSC, MP, Paraphrase, VariErrNLI, Task A soft and Task B "
+    "perspectivist; 2023: cross-entropy and micro F1) with the organisers' targets and "
+    "rounding, plus a bootstrap CI over items for every score and a paired bootstrap test "
+    "between neighbouring ranks: is rank 1 really ahead of rank 2? All scores are lower-is-"
+    "better except micro F1. The same numbers: `python -m hlv_core lewidi GOLD SUBMISSION`."
+)
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+
+
+def _md(text: str) -> str:
+    """A user string (file name, warning) safe inside Streamlit markdown."""
+    return _MD_SPECIAL.sub(r"\\\1", str(text))
+
+
+@st.cache_data(show_spinner="Scoring…", max_entries=64)
+def score_cached(golds: tuple[tuple[str, bytes], ...], name: str, raw: bytes,
+                 task: str | None) -> list[lewidi.ScoreResult]:
+    """Score one submission file (cached on the gold and submission bytes); ``task`` applies
+    only to files whose name has no ``_soft`` / ``_pe``."""
+    gold_objects = [lewidi.load_gold(blob, name=gname) for gname, blob in golds]
+    if lewidi.task_from_name(name) is not None:
+        task = None
+    return list(lewidi.score_results(gold_objects, raw, task, name=name))
+
+
+@st.cache_data(show_spinner="Bootstrapping…", max_entries=32)
+def board_cached(_runs: list, runs_key: tuple, n_boot: int, seed: int, level: float):
+    del runs_key  # cache key: file names and content hashes
+    return lewidi.leaderboard(_runs, n_boot=n_boot, seed=seed, level=level)
+
+
+left, right = st.columns(2)
+with left:
+    gold_uploads = st.file_uploader(
+        "Gold JSON (the organisers' <Dataset>_test.json; several datasets allowed)",
+        type=["json"], accept_multiple_files=True, key="lewidi.gold")
+with right:
+    sub_uploads = st.file_uploader(
+        "Submissions (TSV or res.zip; one per system)", type=["tsv", "txt", "zip"],
+        accept_multiple_files=True, key="lewidi.subs")
+demo = st.toggle("Use the synthetic demo (an MP-style gold and three systems)",
+                 key="lewidi.demo", value=False,
+                 help="Generated data, no download: shows what the page does.")
+c1, c2, c3 = st.columns(3)
+n_boot = int(c1.number_input("Bootstrap resamples", 100, 20000, 1000, step=100,
+                             key="lewidi.n_boot"))
+seed = int(c2.number_input("Seed", 0, 2**31 - 1, 0, key="lewidi.seed"))
+level = float(c3.select_slider("CI level", options=[0.8, 0.9, 0.95, 0.99], value=0.95,
+                               key="lewidi.level"))
+task_choice = st.radio("Task when a file name has no _soft / _pe", ["from name", "soft", "pe"],
+                       horizontal=True, key="lewidi.task")
+forced_task = None if task_choice == "from name" else task_choice
+
+if demo:
+    (gold_name, gold_bytes), demo_zips = lewidi.demo_files(seed=0)
+    golds = ((gold_name, gold_bytes),)
+    submissions = list(demo_zips.items())
+else:
+    golds = tuple((g.name, g.getvalue()) for g in gold_uploads or [])
+    submissions = [(s.name, s.getvalue()) for s in sub_uploads or []]
+
+if not golds or not submissions:
+    st.info("Upload a gold JSON and at least one submission, or switch on the demo.")
+    st.stop()
+
+try:
+    for gname, blob in golds:
+        lewidi.load_gold(blob, name=gname)
+except DataError as error:
+    show_data_error(error)
+    st.stop()
+
+runs = []
+used: set[str] = set()
+for name, raw in submissions:
+    try:
+        results = score_cached(golds, name, raw, forced_task)
+    except DataError as error:
+        show_data_error(error)
+        continue
+    system = PurePosixPath(name).stem or "submission"
+    k = 2
+    while system in used:
+        system, k = f"{PurePosixPath(name).stem}-{k}", k + 1
+    used.add(system)
+    runs.append((system, results))
+    for r in results:
+        for warning in r.warnings:
+            st.warning(f"{_md(system)} · {r.dataset} {r.task}: {_md(warning)}",
+                       icon=":material/warning:")
+
+if not runs:
+    st.stop()
+
+runs_key = tuple((s, tuple((r.file, r.dataset, r.task, r.score, float(np.sum(r.values)))
+                           for r in results)) for s, results in runs)
+board, tests = board_cached(runs, runs_key, n_boot, seed, level)
+
+st.subheader("Leaderboard")
+st.caption(f"Official score, {level:.0%} percentile bootstrap CI over items of the unrounded "
+           f"mean ({n_boot} resamples, seed {seed}; the same resamples for every system).")
+for (dataset, split, task), part in board.groupby(["dataset", "split", "task"], sort=False):
+    st.markdown(f"**{_md(dataset)} {_md(split)} · Task {_md(task)}** · "
+                f"metric `{part['metric'].iloc[0]}` · {int(part['n_items'].iloc[0])} items")
+    shown = part[["rank", "system", "score", "ci_lower", "ci_upper", "n_items"]]
+    st.dataframe(shown, hide_index=True, width="stretch", column_config={
+        c: st.column_config.NumberColumn(format="%.6f")
+        for c in ("score", "ci_lower", "ci_upper")})
+    fig = go.Figure(go.Scatter(
+        x=part["mean"], y=[html.escape(s) for s in part["system"]], mode="markers",
+        error_x={"type": "data", "symmetric": False,
+                 "array": part["ci_upper"] - part["mean"],
+                 "arrayminus": part["mean"] - part["ci_lower"]},
+        hovertemplate="%{y}: %{x:.5f}<extra></extra>"))
+    fig.update_layout(height=120 + 40 * len(part), margin={"l": 10, "r": 10, "t": 10, "b": 10},
+                      xaxis_title=part["metric"].iloc[0], yaxis={"autorange": "reversed"})
+    st.plotly_chart(fig, width="stretch", key=f"lewidi.ci.{dataset}.{split}.{task}")
+download_table(board, "lewidi_leaderboard.csv", key="lewidi.dl.board")
+
+st.subheader("Is each rank ahead of the next?")
+st.caption("Paired bootstrap over items (same resamples for both systems): `diff` = mean of the "
+           "lower-ranked system minus the higher-ranked one, its CI, and the two-sided p-value "
+           "(1 + #{|d* − d| ≥ |d|}) / (B + 1).")
+if tests.empty:
+    st.info("Upload at least two submissions for the same dataset and task to compare ranks.")
+else:
+    st.dataframe(tests.drop(columns=["n_boot", "seed", "level"]), hide_index=True,
+                 width="stretch")
+download_table(tests, "lewidi_paired_tests.csv", key="lewidi.dl.tests")
+
+st.subheader("Where two systems differ")
+groups = sorted({(r.dataset, r.split, r.task) for _, results in runs for r in results})
+group = st.selectbox("Dataset and task", groups, format_func=lambda g: f"{g[0]} {g[1]} · {g[2]}",
+                     key="lewidi.group")
+by_system = {s: r for s, results in runs for r in results
+             if (r.dataset, r.split, r.task) == group}
+names = list(by_system)
+if len(names) < 2:
+    st.info("Only one system has this dataset and task.")
+else:
+    ca, cb = st.columns(2)
+    sys_a = ca.selectbox("System A", names, index=0, key="lewidi.sys_a")
+    sys_b = cb.selectbox("System B", names, index=1, key="lewidi.sys_b")
+    diffs = lewidi.item_differences(by_system[sys_a], by_system[sys_b])
+    metric = by_system[sys_a].metric
+    fig = go.Figure(go.Scatter(
+        x=diffs["a"], y=diffs["b"], mode="markers",
+        text=[html.escape(str(i)) for i in diffs["item_id"]],
+        hovertemplate="item %{text}<br>A %{x:.5f}<br>B %{y:.5f}<extra></extra>",
+        marker={"color": diffs["diff"], "colorscale": "RdBu_r", "cmid": 0, "showscale": True,
+                "colorbar": {"title": "B − A"}}))
+    top = float(np.nanmax([diffs["a"].max(), diffs["b"].max(), 1e-9]))
+    fig.add_shape(type="line", x0=0, y0=0, x1=top, y1=top, line={"dash": "dot"})
+    fig.update_layout(height=420, xaxis_title=f"{html.escape(sys_a)}: per-item {metric}",
+                      yaxis_title=f"{html.escape(sys_b)}: per-item {metric}",
+                      margin={"l": 10, "r": 10, "t": 10, "b": 10})
+    st.plotly_chart(fig, width="stretch", key="lewidi.items_plot")
+    worse = int((diffs["diff"] > 0).sum())
+    better = int((diffs["diff"] < 0).sum())
+    st.caption(f"B is worse than A on {worse} item(s), better on {better}, equal on "
+               f"{len(diffs) - worse - better} (lower is better"
+               f"{'' if metric != 'micro_f1' else ', except micro F1'}).")
+    st.dataframe(diffs.head(200), hide_index=True, width="stretch")
+    download_table(diffs.rename(columns={"a": sys_a, "b": sys_b}), "lewidi_item_differences.csv",
+                   key="lewidi.dl.items")
+
+items = pd.concat([r.items().assign(system=s) for s, results in runs for r in results],
+                  ignore_index=True)
+download_table(items, "lewidi_per_item_values.csv", key="lewidi.dl.all_items",
+               label="Download every per-item value (CSV)")
