@@ -45,6 +45,7 @@ __all__ = [
     "multilabel_agreement_pairs",
     "simulate_multilabel",
     "simulation_curves",
+    "simulation_vs_paper",
 ]
 
 MULTILABEL_MEASURES = (
@@ -464,3 +465,48 @@ def simulation_curves(
         if progress is not None:
             progress(done, len(settings))
     return pd.concat(frames, ignore_index=True)
+
+
+#: Seed 002 section 5 claims (equal label probabilities, 100 items): (claim, measure,
+#: statistic, agreement, double_share, n_categories, paper value). Approximate ("~") values in
+#: the text are given as printed.
+PAPER_SIMULATION = (
+    ("adjusted, no doubles, 60% intersection", "boot_match", "adjusted", 0.6, 0.0, 5, 0.50),
+    ("adjusted, no doubles, 75% intersection", "boot_match", "adjusted", 0.75, 0.0, 5, 0.69),
+    ("adjusted, no doubles, 90% intersection", "boot_match", "adjusted", 0.9, 0.0, 5, 0.87),
+    ("expected boot-match, no doubles", "boot_match", "expected", None, 0.0, 5, 0.20),
+    ("expected boot-match, all doubles", "boot_match", "expected", None, 1.0, 5, 0.70),
+    ("adjusted boot-match, all doubles, 75%", "boot_match", "adjusted", 0.75, 1.0, 5, 0.17),
+    ("expected soft-match (every setting)", "soft_match_kappa", "expected", None, None, 5, 0.21),
+    ("expected boot-match, no doubles", "boot_match", "expected", None, 0.0, 10, 0.11),
+    ("expected boot-match, all doubles", "boot_match", "expected", None, 1.0, 10, 0.38),
+    ("adjusted boot-match, all doubles, 75%", "boot_match", "adjusted", 0.75, 1.0, 10, 0.60),
+)
+
+
+def simulation_vs_paper(curves: pd.DataFrame) -> pd.DataFrame:
+    """The paper's simulation claims (seed 002 section 5, :data:`PAPER_SIMULATION`) beside the
+    same statistic of ``curves`` (output of :func:`simulation_curves`; mean over the settings a
+    claim covers when it names no agreement or double share). Only the claims for the curves'
+    number of categories; with skewed labels (entropy below the maximum) the paper's values do
+    not apply and the table is empty. Columns ``claim, measure, statistic, paper, this_run``."""
+    columns = ["claim", "measure", "statistic", "paper", "this_run"]
+    if curves.empty:
+        return pd.DataFrame(columns=columns)
+    k = int(curves["n_categories"].iloc[0])
+    if float(curves["entropy"].iloc[0]) < np.log2(k) - 1e-9:
+        return pd.DataFrame(columns=columns)
+    rows = []
+    for claim, measure, stat, agreement, double, n_cat, paper in PAPER_SIMULATION:
+        if n_cat != k:
+            continue
+        sel = curves["measure"] == measure
+        if agreement is not None:
+            sel &= np.isclose(curves["agreement"], agreement)
+        if double is not None:
+            sel &= np.isclose(curves["double_share"], double)
+        if not sel.any():
+            continue
+        rows.append({"claim": claim, "measure": measure, "statistic": stat, "paper": paper,
+                     "this_run": float(curves.loc[sel, stat].mean())})
+    return pd.DataFrame(rows, columns=columns)

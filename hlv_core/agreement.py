@@ -33,6 +33,7 @@ from ._multilabel import (
     multilabel_agreement_pairs,
     simulate_multilabel,
     simulation_curves,
+    simulation_vs_paper,
     soft_match_reduction,
 )
 
@@ -63,6 +64,7 @@ __all__ = [
     "prepare_alpha_input",
     "simulate_multilabel",
     "simulation_curves",
+    "simulation_vs_paper",
     "soft_match_reduction",
 ]
 
