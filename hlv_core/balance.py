@@ -720,10 +720,13 @@ def conventions_note(
         f"min_shared {min_shared}"
         + (" (paper)" if min_shared == PAPER_MIN_SHARED else " (deviation from the paper: 1)")
     )
-    parts.append(
-        f"sigma_rnd {procedure}" + (f", {n_steps} steps per A_rnd (paper)" if procedure == "composed"
-                                    else " (deviation from the paper: composed)")
-    )
+    if procedure != "composed":
+        parts.append(f"sigma_rnd {procedure} (deviation from the paper: composed)")
+    elif n_steps != DEFAULT_STEPS:
+        parts.append(f"sigma_rnd composed, {n_steps} steps per A_rnd (deviation from the "
+                     f"paper: {DEFAULT_STEPS})")
+    else:
+        parts.append(f"sigma_rnd composed, {n_steps} steps per A_rnd (paper)")
     parts.append("undefined pairwise alpha = no edge")
     return "; ".join(parts)
 

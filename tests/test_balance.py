@@ -598,6 +598,7 @@ def test_cli_paper_conventions_by_default_and_deviations_labelled(data_dir, caps
     assert "min_shared 2 (deviation from the paper: 1)" in out
     assert "sigma_rnd one_step (deviation from the paper: composed)" in out
     assert "sigma_rnd_steps: 1" in out
+    assert "deviation from the paper: 10" in balance.conventions_note("nominal", 1, "composed", 3)
 
 
 def test_cli_folder_with_bad_schema_exits_2(tmp_path, capsys):
