@@ -9,8 +9,20 @@ Per item, for the label sets S1 (coder 1, the reference) and S2:
 * soft-match = [S1 & S2 non-empty]; augmented = |S1 & S2| / (|S1| |S2|) (Rosenberg & Binkowski
   2004, equal weights); precision = |S1 & S2| / |S2|; recall = |S1 & S2| / |S1|;
   F1 = 2 |S1 & S2| / (|S1| + |S2|). Observed P_o = mean over items; adjusted = (P_o - P_e)/(1 - P_e).
-* Expected agreement P_e: soft-match kappa: Cohen-style label shares ``sum_l q1(l) q2(l)``
-  (``q_c`` = counts / total labels of coder c); soft-match pi: pooled shares ``sum_l q(l)^2``;
+* Expected agreement P_e of soft-match kappa / pi (``soft_match_expected``):
+
+  - ``"reduced"`` (default, the paper's section 3.1 and footnote 3): each item is first reduced
+    to one label per coder: the intersecting label when the sets share exactly one; where they
+    share none or two or more, "a single label is sampled", and footnote 3 computes the expected
+    agreement of those items "with the same method as for augmented kappa", i.e. coder c's label
+    l gets weight 1/|S_c| (the expectation of sampling one label uniformly from its set, so no
+    random draw is needed). Marginals r_c(l) = mean over items of these weights;
+    kappa: P_e = sum_l r1(l) r2(l); pi: pooled r = (r1 + r2) / 2, P_e = sum_l r(l)^2.
+  - ``"label_shares"`` (our earlier reading, kept by name): raw shares ``q_c`` = counts / total
+    labels of coder c, kappa P_e = ``sum_l q1(l) q2(l)``, pi pooled shares ``sum_l q(l)^2``.
+
+  Observed soft-match agreement is the same either way (intersection non-empty).
+* Other expected agreements:
   augmented kappa: Rosenberg & Binkowski marginals ``p_c(l) = mean_i w_c(l)``, ``w = 1/|S_c|``
   (reproduces 7/18 = .389 on Table 1); boot-*: mean over B bootstrap replicates in which each
   coder's sets are redrawn item by item: set size from the coder's empirical size distribution,
@@ -27,10 +39,13 @@ import pandas as pd
 
 __all__ = [
     "MULTILABEL_MEASURES",
+    "SOFT_MATCH_EXPECTED",
+    "soft_match_reduction",
     "multilabel_agreement",
     "multilabel_agreement_pairs",
     "simulate_multilabel",
     "simulation_curves",
+    "simulation_vs_paper",
 ]
 
 MULTILABEL_MEASURES = (
@@ -51,6 +66,27 @@ _BOOT = {
     "boot_augmented": "augmented",
 }
 _COLUMNS = ["observed", "expected", "adjusted", "sd"]
+#: soft-match expected-agreement variants: the paper's reduction (default) and raw label shares
+SOFT_MATCH_EXPECTED = ("reduced", "label_shares")
+
+
+def soft_match_reduction(s1: np.ndarray, s2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-item label weights of the paper's soft-match reduction (seed 002 section 3.1, fn. 3).
+
+    ``s1, s2``: (..., N, K) boolean label sets of two coders. Returns (r1, r2), (..., N, K) float
+    weights summing to 1 per item: where the sets intersect in exactly one label both coders get
+    that label (weight 1); elsewhere (no or several intersecting labels) each coder spreads
+    weight 1/|S_c| over its own set (footnote 3: the augmented-kappa method, which is the
+    expectation of sampling one of its labels). Rows with an empty set get weight 0."""
+    s1 = np.asarray(s1, dtype=bool)
+    s2 = np.asarray(s2, dtype=bool)
+    inter = s1 & s2
+    single = (inter.sum(axis=-1) == 1)[..., None]
+    k1 = np.maximum(s1.sum(axis=-1, keepdims=True), 1)
+    k2 = np.maximum(s2.sum(axis=-1, keepdims=True), 1)
+    r1 = np.where(single, inter, s1 / k1).astype(float)
+    r2 = np.where(single, inter, s2 / k2).astype(float)
+    return r1, r2
 
 
 def _per_item(s1: np.ndarray, s2: np.ndarray) -> dict[str, np.ndarray]:
@@ -101,8 +137,16 @@ def _smallest(keys: np.ndarray, size: np.ndarray) -> np.ndarray:
     return (keys <= threshold) & (size[..., None] > 0)
 
 
+def _check_soft_match_expected(soft_match_expected: str) -> None:
+    if soft_match_expected not in SOFT_MATCH_EXPECTED:
+        raise ValueError(
+            f"soft_match_expected must be one of {SOFT_MATCH_EXPECTED}, got {soft_match_expected!r}"
+        )
+
+
 def _pair_table(
-    s1: np.ndarray, s2: np.ndarray, *, n_boot: int, rng: np.random.Generator
+    s1: np.ndarray, s2: np.ndarray, *, n_boot: int, rng: np.random.Generator,
+    soft_match_expected: str = "reduced",
 ) -> pd.DataFrame:
     """Observed/expected/adjusted/sd of every measure for one coder pair (N, K) boolean sets."""
     n_items, k = s1.shape
@@ -111,11 +155,17 @@ def _pair_table(
     rows: dict[str, tuple[float, float, float, float]] = {}
     q1 = s1.sum(axis=0) / s1.sum()
     q2 = s2.sum(axis=0) / s2.sum()
-    pooled = (s1.sum(axis=0) + s2.sum(axis=0)) / (s1.sum() + s2.sum())
     p1 = (s1 / s1.sum(axis=1, keepdims=True)).mean(axis=0)
     p2 = (s2 / s2.sum(axis=1, keepdims=True)).mean(axis=0)
+    if soft_match_expected == "reduced":
+        r1, r2 = soft_match_reduction(s1, s2)
+        m1, m2 = r1.mean(axis=0), r2.mean(axis=0)
+        pooled = (m1 + m2) / 2.0
+    else:
+        m1, m2 = q1, q2
+        pooled = (s1.sum(axis=0) + s2.sum(axis=0)) / (s1.sum() + s2.sum())
     for name, p_o, p_e in (
-        ("soft_match_kappa", obs["soft_match"], float(q1 @ q2)),
+        ("soft_match_kappa", obs["soft_match"], float(m1 @ m2)),
         ("soft_match_pi", obs["soft_match"], float(pooled @ pooled)),
         ("augmented_kappa", obs["augmented"], float(p1 @ p2)),
     ):
@@ -171,9 +221,14 @@ def multilabel_agreement_pairs(
     seed: int = 0,
     coders: Sequence[str] | None = None,
     min_shared: int = 1,
+    soft_match_expected: str = "reduced",
     progress=None,
 ) -> pd.DataFrame:
     """Per coder pair: every measure's observed, expected, adjusted agreement and bootstrap sd.
+
+    ``soft_match_expected``: ``"reduced"`` (default, the paper's reduction to the intersecting
+    label, :func:`soft_match_reduction`) or ``"label_shares"`` (raw label shares) for the
+    expected agreement of ``soft_match_kappa`` / ``soft_match_pi``.
 
     Long table with columns ``coder_1, coder_2, n_items, measure, observed, expected, adjusted,
     sd``; ``coder_1`` (earlier in sorted id order, or first of ``coders``) is the reference for
@@ -183,6 +238,7 @@ def multilabel_agreement_pairs(
     in order. ``progress(done, total)`` is called after each pair."""
     if n_boot < 0:
         raise ValueError("n_boot must be >= 0")
+    _check_soft_match_expected(soft_match_expected)
     cells, sets, labels = _set_cells(annotations)
     if len(labels) == 0:
         raise ValueError("no labels: every annotation is empty")
@@ -208,7 +264,8 @@ def multilabel_agreement_pairs(
     for done, (i, j) in enumerate(pairs, start=1):
         both = (grid[:, i] >= 0) & (grid[:, j] >= 0)
         if both.sum() >= max(min_shared, 1):
-            table = _pair_table(sets[grid[both, i]], sets[grid[both, j]], n_boot=n_boot, rng=rng)
+            table = _pair_table(sets[grid[both, i]], sets[grid[both, j]], n_boot=n_boot, rng=rng,
+                                soft_match_expected=soft_match_expected)
             table = table.reset_index()
             table.insert(0, "n_items", int(both.sum()))
             table.insert(0, "coder_2", ids[j])
@@ -221,7 +278,8 @@ def multilabel_agreement_pairs(
             "no coder pair labelled the same item with non-empty label sets: nothing to compare"
         )
     out = pd.concat(frames, ignore_index=True)
-    out.attrs.update({"n_boot": int(n_boot), "seed": int(seed), "labels": list(labels)})
+    out.attrs.update({"n_boot": int(n_boot), "seed": int(seed), "labels": list(labels),
+                      "soft_match_expected": soft_match_expected})
     return out
 
 
@@ -232,12 +290,16 @@ def multilabel_agreement(
     seed: int = 0,
     coders: Sequence[str] | None = None,
     min_shared: int = 1,
+    soft_match_expected: str = "reduced",
     progress=None,
 ) -> pd.DataFrame:
     """Multi-label agreement table (seed 002): rows = measures, columns ``observed, expected,
     adjusted, sd`` (+ ``n_pairs``, ``n_items``).
 
-    Measures: ``soft_match_kappa`` (Cohen label shares), ``soft_match_pi`` (pooled shares),
+    Measures: ``soft_match_kappa`` (Cohen-style per-coder marginals), ``soft_match_pi`` (pooled
+    marginals), both after the paper's reduction of every item to its intersecting label
+    (``soft_match_expected="reduced"``, default, section 3.1 and footnote 3) or from raw label
+    shares (``"label_shares"``),
     ``augmented_kappa`` (Rosenberg & Binkowski per-item weights), ``boot_match``,
     ``boot_precision``, ``boot_recall``, ``boot_f1``, ``boot_augmented`` (expected agreement from
     ``n_boot`` seeded bootstrap replicates, ``sd`` = replicate sd). Two coders: that pair (coder 1 =
@@ -249,7 +311,7 @@ def multilabel_agreement(
     """
     pairs = multilabel_agreement_pairs(
         annotations, n_boot=n_boot, seed=seed, coders=coders, min_shared=min_shared,
-        progress=progress,
+        soft_match_expected=soft_match_expected, progress=progress,
     )
     n_pairs = int(pairs[["coder_1", "coder_2"]].drop_duplicates().shape[0])
     if n_pairs == 1:
@@ -268,7 +330,8 @@ def multilabel_agreement(
         table = table.loc[list(MULTILABEL_MEASURES)]
     table.index.name = "measure"
     table.attrs.update({"n_boot": int(n_boot), "seed": int(seed), "n_pairs": n_pairs,
-                        "labels": pairs.attrs.get("labels", [])})
+                        "labels": pairs.attrs.get("labels", []),
+                        "soft_match_expected": soft_match_expected})
     return table
 
 
@@ -360,14 +423,17 @@ def simulation_curves(
     n_boot: int = 100,
     label_skew: float = 0.0,
     seed: int = 0,
+    soft_match_expected: str = "reduced",
     progress=None,
 ) -> pd.DataFrame:
-    """Figure-1-style curves of seed 002: for every (agreement, double_share) the mean over
+    """Figure-1-style curves of seed 002 (``soft_match_expected`` as in
+    :func:`multilabel_agreement`): for every (agreement, double_share) the mean over
     ``n_datasets`` simulated data sets of each measure's observed, expected and adjusted agreement
     (paper: 100 data sets x 100 bootstrap replicates, 100 items, 5 categories).
 
     Long table: ``agreement, double_share, n_categories, entropy, measure, observed, expected,
     adjusted`` (entropy in bits of the generating label distribution)."""
+    _check_soft_match_expected(soft_match_expected)
     rng = np.random.default_rng(seed)
     probs = _label_probs(n_categories, label_skew)
     entropy = float(-(probs * np.log2(probs)).sum())
@@ -387,7 +453,8 @@ def simulation_curves(
             s1 = sets[grid["c1"].to_numpy(dtype=np.int64)]
             s2 = sets[grid["c2"].to_numpy(dtype=np.int64)]
             # align to the full label inventory (a label may be unused in a small data set)
-            tables.append(_pair_table(s1, s2, n_boot=n_boot, rng=rng))
+            tables.append(_pair_table(s1, s2, n_boot=n_boot, rng=rng,
+                                      soft_match_expected=soft_match_expected))
         mean = pd.concat(tables).groupby(level=0, sort=False)[["observed", "expected", "adjusted"]].mean()
         mean = mean.reset_index()
         mean.insert(0, "entropy", entropy)
@@ -398,3 +465,48 @@ def simulation_curves(
         if progress is not None:
             progress(done, len(settings))
     return pd.concat(frames, ignore_index=True)
+
+
+#: Seed 002 section 5 claims (equal label probabilities, 100 items): (claim, measure,
+#: statistic, agreement, double_share, n_categories, paper value). Approximate ("~") values in
+#: the text are given as printed.
+PAPER_SIMULATION = (
+    ("adjusted, no doubles, 60% intersection", "boot_match", "adjusted", 0.6, 0.0, 5, 0.50),
+    ("adjusted, no doubles, 75% intersection", "boot_match", "adjusted", 0.75, 0.0, 5, 0.69),
+    ("adjusted, no doubles, 90% intersection", "boot_match", "adjusted", 0.9, 0.0, 5, 0.87),
+    ("expected boot-match, no doubles", "boot_match", "expected", None, 0.0, 5, 0.20),
+    ("expected boot-match, all doubles", "boot_match", "expected", None, 1.0, 5, 0.70),
+    ("adjusted boot-match, all doubles, 75%", "boot_match", "adjusted", 0.75, 1.0, 5, 0.17),
+    ("expected soft-match (every setting)", "soft_match_kappa", "expected", None, None, 5, 0.21),
+    ("expected boot-match, no doubles", "boot_match", "expected", None, 0.0, 10, 0.11),
+    ("expected boot-match, all doubles", "boot_match", "expected", None, 1.0, 10, 0.38),
+    ("adjusted boot-match, all doubles, 75%", "boot_match", "adjusted", 0.75, 1.0, 10, 0.60),
+)
+
+
+def simulation_vs_paper(curves: pd.DataFrame) -> pd.DataFrame:
+    """The paper's simulation claims (seed 002 section 5, :data:`PAPER_SIMULATION`) beside the
+    same statistic of ``curves`` (output of :func:`simulation_curves`; mean over the settings a
+    claim covers when it names no agreement or double share). Only the claims for the curves'
+    number of categories; with skewed labels (entropy below the maximum) the paper's values do
+    not apply and the table is empty. Columns ``claim, measure, statistic, paper, this_run``."""
+    columns = ["claim", "measure", "statistic", "paper", "this_run"]
+    if curves.empty:
+        return pd.DataFrame(columns=columns)
+    k = int(curves["n_categories"].iloc[0])
+    if float(curves["entropy"].iloc[0]) < np.log2(k) - 1e-9:
+        return pd.DataFrame(columns=columns)
+    rows = []
+    for claim, measure, stat, agreement, double, n_cat, paper in PAPER_SIMULATION:
+        if n_cat != k:
+            continue
+        sel = curves["measure"] == measure
+        if agreement is not None:
+            sel &= np.isclose(curves["agreement"], agreement)
+        if double is not None:
+            sel &= np.isclose(curves["double_share"], double)
+        if not sel.any():
+            continue
+        rows.append({"claim": claim, "measure": measure, "statistic": stat, "paper": paper,
+                     "this_run": float(curves.loc[sel, stat].mean())})
+    return pd.DataFrame(rows, columns=columns)

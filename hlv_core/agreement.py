@@ -28,10 +28,13 @@ from ._alpha import (
 )
 from ._multilabel import (
     MULTILABEL_MEASURES,
+    SOFT_MATCH_EXPECTED,
     multilabel_agreement,
     multilabel_agreement_pairs,
     simulate_multilabel,
     simulation_curves,
+    simulation_vs_paper,
+    soft_match_reduction,
 )
 
 __all__ = [
@@ -51,6 +54,7 @@ __all__ = [
     "explain_alpha",
     "fleiss_kappa",
     "krippendorff_alpha",
+    "SOFT_MATCH_EXPECTED",
     "multilabel_agreement",
     "multilabel_agreement_pairs",
     "pair_disagreements",
@@ -60,6 +64,8 @@ __all__ = [
     "prepare_alpha_input",
     "simulate_multilabel",
     "simulation_curves",
+    "simulation_vs_paper",
+    "soft_match_reduction",
 ]
 
 Values = Mapping[str, float] | Sequence[str] | None

@@ -17,9 +17,13 @@ Definitions (spec 1.1):
   signed adjacency and A = |S|, tr(A^3) = 6 T and tr(S^3) = 6 (B - U), so
   B = (tr A^3 + tr S^3) / 12 and U = (tr A^3 - tr S^3) / 12. The traces are sums of the
   elementwise products (A A) o A and (S S) o S, so the cube is never formed.
-* sigma_rnd (paper 4.1, spec 1.2): items split at random into two halves (first floor(N/2) of
-  a random permutation), the annotator rows permuted independently inside each half; this keeps
-  every item's multiset of values, hence alpha, exactly; 10 replicates by default.
+* sigma_rnd (paper 4.1, spec 1.2): one split-and-shuffle step splits the items at random into two
+  halves (first floor(N/2) of a random permutation) and permutes the annotator rows
+  independently inside each half; this keeps every item's multiset of values, hence alpha,
+  exactly. Default (``procedure="composed"``): each of 10 matrices A_rnd composes 10 such steps,
+  the reading that reproduces Basile's Table 2; ``procedure="one_step"`` is the other reading.
+* Paper conventions by default: ``min_shared=1`` (pairs sharing no item get no edge), undefined
+  alpha_ij = no edge; ``min_shared=2`` is the robust deviation, labelled as such in the UI.
 
 Camps (Cartwright & Harary 1956): a signed graph whose cycles are all balanced splits into at most
 two camps with ``+`` edges inside and ``-`` edges across. :func:`camps` returns that partition when
@@ -42,7 +46,10 @@ from scipy.sparse.csgraph import connected_components
 from hlv_core.io import DataError, Dataset
 
 __all__ = [
+    "DEFAULT_STEPS",
+    "PAPER_MIN_SHARED",
     "PAPER_TABLE2",
+    "PROCEDURES",
     "CampsResult",
     "RandomSigmaResult",
     "SigmaResult",
@@ -52,6 +59,7 @@ __all__ = [
     "camps",
     "collapse_label_sets",
     "compare_datasets",
+    "conventions_note",
     "count_triangles",
     "graphml_bytes",
     "shuffle_annotations",
@@ -62,6 +70,12 @@ __all__ = [
 ]
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
+#: sigma_rnd readings (spec 1.2): "composed" (default, reproduces Basile's Table 2) and "one_step"
+PROCEDURES = ("composed", "one_step")
+#: split-and-shuffle steps composed into one A_rnd by default (paper 4.1, spec 1.2 reading (b))
+DEFAULT_STEPS = 10
+#: the paper's min_shared (spec 1.2, decision 6); 2 is the labelled robust deviation
+PAPER_MIN_SHARED = 1
 #: Graphs with at most this many nodes, or denser than DENSE_FRACTION, use dense BLAS products.
 DENSE_NODES = 300
 DENSE_FRACTION = 0.05
@@ -389,7 +403,7 @@ def sigma(
     annotations: pd.DataFrame,
     *,
     level: str = "nominal",
-    min_shared: int = 2,
+    min_shared: int = PAPER_MIN_SHARED,
     values: Mapping | list | None = None,
     multilabel: str = "error",
 ) -> SigmaResult:
@@ -403,8 +417,10 @@ def sigma(
     level : str
         Level of measurement for the overall and every pairwise alpha (always explicit).
     min_shared : int
-        Pairs sharing fewer items get no edge (default 2: one shared item can never give a
-        positive alpha_ij, spec 1.2).
+        Pairs sharing fewer items get no edge. Default 1, the paper's convention (reproduces
+        Basile's MD-Agreement sigma .494); 2 is the robust deviation (one shared item can never
+        give a positive alpha_ij, so such edges are almost always "-", spec 1.2). Dropped pairs
+        (too few shared items, undefined alpha_ij) are both counted in the result.
     values : mapping or list, optional
         Numbers of the labels for non-nominal levels (passed to ``hlv_core.agreement``).
     multilabel : str
@@ -536,24 +552,33 @@ def _draw_shuffle(
 
 
 def shuffle_annotations(
-    annotations: pd.DataFrame, rng: np.random.Generator | int | None = None
+    annotations: pd.DataFrame, rng: np.random.Generator | int | None = None, *, n_steps: int = 1
 ) -> tuple[pd.DataFrame, dict]:
-    """One random sigma_rnd replicate (paper 4.1; spec 1.2 [OURS] split).
+    """Split-and-shuffle the annotation table ``n_steps`` times (paper 4.1; spec 1.2).
 
-    Draws, in this order, ``perm = rng.permutation(N)`` (items in sorted id order; the first
-    floor(N/2) form the first half), ``p_first = rng.permutation(m)``, ``p_second =
-    rng.permutation(m)`` (annotators in sorted id order), then applies :func:`apply_shuffle`.
-    Returns the shuffled table and the drawn ``half_mask, p_first, p_second``.
+    One step draws, in this order, ``perm = rng.permutation(N)`` (items in sorted id order; the
+    first floor(N/2) form the first half), ``p_first = rng.permutation(m)``, ``p_second =
+    rng.permutation(m)`` (annotators in sorted id order of the input), then applies
+    :func:`apply_shuffle`. ``n_steps=1`` (default) is one step; ``n_steps=10`` composes ten
+    steps into one A_rnd, as :func:`sigma_random` does by default (same draws, same result).
+    Returns the shuffled table and the draws: ``half_mask, p_first, p_second`` of the last step
+    and ``steps``, the list of every step's draws.
     """
+    if int(n_steps) != n_steps or n_steps < 1:
+        raise ValueError(f"n_steps must be a positive integer, got {n_steps!r}")
     rng = np.random.default_rng(rng)
     item_order = pd.Index(np.sort(pd.unique(annotations["item_id"].astype(str))))
     annotator_order = pd.Index(np.sort(pd.unique(annotations["annotator_id"].astype(str))))
-    half_mask, p_first, p_second = _draw_shuffle(rng, len(item_order), len(annotator_order))
-    shuffled = apply_shuffle(
-        annotations, half_mask, p_first, p_second,
-        item_order=item_order, annotator_order=annotator_order,
-    )
-    return shuffled, {"half_mask": half_mask, "p_first": p_first, "p_second": p_second}
+    shuffled = annotations
+    steps = []
+    for _ in range(int(n_steps)):  # each step is vectorised; steps compose sequentially
+        half_mask, p_first, p_second = _draw_shuffle(rng, len(item_order), len(annotator_order))
+        shuffled = apply_shuffle(
+            shuffled, half_mask, p_first, p_second,
+            item_order=item_order, annotator_order=annotator_order,
+        )
+        steps.append({"half_mask": half_mask, "p_first": p_first, "p_second": p_second})
+    return shuffled, {**steps[-1], "steps": steps}
 
 
 @dataclass
@@ -577,6 +602,13 @@ class RandomSigmaResult:
     seed: int | None
     level: str
     min_shared: int
+    procedure: str = "composed"
+    n_steps: int = DEFAULT_STEPS
+
+    @property
+    def se(self) -> float:
+        """Monte Carlo standard error of the mean, sd / sqrt(n_defined)."""
+        return self.sd / math.sqrt(self.n_defined) if self.n_defined > 1 else math.nan
 
     def summary(self) -> dict:
         return {
@@ -586,9 +618,28 @@ class RandomSigmaResult:
             "n_defined": self.n_defined,
             "n_repeats": self.n_repeats,
             "seed": self.seed,
+            "sigma_rnd_procedure": self.procedure,
+            "sigma_rnd_steps": self.n_steps,
             "max_alpha_change": _num(float(np.max(np.abs(self.alphas - self.alpha))))
             if len(self.alphas) else None,
         }
+
+
+def _shuffled_codes(
+    rng: np.random.Generator, item: np.ndarray, annotator: np.ndarray, n_items: int, m: int,
+    n_steps: int,
+) -> np.ndarray:
+    """Annotator codes after ``n_steps`` composed split-and-shuffle steps (one A_rnd).
+
+    Step s draws a fresh half split and two permutations (:func:`_draw_shuffle`) and maps
+    code c of an annotation on item j to ``p_first[c]`` if j is in the first half, else
+    ``p_second[c]``; the steps act on the output of the previous one. Every step is vectorised
+    over all annotations; with ``n_steps=1`` the draws equal one :func:`shuffle_annotations`."""
+    code = annotator
+    for _ in range(n_steps):  # composition is sequential by definition; 10 steps by default
+        half_mask, p_first, p_second = _draw_shuffle(rng, n_items, m)
+        code = np.where(half_mask[item], p_first[code], p_second[code])
+    return code
 
 
 def sigma_random(
@@ -597,22 +648,38 @@ def sigma_random(
     n_repeats: int = 10,
     seed: int | None = 0,
     level: str = "nominal",
-    min_shared: int = 2,
+    min_shared: int = 1,
+    procedure: str = "composed",
+    n_steps: int = DEFAULT_STEPS,
     values: Mapping | list | None = None,
     multilabel: str = "error",
     progress: Callable[[int, int], None] | None = None,
 ) -> RandomSigmaResult:
     """Randomised baseline sigma_rnd (paper 4.1, spec 1.2, decision 6).
 
-    Each replicate (see :func:`shuffle_annotations`) splits the items at random into two equal
-    halves and permutes the annotator rows independently inside each half, then recomputes
-    alpha, the signed graph and sigma. ``numpy.random.default_rng(seed)`` drives all replicates.
-    ``progress(done, total)`` is called after each replicate. ``level``, ``min_shared``,
-    ``values``, ``multilabel`` as in :func:`sigma`.
+    One split-and-shuffle step (see :func:`shuffle_annotations`) splits the items at random into
+    two equal halves and permutes the annotator rows independently inside each half.
+
+    * ``procedure="composed"`` (default, the paper's "the entire procedure is repeated ten times,
+      producing the derived annotation matrix A_rnd"; reproduces Basile's Table 2): each of the
+      ``n_repeats`` matrices A_rnd composes ``n_steps`` (10) steps on the same matrix.
+    * ``procedure="one_step"``: each A_rnd is a single step (``n_steps`` ignored); the older
+      reading, which leaves camp structure in place and gives higher sigma_rnd.
+
+    sigma is recomputed on every A_rnd (alpha, signed graph, triangles) and averaged over the
+    replicates that have a triangle. Every step keeps every item's multiset of labels, so alpha
+    is unchanged (``alphas`` records it per replicate). ``numpy.random.default_rng(seed)`` drives
+    all draws. ``progress(done, total)`` is called after each A_rnd. ``level``, ``min_shared``
+    (default 1, the paper's convention), ``values``, ``multilabel`` as in :func:`sigma`.
     """
     annotations = _check_annotations(annotations, level, min_shared, multilabel)
     if int(n_repeats) != n_repeats or n_repeats < 1:
         raise ValueError(f"n_repeats must be a positive integer, got {n_repeats!r}")
+    if procedure not in PROCEDURES:
+        raise ValueError(f"procedure must be one of {PROCEDURES}, got {procedure!r}")
+    if int(n_steps) != n_steps or n_steps < 1:
+        raise ValueError(f"n_steps must be a positive integer, got {n_steps!r}")
+    steps = int(n_steps) if procedure == "composed" else 1
     rng = np.random.default_rng(seed)
     # ids, items and labels are coded once (sorted ids: the same draws as shuffle_annotations);
     # a replicate only permutes integer annotator codes
@@ -624,9 +691,8 @@ def sigma_random(
     alphas = np.full(n_repeats, np.nan)
     tris = np.zeros(n_repeats, dtype=np.int64)
     for r in range(n_repeats):  # replicates are sequential by nature; each one is vectorised
-        half_mask, p_first, p_second = _draw_shuffle(rng, data.n_items, data.n_annotators)
-        new_code = np.where(
-            half_mask[data.item], p_first[data.annotator], p_second[data.annotator]
+        new_code = _shuffled_codes(
+            rng, data.item, data.annotator, data.n_items, data.n_annotators, steps
         )
         core = _sigma_core(data.with_annotators(new_code), min_shared)
         sigmas[r] = core.counts.sigma
@@ -640,8 +706,29 @@ def sigma_random(
     return RandomSigmaResult(
         mean=mean, sd=sd, values=sigmas, n_defined=len(defined), alpha=alpha, alphas=alphas,
         n_triangles=tris, n_repeats=int(n_repeats), seed=seed, level=level,
-        min_shared=int(min_shared),
+        min_shared=int(min_shared), procedure=procedure, n_steps=steps,
     )
+
+
+def conventions_note(
+    level: str, min_shared: int, procedure: str = "composed", n_steps: int = DEFAULT_STEPS
+) -> str:
+    """One line naming the conventions behind sigma / sigma_rnd numbers and flagging every
+    deviation from the paper's (nominal alpha, min_shared 1, composed sigma_rnd; spec 1.2)."""
+    parts = [f"level {level}" + ("" if level == "nominal" else " (the paper's Table 2 is nominal)")]
+    parts.append(
+        f"min_shared {min_shared}"
+        + (" (paper)" if min_shared == PAPER_MIN_SHARED else " (deviation from the paper: 1)")
+    )
+    if procedure != "composed":
+        parts.append(f"sigma_rnd {procedure} (deviation from the paper: composed)")
+    elif n_steps != DEFAULT_STEPS:
+        parts.append(f"sigma_rnd composed, {n_steps} steps per A_rnd (deviation from the "
+                     f"paper: {DEFAULT_STEPS})")
+    else:
+        parts.append(f"sigma_rnd composed, {n_steps} steps per A_rnd (paper)")
+    parts.append("undefined pairwise alpha = no edge")
+    return "; ".join(parts)
 
 
 # ---------------------------------------------------------------------------------- camps
@@ -825,25 +912,33 @@ def compare_datasets(
     datasets: Mapping[str, pd.DataFrame | Dataset],
     *,
     level: str = "nominal",
-    min_shared: int = 2,
+    min_shared: int = PAPER_MIN_SHARED,
     n_repeats: int = 10,
     seed: int | None = 0,
+    procedure: str = "composed",
+    n_steps: int = DEFAULT_STEPS,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> pd.DataFrame:
     """alpha, sigma and sigma_rnd of several datasets (paper Table 2 / Figure 2).
+
+    The defaults are the paper's conventions (nominal alpha, ``min_shared=1``, composed
+    sigma_rnd); the table records them in its ``level, min_shared, procedure`` columns.
 
     Multi-label datasets (a :class:`Dataset` with ``task == "multilabel"``) are collapsed to label
     sets first (:func:`collapse_label_sets`). A dataset that cannot be analysed gets a row with
     its ``error`` instead of raising. Columns: ``dataset, n_items, n_annotators, n_annotations,
     alpha, sigma, sigma_rnd, sigma_rnd_sd, n_triangles, n_balanced, n_pos_edges, n_neg_edges,
-    n_dropped_min_shared, n_dropped_undefined, note, error``.
+    n_dropped_min_shared, n_dropped_undefined, note, error, level, min_shared, procedure``.
     """
     rows = []
     for name, data in datasets.items():
         row: dict = {"dataset": name, "note": "", "error": ""}
         try:
             frame = data
+            values = None
             if isinstance(data, Dataset):
+                if data.task != "multilabel":
+                    values = data.numeric_label_map(level)
                 if not data.annotator_ids_known:
                     raise DataError(
                         "annotator identities are not linked across items.", source=name,
@@ -863,9 +958,10 @@ def compare_datasets(
                 n_annotators=int(frame["annotator_id"].nunique()),
                 n_annotations=len(frame),
             )
-            res = sigma(frame, level=level, min_shared=min_shared)
+            res = sigma(frame, level=level, min_shared=min_shared, values=values)
             rnd = sigma_random(
                 frame, n_repeats=n_repeats, seed=seed, level=level, min_shared=min_shared,
+                procedure=procedure, n_steps=n_steps, values=values,
                 progress=None if progress is None else (lambda d, t, nm=name: progress(nm, d, t)),
             )
             row.update(
@@ -890,6 +986,9 @@ def compare_datasets(
               "n_pos_edges", "n_neg_edges", "n_dropped_min_shared", "n_dropped_undefined"]
     table[counts] = table[counts].astype("Int64")
     table[["note", "error"]] = table[["note", "error"]].fillna("")
+    table["level"] = level
+    table["min_shared"] = int(min_shared)
+    table["procedure"] = procedure
     return table
 
 

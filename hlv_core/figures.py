@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 import pandas as pd
 
 from .balance import PAPER_TABLE2
@@ -24,13 +26,15 @@ def _label_positions(x, y) -> list[str]:
     return out
 
 
-def comparison_figure(table: pd.DataFrame, *, paper: bool = False):
+def comparison_figure(table: pd.DataFrame, *, paper: bool = False, conventions: str = ""):
     """Paper Figure 2: alpha (x) vs sigma (y), one labelled point per dataset, with sigma_rnd
     (hollow marker, joined to sigma by a dotted line) so the gap sigma - sigma_rnd is visible.
 
     ``table``: output of :func:`hlv_core.balance.compare_datasets` (rows with an error or an
     undefined sigma are left out of the plot). ``paper=True`` adds the published values of
-    :data:`PAPER_TABLE2` as small grey reference points."""
+    :data:`PAPER_TABLE2` as small grey reference points. ``conventions`` (e.g. "nominal α,
+    min_shared 1, composed σ_rnd") is shown under the title so the points say how they were
+    computed; the paper's points are always nominal α, min_shared 1, composed σ_rnd."""
     import plotly.graph_objects as go
 
     ok = table[table["alpha"].notna() & table["sigma"].notna()]
@@ -39,7 +43,7 @@ def comparison_figure(table: pd.DataFrame, *, paper: bool = False):
         names = list(PAPER_TABLE2)
         fig.add_trace(go.Scatter(
             x=[PAPER_TABLE2[k][0] for k in names], y=[PAPER_TABLE2[k][1] for k in names],
-            mode="markers", name="σ in the paper (Table 2)", text=names,
+            mode="markers", name="σ in the paper (Table 2, nominal α)", text=names,
             marker={"size": 7, "color": "#c7c7c7", "symbol": "diamond"},
             customdata=[PAPER_TABLE2[k][2] for k in names],
             hovertemplate="paper: %{text}<br>α = %{x:.3f}<br>σ = %{y:.3f}"
@@ -68,9 +72,10 @@ def comparison_figure(table: pd.DataFrame, *, paper: bool = False):
         "<br>annotators: %{customdata[1]:.0f}<br>triangles: %{customdata[2]:.0f}<extra></extra>",
     ))
     fig.update_layout(
-        title="Agreement (α) and systematicity (σ) by dataset (Basile, Figure 2)",
+        title={"text": "Agreement (α) and systematicity (σ) by dataset (Basile, Figure 2)"
+               + (f"<br><sup>{html.escape(conventions)}</sup>" if conventions else "")},
         xaxis_title="Krippendorff's α", yaxis_title="σ (share of balanced triangles)",
         yaxis_range=[-0.05, 1.1], height=520, legend={"orientation": "h", "y": -0.15},
-        margin={"t": 60},
+        margin={"t": 80 if conventions else 60},
     )
     return fig

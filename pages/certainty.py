@@ -18,8 +18,24 @@ from hlv_core.io import DataError, prediction_matrix
 from hlv_ui.state import get_predictions, require_dataset, show_data_error
 from hlv_ui.widgets import download_table
 
-MODEL_TITLES = {"dirichlet": "Dirichlet", "prirn": "PrIRN", "pl": "Plackett-Luce"}
-MODEL_COLORS = {"Dirichlet": "#1f77b4", "PrIRN": "#d62728", "Plackett-Luce": "#1f77b4"}
+# PrIRN in two IRN variants (spec certainty.md section 2): the paper's (a tied block's weight
+# 1/b is split among its classes; default) and the released code's (no split), side by side.
+MODEL_TITLES = {"dirichlet": "Dirichlet", "prirn": "PrIRN (paper IRN: ties split)",
+                "prirn_released": "PrIRN (released-code IRN: ties not split)",
+                "pl": "Plackett-Luce"}
+MODEL_COLORS = {"Dirichlet": "#1f77b4", MODEL_TITLES["prirn"]: "#d62728",
+                MODEL_TITLES["prirn_released"]: "#ff9896", "Plackett-Luce": "#1f77b4"}
+
+
+def engine_model(key: str) -> str:
+    """The engine's model name of a page model key."""
+    return "prirn" if key == "prirn_released" else key
+
+
+def tie_split(key: str) -> bool:
+    """IRN variant of a page model key: the paper's tie split unless the released code's."""
+    return key != "prirn_released"
+
 # the reference notebook's PrIRN temperatures are 1, 3, 5, 10, 20, 30, 50
 STOPS_RANKING = [1, 2, 3, 5, 10, 20, 30, 50, 100, 200, 500, math.inf]
 STOPS_COUNTS = [0.01, 0.03, 0.1, 0.3, 1, 3, 10, 30, 100, math.inf]
@@ -48,7 +64,7 @@ st.caption(
 
 dataset = require_dataset(tasks=("multiclass", "rating", "ranking"))
 is_ranking = dataset.task == "ranking"
-offered = ["prirn", "pl"] if is_ranking else ["dirichlet"]
+offered = ["prirn", "prirn_released", "pl"] if is_ranking else ["dirichlet"]
 stops = STOPS_RANKING if is_ranking else STOPS_COUNTS
 
 try:
@@ -61,7 +77,9 @@ c1, c2, c3, c4 = st.columns(4)
 models = c1.multiselect(
     "Aggregation models", offered, default=offered[:1], format_func=MODEL_TITLES.get,
     key="certainty.models",
-    help="Dirichlet: on label counts; PrIRN: Dirichlet on the IRN scores; Plackett-Luce: "
+    help="Dirichlet: on label counts; PrIRN: Dirichlet on the IRN scores (the paper's IRN, "
+    "which splits a tied block's weight among its classes; the released code's IRN gives each "
+    "tied class the full weight and is offered beside it); Plackett-Luce: "
     "posterior of the PL ranking model. PrIRN / Dirichlet run in about a second. Plackett-Luce runs a Gibbs sampler over every "
     "case: add it when you need it (tens of seconds on 2,000 cases).")
 n_samples = c2.select_slider("Samples per case", [50, 100, 200, 500, 1000, 2000], value=200,
@@ -74,7 +92,11 @@ prior = float(c4.number_input(
     "(colab_ua_accuracy.ipynb); Dirichlet on counts 0.1."))
 if is_ranking:
     st.caption(
-        f"IRN used: paper version (a block's weight 1/b is shared by its tied classes). With "
+        "IRN variants: **paper** (default; a block's weight 1/b is shared by its tied classes) "
+        "and **released code** (each tied class gets the full 1/b; the variant that reproduces "
+        "DeepMind's released numbers). Selected: "
+        + ", ".join(MODEL_TITLES[m] for m in models if m.startswith("prirn"))
+        + f". With "
         f"{dataset.n_labels} classes the prior a0 of the classes nobody ranked adds up to "
         f"{prior * dataset.n_labels:.3g} pseudo-annotators, so PrIRN needs reliabilities well "
         f"above 1 before the readers' ranking dominates. PL: Gamma(1, 1) prior, 100 burn-in "
@@ -89,14 +111,14 @@ if not models:
 def sampler_input(_dataset, dataset_hash: str, model: str):
     """Counts or selectors of the dataset (the selectors view is slow to rebuild)."""
     del dataset_hash
-    return model_data(_dataset, model)
+    return model_data(_dataset, engine_model(model))
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def point_estimate(_dataset, dataset_hash: str, model: str) -> np.ndarray:
     """Proportions / IRN / PL maximum likelihood (the PL MM iterations take seconds)."""
-    return ce.point_estimate(model, sampler_input(_dataset, dataset_hash, model),
-                             n_classes=_dataset.n_labels)
+    return ce.point_estimate(engine_model(model), sampler_input(_dataset, dataset_hash, model),
+                             n_classes=_dataset.n_labels, tie_split=tie_split(model))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -105,15 +127,17 @@ def run_sweep(_dataset, dataset_hash: str, model: str, reliability: float, n_sam
     """One model at one reliability (cached per setting; no Streamlit elements inside). Uses the
     compact sampler: only the top classes of every sample are drawn."""
     del pred_key
-    res = ce.sweep(model, sampler_input(_dataset, dataset_hash, model), [reliability],
+    res = ce.sweep(engine_model(model), sampler_input(_dataset, dataset_hash, model), [reliability],
                    n_samples=n_samples, seed=seed, prior=prior,
                    n_classes=_dataset.n_labels, predictions=_predictions, risk=_risk,
                    item_ids=list(_dataset.item_ids),
                    ao_depth=AO_DEPTH if _dataset.n_labels >= AO_DEPTH else None,
-                   point=point_estimate(_dataset, dataset_hash, model))
+                   point=point_estimate(_dataset, dataset_hash, model),
+                   **({"tie_split": tie_split(model)} if model.startswith("prirn") else {}))
     ess = [float(np.nanmean(i["ess"])) if "ess" in i else np.nan for i in res.info]
-    return {"certainty": res.certainty, "accuracy": res.accuracy, "per_case": res.per_case,
-            "ess": ess}
+    return {"certainty": res.certainty.assign(model=model),
+            "accuracy": res.accuracy.assign(model=model),
+            "per_case": res.per_case.assign(model=model), "ess": ess}
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -317,7 +341,7 @@ else:
     fig = go.Figure()
     palette = px.colors.qualitative.Plotly
     colours = {p: palette[i % len(palette)] for i, p in enumerate(sorted(predictions))}
-    dashes = {"prirn": "solid", "dirichlet": "solid", "pl": "dash"}
+    dashes = {"prirn": "solid", "prirn_released": "dot", "dirichlet": "solid", "pl": "dash"}
     for (model, pred), g in sub.groupby(["model", "predictor"]):
         g = g[np.isfinite(g["reliability"])].sort_values("reliability")
         if g.empty:
@@ -384,8 +408,9 @@ else:
 def case_samples(case_key: str, model: str, r: float, n: int, seed: int, prior: float, _data,
                  n_classes: int):
     del case_key
-    return ce.sample_plausibilities(model, _data, reliability=r, n_samples=n, seed=seed,
-                                   prior=prior, n_classes=n_classes)[0]
+    kwargs = {"tie_split": tie_split(model)} if model.startswith("prirn") else {}
+    return ce.sample_plausibilities(engine_model(model), _data, reliability=r, n_samples=n,
+                                   seed=seed, prior=prior, n_classes=n_classes, **kwargs)[0]
 
 
 x_case = case_samples(f"{dataset.content_hash}:{case}", model_case, float(r_case),

@@ -33,31 +33,52 @@ st.caption(
     "Basile's systematicity **σ** (seed 004): annotators are nodes; a pair is joined by a **+** "
     "edge when its pairwise Krippendorff's α is at least the overall α, by a **−** edge otherwise. "
     "σ is the share of balanced triangles (+++ or +−−). σ near 1 means annotators form camps; "
-    "compare it with **σ_rnd**, the same measure after shuffling annotators within two random "
-    "halves of the items (α is unchanged by the shuffle)."
+    "compare it with **σ_rnd**, the same measure on random matrices A_rnd, each made by 10 "
+    "steps of splitting the items into two random halves and shuffling the annotators within "
+    "each half (α is unchanged by every step). Defaults follow the paper's conventions."
 )
 
 dataset = require_dataset(tasks=("multiclass", "multilabel", "rating"), need_ids=True)
 
 # ------------------------------------------------------------------------------- controls
+# Defaults are the paper's conventions (seed 004 Table 2; spec 1.2, decision 6): nominal alpha,
+# min_shared 1, composed sigma_rnd. Every other choice is labelled as a deviation below.
 levels = list(balance.LEVELS)
-default_level = dataset.level if dataset.level in levels else "nominal"
+default_level = "nominal"
 if dataset.task == "multilabel":
-    levels, default_level = ["nominal"], "nominal"
-c1, c2, c3, c4 = st.columns(4)
+    levels = ["nominal"]
+PROCEDURE_LABELS = {
+    "composed": "composed: 10 split-and-shuffle steps per A_rnd (paper)",
+    "one_step": "one step per A_rnd (deviation)",
+}
+c1, c2, c3, c4, c5 = st.columns(5)
 level = c1.selectbox(
     "Level of measurement", levels, index=levels.index(default_level), key="graph.level",
-    help="Used for the overall α and every pairwise α (the same level for both).",
+    help="Used for the overall α and every pairwise α (the same level for both). Basile's "
+    "Table 2 uses nominal α for every dataset (the default here); ordinal or interval numbers "
+    "are not comparable with the paper's.",
 )
 min_shared = int(c2.number_input(
-    "min shared items", min_value=1, max_value=100, value=2, step=1, key="graph.min_shared",
-    help="Pairs sharing fewer items get no edge (one shared item can never give a positive α).",
+    "min shared items", min_value=1, max_value=100, value=balance.PAPER_MIN_SHARED, step=1,
+    key="graph.min_shared",
+    help="Pairs sharing fewer items get no edge. 1 is the paper's convention (default); 2 is a "
+    "robust deviation (one shared item can never give a positive α, so such edges are almost "
+    "always −).",
 ))
-n_repeats = int(c3.number_input(
-    "σ_rnd replicates", min_value=1, max_value=200, value=10, step=1, key="graph.repeats",
+procedure = c3.selectbox(
+    "σ_rnd procedure", list(balance.PROCEDURES), key="graph.procedure",
+    format_func=PROCEDURE_LABELS.get,
+    help="The paper's 'the entire procedure is repeated ten times, producing A_rnd': each "
+    "random matrix composes 10 split-and-shuffle steps (reproduces Table 2). 'One step' is the "
+    "other reading of the text; it leaves camp structure in place and gives higher σ_rnd.",
+)
+n_repeats = int(c4.number_input(
+    "σ_rnd matrices", min_value=1, max_value=200, value=10, step=1, key="graph.repeats",
+    help="Number of random matrices A_rnd averaged (10 in the paper).",
 ))
-seed = int(c4.number_input("Seed", min_value=0, max_value=2**31 - 1, value=0, step=1,
+seed = int(c5.number_input("Seed", min_value=0, max_value=2**31 - 1, value=0, step=1,
                            key="graph.seed"))
+conventions = balance.conventions_note(level, min_shared, procedure)
 multilabel = "set" if dataset.task == "multilabel" else "error"
 if multilabel == "set":
     st.info("Multi-label data: each annotator's label set on an item is one nominal value "
@@ -87,9 +108,10 @@ def spring_positions(dataset_hash: str, level: str, min_shared: int, multilabel:
 
 @st.cache_data(show_spinner="Computing α, σ and σ_rnd of every dataset…", max_entries=4)
 def compare_with_samples(_current: Dataset, current_hash: str, current_name: str,
-                         min_shared: int, n_repeats: int, seed: int) -> pd.DataFrame:
-    """balance.compare_datasets over the bundled samples with annotator ids + the current data
-    (nominal alpha for all, as in the paper; multi-label data as label sets)."""
+                         n_repeats: int, seed: int) -> pd.DataFrame:
+    """balance.compare_datasets over the bundled samples with annotator ids + the current data,
+    always under the paper's conventions (nominal alpha, min_shared 1, composed sigma_rnd;
+    multi-label data as label sets), whatever the controls above say."""
     del current_hash
     datasets: dict[str, Dataset] = {}
     for name, info in samples.SAMPLES.items():
@@ -101,8 +123,9 @@ def compare_with_samples(_current: Dataset, current_hash: str, current_name: str
             datasets[label] = sample
     if current_name not in samples.SAMPLES:
         datasets[f"{current_name} (current)"] = _current
-    return balance.compare_datasets(datasets, level="nominal", min_shared=min_shared,
-                                    n_repeats=n_repeats, seed=seed)
+    return balance.compare_datasets(datasets, level="nominal",
+                                    min_shared=balance.PAPER_MIN_SHARED, n_repeats=n_repeats,
+                                    seed=seed, procedure="composed")
 
 
 def random_baseline(result_key: tuple) -> balance.RandomSigmaResult:
@@ -117,7 +140,8 @@ def random_baseline(result_key: tuple) -> balance.RandomSigmaResult:
 
     rnd = balance.sigma_random(
         dataset.annotations, n_repeats=n_repeats, seed=seed, level=level, min_shared=min_shared,
-        values=dataset.numeric_label_map(level), multilabel=multilabel, progress=tick,
+        procedure=procedure, values=dataset.numeric_label_map(level), multilabel=multilabel,
+        progress=tick,
     )
     bar.empty()
     if len(memo) >= 8:
@@ -210,7 +234,8 @@ LEGEND_HTML = (
 # ------------------------------------------------------------------------------- compute
 try:
     result, partition = compute_sigma(dataset, dataset.content_hash, level, min_shared, multilabel)
-    rnd = random_baseline((dataset.content_hash, level, min_shared, multilabel, n_repeats, seed))
+    rnd = random_baseline((dataset.content_hash, level, min_shared, multilabel, procedure,
+                           n_repeats, seed))
 except (DataError, ValueError) as error:
     if isinstance(error, DataError):
         show_data_error(error)
@@ -219,22 +244,28 @@ except (DataError, ValueError) as error:
     st.stop()
 
 m1, m2, m3, m4, m5 = st.columns(5)
-m1.metric("α (overall)", f"{result.alpha:.3f}")
+m1.metric(f"α (overall, {level})", f"{result.alpha:.3f}", help=f"Conventions: {conventions}.")
 m2.metric("σ", "n/a" if math.isnan(result.sigma) else f"{result.sigma:.3f}",
-          help="balanced triangles / triangles")
+          help=f"balanced triangles / triangles. Conventions: {conventions}.")
 m3.metric("σ_rnd (mean)", "n/a" if math.isnan(rnd.mean) else f"{rnd.mean:.3f}",
-          help=f"{rnd.n_defined} of {rnd.n_repeats} replicates defined; seed {seed}")
+          help=f"{rnd.n_defined} of {rnd.n_repeats} matrices A_rnd defined; seed {seed}; "
+          f"Monte Carlo standard error {'n/a' if math.isnan(rnd.se) else f'{rnd.se:.3f}'}. "
+          f"Conventions: {conventions}.")
 m4.metric("Triangles", f"{result.n_triangles:,}",
           help=f"{result.n_balanced:,} balanced, {result.n_unbalanced:,} unbalanced")
 m5.metric("Edges", f"{result.n_pos_edges:,} + / {result.n_neg_edges:,} −")
 if result.explanation:
     st.warning(result.explanation)
+if "deviation" in conventions or level != "nominal":
+    st.info("These numbers do not follow the paper's conventions (nominal α, min shared 1, "
+            f"composed σ_rnd), so they are not comparable with Basile's Table 2: {conventions}.")
 st.caption(
     f"{result.n_pairs_overlapping:,} annotator pairs share at least one item; "
     f"**{result.n_dropped_min_shared:,}** dropped for sharing fewer than {min_shared} items, "
     f"**{result.n_dropped_undefined:,}** dropped because their pairwise α is undefined (all "
     f"shared labels identical). σ_rnd sd = "
-    f"{'n/a' if math.isnan(rnd.sd) else f'{rnd.sd:.3f}'}; seed {seed}; level {level}; "
+    f"{'n/a' if math.isnan(rnd.sd) else f'{rnd.sd:.3f}'}; seed {seed}; conventions: "
+    f"{conventions}; "
     f"largest change of α across replicates {np.nanmax(np.abs(rnd.alphas - rnd.alpha)):.1e}."
 )
 
@@ -284,7 +315,8 @@ with side_col:
     fig.update_layout(xaxis_title="σ", yaxis_title="replicates", height=300,
                       xaxis_range=[0, 1.02], margin={"t": 30, "b": 40}, showlegend=False)
     st.plotly_chart(fig, width="stretch", key="graph.hist")
-    st.caption(f"{rnd.n_defined} of {rnd.n_repeats} replicates have triangles; seed {seed}.")
+    st.caption(f"{rnd.n_defined} of {rnd.n_repeats} matrices A_rnd have triangles; seed {seed}; "
+               f"σ_rnd {PROCEDURE_LABELS[procedure]}.")
 
     st.subheader("Camps")
     sizes = partition.camps.value_counts().sort_index()
@@ -338,22 +370,26 @@ with st.expander("Compare datasets: α vs σ (Basile, Figure 2)",
         "Each dataset is a point at its overall α (x) and σ (y); the hollow marker below or above "
         "it is σ_rnd. A large gap σ − σ_rnd means systematic disagreement (camps); datasets whose "
         "σ sits on its σ_rnd show no annotator structure. Uses the bundled samples with annotator "
-        "ids plus the current dataset, nominal α, and the min shared items, replicates and seed "
-        "chosen above."
+        "ids plus the current dataset, computed under **the paper's conventions** (nominal α, "
+        "min shared 1, undefined pairwise α = no edge, composed σ_rnd) whatever the controls "
+        "above say, so the points are comparable with Table 2; σ_rnd matrices and seed as chosen "
+        "above."
     )
+    paper_conventions = balance.conventions_note("nominal", balance.PAPER_MIN_SHARED, "composed")
     if st.toggle("Compute the comparison", key="graph.compare"):
-        table = compare_with_samples(dataset, dataset.content_hash, str(dataset.name), min_shared,
+        table = compare_with_samples(dataset, dataset.content_hash, str(dataset.name),
                                      n_repeats, seed)
         show_paper = st.checkbox("Show the paper's datasets (Table 2) as grey reference points",
                                  value=True, key="graph.compare_paper")
         # dataset names may come from an upload: escaped (plotly renders a few HTML tags)
         safe = table.assign(dataset=table["dataset"].map(lambda x: html.escape(str(x))))
-        st.plotly_chart(comparison_figure(safe, paper=show_paper), width="stretch",
-                        key="graph.compare_plot")
+        st.plotly_chart(comparison_figure(safe, paper=show_paper,
+                                          conventions=f"all points: {paper_conventions}"),
+                        width="stretch", key="graph.compare_plot")
         shown_cols = ["dataset", "n_items", "n_annotators", "alpha", "sigma", "sigma_rnd",
                       "sigma_rnd_sd", "n_triangles", "note", "error"]
         st.dataframe(table[shown_cols], width="stretch", hide_index=True)
-        download_table(table.assign(seed=seed, min_shared=min_shared), "sigma_comparison.csv",
+        download_table(table.assign(seed=seed), "sigma_comparison.csv",
                        key="graph.dl_compare", label="Comparison CSV")
     st.caption(
         "The real datasets of the paper are not bundled with the app. Compare dataset folders "
@@ -364,7 +400,7 @@ with st.expander("Compare datasets: α vs σ (Basile, Figure 2)",
 st.subheader("Downloads")
 camps_table = partition.table.merge(result.nodes, on="annotator_id")
 meta = {"dataset": dataset.name, "seed": seed, "level": level, "min_shared": min_shared,
-        "n_repeats": n_repeats, **result.summary(), **rnd.summary(),
+        "n_repeats": n_repeats, "conventions": conventions, **result.summary(), **rnd.summary(),
         "camps_method": partition.method, "camps_frustration": partition.frustration}
 d1, d2, d3, d4, d5 = st.columns(5)
 with d1:

@@ -179,8 +179,10 @@ st.markdown(
     "Notes: with full-batch training **ReL** minimises the same loss as **SL** weighted by each "
     "item's number of annotations (identical when every item has the same number of "
     "annotators); the convex methods (ReL, MV, AR, ARh, AL, SL, SLMV) reach the same optimum "
-    "for every seed, so their intervals are (near) zero; **SLMV** is scored on its hard (MV) "
-    "head; **AE/AEh** use per-annotator heads on a shared low-rank encoder."
+    "for every seed, so their intervals are (near) zero; **SLMV** is shown twice: on its hard "
+    "(MV) head, as the released code scores it, and as **SLMV-soft** on its soft head, the head "
+    "the paper reports (\"We predict only the soft labels for evaluation\"); **AE/AEh** use per-annotator "
+    "heads on a shared low-rank encoder."
 )
 
 # ------------------------------------------------------------------ predictions as models

@@ -6,6 +6,7 @@ import itertools
 import json
 import math
 import re
+from pathlib import Path
 
 import networkx as nx
 import numpy as np
@@ -259,13 +260,17 @@ def test_vectors_sigma_and_pairs(cases):
 def test_vector_sparse_gaps_dropped_counts(cases):
     case = next(c for c in cases if c["name"] == "sparse_gaps_5x8")
     frame, level = _case_frame(case)
-    res = balance.sigma(frame, level=level)
+    res = balance.sigma(frame, level=level, min_shared=2)
     assert res.n_pairs_overlapping == 8
     assert res.n_dropped_min_shared == 3  # pairs (1,3), (1,4), (2,4) share one item
     assert res.n_dropped_undefined == 1  # pair (1,2): all shared values identical
     assert "4 pair(s) were dropped" in res.explanation
     res1 = balance.sigma(frame, level=level, min_shared=1)
     assert (res1.n_dropped_min_shared, res1.n_dropped_undefined) == (0, 1)
+    # the paper's convention is the default (decision 6): min_shared=1, both counts reported
+    default = balance.sigma(frame, level=level)
+    assert default.min_shared == 1 and default.sigma == res1.sigma == 1.0
+    assert (default.n_dropped_min_shared, default.n_dropped_undefined) == (0, 1)
 
 
 def test_vectors_randomisation_instance(cases):
@@ -273,7 +278,7 @@ def test_vectors_randomisation_instance(cases):
         frame, level = _case_frame(case)
         inst = case["randomisation_instance"]
         shuffled = balance.apply_shuffle(frame, inst["half_mask"], inst["p_first"], inst["p_second"])
-        res = balance.sigma(shuffled, level=level)
+        res = balance.sigma(shuffled, level=level, min_shared=2)  # the vectors' convention
         assert res.alpha == pytest.approx(inst["alpha_after"], abs=1e-12)
         assert (res.n_balanced, res.n_unbalanced) == (inst["balanced"], inst["unbalanced"])
         assert res.sigma == pytest.approx(inst["sigma_after"])
@@ -281,10 +286,11 @@ def test_vectors_randomisation_instance(cases):
 
 def test_vectors_sigma_rnd_seeded(cases):
     """Our draw order (item permutation, then the two annotator permutations, sorted ids) happens
-    to be the one the reference used, so the seeded replicate values match exactly."""
+    to be the one the reference used, so the seeded replicate values match exactly. The vectors
+    hold the one-step reading at min_shared=2 (their stated convention)."""
     for case in cases:
         frame, level = _case_frame(case)
-        rnd = balance.sigma_random(frame, level=level, seed=0)
+        rnd = balance.sigma_random(frame, level=level, seed=0, procedure="one_step", min_shared=2)
         np.testing.assert_allclose(rnd.values, case["sigma_rnd_10reps"], atol=1e-12)
         assert rnd.mean == pytest.approx(case["sigma_rnd_mean_10reps_numpy_default_rng_seed0"])
         assert rnd.n_defined == int(np.isfinite(np.array(case["sigma_rnd_10reps"], float)).sum())
@@ -319,8 +325,10 @@ def test_shuffle_keeps_alpha_exactly(seed, n_ann, n_items, fill, n_labels, level
     from hlv_core.agreement import krippendorff_alpha
 
     before = krippendorff_alpha(frame, level=level)
+    shuffled = frame
     for _ in range(3):
-        shuffled, info = balance.shuffle_annotations(frame, rng)
+        # composed steps act on the previous step's output (spec 1.2 default reading)
+        shuffled, info = balance.shuffle_annotations(shuffled, rng)
         assert info["half_mask"].sum() == frame["item_id"].nunique() // 2
         after = krippendorff_alpha(shuffled, level=level)
         if math.isnan(before):
@@ -357,19 +365,58 @@ def test_sigma_random_every_replicate_keeps_alpha():
     assert calls == [(1, 3), (2, 3), (3, 3)]
     with pytest.raises(ValueError, match="n_repeats"):
         balance.sigma_random(frame, n_repeats=0)
+    with pytest.raises(ValueError, match="procedure"):
+        balance.sigma_random(frame, procedure="twice")
+    with pytest.raises(ValueError, match="n_steps"):
+        balance.sigma_random(frame, n_steps=0)
+    assert rnd.procedure == "composed" and rnd.n_steps == 10 and rnd.min_shared == 1  # defaults
+    one = balance.sigma_random(frame, n_repeats=10, seed=3, procedure="one_step")
+    np.testing.assert_allclose(one.alphas, res.alpha, atol=1e-12, rtol=0)
+    assert one.n_steps == 1 and not np.array_equal(one.values, rnd.values)
 
 
-@pytest.mark.parametrize(("level", "min_shared"), [("nominal", 2), ("nominal", 1), ("ordinal", 2)])
-def test_sigma_random_equals_string_route(level, min_shared):
+def test_every_composed_step_keeps_alpha_and_moves_annotators():
+    """Spec 1.2 required test: alpha before and after every step of a composed A_rnd equal to
+    <= 1e-12 (nominal and ordinal); each step applies its own split and permutations."""
+    from hlv_core.agreement import krippendorff_alpha
+
+    rng = np.random.default_rng(21)
+    frame = random_sparse_annotations(rng, 8, 40, 0.7, 4)
+    for level in ("nominal", "ordinal"):
+        before = krippendorff_alpha(frame, level=level)
+        _, info = balance.shuffle_annotations(frame, 5, n_steps=10)
+        assert len(info["steps"]) == 10
+        items = pd.Index(np.sort(frame["item_id"].unique()))
+        annots = pd.Index(np.sort(frame["annotator_id"].unique()))
+        current = frame
+        for step in info["steps"]:
+            current = balance.apply_shuffle(current, step["half_mask"], step["p_first"],
+                                            step["p_second"], item_order=items,
+                                            annotator_order=annots)
+            assert abs(krippendorff_alpha(current, level=level) - before) <= 1e-12
+        composed, _ = balance.shuffle_annotations(frame, 5, n_steps=10)
+        pd.testing.assert_frame_equal(current, composed)
+        assert not current["annotator_id"].equals(frame["annotator_id"])
+
+
+@pytest.mark.parametrize(("level", "min_shared", "procedure"), [
+    ("nominal", 2, "one_step"), ("nominal", 1, "one_step"), ("ordinal", 2, "one_step"),
+    ("nominal", 1, "composed"), ("ordinal", 2, "composed"),
+])
+def test_sigma_random_equals_string_route(level, min_shared, procedure):
     """The integer-code replicates equal sigma of the string-shuffled tables of
-    shuffle_annotations drawn from the same generator (same draw order)."""
+    shuffle_annotations drawn from the same generator (same draw order); the composed reading
+    equals ten string-route steps applied one after the other."""
     rng = np.random.default_rng(13)
     frame = random_sparse_annotations(rng, 14, 50, 0.45, 3)
-    rnd = balance.sigma_random(frame, n_repeats=6, seed=8, level=level, min_shared=min_shared)
+    rnd = balance.sigma_random(frame, n_repeats=6, seed=8, level=level, min_shared=min_shared,
+                               procedure=procedure)
+    assert rnd.procedure == procedure and rnd.n_steps == (10 if procedure == "composed" else 1)
     gen = np.random.default_rng(8)
     expected, tris = [], []
     for _ in range(6):
-        shuffled, _ = balance.shuffle_annotations(frame, gen)
+        shuffled, info = balance.shuffle_annotations(frame, gen, n_steps=rnd.n_steps)
+        assert len(info["steps"]) == rnd.n_steps
         res = balance.sigma(shuffled, level=level, min_shared=min_shared)
         expected.append(res.sigma)
         tris.append(res.n_triangles)
@@ -511,7 +558,7 @@ def test_cli_single_and_comparison(data_dir, tmp_path, capsys):
     code = main(["balance", str(data_dir / "hs_brexit"), str(data_dir / "paraphrase"),
                  str(data_dir / "cifar10h"), "--json", "--repeats", "2", "--seed", "4"])
     rows = {r["dataset"]: r for r in json.loads(capsys.readouterr().out)}
-    assert code == 1  # one folder could not be read
+    assert code == 2  # one folder could not be read: bad input, exit 2 like every command
     assert rows["paraphrase"]["sigma"] == 1.0 and rows["paraphrase"]["seed"] == 4
     assert "annotator" in rows["cifar10h"]["error"]  # counts only: no annotator ids
 
@@ -526,7 +573,7 @@ def test_cli_folders_views_and_plot(data_dir, tmp_path, capsys):
                  str(data_dir / "dermatology_ddx"), "--repeats", "2", "--plot", str(plot),
                  "--paper"])
     out = capsys.readouterr().out
-    assert code == 1  # dermatology_ddx: ranking data without linked annotator ids
+    assert code == 2  # dermatology_ddx: ranking data without linked annotator ids
     lines = {line.split()[0]: line for line in out.splitlines() if line.strip()}
     assert {"hs_brexit", "armis", "hs_brexit/offensive", "dermatology_ddx"} <= set(lines)
     assert lines["hs_brexit"].split()[5] == "1.000"  # sigma column of the table
@@ -535,3 +582,50 @@ def test_cli_folders_views_and_plot(data_dir, tmp_path, capsys):
     assert not re.search(r"<script[^>]*\bsrc=", page)  # plotly.js inline, no CDN
     assert "hs_brexit\\u002foffensive" in page and "BREXIT-hs" in page  # JSON escapes "/"
     assert len(page) > 1_000_000  # the plotly.js bundle itself
+
+
+def test_cli_paper_conventions_by_default_and_deviations_labelled(data_dir, capsys):
+    from hlv_core.cli import main
+
+    assert main(["sigma", str(data_dir / "hs_brexit"), "--json", "--repeats", "2"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert (summary["level"], summary["min_shared"]) == ("nominal", 1)
+    assert (summary["sigma_rnd_procedure"], summary["sigma_rnd_steps"]) == ("composed", 10)
+    assert "deviation" not in summary["conventions"]
+    assert main(["sigma", str(data_dir / "hs_brexit"), "--min-shared", "2", "--procedure",
+                 "one_step", "--repeats", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "min_shared 2 (deviation from the paper: 1)" in out
+    assert "sigma_rnd one_step (deviation from the paper: composed)" in out
+    assert "sigma_rnd_steps: 1" in out
+    assert "deviation from the paper: 10" in balance.conventions_note("nominal", 1, "composed", 3)
+
+
+def test_cli_folder_with_bad_schema_exits_2(tmp_path, capsys):
+    """A bad labels.csv is an error (exit 2), never numbers computed without the schema."""
+    import shutil
+
+    from hlv_core.cli import main
+
+    folder = tmp_path / "case_review"
+    shutil.copytree(Path(__file__).parents[1] / "sample_data" / "case_review", folder)
+    (folder / "labels.csv").write_text("label,value\nliable,x\nnot_liable,2\nunclear,3\n")
+    assert main(["sigma", str(folder), "--repeats", "1"]) == 2
+    captured = capsys.readouterr()
+    assert "labels.csv" in captured.err and "alpha" not in captured.out
+
+
+def test_cli_ordinal_on_sample_matches_engine(capsys):
+    """``sigma sample_data/case_review --level ordinal`` works, with the page's label numbers."""
+    from hlv_core.cli import main
+    from hlv_core.io import load
+
+    folder = Path(__file__).parents[1] / "sample_data" / "case_review"
+    assert main(["sigma", str(folder), "--level", "ordinal", "--json", "--repeats", "2"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    dataset = load(folder)
+    expected = balance.sigma(dataset.annotations, level="ordinal",
+                             values=dataset.numeric_label_map("ordinal"))
+    assert summary["level"] == "ordinal" and summary["sigma"] == pytest.approx(expected.sigma)
+    assert summary["alpha"] == pytest.approx(expected.alpha)
+    assert "the paper's Table 2 is nominal" in summary["conventions"]

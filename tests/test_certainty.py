@@ -476,3 +476,42 @@ def test_top_summaries_agree_with_dense_summaries_exactly():
     assert np.allclose(ce.expected_risk(x, risk), ce.expected_risk_from_top(top, risk))
     with pytest.raises(ValueError):
         ce.certainty_from_top(top, k=5)
+
+
+# ------------------------------------------------------------------------------ CLI conventions
+def test_cli_takes_class_count_from_the_data_conventions(capsys):
+    """Without --conditions the selectors file's own companions fix the inventory: 419 classes
+    (the largest ranked id + 1 would give 418); the IRN variant in use is printed."""
+
+
+    from hlv_core.cli import main
+
+    folder = shared_path("data", "dermatology_ddx")
+    for target in (folder / "dermatology_selectors.json", folder):
+        assert main(["certainty", str(target), "--model", "prirn", "--reliability", "inf",
+                     "--samples", "2", "--json"]) == 0
+        payload = json.loads(capsys.readouterr().out)
+        assert payload["n_classes"] == 419 and payload["irn_variant"] == "paper"
+        assert payload["conditions"].endswith("dermatology_conditions.txt")
+    assert main(["certainty", str(folder), "--model", "prirn", "--irn", "released",
+                 "--reliability", "inf", "--samples", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "419 classes" in out and "IRN variant: released" in out and "--irn paper" in out
+
+
+def test_cli_irn_variants_differ_where_ties_exist(capsys):
+    """The released-code IRN (no tie split) and the paper's differ on tied blocks, so the
+    point-estimate UA accuracy of a tie-sensitive prediction differs too."""
+
+
+    from hlv_core.cli import main
+
+    folder = shared_path("data", "dermatology_ddx")
+    means = {}
+    for variant in ("paper", "released"):
+        assert main(["certainty", str(folder), "--model", "prirn", "--irn", variant,
+                     "--reliability", "1", "--samples", "50", "--json"]) == 0
+        rows = json.loads(capsys.readouterr().out)["certainty"]
+        means[variant] = next(r["mean_certainty"] for r in rows if r["k"] == 1)
+    assert means["paper"] != means["released"]
+    assert means["paper"] > means["released"]  # issue 18: paper variant +.007..+.024 top-1

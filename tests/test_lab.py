@@ -53,7 +53,7 @@ def test_every_method_runs_on_tiny_data():
     calls = []
     out = lab.run_lab(d, seeds=(0, 1), progress=lambda f, m: calls.append((f, m)))
     assert list(out.columns[:6]) == ["method", "seed", "metric", "value", "delta_vs_mv", "note"]
-    assert set(out["method"]) == set(METHODS)
+    assert set(out["method"]) == set(METHODS) | {lab.SLMV_SOFT}  # SLMV: both heads
     assert (out["metric"] != "skipped").all()
     for method in METHODS:
         sub = out[(out["method"] == method) & out["metric"].isin(CORE)]
@@ -101,7 +101,7 @@ def test_skips_without_annotator_ids_and_al_for_multilabel():
     assert ml.loc[ml["method"] == "AL", "metric"].tolist() == ["skipped"]
     assert "single-label" in ml.loc[ml["method"] == "AL", "note"].iloc[0]
     ran = ml[ml["metric"].isin(["hard_micro_f1", "soft_micro_f1", "po_jsd"])]
-    assert set(ran["method"]) == {"MV", "SL", "AE", "SLMV", "LA-max"}
+    assert set(ran["method"]) == {"MV", "SL", "AE", "SLMV", "SLMV-soft", "LA-max"}
     assert np.isfinite(ran["value"]).all()
     assert "hard_accuracy" not in set(ml["metric"])  # multilabel metric set
 
@@ -188,7 +188,7 @@ def test_hs_brexit_all_methods_finite():
     res = lab.run_lab_full(d, seeds=(0,))
     out = res.results
     assert (out["metric"] != "skipped").all()
-    assert set(out["method"]) == set(METHODS)
+    assert set(out["method"]) == set(METHODS) | {lab.SLMV_SOFT}  # SLMV: both heads
     for method, sub in out.groupby("method"):
         values = sub.set_index("metric")["value"]
         # every method gets finite scores; entropy correlation may be NaN when a method's
@@ -232,3 +232,15 @@ def test_cli_lab_table_and_json(tmp_path, capsys):
     summary = cli_lab.lab_summary(lab.run_lab(replace(d, annotator_ids_known=False),
                                               methods=["AE"]))
     assert summary.loc["AE", "note"].startswith("AE needs annotator identities")
+
+
+def test_slmv_reports_both_heads_and_says_which_the_paper_uses():
+    """SLMV: hard head (released code) and soft head (the paper's) of the same fit, side by side."""
+    out = lab.run_lab(_tiny(), methods=["SLMV"])
+    hard = out[out["method"] == "SLMV"].set_index("metric")
+    soft = out[out["method"] == lab.SLMV_SOFT].set_index("metric")
+    assert set(hard.index) == set(soft.index)
+    assert "released code" in hard["note"].iloc[0] and "paper" in soft["note"].iloc[0]
+    assert not np.allclose(hard["value"], soft["value"])  # two different heads
+    methods = list(dict.fromkeys(out["method"]))
+    assert methods.index(lab.SLMV_SOFT) == methods.index("SLMV") + 1

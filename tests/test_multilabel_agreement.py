@@ -16,6 +16,7 @@ from hlv_core.agreement import (
     multilabel_agreement_pairs,
     simulate_multilabel,
     simulation_curves,
+    soft_match_reduction,
 )
 from tests.conftest import shared_path
 
@@ -45,11 +46,54 @@ def test_table1_observed_and_analytic_expected(table1):
     exp = vector["expected"]
     assert tab.loc["augmented_kappa", "expected"] == pytest.approx(exp["augmented_rosenberg_binkowski"], abs=1e-12)
     assert round(tab.loc["augmented_kappa", "expected"], 2) == vector["paper_table1"]["augmented_expected"]
-    assert tab.loc["soft_match_kappa", "expected"] == pytest.approx(exp["marginal_product_label_share_cohen"], abs=1e-12)
-    assert tab.loc["soft_match_pi", "expected"] == pytest.approx(exp["marginal_product_label_share_pooled_scott"], abs=1e-12)
+    # default: the paper's reduction (section 3.1): item 1 -> A, item 2 -> B (single
+    # intersecting labels), item 3 -> A or B sampled (weight 1/2 each) for both coders, so
+    # both marginals are (A .5, B .5, C 0) and P_e = .5
+    assert tab.attrs["soft_match_expected"] == "reduced"
+    assert tab.loc["soft_match_kappa", "expected"] == pytest.approx(0.5, abs=1e-12)
+    assert tab.loc["soft_match_pi", "expected"] == pytest.approx(0.5, abs=1e-12)
     adj = vector["adjusted"]
     assert tab.loc["augmented_kappa", "adjusted"] == pytest.approx(adj["augmented_kappa_rb"], abs=1e-12)
-    assert tab.loc["soft_match_kappa", "adjusted"] == pytest.approx(adj["soft_match_kappa_cohen_label_share"], abs=1e-12)
+    # the raw label-share reading stays available by name and matches the vector
+    raw = multilabel_agreement(ann, n_boot=0, soft_match_expected="label_shares")
+    assert raw.loc["soft_match_kappa", "expected"] == pytest.approx(exp["marginal_product_label_share_cohen"], abs=1e-12)
+    assert raw.loc["soft_match_pi", "expected"] == pytest.approx(exp["marginal_product_label_share_pooled_scott"], abs=1e-12)
+    assert raw.loc["soft_match_kappa", "adjusted"] == pytest.approx(adj["soft_match_kappa_cohen_label_share"], abs=1e-12)
+    pd.testing.assert_frame_equal(raw.drop(index=["soft_match_kappa", "soft_match_pi"]),
+                                  tab.drop(index=["soft_match_kappa", "soft_match_pi"]))
+    with pytest.raises(ValueError, match="soft_match_expected"):
+        multilabel_agreement(ann, n_boot=0, soft_match_expected="shares")
+
+
+def test_soft_match_reduction_cases():
+    """One intersecting label: both coders get it; none or several: 1/|S_c| over own labels."""
+    s1 = np.array([[1, 0, 0, 0], [1, 1, 0, 0], [1, 1, 0, 0], [1, 1, 1, 0]], dtype=bool)
+    s2 = np.array([[1, 1, 0, 0], [0, 0, 1, 1], [1, 1, 0, 0], [1, 1, 0, 1]], dtype=bool)
+    r1, r2 = soft_match_reduction(s1, s2)
+    np.testing.assert_allclose(r1, [[1, 0, 0, 0], [.5, .5, 0, 0], [.5, .5, 0, 0], [1 / 3] * 3 + [0]])
+    np.testing.assert_allclose(r2, [[1, 0, 0, 0], [0, 0, .5, .5], [.5, .5, 0, 0], [1 / 3, 1 / 3, 0, 1 / 3]])
+    np.testing.assert_allclose(r1.sum(axis=1), 1.0)
+
+
+def test_soft_match_expected_above_augmented_at_low_entropy():
+    """Seed 002 section 5: at low entropy the soft-match expected agreement is 'much higher'
+    than augmented kappa's, because it is computed after the reduction. With the reduction
+    (default) it is higher with doubles; with raw label shares it is not."""
+    curves = {
+        variant: simulation_curves(agreements=(0.75,), double_shares=(0.0, 0.5, 1.0),
+                                   n_datasets=6, n_boot=0, label_skew=2.5, seed=3,
+                                   soft_match_expected=variant)
+        for variant in ("reduced", "label_shares")
+    }
+    for variant, table in curves.items():
+        e = table.pivot(index="double_share", columns="measure", values="expected")
+        gap = e["soft_match_kappa"] - e["augmented_kappa"]
+        assert gap.loc[0.0] == pytest.approx(0.0, abs=1e-12)  # no doubles: identical
+        if variant == "reduced":
+            assert (gap.loc[[0.5, 1.0]] > 0.05).all()
+            assert e.loc[1.0, "soft_match_kappa"] < e.loc[0.0, "soft_match_kappa"]  # decreases
+        else:
+            assert (gap.loc[[0.5, 1.0]] < 0.02).all()
 
 
 def test_table1_per_item_values(table1):

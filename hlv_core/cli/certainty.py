@@ -1,6 +1,12 @@
 """``python -m hlv_core certainty FILE [--model M] [--reliability R ...] [--samples S] [--seed N]
-[--prior A] [--predictions P] [--ao-depth D] [--method compact|dense] [--conditions F] [--risks F]
-[--json]``.
+[--prior A] [--predictions P] [--ao-depth D] [--method compact|dense] [--irn paper|released]
+[--conditions F] [--risks F] [--json]``.
+
+The class inventory follows the data's conventions: a ``<name>_selectors.json`` (or a folder
+holding one) is read with its ``<name>_conditions.txt`` / ``<name>_risks.txt`` companions when
+``--conditions`` / ``--risks`` are not given (dermatology: 419 classes, not the 418 of the
+largest ranked id + 1). PrIRN names its IRN variant: ``--irn paper`` (default, the paper's tie
+split) or ``--irn released`` (DeepMind's released code: tied classes are not split).
 
 Samples plausibilities at each reliability (``inf`` = point estimate) and prints the mean top-1/2/3
 annotation certainty per reliability, and with ``--predictions`` the UA top-k accuracy of every
@@ -36,6 +42,31 @@ def _parse_reliability(text: str) -> float:
     return value
 
 
+IRN_VARIANTS = {"paper": True, "released": False}  # --irn -> tie_split
+IRN_TITLES = {"paper": "paper IRN (a tied block's weight 1/b split among its classes)",
+              "released": "released-code IRN (each tied class gets the full 1/b)"}
+
+
+def _companions(path: Path, conditions: Path | None, risks: Path | None):
+    """Resolve a selectors folder to its file, and find the class-name / risk companions the
+    data ships beside it (``X_selectors.json`` -> ``X_conditions.txt``, ``X_risks.txt``)."""
+    if path.is_dir():
+        found = sorted(path.glob("*_selectors.json"))
+        if len(found) != 1:
+            raise DataError(
+                f"folder holds {len(found)} '*_selectors.json' files; expected one.",
+                source=str(path), fix="pass the annotations file itself.",
+            )
+        path = found[0]
+    if path.name.endswith("_selectors.json"):
+        prefix = path.name[: -len("_selectors.json")]
+        if conditions is None and (path.parent / f"{prefix}_conditions.txt").is_file():
+            conditions = path.parent / f"{prefix}_conditions.txt"
+        if risks is None and (path.parent / f"{prefix}_risks.txt").is_file():
+            risks = path.parent / f"{prefix}_risks.txt"
+    return path, conditions, risks
+
+
 def run_certainty(args: argparse.Namespace) -> int:
     """Handler of the ``certainty`` subcommand."""
     return options_as_data_errors(_run, args)
@@ -43,11 +74,12 @@ def run_certainty(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     options = {}
-    if args.conditions:
-        options["conditions"] = str(args.conditions)
-    if args.risks:
-        options["risks"] = str(args.risks)
-    dataset = load(args.file, format=args.format, **options)
+    path, conditions, risks = _companions(Path(args.file), args.conditions, args.risks)
+    if conditions:
+        options["conditions"] = str(conditions)
+    if risks:
+        options["risks"] = str(risks)
+    dataset = load(path, format=args.format, **options)
     model = args.model or ("pl" if dataset.task == "ranking" else "dirichlet")
     data = model_data(dataset, model)
     if args.prior is None:
@@ -64,24 +96,33 @@ def _run(args: argparse.Namespace) -> int:
             preds[str(name)] = q
     reliabilities = args.reliability or ([1, 3, 10, math.inf] if model != "dirichlet"
                                          else [0.1, 1, 10, math.inf])
+    irn = args.irn if model == "prirn" else None
+    extra = {"tie_split": IRN_VARIANTS[irn]} if irn else {}
     result = sweep(model, data, reliabilities, n_samples=args.samples, seed=args.seed,
                    prior=args.prior, n_classes=dataset.n_labels, predictions=preds,
                    risk=risk_vector(dataset), burn_in=args.burn_in, ao_depth=args.ao_depth,
-                   method=args.method)
+                   method=args.method, **extra)
     cert = result.certainty.pivot_table(index="reliability", columns="k",
                                         values="mean_certainty")
     cert.columns = [f"certainty_top{k}" for k in cert.columns]
     if args.json:
         payload = {
             "file": str(args.file), "model": model, "samples": args.samples, "seed": args.seed,
-            "prior": args.prior, "method": args.method,
+            "prior": args.prior, "method": args.method, "n_classes": dataset.n_labels,
+            "conditions": None if conditions is None else str(conditions),
+            "irn_variant": irn,
             "certainty": json.loads(result.certainty.to_json(orient="records")),
             "accuracy": json.loads(result.accuracy.to_json(orient="records")),
         }
         print(json.dumps(payload, indent=2))
         return 0
-    print(f"{dataset.name}: {dataset.n_items} items, {dataset.n_labels} classes; model={model}, "
-          f"samples={args.samples}, seed={args.seed}, prior={args.prior}")
+    print(f"{dataset.name}: {dataset.n_items} items, {dataset.n_labels} classes"
+          + (f" (names from {conditions.name})" if conditions else "")
+          + f"; model={model}, samples={args.samples}, seed={args.seed}, prior={args.prior}")
+    if irn:
+        other = "released" if irn == "paper" else "paper"
+        print(f"IRN variant: {irn} = {IRN_TITLES[irn]}"
+              + (" [default]" if irn == "paper" else "") + f"; the other: --irn {other}")
     with pd.option_context("display.width", 120, "display.max_columns", 20):
         print("Mean annotation certainty (top-k set) by reliability:")
         print(cert.round(4).to_string())
@@ -113,8 +154,15 @@ def add_cli(subparsers) -> argparse.ArgumentParser:
                    help="also UA average overlap at this depth (with --predictions)")
     p.add_argument("--method", choices=["compact", "dense"], default="compact",
                    help="compact: draw only the top classes of each sample (default)")
-    p.add_argument("--conditions", type=Path, default=None, help="class names (selectors)")
-    p.add_argument("--risks", type=Path, default=None, help="risk group per class (selectors)")
+    p.add_argument("--irn", choices=list(IRN_VARIANTS), default="paper",
+                   help="PrIRN's IRN variant: 'paper' (default: tied classes share their "
+                   "block's weight) or 'released' (DeepMind's released code: no split)")
+    p.add_argument("--conditions", type=Path, default=None,
+                   help="class names (selectors); default: X_conditions.txt beside "
+                   "X_selectors.json when present")
+    p.add_argument("--risks", type=Path, default=None,
+                   help="risk group per class (selectors); default: X_risks.txt beside "
+                   "X_selectors.json when present")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=run_certainty)
     return p

@@ -1,5 +1,10 @@
 """``python -m hlv_core sigma FILE... `` (alias ``balance``): Basile's sigma, sigma_rnd and camps.
 
+Defaults are the paper's conventions (seed 004, spec 1.2 and decision 6): nominal alpha,
+``--min-shared 1`` (undefined pairwise alpha = no edge; both dropped counts printed) and the
+composed sigma_rnd (10 matrices A_rnd, each 10 split-and-shuffle steps). ``--min-shared 2`` and
+``--procedure one_step`` are the labelled deviations. Every output names its level and conventions.
+
 One file: alpha, sigma, sigma_rnd (mean, sd, replicate values), dropped pairs and the camps;
 optional ``--graphml OUT`` / ``--edges OUT`` exports. Several files (or dataset folders holding
 ``annotations.csv``): the alpha vs sigma comparison of paper Table 2, and with ``--plot OUT.html``
@@ -17,11 +22,23 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..balance import LEVELS, camps, compare_datasets, graphml_bytes, sigma, sigma_random
+from ..balance import (
+    DEFAULT_STEPS,
+    LEVELS,
+    PAPER_MIN_SHARED,
+    PROCEDURES,
+    camps,
+    compare_datasets,
+    conventions_note,
+    graphml_bytes,
+    sigma,
+    sigma_random,
+)
 from ..figures import comparison_figure
 from ..io import FORMATS, DataError, Dataset, load
 
 __all__ = ["add_cli", "run_sigma"]
+
 
 def _display_name(path: Path) -> str:
     """``hs_brexit`` for a folder; ``hs_brexit/offensive`` for ``hs_brexit/annotations_offensive.csv``
@@ -41,15 +58,11 @@ def _load(path_text: str, fmt: str) -> Dataset:
     name = _display_name(path) if path.exists() else path.name
     if path.is_dir():
         inner = path / "annotations.csv"
-        if fmt == "auto":  # canonical folder: annotations + items + annotator traits
-            try:
-                dataset = load(path)
-            except DataError:
-                if not inner.exists():
-                    raise
-            else:
-                object.__setattr__(dataset, "name", name)
-                return dataset
+        if fmt == "auto":  # canonical folder: annotations + items + annotator traits + schema
+            # a bad labels.csv / items.csv is an error (exit 2), never a silent load without it
+            dataset = load(path)
+            object.__setattr__(dataset, "name", name)
+            return dataset
         if not inner.exists():
             raise DataError(
                 "folder without annotations.csv.", source=str(path),
@@ -74,7 +87,27 @@ def _prepare(dataset: Dataset) -> tuple[object, str]:
 
 
 def run_sigma(args: argparse.Namespace) -> int:
-    """Handler of the ``sigma`` subcommand."""
+    """Handler of the ``sigma`` subcommand (bad input or options: one line, exit 2)."""
+    try:
+        return _run(args)
+    except DataError:
+        raise
+    except ValueError as error:
+        raise DataError(str(error), source=" ".join(args.files), fix="check the options.") from error
+
+
+def _level_values(dataset: Dataset, level: str):
+    """Label numbers for the level (as the page does); multi-label data is nominal only."""
+    if dataset.task == "multilabel" and level != "nominal":
+        raise DataError(
+            "multi-label data is compared as label sets, which are nominal values.",
+            source=dataset.name, fix="use --level nominal.",
+        )
+    return dataset.numeric_label_map(level)
+
+
+def _run(args: argparse.Namespace) -> int:
+    note = conventions_note(args.level, args.min_shared, args.procedure, args.steps)
     if len(args.files) > 1 or args.plot:
         datasets: dict[str, Dataset] = {}
         failed: list[dict] = []
@@ -90,40 +123,47 @@ def run_sigma(args: argparse.Namespace) -> int:
             datasets[name] = dataset
         table = compare_datasets(
             datasets, level=args.level, min_shared=args.min_shared, n_repeats=args.repeats,
-            seed=args.seed,
+            seed=args.seed, procedure=args.procedure, n_steps=args.steps,
         )
         if failed:
             table = pd.concat([table, pd.DataFrame(failed)], ignore_index=True)
             table = table.fillna({"note": "", "error": ""})
         table["seed"] = args.seed
         if args.plot:
-            comparison_figure(table, paper=args.paper).write_html(
+            comparison_figure(table, paper=args.paper, conventions=note).write_html(
                 args.plot, include_plotlyjs=True, full_html=True
             )
         if args.json:
             print(table.to_json(orient="records", indent=2))
         else:
-            shown = table.drop(columns=["note", "error"])
+            shown = table.drop(columns=["note", "error", "level", "min_shared", "procedure"],
+                               errors="ignore")
             print(shown.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+            print(f"conventions: {note}")
             for row in table.itertuples():
                 if row.error or row.note:
                     print(f"{row.dataset}: {row.error or row.note}")
             if args.plot:
                 print(f"scatter written to {args.plot}")
-        return 0 if (table["error"] == "").all() else 1
+        # a file that could not be read or analysed is bad input: exit 2 like every command
+        return 0 if (table["error"] == "").all() else 2
     dataset = _load(args.files[0], args.format)
     frame, multilabel = _prepare(dataset)
-    result = sigma(frame, level=args.level, min_shared=args.min_shared, multilabel=multilabel)
+    values = _level_values(dataset, args.level)
+    result = sigma(frame, level=args.level, min_shared=args.min_shared, values=values,
+                   multilabel=multilabel)
     rnd = sigma_random(
         frame, n_repeats=args.repeats, seed=args.seed, level=args.level,
-        min_shared=args.min_shared, multilabel=multilabel,
+        min_shared=args.min_shared, procedure=args.procedure, n_steps=args.steps,
+        values=values, multilabel=multilabel,
     )
     partition = camps(result)
-    summary = {"dataset": dataset.name, **result.summary(), **rnd.summary()}
+    summary = {"dataset": dataset.name, "conventions": note, **result.summary(), **rnd.summary()}
     summary.update(
         camps_method=partition.method, camps_frustration=partition.frustration,
         camps_sizes={str(k): int(v) for k, v in partition.camps.value_counts().sort_index().items()},
         multilabel_as_sets=multilabel == "set",
+        sigma_rnd_se=None if rnd.n_defined < 2 else float(rnd.se),
     )
     if args.graphml:
         Path(args.graphml).write_bytes(graphml_bytes(result, partition))
@@ -154,9 +194,16 @@ def add_cli(subparsers) -> None:
     parser.add_argument("--format", default="auto", choices=list(FORMATS), help="input format")
     parser.add_argument("--level", default="nominal", choices=list(LEVELS),
                         help="level of measurement for every alpha (default nominal)")
-    parser.add_argument("--min-shared", type=int, default=2,
-                        help="pairs sharing fewer items get no edge (default 2)")
-    parser.add_argument("--repeats", type=int, default=10, help="sigma_rnd replicates (10)")
+    parser.add_argument("--min-shared", type=int, default=PAPER_MIN_SHARED,
+                        help="pairs sharing fewer items get no edge (default 1, the paper's; "
+                        "2 is a robust deviation from the paper)")
+    parser.add_argument("--procedure", default="composed", choices=list(PROCEDURES),
+                        help="sigma_rnd reading: 'composed' (default, the paper's: each A_rnd "
+                        "composes --steps split-and-shuffle steps) or 'one_step' (deviation)")
+    parser.add_argument("--steps", type=int, default=DEFAULT_STEPS,
+                        help="split-and-shuffle steps per A_rnd with --procedure composed (10)")
+    parser.add_argument("--repeats", type=int, default=10,
+                        help="sigma_rnd: number of matrices A_rnd (10)")
     parser.add_argument("--seed", type=int, default=0, help="random seed of sigma_rnd (0)")
     parser.add_argument("--graphml", metavar="OUT", help="write the signed graph (one file only)")
     parser.add_argument("--edges", metavar="OUT", help="write the edges CSV (one file only)")

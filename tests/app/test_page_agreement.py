@@ -87,6 +87,10 @@ def test_simulator_plot(app):
     sims = [s for s in _specs(at) if s["data"] and s["data"][0]["type"] == "scatter"
             and s["data"][0].get("mode") == "lines+markers"]
     assert sims and len(sims[0]["data"]) >= 3 * 4  # 3 statistics x 4 measures (x facets)
+    # the paper's simulation values stand beside this run's, not as fixed text
+    versus = next(d.value for d in at.dataframe if "this_run" in d.value.columns)
+    assert {"paper", "this_run"} <= set(versus.columns) and len(versus) >= 5
+    assert versus["this_run"].notna().all()
 
 
 def test_ranking_sample_gets_a_note(app):

@@ -21,7 +21,7 @@ def srcdoc(at) -> str:
 def test_case_review_graph(app):
     at = open_page(app, "graph", "case_review")
     metrics = {m.label: m.value for m in at.metric}
-    assert set(metrics) >= {"α (overall)", "σ", "σ_rnd (mean)", "Triangles", "Edges"}
+    assert set(metrics) >= {"α (overall, nominal)", "σ", "σ_rnd (mean)", "Triangles", "Edges"}
     assert 0 <= float(metrics["σ"]) <= 1
     assert float(metrics["σ_rnd (mean)"]) <= 1
     doc = srcdoc(at)
@@ -44,7 +44,10 @@ def test_case_review_graph(app):
     crosstab = at.dataframe[0].value
     assert sorted(crosstab.max(axis=1).tolist()) == [6, 6]
     assert "Cramér's V = 1.00" in " ".join(c.value for c in at.caption)
-    assert "dropped for sharing fewer than 2 items" in " ".join(c.value for c in at.caption)
+    captions = " ".join(c.value for c in at.caption)
+    assert "dropped for sharing fewer than 1 items" in captions  # the paper's min_shared
+    assert "min_shared 1 (paper)" in captions and "composed" in captions
+    assert not at.info  # paper conventions: no deviation notice
     labels = {b.label for b in at.get("download_button")}
     assert {"Edges CSV", "Camps CSV", "GraphML"} <= labels
 
@@ -61,8 +64,12 @@ def test_controls_change_the_result(app):
     at.number_input(key="graph.min_shared").set_value(30).run()
     assert not at.exception
     after = {m.label: m.value for m in at.metric}
-    assert after["α (overall)"] == before["α (overall)"]
+    assert after["α (overall, nominal)"] == before["α (overall, nominal)"]
     assert "30 items" in " ".join(c.value for c in at.caption)
+    assert "deviation from the paper" in at.info[0].value
+    at.selectbox(key="graph.procedure").set_value("one_step").run()
+    assert not at.exception
+    assert "sigma_rnd one_step (deviation" in at.info[0].value
 
 
 @pytest.mark.parametrize("name", list(samples.SAMPLES))
@@ -120,8 +127,10 @@ def test_compare_datasets_scatter(app):
     got = table.set_index("dataset").loc["case_review"]
     from hlv_core import balance
 
-    ref = balance.sigma(samples.load_sample("case_review").annotations)
+    ref = balance.sigma(samples.load_sample("case_review").annotations)  # paper conventions
     assert got["alpha"] == pytest.approx(ref.alpha) and got["sigma"] == pytest.approx(ref.sigma)
+    assert "the paper's conventions" in " ".join(c.value for c in at.caption)
+    assert "min_shared 1 (paper)" in scatter["layout"]["title"]["text"]
     paper = next(t for t in scatter["data"] if "paper" in (t.get("name") or ""))
     assert "MD-Agreement" in paper["text"]
     assert "Comparison CSV" in {b.label for b in at.get("download_button")}
@@ -142,11 +151,14 @@ def test_large_graph_is_laid_out_and_filtered(app, data_dir):
     at = open_page(app, "graph")
     doc = srcdoc(at)
     assert doc.count('"physics": false') >= 819
-    assert "1,500 of 8,000 edges drawn" in " ".join(c.value for c in at.caption)
+    metrics = {m.label: m.value for m in at.metric}  # Basile's MD-Agreement .359 / .494 / .283
+    assert (metrics["α (overall, nominal)"], metrics["σ"]) == ("0.359", "0.494")
+    assert abs(float(metrics["σ_rnd (mean)"]) - 0.283) <= 0.006  # 3 Monte Carlo sd of the gap
+    assert "1,500 of 10,013 edges drawn" in " ".join(c.value for c in at.caption)  # min_shared 1
     at.number_input(key="graph.max_edges").set_value(300).run()
     at.radio(key="graph.signs").set_value("− only").run()
     assert not at.exception
-    assert "300 of 8,000 edges drawn" in " ".join(c.value for c in at.caption)
+    assert "300 of 10,013 edges drawn" in " ".join(c.value for c in at.caption)
     assert srcdoc(at).count('"dashes": false') == 0  # only - edges drawn
 
 

@@ -99,6 +99,7 @@ def test_figure1_sliders(app):
     values = {m.label: m.value for m in at.metric}
     assert values["Soft accuracy"] == "0.7000"
     assert values["PO-JSD"] == f"{0.9268959920681902:.4f}"
+    assert "(paper 0.7)" in " ".join(c.value for c in at.caption)
 
 
 def test_simulator_runs(app):
@@ -113,6 +114,10 @@ def test_simulator_runs(app):
     z = _array(heat[0]["data"][0]["z"])
     assert z.shape == (4, 4) and np.allclose(np.diag(z), 1.0)
     assert z[1, 3] > 0.8  # J-S
+    metric = next(m for m in at.metric if m.label == "J-S correlation, this run")
+    assert float(metric.value) == pytest.approx(z[1, 3], abs=1e-3)
+    captions = " ".join(c.value for c in at.caption)
+    assert "paper" in captions and "adds little" not in " ".join(m.value for m in at.markdown)
 
 
 @pytest.mark.parametrize(
