@@ -50,9 +50,11 @@ def test_numeric_looking_labels_stay_strings_and_sort_by_value():
     assert set(ds.annotations["label"]) == {"-3", "1.0", "0", "10", "2"}
 
 
-def test_multilabel_inferred_and_proportions_do_not_sum_to_one():
+def test_multilabel_declared_and_proportions_do_not_sum_to_one():
     raw = b"item_id,annotator_id,label\n1,a,x\n1,a,y\n1,b,x\n2,a,y\n2,b,y\n"
-    ds = load(raw, name="m.csv")
+    with pytest.raises(DataError, match=r"\('1', 'a'\).*task multilabel"):
+        load(raw, name="m.csv")  # one multi-label cell is not evidence (issue 19 item 2)
+    ds = load(raw, name="m.csv", task="multilabel")
     assert ds.task == "multilabel"
     np.testing.assert_allclose(ds.judgements_array(), [[1.0, 0.5], [0.0, 1.0]])
     assert ds.majority_label().tolist() == ["x", "y"]  # strict > 0.5: y at 0.5 is out
