@@ -729,6 +729,7 @@ def _raise_conflicting_cells(several: pd.Series, source: str) -> None:
         "multi-label data.",
         source=source,
         column="label",
-        fix="keep one label per (item, annotator), or declare the task multilabel (load(..., "
-        "task='multilabel'), CLI --task multilabel, or the Task choice on the Overview page).",
+        fix="keep one label per (item, annotator), or declare the task multilabel (the Task "
+        "choice on the Overview page, schema.json \"task_type\": \"multilabel\" beside the "
+        "annotations, or load(..., task='multilabel')).",
     )
