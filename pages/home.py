@@ -14,6 +14,7 @@ from hlv_ui.loading import parse_predictions, parse_upload
 from hlv_ui.state import (
     add_predictions,
     ensure_dataset,
+    renamed_note,
     require_dataset,
     set_dataset,
     show_data_error,
@@ -120,7 +121,9 @@ with st.expander("Load your own data", expanded=False, icon=":material/upload_fi
         except DataError as error:
             show_data_error(error)
         else:
-            add_predictions(preds)
+            renamed = add_predictions(preds)
+            if renamed:
+                st.warning(renamed_note(renamed))
             st.success(f"Predictions of {preds['model'].nunique()} model(s) added.")
 
 dataset = require_dataset()
