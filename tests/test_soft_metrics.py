@@ -89,6 +89,12 @@ CALLS = {
 @pytest.mark.parametrize("case", _edge_cases(), ids=lambda c: c["name"])
 def test_edge_case_vectors(case):
     P, Q = np.array(case["P"], dtype=float), np.array(case["Q"], dtype=float)
+    if case["name"] == "unnormalised_Q_not_validated":
+        # Upstream scores rows that are not distributions; issue 19 item 10 refuses them (a
+        # loud error, never a number) wherever the multiclass definition needs a distribution.
+        with pytest.raises(ValueError, match="summing to 1"):
+            sm.evaluate(P, Q)
+        return
     for metric, expected in case["results"].items():
         call = CALLS[metric]
         if expected["error"]:
@@ -336,6 +342,8 @@ def test_cli_metrics(tmp_path, capsys):
     assert "po_jsd" in capsys.readouterr().out
     bad = tmp_path / "bad.csv"
     bad.write_text("item_id,label,prob\nnot_an_item,liable,1.0\n")
-    ns = parser.parse_args(["metrics", str(ann), str(bad)])
-    assert ns.handler(ns) == 2
-    assert "not_an_item" in capsys.readouterr().err
+    from hlv_core.cli import main
+
+    assert main(["metrics", str(ann), str(bad)]) == 2  # DataError -> one line in main
+    err = capsys.readouterr().err
+    assert "not_an_item" in err and err.count("\n") == 1
