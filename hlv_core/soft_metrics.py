@@ -528,8 +528,12 @@ def undefined_notes(
             notes.append(f"entropy correlation is undefined for class(es) {names} (constant "
                          "entropy over items), so the reference mean over classes is NaN.")
         elif not multilabel and const.any():
-            notes.append("entropy correlation is undefined: the item entropies of the "
-                         "judgements or of the predictions are constant.")
+            which = [name for name, h in (("human judgements", hp), ("predictions", hq))
+                     if bool((h == h[:1]).all())]
+            notes.append(f"entropy correlation is undefined: the item entropies of the "
+                         f"{' and of the '.join(which)} are constant (the same on every item, "
+                         "e.g. a hard vote that is unanimous everywhere), so Pearson's r is 0/0 "
+                         "(NaN, the reference convention).")
     return notes
 
 

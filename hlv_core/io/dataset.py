@@ -651,8 +651,8 @@ def _merge_number_spellings(
 ) -> tuple[pd.DataFrame, list | tuple | None]:
     """Map spellings of the same number (``3``/``3.0``/``03``) to one label.
 
-    The schema's spelling wins; otherwise the most frequent spelling (ties: the shorter, then
-    the first in sorted order). Returns the annotations and the schema (unchanged)."""
+    The schema's spelling wins; otherwise the plain spelling (``1`` for ``01``/``1.0``) when
+    it occurs, else the most frequent (ties: the shorter, then the first in sorted order). Returns the annotations and the schema (unchanged)."""
     counts = ann["label"].value_counts(sort=False)
     spellings = pd.Series(
         list(counts.index) + [str(x) for x in (schema or ()) if str(x) not in counts.index]
@@ -681,8 +681,12 @@ def _merge_number_spellings(
                 fix="list each number once in labels.csv / schema.json and write the "
                 "annotations the same way.",
             )
+        value = float(group["value"].iloc[0])
+        plain = str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
         if in_schema:
             keep = in_schema[0]
+        elif plain in names:  # the plain way of writing the number ("1", not "01" / "1.0")
+            keep = plain
         else:
             keep = sorted(names, key=lambda x: (-int(counts.get(x, 0)), len(x), x))[0]
         merged = [x for x in names if x != keep and counts.get(x, 0)]
