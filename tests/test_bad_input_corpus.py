@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import math
 import sys
 import zipfile
@@ -354,3 +355,22 @@ if __name__ == "__main__":
             if verdict != "clear":
                 print(f"{verdict}: {name}")
         print(counts)
+
+
+def test_metrics_table_states_partial_coverage(tmp_path, capsys):
+    """Issue 19 item 8: scores on 6 of 8 items say so in the CLI table output."""
+    from hlv_core.cli import main
+
+    ann = BAD / "spelling_clean.csv"
+    ds = load(ann)
+    rows = []
+    for item in list(ds.item_ids)[:6]:
+        rows += [f"m,{item},{lab},{1.0 if lab == '3' else 0.0}" for lab in ds.labels]
+    preds = tmp_path / "preds.csv"
+    preds.write_text("model,item_id,label,prob\n" + "\n".join(rows) + "\n")
+    assert main(["metrics", str(ann), str(preds)]) == 0
+    out = capsys.readouterr().out
+    assert "only 6 of 8" in out
+    assert main(["metrics", str(ann), str(preds), "--json"]) == 0
+    records = json.loads(capsys.readouterr().out)
+    assert {(r["n_items"], r["n_items_total"]) for r in records} == {(6, 8)}

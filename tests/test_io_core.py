@@ -158,3 +158,15 @@ def test_interval_level_needs_numeric_labels_or_schema_values():
         ds.numeric_label_map("interval")
     rated = load(CSV, name="toy.csv", labels=b"label,value\nx,1.5\ny,4\n")
     assert rated.numeric_label_map("interval") == {"x": 1.5, "y": 4.0}
+
+
+def test_prediction_matrix_refuses_repeated_rows():
+    """Issue 19 item 7: two rows for one (model, item, label) are never summed."""
+    ds = load(b"item_id,annotator_id,label\n1,a,x\n1,b,y\n2,a,y\n2,b,y\n", name="d.csv")
+    preds = pd.DataFrame({"model": "m", "item_id": ["1", "1", "2", "2", "1", "1"],
+                          "label": ["x", "y", "x", "y", "x", "y"],
+                          "prob": [0.5, 0.5, 0.1, 0.9, 0.5, 0.5]})
+    with pytest.raises(DataError, match=r"repeated \(item, label\).*'1', 'x'"):
+        prediction_matrix(preds, ds, "m")
+    ids, Q = prediction_matrix(preds.iloc[:4], ds, "m")
+    np.testing.assert_allclose(Q.sum(axis=1), 1.0)

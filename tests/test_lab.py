@@ -195,6 +195,9 @@ def test_hs_brexit_all_methods_finite():
         # predictions all have the same entropy (AEh votes can be unanimous; paper Fig. 3-4)
         assert np.isfinite(values.drop("entropy_correlation")).all(), method
         assert lab.selection_score(values.to_dict()) > 0.5, method
+    # issue 19 item 11: every NaN carries its reason (AEh: unanimous votes, constant entropy)
+    undefined = out[out["value"].isna()]
+    assert undefined["note"].str.contains("entropies of the predictions are constant").all()
     # ReL = SL for full-batch training when every item has the same number of annotators
     # (hs_brexit: 6 each): the CE sums coincide (see test_linear)
     rel = out[out["method"] == "ReL"].set_index("metric")["value"]
@@ -232,3 +235,10 @@ def test_cli_lab_table_and_json(tmp_path, capsys):
     summary = cli_lab.lab_summary(lab.run_lab(replace(d, annotator_ids_known=False),
                                               methods=["AE"]))
     assert summary.loc["AE", "note"].startswith("AE needs annotator identities")
+
+
+def test_undefined_value_has_a_reason_in_the_note():
+    P = np.array([[0.5, 0.5], [1.0, 0.0], [0.2, 0.8]])
+    Q = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]])
+    reason = lab._nan_reason("entropy_correlation", P, Q, False)
+    assert "predictions are constant" in reason and "0/0" in reason

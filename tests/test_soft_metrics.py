@@ -347,3 +347,39 @@ def test_cli_metrics(tmp_path, capsys):
     assert main(["metrics", str(ann), str(bad)]) == 2  # DataError -> one line in main
     err = capsys.readouterr().err
     assert "not_an_item" in err and err.count("\n") == 1
+
+
+# ------------------------------------------------------------- input validation (issue 19)
+@pytest.mark.parametrize(
+    ("P", "Q", "words"),
+    [
+        ([[0.5, 0.5], [1.0, 0.0]], [[1.2, -0.2], [0.5, 0.5]], "in \\[0, 1\\]"),  # negative
+        ([[0.5, 0.5], [1.0, 0.0]], [[0.9, 0.9], [0.5, 0.5]], "summing to 1"),  # not normalised
+        ([[0.5, 0.5], [1.0, 0.0]], [[0.0, 0.0], [0.5, 0.5]], "all-zero rows"),
+        ([[0.5, 0.5], [1.0, 0.0]], [[np.nan, 1.0], [0.5, 0.5]], "finite"),
+        ([[0.0, 0.0], [1.0, 0.0]], [[0.5, 0.5], [0.5, 0.5]], "all-zero rows"),  # P too
+    ],
+)
+def test_multiclass_inputs_are_validated(P, Q, words):
+    for call in (sm.evaluate, sm.hard_accuracy, sm.soft_accuracy, sm.po_jsd,
+                 sm.lewidi_cross_entropy):
+        with pytest.raises(ValueError, match=words):
+            call(np.array(P), np.array(Q))
+
+
+def test_multilabel_allows_unnormalised_rows_but_not_negative():
+    P = np.array([[1.0, 0.5], [0.0, 1.0]])
+    Q = np.array([[0.9, 0.9], [0.0, 0.0]])  # independent labels: rows need not sum to 1
+    assert np.isfinite(sm.evaluate(P, Q, multilabel=True)["po_jsd"])
+    with pytest.raises(ValueError, match="in \\[0, 1\\]"):
+        sm.evaluate(P, -Q, multilabel=True)
+
+
+def test_constant_entropy_note_says_which_side_is_constant():
+    P = np.array([[0.5, 0.5], [1.0, 0.0], [0.2, 0.8]])
+    Q = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]])  # a unanimous hard vote everywhere
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert np.isnan(sm.entropy_correlation(P, Q))
+    notes = " ".join(sm.undefined_notes(P, Q))
+    assert "entropies of the predictions are constant" in notes
