@@ -74,7 +74,8 @@ with st.expander("Load your own data", expanded=False, icon=":material/upload_fi
         help="auto: ordinal for ratings, nominal otherwise. Interval/ratio need numeric labels.")
     upload = st.file_uploader(
         f"Annotations (max {MAX_UPLOAD_MB} MB)",
-        type=["csv", "tsv", "txt", "parquet", "zip", "json", "jsonl", "npy"],
+        # workbooks are accepted only to be answered "Excel is not read, save as CSV"
+        type=["csv", "tsv", "txt", "parquet", "zip", "json", "jsonl", "npy", "xlsx", "xls"],
         key="home.upload",
     )
     companions = st.file_uploader(
