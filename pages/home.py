@@ -66,9 +66,10 @@ with st.expander("Load your own data", expanded=False, icon=":material/upload_fi
                             key="home.format")
     task_choice = task_col.selectbox(
         "Task", ["auto", *TASKS], key="home.task",
-        help="auto: ranking when there is a rank column, multi-label when an annotator gave an "
-        "item several labels, rating when every label is a number (more than two values), "
-        "multiclass otherwise.")
+        help="auto: ranking when there is a rank column, multi-label when many (item, "
+        "annotator) cells hold several labels (a few such cells are reported as an error: "
+        "choose multilabel here if they are meant), rating when every label is a number (more "
+        "than two values), multiclass otherwise.")
     level_choice = level_col.selectbox(
         "Level of measurement", ["auto", *LEVELS], key="home.level",
         help="auto: ordinal for ratings, nominal otherwise. Interval/ratio need numeric labels.")
