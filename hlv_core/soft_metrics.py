@@ -588,7 +588,8 @@ def classwise_table(
     labels: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """Tidy class-wise table: one row per (kind in hard/soft, label) with ``precision, recall,
-    f1, support`` (hard support = count of true items, soft support = judgement mass)."""
+    f1, support`` (hard support = count of true items, soft support = judgement mass) and
+    ``note`` (why a value is undefined; empty when all are defined)."""
     P, Q = _check(P, Q, multilabel=multilabel)
     K = P.shape[1]
     names = list(labels) if labels is not None else [str(k) for k in range(K)]
@@ -610,7 +611,24 @@ def classwise_table(
                 }
             )
         )
-    return pd.concat(rows, ignore_index=True)
+    table = pd.concat(rows, ignore_index=True)
+    table["note"] = _classwise_notes(table)
+    return table
+
+
+def _classwise_notes(table: pd.DataFrame) -> list[str]:
+    """Why a class-wise value is undefined (issue 19: every NaN shown carries its reason)."""
+    notes = []
+    for p, r, f in zip(table["precision"], table["recall"], table["f1"], strict=True):
+        parts = []
+        if np.isnan(p):
+            parts.append("precision 0/0: no predicted mass on this class")
+        if np.isnan(r):
+            parts.append("recall 0/0: annotators never chose this class")
+        if np.isnan(f) and not parts:
+            parts.append("F1 0/0: no mass in judgements nor predictions")
+        notes.append("; ".join(parts))
+    return notes
 
 
 # --------------------------------------------------------------------- bootstrap over items

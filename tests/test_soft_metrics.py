@@ -268,8 +268,18 @@ def test_classwise_table_layout():
     P = rng.dirichlet(np.ones(3), 25)
     Q = rng.dirichlet(np.ones(3), 25)
     table = sm.classwise_table(P, Q, labels=["x", "y", "z"])
-    assert list(table.columns) == ["kind", "label", "precision", "recall", "f1", "support"]
+    assert list(table.columns) == ["kind", "label", "precision", "recall", "f1", "support",
+                                   "note"]
     assert len(table) == 6
+    assert (table["note"] == "").all()
+    # a class nobody chose and nothing predicted: its NaN says why
+    P0 = np.column_stack([P, np.zeros(len(P))])
+    Q0 = np.column_stack([Q, np.zeros(len(Q))])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sm.UndefinedMetricWarning)
+        zero = sm.classwise_table(P0, Q0, labels=["x", "y", "z", "w"])
+    soft_w = zero[(zero["kind"] == "soft") & (zero["label"] == "w")].iloc[0]
+    assert np.isnan(soft_w["recall"]) and "never chose" in soft_w["note"]
     soft = table[table["kind"] == "soft"]
     assert soft["f1"].mean() == pytest.approx(sm.soft_macro_f1(P, Q))
 
