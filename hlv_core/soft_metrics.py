@@ -43,6 +43,7 @@ __all__ = [
     "soft_micro_f1",
     "soft_prfs",
     "undefined_notes",
+    "undefined_reason",
 ]
 
 LOG_CUTOFF = 1e-8
@@ -535,6 +536,16 @@ def undefined_notes(
                          "e.g. a hard vote that is unanimous everywhere), so Pearson's r is 0/0 "
                          "(NaN, the reference convention).")
     return notes
+
+
+def undefined_reason(metric: str, value: float, notes: Sequence[str]) -> str:
+    """Why ``value`` of ``metric`` is undefined, from :func:`undefined_notes` (the notes naming
+    the metric, else all of them); empty when ``value`` is a number. For tables and downloads:
+    every NaN shown carries its reason (issue 19)."""
+    if not (isinstance(value, float) and np.isnan(value)):
+        return ""
+    named = [n for n in notes if metric.replace("_", " ") in n.lower()]
+    return " ".join(named or notes) or f"{metric} is undefined (0/0) on these items."
 
 
 # ----------------------------------------------------------------------- per-item values

@@ -74,7 +74,8 @@ def compute_model(_dataset, dataset_hash: str, _preds: pd.DataFrame, preds_hash:
                      "lower": ci["lower"].get(metric, np.nan),
                      "upper": ci["upper"].get(metric, np.nan),
                      "higher_is_better": higher, "n_items": len(item_ids),
-                     "n_boot": n_boot if metric in ci.index else 0, "seed": seed})
+                     "n_boot": n_boot if metric in ci.index else 0, "seed": seed,
+                     "note": sm.undefined_reason(metric, float(value), notes)})
     items = sm.per_item(P, Q, multilabel=multilabel, item_ids=list(item_ids),
                         ordinal_values=ordinal).reset_index()
     items.insert(1, "model", model)

@@ -374,3 +374,7 @@ def test_metrics_table_states_partial_coverage(tmp_path, capsys):
     assert main(["metrics", str(ann), str(preds), "--json"]) == 0
     records = json.loads(capsys.readouterr().out)
     assert {(r["n_items"], r["n_items_total"]) for r in records} == {(6, 8)}
+    # item 11: the undefined entropy correlation (constant predictions) says why
+    undefined = [r for r in records if r["value"] is None]
+    assert undefined and all("constant" in r["note"] for r in undefined)
+    assert all(r["note"] == "" for r in records if r["value"] is not None)

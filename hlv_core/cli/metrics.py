@@ -19,16 +19,6 @@ from ..io import DataError, load, load_predictions, prediction_matrix
 __all__ = ["add_cli", "metrics_table", "run_metrics"]
 
 
-def _nan_note(metric: str, value: float, notes: list[str]) -> str:
-    """Why ``value`` is undefined (empty when it is a number): the notes of
-    :func:`hlv_core.soft_metrics.undefined_notes` that name the metric, else all of them."""
-    if not (isinstance(value, float) and math.isnan(value)):
-        return ""
-    named = [n for n in notes if metric.replace("_", " ") in n.lower()]
-    chosen = named or notes
-    return " ".join(chosen) or "undefined on these items (0/0)."
-
-
 def metrics_table(
     annotations: str,
     predictions: str,
@@ -71,7 +61,7 @@ def metrics_table(
             row = {"model": model, "metric": metric, "group": sm.METRIC_INFO[metric][0],
                    "value": value, "n_items": len(item_ids),
                    "n_items_total": dataset.n_items, "multilabel": ml,
-                   "note": _nan_note(metric, value, notes)}
+                   "note": sm.undefined_reason(metric, float(value), notes)}
             if ci is not None:
                 row["lower"] = ci["lower"].get(metric, math.nan)
                 row["upper"] = ci["upper"].get(metric, math.nan)
