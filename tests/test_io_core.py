@@ -170,3 +170,9 @@ def test_prediction_matrix_refuses_repeated_rows():
         prediction_matrix(preds, ds, "m")
     ids, Q = prediction_matrix(preds.iloc[:4], ds, "m")
     np.testing.assert_allclose(Q.sum(axis=1), 1.0)
+
+
+def test_prediction_label_spelled_as_another_number_names_the_dataset_label():
+    ds = load(b"item_id,annotator_id,label\n1,a,3\n1,b,4\n2,a,5\n2,b,3\n", name="r.csv")
+    with pytest.raises(DataError, match=r"'3.0' is the number of the label '3'"):
+        load_predictions(b"item_id,label,prob\n1,3.0,1\n", ds, name="p.csv")

@@ -673,9 +673,9 @@ def _merge_number_spellings(
         in_schema = [x for x in names if x in listed]
         if len(in_schema) > 1:
             raise DataError(
-                f"the label schema lists {', '.join(echo(x) for x in in_schema)}, which are the "
-                "same number written differently; nominal and ordinal views would disagree "
-                "about the classes.",
+                f"the label schema / inventory lists {', '.join(echo(x) for x in in_schema)}, "
+                "which are the same number written differently; nominal and ordinal views "
+                "would disagree about the classes.",
                 source=source,
                 column="label",
                 fix="list each number once in labels.csv / schema.json and write the "

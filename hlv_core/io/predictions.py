@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ._read import as_source, decode_text, read_table
-from .dataset import Dataset, echo
+from .dataset import Dataset, _as_number, echo
 from .errors import DataError
 
 __all__ = ["load_predictions", "prediction_matrix", "SUM_TOLERANCE"]
@@ -113,13 +113,17 @@ def load_predictions(
     unknown = ~frame["label"].isin(labels)
     if unknown.any():
         i = _first_row(unknown)
+        bad = frame["label"].iloc[i]
+        same_number = [x for x in dataset.labels
+                       if _as_number(x) is not None and _as_number(x) == _as_number(bad)]
+        hint = (f" ({echo(bad)} is the number of the label {echo(same_number[0])}; write it "
+                "that way)") if same_number else ""
         raise DataError(
-            f"label {frame['label'].iloc[i]!r} is not a label of the dataset "
-            f"{list(dataset.labels)}.",
+            f"label {echo(bad)} is not a label of the dataset {echo(list(dataset.labels), 200)}.",
             source=source.name,
             row=int(frame["_row"].iloc[i]),
             column="label",
-            fix="use the dataset's label strings exactly (case and spelling).",
+            fix="use the dataset's label strings exactly (case and spelling)" + hint + ".",
         )
     known_items = set(dataset.item_ids)
     missing_items = ~frame["item_id"].isin(known_items)
