@@ -145,6 +145,8 @@ CASES: list[Case] = [
          and ds.labels == ("Hate", "hate", "none"), item="1"),
     Case("whitespace_labels.csv", "whitespace_labels.csv",
          check=lambda ds: ds.labels == ("no", "yes") and "whitespace" in _notes(ds), item="1"),
+    Case("rating_1e999.csv", "rating_1e999.csv", words=("'1e999'", "infinite"), item="1"),
+    Case("rating_5000_digits.csv", "rating_5000_digits.csv", words=("infinite",), item="1"),
     # item 2: multi-label only from evidence
     Case("one_conflicting_cell.csv", "one_conflicting_cell.csv",
          words=("('i2', 'a2')", "multilabel"), item="2"),

@@ -427,6 +427,7 @@ def build_dataset(
             )
         ann[column] = values.astype(str)
     ann["label"] = _clean_labels(ann["label"], labels, report, source, row_offset)
+    _refuse_infinite_numbers(ann["label"], source, row_offset)
     ann, labels = _merge_number_spellings(ann, labels, report, source)
     _note_case_variants(ann["label"], report)
     dup = ann.duplicated(subset=required, keep="first")
@@ -644,6 +645,33 @@ def _clean_labels(
             "label' choice).",
         )
     return stripped
+
+
+def _float_or_nan(text: str) -> float:
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return float("nan")
+
+
+def _refuse_infinite_numbers(labels: pd.Series, source: str, row_offset: int) -> None:
+    """In numeric data a label that overflows (``1e999``, ``-inf``) is not a class of its own
+    (it would silently turn a rating scale into nominal classes): refuse it."""
+    unique = pd.Series(pd.unique(labels))
+    values = pd.Series([_float_or_nan(x) for x in unique], dtype=float)
+    infinite = unique[np.isinf(values.to_numpy())]
+    finite = values[np.isfinite(values.to_numpy())]
+    if infinite.empty or len(finite) + len(infinite) < len(unique) or finite.empty:
+        return
+    first = int(np.flatnonzero(labels.isin(set(infinite)).to_numpy())[0])
+    raise DataError(
+        f"label {echo(infinite.iloc[0])} reads as an infinite number in numeric data (too large "
+        "to represent); it cannot be a point of a rating scale.",
+        source=source,
+        row=first + row_offset,
+        column="label",
+        fix="correct the value (a typo such as 1e999 for 1), or delete the row.",
+    )
 
 
 def _merge_number_spellings(
