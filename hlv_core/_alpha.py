@@ -141,6 +141,25 @@ def _label_numbers(
     return np.array([float(position[x]) for x in labels], dtype=float)
 
 
+#: Interval/ratio values whose magnitude exceeds this are rescaled by a power of two (exact;
+#: alpha is scale-invariant at both levels) so squared differences cannot overflow to inf
+#: (1e308 would otherwise read as "no expected disagreement").
+_SCALE_ABOVE = 2.0**64
+
+
+def _safe_numbers(numbers: np.ndarray, level: str) -> np.ndarray:
+    """Numbers rescaled by an exact power of two when they are huge (see :data:`_SCALE_ABOVE`)."""
+    numbers = np.asarray(numbers, dtype=float)
+    if level not in ("interval", "ratio") or numbers.size == 0:
+        return numbers
+    if not np.isfinite(numbers).all():
+        raise ValueError("label values must be finite numbers (no NaN or infinity)")
+    top = float(np.abs(numbers).max())
+    if top <= _SCALE_ABOVE:
+        return numbers
+    return np.ldexp(numbers, -int(np.frexp(top)[1]))
+
+
 def prepare_alpha_input(
     annotations: pd.DataFrame,
     *,
@@ -205,7 +224,7 @@ def prepare_alpha_input(
         for lab, code in zip(labs, inverse, strict=True):
             if not domain[code]:
                 domain[code] = lab
-        numbers = uniq.astype(float)
+        numbers = _safe_numbers(uniq.astype(float), level)
     return AlphaInput(
         np.asarray(item_codes, dtype=np.int64),
         np.asarray(ann_codes, dtype=np.int64),
@@ -272,7 +291,7 @@ def alpha_from_counts(
     _check_level(level)
     counts, n_u = _pairable(counts)
     k = counts.shape[1]
-    numbers = np.arange(k, dtype=float) if numbers is None else np.asarray(numbers, dtype=float)
+    numbers = np.arange(k, dtype=float) if numbers is None else _safe_numbers(numbers, level)
     if len(n_u) == 0 or k < 2:
         return float("nan")
     w = 1.0 / (n_u - 1.0)

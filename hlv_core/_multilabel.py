@@ -239,6 +239,9 @@ def multilabel_agreement_pairs(
     if n_boot < 0:
         raise ValueError("n_boot must be >= 0")
     _check_soft_match_expected(soft_match_expected)
+    if not isinstance(annotations, pd.DataFrame) or len(annotations) == 0:
+        raise ValueError("multi-label agreement needs annotations: the table has 0 rows "
+                         "(columns item_id, annotator_id, label).")
     cells, sets, labels = _set_cells(annotations)
     if len(labels) == 0:
         raise ValueError("no labels: every annotation is empty")

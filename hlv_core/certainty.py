@@ -723,8 +723,19 @@ def expected_risk(samples, risk) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------- UA metrics
+def _finite_scores(p: np.ndarray, what: str = "predictions") -> np.ndarray:
+    """Prediction scores must be finite: NaN would never be the top class, silently scoring
+    the lowest-index class (UA accuracy 1.0 on NaN rows)."""
+    bad = ~np.isfinite(p)
+    if bad.any():
+        row = int(np.argwhere(bad)[0][0])
+        raise ValueError(f"{what} must be finite scores; row {row} holds NaN or infinity "
+                         f"({int(bad.any(axis=-1).sum())} row(s) affected).")
+    return p
+
+
 def _check_predictions(predictions, x: np.ndarray) -> np.ndarray:
-    p = np.asarray(predictions, dtype=float)
+    p = _finite_scores(np.asarray(predictions, dtype=float))
     if p.shape != (x.shape[0], x.shape[2]):
         raise ValueError(
             f"predictions must be (N, K) = {(x.shape[0], x.shape[2])} scores, got {p.shape}"
@@ -737,7 +748,7 @@ def ua_accuracy_from_top(top, predictions, *, k: int = 1,
     """:func:`ua_accuracy_per_case_sample` from the (N, S, depth >= k) top classes of the
     samples; ``predictions`` (N, K) scores (top-k set: ties lowest index)."""
     t = _check_top(top, k)
-    p = np.asarray(predictions, dtype=float)
+    p = _finite_scores(np.asarray(predictions, dtype=float))
     if p.ndim != 2 or p.shape[0] != t.shape[0]:
         raise ValueError(f"predictions must be (N, K) scores with N = {t.shape[0]}, got "
                          f"{p.shape}")
@@ -990,6 +1001,10 @@ def sweep(
     reliability inf uses it for every sample."""
     if method not in ("compact", "dense"):
         raise ValueError("method must be 'compact' or 'dense'")
+    if len(data) == 0:
+        raise ValueError("sweep needs at least one case; the data has 0.")
+    for name, p in (predictions or {}).items():
+        _finite_scores(np.asarray(p, dtype=float), f"predictions of {name!r}")
     ks = [int(k) for k in ks]
     if any(k < 1 for k in ks) or (ao_depth is not None and int(ao_depth) < 1):
         raise ValueError("ks and ao_depth must be >= 1")

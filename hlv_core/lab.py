@@ -422,8 +422,12 @@ def run_lab_full(
         result = _evaluate(P_all[pos], Q, ml)
         for metric, value in result.items():
             if metrics is None or metric in metrics:
+                note = notes.get(method, "")
+                if not np.isfinite(value):  # every undefined value carries its reason
+                    note = "; ".join(x for x in (note, _nan_reason(metric, P_all[pos], Q, ml))
+                                     if x)
                 rows.append({"method": method, "seed": seed, "metric": metric,
-                             "value": float(value), "note": notes.get(method, "")})
+                             "value": float(value), "note": note})
         pred_frames.append(pd.DataFrame({
             "method": method, "seed": seed,
             "item_id": np.repeat(item_ids[pos], len(labels)),
@@ -445,6 +449,15 @@ def run_lab_full(
     predictions = (pd.concat(pred_frames, ignore_index=True) if pred_frames else
                    pd.DataFrame(columns=["method", "seed", "item_id", "label", "prob"]))
     return LabResult(results, predictions, pd.DataFrame(fit_rows), protocol, timings)
+
+
+def _nan_reason(metric: str, P: np.ndarray, Q: np.ndarray, multilabel: bool) -> str:
+    """Why ``metric`` is undefined on (P, Q): the matching :func:`soft_metrics.undefined_notes`."""
+    from . import soft_metrics as sm
+
+    notes = sm.undefined_notes(P, Q, multilabel=multilabel)
+    named = [n for n in notes if metric.replace("_", " ") in n.lower()]
+    return " ".join(named or notes) or f"{metric} is undefined (0/0) on these test items."
 
 
 def compute_deltas(results: pd.DataFrame) -> pd.DataFrame:

@@ -777,6 +777,13 @@ def evaluate(
     """
     if absent not in ("skip", "zero"):
         raise ValueError(f"absent must be 'skip' or 'zero'; got {absent!r}.")
+    for name, frame in (("predictions", predictions), ("gold", gold)):
+        if not isinstance(frame, pd.DataFrame) or len(frame) == 0:
+            raise DataError(
+                f"the {name} table has 0 rows; there is nothing to score.",
+                source=name,
+                fix="pass per-(user, text) rows with columns annotator_id, item_id, label.",
+            )
     prep = _prepare(predictions, gold, labels)
     k = len(prep.labels)
     if positive is None and k == 2:

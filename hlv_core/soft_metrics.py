@@ -43,6 +43,7 @@ __all__ = [
     "soft_micro_f1",
     "soft_prfs",
     "undefined_notes",
+    "undefined_reason",
 ]
 
 LOG_CUTOFF = 1e-8
@@ -70,8 +71,18 @@ class UndefinedMetricWarning(RuntimeWarning):
 
 
 # ---------------------------------------------------------------------------------- helpers
-def _check(P: np.ndarray, Q: np.ndarray, *, min_rows: int = 1) -> tuple[np.ndarray, np.ndarray]:
-    """Validate and convert to float (N, K) arrays of equal shape."""
+#: Tolerance of the row-sum check of multiclass distributions (as ``io.SUM_TOLERANCE``).
+ROW_SUM_TOLERANCE = 1e-6
+
+
+def _check(
+    P: np.ndarray, Q: np.ndarray, *, min_rows: int = 1, multilabel: bool | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Validate and convert to float (N, K) arrays of equal shape.
+
+    Every entry must be a finite probability in [0, 1]; with ``multilabel=False`` every row
+    must also sum to 1 (a distribution; an all-zero row has none). Raises ``ValueError`` naming
+    the matrix and the first offending row."""
     P = np.asarray(P, dtype=float)
     Q = np.asarray(Q, dtype=float)
     if P.ndim != 2 or Q.ndim != 2:
@@ -84,6 +95,23 @@ def _check(P: np.ndarray, Q: np.ndarray, *, min_rows: int = 1) -> tuple[np.ndarr
         raise ValueError("need at least one label column.")
     if not (np.isfinite(P).all() and np.isfinite(Q).all()):
         raise ValueError("P and Q must be finite (no NaN or infinity).")
+    for name, X in (("P", P), ("Q", Q)):
+        bad = np.flatnonzero(((X < 0) | (X > 1 + ROW_SUM_TOLERANCE)).any(axis=1))
+        if bad.size:
+            raise ValueError(
+                f"{name} must hold probabilities in [0, 1]; row {int(bad[0])} has "
+                f"{X[bad[0]].min():.6g} .. {X[bad[0]].max():.6g} ({bad.size} row(s) affected)."
+            )
+        if multilabel is False:
+            sums = X.sum(axis=1)
+            bad = np.flatnonzero(np.abs(sums - 1.0) > ROW_SUM_TOLERANCE)
+            if bad.size:
+                raise ValueError(
+                    f"{name} rows must be distributions summing to 1 (multiclass); row "
+                    f"{int(bad[0])} sums to {sums[bad[0]]:.6g} ({bad.size} row(s) affected"
+                    + (", all-zero rows have no distribution" if (sums == 0).any() else "")
+                    + "). Normalise the rows, or pass multilabel=True for independent labels."
+                )
     return P, Q
 
 
@@ -157,7 +185,7 @@ def hard_accuracy(P: np.ndarray, Q: np.ndarray, *, multilabel: bool = False) -> 
     lowest label index. Multiclass only (for multilabel use :func:`hard_micro_f1`)."""
     if multilabel:
         raise ValueError("hard accuracy is defined for multiclass data; use hard_micro_f1.")
-    P, Q = _check(P, Q)
+    P, Q = _check(P, Q, multilabel=multilabel)
     return float(np.mean(np.argmax(P, axis=1) == np.argmax(Q, axis=1)))
 
 
@@ -165,7 +193,7 @@ def hard_micro_f1(P: np.ndarray, Q: np.ndarray, *, multilabel: bool = False) -> 
     """Hard micro F1 (spec 3.1): ``2 sum T&R / (sum T + sum R)`` with ``T = [P > 0.5]``,
     ``R = [Q > 0.5]`` (multilabel; 1.0 when nothing is positive anywhere). Multiclass: the same
     formula on one-hot argmax matrices, which equals hard accuracy."""
-    P, Q = _check(P, Q)
+    P, Q = _check(P, Q, multilabel=multilabel)
     T, R = _hard_indicators(P, Q, multilabel)
     denom = T.sum() + R.sum()
     return 1.0 if denom == 0 else float(2.0 * (T * R).sum() / denom)
@@ -192,7 +220,7 @@ def hard_prfs(P: np.ndarray, Q: np.ndarray, *, multilabel: bool = False) -> dict
     (N, 1) indicator as binary labels and, asked for ``labels=[0]``, scores the *negative*
     class; the reference vectors (``ml_single_class_column``) pin this, so it is reproduced.
     """
-    P, Q = _check(P, Q)
+    P, Q = _check(P, Q, multilabel=multilabel)
     T, R = _hard_indicators(P, Q, multilabel)
     if multilabel and P.shape[1] == 1:
         T, R = 1.0 - T, 1.0 - R  # reference quirk for K = 1, see docstring
@@ -216,7 +244,7 @@ def soft_accuracy(P: np.ndarray, Q: np.ndarray, *, multilabel: bool = False) -> 
     P=(.5,.5), Q=(.2,.8) -> 0.7. Multiclass only (multilabel: use :func:`soft_micro_f1`)."""
     if multilabel:
         raise ValueError("soft accuracy is defined for multiclass data; use soft_micro_f1.")
-    P, Q = _check(P, Q)
+    P, Q = _check(P, Q, multilabel=multilabel)
     return float(np.minimum(P, Q).sum(axis=1).mean())
 
 
@@ -224,8 +252,8 @@ def soft_micro_f1(P: np.ndarray, Q: np.ndarray, *, multilabel: bool = False) -> 
     """Soft micro F1 ``2 sum_ik min(P_ik, Q_ik) / sum_ik (P_ik + Q_ik)`` (spec 2.4, 3.3). Same
     formula for multiclass (equals soft accuracy for normalised rows) and multilabel; all-zero
     inputs give NaN (reference: no guard)."""
-    del multilabel  # identical definition
     P, Q = _check(P, Q)
+    del multilabel  # identical definition
     with np.errstate(divide="ignore", invalid="ignore"):
         return float(2.0 * np.minimum(P, Q).sum() / (P.sum() + Q.sum()))
 
@@ -273,8 +301,8 @@ def soft_prfs(
     :class:`UndefinedMetricWarning` names the classes and ``out["skipped"]`` lists their indices
     per measure. ``multilabel`` is accepted for symmetry: the definition is identical.
     """
-    del multilabel
     P, Q = _check(P, Q)
+    del multilabel
     m = np.minimum(P, Q).sum(axis=0)
     return _soft_prfs_from_sums(m, Q.sum(axis=0), P.sum(axis=0), skip_undefined, labels, True)
 
@@ -298,7 +326,7 @@ def po_jsd(P: np.ndarray, Q: np.ndarray, *, multilabel: bool = False) -> float:
     """PO-JSD ``1 - (1/N) sum_i JSD(P_i, Q_i)`` with JSD in bits (spec 2.6). Multilabel (spec
     3.5): every entry is a binary distribution ``(x, 1-x)`` and the mean runs over all N*K
     entries. Figure 1: P=(.5,.5), Q=(.2,.8) -> 0.9268959920681902."""
-    P, Q = _check(P, Q)
+    P, Q = _check(P, Q, multilabel=multilabel)
     return float(1.0 - _per_item_jsd(P, Q, multilabel).mean())
 
 
@@ -329,7 +357,7 @@ def entropy_correlation(
     :class:`UndefinedMetricWarning`. Constant entropies give NaN; fewer than 2 items raise
     ``ValueError`` (as scipy ``pearsonr``).
     """
-    P, Q = _check(P, Q)
+    P, Q = _check(P, Q, multilabel=multilabel)
     if P.shape[0] < 2:
         raise ValueError("entropy correlation needs at least 2 items (x and y must have length "
                          "at least 2).")
@@ -366,7 +394,7 @@ def lewidi_cross_entropy(P: np.ndarray, Q: np.ndarray, *, multilabel: bool = Fal
     ``H(P) + KL(P‖Q)`` up to the clipping, so it never reaches 0 on ambiguous items."""
     if multilabel:
         raise ValueError("LeWiDi cross-entropy is defined for multiclass (soft label) data.")
-    P, Q = _check(P, Q)
+    P, Q = _check(P, Q, multilabel=multilabel)
     return float(_per_item_ce(P, Q).mean())
 
 
@@ -389,7 +417,7 @@ def lewidi_manhattan(
     notebook; ``None`` = no rounding). Multilabel (VariErrNLI): per item the mean over labels of
     the Manhattan distance between the binary distributions ``(p, 1-p)`` and ``(q, 1-q)``. For
     normalised multiclass rows it equals ``2 (1 - soft accuracy)`` (without rounding)."""
-    P, Q = _check(P, Q)
+    P, Q = _check(P, Q, multilabel=multilabel)
     d = _per_item_manhattan(P, Q, multilabel)
     if decimals is None:
         return float(d.mean())
@@ -440,7 +468,7 @@ def evaluate(
     ``lewidi_manhattan`` and, for multiclass, ``lewidi_cross_entropy`` (and
     ``lewidi_wasserstein`` when ``ordinal_values`` is given), unrounded.
     """
-    P, Q = _check(P, Q)
+    P, Q = _check(P, Q, multilabel=multilabel)
     out: dict[str, float] = {}
     if not multilabel:
         out["hard_accuracy"] = hard_accuracy(P, Q)
@@ -477,7 +505,7 @@ def undefined_notes(
 ) -> list[str]:
     """Plain-language notes on every metric that is undefined (NaN) for these inputs and why,
     naming the classes involved (binding decision 1). Empty when everything is defined."""
-    P, Q = _check(P, Q)
+    P, Q = _check(P, Q, multilabel=multilabel)
     notes: list[str] = []
     p, q = P.sum(axis=0), Q.sum(axis=0)
     for k in np.flatnonzero((p == 0) & (q == 0)):
@@ -501,9 +529,23 @@ def undefined_notes(
             notes.append(f"entropy correlation is undefined for class(es) {names} (constant "
                          "entropy over items), so the reference mean over classes is NaN.")
         elif not multilabel and const.any():
-            notes.append("entropy correlation is undefined: the item entropies of the "
-                         "judgements or of the predictions are constant.")
+            which = [name for name, h in (("human judgements", hp), ("predictions", hq))
+                     if bool((h == h[:1]).all())]
+            notes.append(f"entropy correlation is undefined: the item entropies of the "
+                         f"{' and of the '.join(which)} are constant (the same on every item, "
+                         "e.g. a hard vote that is unanimous everywhere), so Pearson's r is 0/0 "
+                         "(NaN, the reference convention).")
     return notes
+
+
+def undefined_reason(metric: str, value: float, notes: Sequence[str]) -> str:
+    """Why ``value`` of ``metric`` is undefined, from :func:`undefined_notes` (the notes naming
+    the metric, else all of them); empty when ``value`` is a number. For tables and downloads:
+    every NaN shown carries its reason (issue 19)."""
+    if not (isinstance(value, float) and np.isnan(value)):
+        return ""
+    named = [n for n in notes if metric.replace("_", " ") in n.lower()]
+    return " ".join(named or notes) or f"{metric} is undefined (0/0) on these items."
 
 
 # ----------------------------------------------------------------------- per-item values
@@ -525,7 +567,7 @@ def per_item(
     ``manhattan`` (LeWiDi 2025, unrounded), ``cross_entropy`` (LeWiDi 2023, multiclass) and
     ``wasserstein`` (when ``ordinal_values`` is given).
     """
-    P, Q = _check(P, Q)
+    P, Q = _check(P, Q, multilabel=multilabel)
     T, R = _hard_indicators(P, Q, multilabel)
     hp = normalised_entropy(P, multilabel=multilabel)
     hq = normalised_entropy(Q, multilabel=multilabel)
@@ -557,8 +599,9 @@ def classwise_table(
     labels: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """Tidy class-wise table: one row per (kind in hard/soft, label) with ``precision, recall,
-    f1, support`` (hard support = count of true items, soft support = judgement mass)."""
-    P, Q = _check(P, Q)
+    f1, support`` (hard support = count of true items, soft support = judgement mass) and
+    ``note`` (why a value is undefined; empty when all are defined)."""
+    P, Q = _check(P, Q, multilabel=multilabel)
     K = P.shape[1]
     names = list(labels) if labels is not None else [str(k) for k in range(K)]
     hard = hard_prfs(P, Q, multilabel=multilabel)
@@ -579,7 +622,24 @@ def classwise_table(
                 }
             )
         )
-    return pd.concat(rows, ignore_index=True)
+    table = pd.concat(rows, ignore_index=True)
+    table["note"] = _classwise_notes(table)
+    return table
+
+
+def _classwise_notes(table: pd.DataFrame) -> list[str]:
+    """Why a class-wise value is undefined (issue 19: every NaN shown carries its reason)."""
+    notes = []
+    for p, r, f in zip(table["precision"], table["recall"], table["f1"], strict=True):
+        parts = []
+        if np.isnan(p):
+            parts.append("precision 0/0: no predicted mass on this class")
+        if np.isnan(r):
+            parts.append("recall 0/0: annotators never chose this class")
+        if np.isnan(f) and not parts:
+            parts.append("F1 0/0: no mass in judgements nor predictions")
+        notes.append("; ".join(parts))
+    return notes
 
 
 # --------------------------------------------------------------------- bootstrap over items
@@ -685,7 +745,7 @@ def bootstrap_ci(
     defined), ``n_boot``, ``seed`` and ``level``. Resamples where a metric is undefined are
     left out of its interval.
     """
-    P, Q = _check(P, Q)
+    P, Q = _check(P, Q, multilabel=multilabel)
     if n_boot < 1:
         raise ValueError("n_boot must be >= 1.")
     if not 0 < level < 1:

@@ -85,13 +85,37 @@ def get_predictions() -> pd.DataFrame | None:
     return pd.concat(frames, ignore_index=True)
 
 
-def add_predictions(frame: pd.DataFrame) -> None:
-    """Append uploaded predictions (replacing models with the same name)."""
+def add_predictions(frame: pd.DataFrame) -> dict[str, str]:
+    """Append uploaded predictions. A model of an earlier upload with the same name is
+    replaced; a model named like one of the dataset's bundled models is renamed
+    ``"<name> (uploaded)"`` (never summed with it). Returns ``{old name: new name}`` of the
+    renamed models so the page can say so."""
+    dataset = get_dataset()
+    bundled = set() if dataset is None or dataset.predictions is None else set(
+        dataset.predictions["model"].astype(str))
+    renamed: dict[str, str] = {}
+    for name in pd.unique(frame["model"].astype(str)):
+        if name in bundled:
+            new, n = f"{name} (uploaded)", 2
+            while new in bundled:
+                new, n = f"{name} (uploaded {n})", n + 1
+            renamed[name] = new
+    if renamed:
+        frame = frame.assign(model=frame["model"].astype(str).replace(renamed))
     current = st.session_state.get(PREDICTIONS_KEY)
     if current is not None:
         current = current[~current["model"].isin(set(frame["model"]))]
         frame = pd.concat([current, frame], ignore_index=True)
     st.session_state[PREDICTIONS_KEY] = frame
+    return renamed
+
+
+def renamed_note(renamed: dict[str, str]) -> str:
+    """One sentence for the page about models renamed by :func:`add_predictions`."""
+    return " ".join(
+        f"Model '{html.escape(old)}' has the name of a bundled model, so the upload is shown as "
+        f"'{html.escape(new)}' (the two are never merged)." for old, new in renamed.items()
+    )
 
 
 def show_data_error(error: DataError) -> None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import html
 import math
 
@@ -167,7 +168,11 @@ def prediction_arrays() -> tuple[dict, list[str]]:
 predictions, pred_notes = prediction_arrays()
 for note in pred_notes:
     st.caption(html.escape(note))
-pred_key = tuple(sorted(predictions))
+# cache key = content of every prediction matrix, never the model names (issue 19 item 6)
+pred_key = tuple(
+    (name, hashlib.sha256(np.ascontiguousarray(q, dtype=float).tobytes()).hexdigest()[:16])
+    for name, q in sorted(predictions.items())
+)
 
 
 def get_result(model: str, r: float) -> dict:

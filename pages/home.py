@@ -14,6 +14,7 @@ from hlv_ui.loading import parse_predictions, parse_upload
 from hlv_ui.state import (
     add_predictions,
     ensure_dataset,
+    renamed_note,
     require_dataset,
     set_dataset,
     show_data_error,
@@ -65,15 +66,17 @@ with st.expander("Load your own data", expanded=False, icon=":material/upload_fi
                             key="home.format")
     task_choice = task_col.selectbox(
         "Task", ["auto", *TASKS], key="home.task",
-        help="auto: ranking when there is a rank column, multi-label when an annotator gave an "
-        "item several labels, rating when every label is a number (more than two values), "
-        "multiclass otherwise.")
+        help="auto: ranking when there is a rank column, multi-label when many (item, "
+        "annotator) cells hold several labels (a few such cells are reported as an error: "
+        "choose multilabel here if they are meant), rating when every label is a number (more "
+        "than two values), multiclass otherwise.")
     level_choice = level_col.selectbox(
         "Level of measurement", ["auto", *LEVELS], key="home.level",
         help="auto: ordinal for ratings, nominal otherwise. Interval/ratio need numeric labels.")
     upload = st.file_uploader(
         f"Annotations (max {MAX_UPLOAD_MB} MB)",
-        type=["csv", "tsv", "txt", "parquet", "zip", "json", "jsonl", "npy"],
+        # workbooks are accepted only to be answered "Excel is not read, save as CSV"
+        type=["csv", "tsv", "txt", "parquet", "zip", "json", "jsonl", "npy", "xlsx", "xls"],
         key="home.upload",
     )
     companions = st.file_uploader(
@@ -120,7 +123,9 @@ with st.expander("Load your own data", expanded=False, icon=":material/upload_fi
         except DataError as error:
             show_data_error(error)
         else:
-            add_predictions(preds)
+            renamed = add_predictions(preds)
+            if renamed:
+                st.warning(renamed_note(renamed))
             st.success(f"Predictions of {preds['model'].nunique()} model(s) added.")
 
 dataset = require_dataset()

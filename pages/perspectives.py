@@ -17,7 +17,7 @@ import streamlit as st
 
 from hlv_core import perspectivist as P
 from hlv_core.io import DataError, Dataset
-from hlv_ui.state import get_predictions, require_dataset, show_data_error
+from hlv_ui.state import frame_hash, get_predictions, require_dataset, show_data_error
 from hlv_ui.widgets import download_table
 
 st.title("Perspectives")
@@ -212,11 +212,14 @@ positive = labels[1] if len(labels) == 2 else None
 head_label = positive if positive is not None else "macro"
 
 
+def content_key(name: str) -> str:
+    """Cache key of one model's scores: the contents of its predictions and gold, never its
+    name (a model re-trained or re-uploaded under the same name must give new numbers)."""
+    return f"{split_key}|{frame_hash(models[name])}|{frame_hash(gold_sets[name])}"
+
+
 def report_for(name: str) -> P.PerspectivistReport:
-    key = f"{split_key}|{name}|{len(models[name])}"
-    if name.startswith("upload:") and upload is not None:
-        key += hashlib.sha256(upload.getvalue()).hexdigest()
-    return evaluate_cached(models[name], gold_sets[name], traits, labels, key)
+    return evaluate_cached(models[name], gold_sets[name], traits, labels, content_key(name))
 
 
 rows = []
@@ -327,10 +330,8 @@ with tab_trait:
                                      key="perspectives.n_boot"))
         boot_seed = int(b3.number_input("Bootstrap seed", 0, 2**31 - 1, seed,
                                         key="perspectives.boot_seed"))
-        key = f"{split_key}|{chosen}|{len(models[chosen])}"
-        if chosen.startswith("upload:") and upload is not None:
-            key += hashlib.sha256(upload.getvalue()).hexdigest()
-        boot = bootstrap_cached(models[chosen], gold_sets[chosen], traits, labels, key,
+        boot = bootstrap_cached(models[chosen], gold_sets[chosen], traits, labels,
+                                content_key(chosen),
                                 n_boot, boot_seed)
         metric_key, label_key = (("accuracy", "macro") if column == "accuracy"
                                  else ("f1", column.split(":", 1)[1]))

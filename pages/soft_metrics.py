@@ -21,6 +21,7 @@ from hlv_ui.state import (
     frame_hash,
     get_predictions,
     item_level_predictions,
+    renamed_note,
     require_dataset,
     show_data_error,
 )
@@ -73,7 +74,8 @@ def compute_model(_dataset, dataset_hash: str, _preds: pd.DataFrame, preds_hash:
                      "lower": ci["lower"].get(metric, np.nan),
                      "upper": ci["upper"].get(metric, np.nan),
                      "higher_is_better": higher, "n_items": len(item_ids),
-                     "n_boot": n_boot if metric in ci.index else 0, "seed": seed})
+                     "n_boot": n_boot if metric in ci.index else 0, "seed": seed,
+                     "note": sm.undefined_reason(metric, float(value), notes)})
     items = sm.per_item(P, Q, multilabel=multilabel, item_ids=list(item_ids),
                         ordinal_values=ordinal).reset_index()
     items.insert(1, "model", model)
@@ -117,7 +119,9 @@ def upload_section() -> None:
     except DataError as error:
         show_data_error(error)
         return
-    add_predictions(frame)
+    renamed = add_predictions(frame)
+    if renamed:
+        st.warning(renamed_note(renamed))
     st.success(f"Added predictions of {frame['model'].nunique()} model(s) from "
                f"{html.escape(upload.name)}.")
 
@@ -140,8 +144,17 @@ def models_tab(results: dict[str, dict], n_boot: int, seed: int, skip_undefined:
            if skip_undefined else "Reference conventions: undefined classes make a macro mean "
            "undefined (see notes).")
     )
+    coverage = {m: int(results[m]["table"]["n_items"].iloc[0]) for m in models}
+    wide.loc["items scored"] = ["coverage", *[f"{coverage[m]} of {dataset.n_items}"
+                                              for m in models]]
     st.dataframe(wide, width="stretch")
-    download_table(table.drop(columns=["cell"]).assign(dataset=dataset.name),
+    for model, n in coverage.items():
+        if n < dataset.n_items:
+            st.warning(f"**{html.escape(model)}** is scored on only {n} of {dataset.n_items} "
+                       "items (the others have no prediction): its numbers describe those "
+                       f"{n} items, not the whole dataset.", icon=":material/warning:")
+    download_table(table.drop(columns=["cell"]).assign(dataset=dataset.name,
+                                                       n_items_total=dataset.n_items),
                    f"{dataset.name}_soft_hard_metrics.csv", key=f"{KEY}.dl.metrics")
     for model, result in results.items():
         for note in result["notes"]:

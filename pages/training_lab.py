@@ -15,7 +15,13 @@ from plotly.subplots import make_subplots
 from hlv_core import lab
 from hlv_core.io import DataError
 from hlv_core.training import METHOD_INFO, METHODS
-from hlv_ui.state import add_predictions, get_predictions, require_dataset, show_data_error
+from hlv_ui.state import (
+    add_predictions,
+    get_predictions,
+    renamed_note,
+    require_dataset,
+    show_data_error,
+)
 from hlv_ui.widgets import download_table
 
 st.title("Training lab")
@@ -197,7 +203,9 @@ pick = st.multiselect("Methods to send", sorted(models["model"].unique(),
                       default=None, key="lab.send_pick", placeholder="all methods")
 if st.button("Add as models for the other pages", key="lab.send", icon=":material/send:"):
     chosen = models if not pick else models[models["model"].isin(pick)]
-    add_predictions(chosen.reset_index(drop=True))
+    renamed = add_predictions(chosen.reset_index(drop=True))
+    if renamed:
+        st.warning(renamed_note(renamed))
     st.success(f"Added {chosen['model'].nunique()} models (named `lab <method>`): open *Soft "
                "metrics*, *Certainty* or *Perspectives* to compare them.")
 download_table(models, "training_lab_predictions.csv", key="lab.dl_preds",

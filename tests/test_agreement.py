@@ -528,3 +528,20 @@ def test_with_annotators_keeps_alpha_and_checks_codes():
         data.with_annotators(perm)
     with pytest.raises(ValueError, match="out of range"):
         data.with_annotators(data.annotator + data.n_annotators)
+
+
+# ------------------------------------------------------------- input validation (issue 19)
+def test_interval_alpha_on_huge_values_does_not_overflow():
+    """1e308 squared is inf; alpha is scale-invariant, so the values are rescaled exactly."""
+    small = pd.DataFrame({"item_id": list("112233"), "annotator_id": list("ababab"),
+                          "label": ["1", "-1", "1", "1", "0", "1"]})
+    huge = small.assign(label=small["label"].map(lambda x: f"{int(x)}e308"))
+    expected = krippendorff_alpha(small, level="interval")
+    assert np.isfinite(expected)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow warning either
+        assert krippendorff_alpha(huge, level="interval") == pytest.approx(expected, abs=1e-12)
+        assert krippendorff_alpha(huge, level="ratio") == pytest.approx(
+            krippendorff_alpha(small, level="ratio"), abs=1e-12)
+        pairs = pairwise_alpha(huge, level="interval")
+    assert pairs["alpha"].iloc[0] == pytest.approx(expected, abs=1e-12)

@@ -515,3 +515,19 @@ def test_cli_irn_variants_differ_where_ties_exist(capsys):
         means[variant] = next(r["mean_certainty"] for r in rows if r["k"] == 1)
     assert means["paper"] != means["released"]
     assert means["paper"] > means["released"]  # issue 18: paper variant +.007..+.024 top-1
+
+
+# ------------------------------------------------------------- input validation (issue 19)
+def test_ua_accuracy_refuses_nan_predictions():
+    samples = np.random.default_rng(0).dirichlet(np.ones(3), size=(4, 20))
+    preds = np.full((4, 3), 1 / 3)
+    preds[2] = np.nan  # would silently pick class 0 for the NaN row
+    with pytest.raises(ValueError, match="finite"):
+        ce.ua_accuracy(samples, preds)
+    with pytest.raises(ValueError, match="finite"):
+        ce.sweep("dirichlet", np.ones((4, 3)), [1.0], n_samples=10, predictions={"m": preds})
+
+
+def test_sweep_with_no_cases_is_a_clear_error():
+    with pytest.raises(ValueError, match="at least one case"):
+        ce.sweep("dirichlet", np.zeros((0, 3)), [1.0], n_samples=10)

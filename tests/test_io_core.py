@@ -50,9 +50,11 @@ def test_numeric_looking_labels_stay_strings_and_sort_by_value():
     assert set(ds.annotations["label"]) == {"-3", "1.0", "0", "10", "2"}
 
 
-def test_multilabel_inferred_and_proportions_do_not_sum_to_one():
+def test_multilabel_declared_and_proportions_do_not_sum_to_one():
     raw = b"item_id,annotator_id,label\n1,a,x\n1,a,y\n1,b,x\n2,a,y\n2,b,y\n"
-    ds = load(raw, name="m.csv")
+    with pytest.raises(DataError, match=r"\(.1., .a.\).*multilabel"):
+        load(raw, name="m.csv")  # one multi-label cell is not evidence (issue 19 item 2)
+    ds = load(raw, name="m.csv", task="multilabel")
     assert ds.task == "multilabel"
     np.testing.assert_allclose(ds.judgements_array(), [[1.0, 0.5], [0.0, 1.0]])
     assert ds.majority_label().tolist() == ["x", "y"]  # strict > 0.5: y at 0.5 is out
@@ -156,3 +158,21 @@ def test_interval_level_needs_numeric_labels_or_schema_values():
         ds.numeric_label_map("interval")
     rated = load(CSV, name="toy.csv", labels=b"label,value\nx,1.5\ny,4\n")
     assert rated.numeric_label_map("interval") == {"x": 1.5, "y": 4.0}
+
+
+def test_prediction_matrix_refuses_repeated_rows():
+    """Issue 19 item 7: two rows for one (model, item, label) are never summed."""
+    ds = load(b"item_id,annotator_id,label\n1,a,x\n1,b,y\n2,a,y\n2,b,y\n", name="d.csv")
+    preds = pd.DataFrame({"model": "m", "item_id": ["1", "1", "2", "2", "1", "1"],
+                          "label": ["x", "y", "x", "y", "x", "y"],
+                          "prob": [0.5, 0.5, 0.1, 0.9, 0.5, 0.5]})
+    with pytest.raises(DataError, match=r"repeated \(item, label\).*'1', 'x'"):
+        prediction_matrix(preds, ds, "m")
+    ids, Q = prediction_matrix(preds.iloc[:4], ds, "m")
+    np.testing.assert_allclose(Q.sum(axis=1), 1.0)
+
+
+def test_prediction_label_spelled_as_another_number_names_the_dataset_label():
+    ds = load(b"item_id,annotator_id,label\n1,a,3\n1,b,4\n2,a,5\n2,b,3\n", name="r.csv")
+    with pytest.raises(DataError, match=r"'3.0' is the number of the label '3'"):
+        load_predictions(b"item_id,label,prob\n1,3.0,1\n", ds, name="p.csv")

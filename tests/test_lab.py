@@ -195,6 +195,9 @@ def test_hs_brexit_all_methods_finite():
         # predictions all have the same entropy (AEh votes can be unanimous; paper Fig. 3-4)
         assert np.isfinite(values.drop("entropy_correlation")).all(), method
         assert lab.selection_score(values.to_dict()) > 0.5, method
+    # issue 19 item 11: every NaN carries its reason (AEh: unanimous votes, constant entropy)
+    undefined = out[out["value"].isna()]
+    assert undefined["note"].str.contains("entropies of the predictions are constant").all()
     # ReL = SL for full-batch training when every item has the same number of annotators
     # (hs_brexit: 6 each): the CE sums coincide (see test_linear)
     rel = out[out["method"] == "ReL"].set_index("metric")["value"]
@@ -244,3 +247,10 @@ def test_slmv_reports_both_heads_and_says_which_the_paper_uses():
     assert not np.allclose(hard["value"], soft["value"])  # two different heads
     methods = list(dict.fromkeys(out["method"]))
     assert methods.index(lab.SLMV_SOFT) == methods.index("SLMV") + 1
+
+
+def test_undefined_value_has_a_reason_in_the_note():
+    P = np.array([[0.5, 0.5], [1.0, 0.0], [0.2, 0.8]])
+    Q = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]])
+    reason = lab._nan_reason("entropy_correlation", P, Q, False)
+    assert "predictions are constant" in reason and "0/0" in reason

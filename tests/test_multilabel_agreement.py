@@ -241,3 +241,9 @@ def test_simulation_lower_entropy_raises_expected_agreement():
     e_flat = flat.set_index("measure").loc["boot_match", "expected"]
     e_skew = skew.set_index("measure").loc["boot_match", "expected"]
     assert e_skew > e_flat + 0.1
+
+
+def test_zero_items_is_a_clear_error():
+    empty = pd.DataFrame({"item_id": [], "annotator_id": [], "label": []}, dtype=str)
+    with pytest.raises(ValueError, match="0 rows"):
+        multilabel_agreement(empty)

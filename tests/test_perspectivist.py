@@ -525,3 +525,9 @@ def test_stratified_test_users_cover_every_trait_value():
     strat.check()
     with pytest.raises(DataError, match="not a trait column"):
         P.make_splits(dataset, stratify="shoe_size")
+
+
+def test_evaluate_with_no_rows_is_a_clear_error():
+    empty = pd.DataFrame({"annotator_id": [], "item_id": [], "label": []}, dtype=str)
+    with pytest.raises(DataError, match="0 rows"):
+        P.evaluate(empty, empty)

@@ -89,6 +89,12 @@ CALLS = {
 @pytest.mark.parametrize("case", _edge_cases(), ids=lambda c: c["name"])
 def test_edge_case_vectors(case):
     P, Q = np.array(case["P"], dtype=float), np.array(case["Q"], dtype=float)
+    if case["name"] == "unnormalised_Q_not_validated":
+        # Upstream scores rows that are not distributions; issue 19 item 10 refuses them (a
+        # loud error, never a number) wherever the multiclass definition needs a distribution.
+        with pytest.raises(ValueError, match="summing to 1"):
+            sm.evaluate(P, Q)
+        return
     for metric, expected in case["results"].items():
         call = CALLS[metric]
         if expected["error"]:
@@ -262,8 +268,18 @@ def test_classwise_table_layout():
     P = rng.dirichlet(np.ones(3), 25)
     Q = rng.dirichlet(np.ones(3), 25)
     table = sm.classwise_table(P, Q, labels=["x", "y", "z"])
-    assert list(table.columns) == ["kind", "label", "precision", "recall", "f1", "support"]
+    assert list(table.columns) == ["kind", "label", "precision", "recall", "f1", "support",
+                                   "note"]
     assert len(table) == 6
+    assert (table["note"] == "").all()
+    # a class nobody chose and nothing predicted: its NaN says why
+    P0 = np.column_stack([P, np.zeros(len(P))])
+    Q0 = np.column_stack([Q, np.zeros(len(Q))])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sm.UndefinedMetricWarning)
+        zero = sm.classwise_table(P0, Q0, labels=["x", "y", "z", "w"])
+    soft_w = zero[(zero["kind"] == "soft") & (zero["label"] == "w")].iloc[0]
+    assert np.isnan(soft_w["recall"]) and "never chose" in soft_w["note"]
     soft = table[table["kind"] == "soft"]
     assert soft["f1"].mean() == pytest.approx(sm.soft_macro_f1(P, Q))
 
@@ -336,6 +352,46 @@ def test_cli_metrics(tmp_path, capsys):
     assert "po_jsd" in capsys.readouterr().out
     bad = tmp_path / "bad.csv"
     bad.write_text("item_id,label,prob\nnot_an_item,liable,1.0\n")
-    ns = parser.parse_args(["metrics", str(ann), str(bad)])
-    assert ns.handler(ns) == 2
-    assert "not_an_item" in capsys.readouterr().err
+    from hlv_core.cli import main
+
+    assert main(["metrics", str(ann), str(bad)]) == 2  # DataError -> one line in main
+    err = capsys.readouterr().err
+    assert "not_an_item" in err and err.count("\n") == 1
+
+
+# ------------------------------------------------------------- input validation (issue 19)
+@pytest.mark.parametrize(
+    ("P", "Q", "words"),
+    [
+        ([[0.5, 0.5], [1.0, 0.0]], [[1.2, -0.2], [0.5, 0.5]], "in \\[0, 1\\]"),  # negative
+        ([[0.5, 0.5], [1.0, 0.0]], [[0.9, 0.9], [0.5, 0.5]], "summing to 1"),  # not normalised
+        ([[0.5, 0.5], [1.0, 0.0]], [[0.0, 0.0], [0.5, 0.5]], "all-zero rows"),
+        ([[0.5, 0.5], [1.0, 0.0]], [[np.nan, 1.0], [0.5, 0.5]], "finite"),
+        ([[0.0, 0.0], [1.0, 0.0]], [[0.5, 0.5], [0.5, 0.5]], "all-zero rows"),  # P too
+    ],
+)
+def test_multiclass_inputs_are_validated(P, Q, words):
+    for call in (sm.evaluate, sm.hard_accuracy, sm.soft_accuracy, sm.po_jsd,
+                 sm.lewidi_cross_entropy):
+        with pytest.raises(ValueError, match=words):
+            call(np.array(P), np.array(Q))
+
+
+def test_multilabel_allows_unnormalised_rows_but_not_negative():
+    P = np.array([[1.0, 0.5], [0.0, 1.0]])
+    Q = np.array([[0.9, 0.9], [0.0, 0.0]])  # independent labels: rows need not sum to 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sm.UndefinedMetricWarning)
+        assert np.isfinite(sm.evaluate(P, Q, multilabel=True)["po_jsd"])
+    with pytest.raises(ValueError, match="in \\[0, 1\\]"):
+        sm.evaluate(P, -Q, multilabel=True)
+
+
+def test_constant_entropy_note_says_which_side_is_constant():
+    P = np.array([[0.5, 0.5], [1.0, 0.0], [0.2, 0.8]])
+    Q = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]])  # a unanimous hard vote everywhere
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert np.isnan(sm.entropy_correlation(P, Q))
+    notes = " ".join(sm.undefined_notes(P, Q))
+    assert "entropies of the predictions are constant" in notes

@@ -9,7 +9,7 @@ import sys
 
 import pandas as pd
 
-from ..io import FORMATS, DataError, load
+from ..io import FORMATS, TASKS, DataError, load
 
 
 def options_as_data_errors(run, args: argparse.Namespace) -> int:
@@ -29,10 +29,13 @@ def add_dataset_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", help="annotations file (any supported format)")
     parser.add_argument("--format", default="auto", choices=list(FORMATS), help="input format")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("--task", default=None, choices=list(TASKS),
+                        help="declare the task (default: inferred; e.g. multilabel when a few "
+                        "annotators gave an item several labels on purpose)")
 
 
 def load_from_args(args: argparse.Namespace):
-    return load(args.file, format=args.format)
+    return load(args.file, format=args.format, task=getattr(args, "task", None))
 
 
 def print_result(result, as_json: bool) -> None:
@@ -84,11 +87,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def error_line(error: DataError) -> str:
+    """The one line the CLI prints for bad input (the same text the app shows)."""
+    return "error: " + " ".join(str(error).split())
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run a subcommand. Bad input of any kind reaches here as one
+    :class:`~hlv_core.io.DataError` (loaders convert parser failures into it): it is printed
+    as one line on stderr and the exit status is 2. Other exceptions are bugs and propagate."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return int(args.handler(args) or 0)
     except DataError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(error_line(error), file=sys.stderr)
         return 2

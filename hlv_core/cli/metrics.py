@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 import warnings
 
 import pandas as pd
@@ -30,7 +29,8 @@ def metrics_table(
     seed: int = 0,
 ) -> pd.DataFrame:
     """One row per (model, metric) with ``value`` (+ ``lower``, ``upper`` when ``n_boot > 0``),
-    ``n_items`` and ``multilabel``. ``multilabel=None`` follows the dataset's task.
+    ``n_items`` (items the model predicted), ``n_items_total`` (items of the dataset),
+    ``multilabel`` and ``note`` (why a NaN value is undefined). ``multilabel=None`` follows the dataset's task.
     Raises :class:`~hlv_core.io.DataError` for unreadable or inconsistent files."""
     dataset = load(annotations)
     if dataset.task == "ranking":
@@ -70,9 +70,12 @@ def metrics_table(
             ci = (sm.bootstrap_ci(P, Q, multilabel=ml, n_boot=n_boot, seed=seed,
                                   skip_undefined=skip_undefined, lewidi=True,
                                   ordinal_values=values) if n_boot > 0 else None)
+        notes = sm.undefined_notes(P, Q, multilabel=ml, labels=list(dataset.labels))
         for metric, value in result.items():
             row = {"model": model, "metric": metric, "group": sm.METRIC_INFO[metric][0],
-                   "value": value, "n_items": len(item_ids), "multilabel": ml}
+                   "value": value, "n_items": len(item_ids),
+                   "n_items_total": dataset.n_items, "multilabel": ml,
+                   "note": sm.undefined_reason(metric, float(value), notes)}
             if ci is not None:
                 row["lower"] = ci["lower"].get(metric, math.nan)
                 row["upper"] = ci["upper"].get(metric, math.nan)
@@ -81,20 +84,31 @@ def metrics_table(
     return pd.DataFrame(rows)
 
 
+def coverage_lines(table: pd.DataFrame) -> list[str]:
+    """One line per model: the number of items its scores cover, out of the dataset's items
+    (a score on 6 of 8 items must say so), and why a value is undefined (NaN)."""
+    lines = []
+    for model, rows in table.groupby("model", sort=False):
+        n, total = int(rows["n_items"].iloc[0]), int(rows["n_items_total"].iloc[0])
+        share = "all" if n == total else f"only {n} of {total} ({n / total:.0%})"
+        lines.append(f"coverage: model {model!r} is scored on {share} items"
+                     + ("" if n == total else "; the other items have no prediction") + ".")
+    undefined = table[table["value"].isna()]
+    for _, row in undefined.iterrows():
+        lines.append(f"undefined: {row['metric']} of {row['model']!r}: {row['note']}")
+    return lines
+
+
 def run_metrics(args: argparse.Namespace) -> int:
     """Handler of the ``metrics`` sub-command; returns the exit status."""
-    try:
-        table = metrics_table(
-            args.annotations,
-            args.predictions,
-            multilabel=True if args.multilabel else None,
-            skip_undefined=args.skip_undefined,
-            n_boot=args.bootstrap,
-            seed=args.seed,
-        )
-    except DataError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+    table = metrics_table(  # a DataError reaches main: one line, exit 2
+        args.annotations,
+        args.predictions,
+        multilabel=True if args.multilabel else None,
+        skip_undefined=args.skip_undefined,
+        n_boot=args.bootstrap,
+        seed=args.seed,
+    )
     if args.json:
         records = table.to_dict(orient="records")
         for record in records:  # JSON has no NaN: write null
@@ -106,6 +120,8 @@ def run_metrics(args: argparse.Namespace) -> int:
         wide = table.pivot(index="metric", columns="model", values="value")
         wide = wide.reindex([m for m in sm.METRIC_INFO if m in wide.index])
         print(wide.to_string(float_format=lambda x: f"{x:.4f}"))
+        for line in coverage_lines(table):
+            print(line)
     return 0
 
 

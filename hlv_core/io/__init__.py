@@ -5,7 +5,7 @@ Public API: :func:`load`, :class:`Dataset`, :class:`DataError`, :class:`ImportRe
 :data:`FORMATS`.
 """
 
-from .dataset import LEVELS, TASKS, Dataset, build_dataset, order_labels
+from .dataset import LEVELS, MISSING_SPELLINGS, TASKS, Dataset, build_dataset, order_labels
 from .errors import DataError, ImportReport
 from .lewidi_submission import load_lewidi_submission
 from .loading import FORMATS, detect_format, load
@@ -14,6 +14,7 @@ from .predictions import load_predictions, prediction_matrix
 __all__ = [
     "FORMATS",
     "LEVELS",
+    "MISSING_SPELLINGS",
     "TASKS",
     "DataError",
     "Dataset",

@@ -171,6 +171,25 @@ def read_json(source: Source):
             row=exc.lineno,
             fix="check the file is valid JSON (a JSON Lines file needs the .jsonl extension).",
         ) from None
+    except (RecursionError, ValueError) as exc:
+        raise _json_limit_error(exc, source.name, None) from None
+
+
+def _json_limit_error(exc: BaseException, name: str, row: int | None) -> DataError:
+    """JSON that parses in principle but exceeds a limit: nesting depth or number length."""
+    if isinstance(exc, RecursionError):
+        return DataError(
+            "the JSON is nested too deeply to read (hundreds of levels of [ or {).",
+            source=name,
+            row=row,
+            fix="export the data flat (one record per item), as the supported formats are.",
+        )
+    return DataError(
+        "the JSON holds a number too long to read (thousands of digits).",
+        source=name,
+        row=row,
+        fix="write numbers with at most a few dozen digits (labels and counts are short).",
+    )
 
 
 def read_jsonl(source: Source) -> list:
@@ -188,6 +207,8 @@ def read_jsonl(source: Source) -> list:
                 row=number,
                 fix="JSON Lines needs one complete JSON object per line.",
             ) from None
+        except (RecursionError, ValueError) as exc:
+            raise _json_limit_error(exc, source.name, number) from None
     if not records:
         raise DataError("the file has no records.", source=source.name)
     return records

@@ -22,10 +22,46 @@ from scipy import sparse
 
 from .errors import DataError, ImportReport
 
-__all__ = ["TASKS", "LEVELS", "Dataset", "build_dataset", "order_labels"]
+__all__ = [
+    "TASKS",
+    "LEVELS",
+    "MISSING_SPELLINGS",
+    "MULTILABEL_MIN_CELLS",
+    "Dataset",
+    "build_dataset",
+    "echo",
+    "is_missing_spelling",
+    "order_labels",
+]
 
 TASKS = ("multiclass", "multilabel", "ranking", "rating")
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
+
+#: The one list of missing-value spellings (spreadsheets, R, pandas, SQL). Matched after
+#: stripping surrounding whitespace; case-insensitive except ``None`` (lower-case ``none`` is a
+#: common real label, e.g. "no emotion"). A spelling listed in the label schema is a label.
+MISSING_SPELLINGS: tuple[str, ...] = (
+    "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
+    "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
+)
+_MISSING_FOLDED = {x.lower() for x in MISSING_SPELLINGS if x != "None"}
+
+#: Multi-label is inferred from the data alone only when at least this many (item, annotator)
+#: cells hold several labels, or at least 3 cells and 10% of all cells do. Fewer such cells in
+#: otherwise single-label data are reported as an error naming them (override: task multilabel).
+MULTILABEL_MIN_CELLS = 10
+
+
+def is_missing_spelling(values: pd.Series) -> pd.Series:
+    """Boolean mask: cells written as one of :data:`MISSING_SPELLINGS` (or NA)."""
+    text = values.astype(object).where(values.notna(), "").astype(str).str.strip()
+    return values.isna() | text.str.lower().isin(_MISSING_FOLDED) | (text == "None")
+
+
+def echo(value, limit: int = 60) -> str:
+    """``repr`` of a user value for a message, truncated to ``limit`` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _as_number(text: str) -> float | None:
@@ -335,11 +371,20 @@ def build_dataset(
     name: str | None = None,
     row_offset: int = 2,
     extra: dict | None = None,
+    multilabel_evidence: str | None = None,
 ) -> Dataset:
     """Validate canonical tables and assemble a :class:`Dataset`.
 
     ``row_offset`` maps a 0-based annotation row to the file line the user sees (2 for a CSV
     with a header line). Raises :class:`DataError` for every problem; never coerces silently.
+
+    Label rules (one rule for every reader and every view): surrounding whitespace is removed
+    (reported); a label written as a missing value (:data:`MISSING_SPELLINGS`) is refused
+    naming the spellings, unless the schema lists it; spellings of the same number (``3`` /
+    ``3.0``, ``1`` / ``01``) are one class, merged and reported (the schema's spelling wins; a
+    schema listing two spellings of one number is refused); labels differing only in case are
+    reported. Multi-label is inferred only from ``multilabel_evidence`` (the format says so) or
+    from many multi-label cells (:data:`MULTILABEL_MIN_CELLS`); a few are an error naming them.
     """
     report = report or ImportReport(source, format)
     required = ["item_id", "annotator_id", "label"]
@@ -364,38 +409,27 @@ def build_dataset(
     for column in required:
         values = ann[column]
         if not pd.api.types.is_string_dtype(values.dtype) or values.dtype == object:
-            values = values.astype("str")
-        empty = values.isna() | (values.str.len() == 0)
+            values = values.astype(object).where(values.notna(), None)
+            values = values.map(lambda v: v if v is None else str(v))
+        if column == "label":
+            ann[column] = values
+            continue
+        empty = values.isna() | (values.astype(str).str.len() == 0)
         if empty.any():
             first = int(np.flatnonzero(empty.to_numpy())[0])
             raise DataError(
                 f"empty {column} in {int(empty.sum())} row(s); the first is shown. Empty cells "
-                "are missing values, not labels.",
+                "are missing values, not ids.",
                 source=source,
                 row=first + row_offset,
                 column=column,
-                fix="drop rows without an annotation (a missing annotation is a missing row) or "
-                "use a reserved label such as __none__ for an explicit 'no label' choice.",
+                fix="drop rows without an annotation (a missing annotation is a missing row).",
             )
-        ann[column] = values
-    looks_missing = ann["label"].str.lower().isin(["nan", "<na>"])
-    if looks_missing.any():
-        first = int(np.flatnonzero(looks_missing.to_numpy())[0])
-        raise DataError(
-            f"label {ann['label'].iloc[first]!r} looks like a missing value written out by a "
-            f"spreadsheet or pandas ({int(looks_missing.sum())} row(s)).",
-            source=source,
-            row=first + row_offset,
-            column="label",
-            fix="delete rows without an annotation (a missing annotation is a missing row); if "
-            "'NaN' is really a label, rename it (e.g. 'not_a_number').",
-        )
-    ann_other = ann["label"].str.lower().isin(["na", "null", "none", "n/a"])
-    if ann_other.any():
-        report.note(
-            f"{int(ann_other.sum())} label cell(s) read 'NA'/'null'/'None'/'n/a'; they are kept "
-            "as labels. Delete those rows if they mean 'no annotation'."
-        )
+        ann[column] = values.astype(str)
+    ann["label"] = _clean_labels(ann["label"], labels, report, source, row_offset)
+    _refuse_infinite_numbers(ann["label"], source, row_offset)
+    ann, labels = _merge_number_spellings(ann, labels, report, source)
+    _note_case_variants(ann["label"], report)
     dup = ann.duplicated(subset=required, keep="first")
     if dup.any():
         first = int(np.flatnonzero(dup.to_numpy())[0])
@@ -494,10 +528,20 @@ def build_dataset(
         annot_table = annot_table.reset_index(drop=True)
     # task inference
     per_pair = ann.groupby(["item_id", "annotator_id"], sort=False).size()
+    several = per_pair[per_pair > 1]
     if task is None:
         if has_rank and ann["rank"].notna().any():
             task = "ranking"
-        elif (per_pair > 1).any():
+        elif len(several):
+            share = len(several) / len(per_pair)
+            many = len(several) >= MULTILABEL_MIN_CELLS or (len(several) >= 3 and share >= 0.1)
+            if multilabel_evidence is None and not many:
+                _raise_conflicting_cells(several, source)
+            evidence = multilabel_evidence or (
+                f"{len(several)} of {len(per_pair)} (item, annotator) cells ({share:.1%}) hold "
+                "several labels"
+            )
+            report.note(f"task inferred as multilabel: {evidence}.")
             task = "multilabel"
         else:
             numbers = [_as_number(x) for x in inventory]
@@ -505,13 +549,13 @@ def build_dataset(
             task = "rating" if is_numeric and len(inventory) > 2 else "multiclass"
     if task not in TASKS:
         raise DataError(
-            f"unknown task type {task!r}.", source=source, fix=f"use one of {list(TASKS)}."
+            f"unknown task type {echo(task)}.", source=source, fix=f"use one of {list(TASKS)}."
         )
-    if task in ("multiclass", "rating") and (per_pair > 1).any():
-        (item, annotator) = per_pair[per_pair > 1].index[0]
+    if task in ("multiclass", "rating") and len(several):
+        (item, annotator) = several.index[0]
         raise DataError(
-            f"annotator {annotator!r} gave several labels to item {item!r} but the task is "
-            f"{task} (one label per annotator and item).",
+            f"annotator {echo(annotator)} gave several labels to item {echo(item)} but the "
+            f"task is {task} (one label per annotator and item; {len(several)} such cell(s)).",
             source=source,
             column="label",
             fix="declare the task as multilabel, or keep one label per (item, annotator).",
@@ -569,3 +613,155 @@ def build_dataset(
         "max": float(per_item.max()),
     }
     return dataset
+
+
+def _clean_labels(
+    labels: pd.Series, schema: list | tuple | None, report: ImportReport, source: str,
+    row_offset: int,
+) -> pd.Series:
+    """Strip surrounding whitespace (reported) and refuse missing-value spellings."""
+    text = labels.astype(object).where(labels.notna(), "").astype(str)
+    stripped = text.str.strip()
+    changed = int(((stripped != text) & labels.notna()).sum())
+    if changed:
+        report.note(f"surrounding whitespace removed from {changed} label cell(s).")
+    missing = is_missing_spelling(labels)
+    if schema is not None:
+        listed = {str(x) for x in schema}
+        missing &= ~stripped.isin(listed)
+    if missing.any():
+        spelled = stripped[missing].map(lambda v: "empty label" if v == "" else repr(v))
+        counts = spelled.value_counts(sort=False)
+        found = ", ".join(f"{k}: {v} row(s)" for k, v in list(counts.items())[:8])
+        first = int(np.flatnonzero(missing.to_numpy())[0])
+        raise DataError(
+            f"{int(missing.sum())} label cell(s) hold a missing value ({found}); the first is "
+            "shown. A missing annotation is a missing row, not a label.",
+            source=source,
+            row=first + row_offset,
+            column="label",
+            fix="delete the rows without an annotation; if such a spelling is a real label, list "
+            "it in labels.csv / schema.json or rename it (e.g. __none__ for an explicit 'no "
+            "label' choice).",
+        )
+    return stripped
+
+
+def _float_or_nan(text: str) -> float:
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return float("nan")
+
+
+def _refuse_infinite_numbers(labels: pd.Series, source: str, row_offset: int) -> None:
+    """In numeric data a label that overflows (``1e999``, ``-inf``) is not a class of its own
+    (it would silently turn a rating scale into nominal classes): refuse it."""
+    unique = pd.Series(pd.unique(labels))
+    values = pd.Series([_float_or_nan(x) for x in unique], dtype=float)
+    infinite = unique[np.isinf(values.to_numpy())]
+    finite = values[np.isfinite(values.to_numpy())]
+    if infinite.empty or len(finite) + len(infinite) < len(unique) or finite.empty:
+        return
+    first = int(np.flatnonzero(labels.isin(set(infinite)).to_numpy())[0])
+    raise DataError(
+        f"label {echo(infinite.iloc[0])} reads as an infinite number in numeric data (too large "
+        "to represent); it cannot be a point of a rating scale.",
+        source=source,
+        row=first + row_offset,
+        column="label",
+        fix="correct the value (a typo such as 1e999 for 1), or delete the row.",
+    )
+
+
+def _merge_number_spellings(
+    ann: pd.DataFrame, schema: list | tuple | None, report: ImportReport, source: str
+) -> tuple[pd.DataFrame, list | tuple | None]:
+    """Map spellings of the same number (``3``/``3.0``/``03``) to one label.
+
+    The schema's spelling wins; otherwise the plain spelling (``1`` for ``01``/``1.0``) when
+    it occurs, else the most frequent (ties: the shorter, then the first in sorted order). Returns the annotations and the schema (unchanged)."""
+    counts = ann["label"].value_counts(sort=False)
+    spellings = pd.Series(
+        list(counts.index) + [str(x) for x in (schema or ()) if str(x) not in counts.index]
+    )
+    values = spellings.map(_as_number)
+    numeric = values.notna()
+    if numeric.sum() < 2:
+        return ann, schema
+    groups = pd.DataFrame({"label": spellings[numeric], "value": values[numeric].astype(float)})
+    clashes = groups[groups.duplicated("value", keep=False)]
+    if clashes.empty:
+        return ann, schema
+    listed = [str(x) for x in (schema or ())]
+    mapping: dict[str, str] = {}
+    lines = []
+    for _, group in clashes.groupby("value", sort=True):
+        names = group["label"].tolist()
+        in_schema = [x for x in names if x in listed]
+        if len(in_schema) > 1:
+            raise DataError(
+                f"the label schema / inventory lists {', '.join(echo(x) for x in in_schema)}, "
+                "which are the same number written differently; nominal and ordinal views "
+                "would disagree about the classes.",
+                source=source,
+                column="label",
+                fix="list each number once in labels.csv / schema.json and write the "
+                "annotations the same way.",
+            )
+        value = float(group["value"].iloc[0])
+        plain = str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+        if in_schema:
+            keep = in_schema[0]
+        elif plain in names:  # the plain way of writing the number ("1", not "01" / "1.0")
+            keep = plain
+        else:
+            keep = sorted(names, key=lambda x: (-int(counts.get(x, 0)), len(x), x))[0]
+        merged = [x for x in names if x != keep and counts.get(x, 0)]
+        for name in merged:
+            mapping[name] = keep
+        if merged:
+            lines.append(
+                f"{', '.join(f'{echo(x)} ({int(counts[x])} row(s))' for x in merged)} -> "
+                f"{echo(keep)} ({int(counts.get(keep, 0))} row(s))"
+            )
+    if not mapping:
+        return ann, schema
+    ann = ann.assign(label=ann["label"].replace(mapping))
+    report.note(
+        "spellings of the same number merged into one class: " + "; ".join(lines)
+        + ". If they are different classes, give them non-numeric names."
+    )
+    return ann, schema
+
+
+def _note_case_variants(labels: pd.Series, report: ImportReport) -> None:
+    """Report labels that differ only in letter case (kept as separate classes)."""
+    counts = labels.value_counts(sort=False)
+    folded = pd.Series(counts.index, index=counts.index).str.casefold()
+    clashes = folded[folded.duplicated(keep=False)]
+    if clashes.empty:
+        return
+    parts = []
+    for _, names in clashes.groupby(clashes, sort=True):
+        parts.append(" / ".join(f"{echo(x)} ({int(counts[x])} row(s))" for x in names.index))
+    report.note(
+        "labels differing only in case are kept as separate classes: " + "; ".join(parts[:10])
+        + ". If they are one class, write them the same way."
+    )
+
+
+def _raise_conflicting_cells(several: pd.Series, source: str) -> None:
+    """A few (item, annotator) cells with several labels in single-label data: an error."""
+    shown = ", ".join(f"({echo(i)}, {echo(a)})" for i, a in several.index[:5])
+    more = f" and {len(several) - 5} more" if len(several) > 5 else ""
+    raise DataError(
+        f"{len(several)} (item, annotator) cell(s) hold several labels: {shown}{more}; the rest "
+        "of the file is single-label, so these look like conflicting duplicates, not "
+        "multi-label data.",
+        source=source,
+        column="label",
+        fix="keep one label per (item, annotator), or declare the task multilabel (the Task "
+        "choice on the Overview page, schema.json \"task_type\": \"multilabel\" beside the "
+        "annotations, or load(..., task='multilabel')).",
+    )

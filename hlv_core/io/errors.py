@@ -9,6 +9,15 @@ import pandas as pd
 __all__ = ["DataError", "ImportReport"]
 
 
+#: Longest text a message echoes from one field (a 4 KiB header must not fill the screen).
+MAX_ECHO = 400
+
+
+def _clip(text: str, limit: int) -> str:
+    text = str(text)
+    return text if len(text) <= limit else text[: limit - 1] + "… (truncated)"
+
+
 class DataError(ValueError):
     """Bad input. The message names the file, the row and the column, and how to fix it.
 
@@ -33,6 +42,10 @@ class DataError(ValueError):
         column: str | None = None,
         fix: str = "",
     ) -> None:
+        problem = _clip(problem, 2 * MAX_ECHO)
+        source = _clip(source, MAX_ECHO // 2)
+        column = None if column is None else _clip(column, MAX_ECHO // 4)
+        fix = _clip(fix, MAX_ECHO)
         self.problem = problem
         self.source = source
         self.row = row

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ._read import Source, as_source, decode_text, read_json
-from .dataset import Dataset, build_dataset, order_labels
+from .dataset import Dataset, build_dataset, echo, order_labels
 from .errors import DataError, ImportReport
 from .tabular import _expand_counts
 
@@ -165,6 +165,18 @@ def _label_text(value) -> str | None:
     if isinstance(value, float) and not np.isfinite(value):
         return None
     return str(value).strip()
+
+
+def _missing_label_kind(value) -> str:
+    """Why a JSON label value is not a label (for messages): null, NaN, an overflowing number
+    (``1e999`` parses to infinity) or an empty string."""
+    if isinstance(value, float) and np.isnan(value):
+        return "a NaN label (NaN is a missing value, not a label)"
+    if isinstance(value, float):
+        return "a number too large to represent as its label (e.g. 1e999 overflows to infinity)"
+    if value is None:
+        return "an empty label (null)"
+    return "an empty label"
 
 
 def _trait_text(value) -> str | None:
@@ -714,7 +726,7 @@ def read_lewidi2025(
             if text_value is None or text_value == "":
                 raise _record_error(
                     source,
-                    f"annotator {annotator!r} has an empty label.",
+                    f"annotator {echo(annotator)} has {_missing_label_kind(value)}.",
                     row=number,
                     key=item_id,
                     field="annotations",
@@ -1093,6 +1105,7 @@ def read_labelstudio(
     pred_rows: list[tuple[str, str, str, int]] = []
     scores: list[dict] = []
     cancelled = no_result = superseded = 0
+    multi_choice = False
     text_source_field = None
     for number, item_id, raw in tasks:
         fields = raw["data"] if isinstance(raw["data"], dict) else {"text": raw["data"]}
@@ -1135,6 +1148,7 @@ def read_labelstudio(
             latest[annotator] = list(dict.fromkeys(labels))
         for annotator, labels in latest.items():
             rows.extend((item_id, annotator, lab) for lab in labels)
+            multi_choice = multi_choice or len(labels) > 1
         for entry in raw.get("predictions") or []:
             if not isinstance(entry, dict):
                 continue
@@ -1178,6 +1192,8 @@ def read_labelstudio(
         items=_items_frame(item_rows),
         labels=inventory,
         task=task,
+        multilabel_evidence="Label Studio results with several choices in one annotation"
+        if multi_choice else None,
         level=level,
         name=_name(source),
     )

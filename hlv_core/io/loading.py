@@ -88,7 +88,7 @@ def detect_format(source: Source) -> str:
         missing = [c for c in ("item_id", "annotator_id") if c not in columns]
         raise DataError(
             f"the file has a 'label' column but no {' / '.join(missing)} column (found "
-            f"{sorted(columns)}).",
+            f"{_columns_text(columns)}).",
             source=source.name,
             row=1,
             column=missing[0],
@@ -96,16 +96,73 @@ def detect_format(source: Source) -> str:
             "choose the format in the override.",
         )
     first = read_table(source).columns[0].lower()
+    _refuse_misnamed_long(source, list(read_table(source).columns))
     if first in ("item_id", "item", "unit", "unit_id", "text_id", "id"):
         return "wide_items"
     if first in ("annotator_id", "annotator", "worker", "coder", "rater"):
         return "wide_annotators"
     raise DataError(
-        f"cannot recognise the columns {sorted(columns)}.",
+        f"cannot recognise the columns {_columns_text(columns)}.",
         source=source.name,
         row=1,
         fix="use item_id, annotator_id, label (canonical long format), or choose the format "
         "in the override (wide matrix, counts, crowd-kit, ...).",
+    )
+
+
+_EXCEL_SUFFIXES = (".xlsx", ".xlsm", ".xls", ".xlsb", ".ods", ".numbers")
+_LONG_ITEM = ("item", "unit", "unit_id", "text_id", "id", "task", "item_id")
+_LONG_ANNOTATOR = ("annotator", "worker", "worker_id", "coder", "rater", "rater_id", "user",
+                   "user_id", "annotator_id", "judge", "participant")
+
+
+def _columns_text(columns, limit: int = 12) -> str:
+    """The header cells for a message: at most ``limit`` names, each truncated."""
+    names = sorted(str(c) for c in columns)
+    shown = [repr(c if len(c) <= 40 else c[:39] + "…") for c in names[:limit]]
+    more = f", … ({len(names) - limit} more)" if len(names) > limit else ""
+    return "[" + ", ".join(shown) + more + "]"
+
+
+def _refuse_spreadsheet(source: Source) -> None:
+    """Excel/ODS workbooks are zips (xlsx, ods) or OLE files (xls): say so, never 'no
+    annotations.csv in the zip'."""
+    raw = source.raw
+    is_ole = raw[:8] == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+    is_workbook_zip = raw[:4] == b"PK\x03\x04" and (
+        b"[Content_Types].xml" in raw[:4096] or b"xl/" in raw[:4096]
+        or b"mimetypeapplication/vnd.oasis.opendocument.spreadsheet" in raw[:200]
+    )
+    if source.suffix in _EXCEL_SUFFIXES or is_ole or is_workbook_zip:
+        raise DataError(
+            "this is a spreadsheet workbook (Excel / OpenDocument); HLV Lens does not read "
+            "workbooks.",
+            source=source.name,
+            fix="save the sheet as CSV (UTF-8) in your spreadsheet program and load the CSV.",
+        )
+
+
+def _refuse_misnamed_long(source: Source, columns: list[str]) -> None:
+    """A long table with other column names (``id, rater, answer``) is not a wide matrix."""
+    lowered = [c.lower() for c in columns]
+    item = next((c for c, low in zip(columns, lowered, strict=True) if low in _LONG_ITEM), None)
+    annotator = next(
+        (c for c, low in zip(columns, lowered, strict=True) if low in _LONG_ANNOTATOR), None
+    )
+    if item is None or annotator is None or len(columns) > 4:
+        return
+    rest = [c for c in columns if c not in (item, annotator)]
+    mapping = f"{item!r} -> item_id, {annotator!r} -> annotator_id"
+    if rest:
+        mapping += f", {rest[0]!r} -> label"
+    raise DataError(
+        f"the columns {_columns_text(columns)} look like a long table (one row per label) with "
+        "non-standard names, not a wide matrix.",
+        source=source.name,
+        row=1,
+        column=rest[0] if rest else annotator,
+        fix=f"rename the header to item_id, annotator_id, label ({mapping}), or choose the "
+        "format wide_items / wide_annotators in the override if it really is a matrix.",
     )
 
 
@@ -142,12 +199,39 @@ def load(
         For every problem with the input; the message names file, row, column and a fix.
     """
     if isinstance(path_or_buffer, (str, Path)) and Path(path_or_buffer).is_dir():
-        return _load_folder(Path(path_or_buffer), task=task, level=level)
+        try:
+            return _load_folder(Path(path_or_buffer), task=task, level=level)
+        except DataError:
+            raise
+        except (RecursionError, ValueError, OverflowError) as exc:
+            raise DataError(
+                f"the folder could not be read ({type(exc).__name__}: {str(exc)[:200]}).",
+                source=str(path_or_buffer),
+                fix="check the files are a supported format and not corrupted.",
+            ) from exc
     source = as_source(path_or_buffer, name)
+    try:
+        return _load_source(source, format, task=task, level=level, **options)
+    except DataError:
+        raise
+    except (RecursionError, ValueError, OverflowError) as exc:
+        # A reader met input it has no specific message for: still one clear DataError.
+        kind = "nested too deeply" if isinstance(exc, RecursionError) else "not readable"
+        raise DataError(
+            f"the file is {kind} ({type(exc).__name__}: {str(exc)[:200]}).",
+            source=source.name,
+            fix="check the file is a supported format (see the format list) and not corrupted.",
+        ) from exc
+
+
+def _load_source(
+    source: Source, format: str, *, task: str | None, level: str | None, **options
+) -> Dataset:
     if format not in FORMATS:
         raise DataError(
             f"unknown format {format!r}.", source=source.name, fix=f"use one of {list(FORMATS)}."
         )
+    _refuse_spreadsheet(source)
     chosen = detect_format(source) if format == "auto" else format
     if chosen == "canonical":
         dataset = read_canonical(source, task=task, level=level, **_companions(options))

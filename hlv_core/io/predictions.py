@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ._read import as_source, decode_text, read_table
-from .dataset import Dataset
+from .dataset import Dataset, _as_number, echo
 from .errors import DataError
 
 __all__ = ["load_predictions", "prediction_matrix", "SUM_TOLERANCE"]
@@ -113,13 +113,17 @@ def load_predictions(
     unknown = ~frame["label"].isin(labels)
     if unknown.any():
         i = _first_row(unknown)
+        bad = frame["label"].iloc[i]
+        same_number = [x for x in dataset.labels
+                       if _as_number(x) is not None and _as_number(x) == _as_number(bad)]
+        hint = (f" ({echo(bad)} is the number of the label {echo(same_number[0])}; write it "
+                "that way)") if same_number else ""
         raise DataError(
-            f"label {frame['label'].iloc[i]!r} is not a label of the dataset "
-            f"{list(dataset.labels)}.",
+            f"label {echo(bad)} is not a label of the dataset {echo(list(dataset.labels), 200)}.",
             source=source.name,
             row=int(frame["_row"].iloc[i]),
             column="label",
-            fix="use the dataset's label strings exactly (case and spelling).",
+            fix="use the dataset's label strings exactly (case and spelling)" + hint + ".",
         )
     known_items = set(dataset.item_ids)
     missing_items = ~frame["item_id"].isin(known_items)
@@ -203,7 +207,8 @@ def prediction_matrix(
     """(item ids, (M, K) matrix) of one model's item-level probabilities in dataset item order.
 
     Only the M items the model predicted are returned (a model may cover a test split only);
-    labels the model gave no probability get 0."""
+    labels the model gave no probability get 0. Repeated (item, label) rows are a
+    :class:`DataError` (never summed)."""
     rows = predictions[predictions["model"] == model]
     if rows.empty:
         raise DataError(
@@ -211,6 +216,20 @@ def prediction_matrix(
             source="predictions",
             column="model",
             fix=f"choose one of {sorted(predictions['model'].unique())}.",
+        )
+    dup = rows.duplicated(["item_id", "label"])
+    if dup.any():
+        first = rows[dup].iloc[0]
+        per_annotator = "annotator_id" in rows.columns and rows["annotator_id"].notna().any()
+        raise DataError(
+            f"model {echo(model)} has {int(dup.sum())} repeated (item, label) prediction(s), "
+            f"the first ({echo(first['item_id'])}, {echo(first['label'])}); summing them would "
+            "give impossible probabilities.",
+            source="predictions",
+            column="model",
+            fix="per-annotator predictions belong to the Perspectives page / perspectives "
+            "command." if per_annotator else "give each model a distinct name (two uploads "
+            "with one model name are two models) and one row per item and label.",
         )
     item_index = pd.Index(dataset.item_ids)
     label_index = pd.Index(dataset.labels)

@@ -7,13 +7,14 @@ import ast
 import io
 import json
 import zipfile
+import zlib
 from pathlib import PurePosixPath
 
 import numpy as np
 import pandas as pd
 
 from ._read import Source, read_table
-from .dataset import Dataset, build_dataset, order_labels
+from .dataset import Dataset, build_dataset, echo, is_missing_spelling, order_labels
 from .errors import DataError, ImportReport
 
 __all__ = [
@@ -131,22 +132,39 @@ def read_canonical_zip(source: Source, *, task: str | None = None, level: str | 
         raise DataError(
             "not a valid zip archive.", source=source.name, fix="re-create the zip file."
         ) from None
-    members = {
-        PurePosixPath(n).name: n
-        for n in archive.namelist()
-        if not n.endswith("/") and not PurePosixPath(n).name.startswith(".")
-    }
+    infos = [
+        info for info in archive.infolist()
+        if not info.is_dir() and not PurePosixPath(info.filename).name.startswith(".")
+        and "__MACOSX" not in PurePosixPath(info.filename).parts
+    ]
+    _check_zip_limits(archive, source.name)
+    members: dict[str, str] = {}
+    for info in infos:
+        base = PurePosixPath(info.filename).name
+        if base in members and base in _ZIP_WANTED:
+            raise DataError(
+                f"the zip holds two files named {base!r}: {members[base]!r} and "
+                f"{info.filename!r}; only one can be read.",
+                source=source.name,
+                fix="zip one dataset at a time (remove or rename one of the two files).",
+            )
+        members.setdefault(base, info.filename)
+    budget = [MAX_ZIP_UNCOMPRESSED]
+    inflated: dict[str, Source] = {}
 
     def member(name: str) -> Source | None:
         for candidate in (name, name.replace(".csv", ".tsv"), name.replace(".csv", ".parquet")):
             if candidate in members:
-                return Source(archive.read(members[candidate]), f"{source.name}/{candidate}")
+                if candidate not in inflated:
+                    raw = _read_member(archive, members[candidate], budget, source.name)
+                    inflated[candidate] = Source(raw, f"{source.name}/{candidate}")
+                return inflated[candidate]
         return None
 
     ann_src = member("annotations.csv") or member("label_counts.csv")
     if ann_src is None:
         raise DataError(
-            f"the zip has no annotations.csv (found {sorted(members)}).",
+            f"the zip has no annotations.csv (found {echo(sorted(members), 200)}).",
             source=source.name,
             fix="put annotations.csv (item_id, annotator_id, label) at the top of the zip.",
         )
@@ -192,6 +210,72 @@ def read_canonical_zip(source: Source, *, task: str | None = None, level: str | 
     return dataset
 
 
+#: Limits of a zip upload, checked before inflating: number of members, total size after
+#: decompression (also enforced while reading, since the sizes in a zip header can lie).
+MAX_ZIP_MEMBERS = 1000
+MAX_ZIP_UNCOMPRESSED = 1 << 30  # 1 GiB
+_ZIP_WANTED = {
+    f"{stem}{ext}"
+    for stem in ("annotations", "label_counts", "items", "annotators", "labels", "schema",
+                 "predictions")
+    for ext in (".csv", ".tsv", ".parquet", ".json")
+}
+
+
+def _check_zip_limits(archive: zipfile.ZipFile, name: str) -> None:
+    infos = archive.infolist()
+    if len(infos) > MAX_ZIP_MEMBERS:
+        raise DataError(
+            f"the zip has {len(infos):,} members (limit {MAX_ZIP_MEMBERS:,}).",
+            source=name,
+            fix="zip only the dataset files (annotations.csv, items.csv, annotators.csv, "
+            "labels.csv).",
+        )
+    total = sum(info.file_size for info in infos)
+    if total > MAX_ZIP_UNCOMPRESSED:
+        raise DataError(
+            f"the zip would inflate to {total / 2**20:,.0f} MiB (limit "
+            f"{MAX_ZIP_UNCOMPRESSED / 2**20:,.0f} MiB).",
+            source=name,
+            fix="upload a smaller dataset, or the CSV files themselves.",
+        )
+
+
+def _read_member(archive: zipfile.ZipFile, member: str, budget: list[int], name: str) -> bytes:
+    """Inflate one member in chunks, stopping once the remaining size budget is exceeded."""
+    chunks = []
+    try:
+        handle = archive.open(member)
+    except (zipfile.BadZipFile, NotImplementedError, RuntimeError) as exc:
+        raise DataError(
+            f"cannot open {member!r} in the zip ({exc}).",
+            source=name,
+            fix="re-create the zip without encryption and with standard (deflate) compression.",
+        ) from None
+    with handle:
+        while True:
+            try:
+                chunk = handle.read(1 << 20)
+            except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
+                raise DataError(
+                    f"{member!r} in the zip is corrupted ({exc}).",
+                    source=name,
+                    fix="re-create the zip file.",
+                ) from None
+            if not chunk:
+                break
+            budget[0] -= len(chunk)
+            if budget[0] < 0:
+                raise DataError(
+                    f"the zip inflates to more than {MAX_ZIP_UNCOMPRESSED / 2**20:,.0f} MiB "
+                    f"(while reading {member!r}).",
+                    source=name,
+                    fix="upload a smaller dataset, or the CSV files themselves.",
+                )
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
 def _parse_list_label(text: str):
     stripped = text.strip()
     if stripped.startswith("[") and stripped.endswith("]"):
@@ -221,6 +305,9 @@ def read_crowdkit(source: Source, *, task: str | None = None, level: str | None 
     report = ImportReport(source.name, "crowd-kit", rows_read=len(frame))
     rows = frame.rename(columns={"task": "item_id", worker: "annotator_id"})
     parsed = rows["label"].map(lambda v: _parse_list_label(v) if isinstance(v, str) else None)
+    evidence = None
+    if parsed.map(lambda v: v is not None and len(v) > 1).any():
+        evidence = "crowd-kit list-valued labels with several entries"
     if parsed.notna().any():
         empty = parsed.map(lambda v: v is not None and len(v) == 0)
         if empty.any():
@@ -234,6 +321,7 @@ def read_crowdkit(source: Source, *, task: str | None = None, level: str | None 
         format="crowd-kit",
         report=report,
         task=task,
+        multilabel_evidence=evidence,
         level=level,
         name=PurePosixPath(source.name).stem,
     )
@@ -296,10 +384,18 @@ def read_wide(
         )
     long = frame.melt(id_vars=[first], var_name="other", value_name="label")
     report = ImportReport(source.name, f"wide ({orientation} x ...)", rows_read=len(frame))
-    missing = int(long["label"].isna().sum())
-    if missing:
-        report.note(f"{missing} empty cell(s) read as missing annotations.")
-    long = long.dropna(subset=["label"])
+    missing = is_missing_spelling(long["label"])
+    if missing.any():
+        # a matrix has no row to leave out: every spelling on the one list is a missing cell
+        spelled = long.loc[missing, "label"].fillna("").map(
+            lambda v: "empty" if v == "" else repr(v)
+        )
+        found = ", ".join(f"{k}: {v}" for k, v in spelled.value_counts(sort=False).items())
+        report.note(
+            f"{int(missing.sum())} cell(s) read as missing annotations ({found}); the list of "
+            "missing-value spellings is hlv_core.io.MISSING_SPELLINGS."
+        )
+    long = long[~missing]
     if orientation == "items":
         long = long.rename(columns={first: "item_id", "other": "annotator_id"})
     else:
