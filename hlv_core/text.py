@@ -1,10 +1,12 @@
-"""User strings as data, never markup: one place for every front end (pages, downloads, CLI).
+r"""User strings as data, never markup: one place for every front end (pages, downloads, CLI).
 
 * :func:`md` escapes a string so Streamlit's markdown (headings, captions, alerts, widget
-  labels, tables with markdown) shows it as plain text: every ASCII punctuation character gets
-  a backslash (CommonMark section 2.4 makes any escaped punctuation literal), so no link,
-  image (no outside request), emphasis, HTML tag, ``:material/...:`` / ``:red[...]`` directive
-  or ``$`` math can be formed; line breaks become spaces. Invisible and direction-changing
+  labels, tables with markdown) shows it as plain text: the characters that can start markup
+  get a backslash (CommonMark section 2.4 makes any escaped punctuation literal):
+  ``\ ` * _ ~ [ ] ( ) { } ! < > | $ & #``, so no link, image (no outside request), emphasis,
+  HTML tag or entity, ``:red[...]`` directive or ``$`` math can be formed; a leading ``+ - =``
+  or ``1.`` / ``1)`` (a list) is escaped too, and line breaks become spaces. Other punctuation
+  (``. , ' " : ; ? /``) is left alone, so messages stay readable in their source. Invisible and direction-changing
   characters are shown by :func:`visible_controls` first.
 * :func:`visible_controls` writes bidi controls (e.g. U+202E RIGHT-TO-LEFT OVERRIDE, which
   would show a name reversed) and other control / format characters as ``<U+202E>``.
@@ -44,7 +46,8 @@ isolates."""
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 """First characters a spreadsheet reads as the start of a formula (OWASP CSV injection)."""
 
-_MD_SPECIAL = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character
+_MD_SPECIAL = re.compile(r"([\\`*_~\[\](){}!<>|$&#])")
+_MD_LEADING = re.compile(r"^(\s*)([+\-=]|\d+(?=[.)]))")
 _FORMULA = re.compile(r"^'*[=+\-@\t\r]")
 _RESTORE = re.compile(r"^'+[=+\-@\t\r]")
 _ANSI = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)?|[@-Z\\-_])")
@@ -69,9 +72,16 @@ def visible_controls(value: object) -> str:
 
 def md(value: object) -> str:
     """``value`` as markdown that renders as exactly its text (see module doc): controls made
-    visible, line breaks to spaces, every ASCII punctuation backslash-escaped."""
+    visible, line breaks to spaces, markup characters backslash-escaped."""
     text = visible_controls(value).replace("\r\n", " ").replace("\n", " ").replace("\t", " ")
-    return _MD_SPECIAL.sub(r"\\\1", text)
+    text = _MD_SPECIAL.sub(r"\\\1", text.replace("\r", " "))
+    match = _MD_LEADING.match(text)
+    if match:
+        if match.group(2)[0].isdigit():  # "1." / "1)" would start an ordered list
+            end = match.end()
+            return text[:end] + "\\" + text[end:]
+        return text[:match.start(2)] + "\\" + text[match.start(2):]
+    return text
 
 
 def strip_controls(value: object) -> str:

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from hlv_core import review, samples
+from hlv_ui.auth import DESK_KEY
 
-from .conftest import open_page
+from .conftest import APP, open_page
 
 HOSTILE = "<script>alert('x')</script> '); DROP TABLE judgements; --"
 
@@ -25,19 +28,43 @@ def _dataset_hash(name="case_review"):
     return samples.load_sample(name).content_hash
 
 
+def plain(markdown: str) -> str:
+    """The text a markdown source renders (backslash escapes removed)."""
+    return re.sub(r"\\(.)", r"\1", markdown)
+
+
 def _markdown_text(at) -> str:
     return "\n".join(m.value for m in at.markdown)
 
 
-def test_needs_a_reviewer_name(review_db, app):
+def desk(at, name: str):
+    """Desk mode: name the reviewer once through the page's form."""
+    at.text_input(key="review.desk_name").set_value(name)
+    _submit(at)
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _submit(at):
+    submit = next(b for b in at.button if b.label == "Start reviewing")
+    submit.click().run()
+
+
+def test_desk_mode_names_the_reviewer_once(review_db, app):
     open_page(app, "review")
-    assert any("Enter your name" in i.value for i in app.info)
+    assert any("Desk mode" in i.value for i in app.info)
+    assert not app.tabs  # nothing to review before the name is given
     assert review_db.exists()
+    desk(app, "Ann")
+    assert app.session_state[DESK_KEY] == "Ann"
+    assert any("not shared safely" in w.value for w in app.warning)
+    # the name cannot be changed in this browser session: no name box any more
+    assert not [t for t in app.text_input if t.key in ("review.desk_name", "review.reviewer")]
 
 
 def test_full_review_round(review_db, app):
     open_page(app, "review")
-    app.text_input(key="review.reviewer").set_value("Ann").run()
+    desk(app, "Ann")
     assert not app.exception
     # own labels first: no model output visible yet
     assert "Output A" not in _markdown_text(app)
@@ -78,10 +105,12 @@ def test_full_review_round(review_db, app):
     _, comps = store.pair_counts(["calibrated", "overconfident", "weak"])
     assert set(comps[np.triu_indices(3, 1)]) == {2}
     assert {m.label: m.value for m in app.metric}["Your judgements"] == "6"
-    # a second reviewer in a fresh session sees the meta-evaluation of both
-    app.text_input(key="review.reviewer").set_value("Bob").run()
-    assert {m.label: m.value for m in app.metric}["Your judgements"] == "0"
-    assert "by **1** reviewers" in _markdown_text(app)
+    # a second reviewer in a fresh browser session sees the meta-evaluation of both
+    bob = AppTest.from_file(str(APP), default_timeout=120)
+    bob.run()
+    desk(open_page(bob, "review"), "Bob")
+    assert {m.label: m.value for m in bob.metric}["Your judgements"] == "0"
+    assert "by **1** reviewers" in _markdown_text(bob)
 
 
 def _populate(path, dataset_hash, *, skip_pair=None, n=12):
@@ -105,8 +134,7 @@ def _populate(path, dataset_hash, *, skip_pair=None, n=12):
 def test_meta_evaluation_tables_and_plots(review_db, app):
     h = _dataset_hash()
     _populate(review_db, h)
-    open_page(app, "review")
-    assert not app.exception
+    desk(open_page(app, "review"), "Ann")
     frames = [d.value for d in app.dataframe]
     scores = next(f for f in frames if "score_in_denominator" in f.columns)
     wins, comps = review.ReviewStore(review_db).pair_counts(
@@ -129,8 +157,9 @@ def test_meta_evaluation_tables_and_plots(review_db, app):
     kinds = {t["type"] for s in specs for t in s["data"]}
     assert {"bar", "scatter"} <= kinds
     labels = [b.label for b in app.get("download_button")]
-    assert "Download all judgements (CSV)" in labels and "Download correlations" in labels
-    assert not app.warning  # connected graph: no regularisation
+    assert "Download all judgements (CSV, admin)" in labels  # the desk user owns the store
+    assert "Download correlations" in labels
+    assert not [w for w in app.warning if "regularised" in w.value]  # connected graph
     app.radio(key="review.alternative").set_value("greater").run()
     corr2 = next(d.value for d in app.dataframe if "p_value" in d.value.columns)
     assert (corr2["alternative"] == "greater").all()
@@ -143,15 +172,14 @@ def test_non_unique_ranking_is_regularised_with_a_warning(review_db, app):
                  choice="A", dataset=h) for i in range(1, 4) for m in ("calibrated",
                                                                        "overconfident")]
     review.ReviewStore(review_db).add_many(rows)
-    open_page(app, "review")
-    assert not app.exception
-    warnings_text = " ".join(w.value for w in app.warning)
+    desk(open_page(app, "review"), "Ann")
+    warnings_text = plain(" ".join(w.value for w in app.warning))
     assert "regularised with 0.1" in warnings_text
     scores = next(d.value for d in app.dataframe if "score_in_denominator" in d.value.columns)
     assert scores["regularize_in_denominator"].tolist() == [0.1] * 3
     # explicit regularisation: no warning
     app.number_input(key="review.regularize").set_value(0.5).run()
-    assert not app.warning
+    assert not [w for w in app.warning if "regularised" in w.value]
 
 
 def test_unjudged_models_are_left_out(review_db, app):
@@ -159,8 +187,7 @@ def test_unjudged_models_are_left_out(review_db, app):
     rows = [dict(reviewer="r", item_id=f"case_00{i}", model_a="calibrated", model_b="weak",
                  choice=c, dataset=h) for i, c in zip(range(1, 5), "ABAA", strict=True)]
     review.ReviewStore(review_db).add_many(rows)
-    open_page(app, "review")
-    assert not app.exception
+    desk(open_page(app, "review"), "Ann")
     assert any("overconfident" in i.value for i in app.info)
     scores = next(d.value for d in app.dataframe if "score_in_denominator" in d.value.columns)
     assert scores["model"].tolist() == ["calibrated", "weak"]
@@ -172,7 +199,7 @@ def test_import_csv_and_bad_import(review_db, app, tmp_path):
     _populate(source, h, n=4)
     out = tmp_path / "export.csv"
     review.ReviewStore(source).export_csv(out)
-    open_page(app, "review")
+    desk(open_page(app, "review"), "Ann")
     app.file_uploader(key="review.import").set_value(("export.csv", out.read_bytes(),
                                                       "text/csv")).run()
     assert not app.exception
@@ -186,8 +213,7 @@ def test_import_csv_and_bad_import(review_db, app, tmp_path):
 
 
 def test_hostile_reviewer_name_rendered_escaped(review_db, app):
-    open_page(app, "review")
-    app.text_input(key="review.reviewer").set_value("<b>x</b><script>1</script>").run()
+    desk(open_page(app, "review"), "<b>x</b><script>1</script>")
     app.button(key="review.own_skip").click().run()
     app.button(key="review.choice.neither").click().run()
     assert not app.exception
@@ -199,9 +225,7 @@ def test_hostile_reviewer_name_rendered_escaped(review_db, app):
 
 @pytest.mark.parametrize("name", list(samples.SAMPLES))
 def test_every_sample_opens(review_db, app, name):
-    open_page(app, "review", name)
-    app.text_input(key="review.reviewer").set_value("Ann").run()
-    assert not app.exception
+    desk(open_page(app, "review", name), "Ann")
     if app.button(key="review.own_skip") is not None:
         app.button(key="review.own_skip").click().run()
         app.button(key="review.choice.B").click().run()
