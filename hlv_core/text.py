@@ -5,7 +5,8 @@ r"""User strings as data, never markup: one place for every front end (pages, do
   get a backslash (CommonMark section 2.4 makes any escaped punctuation literal):
   ``\ ` * _ ~ [ ] ( ) { } ! < > | $ & #``, so no link, image (no outside request), emphasis,
   HTML tag or entity, ``:red[...]`` directive or ``$`` math can be formed; a leading ``+ - =``
-  or ``1.`` / ``1)`` (a list) is escaped too, and line breaks become spaces. Other punctuation
+  or ``1.`` / ``1)`` (a list) is escaped too, as are ``://`` and ``www.`` (GFM would make a
+  bare URL a link), and line breaks become spaces. Other punctuation
   (``. , ' " : ; ? /``) is left alone, so messages stay readable in their source. Invisible and direction-changing
   characters are shown by :func:`visible_controls` first.
 * :func:`visible_controls` writes bidi controls (e.g. U+202E RIGHT-TO-LEFT OVERRIDE, which
@@ -47,6 +48,7 @@ FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 """First characters a spreadsheet reads as the start of a formula (OWASP CSV injection)."""
 
 _MD_SPECIAL = re.compile(r"([\\`*_~\[\](){}!<>|$&#])")
+_AUTOLINK = re.compile(r"(?i)(://|(?<![\w.])www\.)")
 _MD_LEADING = re.compile(r"^(\s*)([+\-=]|\d+(?=[.)]))")
 _FORMULA = re.compile(r"^'*[=+\-@\t\r]")
 _RESTORE = re.compile(r"^'+[=+\-@\t\r]")
@@ -75,6 +77,9 @@ def md(value: object) -> str:
     visible, line breaks to spaces, markup characters backslash-escaped."""
     text = visible_controls(value).replace("\r\n", " ").replace("\n", " ").replace("\t", " ")
     text = _MD_SPECIAL.sub(r"\\\1", text.replace("\r", " "))
+    # GFM turns bare URLs into links (and may swallow a following escape): break them
+    text = _AUTOLINK.sub(lambda m: "\\:" + m.group(0)[1:] if m.group(0) == "://"
+                         else m.group(0)[:3] + "\\.", text)
     match = _MD_LEADING.match(text)
     if match:
         if match.group(2)[0].isdigit():  # "1." / "1)" would start an ordered list

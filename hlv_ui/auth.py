@@ -82,11 +82,7 @@ def _provider() -> str | None:
     return named[0] if len(named) == 1 else None
 
 
-def require_login() -> None:
-    """In team mode, show only the login (and stop the script) until the visitor has signed
-    in with the identity provider. Call in ``app.py`` before the navigation runs."""
-    if not auth_configured() or st.user.is_logged_in:
-        return
+def _login_view() -> None:
     st.title("HLV Lens")
     st.markdown("This HLV Lens server is shared by a review team. **Log in** with your "
                 "organisation's account to continue; your reviews are stored under your "
@@ -94,6 +90,17 @@ def require_login() -> None:
     provider = _provider()
     st.button("Log in", type="primary", key="auth.login", icon=":material/login:",
               on_click=st.login, args=(provider,) if provider else ())
+
+
+def require_login() -> None:
+    """In team mode, show only the login (and stop the script) until the visitor has signed
+    in with the identity provider. Call in ``app.py`` before the navigation runs. The login
+    is itself the only page of a navigation, so Streamlit never falls back to listing (and
+    running) the scripts in ``pages/``."""
+    if not auth_configured() or st.user.is_logged_in:
+        return
+    st.navigation([st.Page(_login_view, title="Log in", url_path="login", default=True)],
+                  position="hidden").run()
     st.stop()
 
 
