@@ -3,11 +3,12 @@ r"""User strings as data, never markup: one place for every front end (pages, do
 * :func:`md` escapes a string so Streamlit's markdown (headings, captions, alerts, widget
   labels, tables with markdown) shows it as plain text: the characters that can start markup
   get a backslash (CommonMark section 2.4 makes any escaped punctuation literal):
-  ``\ ` * _ ~ [ ] ( ) { } ! < > | $ & #``, so no link, image (no outside request), emphasis,
-  HTML tag or entity, ``:red[...]`` directive or ``$`` math can be formed; a leading ``+ - =``
-  or ``1.`` / ``1)`` (a list) is escaped too, as are ``://`` and ``www.`` (GFM would make a
+  ``\ ` * ~ [ ] < > | $ &`` and ``_`` unless inside a word (``case_001`` stays readable and
+  cannot emphasise), so no link, image (no outside request), emphasis, HTML tag or entity,
+  ``:red[...]`` directive or ``$`` math can be formed; a leading ``+ - = #`` or ``1.`` /
+  ``1)`` (list, heading) is escaped too, as are ``://`` and ``www.`` (GFM would make a
   bare URL a link), and line breaks become spaces. Other punctuation
-  (``. , ' " : ; ? /``) is left alone, so messages stay readable in their source. Invisible and direction-changing
+  (``. , ' " : ; ? / ( ) ! #``) is left alone, so messages stay readable in their source. Invisible and direction-changing
   characters are shown by :func:`visible_controls` first.
 * :func:`visible_controls` writes bidi controls (e.g. U+202E RIGHT-TO-LEFT OVERRIDE, which
   would show a name reversed) and other control / format characters as ``<U+202E>``.
@@ -47,9 +48,9 @@ isolates."""
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 """First characters a spreadsheet reads as the start of a formula (OWASP CSV injection)."""
 
-_MD_SPECIAL = re.compile(r"([\\`*_~\[\](){}!<>|$&#])")
+_MD_SPECIAL = re.compile(r"([\\`*~\[\]<>|$&]|(?<![^\W_])_|_(?![^\W_]))")
 _AUTOLINK = re.compile(r"(?i)(://|(?<![\w.])www\.)")
-_MD_LEADING = re.compile(r"^(\s*)([+\-=]|\d+(?=[.)]))")
+_MD_LEADING = re.compile(r"^(\s*)([+\-=#]|\d+(?=[.)]))")
 _FORMULA = re.compile(r"^'*[=+\-@\t\r]")
 _RESTORE = re.compile(r"^'+[=+\-@\t\r]")
 _ANSI = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)?|[@-Z\\-_])")

@@ -231,3 +231,107 @@ def test_every_sample_opens(review_db, app, name):
         app.button(key="review.choice.B").click().run()
         assert not app.exception
         assert len(review.ReviewStore(review_db)) == 1
+
+
+# ------------------------------------------------------------------ team mode (OIDC login)
+
+ALICE, BOB, ADMIN = "alice@example.org", "bob@example.org", "admin@example.org"
+TEAM_SECRETS = {
+    "auth": {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "x" * 32,
+             "client_id": "hlv", "client_secret": "s",
+             "server_metadata_url": "https://idp.invalid/.well-known/openid-configuration"},
+    "hlv_lens": {"admins": [ADMIN.upper()]},  # compared case-insensitively
+}
+
+
+def team_app(email: str | None) -> AppTest:
+    """The app in team mode, signed in as ``email`` (None: a visitor not logged in)."""
+    at = AppTest.from_file(str(APP), default_timeout=120)
+    at.secrets = TEAM_SECRETS
+    at.user = {"is_logged_in": False} if email is None else {
+        "is_logged_in": True, "email": email, "name": email.split("@")[0]}
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_team_mode_visitor_sees_only_the_login(review_db):
+    at = team_app(None)
+    assert [b.label for b in at.button] == ["Log in"]
+    assert not at.selectbox and not at.tabs and not at.metric and not at.dataframe
+
+
+def test_team_mode_reviewer_is_the_signed_in_email(review_db):
+    alice = open_page(team_app(ALICE), "review")
+    assert not [t for t in alice.text_input if "name" in t.label.lower()]  # no name box
+    assert not [w for w in alice.warning if "Desk mode" in w.value]
+    alice.button(key="review.own_skip").click().run()
+    alice.text_area(key="review.comment").set_value("alice only").run()
+    alice.button(key="review.choice.A").click().run()
+    assert not alice.exception
+    rows = review.ReviewStore(review_db).judgements()
+    assert rows["reviewer"].tolist() == [ALICE] and rows["comment"].tolist() == ["alice only"]
+    labels = [b.label for b in alice.get("download_button")]
+    assert "Download my judgements (CSV)" in labels
+    assert "Download all judgements (CSV, admin)" not in labels
+
+    bob = open_page(team_app(BOB), "review")
+    assert {m.label: m.value for m in bob.metric}["Your judgements"] == "0"
+    assert "by **1** reviewers" in _markdown_text(bob)  # the shared ranking counts Alice
+    for frame in (d.value for d in bob.dataframe):
+        assert not frame.astype(str).isin(["alice only", ALICE]).any().any()
+    assert "alice only" not in _markdown_text(bob)
+    labels = [b.label for b in bob.get("download_button")]
+    assert "Download all judgements (CSV, admin)" not in labels
+    assert "Download reviewers' own labels (CSV, admin)" not in labels
+    assert not [u for u in bob.get("file_uploader") if u.proto.label.startswith("Import")]
+    assert not [t for t in bob.toggle if t.key == "review.only_here"]  # no cross-dataset
+
+    admin = open_page(team_app(ADMIN), "review")
+    labels = [b.label for b in admin.get("download_button")]
+    assert "Download all judgements (CSV, admin)" in labels
+    assert [u for u in admin.get("file_uploader") if u.proto.label.startswith("Import")]
+
+
+def test_full_disk_keeps_the_judgement_for_a_retry(review_db, app, monkeypatch):
+    desk(open_page(app, "review"), "Ann")
+    app.button(key="review.own_skip").click().run()
+    proposal = dict(app.session_state["review.proposal"])
+    original = review.ReviewStore._open
+
+    def full(self):  # a real SQLITE_FULL: no page may be added to the file
+        con = original(self)
+        pages = con.execute("PRAGMA page_count").fetchone()[0]
+        con.execute(f"PRAGMA max_page_count = {pages}")
+        return con
+
+    monkeypatch.setattr(review.ReviewStore, "_open", full)
+    app.text_area(key="review.comment").set_value("y" * 5000).run()
+    app.button(key="review.choice.B").click().run()
+    assert not app.exception
+    assert len(review.ReviewStore(review_db)) == 0
+    error = plain(" ".join(e.value for e in app.error))
+    assert "not saved" in error and "disk is full" in error
+    pending = app.session_state["review.pending"]
+    assert (pending["item_id"], pending["choice"], pending["comment"]) == (
+        proposal["item_id"], "B", "y" * 5000)
+    monkeypatch.setattr(review.ReviewStore, "_open", original)  # space freed
+    app.button(key="review.retry").click().run()
+    assert not app.exception
+    rows = review.ReviewStore(review_db).judgements()
+    assert rows[["item_id", "choice", "comment"]].values.tolist() == [
+        [proposal["item_id"], "B", "y" * 5000]]
+    assert "review.pending" not in app.session_state
+
+
+@pytest.mark.parametrize("kind", ["folder", "not a database"])
+def test_unusable_database_is_one_clear_message(tmp_path, monkeypatch, app, kind):
+    path = tmp_path / "r.sqlite3"
+    if kind == "folder":
+        path.mkdir()
+    else:
+        path.write_bytes(b"not sqlite" * 100)
+    monkeypatch.setenv("HLV_REVIEW_DB", str(path))
+    open_page(app, "review")
+    assert not app.exception
+    assert "cannot be used" in app.error[0].value and "HLV_REVIEW_DB" in app.error[0].value
