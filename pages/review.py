@@ -17,7 +17,7 @@ import streamlit as st
 from hlv_core import review
 from hlv_core.io import DataError, prediction_matrix
 from hlv_core.text import md
-from hlv_ui.auth import current_identity, desk_name_form
+from hlv_ui.auth import auth_configured, current_identity, desk_name_form
 from hlv_ui.state import (
     frame_hash,
     get_predictions,
@@ -106,6 +106,11 @@ except DataError as error:  # unusable database file (ReviewStoreError)
     _store_failed(error)
 
 identity = current_identity()
+if identity is None and auth_configured():  # signed in, but the provider sent no e-mail
+    st.error("**Your sign-in did not include an e-mail address**, so your judgements cannot be "
+             "stored under your name. Ask the operator to request the `email` scope from the "
+             "identity provider.", icon=":material/error:")
+    st.stop()
 if identity is None:
     st.info("**Desk mode**: this server has no login configured, so HLV Lens cannot tell "
             "reviewers apart. Enter your name once; it is fixed for this browser session.",

@@ -335,3 +335,13 @@ def test_unusable_database_is_one_clear_message(tmp_path, monkeypatch, app, kind
     open_page(app, "review")
     assert not app.exception
     assert "cannot be used" in app.error[0].value and "HLV_REVIEW_DB" in app.error[0].value
+
+
+def test_team_mode_without_an_email_claim_never_falls_back_to_a_name_box(review_db):
+    at = AppTest.from_file(str(APP), default_timeout=120)
+    at.secrets = TEAM_SECRETS
+    at.user = {"is_logged_in": True, "sub": "12345"}
+    at.run()
+    open_page(at, "review")
+    assert any("did not include an e-mail" in e.value for e in at.error)
+    assert not at.text_input and not at.tabs
