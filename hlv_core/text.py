@@ -37,6 +37,7 @@ __all__ = [
     "restore_frame",
     "strip_controls",
     "visible_controls",
+    "visible_frame",
 ]
 
 BIDI_CONTROLS = frozenset(
@@ -71,6 +72,17 @@ def visible_controls(value: object) -> str:
     if not any(_hidden(ch) for ch in text):
         return text
     return "".join(f"<U+{ord(ch):04X}>" if _hidden(ch) else ch for ch in text)
+
+
+def visible_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """Copy of ``frame`` for display with :func:`visible_controls` applied to every text cell
+    (a right-to-left override in a name is shown as ``<U+202E>``, not acted upon)."""
+    out = frame.copy()
+    for column in out.columns:
+        if pd.api.types.is_object_dtype(out[column]) or pd.api.types.is_string_dtype(out[column]):
+            out[column] = out[column].map(lambda v: visible_controls(v) if isinstance(v, str)
+                                          else v)
+    return out
 
 
 def md(value: object) -> str:

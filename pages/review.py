@@ -16,7 +16,7 @@ import streamlit as st
 
 from hlv_core import review
 from hlv_core.io import DataError, prediction_matrix
-from hlv_core.text import md
+from hlv_core.text import md, visible_frame
 from hlv_ui.auth import auth_configured, current_identity, desk_name_form
 from hlv_ui.state import (
     frame_hash,
@@ -185,7 +185,7 @@ def _save_own_labels(skip: bool) -> None:
 
 
 def _show_output(frame: pd.DataFrame, title: str, threshold: float, max_labels: int) -> None:
-    visible = review.visible_distribution(frame, threshold=threshold)
+    visible = visible_frame(review.visible_distribution(frame, threshold=threshold))
     st.markdown(f"#### {md(title)}")
     if visible.empty:
         st.write(f"No label above {threshold:g}.")
@@ -312,7 +312,7 @@ with tab_review:
             if not mine.empty:
                 with st.expander(f"Your judgements on this dataset ({len(mine)})"):
                     recent = mine[["created_at", "item_id", "choice", "comment"]].iloc[::-1]
-                    st.dataframe(recent, hide_index=True, width="stretch")
+                    st.dataframe(visible_frame(recent), hide_index=True, width="stretch")
 
 
 # ------------------------------------------------------------------------ Meta-evaluation tab
@@ -383,7 +383,7 @@ with tab_meta:
                 "*Ties in denominator* (default) keeps both/neither judgements in the share "
                 "won; *decisive only* ignores them (as `choix.rank_centrality`). The paper does "
                 "not say which it used.")
-            st.dataframe(scores, hide_index=True, width="stretch")
+            st.dataframe(visible_frame(scores), hide_index=True, width="stretch")
             download_table(scores, "review_human_scores.csv", key=f"{KEY}.dl_scores",
                            label="Download scores")
             long = scores.melt(id_vars="model", value_vars=["score_in_denominator",
@@ -395,7 +395,7 @@ with tab_meta:
 
             st.subheader("Judgements per model pair")
             pairs = review.pair_table(judged, meta_models)
-            st.dataframe(pairs, hide_index=True, width="stretch")
+            st.dataframe(visible_frame(pairs), hide_index=True, width="stretch")
             download_table(pairs, "review_pairs.csv", key=f"{KEY}.dl_pairs",
                            label="Download pair table")
 

@@ -130,3 +130,12 @@ def test_upload_cache_is_bounded_and_parses_once(monkeypatch):
     for k in range(5):
         loading._cached(("d", k), 10, f"{k}.csv", build(k))
     assert len(cache) <= loading.SESSION_UPLOADS
+
+
+def test_visible_frame_shows_bidi_controls_in_tables():
+    from hlv_core.text import visible_frame
+
+    frame = pd.DataFrame({"name": ["ann\u202etxt.exe", "bob"], "n": [1, 2]})
+    shown = visible_frame(frame)
+    assert shown["name"].tolist() == ["ann<U+202E>txt.exe", "bob"]
+    assert shown["n"].tolist() == [1, 2] and frame["name"].iloc[0] == "ann\u202etxt.exe"
