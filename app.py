@@ -9,10 +9,13 @@ import streamlit as st
 
 from hlv_core import samples
 from hlv_core.io import DataError
+from hlv_core.text import md
+from hlv_ui.auth import logout_button, require_login
 from hlv_ui.loading import load_sample_cached
 from hlv_ui.state import DEFAULT_SAMPLE, SOURCE_KEY, ensure_dataset, set_dataset, show_data_error
 
 st.set_page_config(page_title="HLV Lens", page_icon="🔎", layout="wide")
+require_login()  # team mode ([auth] in secrets): nothing below runs until the visitor signs in
 
 
 def _switch_sample() -> None:
@@ -23,6 +26,7 @@ def _switch_sample() -> None:
 
 
 with st.sidebar:
+    logout_button()
     st.session_state.setdefault(SOURCE_KEY, DEFAULT_SAMPLE)
     st.selectbox(
         "Sample dataset",
@@ -35,7 +39,7 @@ with st.sidebar:
     current = ensure_dataset()
     if current is not None:
         st.caption(
-            f"Current: **{current.name}** · {current.task} · {current.n_items:,} items · "
+            f"Current: **{md(current.name)}** · {current.task} · {current.n_items:,} items · "
             f"{len(current.annotations):,} annotations"
         )
 

@@ -17,20 +17,11 @@ one option preferred). Only each reviewer's latest judgement of an (item, model 
 
 from __future__ import annotations
 
-import csv
 import functools
 import itertools
-import json
 import math
-import os
-import sqlite3
-import threading
-import uuid as _uuid
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
-from contextlib import contextmanager
-from datetime import UTC, datetime
-from pathlib import Path
+from collections.abc import Mapping, Sequence
 from typing import Literal, NamedTuple
 
 import numpy as np
@@ -38,47 +29,58 @@ import pandas as pd
 from scipy import linalg
 from scipy.sparse.csgraph import connected_components
 
-from .io import DataError
+from .review_store import (
+    CHOICES,
+    EXPORT_COLUMNS,
+    SCHEMA_VERSION,
+    Proposal,
+    ReviewStore,
+    ReviewStoreError,
+    default_db_path,
+    latest_judgements,
+    to_instant,
+)
 
 __all__ = [
     "CHOICES",
     "DEFAULT_REGULARIZE",
+    "EXPORT_COLUMNS",
     "SCHEMA_VERSION",
     "TIES",
+    "Access",
     "DisconnectedComparisonWarning",
     "Proposal",
     "ReviewStore",
+    "ReviewStoreError",
+    "aggregate_judgements",
+    "can_import",
+    "exportable_judgements",
+    "exportable_own_labels",
     "closed_classes",
     "comparison_components",
     "counts_from_judgements",
     "default_db_path",
     "fit_line",
     "human_scores",
+    "latest_judgements",
     "metric_correlations",
     "model_metrics",
     "pair_table",
     "permutation_pvalue",
     "rank_centrality",
+    "own_judgements",
     "stationary_distribution",
+    "to_instant",
     "transition_matrix",
     "visible_distribution",
 ]
 
-CHOICES: tuple[str, ...] = ("A", "B", "both", "neither")
-"""Valid judgements: output A better, output B better, both acceptable, neither acceptable."""
-
 TIES: tuple[str, ...] = ("in_denominator", "decisive_only")
 """Tie conventions of :func:`rank_centrality` (spec 8.2)."""
-
-SCHEMA_VERSION = 2
-"""Current ``PRAGMA user_version`` of a review database. Version 1 (the first release) had no
-``uuid`` / ``dataset`` columns and no ``own_labels`` table; it is migrated on open."""
 
 DEFAULT_REGULARIZE = 0.1
 """Pseudo-judgements added each way to every model pair when :func:`human_scores` has to
 regularise a comparison graph without a unique stationary distribution."""
-
-_MAX_TEXT = 20_000  # longest comment / name accepted (characters)
 
 
 class DisconnectedComparisonWarning(UserWarning):
@@ -441,18 +443,7 @@ def metric_correlations(
 # --------------------------------------------------------------------------------------------
 
 
-def _latest(judgements: pd.DataFrame) -> pd.DataFrame:
-    """Each reviewer's latest judgement per (dataset, item, unordered model pair) (spec 8.1)."""
-    if judgements.empty:
-        return judgements
-    lo = np.minimum(judgements["model_a"].to_numpy(dtype=object),
-                    judgements["model_b"].to_numpy(dtype=object))
-    hi = np.maximum(judgements["model_a"].to_numpy(dtype=object),
-                    judgements["model_b"].to_numpy(dtype=object))
-    keyed = judgements.assign(_lo=lo, _hi=hi)
-    keyed = keyed.sort_values(["created_at", "id"], kind="stable")
-    keyed = keyed.drop_duplicates(["reviewer", "dataset", "item_id", "_lo", "_hi"], keep="last")
-    return keyed.drop(columns=["_lo", "_hi"]).sort_values("id")
+_latest = latest_judgements  # the name used before the store had its own module
 
 
 def counts_from_judgements(judgements: pd.DataFrame, models: Sequence[str]
@@ -530,425 +521,71 @@ def visible_distribution(probs: Mapping[str, float] | pd.Series, *, threshold: f
     return frame.drop(columns="_order").reset_index(drop=True)
 
 
+
 # --------------------------------------------------------------------------------------------
-# Store
+# Roles: who may see and export what (issue 13)
 # --------------------------------------------------------------------------------------------
 
 
-def default_db_path() -> Path:
-    """``$HLV_REVIEW_DB`` if set, else ``$XDG_DATA_HOME/hlv-lens/reviews.sqlite3`` (default
-    ``~/.local/share/hlv-lens/reviews.sqlite3``)."""
-    env = os.environ.get("HLV_REVIEW_DB")
-    if env:
-        return Path(env).expanduser()
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "hlv-lens" / "reviews.sqlite3"
+class Access(NamedTuple):
+    """Who is asking: ``user`` (the signed-in reviewer, e.g. an e-mail address) and whether the
+    deployment lists them as an admin."""
+
+    user: str
+    is_admin: bool = False
 
 
-class Proposal(NamedTuple):
-    """The next comparison to show: ``model_a`` on the left (A), ``model_b`` on the right (B)."""
-
-    item_id: str
-    model_a: str
-    model_b: str
-    pair_judgements: int  # judgements of this model pair so far (all reviewers)
-    remaining: int  # (item, pair) combinations this reviewer has not judged yet
+def _need_admin(access: Access, what: str) -> None:
+    if not access.is_admin:
+        raise PermissionError(f"only an admin may {what}; {access.user!r} is not an admin.")
 
 
-_JUDGEMENT_COLUMNS = ["id", "uuid", "reviewer", "item_id", "model_a", "model_b", "choice",
-                      "comment", "dataset", "created_at"]
-
-_SCHEMA_V2 = """
-CREATE TABLE IF NOT EXISTS judgements (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    uuid TEXT NOT NULL UNIQUE,
-    reviewer TEXT NOT NULL,
-    item_id TEXT NOT NULL,
-    model_a TEXT NOT NULL,
-    model_b TEXT NOT NULL,
-    choice TEXT NOT NULL CHECK (choice IN ('A', 'B', 'both', 'neither')),
-    comment TEXT NOT NULL DEFAULT '',
-    dataset TEXT NOT NULL DEFAULT '',
-    created_at TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS judgements_reviewer ON judgements (dataset, reviewer);
-CREATE TABLE IF NOT EXISTS own_labels (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    uuid TEXT NOT NULL UNIQUE,
-    reviewer TEXT NOT NULL,
-    item_id TEXT NOT NULL,
-    labels TEXT NOT NULL,
-    dataset TEXT NOT NULL DEFAULT '',
-    created_at TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS own_labels_reviewer ON own_labels (dataset, reviewer, item_id);
-"""
-
-# Migration 1 -> 2: the first schema had no uuid/dataset columns and no own_labels table.
-_MIGRATE_1_TO_2 = """
-ALTER TABLE judgements ADD COLUMN uuid TEXT;
-ALTER TABLE judgements ADD COLUMN dataset TEXT NOT NULL DEFAULT '';
-UPDATE judgements SET uuid = lower(hex(randomblob(16))) WHERE uuid IS NULL;
-CREATE UNIQUE INDEX IF NOT EXISTS judgements_uuid ON judgements (uuid);
-"""
+def own_judgements(store: ReviewStore, access: Access, dataset: str) -> pd.DataFrame:
+    """The signed-in reviewer's own judgements of ``dataset`` (comments included), all rows."""
+    return store.judgements(dataset=dataset, reviewer=access.user)
 
 
-def _filters(**equal_to: str | None) -> tuple[str, list[str]]:
-    """`` WHERE a = ? AND b = ?`` for the given non-None column values, with its parameters
-    (column names are fixed by the caller; values are always bound, never formatted in)."""
-    columns = [c for c, v in equal_to.items() if v is not None]
-    where = (" WHERE " + " AND ".join(f"{c} = ?" for c in columns)) if columns else ""
-    return where, [equal_to[c] for c in columns]
+def aggregate_judgements(store: ReviewStore, access: Access, dataset: str | None) -> pd.DataFrame:
+    """The latest judgements that feed the shared ranking of ``dataset`` (visible to every
+    reviewer of it): columns ``id, reviewer, item_id, model_a, model_b, choice, dataset,
+    created_at``, comments never included. Other reviewers appear as ``reviewer 1``,
+    ``reviewer 2``, ... (numbered by first judgement) unless ``access`` is an admin; the
+    caller's own rows keep their name. ``dataset=None`` (every dataset) is admin-only
+    (PermissionError otherwise)."""
+    if dataset is None:
+        _need_admin(access, "pool judgements across datasets")
+    frame = store.judgements(dataset=dataset, latest_only=True)
+    frame = frame[["id", "reviewer", "item_id", "model_a", "model_b", "choice", "dataset",
+                   "created_at"]].reset_index(drop=True)
+    if not access.is_admin and not frame.empty:
+        first_seen = pd.unique(frame.sort_values("id")["reviewer"])
+        alias = {name: f"reviewer {k + 1}" for k, name in enumerate(first_seen)}
+        alias[access.user] = access.user
+        frame["reviewer"] = frame["reviewer"].map(alias)
+    return frame
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="microseconds")
+def exportable_judgements(store: ReviewStore, access: Access, dataset: str | None, *,
+                          everyone: bool = False) -> pd.DataFrame:
+    """What ``access`` may download (the :meth:`ReviewStore.export_frame` layout; the writer
+    neutralises formulas): a reviewer gets only their own judgements of ``dataset``; an admin gets
+    every reviewer's with ``everyone=True`` and every dataset with ``dataset=None``. Asking for
+    more than the role allows raises PermissionError."""
+    if everyone or dataset is None:
+        _need_admin(access, "export other reviewers' judgements or every dataset")
+    return store.export_frame(dataset=dataset, reviewer=None if everyone else access.user)
 
 
-def _text(value: object, name: str, *, allow_empty: bool = False) -> str:
-    if not isinstance(value, str):
-        raise ValueError(f"{name} must be a string; got {type(value).__name__}.")
-    if not allow_empty and not value.strip():
-        raise ValueError(f"{name} must not be empty.")
-    if len(value) > _MAX_TEXT:
-        raise ValueError(f"{name} is longer than {_MAX_TEXT} characters.")
-    if "\x00" in value:
-        raise ValueError(f"{name} must not contain NUL characters.")
-    return value
+def exportable_own_labels(store: ReviewStore, access: Access, dataset: str | None, *,
+                          everyone: bool = False) -> pd.DataFrame:
+    """Own-label records ``access`` may download (same rule as :func:`exportable_judgements`;
+    labels joined with ``|``)."""
+    if everyone or dataset is None:
+        _need_admin(access, "export other reviewers' own labels or every dataset")
+    frame = store.own_labels(dataset=dataset, reviewer=None if everyone else access.user)
+    return frame.assign(labels=frame["labels"].map("|".join)).drop(columns="id")
 
 
-class ReviewStore:
-    """Expert judgements in a SQLite file (stdlib ``sqlite3``).
-
-    * WAL journal, ``busy_timeout`` (``timeout`` seconds), one connection per thread and
-      process, so any number of ``ReviewStore`` objects, threads and processes may write the
-      same file;
-      every write is one ``BEGIN IMMEDIATE`` transaction (committed rows survive a crash).
-    * Schema versioned with ``PRAGMA user_version`` (:data:`SCHEMA_VERSION`); older files are
-      migrated on open inside a write transaction (safe when several processes open at once).
-    * Parameterised queries only. Every judgement gets a uuid, so re-importing an export adds
-      nothing twice.
-    * Own labels (what the reviewer thinks before seeing the models) in table ``own_labels``.
-    """
-
-    def __init__(self, path: str | os.PathLike | None = None, *, timeout: float = 60.0) -> None:
-        self.path = Path(path) if path is not None else default_db_path()
-        self.timeout = float(timeout)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._local = threading.local()
-        self._initialise()
-
-    # -- connections -----------------------------------------------------------------------
-
-    def _open(self) -> sqlite3.Connection:
-        con = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None,
-                              check_same_thread=True)
-        con.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
-        con.execute("PRAGMA synchronous = FULL")
-        return con
-
-    def _connect(self) -> sqlite3.Connection:
-        """This thread's connection (opened on first use; a forked child opens its own).
-        Keeping it open avoids a WAL checkpoint + fsync every time the last connection
-        closes."""
-        local = self._local
-        if getattr(local, "pid", None) != os.getpid() or getattr(local, "con", None) is None:
-            local.con = self._open()
-            local.pid = os.getpid()
-        return local.con
-
-    def close(self) -> None:
-        """Close this thread's connection (others close when their threads end)."""
-        con = getattr(self._local, "con", None)
-        if con is not None and getattr(self._local, "pid", None) == os.getpid():
-            con.close()
-        self._local.con = None
-
-    @contextmanager
-    def _write(self):
-        con = self._connect()
-        con.execute("BEGIN IMMEDIATE")
-        try:
-            yield con
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
-        con.execute("COMMIT")
-
-    @contextmanager
-    def _read(self):
-        yield self._connect()
-
-    def _initialise(self) -> None:
-        mode = self._connect().execute("PRAGMA journal_mode = WAL").fetchone()[0]
-        if str(mode).lower() != "wal":  # pragma: no cover - e.g. some network filesystems
-            warnings.warn(f"SQLite journal mode is {mode}, not WAL, for {self.path}",
-                          RuntimeWarning, stacklevel=3)
-        with self._write() as con:
-            version = con.execute("PRAGMA user_version").fetchone()[0]
-            tables = {r[0] for r in con.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table'")}
-            if version > SCHEMA_VERSION:
-                raise DataError(
-                    f"review database schema version {version} is newer than this HLV Lens "
-                    f"({SCHEMA_VERSION}).", source=str(self.path),
-                    fix="upgrade HLV Lens or point HLV_REVIEW_DB at another file.")
-            if version == 0 and "judgements" in tables:
-                version = 1  # a version-1 file written before user_version was set
-            if version == 1:
-                for statement in _MIGRATE_1_TO_2.strip().split(";"):
-                    if statement.strip():
-                        con.execute(statement)
-            if version < SCHEMA_VERSION:
-                for statement in _SCHEMA_V2.strip().split(";"):
-                    if statement.strip():
-                        con.execute(statement)
-                con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-
-    @property
-    def schema_version(self) -> int:
-        with self._read() as con:
-            return int(con.execute("PRAGMA user_version").fetchone()[0])
-
-    # -- writes ----------------------------------------------------------------------------
-
-    @staticmethod
-    def _validate(reviewer, item_id, model_a, model_b, choice, comment, dataset) -> tuple:
-        _text(reviewer, "reviewer")
-        _text(item_id, "item_id")
-        _text(model_a, "model_a")
-        _text(model_b, "model_b")
-        if model_a == model_b:
-            raise ValueError(f"model_a and model_b must differ; both are {model_a!r}.")
-        if choice not in CHOICES:
-            raise ValueError(f"choice must be one of {CHOICES}; got {choice!r}.")
-        _text(comment, "comment", allow_empty=True)
-        _text(dataset, "dataset", allow_empty=True)
-        return reviewer, item_id, model_a, model_b, choice, comment, dataset
-
-    def add(
-        self,
-        reviewer: str,
-        item_id: str,
-        model_a: str,
-        model_b: str,
-        choice: str,
-        *,
-        comment: str = "",
-        dataset: str = "",
-    ) -> int:
-        """Record one judgement (``model_a`` shown as A/left, ``model_b`` as B/right) in its own
-        transaction; returns the new row id. Text is stored verbatim."""
-        values = self._validate(reviewer, item_id, model_a, model_b, choice, comment, dataset)
-        with self._write() as con:
-            cursor = con.execute(
-                "INSERT INTO judgements (uuid, reviewer, item_id, model_a, model_b, choice, "
-                "comment, dataset, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (str(_uuid.uuid4()), *values, _now()),
-            )
-            return int(cursor.lastrowid)
-
-    def add_many(self, rows: Iterable[Mapping[str, str]]) -> int:
-        """Insert many judgements (dicts with the :meth:`add` arguments) in ONE transaction;
-        returns the number inserted. All rows are validated before anything is written."""
-        records = []
-        for row in rows:
-            values = self._validate(row["reviewer"], row["item_id"], row["model_a"],
-                                    row["model_b"], row["choice"], row.get("comment", ""),
-                                    row.get("dataset", ""))
-            records.append((str(_uuid.uuid4()), *values, _now()))
-        with self._write() as con:
-            con.executemany(
-                "INSERT INTO judgements (uuid, reviewer, item_id, model_a, model_b, choice, "
-                "comment, dataset, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", records)
-        return len(records)
-
-    def add_own_labels(self, reviewer: str, item_id: str, labels: Sequence[str], *,
-                       dataset: str = "") -> int:
-        """Record the labels the reviewer chose for an item before seeing any model (seed 000
-        section 6.1); returns the row id."""
-        _text(reviewer, "reviewer")
-        _text(item_id, "item_id")
-        _text(dataset, "dataset", allow_empty=True)
-        labels = [_text(label, "label") for label in labels]
-        with self._write() as con:
-            cursor = con.execute(
-                "INSERT INTO own_labels (uuid, reviewer, item_id, labels, dataset, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (str(_uuid.uuid4()), reviewer, item_id, json.dumps(labels), dataset, _now()),
-            )
-            return int(cursor.lastrowid)
-
-    # -- reads -----------------------------------------------------------------------------
-
-    def judgements(self, *, dataset: str | None = None, reviewer: str | None = None,
-                   latest_only: bool = False) -> pd.DataFrame:
-        """One row per judgement: ``id, uuid, reviewer, item_id, model_a, model_b, choice,
-        comment, dataset, created_at`` (ISO 8601 UTC), in insertion order. Optional filters;
-        ``latest_only`` keeps each reviewer's latest judgement per (item, model pair)."""
-        where, params = _filters(dataset=dataset, reviewer=reviewer)
-        query = f"SELECT {', '.join(_JUDGEMENT_COLUMNS)} FROM judgements{where} ORDER BY id"
-        with self._read() as con:
-            rows = con.execute(query, params).fetchall()
-        frame = pd.DataFrame(rows, columns=_JUDGEMENT_COLUMNS).astype({"id": "int64"})
-        return _latest(frame).reset_index(drop=True) if latest_only else frame
-
-    def own_labels(self, *, dataset: str | None = None, reviewer: str | None = None
-                   ) -> pd.DataFrame:
-        """Recorded own labels: ``id, uuid, reviewer, item_id, labels`` (list), ``dataset,
-        created_at``."""
-        where, params = _filters(dataset=dataset, reviewer=reviewer)
-        query = ("SELECT id, uuid, reviewer, item_id, labels, dataset, created_at FROM own_labels"
-                 f"{where} ORDER BY id")
-        with self._read() as con:
-            rows = con.execute(query, params).fetchall()
-        frame = pd.DataFrame(rows, columns=["id", "uuid", "reviewer", "item_id", "labels",
-                                            "dataset", "created_at"])
-        frame["labels"] = [json.loads(x) for x in frame["labels"]]
-        return frame
-
-    def __len__(self) -> int:
-        with self._read() as con:
-            return int(con.execute("SELECT COUNT(*) FROM judgements").fetchone()[0])
-
-    def pair_counts(self, models: Sequence[str], *, dataset: str | None = None,
-                    latest_only: bool = True) -> tuple[np.ndarray, np.ndarray]:
-        """``(wins, comps)`` (M, M) integer arrays for ``models`` in the given order (layout of
-        spec 8.1 / the toy vector: ``wins[i, j]`` = judgements in which column model j beat row
-        model i; ``comps`` symmetric, ties included). Judgements of other models are ignored;
-        by default only each reviewer's latest judgement per (item, pair) counts (upstream)."""
-        frame = self.judgements(dataset=dataset, latest_only=latest_only)
-        return counts_from_judgements(frame, models)
-
-    # -- proposer --------------------------------------------------------------------------
-
-    def next_pair(
-        self,
-        reviewer: str,
-        items: Sequence[str],
-        models: Sequence[str],
-        *,
-        entropy: Sequence[float] | None = None,
-        dataset: str = "",
-        seed: int | None = None,
-    ) -> Proposal | None:
-        """Propose the next (item, model pair) for ``reviewer`` (seed 000 section 6.1).
-
-        1. Balance: among the model pairs for which this reviewer still has unjudged items,
-           take the pair with the fewest judgements so far (all reviewers, this ``dataset``).
-        2. Contested first: among that pair's items the reviewer has not judged, the highest
-           ``entropy`` (human label entropy, aligned with ``items``); then the fewest
-           judgements of that (item, pair); remaining ties at random.
-        3. Never repeats an (item, pair) for a reviewer; left/right order is random.
-
-        Returns None when the reviewer has judged every (item, pair). ``seed`` makes the random
-        choices reproducible (None = fresh randomness)."""
-        _text(reviewer, "reviewer")
-        items = [str(x) for x in items]
-        models = list(dict.fromkeys(str(m) for m in models))
-        if len(models) < 2 or not items:
-            return None
-        rng = np.random.default_rng(seed)
-        ent = np.zeros(len(items)) if entropy is None else np.asarray(entropy, dtype=float)
-        if ent.shape != (len(items),):
-            raise ValueError(f"entropy must have one value per item ({len(items)}).")
-        ent = np.nan_to_num(ent, nan=-np.inf)
-        pairs = list(itertools.combinations(sorted(models), 2))
-        pair_index = {p: k for k, p in enumerate(pairs)}
-        item_index = pd.Index(items)
-        done = self.judgements(dataset=dataset)
-        n_items, n_pairs = len(items), len(pairs)
-        seen = np.zeros((n_items, n_pairs), dtype=bool)  # by this reviewer
-        per_cell = np.zeros((n_items, n_pairs), dtype=np.int64)  # all reviewers
-        pair_total = np.zeros(n_pairs, dtype=np.int64)
-        if not done.empty:
-            lo = np.minimum(done["model_a"].to_numpy(dtype=object),
-                            done["model_b"].to_numpy(dtype=object))
-            hi = np.maximum(done["model_a"].to_numpy(dtype=object),
-                            done["model_b"].to_numpy(dtype=object))
-            p = np.array([pair_index.get((a, b), -1) for a, b in zip(lo, hi, strict=True)],
-                         dtype=np.int64)
-            it = item_index.get_indexer(done["item_id"])
-            ok = p >= 0
-            np.add.at(pair_total, p[ok], 1)
-            ok_cell = ok & (it >= 0)
-            np.add.at(per_cell, (it[ok_cell], p[ok_cell]), 1)
-            mine = ok_cell & (done["reviewer"].to_numpy(dtype=object) == reviewer)
-            seen[it[mine], p[mine]] = True
-        open_per_pair = (~seen).sum(axis=0)
-        remaining = int(open_per_pair.sum())
-        if remaining == 0:
-            return None
-        candidates = np.flatnonzero(open_per_pair > 0)
-        fewest = pair_total[candidates].min()
-        candidates = candidates[pair_total[candidates] == fewest]
-        k = int(rng.choice(candidates))
-        free = np.flatnonzero(~seen[:, k])
-        # lexsort: last key is primary -> entropy desc, then fewer judgements, then random.
-        order = np.lexsort((rng.random(free.size), per_cell[free, k], -ent[free]))
-        item = items[int(free[order[0]])]
-        a, b = pairs[k]
-        if rng.random() < 0.5:
-            a, b = b, a
-        return Proposal(item, a, b, int(pair_total[k]), remaining)
-
-    # -- CSV -------------------------------------------------------------------------------
-
-    def export_csv(self, path: str | os.PathLike) -> int:
-        """Write every judgement (all columns, uuid included) as UTF-8 CSV; returns the count.
-        Text is written verbatim (a spreadsheet may interpret cells starting with ``=``)."""
-        frame = self.judgements()
-        frame.drop(columns="id").to_csv(path, index=False, quoting=csv.QUOTE_NONNUMERIC)
-        return len(frame)
-
-    def import_csv(self, path: str | os.PathLike) -> int:
-        """Add the judgements of a CSV (columns ``reviewer, item_id, model_a, model_b, choice``;
-        optional ``comment, dataset, created_at, uuid``) in one transaction; returns the number
-        of NEW rows. Rows whose uuid is already stored are skipped; rows without a uuid get a
-        deterministic one (uuid5 of their content), so importing the same file twice adds
-        nothing. Raises :class:`~hlv_core.io.DataError` naming the row for bad input (nothing
-        is written then)."""
-        source = str(path)
-        try:
-            frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-        except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-            raise DataError(f"cannot read this CSV ({exc}).", source=source,
-                            fix="export judgements with HLV Lens or save the file as UTF-8 "
-                                "CSV.") from None
-        required = ["reviewer", "item_id", "model_a", "model_b", "choice"]
-        missing = [c for c in required if c not in frame.columns]
-        if missing:
-            raise DataError(f"missing column(s) {missing}.", source=source,
-                            fix=f"the header must include {required}.")
-        for column, default in (("comment", ""), ("dataset", ""), ("created_at", ""),
-                                ("uuid", "")):
-            if column not in frame.columns:
-                frame[column] = default
-        records = []
-        for position, row in enumerate(frame.itertuples(index=False), start=2):
-            try:
-                values = self._validate(row.reviewer, row.item_id, row.model_a, row.model_b,
-                                        row.choice, row.comment, row.dataset)
-            except ValueError as exc:
-                raise DataError(str(exc), source=source, row=position,
-                                fix=f"choice must be one of {list(CHOICES)}; names must not "
-                                    "be empty.") from None
-            created = row.created_at or _now()
-            if row.created_at:
-                try:
-                    datetime.fromisoformat(row.created_at)
-                except ValueError:
-                    raise DataError(f"created_at {row.created_at!r} is not an ISO timestamp.",
-                                    source=source, row=position, column="created_at",
-                                    fix="use e.g. 2025-01-31T12:00:00+00:00.") from None
-            key = row.uuid or str(_uuid.uuid5(_uuid.NAMESPACE_URL, json.dumps(
-                [*values, row.created_at])))
-            records.append((key, *values, created))
-        with self._write() as con:
-            before = con.execute("SELECT COUNT(*) FROM judgements").fetchone()[0]
-            con.executemany(
-                "INSERT OR IGNORE INTO judgements (uuid, reviewer, item_id, model_a, model_b, "
-                "choice, comment, dataset, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                records)
-            after = con.execute("SELECT COUNT(*) FROM judgements").fetchone()[0]
-        return int(after - before)
+def can_import(access: Access) -> bool:
+    """Only admins import judgements (an import writes rows in other reviewers' names)."""
+    return bool(access.is_admin)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import hashlib
-import html
 
 import pandas as pd
 import streamlit as st
 
 from hlv_core.io import DataError, Dataset
+from hlv_core.text import md
 
 DATASET_KEY = "hlv.dataset"
 SOURCE_KEY = "app.source"  # the sidebar's sample selectbox
@@ -57,7 +57,7 @@ def require_dataset(*, tasks: tuple[str, ...] | None = None, need_ids: bool = Fa
         st.stop()
     if tasks is not None and dataset.task not in tasks:
         st.warning(
-            f"This page needs a {' / '.join(tasks)} dataset; **{html.escape(dataset.name)}** is "
+            f"This page needs a {' / '.join(tasks)} dataset; **{md(dataset.name)}** is "
             f"{dataset.task}. Pick another sample in the sidebar."
         )
         st.stop()
@@ -113,14 +113,14 @@ def add_predictions(frame: pd.DataFrame) -> dict[str, str]:
 def renamed_note(renamed: dict[str, str]) -> str:
     """One sentence for the page about models renamed by :func:`add_predictions`."""
     return " ".join(
-        f"Model '{html.escape(old)}' has the name of a bundled model, so the upload is shown as "
-        f"'{html.escape(new)}' (the two are never merged)." for old, new in renamed.items()
+        f"Model '{md(old)}' has the name of a bundled model, so the upload is shown as "
+        f"'{md(new)}' (the two are never merged)." for old, new in renamed.items()
     )
 
 
 def show_data_error(error: DataError) -> None:
     """Show a loader error as a readable message (never a traceback)."""
-    st.error(f"**Could not use this file.** {error}", icon=":material/error:")
+    st.error(f"**Could not use this file.** {md(error)}", icon=":material/error:")
 
 
 def frame_hash(frame: pd.DataFrame | None) -> str:

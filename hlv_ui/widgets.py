@@ -1,14 +1,18 @@
-"""Small reusable widgets: CSV downloads and the seed note."""
+"""Small reusable widgets: CSV downloads (formula-safe) and the seed note."""
 
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
+from hlv_core.text import neutralise_frame
+
 
 def csv_bytes(frame: pd.DataFrame, *, index: bool = False) -> bytes:
-    """UTF-8 CSV bytes of a table (the bytes every download button delivers)."""
-    return frame.to_csv(index=index).encode("utf-8")
+    """UTF-8 CSV bytes of a table (the bytes every download button delivers). Text cells a
+    spreadsheet would run as a formula (starting with ``= + - @``, tab or CR) get a leading
+    ``'`` (OWASP); numbers stay numbers; ``hlv_core.text.restore_frame`` undoes it exactly."""
+    return neutralise_frame(frame, index=index).to_csv(index=index).encode("utf-8")
 
 
 def download_table(

@@ -15,6 +15,7 @@ from scipy.spatial.distance import squareform
 
 from hlv_core import agreement
 from hlv_core.io import DataError, Dataset
+from hlv_core.text import md
 from hlv_ui.state import require_dataset, show_data_error
 from hlv_ui.widgets import download_table
 
@@ -72,7 +73,7 @@ except DataError as error:
     show_data_error(error)
     st.stop()
 if level == "ordinal":
-    st.caption("Ordinal order: " + " < ".join(html.escape(x) for x in sorted(
+    st.caption("Ordinal order: " + " < ".join(md(x) for x in sorted(
         dataset.labels, key=lambda x: values[x])))
 
 
@@ -116,7 +117,7 @@ except DataError as err:
     show_data_error(err)
     st.stop()
 except ValueError as err:
-    st.error(f"Cannot compute α at this level: {html.escape(str(err))}")
+    st.error(f"Cannot compute α at this level: {md(str(err))}")
     st.stop()
 
 tab_names = ["Overall α", "Pairs", "Simulator"]
@@ -292,12 +293,12 @@ with tabs["Pairs"]:
         if a_sel == b_sel:
             st.info("Pick two different annotators.")
         elif row.empty:
-            st.info(f"{html.escape(a_sel)} and {html.escape(b_sel)} share no item.")
+            st.info(f"{md(a_sel)} and {md(b_sel)} share no item.")
         else:
             r = row.iloc[0]
             diff = agreement.pair_disagreements(dataset.annotations, a_sel, b_sel)
             st.markdown(
-                f"**{html.escape(a_sel)}** and **{html.escape(b_sel)}** share "
+                f"**{md(a_sel)}** and **{md(b_sel)}** share "
                 f"{int(r['n_shared'])} items; α = {fmt(r['alpha'])}; they disagree on "
                 f"{len(diff)} items."
             )
@@ -344,7 +345,7 @@ if is_multilabel:
                     memo.pop(next(iter(memo)))
                 memo[memo_key] = per_pair
             except ValueError as err:
-                st.warning(f"Multi-label agreement cannot be computed: {html.escape(str(err))}")
+                st.warning(f"Multi-label agreement cannot be computed: {md(str(err))}")
         bar_slot.empty()
         if per_pair is not None:
             cols = ["observed", "expected", "adjusted", "sd"]

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import hashlib
-import html
 import math
 
 import numpy as np
@@ -16,6 +15,7 @@ import streamlit as st
 from hlv_core import certainty as ce
 from hlv_core.certainty import model_data, risk_vector
 from hlv_core.io import DataError, prediction_matrix
+from hlv_core.text import md
 from hlv_ui.state import get_predictions, require_dataset, show_data_error
 from hlv_ui.widgets import download_table
 
@@ -167,7 +167,7 @@ def prediction_arrays() -> tuple[dict, list[str]]:
 
 predictions, pred_notes = prediction_arrays()
 for note in pred_notes:
-    st.caption(html.escape(note))
+    st.caption(md(note))
 # cache key = content of every prediction matrix, never the model names (issue 19 item 6)
 pred_key = tuple(
     (name, hashlib.sha256(np.ascontiguousarray(q, dtype=float).tobytes()).hexdigest()[:16])
@@ -209,7 +209,7 @@ try:
     bar.empty()
 except (DataError, ValueError) as error:
     bar.empty()
-    st.error(f"Could not compute certainty: {html.escape(str(error))}")
+    st.error(f"Could not compute certainty: {md(str(error))}")
     st.stop()
 if "pl" in models and any(not allowed("pl", r) for r in curve_rel):
     st.caption(f"Plackett-Luce is computed at the integer reliabilities up to {PL_MAX_R} and ∞ "

@@ -17,6 +17,7 @@ from pyvis.network import Network
 from hlv_core import balance, samples
 from hlv_core.figures import comparison_figure
 from hlv_core.io import DataError, Dataset
+from hlv_core.text import md
 from hlv_ui.state import require_dataset, show_data_error
 from hlv_ui.widgets import download_table
 
@@ -240,7 +241,7 @@ except (DataError, ValueError) as error:
     if isinstance(error, DataError):
         show_data_error(error)
     else:
-        st.error(f"**Cannot compute σ for this dataset at this level.** {html.escape(str(error))}")
+        st.error(f"**Cannot compute σ for this dataset at this level.** {md(str(error))}")
     st.stop()
 
 m1, m2, m3, m4, m5 = st.columns(5)

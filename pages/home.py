@@ -10,6 +10,7 @@ import plotly.express as px
 import streamlit as st
 
 from hlv_core.io import FORMATS, LEVELS, TASKS, DataError
+from hlv_core.text import md
 from hlv_ui.loading import parse_predictions, parse_upload
 from hlv_ui.state import (
     add_predictions,
@@ -49,7 +50,7 @@ def companion_options(files) -> dict[str, bytes]:
         elif "risk" in name:
             options["risks"] = file.getvalue()
         else:
-            st.warning(f"Ignored companion file {file.name!r}: its name does not say what it is "
+            st.warning(f"Ignored companion file '{md(file.name)}': its name does not say what it is "
                        "(annotators, items, labels, meta, conditions or risks).")
     return options
 
@@ -108,7 +109,7 @@ with st.expander("Load your own data", expanded=False, icon=":material/upload_fi
             if st.session_state.get("home.loaded_digest") != digest:
                 set_dataset(loaded)
                 st.session_state["home.loaded_digest"] = digest
-            st.success(f"Loaded **{upload.name}**: {loaded.n_items:,} items, "
+            st.success(f"Loaded **{md(upload.name)}**: {loaded.n_items:,} items, "
                        f"{len(loaded.annotations):,} annotations.")
     pred_upload = st.file_uploader(
         "Predictions (item_id, label, prob[, model]; or one column per label)",
@@ -169,7 +170,7 @@ with st.expander("Import report", expanded=False):
     download_table(tables["report"], f"{dataset.name}_import_report.csv", key="home.dl.report")
 
 with st.expander(f"Label inventory (order fixes every tie-break): {dataset.n_labels} labels"):
-    st.write(", ".join(f"{i + 1}. {label}" for i, label in enumerate(dataset.labels[:60]))
+    st.write(", ".join(f"{i + 1}. {md(label)}" for i, label in enumerate(dataset.labels[:60]))
              + (" …" if dataset.n_labels > 60 else ""))
 
 left, middle, right = st.columns(3)
@@ -223,7 +224,7 @@ download_table(items, f"{dataset.name}_items.csv", key="home.dl.items",
 rows = event.selection.rows if event is not None else []
 selected = items.iloc[rows[0]]["item_id"] if rows else (items["item_id"].iloc[0] if len(items) else None)
 if selected is not None:
-    st.subheader(f"Item {selected}")
+    st.subheader(f"Item {md(selected)}")
     item_row = dataset.items[dataset.items["item_id"] == selected]
     if "text" in item_row.columns and len(item_row):
         st.text(str(item_row["text"].iloc[0]))  # st.text never interprets markup

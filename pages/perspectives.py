@@ -17,6 +17,7 @@ import streamlit as st
 
 from hlv_core import perspectivist as P
 from hlv_core.io import DataError, Dataset
+from hlv_core.text import md
 from hlv_ui.state import frame_hash, get_predictions, require_dataset, show_data_error
 from hlv_ui.widgets import download_table
 
@@ -140,7 +141,7 @@ for col, row in zip(m[1:], sizes.itertuples(index=False), strict=True):
                help=f"{row.users:,} users · {row.texts:,} texts")
 st.dataframe(sizes, hide_index=True, width="stretch")
 for note in splits.notes:
-    st.info(html.escape(note))
+    st.info(md(note))
 st.caption(
     f"Seed {seed} · reserve {splits.train_only_text_share:g} · "
     f"{'extended' if splits.extended else 'strict'} · adaptation {adaptation}. "
@@ -161,7 +162,7 @@ models, skipped = baselines_cached(splits, split_key)
 models = dict(models)
 gold_sets: dict[str, pd.DataFrame] = {name: splits.test for name in models}
 for name, reason in skipped.items():
-    st.caption(f"Baseline *{html.escape(name)}* skipped: {html.escape(reason)}")
+    st.caption(f"Baseline *{md(name)}* skipped: {md(reason)}")
 
 # item-level model predictions of the dataset, applied to every test user of a text
 item_preds = get_predictions()
@@ -172,7 +173,7 @@ if item_preds is not None and "annotator_id" not in item_preds.columns:
                                  aggfunc="sum").reindex(columns=list(dataset.labels),
                                                         fill_value=0.0).fillna(0.0)
         if not test_items <= set(table.index):
-            st.caption(f"Model *{html.escape(str(model))}* does not cover every test text; "
+            st.caption(f"Model *{md(str(model))}* does not cover every test text; "
                        "left out.")
             continue
         best = pd.Series(np.array(dataset.labels, dtype=object)[np.argmax(table.to_numpy(),

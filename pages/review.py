@@ -4,7 +4,6 @@ rank centrality turns the judgements into human scores, every metric is correlat
 from __future__ import annotations
 
 import hashlib
-import html
 import tempfile
 import warnings
 from pathlib import Path
@@ -17,6 +16,8 @@ import streamlit as st
 
 from hlv_core import review
 from hlv_core.io import DataError, prediction_matrix
+from hlv_core.text import md, visible_frame
+from hlv_ui.auth import auth_configured, current_identity, desk_name_form
 from hlv_ui.state import (
     frame_hash,
     get_predictions,
@@ -82,32 +83,88 @@ PREDS_HASH = frame_hash(preds)
 outputs = model_outputs(dataset, DATASET_HASH, preds, PREDS_HASH) if preds is not None else {}
 ALL_MODELS = sorted(outputs)
 
-try:
-    store = review.ReviewStore()
-except (DataError, OSError, ValueError) as error:  # unusable database file
-    st.error(f"**The review database cannot be opened** ({html.escape(str(error))}). Set the "
-             "environment variable `HLV_REVIEW_DB` to a writable file path.")
+PENDING = f"{KEY}.pending"  # a judgement the store could not save yet (kept for a retry)
+
+
+def _store_failed(error: DataError) -> None:
+    """Show a review-database failure as one clear message (never a traceback) and stop."""
+    st.error(f"**The review database cannot be used.** {md(error)}", icon=":material/error:")
     st.stop()
 
-st.caption(f"Review database: `{html.escape(str(store.path))}` (set `HLV_REVIEW_DB` to change; "
-           f"shared by every reviewer who uses this server). Dataset "
-           f"**{html.escape(dataset.name)}**, fingerprint `{DATASET_HASH[:12]}`.")
+
+def guarded(call, *args, **kwargs):
+    """Run a store read; a database failure stops the page with a clear message."""
+    try:
+        return call(*args, **kwargs)
+    except DataError as error:
+        _store_failed(error)
+
+
+try:
+    store = review.ReviewStore()
+except DataError as error:  # unusable database file (ReviewStoreError)
+    _store_failed(error)
+
+identity = current_identity()
+if identity is None and auth_configured():  # signed in, but the provider sent no e-mail
+    st.error("**Your sign-in did not include an e-mail address**, so your judgements cannot be "
+             "stored under your name. Ask the operator to request the `email` scope from the "
+             "identity provider.", icon=":material/error:")
+    st.stop()
+if identity is None:
+    st.info("**Desk mode**: this server has no login configured, so HLV Lens cannot tell "
+            "reviewers apart. Enter your name once; it is fixed for this browser session.",
+            icon=":material/person:")
+    identity = desk_name_form(KEY)
+    if identity is None:
+        st.stop()
+access = identity.access
+if identity.mode == "desk":
+    st.warning(f"**Desk mode** (single person): reviewing as **{md(identity.name)}**. The "
+               "review store is not shared safely: anyone who can open this server can enter "
+               "any name. For a team, configure login (`[auth]` in `.streamlit/secrets.toml`, "
+               "see the README).", icon=":material/warning:")
+where = (f"Review database: {md(store.path)} (set `HLV_REVIEW_DB` to change). "
+         if access.is_admin else "")
+st.caption(f"{where}Reviewer **{md(identity.name)}**"
+           f"{' (admin)' if access.is_admin and identity.mode == 'team' else ''}. Dataset "
+           f"**{md(dataset.name)}**, fingerprint `{DATASET_HASH[:12]}`.")
 
 tab_review, tab_meta = st.tabs(["Review", "Meta-evaluation"])
 
 
 # ------------------------------------------------------------------------ review helpers
+def _save(pending: dict) -> bool:
+    """Write one judgement; on a database failure keep it in the session for a retry."""
+    try:
+        store.add(pending["reviewer"], pending["item_id"], pending["model_a"],
+                  pending["model_b"], pending["choice"], comment=pending["comment"],
+                  dataset=pending["dataset"])
+    except DataError as error:  # disk full, read-only, locked, ...: nothing is lost
+        st.session_state[PENDING] = {**pending, "error": str(error)}
+        return False
+    st.session_state.pop(PENDING, None)
+    st.session_state[f"{KEY}.last"] = (pending["item_id"], pending["choice"])
+    st.session_state[f"{KEY}.comment"] = ""
+    st.session_state.pop(f"{KEY}.proposal", None)
+    return True
+
+
 def _record(choice: str) -> None:
     """Button callback: store the judgement of the current proposal, then move on."""
     proposal = st.session_state.get(f"{KEY}.proposal")
-    if not proposal:
+    if not proposal or proposal["reviewer"] != identity.name:
         return
-    store.add(proposal["reviewer"], proposal["item_id"], proposal["model_a"],
-              proposal["model_b"], choice, comment=st.session_state.get(f"{KEY}.comment", ""),
-              dataset=proposal["dataset"])
-    st.session_state[f"{KEY}.last"] = (proposal["item_id"], choice)
-    st.session_state[f"{KEY}.comment"] = ""
-    st.session_state.pop(f"{KEY}.proposal", None)
+    _save({"reviewer": proposal["reviewer"], "item_id": proposal["item_id"],
+           "model_a": proposal["model_a"], "model_b": proposal["model_b"], "choice": choice,
+           "comment": st.session_state.get(f"{KEY}.comment", ""),
+           "dataset": proposal["dataset"]})
+
+
+def _retry() -> None:
+    pending = st.session_state.get(PENDING)
+    if pending:
+        _save({k: v for k, v in pending.items() if k != "error"})
 
 
 def _save_own_labels(skip: bool) -> None:
@@ -115,16 +172,21 @@ def _save_own_labels(skip: bool) -> None:
     if not proposal:
         return
     if not skip:
-        store.add_own_labels(proposal["reviewer"], proposal["item_id"],
-                             list(st.session_state.get(f"{KEY}.own_labels", [])),
-                             dataset=proposal["dataset"])
+        try:
+            store.add_own_labels(proposal["reviewer"], proposal["item_id"],
+                                 list(st.session_state.get(f"{KEY}.own_labels", [])),
+                                 dataset=proposal["dataset"])
+        except DataError as error:  # keep the selection; the reviewer can press again
+            st.session_state[f"{KEY}.own_error"] = str(error)
+            return
+    st.session_state.pop(f"{KEY}.own_error", None)
     st.session_state[f"{KEY}.own_labels"] = []
     proposal["own_done"] = True
 
 
 def _show_output(frame: pd.DataFrame, title: str, threshold: float, max_labels: int) -> None:
-    visible = review.visible_distribution(frame, threshold=threshold)
-    st.markdown(f"#### {title}")
+    visible = visible_frame(review.visible_distribution(frame, threshold=threshold))
+    st.markdown(f"#### {md(title)}")
     if visible.empty:
         st.write(f"No label above {threshold:g}.")
         return
@@ -145,8 +207,7 @@ with tab_review:
                 "Upload predictions on the Soft vs hard metrics or Overview page, or pick the "
                 "*case_review* sample.")
     else:
-        reviewer = st.text_input("Your name (as reviewer)", key=f"{KEY}.reviewer",
-                                 max_chars=100).strip()
+        reviewer = identity.name
         with st.expander("Setup: models, display threshold, seed"):
             models = st.multiselect("Models to compare", ALL_MODELS, default=ALL_MODELS,
                                     key=f"{KEY}.models")
@@ -164,19 +225,17 @@ with tab_review:
                                        0, key=f"{KEY}.seed"))
         if len(models) < 2:
             st.info("Choose at least two models in the setup.")
-        elif not reviewer:
-            st.info("Enter your name to start reviewing. Judgements are stored with it.")
         else:
             common = set.intersection(*(set(outputs[m].index) for m in models))
             items = [i for i in dataset.item_ids if i in common]
             entropy = item_entropy(dataset, DATASET_HASH).reindex(items).to_numpy()
-            mine = store.judgements(dataset=DATASET_HASH, reviewer=reviewer)
+            mine = guarded(review.own_judgements, store, access, DATASET_HASH)
             proposal = st.session_state.get(f"{KEY}.proposal")
             if (proposal is None or proposal["reviewer"] != reviewer
                     or proposal["dataset"] != DATASET_HASH
                     or {proposal["model_a"], proposal["model_b"]} - set(models)):
-                nxt = store.next_pair(reviewer, items, models, entropy=entropy,
-                                      dataset=DATASET_HASH, seed=seed * 1_000_003 + len(mine))
+                nxt = guarded(store.next_pair, reviewer, items, models, entropy=entropy,
+                              dataset=DATASET_HASH, seed=seed * 1_000_003 + len(mine))
                 proposal = None if nxt is None else {
                     "item_id": nxt.item_id, "model_a": nxt.model_a, "model_b": nxt.model_b,
                     "reviewer": reviewer, "dataset": DATASET_HASH, "own_done": not own_first,
@@ -185,7 +244,7 @@ with tab_review:
                 st.session_state[f"{KEY}.proposal"] = proposal
             n_pairs = len(models) * (len(models) - 1) // 2
             total = len(items) * n_pairs
-            everyone = store.judgements(dataset=DATASET_HASH)
+            everyone = guarded(store.judgements, dataset=DATASET_HASH)
             c1, c2, c3 = st.columns(3)
             c1.metric("Your judgements", f"{len(mine):,}")
             c2.metric("All judgements (this dataset)", f"{len(everyone):,}")
@@ -194,21 +253,34 @@ with tab_review:
             st.progress(min(1.0, done_here / total) if total else 1.0,
                         text=f"{done_here:,} of {total:,} (case, model pair) combinations "
                              "judged by you")
+            pending = st.session_state.get(PENDING)
+            if pending:
+                st.error(f"**Your judgement was not saved** (case {md(pending['item_id'])}: "
+                         f"{CHOICE_TEXT[pending['choice']]}). {md(pending['error'])} It is "
+                         "kept in this browser session: press *Retry saving* when the problem "
+                         "is fixed.", icon=":material/error:")
+                st.button("Retry saving", key=f"{KEY}.retry", on_click=_retry, type="primary",
+                          icon=":material/refresh:")
+            own_error = st.session_state.get(f"{KEY}.own_error")
+            if own_error:
+                st.error(f"**Your labels were not saved.** {md(own_error)} Press the button "
+                         "again to retry.", icon=":material/error:")
             last = st.session_state.get(f"{KEY}.last")
-            if last:
-                st.success(f"Saved: case {html.escape(last[0])}: {CHOICE_TEXT[last[1]]}.")
+            if last and not pending:
+                st.success(f"Saved: case {md(last[0])}: {CHOICE_TEXT[last[1]]}.")
             if proposal is None:
                 st.success("You have judged every case for every model pair. Thank you! See "
                            "the Meta-evaluation tab.")
             else:
                 item = proposal["item_id"]
-                st.subheader(f"Case {html.escape(item)}")
+                st.subheader(f"Case {md(item)}")
                 text = None
                 if "text" in dataset.items.columns:
                     row = dataset.items.loc[dataset.items["item_id"] == item, "text"]
                     text = None if row.empty or pd.isna(row.iloc[0]) else str(row.iloc[0])
                 with st.container(border=True):
-                    st.markdown(html.escape(text) if text else
+                    st.markdown("  \n".join(md(line) for line in text.splitlines())
+                                if text else
                                 "*This dataset has no item text; judge from the case id.*")
                 if not proposal["own_done"]:
                     st.markdown("**Your own labels first.** Which labels apply to this case? "
@@ -240,15 +312,20 @@ with tab_review:
             if not mine.empty:
                 with st.expander(f"Your judgements on this dataset ({len(mine)})"):
                     recent = mine[["created_at", "item_id", "choice", "comment"]].iloc[::-1]
-                    st.dataframe(recent, hide_index=True, width="stretch")
+                    st.dataframe(visible_frame(recent), hide_index=True, width="stretch")
 
 
 # ------------------------------------------------------------------------ Meta-evaluation tab
 with tab_meta:
-    with st.expander("Import judgements"):
-        upload = st.file_uploader("Import judgements (CSV exported by HLV Lens)", type=["csv"],
-                                  key=f"{KEY}.import")
-        if upload is not None:
+    import_box = st.expander("Import judgements (admin)") if review.can_import(access) else None
+    upload = None
+    if import_box is not None:
+        with import_box:
+            upload = st.file_uploader("Import judgements (CSV exported by HLV Lens); every row "
+                                      "records that you imported it, from which file and when",
+                                      type=["csv"], key=f"{KEY}.import")
+    if upload is not None:
+        with import_box:
             raw = upload.getvalue()
             digest = hashlib.sha256(raw).hexdigest()
             done = st.session_state.setdefault(f"{KEY}.imported", {})
@@ -257,15 +334,20 @@ with tab_meta:
                     path = Path(tmp) / "import.csv"
                     path.write_bytes(raw)
                     try:
-                        done[digest] = store.import_csv(path)
+                        done[digest] = store.import_csv(path, imported_by=identity.name,
+                                                        source_name=upload.name)
                     except DataError as error:
                         show_data_error(DataError(error.problem, source=upload.name, row=error.row,
                                                   column=error.column, fix=error.fix))
             if digest in done:
                 st.success(f"Imported {done[digest]} new judgements from "
-                           f"{html.escape(upload.name)} (rows already present are skipped).")
-    only_here = st.toggle("Only judgements of this dataset", True, key=f"{KEY}.only_here")
-    judged = store.judgements(dataset=DATASET_HASH if only_here else None, latest_only=True)
+                           f"{md(upload.name)} (rows already present are skipped).")
+    only_here = True
+    if access.is_admin:
+        only_here = st.toggle("Only judgements of this dataset", True, key=f"{KEY}.only_here",
+                              help="Admins may pool every dataset's judgements.")
+    judged = guarded(review.aggregate_judgements, store, access,
+                     DATASET_HASH if only_here else None)
     st.markdown(f"**{len(judged):,} judgements** (each reviewer's latest per case and model "
                 f"pair) by **{judged['reviewer'].nunique()}** reviewers.")
     meta_models = ALL_MODELS or sorted(set(judged["model_a"]) | set(judged["model_b"]))
@@ -278,7 +360,7 @@ with tab_meta:
         meta_models = [m for m in meta_models if m in known] or meta_models
         if unjudged:
             st.info("Not compared yet, so left out of the scores: "
-                    + ", ".join(html.escape(m) for m in unjudged) + ".")
+                    + ", ".join(md(m) for m in unjudged) + ".")
         regularize = st.number_input(
             "Regularisation (pseudo-judgements each way for every pair)", 0.0, 100.0, 0.0, 0.1,
             key=f"{KEY}.regularize",
@@ -293,7 +375,7 @@ with tab_meta:
                 scores, notes = review.human_scores(wins, comps, meta_models,
                                                     regularize=regularize)
             for note in notes:
-                st.warning(html.escape(note))
+                st.warning(md(note))
             st.subheader("Human scores (rank centrality)")
             st.caption(
                 "Stationary distribution of a random walk that moves from a model to the models "
@@ -301,7 +383,7 @@ with tab_meta:
                 "*Ties in denominator* (default) keeps both/neither judgements in the share "
                 "won; *decisive only* ignores them (as `choix.rank_centrality`). The paper does "
                 "not say which it used.")
-            st.dataframe(scores, hide_index=True, width="stretch")
+            st.dataframe(visible_frame(scores), hide_index=True, width="stretch")
             download_table(scores, "review_human_scores.csv", key=f"{KEY}.dl_scores",
                            label="Download scores")
             long = scores.melt(id_vars="model", value_vars=["score_in_denominator",
@@ -313,7 +395,7 @@ with tab_meta:
 
             st.subheader("Judgements per model pair")
             pairs = review.pair_table(judged, meta_models)
-            st.dataframe(pairs, hide_index=True, width="stretch")
+            st.dataframe(visible_frame(pairs), hide_index=True, width="stretch")
             download_table(pairs, "review_pairs.csv", key=f"{KEY}.dl_pairs",
                            label="Download pair table")
 
@@ -374,11 +456,19 @@ with tab_meta:
                                key=f"{KEY}.dl_metrics", label="Download metric values")
 
     st.subheader("Export")
-    everything = store.judgements(dataset=DATASET_HASH if only_here else None)
-    download_table(everything.drop(columns="id"), "review_judgements.csv",
-                   key=f"{KEY}.dl_all", label="Download all judgements (CSV)")
-    own = store.own_labels(dataset=DATASET_HASH if only_here else None)
-    if not own.empty:
-        own = own.assign(labels=own["labels"].map(lambda x: "|".join(x)))
-        download_table(own.drop(columns="id"), "review_own_labels.csv", key=f"{KEY}.dl_own",
-                       label="Download reviewers' own labels (CSV)")
+    scope = DATASET_HASH if only_here else None
+    mine_out = guarded(review.exportable_judgements, store, access, DATASET_HASH)
+    download_table(mine_out, "review_my_judgements.csv", key=f"{KEY}.dl_mine",
+                   label="Download my judgements (CSV)")
+    if access.is_admin:
+        everything = guarded(review.exportable_judgements, store, access, scope, everyone=True)
+        download_table(everything, "review_judgements.csv", key=f"{KEY}.dl_all",
+                       label="Download all judgements (CSV, admin)")
+        own = guarded(review.exportable_own_labels, store, access, scope, everyone=True)
+        if not own.empty:
+            download_table(own, "review_own_labels.csv", key=f"{KEY}.dl_own",
+                           label="Download reviewers' own labels (CSV, admin)")
+    else:
+        st.caption("You can download your own judgements (with your comments). Other "
+                   "reviewers' comments stay private; the rankings above pool everyone's "
+                   "judgements of this dataset. Admins export everything.")

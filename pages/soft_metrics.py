@@ -3,7 +3,6 @@ bootstrap CIs, class-wise and per-item views, the Figure 1 explainer and the Tab
 
 from __future__ import annotations
 
-import html
 import warnings
 
 import numpy as np
@@ -16,6 +15,7 @@ from hlv_core import soft_metrics as sm
 from hlv_core import training
 from hlv_core.io import DataError, load_predictions, prediction_matrix
 from hlv_core.simulate import METRIC_NAMES, simulate
+from hlv_core.text import md
 from hlv_ui.state import (
     add_predictions,
     frame_hash,
@@ -123,7 +123,7 @@ def upload_section() -> None:
     if renamed:
         st.warning(renamed_note(renamed))
     st.success(f"Added predictions of {frame['model'].nunique()} model(s) from "
-               f"{html.escape(upload.name)}.")
+               f"{md(upload.name)}.")
 
 
 def models_tab(results: dict[str, dict], n_boot: int, seed: int, skip_undefined: bool) -> None:
@@ -150,7 +150,7 @@ def models_tab(results: dict[str, dict], n_boot: int, seed: int, skip_undefined:
     st.dataframe(wide, width="stretch")
     for model, n in coverage.items():
         if n < dataset.n_items:
-            st.warning(f"**{html.escape(model)}** is scored on only {n} of {dataset.n_items} "
+            st.warning(f"**{md(model)}** is scored on only {n} of {dataset.n_items} "
                        "items (the others have no prediction): its numbers describe those "
                        f"{n} items, not the whole dataset.", icon=":material/warning:")
     download_table(table.drop(columns=["cell"]).assign(dataset=dataset.name,
@@ -158,7 +158,7 @@ def models_tab(results: dict[str, dict], n_boot: int, seed: int, skip_undefined:
                    f"{dataset.name}_soft_hard_metrics.csv", key=f"{KEY}.dl.metrics")
     for model, result in results.items():
         for note in result["notes"]:
-            st.info(f"**{html.escape(model)}**: {html.escape(note)}", icon=":material/info:")
+            st.info(f"**{md(model)}**: {md(note)}", icon=":material/info:")
 
     # ranking of models per metric: does the metric change the winner?
     ranks = table.copy()
@@ -176,9 +176,9 @@ def models_tab(results: dict[str, dict], n_boot: int, seed: int, skip_undefined:
                .agg(lambda s: ", ".join(sorted(s))))
     if len(models) > 1 and winners.nunique() > 1:
         st.warning("The choice of metric changes the winner: "
-                   + "; ".join(f"{html.escape(m)} → {html.escape(w)}" for m, w in winners.items()))
+                   + "; ".join(f"{md(m)} → {md(w)}" for m, w in winners.items()))
     elif len(models) > 1 and len(winners):
-        st.success(f"Every metric ranks **{html.escape(winners.iloc[0])}** first.")
+        st.success(f"Every metric ranks **{md(winners.iloc[0])}** first.")
 
 
 def classes_tab(results: dict[str, dict]) -> None:
@@ -258,7 +258,7 @@ def items_tab(results: dict[str, dict]) -> None:
             frame = targets[method]
             st.markdown(f"**{method}**: {training.METHOD_INFO[method][2]}")
             if isinstance(frame, str):
-                st.caption(f"Not available here: {html.escape(frame)}")
+                st.caption(f"Not available here: {md(frame)}")
             else:
                 st.dataframe(frame[frame["item_id"] == item], hide_index=True, width="stretch")
 
@@ -373,13 +373,13 @@ tab_models, tab_classes, tab_items, tab_fig1, tab_sim = st.tabs(
 with tab_models:
     if not SUPPORTED:
         st.info(
-            f"**{html.escape(dataset.name)}** is {dataset.task} data. Hard and soft metrics need "
+            f"**{md(dataset.name)}** is {dataset.task} data. Hard and soft metrics need "
             "multiclass, rating or multilabel annotations; choose another sample (the explainer "
             "and the simulator below work without data)."
         )
         results: dict[str, dict] = {}
     else:
-        st.caption(f"Label order (fixes argmax ties): {html.escape(', '.join(dataset.labels))}"
+        st.caption(f"Label order (fixes argmax ties): {md(', '.join(dataset.labels))}"
                    + (" · multilabel: a class is positive when its proportion is > 0.5"
                       if MULTILABEL else ""))
         upload_section()

@@ -3,7 +3,6 @@ and compare them with the hard and soft metrics as deltas against MV (issue 9)."
 
 from __future__ import annotations
 
-import html
 import json
 
 import numpy as np
@@ -14,6 +13,7 @@ from plotly.subplots import make_subplots
 
 from hlv_core import lab
 from hlv_core.io import DataError
+from hlv_core.text import md
 from hlv_core.training import METHOD_INFO, METHODS
 from hlv_ui.state import (
     add_predictions,
@@ -41,7 +41,7 @@ st.info(
 
 if not lab.has_texts(dataset):
     st.info(
-        f"**{html.escape(dataset.name)}** has no item texts (`items.text`), and the training lab "
+        f"**{md(dataset.name)}** has no item texts (`items.text`), and the training lab "
         "trains a text classifier. Pick a sample with texts (e.g. *case_review* or "
         "*legal_areas*) or upload a dataset folder with an `items.csv` that has a `text` column."
     )
@@ -72,7 +72,7 @@ with st.form("lab.form"):
 
 for method, reason in skips.items():
     if reason is not None:
-        st.caption(f"Skipped: **{method}** - {html.escape(reason)}")
+        st.caption(f"Skipped: **{method}** - {md(reason)}")
 
 seeds = tuple(range(int(base_seed), int(base_seed) + int(n_seeds)))
 
@@ -125,7 +125,7 @@ if shown.empty:
     st.info("Pick at least one metric.")
     st.stop()
 
-st.markdown(f"**Protocol:** {html.escape(run['protocol'])}; seeds "
+st.markdown(f"**Protocol:** {md(run['protocol'])}; seeds "
             f"{', '.join(map(str, run['seeds']))}; L2 strength chosen per method and seed on "
             "the dev items by the geometric mean of the metrics (macro F1s left out, entropy "
             "correlation as (r+1)/2), as in the paper.")
@@ -177,7 +177,7 @@ with st.expander("Chosen L2 strength, dev score and time per fit"):
         f"{m} {s:.1f}" for m, s in run["timings"].items()))
 nan_methods = sorted(set(shown.loc[shown["value"].isna(), "method"]))
 if nan_methods:
-    st.warning("Undefined (NaN) scores for " + ", ".join(map(html.escape, nan_methods)) +
+    st.warning("Undefined (NaN) scores for " + ", ".join(map(md, nan_methods)) +
                ": e.g. entropy correlation is undefined when every prediction has the same "
                "entropy (AEh's votes can be unanimous; the paper reports the same for AEh and "
                "SmF1).")

@@ -10,6 +10,23 @@ import sys
 import pandas as pd
 
 from ..io import FORMATS, TASKS, DataError, load
+from ..text import strip_controls
+
+
+class _ControlFreeStream:
+    """A text stream that drops terminal escape sequences and control characters (not
+    newline / tab) from everything written to it: names in the data are printed as text,
+    never as terminal commands. JSON output is unaffected (``json.dumps`` escapes controls)."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(strip_controls(text))
+        return len(text)
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
 
 
 def options_as_data_errors(run, args: argparse.Namespace) -> int:
@@ -98,8 +115,12 @@ def main(argv: list[str] | None = None) -> int:
     as one line on stderr and the exit status is 2. Other exceptions are bugs and propagate."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    stdout, stderr = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _ControlFreeStream(stdout), _ControlFreeStream(stderr)
     try:
         return int(args.handler(args) or 0)
     except DataError as error:
         print(error_line(error), file=sys.stderr)
         return 2
+    finally:
+        sys.stdout, sys.stderr = stdout, stderr

@@ -1,8 +1,11 @@
 """``python -m hlv_core review export|import|rank DB ...``: the expert-review database on the
 command line (:mod:`hlv_core.review`).
 
-* ``review export DB OUT.csv``: every judgement as CSV (uuid included).
-* ``review import DB IN.csv``: add judgements; rows already present (same uuid) are skipped.
+* ``review export DB OUT.csv [--dataset HASH] [--reviewer NAME]``: judgements as CSV (uuid and
+  audit columns included; cells a spreadsheet would run as formulas get a leading ``'``).
+* ``review import DB IN.csv``: add judgements; rows already present (same uuid) are skipped;
+  every new row records who imported it (``cli:<login name>``), from which file and when.
+  The command line is the operator's (admin) tool: whoever can run it can read the file.
 * ``review rank DB [--models a,b,c] [--dataset HASH] [--regularize EPS] [--json]``: rank
   centrality scores of the models with both tie conventions (spec ``soft_metrics.md`` 8.2)
   and the judgements-per-pair table.
@@ -11,6 +14,7 @@ command line (:mod:`hlv_core.review`).
 from __future__ import annotations
 
 import argparse
+import getpass
 import json
 import math
 import sys
@@ -65,15 +69,24 @@ def _rank(args: argparse.Namespace) -> int:
     return 0
 
 
+def _operator() -> str:
+    """Who runs the import, for the audit columns (``cli:<login name>``)."""
+    try:
+        return f"cli:{getpass.getuser()}"
+    except (OSError, KeyError):  # no login name (e.g. a container without a passwd entry)
+        return "cli"
+
+
 def run_review(args: argparse.Namespace) -> int:
     """Handler of ``review``; returns the exit status."""
     try:
         if args.action == "export":
-            n = ReviewStore(args.db).export_csv(args.csv)
+            n = ReviewStore(args.db).export_csv(args.csv, dataset=args.dataset,
+                                                reviewer=args.reviewer)
             print(f"exported {n} judgements to {args.csv}")
             return 0
         if args.action == "import":
-            n = ReviewStore(args.db).import_csv(args.csv)
+            n = ReviewStore(args.db).import_csv(args.csv, imported_by=_operator())
             print(f"imported {n} new judgements into {args.db}")
             return 0
         return _rank(args)
@@ -92,6 +105,8 @@ def add_cli(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     export = actions.add_parser("export", help="write every judgement to CSV")
     export.add_argument("db", help="review database (SQLite file)")
     export.add_argument("csv", help="output CSV path")
+    export.add_argument("--dataset", default=None, help="only judgements of this dataset hash")
+    export.add_argument("--reviewer", default=None, help="only judgements of this reviewer")
     imp = actions.add_parser("import", help="add judgements from CSV (no duplicates)")
     imp.add_argument("db", help="review database (SQLite file; created if missing)")
     imp.add_argument("csv", help="input CSV path")

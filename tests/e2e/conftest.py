@@ -57,8 +57,10 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def running_app(env_overrides: dict[str, str], log_name: str = "server.log"):
-    """Start ``streamlit run app.py`` on a free localhost port; yield its URL; stop it."""
+def running_app(env_overrides: dict[str, str], log_name: str = "server.log",
+                extra_args: tuple[str, ...] = ()):
+    """Start ``streamlit run app.py`` on a free localhost port; yield its URL; stop it.
+    ``extra_args`` go to ``streamlit run`` (e.g. ``--secrets.files=PATH``)."""
     port = _free_port()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, **env_overrides}
@@ -66,7 +68,8 @@ def running_app(env_overrides: dict[str, str], log_name: str = "server.log"):
         process = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true",
              f"--server.port={port}", "--server.address=127.0.0.1",
-             "--browser.gatherUsageStats=false", "--server.fileWatcherType=none"],
+             "--browser.gatherUsageStats=false", "--server.fileWatcherType=none",
+             *extra_args],
             cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env,
         )
         url = f"http://127.0.0.1:{port}"
@@ -120,3 +123,50 @@ def offline_page(page, app_url: str):
 def artifacts() -> Path:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     return ARTIFACTS
+
+
+@contextlib.contextmanager
+def oidc_provider(users: dict[str, str]):
+    """An OpenID Connect provider on 127.0.0.1 for the test run (``oidc-provider-mock``, a
+    Flask app served by werkzeug in a thread). ``users``: e-mail -> display name; each is a
+    one-click user on its authorization page (subject = e-mail, claims ``email``, ``name``).
+    Yields the issuer URL."""
+    import threading
+
+    import oidc_provider_mock
+    import werkzeug.serving
+
+    os.environ["AUTHLIB_INSECURE_TRANSPORT"] = "1"  # plain http on localhost (test only)
+    claims = [oidc_provider_mock.User(sub=email, claims={"email": email, "name": name,
+                                                         "email_verified": True})
+              for email, name in users.items()]
+    server = werkzeug.serving.make_server(
+        "127.0.0.1", _free_port(), oidc_provider_mock.app(user_claims=claims), threaded=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1},
+                              daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+
+
+def auth_secrets(path: Path, issuer: str, admins: list[str]) -> Path:
+    """A ``secrets.toml`` that configures Streamlit's OIDC login against ``issuer`` (redirect
+    URI with Streamlit's ``{port}`` placeholder) and the HLV Lens admin list."""
+    import secrets as _secrets
+
+    admin_list = ", ".join(f'"{a}"' for a in admins)
+    path.write_text(
+        "[auth]\n"
+        'redirect_uri = "http://127.0.0.1:{port}/oauth2callback"\n'
+        f'cookie_secret = "{_secrets.token_hex(32)}"\n'
+        'client_id = "hlv-lens-test"\n'
+        'client_secret = "test-secret"\n'
+        f'server_metadata_url = "{issuer}/.well-known/openid-configuration"\n'
+        "\n[hlv_lens]\n"
+        f"admins = [{admin_list}]\n"
+    )
+    return path

@@ -18,13 +18,20 @@ def review_server(tmp_path_factory):
         yield url, db
 
 
-def _judge(page: Page, url: str, name: str, choices: list[str]) -> None:
-    page.goto(f"{url}/review")
+def _desk_name(page: Page, name: str):
+    """Desk mode: name the reviewer once for this browser session."""
     main = page.get_by_test_id("stMain")
-    name_box = main.get_by_label("Your name (as reviewer)")
+    name_box = main.get_by_label("Your name (fixed for this browser session)")
     expect(name_box).to_be_visible(timeout=60_000)
     name_box.fill(name)
-    name_box.press("Enter")
+    main.get_by_role("button", name="Start reviewing").click()
+    expect(main.get_by_text("reviewing as").first).to_be_visible(timeout=60_000)
+    return main
+
+
+def _judge(page: Page, url: str, name: str, choices: list[str]) -> None:
+    page.goto(f"{url}/review")
+    main = _desk_name(page, name)
     skip = main.get_by_role("button", name="Skip")
     for n, choice in enumerate(choices, start=1):
         button = main.get_by_role("button", name=choice)
@@ -53,12 +60,14 @@ def test_two_reviewers_then_meta_evaluation(browser: Browser, review_server, art
         assert sorted(frame["reviewer"].unique()) == ["Ann", "Bob"]
         assert len(frame) == 6
         page = ann.new_page()
-        page.goto(f"{url}/review")
+        page.goto(f"{url}/review")  # a new browser session: the desk name is asked again
+        main = _desk_name(page, "Ann")
         page.get_by_role("tab", name="Meta-evaluation").click()
-        main = page.get_by_test_id("stMain")
         expect(main.get_by_text("by 2 reviewers")).to_be_visible(timeout=60_000)
         expect(main.get_by_text("Human scores (rank centrality)")).to_be_visible()
-        expect(main.get_by_test_id("stDataFrame").first).to_be_visible(timeout=60_000)
+        # .filter(visible=True): the Review tab (hidden now) holds Ann's own judgements table
+        expect(main.get_by_test_id("stDataFrame").filter(visible=True).first).to_be_visible(
+            timeout=60_000)
         trend = main.locator(".js-plotly-plot").filter(has_text="Metric value vs human score")
         expect(trend).to_be_visible(timeout=60_000)
         page.wait_for_timeout(1000)

@@ -1,0 +1,688 @@
+"""The expert-review store: judgements and own labels in one SQLite file (seed 000 section 6;
+spec README: ``ReviewStore(path)``, ``add``, ``judgements``, ``pair_counts``, ``export_csv``,
+``import_csv``). Re-exported by :mod:`hlv_core.review`.
+
+Safety rules (issue 13 / 19):
+
+* The file is created owner-only (0600, its new folder 0700); an existing file readable by
+  others is tightened on open when this user owns it.
+* Every SQLite or file-system failure becomes one :class:`ReviewStoreError` (a
+  :class:`~hlv_core.io.DataError`) saying what happened and how to fix it: not a database, a
+  folder, read-only, disk full, locked. A failed write leaves nothing half written.
+* Time is compared as instants (UTC), never as text. Each row keeps ``created_at`` (when the
+  judgement was made, as claimed) and ``recorded_at`` (when this store wrote it). The order
+  that picks a reviewer's latest judgement is ``min(created_at, recorded_at)``: an imported
+  row can never be "newer" than the moment it was imported, so an imported future timestamp
+  cannot override a later judgement made in the app, and at the same instant the app wins.
+* Imports keep an audit trail (``source = 'import'``, ``imported_by``, ``import_file``,
+  ``recorded_at``); audit columns in the CSV are ignored (they cannot be forged).
+* Exports neutralise spreadsheet formulas (:func:`hlv_core.text.neutralise_frame`); imports
+  undo exactly that, so export -> import is the identity on every text.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import errno
+import json
+import os
+import sqlite3
+import threading
+import uuid as _uuid
+import warnings
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from .io import DataError
+from .text import neutralise_frame, restore_frame
+
+__all__ = [
+    "CHOICES",
+    "EXPORT_COLUMNS",
+    "SCHEMA_VERSION",
+    "Proposal",
+    "ReviewStore",
+    "ReviewStoreError",
+    "default_db_path",
+    "latest_judgements",
+    "to_instant",
+]
+
+CHOICES: tuple[str, ...] = ("A", "B", "both", "neither")
+"""Valid judgements: output A better, output B better, both acceptable, neither acceptable."""
+
+SCHEMA_VERSION = 3
+"""Current ``PRAGMA user_version``. Version 1 had no ``uuid`` / ``dataset`` columns and no
+``own_labels`` table; version 2 had no audit columns (``recorded_at, source, imported_by,
+import_file``) and kept timestamps with any UTC offset. Older files are migrated on open."""
+
+EXPORT_COLUMNS = ["uuid", "reviewer", "item_id", "model_a", "model_b", "choice", "comment",
+                  "dataset", "created_at", "recorded_at", "source", "imported_by",
+                  "import_file"]
+"""Columns of :meth:`ReviewStore.export_csv` (the audit columns are informational: an import
+sets its own)."""
+
+_MAX_TEXT = 20_000  # longest comment / name accepted (characters)
+
+_JUDGEMENT_COLUMNS = ["id", *EXPORT_COLUMNS]
+
+
+class ReviewStoreError(DataError):
+    """The review database cannot be used (SQLite or file-system failure); the message says
+    what happened and how to fix it. Nothing was written by the failed operation."""
+
+
+def default_db_path() -> Path:
+    """``$HLV_REVIEW_DB`` if set, else ``$XDG_DATA_HOME/hlv-lens/reviews.sqlite3`` (default
+    ``~/.local/share/hlv-lens/reviews.sqlite3``)."""
+    env = os.environ.get("HLV_REVIEW_DB")
+    if env:
+        return Path(env).expanduser()
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "hlv-lens" / "reviews.sqlite3"
+
+
+class Proposal(NamedTuple):
+    """The next comparison to show: ``model_a`` on the left (A), ``model_b`` on the right (B)."""
+
+    item_id: str
+    model_a: str
+    model_b: str
+    pair_judgements: int  # judgements of this model pair so far (all reviewers)
+    remaining: int  # (item, pair) combinations this reviewer has not judged yet
+
+
+# --------------------------------------------------------------------------------- time
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def to_instant(value: str, *, assume_utc: bool = False) -> str:
+    """An ISO 8601 timestamp as the canonical UTC text ``YYYY-MM-DDTHH:MM:SS.ffffff+00:00``
+    (the same instant; ``"2025-01-01T02:00:00+02:00"`` -> ``"2025-01-01T00:00:00.000000+00:00"``).
+    A timestamp without offset raises ValueError unless ``assume_utc``."""
+    stamp = datetime.fromisoformat(str(value).strip())
+    if stamp.tzinfo is None:
+        if not assume_utc:
+            raise ValueError(f"timestamp {value!r} has no UTC offset")
+        stamp = stamp.replace(tzinfo=UTC)
+    return stamp.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+def _instants(values: pd.Series) -> pd.Series:
+    """Timestamps (any UTC offsets) as UTC instants (datetime64[ns, UTC])."""
+    return pd.to_datetime(values, utc=True, format="ISO8601")
+
+
+def latest_judgements(judgements: pd.DataFrame) -> pd.DataFrame:
+    """Each reviewer's latest judgement per (dataset, item, unordered model pair) (spec 8.1).
+
+    "Latest" compares instants, not text: ``min(created_at, recorded_at)`` as UTC (a row
+    without ``recorded_at`` uses ``created_at``); at the same instant a judgement made in the
+    app (``source != 'import'``) beats an imported one, then the later row id wins."""
+    if judgements.empty:
+        return judgements
+    lo = np.minimum(judgements["model_a"].to_numpy(dtype=object),
+                    judgements["model_b"].to_numpy(dtype=object))
+    hi = np.maximum(judgements["model_a"].to_numpy(dtype=object),
+                    judgements["model_b"].to_numpy(dtype=object))
+    created = _instants(judgements["created_at"])
+    if "recorded_at" in judgements.columns:
+        recorded = _instants(judgements["recorded_at"].where(
+            judgements["recorded_at"].astype(bool), judgements["created_at"]))
+        order = created.where(created <= recorded, recorded)
+    else:
+        order = created
+    from_app = (judgements["source"] != "import").to_numpy() if "source" in judgements.columns \
+        else np.ones(len(judgements), dtype=bool)
+    keyed = judgements.assign(_lo=lo, _hi=hi, _order=order.to_numpy(), _app=from_app)
+    keyed = keyed.sort_values(["_order", "_app", "id"], kind="stable")
+    keyed = keyed.drop_duplicates(["reviewer", "dataset", "item_id", "_lo", "_hi"], keep="last")
+    return keyed.drop(columns=["_lo", "_hi", "_order", "_app"]).sort_values("id")
+
+
+# --------------------------------------------------------------------------------- schema
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS judgements (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    uuid TEXT NOT NULL UNIQUE,
+    reviewer TEXT NOT NULL,
+    item_id TEXT NOT NULL,
+    model_a TEXT NOT NULL,
+    model_b TEXT NOT NULL,
+    choice TEXT NOT NULL CHECK (choice IN ('A', 'B', 'both', 'neither')),
+    comment TEXT NOT NULL DEFAULT '',
+    dataset TEXT NOT NULL DEFAULT '',
+    created_at TEXT NOT NULL,
+    recorded_at TEXT NOT NULL DEFAULT '',
+    source TEXT NOT NULL DEFAULT 'app',
+    imported_by TEXT NOT NULL DEFAULT '',
+    import_file TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX IF NOT EXISTS judgements_reviewer ON judgements (dataset, reviewer);
+CREATE TABLE IF NOT EXISTS own_labels (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    uuid TEXT NOT NULL UNIQUE,
+    reviewer TEXT NOT NULL,
+    item_id TEXT NOT NULL,
+    labels TEXT NOT NULL,
+    dataset TEXT NOT NULL DEFAULT '',
+    created_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS own_labels_reviewer ON own_labels (dataset, reviewer, item_id);
+"""
+
+# Migration 1 -> 2: the first schema had no uuid/dataset columns and no own_labels table.
+_MIGRATE_1_TO_2 = """
+ALTER TABLE judgements ADD COLUMN uuid TEXT;
+ALTER TABLE judgements ADD COLUMN dataset TEXT NOT NULL DEFAULT '';
+UPDATE judgements SET uuid = lower(hex(randomblob(16))) WHERE uuid IS NULL;
+CREATE UNIQUE INDEX IF NOT EXISTS judgements_uuid ON judgements (uuid)
+"""
+
+# Migration 2 -> 3: audit columns. Old rows cannot say whether they were imported, so they are
+# marked 'legacy'; their timestamps are rewritten as canonical UTC in Python (see _initialise).
+_MIGRATE_2_TO_3 = """
+ALTER TABLE judgements ADD COLUMN recorded_at TEXT NOT NULL DEFAULT '';
+ALTER TABLE judgements ADD COLUMN source TEXT NOT NULL DEFAULT 'app';
+ALTER TABLE judgements ADD COLUMN imported_by TEXT NOT NULL DEFAULT '';
+ALTER TABLE judgements ADD COLUMN import_file TEXT NOT NULL DEFAULT '';
+UPDATE judgements SET source = 'legacy'
+"""
+
+
+def _statements(script: str) -> Iterator[str]:
+    return (s for s in script.strip().split(";") if s.strip())
+
+
+def _filters(**equal_to: str | None) -> tuple[str, list[str]]:
+    """`` WHERE a = ? AND b = ?`` for the given non-None column values, with its parameters
+    (column names are fixed by the caller; values are always bound, never formatted in)."""
+    columns = [c for c, v in equal_to.items() if v is not None]
+    where = (" WHERE " + " AND ".join(f"{c} = ?" for c in columns)) if columns else ""
+    return where, [equal_to[c] for c in columns]
+
+
+def _text(value: object, name: str, *, allow_empty: bool = False) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"{name} must be a string; got {type(value).__name__}.")
+    if not allow_empty and not value.strip():
+        raise ValueError(f"{name} must not be empty.")
+    if len(value) > _MAX_TEXT:
+        raise ValueError(f"{name} is longer than {_MAX_TEXT} characters.")
+    if "\x00" in value:
+        raise ValueError(f"{name} must not contain NUL characters.")
+    return value
+
+
+def _describe(error: BaseException, path: Path) -> tuple[str, str]:
+    """(problem, fix) for a SQLite / OS failure on the review database at ``path``."""
+    text = str(error)
+    lower = text.lower()
+    env = "point the environment variable HLV_REVIEW_DB at another file"
+    if path.is_dir():
+        return ("this path is a folder, not a review database file.",
+                f"{env} (a file path, e.g. .../reviews.sqlite3).")
+    if "not a database" in lower or "malformed" in lower or "encrypted" in lower:
+        return (f"this file is not an HLV Lens review database (SQLite: {text}).",
+                f"{env}, or restore the file from a backup; it was not changed.")
+    if "disk is full" in lower or "disk full" in lower or getattr(error, "errno", None) in (
+            errno.ENOSPC, errno.EDQUOT):
+        return (f"the disk is full (SQLite: {text}); nothing was written.",
+                "free disk space, then retry (the judgement you entered is kept in this "
+                "browser session).")
+    if "readonly" in lower or "read-only" in lower or isinstance(error, PermissionError) or \
+            getattr(error, "errno", None) in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return (f"the review database is read-only here (SQLite: {text}).",
+                f"make the file and its folder writable for the user running HLV Lens, or "
+                f"{env}.")
+    if "locked" in lower or "busy" in lower:
+        return (f"another process holds the review database (SQLite: {text}).",
+                "retry in a moment.")
+    if "unable to open" in lower or isinstance(error, OSError):
+        return (f"the review database cannot be opened (SQLite: {text}).",
+                f"check that its folder exists and is writable, or {env}.")
+    return (f"the review database failed (SQLite: {text}).", f"retry, or {env}.")
+
+
+# --------------------------------------------------------------------------------- store
+
+
+class ReviewStore:
+    """Expert judgements in a SQLite file (stdlib ``sqlite3``).
+
+    * WAL journal, ``busy_timeout`` (``timeout`` seconds), one connection per thread and
+      process, so any number of ``ReviewStore`` objects, threads and processes may write the
+      same file; every write is one ``BEGIN IMMEDIATE`` transaction (committed rows survive a
+      crash, a failed one leaves nothing).
+    * Created 0600 (new folder 0700). Every failure raises :class:`ReviewStoreError`.
+    * Schema versioned with ``PRAGMA user_version`` (:data:`SCHEMA_VERSION`); older files are
+      migrated on open inside a write transaction (safe when several processes open at once).
+    * Parameterised queries only. Every judgement gets a uuid, so re-importing an export adds
+      nothing twice. Imports are audited and never outrank later app judgements
+      (:func:`latest_judgements`).
+    * Own labels (what the reviewer thinks before seeing the models) in table ``own_labels``.
+    """
+
+    def __init__(self, path: str | os.PathLike | None = None, *, timeout: float = 60.0) -> None:
+        self.path = Path(path) if path is not None else default_db_path()
+        self.timeout = float(timeout)
+        self._local = threading.local()
+        with self._errors():
+            self._create_private()
+            self._initialise()
+
+    # -- errors and files ------------------------------------------------------------------
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        """Turn SQLite / OS failures into one :class:`ReviewStoreError`."""
+        try:
+            yield
+        except ReviewStoreError:
+            raise
+        except (sqlite3.Error, OSError) as error:
+            problem, fix = _describe(error, self.path)
+            raise ReviewStoreError(problem, source=str(self.path), fix=fix) from error
+
+    def _create_private(self) -> None:
+        """Create the folder (0700) and an empty database file (0600) when missing; tighten
+        an existing file this user owns that others could read."""
+        parent = self.path.parent
+        if not parent.exists():
+            parent.mkdir(parents=True, mode=0o700)
+            os.chmod(parent, 0o700)
+        if self.path.is_dir():
+            raise IsADirectoryError(errno.EISDIR, "is a directory", str(self.path))
+        try:
+            fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+        except FileExistsError:
+            for suffix in ("", "-wal", "-shm"):
+                side = Path(f"{self.path}{suffix}")
+                with contextlib.suppress(OSError):
+                    info = side.stat()
+                    if info.st_uid == os.getuid() and info.st_mode & 0o077:
+                        os.chmod(side, info.st_mode & 0o700)
+        else:
+            os.close(fd)
+            os.chmod(self.path, 0o600)
+
+    # -- connections -----------------------------------------------------------------------
+
+    def _open(self) -> sqlite3.Connection:
+        con = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None,
+                              check_same_thread=True)
+        con.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
+        con.execute("PRAGMA synchronous = FULL")
+        return con
+
+    def _connect(self) -> sqlite3.Connection:
+        """This thread's connection (opened on first use; a forked child opens its own).
+        Keeping it open avoids a WAL checkpoint + fsync every time the last connection
+        closes."""
+        local = self._local
+        if getattr(local, "pid", None) != os.getpid() or getattr(local, "con", None) is None:
+            local.con = self._open()
+            local.pid = os.getpid()
+        return local.con
+
+    def close(self) -> None:
+        """Close this thread's connection (others close when their threads end)."""
+        con = getattr(self._local, "con", None)
+        if con is not None and getattr(self._local, "pid", None) == os.getpid():
+            con.close()
+        self._local.con = None
+
+    @contextmanager
+    def _write(self):
+        with self._errors():
+            con = self._connect()
+            con.execute("BEGIN IMMEDIATE")
+            try:
+                yield con
+                con.execute("COMMIT")
+            except BaseException:
+                if con.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):
+                        con.execute("ROLLBACK")
+                raise
+
+    @contextmanager
+    def _read(self):
+        with self._errors():
+            yield self._connect()
+
+    def _initialise(self) -> None:
+        mode = self._connect().execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if str(mode).lower() != "wal":  # pragma: no cover - e.g. some network filesystems
+            warnings.warn(f"SQLite journal mode is {mode}, not WAL, for {self.path}",
+                          RuntimeWarning, stacklevel=3)
+        with self._write() as con:
+            version = con.execute("PRAGMA user_version").fetchone()[0]
+            tables = {r[0] for r in con.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if version > SCHEMA_VERSION:
+                raise ReviewStoreError(
+                    f"review database schema version {version} is newer than this HLV Lens "
+                    f"({SCHEMA_VERSION}).", source=str(self.path),
+                    fix="upgrade HLV Lens or point HLV_REVIEW_DB at another file.")
+            if version == 0 and "judgements" in tables:
+                version = 1  # a version-1 file written before user_version was set
+            if version == 1:
+                for statement in _statements(_MIGRATE_1_TO_2):
+                    con.execute(statement)
+                version = 2
+            if version == 2:
+                for statement in _statements(_MIGRATE_2_TO_3):
+                    con.execute(statement)
+                self._canonical_times(con)
+            if version < SCHEMA_VERSION:
+                for statement in _statements(_SCHEMA):
+                    con.execute(statement)
+                con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    @staticmethod
+    def _canonical_times(con: sqlite3.Connection) -> None:
+        """Migration 2 -> 3: rewrite every ``created_at`` as canonical UTC (offset-less values
+        were written as UTC) and set ``recorded_at`` to the migration time for rows claiming a
+        time after it (so an old imported future timestamp stops outranking everything)."""
+        now = _now()
+        rows = con.execute("SELECT id, created_at FROM judgements").fetchall()
+        updates = []
+        for row_id, created in rows:
+            try:
+                canonical = to_instant(created, assume_utc=True)
+            except ValueError:
+                canonical = now  # unreadable legacy value: treat as recorded now
+            updates.append((canonical, min(canonical, now, key=datetime.fromisoformat), row_id))
+        con.executemany("UPDATE judgements SET created_at = ?, recorded_at = ? WHERE id = ?",
+                        updates)
+
+    @property
+    def schema_version(self) -> int:
+        with self._read() as con:
+            return int(con.execute("PRAGMA user_version").fetchone()[0])
+
+    # -- writes ----------------------------------------------------------------------------
+
+    @staticmethod
+    def _validate(reviewer, item_id, model_a, model_b, choice, comment, dataset) -> tuple:
+        _text(reviewer, "reviewer")
+        _text(item_id, "item_id")
+        _text(model_a, "model_a")
+        _text(model_b, "model_b")
+        if model_a == model_b:
+            raise ValueError(f"model_a and model_b must differ; both are {model_a!r}.")
+        if choice not in CHOICES:
+            raise ValueError(f"choice must be one of {CHOICES}; got {choice!r}.")
+        _text(comment, "comment", allow_empty=True)
+        _text(dataset, "dataset", allow_empty=True)
+        return reviewer, item_id, model_a, model_b, choice, comment, dataset
+
+    _INSERT = ("INSERT INTO judgements (uuid, reviewer, item_id, model_a, model_b, choice, "
+               "comment, dataset, created_at, recorded_at, source, imported_by, import_file) "
+               "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+
+    def add(
+        self,
+        reviewer: str,
+        item_id: str,
+        model_a: str,
+        model_b: str,
+        choice: str,
+        *,
+        comment: str = "",
+        dataset: str = "",
+    ) -> int:
+        """Record one judgement (``model_a`` shown as A/left, ``model_b`` as B/right) in its own
+        transaction, timestamped now (UTC); returns the new row id. Text is stored verbatim."""
+        values = self._validate(reviewer, item_id, model_a, model_b, choice, comment, dataset)
+        now = _now()
+        with self._write() as con:
+            cursor = con.execute(self._INSERT, (str(_uuid.uuid4()), *values, now, now, "app",
+                                                "", ""))
+            return int(cursor.lastrowid)
+
+    def add_many(self, rows: Iterable[Mapping[str, str]]) -> int:
+        """Insert many judgements (dicts with the :meth:`add` arguments) in ONE transaction;
+        returns the number inserted. All rows are validated before anything is written."""
+        records = []
+        for row in rows:
+            values = self._validate(row["reviewer"], row["item_id"], row["model_a"],
+                                    row["model_b"], row["choice"], row.get("comment", ""),
+                                    row.get("dataset", ""))
+            now = _now()
+            records.append((str(_uuid.uuid4()), *values, now, now, "app", "", ""))
+        with self._write() as con:
+            con.executemany(self._INSERT, records)
+        return len(records)
+
+    def add_own_labels(self, reviewer: str, item_id: str, labels: Sequence[str], *,
+                       dataset: str = "") -> int:
+        """Record the labels the reviewer chose for an item before seeing any model (seed 000
+        section 6.1); returns the row id."""
+        _text(reviewer, "reviewer")
+        _text(item_id, "item_id")
+        _text(dataset, "dataset", allow_empty=True)
+        labels = [_text(label, "label") for label in labels]
+        with self._write() as con:
+            cursor = con.execute(
+                "INSERT INTO own_labels (uuid, reviewer, item_id, labels, dataset, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (str(_uuid.uuid4()), reviewer, item_id, json.dumps(labels), dataset, _now()),
+            )
+            return int(cursor.lastrowid)
+
+    # -- reads -----------------------------------------------------------------------------
+
+    def judgements(self, *, dataset: str | None = None, reviewer: str | None = None,
+                   latest_only: bool = False) -> pd.DataFrame:
+        """One row per judgement: ``id, uuid, reviewer, item_id, model_a, model_b, choice,
+        comment, dataset, created_at`` (canonical UTC ISO 8601) and the audit columns
+        ``recorded_at, source ('app' | 'import' | 'legacy'), imported_by, import_file``, in
+        insertion order. Optional filters; ``latest_only`` keeps each reviewer's latest
+        judgement per (item, model pair) (:func:`latest_judgements`)."""
+        where, params = _filters(dataset=dataset, reviewer=reviewer)
+        query = f"SELECT {', '.join(_JUDGEMENT_COLUMNS)} FROM judgements{where} ORDER BY id"
+        with self._read() as con:
+            rows = con.execute(query, params).fetchall()
+        frame = pd.DataFrame(rows, columns=_JUDGEMENT_COLUMNS).astype({"id": "int64"})
+        return latest_judgements(frame).reset_index(drop=True) if latest_only else frame
+
+    def own_labels(self, *, dataset: str | None = None, reviewer: str | None = None
+                   ) -> pd.DataFrame:
+        """Recorded own labels: ``id, uuid, reviewer, item_id, labels`` (list), ``dataset,
+        created_at``."""
+        where, params = _filters(dataset=dataset, reviewer=reviewer)
+        query = ("SELECT id, uuid, reviewer, item_id, labels, dataset, created_at FROM own_labels"
+                 f"{where} ORDER BY id")
+        with self._read() as con:
+            rows = con.execute(query, params).fetchall()
+        frame = pd.DataFrame(rows, columns=["id", "uuid", "reviewer", "item_id", "labels",
+                                            "dataset", "created_at"])
+        frame["labels"] = [json.loads(x) for x in frame["labels"]]
+        return frame
+
+    def __len__(self) -> int:
+        with self._read() as con:
+            return int(con.execute("SELECT COUNT(*) FROM judgements").fetchone()[0])
+
+    def pair_counts(self, models: Sequence[str], *, dataset: str | None = None,
+                    latest_only: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """``(wins, comps)`` (M, M) integer arrays for ``models`` in the given order (layout of
+        spec 8.1 / the toy vector: ``wins[i, j]`` = judgements in which column model j beat row
+        model i; ``comps`` symmetric, ties included). Judgements of other models are ignored;
+        by default only each reviewer's latest judgement per (item, pair) counts (upstream)."""
+        from .review import counts_from_judgements
+
+        frame = self.judgements(dataset=dataset, latest_only=latest_only)
+        return counts_from_judgements(frame, models)
+
+    # -- proposer --------------------------------------------------------------------------
+
+    def next_pair(
+        self,
+        reviewer: str,
+        items: Sequence[str],
+        models: Sequence[str],
+        *,
+        entropy: Sequence[float] | None = None,
+        dataset: str = "",
+        seed: int | None = None,
+    ) -> Proposal | None:
+        """Propose the next (item, model pair) for ``reviewer`` (seed 000 section 6.1).
+
+        1. Balance: among the model pairs for which this reviewer still has unjudged items,
+           take the pair with the fewest judgements so far (all reviewers, this ``dataset``).
+        2. Contested first: among that pair's items the reviewer has not judged, the highest
+           ``entropy`` (human label entropy, aligned with ``items``); then the fewest
+           judgements of that (item, pair); remaining ties at random.
+        3. Never repeats an (item, pair) for a reviewer; left/right order is random.
+
+        Returns None when the reviewer has judged every (item, pair). ``seed`` makes the random
+        choices reproducible (None = fresh randomness)."""
+        import itertools
+
+        _text(reviewer, "reviewer")
+        items = [str(x) for x in items]
+        models = list(dict.fromkeys(str(m) for m in models))
+        if len(models) < 2 or not items:
+            return None
+        rng = np.random.default_rng(seed)
+        ent = np.zeros(len(items)) if entropy is None else np.asarray(entropy, dtype=float)
+        if ent.shape != (len(items),):
+            raise ValueError(f"entropy must have one value per item ({len(items)}).")
+        ent = np.nan_to_num(ent, nan=-np.inf)
+        pairs = list(itertools.combinations(sorted(models), 2))
+        pair_index = {p: k for k, p in enumerate(pairs)}
+        item_index = pd.Index(items)
+        done = self.judgements(dataset=dataset)
+        n_items, n_pairs = len(items), len(pairs)
+        seen = np.zeros((n_items, n_pairs), dtype=bool)  # by this reviewer
+        per_cell = np.zeros((n_items, n_pairs), dtype=np.int64)  # all reviewers
+        pair_total = np.zeros(n_pairs, dtype=np.int64)
+        if not done.empty:
+            lo = np.minimum(done["model_a"].to_numpy(dtype=object),
+                            done["model_b"].to_numpy(dtype=object))
+            hi = np.maximum(done["model_a"].to_numpy(dtype=object),
+                            done["model_b"].to_numpy(dtype=object))
+            p = np.array([pair_index.get((a, b), -1) for a, b in zip(lo, hi, strict=True)],
+                         dtype=np.int64)
+            it = item_index.get_indexer(done["item_id"])
+            ok = p >= 0
+            np.add.at(pair_total, p[ok], 1)
+            ok_cell = ok & (it >= 0)
+            np.add.at(per_cell, (it[ok_cell], p[ok_cell]), 1)
+            mine = ok_cell & (done["reviewer"].to_numpy(dtype=object) == reviewer)
+            seen[it[mine], p[mine]] = True
+        open_per_pair = (~seen).sum(axis=0)
+        remaining = int(open_per_pair.sum())
+        if remaining == 0:
+            return None
+        candidates = np.flatnonzero(open_per_pair > 0)
+        fewest = pair_total[candidates].min()
+        candidates = candidates[pair_total[candidates] == fewest]
+        k = int(rng.choice(candidates))
+        free = np.flatnonzero(~seen[:, k])
+        # lexsort: last key is primary -> entropy desc, then fewer judgements, then random.
+        order = np.lexsort((rng.random(free.size), per_cell[free, k], -ent[free]))
+        item = items[int(free[order[0]])]
+        a, b = pairs[k]
+        if rng.random() < 0.5:
+            a, b = b, a
+        return Proposal(item, a, b, int(pair_total[k]), remaining)
+
+    # -- CSV -------------------------------------------------------------------------------
+
+    def export_frame(self, *, dataset: str | None = None, reviewer: str | None = None
+                     ) -> pd.DataFrame:
+        """The judgements (optionally of one dataset / reviewer) in the export layout
+        (:data:`EXPORT_COLUMNS`), text verbatim: whoever writes it to a file neutralises
+        formulas (:meth:`export_csv`, ``hlv_ui.widgets.download_table``)."""
+        return self.judgements(dataset=dataset, reviewer=reviewer)[EXPORT_COLUMNS]
+
+    def export_csv(self, path: str | os.PathLike, *, dataset: str | None = None,
+                   reviewer: str | None = None) -> int:
+        """Write the judgements (all by default; or one dataset / reviewer) as UTF-8 CSV with
+        formula-like cells neutralised (:meth:`export_frame`); returns the count. The file is
+        created owner-only (0600) when new."""
+        frame = neutralise_frame(self.export_frame(dataset=dataset, reviewer=reviewer))
+        target = Path(path)
+        with self._errors():
+            if not target.exists():
+                os.close(os.open(target, os.O_CREAT | os.O_WRONLY, 0o600))
+            frame.to_csv(target, index=False, quoting=csv.QUOTE_NONNUMERIC)
+        return len(frame)
+
+    def import_csv(self, path: str | os.PathLike, *, imported_by: str = "",
+                   source_name: str | None = None) -> int:
+        """Add the judgements of a CSV (columns ``reviewer, item_id, model_a, model_b, choice``;
+        optional ``comment, dataset, created_at, uuid``) in one transaction; returns the number
+        of NEW rows. Cells neutralised by an export are restored exactly. Rows whose uuid is
+        already stored are skipped; rows without a uuid get a deterministic one (uuid5 of their
+        content), so importing the same file twice adds nothing.
+
+        Audit: every new row records ``source='import'``, ``imported_by`` (who ran the import),
+        ``import_file`` (``source_name`` or the file name) and ``recorded_at`` (now). Its
+        ``created_at`` must carry a UTC offset (stored as the same instant in UTC); a missing
+        one means "now". For picking a reviewer's latest judgement an imported row never
+        counts as later than its import (:func:`latest_judgements`). Raises
+        :class:`~hlv_core.io.DataError` naming the row for bad input (nothing is written)."""
+        source = source_name or str(path)
+        try:
+            frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+        except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+            raise DataError(f"cannot read this CSV ({exc}).", source=source,
+                            fix="export judgements with HLV Lens or save the file as UTF-8 "
+                                "CSV.") from None
+        except OSError as exc:
+            raise DataError(f"cannot read this file ({exc.strerror or exc}).", source=source,
+                            fix="check the path and its permissions.") from None
+        frame = restore_frame(frame)
+        required = ["reviewer", "item_id", "model_a", "model_b", "choice"]
+        missing = [c for c in required if c not in frame.columns]
+        if missing:
+            raise DataError(f"missing column(s) {missing}.", source=source,
+                            fix=f"the header must include {required}.")
+        for column in ("comment", "dataset", "created_at", "uuid"):
+            if column not in frame.columns:
+                frame[column] = ""
+        _text(imported_by, "imported_by", allow_empty=True)
+        file_name = Path(source).name
+        now = _now()
+        records = []
+        for position, row in enumerate(frame.itertuples(index=False), start=2):
+            try:
+                values = self._validate(row.reviewer, row.item_id, row.model_a, row.model_b,
+                                        row.choice, row.comment, row.dataset)
+            except ValueError as exc:
+                raise DataError(str(exc), source=source, row=position,
+                                fix=f"choice must be one of {list(CHOICES)}; names must not "
+                                    "be empty.") from None
+            created = now
+            if row.created_at:
+                try:
+                    created = to_instant(row.created_at)
+                except ValueError:
+                    raise DataError(
+                        f"created_at {row.created_at!r} is not an ISO 8601 timestamp with a "
+                        "UTC offset.", source=source, row=position, column="created_at",
+                        fix="use e.g. 2025-01-31T12:00:00+00:00.") from None
+            key = row.uuid or str(_uuid.uuid5(_uuid.NAMESPACE_URL, json.dumps(
+                [*values, row.created_at])))
+            records.append((key, *values, created, now, "import", imported_by, file_name))
+        with self._write() as con:
+            before = con.execute("SELECT COUNT(*) FROM judgements").fetchone()[0]
+            con.executemany(self._INSERT.replace("INSERT", "INSERT OR IGNORE", 1), records)
+            after = con.execute("SELECT COUNT(*) FROM judgements").fetchone()[0]
+        return int(after - before)

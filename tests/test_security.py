@@ -1,0 +1,141 @@
+"""Hostile input (issue 13): markdown escaping, control and bidi characters, formula-safe CSV
+downloads, terminal-safe CLI output, bounded upload caching."""
+
+from __future__ import annotations
+
+import io
+import re
+from collections import OrderedDict
+
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hlv_core.cli import main as cli_main
+from hlv_core.io import DataError
+from hlv_core.text import (
+    md,
+    neutralise_cell,
+    neutralise_frame,
+    restore_cell,
+    restore_frame,
+    strip_controls,
+    visible_controls,
+)
+from hlv_ui import loading
+from hlv_ui.widgets import csv_bytes
+
+
+def _unescape(markdown: str) -> str:
+    return re.sub(r"\\(.)", r"\1", markdown)
+
+
+@pytest.mark.parametrize("text", [
+    "![x](http://tracker.invalid/pixel.png)",
+    "<img src=x onerror=alert(1)>",
+    "[click](javascript:alert(1))",
+    "**bold** _it_ `code` ~~s~~ $x^2$ :red[alarm] a|b",
+    "# heading",
+    "- list",
+    "1. ordered",
+    "&lt;entity&gt;",
+    "see https://example.org and www.example.org",
+])
+def test_md_leaves_no_markup(text):
+    out = md(text)
+    assert _unescape(out) == text  # renders as exactly its text
+    for opener in ("![", "](", "<", "**", "`", "$", "[", "&"):
+        assert opener not in out.replace("\\" + opener[0], "")
+    assert not re.search(r"(?<!\\)://|(?i:www)\.", out)  # no bare-URL autolink
+
+
+def test_md_single_line_and_bidi_visible():
+    assert "\n" not in md("a\nb\r\nc")
+    assert md("evil\u202egnp.exe") == "evil\\<U+202E\\>gnp.exe"
+    assert visible_controls("a\u2066b\x1bc") == "a<U+2066>b<U+001B>c"
+    assert visible_controls("plain ✓ ünï") == "plain ✓ ünï"
+
+
+def test_strip_controls_removes_terminal_sequences():
+    assert strip_controls("\x1b[31mred\x1b[0m \x1b]0;title\x07ok\u202e\x07\x00") == "red ok"
+    assert strip_controls("tab\tand\nnewline") == "tab\tand\nnewline"
+
+
+def test_cli_output_has_no_control_characters(tmp_path, capsys):
+    path = tmp_path / "evil.csv"
+    path.write_text("item_id,annotator_id,label\n"
+                    "q1,\x1b[2Jann\u202e,\x1b]0;pwned\x07yes\nq1,b,no\nq2,b,yes\n"
+                    "q2,\x1b[2Jann\u202e,\x1b]0;pwned\x07yes\n", encoding="utf-8")
+    assert cli_main(["summary", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "yes" in out
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]", out)
+
+
+# ------------------------------------------------------------------ formula neutralisation
+
+
+@pytest.mark.parametrize("cell,expected", [
+    ("=1+1", "'=1+1"), ("+1", "'+1"), ("-1", "'-1"), ("@x", "'@x"), ("\tx", "'\tx"),
+    ("\rx", "'\rx"), ("'=x", "''=x"), ("'x", "'x"), ("x=1", "x=1"), ("", ""), (3, 3),
+])
+def test_neutralise_cell(cell, expected):
+    assert neutralise_cell(cell) == expected
+    assert restore_cell(neutralise_cell(cell)) == cell
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("'=+-@\t\rab1 ,\"\n")), max_size=8))
+def test_neutralise_round_trip_is_exact(text):
+    assert restore_cell(neutralise_cell(text)) == text
+    assert not str(neutralise_cell(text)).startswith(("=", "+", "-", "@", "\t", "\r"))
+
+
+def test_download_csv_is_neutralised_and_restores_exactly():
+    frame = pd.DataFrame({"item_id": ["=cmd|' /C calc'!A0", "-2+3", "'@x", "ok"],
+                          "delta": [-0.5, 1.0, -2.0, 0.0]})
+    data = csv_bytes(frame)
+    back = pd.read_csv(io.BytesIO(data), dtype={"item_id": str}, keep_default_na=False)
+    assert not back["item_id"].str.startswith(("=", "+", "-", "@")).any()
+    assert back["delta"].tolist() == [-0.5, 1.0, -2.0, 0.0]  # numbers stay numbers
+    assert restore_frame(back)["item_id"].tolist() == frame["item_id"].tolist()
+    indexed = neutralise_frame(frame.set_index("item_id"), index=True)
+    assert not any(str(i).startswith(("=", "-")) for i in indexed.index)
+
+
+# ------------------------------------------------------------------ bounded upload cache
+
+
+def test_upload_cache_is_bounded_and_parses_once(monkeypatch):
+    cache: OrderedDict = OrderedDict()
+    monkeypatch.setattr(loading, "_session_cache", lambda: cache)
+    monkeypatch.setattr(loading, "SESSION_UPLOAD_CAP_MB", 1)
+    calls = []
+
+    def build(tag):
+        def _build():
+            calls.append(tag)
+            return object()
+        return _build
+
+    first = loading._cached(("d", "a"), 400_000, "a.csv", build("a"))
+    assert loading._cached(("d", "a"), 400_000, "a.csv", build("a")) is first  # same object
+    loading._cached(("d", "b"), 400_000, "b.csv", build("b"))
+    loading._cached(("d", "c"), 400_000, "c.csv", build("c"))  # 1.2 MB > cap: oldest dropped
+    assert list(cache) == [("d", "b"), ("d", "c")]
+    assert calls == ["a", "b", "c"]
+    with pytest.raises(DataError, match="larger than one session may keep"):
+        loading._cached(("d", "big"), 2_000_000, "big.csv", build("big"))
+    for k in range(5):
+        loading._cached(("d", k), 10, f"{k}.csv", build(k))
+    assert len(cache) <= loading.SESSION_UPLOADS
+
+
+def test_visible_frame_shows_bidi_controls_in_tables():
+    from hlv_core.text import visible_frame
+
+    frame = pd.DataFrame({"name": ["ann\u202etxt.exe", "bob"], "n": [1, 2]})
+    shown = visible_frame(frame)
+    assert shown["name"].tolist() == ["ann<U+202E>txt.exe", "bob"]
+    assert shown["n"].tolist() == [1, 2] and frame["name"].iloc[0] == "ann\u202etxt.exe"
