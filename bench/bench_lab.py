@@ -155,15 +155,22 @@ def main() -> None:
         last[0] = now
 
     t_lab = time.perf_counter()
+    c_lab = time.process_time()
     res = lab.run_lab_full(d, methods=args.methods, seeds=args.seeds, progress=progress)
     total = time.perf_counter() - t_lab
+    cpu = time.process_time() - c_lab
     fits = res.fits.groupby("method", sort=False).agg(
         seconds=("seconds", "sum"), per_seed=("seconds", "mean"), l2=("l2", "first"),
-        n_iter=("n_iter", "mean"), converged=("converged", "mean"))
-    print("\nTime per method (all seeds; AE and AEh share one model, AEh only predicts):")
-    print(fits.to_string(float_format=lambda x: f"{x:.4g}"))
-    print(f"\nWhole run: {total:.1f} s ({total / 60:.2f} min) for {len(args.methods)} methods x "
-          f"{len(args.seeds)} seeds; target < 600 s")
+        n_iter=("n_iter", "mean"), converged=("converged", "mean"),
+        stops=("stop", lambda s: "/".join(sorted(set(map(str, s))))),
+        path_iters=("path_iters", lambda s: " ".join(s)),
+        all_converged=("path_converged", "all"))
+    print("\nTime per method (all seeds; AE and AEh share one model, AEh only predicts); "
+          "n_iter / stops of the chosen fits, path_iters: every L2 fit (seed by seed):")
+    with pd.option_context("display.width", 250, "display.max_colwidth", 80):
+        print(fits.to_string(float_format=lambda x: f"{x:.4g}"))
+    print(f"\nWhole run: {total:.1f} s wall ({total / 60:.2f} min), {cpu:.1f} s CPU, for "
+          f"{len(args.methods)} methods x {len(args.seeds)} seeds; target < 600 s")
     summary = lab.summarise(res.results)
     wide = summary.pivot(index="method", columns="metric", values="delta")
     wide = wide.reindex(lab.mean_rank(res.results, metrics=lab.PAPER_METRICS[False]).index)

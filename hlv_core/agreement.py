@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 
 from ._alpha import (
     ALPHA_LEVELS,
@@ -42,6 +43,7 @@ __all__ = [
     "MULTILABEL_MEASURES",
     "AlphaInput",
     "AlphaResult",
+    "KAPPA_MAX_BYTES",
     "PairAlpha",
     "alpha_and_pairwise",
     "alpha_and_pairwise_codes",
@@ -417,30 +419,79 @@ def cohen_kappa(
     return _cohen_from_cells(pair[:, 0], pair[:, 1], int(codes.max()) + 1 if len(codes) else 0)[0]
 
 
-def pairwise_cohen_kappa(annotations: pd.DataFrame, *, min_shared: int = 2) -> pd.DataFrame:
-    """Cohen's kappa for every annotator pair sharing at least ``min_shared`` items
-    (columns ``annotator_a, annotator_b, n_shared, kappa``); the mean of ``kappa`` is Light's kappa.
+#: Memory bound of :func:`pairwise_cohen_kappa` (bytes of its sparse pair tables).
+KAPPA_MAX_BYTES = 2 * 1024**3
 
-    Loops over pairs (kappa has no sparse closed form here); meant for tens of annotators."""
+
+def pairwise_cohen_kappa(
+    annotations: pd.DataFrame, *, min_shared: int = 2, max_bytes: int = KAPPA_MAX_BYTES
+) -> pd.DataFrame:
+    """Cohen's kappa for every annotator pair sharing at least ``min_shared`` items
+    (columns ``annotator_a, annotator_b, n_shared, kappa``, pairs in sorted-id order); the mean of
+    ``kappa`` is Light's kappa. Same formula as :func:`cohen_kappa` per pair.
+
+    All pairs at once from sparse float64 products over the (items x annotators) one-hot tables
+    (``M`` any label, ``X_c`` label c): ``n_ab = (M'M)_ab``, observed agreements
+    ``sum_c (X_c'X_c)_ab``, and a's count of label c on the items shared with b,
+    ``A_c = X_c'M``, so ``P_e = sum_c A_c[a,b] A_c[b,a] / n_ab^2``. Cost and memory grow with the
+    (item, annotator pair) instances: above ``max_bytes`` a ``ValueError`` says so up front."""
     data = _single_label(annotations)
-    codes, labels = pd.factorize(data["label"], sort=True)
-    data = data.assign(code=codes)
-    wide = data.pivot(index="item_id", columns="annotator_id", values="code")
-    mask = wide.notna().to_numpy()
-    shared = mask.T.astype(np.int64) @ mask.astype(np.int64)
-    ids = list(wide.columns)
-    values = wide.to_numpy()
-    rows = []
-    ia, ib = np.triu_indices(len(ids), 1)
-    for i, j in zip(ia, ib, strict=True):
-        if shared[i, j] < min_shared:
-            continue
-        both = mask[:, i] & mask[:, j]
-        k, n = _cohen_from_cells(
-            values[both, i].astype(np.int64), values[both, j].astype(np.int64), len(labels)
+    item, _ = pd.factorize(data["item_id"])
+    ann, ids = pd.factorize(data["annotator_id"], sort=True)
+    lab, labels = pd.factorize(data["label"], sort=True)
+    cols = ["annotator_a", "annotator_b", "n_shared", "kappa"]
+    n_ann, n_lab = len(ids), len(labels)
+    if n_ann < 2:
+        return pd.DataFrame(columns=cols)
+    per_item = np.bincount(item).astype(np.float64)
+    instances = float((per_item * (per_item - 1) / 2).sum())
+    pairs_bound = min(instances, n_ann * (n_ann - 1) / 2)
+    need = 8.0 * 2 * (instances + (n_lab + 3) * pairs_bound)  # products + per-label tables
+    if need > max_bytes:
+        raise ValueError(
+            f"pairwise_cohen_kappa on {n_ann:,} annotators and {n_lab} labels would need about "
+            f"{need / 1024**3:.1f} GiB ({instances:,.0f} item-level annotator pairs), over the "
+            f"limit of {max_bytes / 1024**3:.1f} GiB: use Fleiss' kappa or alpha, or restrict "
+            "the annotators"
         )
-        rows.append((str(ids[i]), str(ids[j]), n, k))
-    return pd.DataFrame(rows, columns=["annotator_a", "annotator_b", "n_shared", "kappa"])
+    n_items = int(item.max()) + 1
+    ones = np.ones(len(item))
+    m = sparse.csr_matrix((ones, (item, ann)), shape=(n_items, n_ann))
+    shared = sparse.triu(m.T @ m, k=1).tocoo()
+    keep = shared.data >= min_shared
+    a, b, n = shared.row[keep], shared.col[keep], shared.data[keep]
+    order = np.lexsort((b, a))
+    a, b, n = a[order].astype(np.int64), b[order].astype(np.int64), n[order]
+
+    def at(mat, r, c) -> np.ndarray:
+        """Entries mat[r, c] of a sparse matrix (0 where absent), vectorised."""
+        csr = sparse.csr_matrix(mat)
+        csr.sum_duplicates()
+        csr.sort_indices()
+        key = r * n_ann + c
+        rows = np.repeat(np.arange(csr.shape[0], dtype=np.int64), np.diff(csr.indptr))
+        keys = rows * n_ann + csr.indices
+        pos = np.minimum(np.searchsorted(keys, key), max(len(keys) - 1, 0))
+        hit = (keys[pos] == key) if len(keys) else np.zeros(len(key), dtype=bool)
+        return np.where(hit, csr.data[pos] if len(keys) else 0.0, 0.0)
+
+    z = sparse.csr_matrix((ones, (item * n_lab + lab, ann)), shape=(n_items * n_lab, n_ann))
+    agree = at(z.T @ z, a, b)
+    p_e = np.zeros(len(a))
+    for c in range(n_lab):  # loop over labels only (vectorised over pairs)
+        sel = lab == c
+        xc = sparse.csr_matrix((ones[sel], (item[sel], ann[sel])), shape=(n_items, n_ann))
+        ac = xc.T @ m
+        p_e += (at(ac, a, b) / n) * (at(ac, b, a) / n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        kappa = (agree / n - p_e) / (1.0 - p_e)
+    kappa[p_e >= 1.0] = np.nan
+    names = np.asarray(ids, dtype=object).astype(str)
+    return pd.DataFrame(
+        {"annotator_a": names[a], "annotator_b": names[b], "n_shared": n.astype(np.int64),
+         "kappa": kappa},
+        columns=cols,
+    )
 
 
 def fleiss_kappa(annotations: pd.DataFrame) -> float:

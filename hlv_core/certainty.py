@@ -335,7 +335,9 @@ def _gamma_quantile_tables(a: float):
         d = (-slope if upper else slope) * h
         y0, y1, d0, d1 = logx[:-1], logx[1:], d[:-1], d[1:]
         # Hermite cubic per interval in Horner form: y0 + f (d0 + f (c2 + f c3))
-        coef = np.stack([y0, d0, 3 * (y1 - y0) - 2 * d0 - d1, 2 * (y0 - y1) + d0 + d1])
+        # one row of 4 coefficients per interval: a lookup touches one cache line, not four
+        coef = np.ascontiguousarray(
+            np.stack([y0, d0, 3 * (y1 - y0) - 2 * d0 - d1, 2 * (y0 - y1) + d0 + d1], axis=1))
         return g[0], h, coef
 
     return table(_V_MIN, _LOG_HALF, True), table(u_lo, _LOG_HALF, False), u_lo, lga1
@@ -343,10 +345,11 @@ def _gamma_quantile_tables(a: float):
 
 def _hermite(t, z: np.ndarray) -> np.ndarray:
     g0, h, coef = t
-    s = np.clip((z - g0) * (1.0 / h), 0.0, coef.shape[1] - 1e-9)
+    s = np.clip((z - g0) * (1.0 / h), 0.0, coef.shape[0] - 1e-9)
     i = s.astype(np.intp)
     f = s - i
-    return coef[0, i] + f * (coef[1, i] + f * (coef[2, i] + f * coef[3, i]))
+    c = coef[i]
+    return c[..., 0] + f * (c[..., 1] + f * (c[..., 2] + f * c[..., 3]))
 
 
 def gamma_log_quantile(a: float, log_p) -> np.ndarray:
@@ -374,88 +377,190 @@ def gamma_log_quantile(a: float, log_p) -> np.ndarray:
     return out
 
 
-def _log_gamma_draws(rng: np.random.Generator, shape: np.ndarray) -> np.ndarray:
-    """log of Gamma(shape, 1) draws without underflow: for shape < 1, G = G' U^(1/shape) with
-    G' ~ Gamma(shape + 1) (Marsaglia & Tsang's boost), so log G = log G' - E / shape."""
+# Sort keys of the compact sampler: int64 integers ordered like the Gamma draws they stand for,
+# built without a logarithm where the draw is a normal double (>= 1e-300): its IEEE bit pattern
+# is monotone in the value. Values below (possible for shapes << 1, kept in log space L) map
+# under every such bit pattern: -2^62 + (L + 1e6) 2^40 (monotone; resolution 2^-40 in L).
+_LIN_MIN = 1e-300
+_LOG_LIN = math.log(_LIN_MIN)
+_LOG_FLOOR = -1e6  # log values below are tied (E / shape > 1e6: never in practice)
+
+
+def _log_keys(log_v: np.ndarray) -> np.ndarray:
+    """Sort keys (see above) of values given by their logarithm (any float64, -inf included)."""
+    L = np.asarray(log_v, dtype=float)
+    out = np.empty(L.shape, dtype=np.int64)
+    hi = L >= _LOG_LIN
+    out[hi] = np.exp(L[hi]).view(np.int64)
+    lo = ~hi
+    out[lo] = (-(1 << 62)
+               + np.floor((np.maximum(L[lo], _LOG_FLOOR) - _LOG_FLOOR) * 2.0 ** 40)
+               ).astype(np.int64)
+    return out
+
+
+def _gamma_keys(rng: np.random.Generator, shape: np.ndarray, n_samples: int) -> np.ndarray:
+    """Sort keys of Gamma(shape, 1) draws: ``shape`` (P, nc), ``n_samples`` S draws of each ->
+    (P, nc S) int64. shape >= 1: numpy's draw G (never below 1e-300 in practice; clipped
+    there). shape < 1: G = G' U^(1/shape) = G' exp(-E / shape) with G' ~ Gamma(shape + 1)
+    (Marsaglia & Tsang's boost); where that product is below 1e-300 the key comes from
+    log G = log G' - E / shape, so tiny shapes never underflow into ties."""
+    P, nc = shape.shape
+    S = int(n_samples)
     small = shape < 1.0
-    with np.errstate(divide="ignore"):
-        out = np.log(rng.standard_gamma(np.where(small, shape + 1.0, shape)))
-    idx = np.nonzero(small)
-    out[idx] -= rng.standard_exponential(len(idx[0])) / shape[idx]
-    return out
+    full = np.broadcast_to(np.where(small, shape + 1.0, shape)[:, :, None], (P, nc, S))
+    g = rng.standard_gamma(full).reshape(P * nc, S)
+    rows = np.flatnonzero(small.ravel())
+    if not rows.size:
+        np.maximum(g, _LIN_MIN, out=g)
+        return g.view(np.int64).reshape(P, nc * S)
+    every = rows.size == P * nc
+    gs = g if every else g[rows]
+    lz = rng.standard_exponential((rows.size, S))
+    lz *= (-1.0 / shape.ravel()[rows])[:, None]  # log U^(1/shape) = -E / shape
+    cand = np.flatnonzero(lz < _LOG_LIN + 50.0)  # may fall below 1e-300 (G' < e^50 always)
+    if cand.size:
+        with np.errstate(divide="ignore"):
+            log_g = np.log(gs.ravel()[cand]) + lz.ravel()[cand]
+        low = log_g < _LOG_LIN
+        cand, log_g = cand[low], log_g[low]
+    np.exp(lz, out=lz)
+    gs *= lz
+    np.maximum(g, _LIN_MIN, out=g)
+    if not every:
+        np.maximum(gs, _LIN_MIN, out=gs)
+    keys_s = gs.view(np.int64)
+    if cand.size:
+        keys_s.ravel()[cand] = _log_keys(log_g)
+    keys = g.view(np.int64)
+    if not every:
+        keys[rows] = keys_s
+    return keys.reshape(P, nc * S)
 
 
-def _insert_top(T: np.ndarray, ids: np.ndarray, v: np.ndarray, c) -> None:
-    """Insert one column of candidates (values v (n,), ids c) into the running top list
-    (T, ids) (depth, n), sorted decreasing, in place; strict '>' keeps earlier columns first on
-    ties."""
-    c = np.broadcast_to(c, v.shape)
-    gt_next = v > T[-1]
-    for m in range(T.shape[0] - 1, 0, -1):
-        gt = gt_next
-        gt_next = v > T[m - 1]
-        np.copyto(T[m], v, where=gt)
-        np.copyto(ids[m], c, where=gt)
-        np.copyto(T[m], T[m - 1], where=gt_next)
-        np.copyto(ids[m], ids[m - 1], where=gt_next)
-    np.copyto(T[0], v, where=gt_next)
-    np.copyto(ids[0], c, where=gt_next)
+def _pack_ids(keys: np.ndarray, class_id, bits: int) -> np.ndarray:
+    """Sort keys with ``2^bits - 1 - class_id`` in their low ``bits`` bits (bits = bit length of
+    K - 1), in place: an integer max/min network then sorts the values and carries the class
+    ids, which come back as ``2^bits - 1 - (key & (2^bits - 1))``. Values whose keys differ
+    only in those bits (exact ties, or about 2^-(52 - bits) relative: 2^-43 for K = 419) order
+    the lowest class id first, the tie rule of the dense path."""
+    mask = np.int64((1 << bits) - 1)
+    keys &= ~mask
+    keys |= mask - np.asarray(class_id, dtype=np.int64)
+    return keys
 
 
-def _compact_dirichlet_top(alpha_named: list, named_ids: list, n_classes: int, prior: float,
-                           n_samples: int, depth: int, rng: np.random.Generator,
-                           chunk: int = 1 << 21) -> np.ndarray:
-    """Top-``depth`` class ids (N, S, depth) of Dirichlet samples whose classes outside
-    ``named_ids[i]`` all have parameter ``prior`` (see the section comment)."""
-    N, K, S, M = len(named_ids), n_classes, n_samples, depth
-    out = np.empty((N, S, M), dtype=np.int32)
-    n_named = np.array([len(x) for x in named_ids], dtype=np.int64)
-    for P in np.unique(n_named):
-        cases = np.flatnonzero(n_named == P)
-        P = int(P)
-        n_u = K - P
-        ids = np.array([named_ids[i] for i in cases], dtype=np.int64).reshape(len(cases), P)
-        alpha = np.array([alpha_named[i] for i in cases], dtype=float).reshape(len(cases), P)
-        order = np.argsort(ids, axis=1, kind="stable")
-        ids = np.take_along_axis(ids, order, 1)
-        alpha = np.take_along_axis(alpha, order, 1)
-        gap = ids - np.arange(P)[None, :]  # unranked ids below each named id
-        per = max(1, chunk // max(1, (P + M) * S))
-        for c0 in range(0, len(cases), per):
-            cs = slice(c0, c0 + per)
-            nc = len(cases[cs])
-            n = nc * S
-            T = np.full((M, n), -np.inf)
-            ids_top = np.full((M, n), -1, dtype=np.int64)
-            m_u = min(M, n_u)
-            if m_u:  # the unranked order statistics first: they are already sorted
-                if prior > 0:
-                    e = rng.standard_exponential((m_u, n))
-                    log_w = -np.cumsum(e / (n_u - np.arange(m_u))[:, None], axis=0)
-                    T[:m_u] = gamma_log_quantile(prior, log_w)
-                    # identities: m_u distinct uniform picks among the n_u unranked classes
-                    picks = np.empty((m_u, n), dtype=np.int64)
-                    u = rng.random((m_u, n))
-                    for t in range(m_u):
-                        r = np.floor(u[t] * (n_u - t)).astype(np.int64)
-                        for prev in np.sort(picks[:t], axis=0):
-                            r += r >= prev
-                        picks[t] = r
-                else:  # prior 0: their masses are exactly 0; ties -> lowest class ids
-                    T[:m_u] = -np.finfo(float).max
-                    picks = np.repeat(np.arange(m_u)[:, None], n, axis=1)
-                if P:  # j-th unranked class id = j + #{named t: id_t - t <= j}
-                    g = np.broadcast_to(gap[cs].T[:, :, None], (P, nc, S)).reshape(P, n)
-                    picks = picks + (g[None, :, :] <= picks[:, None, :]).sum(1)
-                ids_top[:m_u] = picks
-            if P:  # named classes (ascending id: ties keep the lowest id first)
-                a = np.broadcast_to(alpha[cs].T[:, :, None], (P, nc, S))
-                lg = _log_gamma_draws(rng, a).reshape(P, n)
-                for j in range(P):
-                    cid = np.repeat(ids[cs][:, j], S)
-                    _insert_top(T, ids_top, lg[j], cid)
-            out[cases[cs]] = ids_top.T.reshape(nc, S, M)
-    return out
+class _CompactDirichlet:
+    """Top-``depth`` class ids of Dirichlet samples whose classes without evidence all have
+    parameter ``prior`` (see the section comment), for any number of reliabilities r:
+    parameter r e_k + prior for the classes with evidence e_k > 0.
+
+    The unranked order statistics do not depend on r: they are drawn once (own random stream,
+    spawned from ``seed``) and shared by every reliability; the named classes' Gammas come from a
+    second stream restarted at every reliability, so ``top(r)`` gives the same numbers whichever
+    other reliabilities are asked for. Cases are grouped by their number P of named classes and
+    processed in chunks of at most ``chunk`` values."""
+
+    def __init__(self, evidence: np.ndarray, prior: float, n_samples: int, depth: int, seed,
+                 chunk: int = 1 << 21):
+        ev = np.asarray(evidence, dtype=float)
+        self.N, self.K = ev.shape
+        self.S, self.M, self.prior = int(n_samples), int(depth), float(prior)
+        u_seq, n_seq = np.random.SeedSequence(seed).spawn(2)
+        self._u_seq, self._n_seq = u_seq, n_seq
+        pos = ev > 0
+        n_named = pos.sum(1)
+        self.chunks = []  # (P, case indices, named ids (nc, P) ascending, evidence (nc, P))
+        for P in np.unique(n_named):
+            cases = np.flatnonzero(n_named == P)
+            P = int(P)
+            # np.nonzero is row-major: the ids of each case come out ascending
+            ids = np.nonzero(pos[cases])[1].reshape(len(cases), P)
+            e = np.take_along_axis(ev[cases], ids, 1)
+            per = max(1, chunk // max(1, (P + self.M) * self.S))
+            for c0 in range(0, len(cases), per):
+                self.chunks.append((P, cases[c0:c0 + per], ids[c0:c0 + per], e[c0:c0 + per]))
+        self.bits = max(1, int(self.K - 1).bit_length())
+        self._unranked = None
+
+    def _draw_unranked(self) -> list:
+        """Per chunk: the keys (:func:`_order_keys`) (m_u, n) of the top m_u = min(depth, n_u)
+        order statistics of the n_u = K - P iid Gamma(prior) classes, decreasing."""
+        rng = np.random.default_rng(self._u_seq)
+        S, M, K, prior = self.S, self.M, self.K, self.prior
+        out = []
+        for P, cases, ids, _ in self.chunks:
+            nc, n_u = len(cases), K - P
+            n, m_u = nc * S, min(M, K - P)
+            if not m_u:
+                out.append(np.empty((0, n), np.int64))
+                continue
+            if prior > 0:
+                e = rng.standard_exponential((m_u, n))
+                log_w = -np.cumsum(e / (n_u - np.arange(m_u))[:, None], axis=0)
+                T = gamma_log_quantile(prior, log_w)
+                # identities: m_u distinct uniform picks among the n_u unranked classes
+                picks = np.empty((m_u, n), dtype=np.int64)
+                u = rng.random((m_u, n))
+                for t in range(m_u):
+                    r = np.floor(u[t] * (n_u - t)).astype(np.int64)
+                    for prev in np.sort(picks[:t], axis=0):
+                        r += r >= prev
+                    picks[t] = r
+            else:  # prior 0: their masses are exactly 0; ties -> lowest class ids
+                T = np.full((m_u, n), -np.finfo(float).max)
+                picks = np.repeat(np.arange(m_u)[:, None], n, axis=1)
+            if P:  # j-th unranked class id: a lookup in each case's unranked classes
+                free = np.ones((nc, K), dtype=bool)
+                free[np.arange(nc)[:, None], ids] = False
+                table = np.nonzero(free)[1]  # row-major: (nc, n_u) ascending ids, flattened
+                picks += np.repeat(np.arange(nc) * n_u, S)[None, :]
+                picks = table[picks]
+            out.append(_pack_ids(_log_keys(T), picks, self.bits))
+        return out
+
+    def top(self, reliability: float) -> np.ndarray:
+        """(N, S, depth) int32 top class ids at ``reliability`` (finite, > 0)."""
+        if self._unranked is None:
+            self._unranked = self._draw_unranked()
+        rng = np.random.default_rng(self._n_seq)
+        S, M, r = self.S, self.M, float(reliability)
+        out = np.empty((self.N, S, M), dtype=np.int32)
+        mask = np.int64((1 << self.bits) - 1)
+        for (P, cases, ids, e), ukeys in zip(self.chunks, self._unranked, strict=True):
+            nc = len(cases)
+            n, m_u = nc * S, ukeys.shape[0]
+            T = np.full((M, n), np.iinfo(np.int64).min)
+            T[:m_u] = ukeys
+            if P:
+                keys = _pack_ids(_gamma_keys(rng, (r * e + self.prior).T, S),
+                                 np.repeat(ids.T, S, axis=1), self.bits)
+            buf = np.empty(n, dtype=np.int64)
+            for j in range(P):  # insert each named class: a max/min network on the keys
+                v = keys[j]
+                for m in range(M):
+                    np.minimum(T[m], v, out=buf)
+                    np.maximum(T[m], v, out=T[m])
+                    v, buf = buf, v
+            top_ids = mask - (T & mask)
+            out[cases] = top_ids.T.reshape(nc, S, M)
+        return out
+
+
+def _compact_engine(model: str, data, base: np.ndarray, prior: float, n_samples: int,
+                    depth: int, seed) -> _CompactDirichlet:
+    """The :class:`_CompactDirichlet` of a sweep: Dir(r c + a0) on the counts (dirichlet) or
+    Dir(r IRN + a0) on the point estimate ``base`` (prirn)."""
+    if model == "prirn":
+        if prior <= 0:
+            raise ValueError("prior must be > 0 for PrIRN (classes nobody ranked)")
+        return _CompactDirichlet(base, prior, n_samples, depth, seed)
+    ev = np.asarray(data, dtype=float)
+    if ev.ndim != 2 or np.any(ev < 0):
+        raise ValueError("dirichlet needs an (N, K) array of non-negative counts")
+    if prior <= 0 and np.any(ev.sum(1) == 0):
+        raise ValueError("prior must be > 0 when a row has no annotations")
+    return _CompactDirichlet(ev, prior, n_samples, depth, seed)
 
 
 def _pl_top(lay, local: np.ndarray, rng: np.random.Generator, split: str, depth: int,
@@ -547,11 +652,7 @@ def sample_top_classes(
         top = topk_sets(ev, M).astype(np.int32)
         out = np.ascontiguousarray(np.broadcast_to(top[:, None, :], (ev.shape[0], S, M)))
     else:
-        rows, cols = np.nonzero(ev > 0)
-        split_at = np.searchsorted(rows, np.arange(1, ev.shape[0]))
-        named = np.split(cols, split_at)
-        alpha = np.split(r * ev[rows, cols] + prior, split_at)
-        out = _compact_dirichlet_top(alpha, named, K, float(prior), S, M, rng)
+        out = _CompactDirichlet(ev, prior, S, M, seed).top(r)
     return (out, info) if return_info else out
 
 
@@ -625,41 +726,49 @@ def rank_k_certainties(samples, *, k: int = 1, groups=None) -> np.ndarray:
     return rank_k_certainties_from_top(topk_sets(x, k), x.shape[2], k=k, groups=groups)
 
 
-def _sorted_columns(sets: np.ndarray) -> list[np.ndarray]:
+def _sorted_columns(sets: np.ndarray, dtype=np.int64) -> list[np.ndarray]:
     """The k columns of sets (..., k) sorted ascending per row (compare-exchange network)."""
-    cols = [sets[..., j].astype(np.int64) for j in range(sets.shape[-1])]
+    cols = [sets[..., j].astype(dtype) for j in range(sets.shape[-1])]
     k = len(cols)
     for i in range(k):
         for j in range(k - 1 - i):
             lo = np.minimum(cols[j], cols[j + 1])
-            cols[j + 1] = np.maximum(cols[j], cols[j + 1])
+            np.maximum(cols[j], cols[j + 1], out=cols[j + 1])
             cols[j] = lo
     return cols
 
 
 def _set_keys(sets: np.ndarray, base: int | None = None) -> np.ndarray:
-    """One int64 key per set of class ids (..., k), equal iff the sets are equal (order-free).
-    Encodes the sorted ids in base ``base`` (default: largest id + 1) when that fits in 62 bits,
-    else re-ranks with np.unique column by column."""
+    """One integer key per set of class ids (..., k), equal iff the sets are equal (order-free).
+    Encodes the sorted ids in base ``base`` (default: largest id + 1): int32 when that fits in
+    31 bits (faster to sort), int64 up to 62 bits, else re-ranks with np.unique column by
+    column."""
     k = sets.shape[-1]
-    cols = _sorted_columns(sets)
     if base is None:
         base = int(sets.max()) + 1 if sets.size else 1
-    if k * math.log2(max(base, 2)) < 62:
-        keys = np.zeros(sets.shape[:-1], dtype=np.int64)
-        for c in cols:
-            keys = keys * base + c
+    bits = k * math.log2(max(base, 2))
+    if bits < 62:
+        dtype = np.int32 if bits < 31 else np.int64
+        cols = _sorted_columns(sets, dtype)
+        keys = cols[0].copy()
+        for c in cols[1:]:
+            keys *= dtype(base)
+            keys += c
         return keys
     keys = np.zeros(sets[..., 0].size, dtype=np.int64)
-    for c in cols:
+    for c in _sorted_columns(sets):
         flat = c.ravel()
         _, keys = np.unique(keys * (int(flat.max()) + 1) + flat, return_inverse=True)
     return keys.reshape(sets.shape[:-1])
 
 
-def _max_key_frequency(keys: np.ndarray) -> np.ndarray:
-    """keys (N, S) -> per row the largest fraction of equal keys."""
+def _max_key_frequency(keys: np.ndarray, n_keys: int | None = None) -> np.ndarray:
+    """keys (N, S) -> per row the largest fraction of equal keys. With ``n_keys`` (keys in
+    0..n_keys-1) and N n_keys small: one bincount; else a sort per row."""
     N, S = keys.shape
+    if n_keys is not None and N * n_keys <= max(1 << 22, 4 * N * S):
+        idx = keys + (np.arange(N, dtype=np.int64) * n_keys)[:, None]
+        return np.bincount(idx.ravel(), minlength=N * n_keys).reshape(N, n_keys).max(1) / S
     ks = np.sort(keys, axis=1)
     change = np.ones((N, S), dtype=bool)
     change[:, 1:] = ks[:, 1:] != ks[:, :-1]
@@ -1034,6 +1143,7 @@ def sweep(
                              "metric": "deterministic_average_overlap", "mean": det, "sd": 0.0,
                              "min": det, "max": det})
     n_r = len(reliabilities)
+    engine = None
     for i, r in enumerate(reliabilities):
         if progress is not None:
             progress(i / n_r, f"{model}: reliability {r}")
@@ -1046,12 +1156,13 @@ def sweep(
                 (base.shape[0], int(n_samples), depth)))
             info = {"model": model, "reliability": math.inf, "n_samples": int(n_samples),
                     "seed": seed}
-        elif method == "compact" and model == "prirn":
-            if prior <= 0:
-                raise ValueError("prior must be > 0 for PrIRN (classes nobody ranked)")
-            # Dir(r IRN + a0) is the Dirichlet model on the IRN scores: reuse the point estimate
-            top, info = sample_top_classes("dirichlet", base, depth=depth, **kwargs)
-            info["model"] = model
+        elif method == "compact" and model in ("prirn", "dirichlet"):
+            r_ok = _check_common(r, n_samples)
+            if engine is None:  # one engine: the unranked draws are shared by all reliabilities
+                engine = _compact_engine(model, data, base, prior, int(n_samples), depth, seed)
+            top = engine.top(r_ok)
+            info = {"model": model, "reliability": r_ok, "n_samples": int(n_samples),
+                    "seed": seed, "compact": True}
         elif method == "compact":
             top, info = sample_top_classes(model, data, depth=depth, **kwargs)
         else:
@@ -1064,7 +1175,7 @@ def sweep(
             per_case["item_id"] = list(item_ids)
         keys = {k: _set_keys(top[..., :k], K) for k in ks}
         for k in ks:
-            c = _max_key_frequency(keys[k])
+            c = _max_key_frequency(keys[k], K if k == 1 else None)
             per_case[f"certainty_top{k}"] = c
             cert_rows.append({"model": model, "reliability": float(r), "k": k,
                               "mean_certainty": float(c.mean()),

@@ -212,7 +212,8 @@ class LabResult:
 
     ``results``: the :func:`run_lab` table. ``predictions``: test predictions, long, columns
     ``method, seed, item_id, label, prob``. ``fits``: one row per (method, seed, fold) with the
-    chosen ``l2``, its ``dev_score``, ``seconds``, optimiser ``n_iter`` and ``converged``.
+    chosen ``l2``, its ``dev_score``, ``seconds``, optimiser ``n_iter``, ``converged`` and
+    ``stop`` (gradient / stalled / cap); ``path_iters`` and ``path_converged`` over every L2 fit.
     ``protocol``: text. ``timings``: seconds per method (AE and AEh share one model)."""
 
     results: pd.DataFrame
@@ -242,12 +243,12 @@ class _Trainer:
     """Fits one method on one fold's training data for a grid of L2 strengths."""
 
     def __init__(self, sub: Dataset, X: sparse.csr_matrix, *, rank: int, maxiter: int,
-                 tol: float = 1e-5):
+                 tol: float = 1e-5, stall_tol: float | None = None):
         self.sub, self.X = sub, X
         self.ml = sub.task == "multilabel"
         self.labels = list(sub.labels)
         self.position = pd.Index(sub.item_ids)
-        self.rank, self.maxiter, self.tol = rank, maxiter, tol
+        self.rank, self.maxiter, self.tol, self.stall_tol = rank, maxiter, tol, stall_tol
         self._targets: dict[str, pd.DataFrame] = {}
 
     def targets(self, method: str) -> pd.DataFrame:
@@ -262,7 +263,7 @@ class _Trainer:
         rows = self.position.get_indexer(frame["item_id"].to_numpy(dtype=object))
         T = frame[self.labels].to_numpy(dtype=float)
         common = {"multilabel": self.ml, "l2": l2, "seed": seed, "init": init,
-                  "maxiter": self.maxiter, "tol": self.tol}
+                  "maxiter": self.maxiter, "tol": self.tol, "stall_tol": self.stall_tol}
         if method == "SLMV":
             soft = frame["head"].to_numpy() == "soft"
             order_s = np.argsort(rows[soft], kind="stable")
@@ -312,15 +313,18 @@ def run_lab_full(
     dev_share: float = 0.1,
     split_seed: int = 0,
     rank: int = 8,
-    maxiter: int = 100,
+    maxiter: int = 300,
     tol: float = 1e-5,
+    stall_tol: float | None = 1e-4,
     reference: bool = True,
 ) -> LabResult:
     """Run the lab and keep everything (see :func:`run_lab` for the arguments).
 
     ``metrics``: subset of :func:`soft_metrics.evaluate`'s names (default: all of them);
     ``rank``: AE/AEh encoder rank; ``maxiter`` / ``tol``: L-BFGS iteration cap and projected
-    gradient tolerance per fit; ``reference=False`` does not add MV (the deltas are then NaN
+    gradient tolerance per fit; ``stall_tol``: a fit also converges when its objective fell by
+    less than this (relative) over 10 iterations (the test that non-smooth soft-F1 / LA losses
+    and the non-convex ensemble can meet; None: gradient test only); ``reference=False`` does not add MV (the deltas are then NaN
     unless MV was requested; :func:`compute_deltas` recomputes them on combined runs)."""
     if dataset.task not in ("multiclass", "multilabel", "rating"):
         raise DataError(f"the training lab needs multiclass, rating or multilabel data; "
@@ -366,7 +370,7 @@ def run_lab_full(
         X_tr, X_dev, X_te = feats[fold["train"]], feats[fold["dev"]], feats[fold["test"]]
         P_dev = P_all[fold["dev"]]
         trainer = _Trainer(_subset(dataset, fold["train"]), X_tr, rank=rank, maxiter=maxiter,
-                           tol=tol)
+                           tol=tol, stall_tol=stall_tol)
         n_train = len(fold["train"])
         grid = sorted((g / n_train for g in l2_grid), reverse=True)
         for seed in seeds:
@@ -382,7 +386,12 @@ def run_lab_full(
                 # models; weak -> strong for the low-rank ensemble, whose strong-penalty
                 # solution is the saddle at U = V = 0 that a warm start would never leave
                 path = grid[::-1] if method in ("AE", "AEh") else grid
-                for lam in path if len(fold["dev"]) else [grid[len(grid) // 2]]:
+                lams = path if len(fold["dev"]) else [grid[len(grid) // 2]]
+                path_fits = []
+                for step, lam in enumerate(lams):
+                    if progress is not None and step:  # within a method: one call per L2 fit
+                        progress((done + step / len(lams)) / total,
+                                 f"{method}, seed {seed}, L2 {step + 1}/{len(lams)}")
                     if method in ("AE", "AEh") and lam in ensemble_cache:
                         fit = ensemble_cache[lam]
                     else:
@@ -390,6 +399,7 @@ def run_lab_full(
                         if method in ("AE", "AEh"):
                             ensemble_cache[lam] = fit
                     init = fit.theta()
+                    path_fits.append(fit.info)
                     if not len(fold["dev"]):
                         best = (math.nan, lam, fit)
                         break
@@ -408,7 +418,10 @@ def run_lab_full(
                 fit_rows.append({"method": method, "seed": seed, "fold": f, "l2": lam,
                                  "dev_score": score, "seconds": seconds,
                                  "n_iter": fit.info.get("n_iter"),
-                                 "converged": fit.info.get("converged")})
+                                 "converged": fit.info.get("converged"),
+                                 "stop": fit.info.get("stop"),
+                                 "path_iters": "/".join(str(i.get("n_iter")) for i in path_fits),
+                                 "path_converged": all(i.get("converged") for i in path_fits)})
                 done += 1
     if progress is not None:
         progress(1.0, "done")

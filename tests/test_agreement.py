@@ -438,6 +438,55 @@ def test_cohen_kappa_textbook():
         cohen_kappa(pd.concat([ann, ann[ann["annotator_id"] == "A"].assign(annotator_id="C")]))
 
 
+def _sklearn_pair_loop(ann: pd.DataFrame, min_shared: int) -> pd.DataFrame:
+    from sklearn.metrics import cohen_kappa_score
+
+    wide = ann.pivot(index="item_id", columns="annotator_id", values="label")
+    rows = []
+    for i, a in enumerate(wide.columns):
+        for b in wide.columns[i + 1:]:
+            both = wide[[a, b]].dropna()
+            if len(both) < min_shared:
+                continue
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # sklearn warns (and gives NaN) when P_e = 1
+                k = cohen_kappa_score(both[a], both[b])
+            rows.append((a, b, len(both), k))
+    return pd.DataFrame(rows, columns=["annotator_a", "annotator_b", "n_shared", "kappa"])
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_pairwise_cohen_kappa_matches_sklearn_loop(seed):
+    rng = np.random.default_rng(seed)
+    n_items, n_ann = 40, 9
+    mask = rng.random((n_items, n_ann)) < 0.5
+    mask[:, 3] = False
+    mask[:6, 3] = True  # few shared items with the others: some pairs under min_shared
+    truth = rng.integers(0, 3, n_items)
+    noisy = np.where(rng.random((n_items, n_ann)) < 0.4, rng.integers(0, 3, (n_items, n_ann)),
+                     truth[:, None])
+    noisy[:, 5] = 1  # one annotator always says "b": P_e = 1 with another constant one
+    noisy[:, 7] = 1
+    it, an = np.nonzero(mask)
+    ann = pd.DataFrame({"item_id": [f"i{i:02d}" for i in it], "annotator_id": [f"A{a}" for a in an],
+                        "label": np.array(["a", "b", "c"])[noisy[it, an]]})
+    ours = pairwise_cohen_kappa(ann.sample(frac=1.0, random_state=seed), min_shared=3)
+    ref = _sklearn_pair_loop(ann, 3)
+    assert len(ref) > 20
+    pd.testing.assert_frame_equal(ours[["annotator_a", "annotator_b", "n_shared"]],
+                                  ref[["annotator_a", "annotator_b", "n_shared"]])
+    np.testing.assert_allclose(ours["kappa"], ref["kappa"], rtol=0, atol=1e-12)
+    assert ours["kappa"].isna().sum() >= 1  # the two constant annotators
+
+
+def test_pairwise_cohen_kappa_memory_guard():
+    ann = pd.DataFrame({"item_id": ["x"] * 50, "annotator_id": [f"A{i}" for i in range(50)],
+                        "label": ["a", "b"] * 25})
+    assert len(pairwise_cohen_kappa(ann, min_shared=1)) == 50 * 49 // 2
+    with pytest.raises(ValueError, match="would need about .* GiB"):
+        pairwise_cohen_kappa(ann, min_shared=1, max_bytes=10_000)
+
+
 def test_fleiss_kappa_textbook():
     # Fleiss (1971) style example from Wikipedia: 10 items, 14 raters, 5 categories -> 0.210
     table = np.array([

@@ -64,7 +64,11 @@ def test_every_method_runs_on_tiny_data():
     np.testing.assert_allclose(mv.dropna().to_numpy(), 0.0, atol=1e-12)
     fractions = [f for f, _ in calls]
     assert fractions == sorted(fractions) and fractions[-1] == 1.0 and fractions[0] == 0.0
-    assert len(calls) == len(METHODS) * 2 + 1
+    # progress per method and seed, then per L2 fit within it (3 strengths by default)
+    starts = [m for _, m in calls if "L2" not in m and m != "done"]
+    assert starts == [f"{method}, seed {seed}" for seed in (0, 1) for method in METHODS]
+    assert sum("L2 3/3" in m for _, m in calls) == len(METHODS) * 2
+    assert len(calls) == len(METHODS) * 2 * 3 + 1
     preds = out.attrs["predictions"]
     assert set(preds["item_id"]) == {f"i{i:02d}" for i in range(15, 18)}
     sums = preds.groupby(["method", "seed", "item_id"])["prob"].sum()

@@ -254,3 +254,25 @@ def test_bad_arguments():
         L.loss_value_grad("ce", np.zeros((1, 2)), np.zeros((1, 3)))
     with pytest.raises(ValueError, match="rows"):
         L.fit_linear(sparse.eye(2, format="csr"), np.zeros((3, 2)), rows=[0, 1, 5])
+
+
+def test_stop_reasons_converged_stalled_and_cap():
+    """Every fit reports why it stopped: L-BFGS-B's own tests (gradient / ftol) and the stall
+    test (objective fell by < stall_tol relative over 10 iterations) count as converged, the
+    iteration cap does not."""
+    rng = np.random.default_rng(3)
+    X = sparse.csr_matrix(rng.random((60, 8)))
+    T = rng.dirichlet(np.ones(3), 60)
+    ce = L.fit_linear(X, T, loss="ce", l2=1e-2, maxiter=500, tol=1e-6)
+    assert ce.info["stop"] in ("gradient", "ftol") and ce.info["converged"]
+    full = L.fit_linear(X, T, loss="soft_micro_f1", l2=1e-4, maxiter=2000, tol=1e-12)
+    assert full.info["converged"] and full.info["stop"] in ("gradient", "ftol")
+    f1 = L.fit_linear(X, T, loss="soft_micro_f1", l2=1e-4, maxiter=2000, tol=1e-12,
+                      stall_tol=1e-3)
+    assert f1.info["stop"] == "stalled" and f1.info["converged"]
+    assert 10 < f1.info["n_iter"] < full.info["n_iter"]
+    # stalled near the optimum: within the stall tolerance's order of the full run's loss
+    assert full.info["loss"] <= f1.info["loss"] <= full.info["loss"] * (1 + 1e-2)
+    capped = L.fit_linear(X, T, loss="soft_micro_f1", l2=1e-4, maxiter=3, tol=1e-12)
+    assert capped.info["stop"] == "cap" and not capped.info["converged"]
+    assert capped.info["n_iter"] == 3

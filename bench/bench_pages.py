@@ -1,0 +1,113 @@
+"""Benchmark: first render and rerun of every page (issue 15), through Streamlit's AppTest.
+
+Run: ``python bench/bench_pages.py [--repeat N] [--pages home,agreement,...]``.
+
+md_agreement (10,753 items, 819 annotators, ../shared/data/md_agreement) is put into the session
+as a loaded dataset, with 3 models' item-level predictions (synthetic: the annotators' label
+shares mixed with noise, seed 0), the way an uploaded file sits in the session. For each page:
+
+* first render: every Streamlit cache cleared, then ``switch_page`` + ``run()`` (what a person
+  opening the page for the first time waits for);
+* rerun: ``run()`` again with nothing changed (the cost of any widget interaction that only
+  reads cached results, a lower bound for slider / selection changes).
+
+CPU time is ``time.process_time`` of this process (AppTest runs the script in a thread of it;
+other jobs on the box disturb it least); wall is ``time.perf_counter``. Best of ``--repeat``
+(default 1) runs of each. The goal of issue 15: first render < 2 s CPU, interactions < 300 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import streamlit as st  # noqa: E402
+from streamlit.logger import set_log_level  # noqa: E402
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+from hlv_core.io import load, load_predictions  # noqa: E402
+
+DATA = ROOT.parent / "shared" / "data" / "md_agreement"
+PAGES = ["home", "soft_metrics", "certainty", "agreement", "perspectives", "graph", "review",
+         "training_lab"]
+GOAL_FIRST, GOAL_RERUN = 2.0, 0.3
+
+
+def predictions_for(dataset, n_models: int = 3, seed: int = 0) -> pd.DataFrame:
+    """``n_models`` item-level prediction tables (long: model, item_id, label, prob), validated
+    by ``load_predictions`` like an upload."""
+    rng = np.random.default_rng(seed)
+    p = dataset.judgements_array()
+    frames = []
+    for m in range(n_models):
+        noise = rng.dirichlet(np.ones(p.shape[1]), size=p.shape[0])
+        q = (1 - 0.3 * (m + 1)) * p + 0.3 * (m + 1) * noise
+        q = q / q.sum(axis=1, keepdims=True)
+        wide = pd.DataFrame(q, columns=list(dataset.labels))
+        wide.insert(0, "item_id", list(dataset.item_ids))
+        raw = wide.to_csv(index=False).encode()
+        frames.append(load_predictions(io.BytesIO(raw), dataset, name=f"model_{m + 1}.csv"))
+    return pd.concat(frames, ignore_index=True)
+
+
+def timed_run(at: AppTest) -> tuple[float, float]:
+    c, w = time.process_time(), time.perf_counter()
+    at.run()
+    return time.process_time() - c, time.perf_counter() - w
+
+
+def bench_page(page: str, dataset, preds: pd.DataFrame) -> tuple[float, float, float, float, str]:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
+    at.run()
+    at.session_state["hlv.dataset"] = dataset
+    at.session_state["hlv.predictions"] = preds
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    at.switch_page(f"pages/{page}.py")
+    first = timed_run(at)
+    note = "" if not at.exception else f"exception: {at.exception[0].value}"
+    rerun = timed_run(at)
+    return (*first, *rerun, note)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--pages", default=",".join(PAGES))
+    args = parser.parse_args()
+    set_log_level("error")  # AppTest's bare-mode warnings
+    os.environ.setdefault("HLV_REVIEW_DB", str(Path(tempfile.mkdtemp()) / "reviews.sqlite3"))
+    dataset = load(DATA, name="md_agreement")
+    preds = predictions_for(dataset)
+    print(f"md_agreement: {dataset.n_items:,} items, {dataset.annotations['annotator_id'].nunique():,}"
+          f" annotators, {len(dataset.annotations):,} annotations; 3 models' predictions; best of "
+          f"{args.repeat}")
+    print()
+    print("| page | first render CPU (s) | first render wall (s) | rerun CPU (s) | rerun wall (s) "
+          "| goal met (first < 2 s, rerun < 0.3 s CPU) |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for page in args.pages.split(","):
+        best = None
+        for _ in range(args.repeat):
+            res = bench_page(page, dataset, preds)
+            best = res if best is None else tuple(min(a, b) for a, b in zip(best[:4], res[:4],
+                                                                           strict=True)) + res[4:]
+        fc, fw, rc, rw, note = best
+        ok = "yes" if fc < GOAL_FIRST and rc < GOAL_RERUN else "no"
+        print(f"| {page} | {fc:.2f} | {fw:.2f} | {rc:.2f} | {rw:.2f} | {ok}{' ' + note if note else ''} |",
+              flush=True)
+
+
+if __name__ == "__main__":
+    main()
