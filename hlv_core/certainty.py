@@ -533,8 +533,8 @@ class _CompactDirichlet:
             T = np.full((M, n), np.iinfo(np.int64).min)
             T[:m_u] = ukeys
             if P:
-                keys = _pack_ids(_gamma_keys(rng, (r * e + self.prior).T, S),
-                                 np.repeat(ids.T, S, axis=1), self.bits)
+                keys = _pack_ids(_gamma_keys(rng, (r * e + self.prior).T, S).reshape(P, nc, S),
+                                 ids.T[:, :, None], self.bits).reshape(P, n)
             buf = np.empty(n, dtype=np.int64)
             for j in range(P):  # insert each named class: a max/min network on the keys
                 v = keys[j]
