@@ -3,6 +3,8 @@ with the loader's message (never a traceback), or loads with a success message."
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.test_bad_input_corpus import ALL_CASES
@@ -23,7 +25,8 @@ def test_every_corpus_file_through_the_overview_upload(app):
         errors = [e.value for e in app.error]
         if case.expects_error:
             assert len(errors) == 1 and "How to fix" in errors[0], (case.name, errors)
-            assert all(word in errors[0] for word in case.words), (case.name, errors)
+            shown = re.sub(r"\\(.)", r"\1", errors[0])  # the page escapes markdown characters
+            assert all(word in shown for word in case.words), (case.name, errors)
         else:
             assert not errors, (case.name, errors)
             assert any(upload_name(case) in s.value for s in app.success), case.name

@@ -67,7 +67,7 @@ def test_heatmap_renders_and_pair_lists_disagreements(offline_page, app_url, art
     assert (a2, b2) == (target["annotator_a"], target["annotator_b"])
     assert n2 == len(expected) > 0
     # the table of disagreements lists those items (first rows visible in the grid)
-    table = main.get_by_test_id("stDataFrame").last
+    table = main.get_by_test_id("stDataFrame").filter(visible=True).last  # other tabs hold tables too
     expect(table).to_be_visible()
     table.scroll_into_view_if_needed()
     page.wait_for_timeout(500)
