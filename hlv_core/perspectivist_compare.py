@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from .io.item_predictions import item_level_predictions
+from .io import item_level_predictions
 
 __all__ = ["headline_label", "headline_table", "item_predictions_per_user", "worst_groups"]
 

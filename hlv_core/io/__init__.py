@@ -2,6 +2,7 @@
 
 Public API: :func:`load`, :class:`Dataset`, :class:`DataError`, :class:`ImportReport`,
 :func:`load_predictions`, :func:`load_lewidi_submission`, :func:`prediction_matrix`,
+:func:`item_level_predictions`, :func:`model_matrices`,
 :data:`FORMATS`.
 """
 
@@ -9,7 +10,12 @@ from .dataset import LEVELS, MISSING_SPELLINGS, TASKS, Dataset, build_dataset, o
 from .errors import DataError, ImportReport
 from .lewidi_submission import load_lewidi_submission
 from .loading import FORMATS, detect_format, load
-from .predictions import load_predictions, prediction_matrix
+from .predictions import (
+    item_level_predictions,
+    load_predictions,
+    model_matrices,
+    prediction_matrix,
+)
 
 __all__ = [
     "FORMATS",
@@ -21,9 +27,11 @@ __all__ = [
     "ImportReport",
     "build_dataset",
     "detect_format",
+    "item_level_predictions",
     "load",
     "load_lewidi_submission",
     "load_predictions",
+    "model_matrices",
     "order_labels",
     "prediction_matrix",
 ]
