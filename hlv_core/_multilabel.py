@@ -40,6 +40,7 @@ import pandas as pd
 __all__ = [
     "MULTILABEL_MEASURES",
     "SOFT_MATCH_EXPECTED",
+    "average_multilabel_pairs",
     "soft_match_reduction",
     "multilabel_agreement",
     "multilabel_agreement_pairs",
@@ -316,13 +317,25 @@ def multilabel_agreement(
         annotations, n_boot=n_boot, seed=seed, coders=coders, min_shared=min_shared,
         soft_match_expected=soft_match_expected, progress=progress,
     )
-    n_pairs = int(pairs[["coder_1", "coder_2"]].drop_duplicates().shape[0])
+    return average_multilabel_pairs(pairs)
+
+
+def average_multilabel_pairs(per_pair: pd.DataFrame) -> pd.DataFrame:
+    """Mean over coder pairs of the per-pair multi-label table
+    (:func:`multilabel_agreement_pairs`).
+
+    One pair: that pair's rows. Several: precision and recall are first averaged over both
+    orientations of each pair (coder 1 as reference is arbitrary among many, so they coincide),
+    then every column is the unweighted mean over pairs. Rows = measures in
+    :data:`MULTILABEL_MEASURES` order; columns ``observed, expected,
+    adjusted, sd, n_pairs, n_items`` (``n_items`` summed over pairs)."""
+    n_pairs = int(per_pair[["coder_1", "coder_2"]].drop_duplicates().shape[0])
     if n_pairs == 1:
-        table = pairs.set_index("measure")[_COLUMNS].copy()
+        table = per_pair.set_index("measure")[_COLUMNS].copy()
         table["n_pairs"] = 1
-        table["n_items"] = int(pairs["n_items"].iloc[0])
+        table["n_items"] = int(per_pair["n_items"].iloc[0])
     else:
-        sym = pairs.copy()
+        sym = per_pair.copy()
         pr = sym["measure"].isin(["boot_precision", "boot_recall"])
         both = sym[pr].groupby(["coder_1", "coder_2"])[_COLUMNS].transform("mean")
         sym.loc[pr, _COLUMNS] = both.to_numpy()
@@ -332,9 +345,10 @@ def multilabel_agreement(
         table["n_items"] = grouped["n_items"].sum()
         table = table.loc[list(MULTILABEL_MEASURES)]
     table.index.name = "measure"
-    table.attrs.update({"n_boot": int(n_boot), "seed": int(seed), "n_pairs": n_pairs,
-                        "labels": pairs.attrs.get("labels", []),
-                        "soft_match_expected": soft_match_expected})
+    table.attrs.update({"n_pairs": n_pairs, "labels": per_pair.attrs.get("labels", []),
+                        "n_boot": per_pair.attrs.get("n_boot"), "seed": per_pair.attrs.get("seed")})
+    if "soft_match_expected" in per_pair.attrs:
+        table.attrs["soft_match_expected"] = per_pair.attrs["soft_match_expected"]
     return table
 
 

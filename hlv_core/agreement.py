@@ -30,6 +30,7 @@ from ._alpha import (
 from ._multilabel import (
     MULTILABEL_MEASURES,
     SOFT_MATCH_EXPECTED,
+    average_multilabel_pairs,
     multilabel_agreement,
     multilabel_agreement_pairs,
     simulate_multilabel,
@@ -37,6 +38,7 @@ from ._multilabel import (
     simulation_vs_paper,
     soft_match_reduction,
 )
+from .pair_matrix import PairMatrix, cluster_order, most_active, pairwise_matrix
 
 __all__ = [
     "ALPHA_LEVELS",
@@ -44,6 +46,14 @@ __all__ = [
     "AlphaInput",
     "AlphaResult",
     "KAPPA_MAX_BYTES",
+    "LIGHT_MAX_ANNOTATORS",
+    "PairMatrix",
+    "average_multilabel_pairs",
+    "cluster_order",
+    "kappa_summary",
+    "lights_kappa",
+    "most_active",
+    "pairwise_matrix",
     "PairAlpha",
     "alpha_and_pairwise",
     "alpha_and_pairwise_codes",
@@ -518,3 +528,30 @@ def fleiss_kappa(annotations: pd.DataFrame) -> float:
     if p_e >= 1.0:
         return float("nan")
     return float((p_bar - p_e) / (1.0 - p_e))
+
+
+#: Light's kappa loops over annotator pairs; above this many annotators it is not computed.
+LIGHT_MAX_ANNOTATORS = 60
+
+
+def lights_kappa(annotations: pd.DataFrame, *, min_shared: int = 2) -> float:
+    """Light's kappa: ``mean_{a<b} kappa_ab`` over the annotator pairs sharing at least
+    ``min_shared`` items, ``kappa_ab`` = Cohen's kappa on the items both labelled
+    (:func:`pairwise_cohen_kappa`). NaN pairs (P_e = 1) are skipped by the
+    mean; NaN when no pair qualifies. ``annotations``: long ``item_id, annotator_id, label``."""
+    pairs = pairwise_cohen_kappa(annotations, min_shared=min_shared)
+    return float(pairs["kappa"].mean()) if len(pairs) else float("nan")
+
+
+def kappa_summary(annotations: pd.DataFrame, *, max_light: int = LIGHT_MAX_ANNOTATORS
+                  ) -> dict[str, float]:
+    """The kappas shown beside alpha: ``fleiss`` always (Fleiss 1971); ``cohen`` with exactly two
+    annotators (Cohen 1960); ``light`` (:func:`lights_kappa`) with 3 to ``max_light``
+    annotators. Single-label data only (a ``ValueError`` otherwise, as the kappas raise)."""
+    out = {"fleiss": fleiss_kappa(annotations)}
+    n_annotators = annotations["annotator_id"].nunique()
+    if n_annotators == 2:
+        out["cohen"] = cohen_kappa(annotations)
+    elif n_annotators <= max_light:
+        out["light"] = lights_kappa(annotations)
+    return out
