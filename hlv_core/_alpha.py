@@ -26,6 +26,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from .io import LEVELS
+
 __all__ = [
     "ALPHA_LEVELS",
     "AlphaInput",
@@ -39,7 +41,7 @@ __all__ = [
     "pairwise_alpha_codes",
 ]
 
-ALPHA_LEVELS = ("nominal", "ordinal", "interval", "ratio")
+ALPHA_LEVELS = LEVELS  # the one tuple of levels of measurement (hlv_core.io)
 
 
 def _check_level(level: str) -> str:

@@ -43,6 +43,7 @@ import pandas as pd
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
+from hlv_core.io import LEVELS as IO_LEVELS
 from hlv_core.io import DataError, Dataset
 
 __all__ = [
@@ -69,7 +70,7 @@ __all__ = [
     "to_networkx",
 ]
 
-LEVELS = ("nominal", "ordinal", "interval", "ratio")
+LEVELS = IO_LEVELS  # the one tuple of levels of measurement (hlv_core.io)
 #: sigma_rnd readings (spec 1.2): "composed" (default, reproduces Basile's Table 2) and "one_step"
 PROCEDURES = ("composed", "one_step")
 #: split-and-shuffle steps composed into one A_rnd by default (paper 4.1, spec 1.2 reading (b))
