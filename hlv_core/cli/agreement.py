@@ -21,7 +21,7 @@ from ..agreement import (
     pairwise_alpha,
 )
 from ..io import FORMATS, DataError, load
-from . import options_as_data_errors
+from ._common import options_as_data_errors
 
 __all__ = ["add_cli", "run_agreement"]
 

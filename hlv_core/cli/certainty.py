@@ -25,7 +25,7 @@ import pandas as pd
 
 from ..certainty import MODELS, model_data, risk_vector, sweep
 from ..io import FORMATS, DataError, load, load_predictions, prediction_matrix
-from . import options_as_data_errors
+from ._common import options_as_data_errors
 
 __all__ = ["add_cli", "run_certainty"]
 

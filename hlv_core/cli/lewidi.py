@@ -24,7 +24,7 @@ from pathlib import Path
 import pandas as pd
 
 from .. import lewidi
-from . import options_as_data_errors
+from ._common import options_as_data_errors
 
 __all__ = ["add_cli", "run_lewidi"]
 
