@@ -61,3 +61,47 @@ def test_split_stratified_by_trait(tmp_path, capsys):
     traits = pd.read_csv(sample_path("case_review") / "annotators.csv", dtype=str)
     groups = set(traits.set_index("annotator_id").loc[test["annotator_id"].unique(), "group"])
     assert groups == {"claimant-side", "defence-side"}
+
+
+def _one_error_line(capsys) -> str:
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1, captured.err
+    assert lines[0].startswith("error: ")
+    return lines[0]
+
+
+@pytest.fixture
+def bad_file(tmp_path):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("item_id,annotator_id,label\n1,a,x\n1,a,x\n")
+    return bad
+
+
+@pytest.mark.parametrize("argv", [
+    ["summary", "{bad}"],
+    ["metrics", "{bad}", "{bad}"],
+    ["agreement", "{bad}"],
+    ["sigma", "{bad}"],
+    ["certainty", "{bad}"],
+    ["perspectives", "{bad}"],
+    ["split", "{bad}", "--out", "{tmp}"],
+    ["lab", "{bad}", "--quiet"],
+    ["lewidi", "{bad}", "{bad}"],
+    ["review", "import", "{tmp}/review.db", "{bad}"],
+])
+def test_every_command_prints_one_line_and_exits_2_on_a_bad_file(argv, bad_file, tmp_path,
+                                                                   capsys):
+    argv = [a.format(bad=bad_file, tmp=tmp_path) for a in argv]
+    assert main(argv) == 2
+    _one_error_line(capsys)
+
+
+def test_bad_option_values_and_unreadable_paths_are_one_line_too(tmp_path, capsys):
+    sample = str(sample_path("case_review"))
+    assert main(["sigma", sample, "--repeats", "0"]) == 2  # a ValueError of the engine
+    _one_error_line(capsys)
+    assert main(["summary", str(tmp_path / "missing.csv")]) == 2
+    assert "missing.csv" in _one_error_line(capsys)
+    assert main(["review", "rank", str(tmp_path / "empty.db")]) == 2  # no judgements
+    assert "two models" in _one_error_line(capsys)

@@ -60,16 +60,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run a subcommand. Bad input of any kind reaches here as one
-    :class:`~hlv_core.io.DataError` (loaders convert parser failures into it): it is printed
-    as one line on stderr and the exit status is 2. Other exceptions are bugs and propagate."""
+    """Run a subcommand: THE error contract of the command line.
+
+    Bad input reaches here as a :class:`~hlv_core.io.DataError` (loaders convert parser failures
+    into it), a ``ValueError`` (an option value the engine refuses) or an ``OSError`` (a path
+    that cannot be read or written, a read-only database): it is printed as one line on stderr
+    (:func:`~hlv_core.cli._output.error_line`) and the exit status is 2. Commands never catch
+    these themselves. Other exceptions are bugs and propagate."""
     parser = build_parser()
     args = parser.parse_args(argv)
     stdout, stderr = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = _ControlFreeStream(stdout), _ControlFreeStream(stderr)
     try:
         return int(args.handler(args) or 0)
-    except DataError as error:
+    except (DataError, ValueError, OSError) as error:
         print(error_line(error), file=sys.stderr)
         return 2
     finally:

@@ -8,21 +8,9 @@ import json
 
 import pandas as pd
 
-from ..io import FORMATS, TASKS, DataError, load
+from ..io import FORMATS, TASKS, load
 
-__all__ = ["add_dataset_arguments", "load_from_args", "options_as_data_errors", "print_result"]
-
-
-def options_as_data_errors(run, args: argparse.Namespace) -> int:
-    """Run a subcommand body; a ``ValueError`` from bad options becomes a :class:`DataError`
-    naming the input file (so the user sees one clear message, exit code 2)."""
-    try:
-        return run(args)
-    except DataError:
-        raise
-    except ValueError as error:
-        source = str(getattr(args, "file", "<arguments>"))
-        raise DataError(str(error), source=source, fix="check the options.") from error
+__all__ = ["add_dataset_arguments", "load_from_args", "print_result"]
 
 
 def add_dataset_arguments(parser: argparse.ArgumentParser) -> None:

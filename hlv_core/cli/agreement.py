@@ -21,7 +21,6 @@ from ..agreement import (
     pairwise_alpha,
 )
 from ..io import FORMATS, DataError, load
-from ._common import options_as_data_errors
 
 __all__ = ["add_cli", "run_agreement"]
 
@@ -33,11 +32,7 @@ def _clean(value):
 
 
 def run_agreement(args: argparse.Namespace) -> int:
-    """Handler of the ``agreement`` subcommand (bad arguments become a DataError message)."""
-    return options_as_data_errors(_run, args)
-
-
-def _run(args: argparse.Namespace) -> int:
+    """Handler of the ``agreement`` subcommand (errors go up to :func:`hlv_core.cli.main`)."""
     dataset = load(args.file, format=args.format)
     if not dataset.annotator_ids_known and not args.multilabel:
         raise DataError(

@@ -25,7 +25,6 @@ import pandas as pd
 
 from ..certainty import MODELS, model_data, risk_vector, sweep
 from ..io import FORMATS, DataError, load, load_predictions, prediction_matrix
-from ._common import options_as_data_errors
 
 __all__ = ["add_cli", "run_certainty"]
 
@@ -68,11 +67,7 @@ def _companions(path: Path, conditions: Path | None, risks: Path | None):
 
 
 def run_certainty(args: argparse.Namespace) -> int:
-    """Handler of the ``certainty`` subcommand."""
-    return options_as_data_errors(_run, args)
-
-
-def _run(args: argparse.Namespace) -> int:
+    """Handler of the ``certainty`` subcommand (errors go up to :func:`hlv_core.cli.main`)."""
     options = {}
     path, conditions, risks = _companions(Path(args.file), args.conditions, args.risks)
     if conditions:

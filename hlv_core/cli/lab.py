@@ -16,7 +16,7 @@ import sys
 
 import pandas as pd
 
-from ..io import FORMATS, DataError, load
+from ..io import FORMATS, load
 from ..lab import DEFAULT_L2_GRID, predictions_as_models, run_lab_full
 from ..training import METHODS
 
@@ -41,18 +41,14 @@ def lab_summary(results: pd.DataFrame) -> pd.DataFrame:
 
 def run_lab_cli(args: argparse.Namespace) -> int:
     """Handler of the ``lab`` sub-command; returns the exit status."""
-    try:
-        dataset = load(args.file, format=args.format)
+    dataset = load(args.file, format=args.format)
 
-        def progress(fraction: float, message: str) -> None:
-            if not args.json and not args.quiet:
-                print(f"[{fraction:5.1%}] {message}", file=sys.stderr)
+    def progress(fraction: float, message: str) -> None:
+        if not args.json and not args.quiet:
+            print(f"[{fraction:5.1%}] {message}", file=sys.stderr)
 
-        result = run_lab_full(dataset, methods=args.methods, seeds=args.seeds, progress=progress,
-                              n_folds=args.folds, l2_grid=tuple(args.l2_grid))
-    except (DataError, ValueError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+    result = run_lab_full(dataset, methods=args.methods, seeds=args.seeds, progress=progress,
+                          n_folds=args.folds, l2_grid=tuple(args.l2_grid))
     if args.predictions:
         predictions_as_models(result.predictions).to_csv(args.predictions, index=False)
     if args.json:

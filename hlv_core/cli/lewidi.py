@@ -24,7 +24,6 @@ from pathlib import Path
 import pandas as pd
 
 from .. import lewidi
-from ._common import options_as_data_errors
 
 __all__ = ["add_cli", "run_lewidi"]
 
@@ -44,7 +43,9 @@ def _system_name(path: str, used: set[str]) -> str:
     return name
 
 
-def _run(args: argparse.Namespace) -> int:
+def run_lewidi(args: argparse.Namespace) -> int:
+    """Handler of the ``lewidi`` sub-command; a refusal goes up to :func:`hlv_core.cli.main`
+    (one line, exit 2)."""
     runs = []
     used: set[str] = set()
     for path in args.submission:
@@ -96,13 +97,6 @@ def _run(args: argparse.Namespace) -> int:
         for warning in row["warnings"]:
             print(f"warning ({row['dataset']} {row['task']}): {warning}", file=sys.stderr)
     return 0
-
-
-def run_lewidi(args: argparse.Namespace) -> int:
-    """Handler of the ``lewidi`` sub-command; returns the exit status (2 on a refusal, via
-    :func:`hlv_core.cli.main`)."""
-    args.file = args.submission[0]
-    return options_as_data_errors(_run, args)
 
 
 def add_cli(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:

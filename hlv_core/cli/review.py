@@ -17,7 +17,6 @@ import argparse
 import getpass
 import json
 import math
-import sys
 import warnings
 
 import pandas as pd
@@ -47,9 +46,8 @@ def _rank(args: argparse.Namespace) -> int:
     else:
         models = sorted(set(frame["model_a"]) | set(frame["model_b"]))
     if len(models) < 2:
-        print("error: need judgements of at least two models (or --models a,b).",
-              file=sys.stderr)
-        return 2
+        raise DataError("need judgements of at least two models.", source=str(args.db),
+                        fix="add judgements, or name the models with --models a,b.")
     wins, comps = store.pair_counts(models, dataset=args.dataset)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -78,21 +76,17 @@ def _operator() -> str:
 
 
 def run_review(args: argparse.Namespace) -> int:
-    """Handler of ``review``; returns the exit status."""
-    try:
-        if args.action == "export":
-            n = ReviewStore(args.db).export_csv(args.csv, dataset=args.dataset,
-                                                reviewer=args.reviewer)
-            print(f"exported {n} judgements to {args.csv}")
-            return 0
-        if args.action == "import":
-            n = ReviewStore(args.db).import_csv(args.csv, imported_by=_operator())
-            print(f"imported {n} new judgements into {args.db}")
-            return 0
-        return _rank(args)
-    except (DataError, ValueError, OSError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+    """Handler of ``review`` (errors go up to :func:`hlv_core.cli.main`)."""
+    if args.action == "export":
+        n = ReviewStore(args.db).export_csv(args.csv, dataset=args.dataset,
+                                            reviewer=args.reviewer)
+        print(f"exported {n} judgements to {args.csv}")
+        return 0
+    if args.action == "import":
+        n = ReviewStore(args.db).import_csv(args.csv, imported_by=_operator())
+        print(f"imported {n} new judgements into {args.db}")
+        return 0
+    return _rank(args)
 
 
 def add_cli(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:

@@ -86,16 +86,6 @@ def _prepare(dataset: Dataset) -> tuple[object, str]:
     return dataset.annotations, ("set" if dataset.task == "multilabel" else "error")
 
 
-def run_sigma(args: argparse.Namespace) -> int:
-    """Handler of the ``sigma`` subcommand (bad input or options: one line, exit 2)."""
-    try:
-        return _run(args)
-    except DataError:
-        raise
-    except ValueError as error:
-        raise DataError(str(error), source=" ".join(args.files), fix="check the options.") from error
-
-
 def _level_values(dataset: Dataset, level: str):
     """Label numbers for the level (as the page does); multi-label data is nominal only."""
     if dataset.task == "multilabel" and level != "nominal":
@@ -106,7 +96,8 @@ def _level_values(dataset: Dataset, level: str):
     return dataset.numeric_label_map(level)
 
 
-def _run(args: argparse.Namespace) -> int:
+def run_sigma(args: argparse.Namespace) -> int:
+    """Handler of the ``sigma`` subcommand (errors go up to :func:`hlv_core.cli.main`)."""
     note = conventions_note(args.level, args.min_shared, args.procedure, args.steps)
     if len(args.files) > 1 or args.plot:
         datasets: dict[str, Dataset] = {}
