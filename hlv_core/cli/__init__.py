@@ -9,7 +9,6 @@ import argparse
 import sys
 
 from ..io import DataError
-from ..text import strip_controls
 from . import (
     agreement,
     certainty,
@@ -21,25 +20,9 @@ from . import (
     sigma,
     summary,
 )
-from ._output import error_line
+from ._output import ControlFreeStream, error_line
 
 __all__ = ["build_parser", "error_line", "main"]
-
-
-class _ControlFreeStream:
-    """A text stream that drops terminal escape sequences and control characters (not
-    newline / tab) from everything written to it: names in the data are printed as text,
-    never as terminal commands. JSON output is unaffected (``json.dumps`` escapes controls)."""
-
-    def __init__(self, stream) -> None:
-        self._stream = stream
-
-    def write(self, text: str) -> int:
-        self._stream.write(strip_controls(text))
-        return len(text)
-
-    def __getattr__(self, name: str):
-        return getattr(self._stream, name)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -70,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     stdout, stderr = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = _ControlFreeStream(stdout), _ControlFreeStream(stderr)
+    sys.stdout, sys.stderr = ControlFreeStream(stdout), ControlFreeStream(stderr)
     try:
         return int(args.handler(args) or 0)
     except (DataError, ValueError, OSError) as error:

@@ -4,11 +4,11 @@ never through the package, so no command module imports :mod:`hlv_core.cli`)."""
 from __future__ import annotations
 
 import argparse
-import json
 
 import pandas as pd
 
 from ..io import FORMATS, TASKS, load
+from ._output import write_json
 
 __all__ = ["add_dataset_arguments", "load_from_args", "print_result"]
 
@@ -28,12 +28,9 @@ def load_from_args(args: argparse.Namespace):
 
 
 def print_result(result, as_json: bool) -> None:
-    """Print a DataFrame / dict as a plain table or as JSON."""
+    """Print a DataFrame / dict as a plain table or as JSON (:func:`~._output.write_json`)."""
     if as_json:
-        if isinstance(result, pd.DataFrame):
-            print(result.to_json(orient="records", indent=2))
-        else:
-            print(json.dumps(result, indent=2, default=str))
+        write_json(result)
         return
     if isinstance(result, pd.DataFrame):
         with pd.option_context("display.max_rows", 200, "display.width", 160):

@@ -8,10 +8,6 @@ agreement table (default for multi-label data).
 from __future__ import annotations
 
 import argparse
-import json
-import math
-
-import pandas as pd
 
 from ..agreement import (
     ALPHA_LEVELS,
@@ -21,14 +17,9 @@ from ..agreement import (
     pairwise_alpha,
 )
 from ..io import FORMATS, DataError, load
+from ._common import print_result
 
 __all__ = ["add_cli", "run_agreement"]
-
-
-def _clean(value):
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    return value
 
 
 def run_agreement(args: argparse.Namespace) -> int:
@@ -52,7 +43,7 @@ def run_agreement(args: argparse.Namespace) -> int:
     if args.multilabel or (dataset.task == "multilabel" and not args.pairs):
         table = multilabel_agreement(annotations, n_boot=args.n_boot, seed=args.seed).reset_index()
         table.insert(0, "seed", args.seed)
-        _emit(table, args.json)
+        print_result(table, args.json)
         return 0
     if args.pairs:
         pairs = pairwise_alpha(
@@ -60,29 +51,17 @@ def run_agreement(args: argparse.Namespace) -> int:
             multilabel=multilabel_mode,
         )
         pairs.insert(0, "level", level)
-        _emit(pairs, args.json)
+        print_result(pairs, args.json)
         return 0
     rep = alpha_report(
         annotations, level=level, n_boot=args.n_boot, seed=args.seed, values=values,
         multilabel=multilabel_mode,
     )
-    result = {k: _clean(v) for k, v in rep.as_dict().items() if k != "value_shares"}
+    result = {k: v for k, v in rep.as_dict().items() if k != "value_shares"}
     if dataset.task != "multilabel":
-        result["fleiss_kappa"] = _clean(fleiss_kappa(annotations))
-    if args.json:
-        print(json.dumps(result, indent=2, default=str))
-    else:
-        for key, value in result.items():
-            print(f"{key}: {value}")
+        result["fleiss_kappa"] = fleiss_kappa(annotations)
+    print_result(result, args.json)
     return 0
-
-
-def _emit(table: pd.DataFrame, as_json: bool) -> None:
-    if as_json:
-        print(table.to_json(orient="records", indent=2))
-    else:
-        with pd.option_context("display.max_rows", 200, "display.width", 160):
-            print(table.to_string(index=False))
 
 
 def add_cli(subparsers) -> None:

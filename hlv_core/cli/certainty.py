@@ -17,7 +17,6 @@ classes of every sample are drawn; ``--method dense`` samples the full (N, S, K)
 from __future__ import annotations
 
 import argparse
-import json
 import math
 from pathlib import Path
 
@@ -25,6 +24,7 @@ import pandas as pd
 
 from ..certainty import MODELS, model_data, risk_vector, sweep
 from ..io import FORMATS, DataError, load, load_predictions, prediction_matrix
+from ._output import write_json
 
 __all__ = ["add_cli", "run_certainty"]
 
@@ -106,10 +106,10 @@ def run_certainty(args: argparse.Namespace) -> int:
             "prior": args.prior, "method": args.method, "n_classes": dataset.n_labels,
             "conditions": None if conditions is None else str(conditions),
             "irn_variant": irn,
-            "certainty": json.loads(result.certainty.to_json(orient="records")),
-            "accuracy": json.loads(result.accuracy.to_json(orient="records")),
+            "certainty": result.certainty,
+            "accuracy": result.accuracy,
         }
-        print(json.dumps(payload, indent=2))
+        write_json(payload)
         return 0
     print(f"{dataset.name}: {dataset.n_items} items, {dataset.n_labels} classes"
           + (f" (names from {conditions.name})" if conditions else "")

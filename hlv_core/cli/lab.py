@@ -10,8 +10,6 @@ label, prob``) for ``python -m hlv_core metrics``.
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import sys
 
 import pandas as pd
@@ -19,6 +17,7 @@ import pandas as pd
 from ..io import FORMATS, load
 from ..lab import DEFAULT_L2_GRID, predictions_as_models, run_lab_full
 from ..training import METHODS
+from ._output import write_json
 
 __all__ = ["add_cli", "lab_summary", "run_lab_cli"]
 
@@ -52,13 +51,9 @@ def run_lab_cli(args: argparse.Namespace) -> int:
     if args.predictions:
         predictions_as_models(result.predictions).to_csv(args.predictions, index=False)
     if args.json:
-        records = result.results.to_dict(orient="records")
-        for record in records:  # JSON has no NaN: write null
-            for key, value in record.items():
-                if isinstance(value, float) and math.isnan(value):
-                    record[key] = None
-        print(json.dumps({"protocol": result.protocol, "seeds": list(args.seeds),
-                          "results": records}, indent=2))
+        write_json({"protocol": result.protocol, "seeds": list(args.seeds),
+                    "results": result.results},
+                   null_reasons=["null = undefined; the row's note says why."])
         return 0
     print(f"protocol: {result.protocol}; seeds: {' '.join(map(str, args.seeds))}")
     with pd.option_context("display.max_columns", 40, "display.width", 200):

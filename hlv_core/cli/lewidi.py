@@ -16,22 +16,15 @@ Any refusal (partial file, unknown id, wrong vector length, ...) exits 2 with on
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import sys
 from pathlib import Path
 
 import pandas as pd
 
 from .. import lewidi
+from ._output import write_json
 
 __all__ = ["add_cli", "run_lewidi"]
-
-
-def _clean(value):
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
 
 
 def _system_name(path: str, used: set[str]) -> str:
@@ -63,9 +56,7 @@ def run_lewidi(args: argparse.Namespace) -> int:
         board, tests = lewidi.leaderboard([(s, r) for s, _, r in runs],
                                           n_boot=args.bootstrap or 1000, seed=args.seed)
         if args.json:
-            print(json.dumps({"board": board.to_dict(orient="records"),
-                              "tests": tests.to_dict(orient="records")}, indent=2,
-                             default=_clean))
+            write_json({"board": board, "tests": tests})
         else:
             with pd.option_context("display.width", 200, "display.max_rows", 500):
                 print(board.drop(columns=["file", "warnings", "n_boot", "seed", "level"])
@@ -82,10 +73,10 @@ def run_lewidi(args: argparse.Namespace) -> int:
             ci = lewidi.bootstrap_ci(r.values, n_boot=args.bootstrap, seed=args.seed)
             row.update(ci_lower=ci["lower"], ci_upper=ci["upper"], n_boot=args.bootstrap,
                        seed=args.seed)
-        rows.append({k: _clean(v) for k, v in row.items()})
+        rows.append(row)
     is_zip = hasattr(results, "skipped")  # a res.zip gives a list with skipped entries
     if args.json:
-        print(json.dumps(rows if is_zip else rows[0], indent=2))
+        write_json(rows if is_zip else rows[0])
         return 0
     columns = ["dataset", "split", "task", "metric", "score", "n_items"]
     if args.bootstrap:

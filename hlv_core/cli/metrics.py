@@ -7,7 +7,6 @@ annotations file with the hard and soft metrics of seed 000 (:mod:`hlv_core.soft
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import warnings
 
@@ -15,6 +14,7 @@ import pandas as pd
 
 from .. import soft_metrics as sm
 from ..io import DataError, load, load_predictions, prediction_matrix
+from ._output import write_json
 
 __all__ = ["add_cli", "metrics_table", "run_metrics"]
 
@@ -110,12 +110,7 @@ def run_metrics(args: argparse.Namespace) -> int:
         seed=args.seed,
     )
     if args.json:
-        records = table.to_dict(orient="records")
-        for record in records:  # JSON has no NaN: write null
-            for key, value in record.items():
-                if isinstance(value, float) and math.isnan(value):
-                    record[key] = None
-        print(json.dumps(records, indent=2))
+        write_json(table)  # a null value's reason is in its row's "note"
     else:
         wide = table.pivot(index="metric", columns="model", values="value")
         wide = wide.reindex([m for m in sm.METRIC_INFO if m in wide.index])

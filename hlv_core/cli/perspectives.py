@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import math
 from pathlib import Path
 
 import pandas as pd
@@ -30,6 +29,7 @@ from ..perspectivist import (
     make_splits,
     run_baselines,
 )
+from ._output import jsonable, write_json
 
 __all__ = ["add_cli", "run_perspectives", "run_split"]
 
@@ -61,10 +61,6 @@ def _split_from_args(args: argparse.Namespace) -> tuple[Dataset, PerspectivistSp
     return dataset, splits
 
 
-def _clean(value):
-    return None if isinstance(value, float) and math.isnan(value) else value
-
-
 def run_perspectives(args: argparse.Namespace) -> int:
     """Handler of ``perspectives``: split, baselines, optional predictions, metrics."""
     dataset, splits = _split_from_args(args)
@@ -86,10 +82,9 @@ def run_perspectives(args: argparse.Namespace) -> int:
             "notes": list(splits.notes),
             "skipped_baselines": skipped,
             "headline_label": positive,
-            "summary": [{k: _clean(v) for k, v in row.items()}
-                        for row in table.to_dict(orient="records")],
+            "summary": table,
         }
-        print(json.dumps(out, indent=2, default=str))
+        write_json(out)
         return 0
     print("split:", ", ".join(f"{k}={v}" for k, v in splits.settings().items()))
     print(splits.sizes().to_string(index=False))
@@ -120,10 +115,10 @@ def run_split(args: argparse.Namespace) -> int:
         traits.to_csv(out / "test_traits.csv")
     meta = {"settings": splits.settings(), "sizes": splits.sizes().to_dict(orient="records"),
             "notes": list(splits.notes), "source": str(args.file)}
-    (out / "split.json").write_text(json.dumps(meta, indent=2, default=str))
+    (out / "split.json").write_text(json.dumps(jsonable(meta), indent=2))
     result = splits.sizes()
     if args.json:
-        print(json.dumps(meta, indent=2, default=str))
+        write_json(meta)
     else:
         print(result.to_string(index=False))
         print(f"written to {out}")

@@ -15,27 +15,13 @@ from __future__ import annotations
 
 import argparse
 import getpass
-import json
-import math
 import warnings
-
-import pandas as pd
 
 from ..io import DataError
 from ..review import ReviewStore, human_scores, pair_table
+from ._output import write_json
 
 __all__ = ["add_cli", "run_review"]
-
-
-def _records(frame: pd.DataFrame) -> list[dict]:
-    records = frame.to_dict(orient="records")
-    for record in records:
-        for key, value in record.items():
-            if isinstance(value, float) and math.isnan(value):
-                record[key] = None
-            elif hasattr(value, "item"):
-                record[key] = value.item()
-    return records
 
 
 def _rank(args: argparse.Namespace) -> int:
@@ -54,8 +40,8 @@ def _rank(args: argparse.Namespace) -> int:
         scores, notes = human_scores(wins, comps, models, regularize=args.regularize)
     pairs = pair_table(frame, models)
     if args.json:
-        print(json.dumps({"scores": _records(scores), "pairs": _records(pairs), "notes": notes,
-                          "n_judgements": int(len(frame))}, indent=2))
+        write_json({"scores": scores, "pairs": pairs, "notes": notes,
+                    "n_judgements": int(len(frame))}, null_reasons=notes)
         return 0
     print(f"{len(frame)} judgements (latest per reviewer, item and pair)")
     for note in notes:

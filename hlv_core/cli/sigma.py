@@ -17,7 +17,6 @@ Example: ``python -m hlv_core sigma ../shared/data/hs_brexit ../shared/data/md_a
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 import pandas as pd
@@ -36,6 +35,7 @@ from ..balance import (
 )
 from ..figures import comparison_figure
 from ..io import FORMATS, DataError, Dataset, load
+from ._output import write_json
 
 __all__ = ["add_cli", "run_sigma"]
 
@@ -125,7 +125,7 @@ def run_sigma(args: argparse.Namespace) -> int:
                 args.plot, include_plotlyjs=True, full_html=True
             )
         if args.json:
-            print(table.to_json(orient="records", indent=2))
+            write_json(table)
         else:
             shown = table.drop(columns=["note", "error", "level", "min_shared", "procedure"],
                                errors="ignore")
@@ -163,7 +163,7 @@ def run_sigma(args: argparse.Namespace) -> int:
         result.edges.to_csv(args.edges, index=False)
         summary["edges_csv"] = args.edges
     if args.json:
-        print(json.dumps(summary, indent=2, default=str))
+        write_json(summary)
     else:
         for key, value in summary.items():
             if isinstance(value, float):
