@@ -105,3 +105,39 @@ def test_bad_option_values_and_unreadable_paths_are_one_line_too(tmp_path, capsy
     assert "missing.csv" in _one_error_line(capsys)
     assert main(["review", "rank", str(tmp_path / "empty.db")]) == 2  # no judgements
     assert "two models" in _one_error_line(capsys)
+
+
+def test_agreement_command_prints_the_pages_kappas_and_levels(capsys):
+    """h1 step 11: the command calls kappa_summary and level_options, as the Agreement page."""
+    from hlv_core.agreement import kappa_summary
+    from hlv_core.levels import level_options
+    from hlv_core.samples import load_sample
+
+    dataset = load_sample("ratings")
+    assert main(["agreement", str(sample_path("ratings")), "--json", "--n-boot", "20"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    expected = kappa_summary(dataset.annotations)
+    assert set(expected) == {"fleiss", "light"}  # 10 annotators: Light's kappa, not Cohen's
+    for name, value in expected.items():
+        assert out[f"{name}_kappa"] == pytest.approx(value, rel=1e-12)
+    assert out["level"] == level_options(dataset).default == "ordinal"
+    # multi-label data: nominal only (level_options), one line and exit 2 otherwise
+    assert main(["agreement", str(sample_path("legal_areas")), "--pairs",
+                 "--level", "ordinal"]) == 2
+    assert "nominal" in _one_error_line(capsys)
+
+
+def test_agreement_command_on_counts_only_data_gives_alpha_from_counts(tmp_path, capsys):
+    from hlv_core.agreement import alpha_from_counts
+    from hlv_core.io import load
+
+    counts = tmp_path / "counts.csv"
+    counts.write_text("item_id,label,count\n1,a,3\n1,b,1\n2,a,2\n2,b,2\n3,b,4\n")
+    dataset = load(counts, format="counts")
+    assert not dataset.annotator_ids_known
+    assert main(["agreement", str(counts), "--format", "counts", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["alpha"] == pytest.approx(alpha_from_counts(dataset.counts_array()))
+    assert 0 < out["alpha"] < 1
+    assert main(["agreement", str(counts), "--format", "counts", "--pairs"]) == 2
+    assert "annotator ids" in _one_error_line(capsys)
