@@ -141,3 +141,23 @@ def test_agreement_command_on_counts_only_data_gives_alpha_from_counts(tmp_path,
     assert 0 < out["alpha"] < 1
     assert main(["agreement", str(counts), "--format", "counts", "--pairs"]) == 2
     assert "annotator ids" in _one_error_line(capsys)
+
+
+def test_sigma_command_uses_the_level_options_values(capsys):
+    """h1 step 13: ``--level ordinal`` passes the label values of level_options, as the graph
+    page does, and the dataset is named after its folder (built whole, no mutation)."""
+    from hlv_core.balance import sigma
+    from hlv_core.levels import level_options
+    from hlv_core.samples import load_sample
+
+    dataset = load_sample("ratings")
+    opts = level_options(dataset)
+    expected = sigma(dataset.annotations, level="ordinal", values=opts.values("ordinal"),
+                     multilabel=opts.multilabel)
+    assert main(["sigma", str(sample_path("ratings")), "--level", "ordinal", "--repeats", "2",
+                 "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["dataset"] == "ratings" and out["level"] == "ordinal"
+    assert out["sigma"] == pytest.approx(expected.sigma)
+    assert main(["sigma", str(sample_path("legal_areas")), "--level", "ordinal"]) == 2
+    assert "nominal" in _one_error_line(capsys)

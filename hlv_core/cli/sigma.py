@@ -17,6 +17,7 @@ Example: ``python -m hlv_core sigma ../shared/data/hs_brexit ../shared/data/md_a
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from pathlib import Path
 
 import pandas as pd
@@ -35,6 +36,7 @@ from ..balance import (
 )
 from ..figures import comparison_figure
 from ..io import FORMATS, DataError, Dataset, load
+from ..levels import level_options
 from ._output import write_json
 
 __all__ = ["add_cli", "run_sigma"]
@@ -60,9 +62,7 @@ def _load(path_text: str, fmt: str) -> Dataset:
         inner = path / "annotations.csv"
         if fmt == "auto":  # canonical folder: annotations + items + annotator traits + schema
             # a bad labels.csv / items.csv is an error (exit 2), never a silent load without it
-            dataset = load(path)
-            object.__setattr__(dataset, "name", name)
-            return dataset
+            return dataclasses.replace(load(path), name=name)
         if not inner.exists():
             raise DataError(
                 "folder without annotations.csv.", source=str(path),
@@ -71,29 +71,25 @@ def _load(path_text: str, fmt: str) -> Dataset:
         return load(inner, format=fmt, name=name)
     if not path.exists():
         raise DataError("file not found.", source=str(path), fix="check the path.")
-    dataset = load(path, format=fmt, name=path.name)
-    object.__setattr__(dataset, "name", name)
-    return dataset
+    return dataclasses.replace(load(path, format=fmt, name=path.name), name=name)
 
 
-def _prepare(dataset: Dataset) -> tuple[object, str]:
+def _prepare(dataset: Dataset, level: str) -> tuple[str, dict[str, float] | None]:
+    """``(multilabel mode, label values)`` for ``level`` from :func:`hlv_core.levels.level_options`
+    (the Annotator graph page's controls): multi-label data is nominal only."""
     if not dataset.annotator_ids_known or dataset.task == "ranking":
         raise DataError(
             "sigma needs one label per (item, annotator) with annotator ids linked across items.",
             source=dataset.name,
             fix="use a dataset with annotator ids (not counts-only or ranking data).",
         )
-    return dataset.annotations, ("set" if dataset.task == "multilabel" else "error")
-
-
-def _level_values(dataset: Dataset, level: str):
-    """Label numbers for the level (as the page does); multi-label data is nominal only."""
-    if dataset.task == "multilabel" and level != "nominal":
+    opts = level_options(dataset)
+    if level not in opts.levels:
         raise DataError(
             "multi-label data is compared as label sets, which are nominal values.",
             source=dataset.name, fix="use --level nominal.",
         )
-    return dataset.numeric_label_map(level)
+    return opts.multilabel, opts.values(level)
 
 
 def run_sigma(args: argparse.Namespace) -> int:
@@ -139,8 +135,8 @@ def run_sigma(args: argparse.Namespace) -> int:
         # a file that could not be read or analysed is bad input: exit 2 like every command
         return 0 if (table["error"] == "").all() else 2
     dataset = _load(args.files[0], args.format)
-    frame, multilabel = _prepare(dataset)
-    values = _level_values(dataset, args.level)
+    multilabel, values = _prepare(dataset, args.level)
+    frame = dataset.annotations
     result = sigma(frame, level=args.level, min_shared=args.min_shared, values=values,
                    multilabel=multilabel)
     rnd = sigma_random(
