@@ -161,3 +161,15 @@ def test_sigma_command_uses_the_level_options_values(capsys):
     assert out["sigma"] == pytest.approx(expected.sigma)
     assert main(["sigma", str(sample_path("legal_areas")), "--level", "ordinal"]) == 2
     assert "nominal" in _one_error_line(capsys)
+
+
+def test_perspectives_command_prints_the_pages_headline_table(tmp_path, capsys):
+    """h1 step 15: the table output is perspectivist headline_table (the page's columns); the
+    traits file is read with the public io.load_traits."""
+    assert main(["perspectives", str(sample_path("case_review"))]) == 0
+    out = capsys.readouterr().out
+    assert "global accuracy" in out and "user accuracy" in out and "text F1 (macro)" in out
+    traits = tmp_path / "traits.csv"
+    traits.write_text("user,group\na,x\n")
+    assert main(["perspectives", str(sample_path("case_review")), "--traits", str(traits)]) == 2
+    assert "annotator_id" in _one_error_line(capsys)

@@ -9,7 +9,7 @@ Public API: :func:`load`, :class:`Dataset`, :class:`DataError`, :class:`ImportRe
 from .dataset import LEVELS, MISSING_SPELLINGS, TASKS, Dataset, build_dataset, order_labels
 from .errors import DataError, ImportReport
 from .lewidi_submission import load_lewidi_submission
-from .loading import FORMATS, detect_format, load
+from .loading import FORMATS, detect_format, load, load_table, load_traits
 from .predictions import (
     item_level_predictions,
     load_predictions,
@@ -31,6 +31,8 @@ __all__ = [
     "load",
     "load_lewidi_submission",
     "load_predictions",
+    "load_table",
+    "load_traits",
     "model_matrices",
     "order_labels",
     "prediction_matrix",

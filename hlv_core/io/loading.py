@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import IO
 
+import pandas as pd
+
 from ._read import Source, as_source, read_json, read_jsonl, read_table
 from .cifar10h import looks_like_cifar10h_raw, read_cifar10h_raw
 from .dataset import Dataset
@@ -19,7 +21,7 @@ from .tabular import (
     read_wide,
 )
 
-__all__ = ["FORMATS", "detect_format", "load"]
+__all__ = ["FORMATS", "detect_format", "load", "load_table", "load_traits"]
 
 #: Format names accepted by ``load(format=...)``, with a one-line description for the UI.
 FORMATS: dict[str, str] = {
@@ -320,3 +322,27 @@ def _lines_option(value) -> list[str] | None:
     if value is None or isinstance(value, list):
         return value
     return read_lines(as_source(value))
+
+
+def load_table(path_or_buffer: str | Path | bytes | IO[bytes], name: str | None = None
+               ) -> pd.DataFrame:
+    """A plain table file (CSV/TSV/Parquet, detected as :func:`load` does) as a DataFrame of
+    strings, e.g. a per-(user, text) predictions file for the PERSEVAL evaluation. Raises
+    :class:`DataError` for a missing or unreadable file."""
+    return read_table(as_source(path_or_buffer, name))
+
+
+def load_traits(path_or_buffer: str | Path | bytes | IO[bytes], name: str | None = None
+                ) -> pd.DataFrame:
+    """An annotator traits table: ``annotator_id`` plus one column per trait, every value a
+    string (missing values None), ready for ``dataclasses.replace(dataset, annotators=...)``.
+    Raises :class:`DataError` (row 1, column ``annotator_id``) when that column is missing."""
+    source = as_source(path_or_buffer, name)
+    table = read_table(source)
+    if "annotator_id" not in table.columns:
+        raise DataError(
+            f"traits file needs an annotator_id column; found {list(table.columns)}.",
+            source=source.name, row=1, column="annotator_id",
+            fix="one row per annotator: annotator_id, then one column per trait.",
+        )
+    return table.astype(str).where(table.notna(), None)
