@@ -173,3 +173,24 @@ def test_perspectives_command_prints_the_pages_headline_table(tmp_path, capsys):
     traits.write_text("user,group\na,x\n")
     assert main(["perspectives", str(sample_path("case_review")), "--traits", str(traits)]) == 2
     assert "annotator_id" in _one_error_line(capsys)
+
+
+def test_certainty_command_uses_model_matrices_and_the_pl_reliabilities(tmp_path, capsys):
+    """h1 step 16: models from io.model_matrices(complete=True) (a partial model: one line
+    naming it, exit 2), PL reliabilities checked by pl_reliability_allowed, canonical folders."""
+    import pandas as pd
+
+    folder = sample_path("case_review")
+    preds = pd.read_csv(folder / "predictions.csv", dtype=str)
+    partial = preds[~((preds["model"] == "weak") & (preds["item_id"] == preds["item_id"].iloc[0]))]
+    partial.to_csv(tmp_path / "partial.csv", index=False)
+    assert main(["certainty", str(folder), "--samples", "5", "--json",
+                 "--predictions", str(folder / "predictions.csv")]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert {r["predictor"] for r in out["accuracy"]} == {"calibrated", "overconfident", "weak"}
+    assert main(["certainty", str(folder), "--samples", "5",
+                 "--predictions", str(tmp_path / "partial.csv")]) == 2
+    assert "weak: predicts 239 of 240 items" in _one_error_line(capsys)
+    assert main(["certainty", str(sample_path("dermatology")), "--samples", "5",
+                 "--reliability", "2.5", "inf"]) == 2
+    assert "2.5" in _one_error_line(capsys)
