@@ -18,6 +18,7 @@ from .dataset import Dataset, build_dataset, echo, is_missing_spelling, order_la
 from .errors import DataError, ImportReport
 
 __all__ = [
+    "expand_counts",
     "read_canonical",
     "read_canonical_zip",
     "read_crowdkit",
@@ -411,7 +412,7 @@ def read_wide(
     )
 
 
-def _expand_counts(counts: np.ndarray, item_ids, labels) -> pd.DataFrame:
+def expand_counts(counts: np.ndarray, item_ids, labels) -> pd.DataFrame:
     """One anonymous annotation row per count. Anonymous ids are unique per item
     (``<item>#<j>``) so they never link annotators across items."""
     n, k = counts.shape
@@ -524,7 +525,7 @@ def read_counts(
         report.drop("items with zero counts", int(zero.sum()))
         counts = counts[~zero]
         item_ids = [x for x, z in zip(item_ids, zero, strict=True) if not z]
-    annotations = _expand_counts(counts, item_ids, inventory)
+    annotations = expand_counts(counts, item_ids, inventory)
     report.note(
         f"counts expanded to {len(annotations)} anonymous annotations (ids unique per item)."
     )
