@@ -4,6 +4,7 @@ a :class:`~hlv_core.io.Dataset` (conventions of every JSON reader: :mod:`hlv_cor
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pandas as pd
@@ -245,7 +246,7 @@ def read_labelstudio(
             report.drop("repeated predictions (same model, task and label)", int(dup.sum()))
         preds = preds[~dup][["model", "item_id", "label", "prob"]].reset_index(drop=True)
         if not preds.empty:
-            object.__setattr__(dataset, "predictions", preds)
+            dataset = dataclasses.replace(dataset, predictions=preds)
             report.note(f"predictions loaded for {preds['model'].nunique()} model(s).")
     if scores:
         dataset.extra["prediction_scores"] = pd.DataFrame(scores)

@@ -15,6 +15,7 @@ from .opinions import ranked_json_layout, read_opinions
 from .rankings import read_lines, read_selectors
 from .tabular import (
     read_canonical,
+    read_canonical_files,
     read_canonical_zip,
     read_counts,
     read_crowdkit,
@@ -202,7 +203,7 @@ def load(
     """
     if isinstance(path_or_buffer, (str, Path)) and Path(path_or_buffer).is_dir():
         try:
-            return _load_folder(Path(path_or_buffer), task=task, level=level)
+            return _load_folder(Path(path_or_buffer), task=task, level=level, name=name)
         except DataError:
             raise
         except (RecursionError, ValueError, OverflowError) as exc:
@@ -267,23 +268,21 @@ def _load_source(
     return dataset
 
 
-def _load_folder(folder: Path, *, task: str | None, level: str | None) -> Dataset:
+def _load_folder(folder: Path, *, task: str | None, level: str | None,
+                 name: str | None = None) -> Dataset:
     """A folder of canonical files (annotations.csv or label_counts.csv, items.csv,
-    annotators.csv, labels.csv / schema.json, predictions.csv) read like the zip format."""
-    import io
-    import zipfile
-
+    annotators.csv, labels.csv / schema.json, predictions.csv), read by the same
+    :func:`~hlv_core.io.tabular.read_canonical_files` as the zip format."""
     wanted = ("annotations", "label_counts", "items", "annotators", "labels", "schema",
               "predictions")
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        for path in sorted(folder.iterdir()):
-            if path.is_file() and path.stem in wanted and path.suffix in (
-                ".csv", ".tsv", ".parquet", ".json"
-            ):
-                archive.write(path, path.name)
-    dataset = read_canonical_zip(Source(buffer.getvalue(), str(folder)), task=task, level=level)
-    object.__setattr__(dataset, "name", folder.name)
+    files = {
+        path.name: Source(path.read_bytes(), str(path))
+        for path in sorted(folder.iterdir())
+        if path.is_file() and path.stem in wanted
+        and path.suffix in (".csv", ".tsv", ".parquet", ".json")
+    }
+    dataset = read_canonical_files(files, source=str(folder), task=task, level=level,
+                                   name=name or folder.name)
     dataset.report.format = "canonical folder"
     return dataset
 
