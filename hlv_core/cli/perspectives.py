@@ -26,10 +26,11 @@ from ..perspectivist import (
     compare_models,
     evaluate,
     gold_for_pairs,
+    headline_label,
+    headline_table,
     make_splits,
     run_baselines,
 )
-from ..perspectivist_compare import headline_label, headline_table
 from ._output import jsonable, write_json
 
 __all__ = ["add_cli", "run_perspectives", "run_split"]
