@@ -22,8 +22,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..certainty import MODELS, model_data, risk_vector, sweep
-from ..certainty_tables import PL_MAX_RELIABILITY, pl_reliability_allowed
+from ..certainty import (
+    MODELS,
+    PL_MAX_RELIABILITY,
+    model_data,
+    pl_reliability_allowed,
+    risk_vector,
+    sweep,
+)
 from ..io import FORMATS, DataError, load, load_predictions, model_matrices
 from ._output import write_json
 
