@@ -36,6 +36,7 @@ from .review_store import (
     Proposal,
     ReviewStore,
     ReviewStoreError,
+    counts_from_judgements,
     default_db_path,
     latest_judgements,
     to_instant,
@@ -444,33 +445,6 @@ def metric_correlations(
 
 
 _latest = latest_judgements  # the name used before the store had its own module
-
-
-def counts_from_judgements(judgements: pd.DataFrame, models: Sequence[str]
-                           ) -> tuple[np.ndarray, np.ndarray]:
-    """``(wins, comps)`` of the given judgement rows (columns ``model_a, model_b, choice``) in
-    the layout of spec 8.1 (row = loser, column = winner); rows are used as given."""
-    models = list(models)
-    m = len(models)
-    if len(set(models)) != m:
-        raise ValueError("models must be distinct.")
-    wins = np.zeros((m, m), dtype=np.int64)
-    comps = np.zeros((m, m), dtype=np.int64)
-    if judgements.empty:
-        return wins, comps
-    index = pd.Index(models)
-    a = index.get_indexer(judgements["model_a"])
-    b = index.get_indexer(judgements["model_b"])
-    keep = (a >= 0) & (b >= 0) & (a != b)
-    a, b = a[keep], b[keep]
-    choice = judgements["choice"].to_numpy(dtype=object)[keep]
-    np.add.at(comps, (a, b), 1)
-    np.add.at(comps, (b, a), 1)
-    a_won = choice == "A"
-    b_won = choice == "B"
-    np.add.at(wins, (b[a_won], a[a_won]), 1)  # row = loser, column = winner
-    np.add.at(wins, (a[b_won], b[b_won]), 1)
-    return wins, comps
 
 
 def pair_table(judgements: pd.DataFrame, models: Sequence[str] | None = None) -> pd.DataFrame:
