@@ -63,10 +63,12 @@ __all__ = [
     "conventions_note",
     "count_triangles",
     "graphml_bytes",
+    "heatmap_annotators",
     "shuffle_annotations",
     "sigma",
     "sigma_random",
     "signed_adjacency",
+    "strongest_edges",
     "to_networkx",
 ]
 
@@ -1010,3 +1012,23 @@ PAPER_TABLE2: dict[str, tuple[float, float, float]] = {
     "VF-color": (0.146, 0.400, 0.500), "PD-PR": (-0.048, 0.532, 0.645),
     "VariErrNLI": (0.344, 0.000, 0.550),
 }
+
+
+# ------------------------------------------------------------------- views of a result
+def strongest_edges(edges: pd.DataFrame, alpha: float, n: int, *, sign: int | None = None
+                    ) -> pd.DataFrame:
+    """The ``n`` edges whose pairwise alpha is farthest from the overall ``alpha``
+    (``|alpha_ij - alpha|``, largest first; ties in the order of pandas' default sort, as the
+    page had it), optionally only
+    ``sign`` = +1 or -1 edges. ``edges``: ``SigmaResult.edges`` (``alpha``, ``sign``, ...)."""
+    shown = edges if sign is None else edges[edges["sign"] == sign]
+    strength = (shown["alpha"] - alpha).abs()
+    return shown.loc[strength.sort_values(ascending=False).index[:n]]
+
+
+def heatmap_annotators(result: SigmaResult, partition: CampsResult, n: int) -> list[str]:
+    """The Annotator graph page's heatmap rows: the ``n`` annotators with most annotations, ordered camp 0, camp 1, then those without an
+    edge (camp -1), by id within a camp: the rows of the pairwise-alpha heatmap."""
+    ids = list(result.nodes.sort_values("n_annotations", ascending=False)["annotator_id"])[:n]
+    ids.sort(key=lambda a: (int(partition.camps.get(a, -1)) % 3, a))
+    return ids
