@@ -30,7 +30,7 @@ __all__ = [
 ]
 
 # ---------------------------------------------------------------------------------- compact path
-# Every summary of spec 5-6 (top-k set certainty, rank-k certainties, UA top-k (set) accuracy,
+# Every summary of Stutz et al. (top-k set certainty, rank-k certainties, UA top-k (set) accuracy,
 # UA average overlap at depth D, risk certainty, expected risk) depends on a sample only through
 # the ORDER of its top `depth` classes, and a Dirichlet sample is a vector of independent Gammas
 # divided by their sum (normalisation does not change the order). Classes with the same

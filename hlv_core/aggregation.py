@@ -34,7 +34,6 @@ __all__ = [
     "irn",
     "irn_reference",
     "model_data",
-    "n_classes_of",
     "pl_mle",
     "point_estimate",
     "proportions",
@@ -49,17 +48,6 @@ MODELS = ("dirichlet", "prirn", "pl")
 
 
 # ---------------------------------------------------------------------------------- formats
-def n_classes_of(selectors) -> int:
-    """Largest class id in a selectors list + 1 (0 when empty)."""
-    m = -1
-    for case in selectors:
-        for reader in case:
-            for block in reader:
-                if len(block):
-                    m = max(m, max(int(c) for c in block))
-    return m + 1
-
-
 def selectors_from_opinions(opinions) -> list:
     """Reference "opinions" format (readers x classes integer confidences per case; 0 =
     unranked, higher = ranked first, equal = tie; ``formats.py``) -> selectors."""
@@ -93,7 +81,7 @@ def selectors_from_rankings_groups(rankings, groups) -> list:
 
 # ---------------------------------------------------------------------------------- point estimates
 def proportions(counts) -> np.ndarray:
-    """p_k = c_k / sum c per row (spec 2); rows without annotations stay 0."""
+    """p_k = c_k / sum c per row (Stutz et al.); rows without annotations stay 0."""
     c = np.asarray(counts, dtype=float)
     if c.ndim != 2 or np.any(c < 0):
         raise ValueError("counts must be a non-negative (N, K) array")
@@ -102,7 +90,7 @@ def proportions(counts) -> np.ndarray:
 
 
 def irn(selectors, n_classes: int | None = None, *, tie_split: bool = True) -> np.ndarray:
-    """Inverse rank normalisation (paper App. B.2; spec 2) -> (N, K), rows sum to 1.
+    """Inverse rank normalisation (paper App. B.2) -> (N, K), rows sum to 1.
 
     Reader weight of block b (1-based): 1/b, shared by its classes: 1/(b |B_b|) (paper,
     default) or the full 1/b for each tied class (``tie_split=False``, reference
@@ -179,7 +167,7 @@ def sample_plausibilities(
     return_info: bool = False,
     progress: Callable[[float], None] | None = None,
 ):
-    """Samples lambda ~ p(lambda | annotations) as a normalised (N, S, K) array (spec 3).
+    """Samples lambda ~ p(lambda | annotations) as a normalised (N, S, K) array (Stutz et al.).
 
     * ``"dirichlet"`` (``data`` = (N, K) counts): Dir(r * c + prior) (paper App. A).
     * ``"prirn"`` (``data`` = selectors): Dir(r * IRN + prior), IRN normalised (paper App. B.3,

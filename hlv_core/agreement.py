@@ -1,10 +1,11 @@
 """Inter-annotator agreement: Krippendorff's alpha (overall, bootstrap CI, all pairs), Cohen's and
-Fleiss' kappa, multi-label agreement with bootstrapped chance agreement (Marchal et al., seed 002),
+Fleiss' kappa, multi-label agreement with bootstrapped chance agreement (Marchal et al.),
 and plain-words explanations of low or undefined alpha.
 
-Spec: ``../shared/spec/agreement_balance_perspectivist.md`` sections 1.3, 2 and 4; binding decisions
-5 (alpha: explicit level, value counts, sparse all-pairs) and 7 (bootstrapped expected agreement) of
-``../shared/spec/README.md``.
+Alpha follows Krippendorff (2011) with an explicit level of measurement, computed from value
+counts, with sparse all-pairs statistics (``docs/conventions.md``, alpha computation); the
+multi-label measures follow Marchal et al. (sections 3-4; mean over coder pairs:
+``docs/conventions.md``).
 """
 
 from __future__ import annotations
@@ -94,7 +95,7 @@ def krippendorff_alpha(
 
     ``alpha = 1 - (n - 1) * sum_ck o_ck delta_ck / sum_ck n_c n_k delta_ck`` with coincidences
     ``o_ck = sum_u (n_uc n_uk - [c=k] n_uc) / (n_u - 1)`` computed from per-item value counts (never
-    a dense annotators x items matrix; binding decision 5). Krippendorff (2011); spec section 2.
+    a dense annotators x items matrix; ``docs/conventions.md``, alpha computation). Krippendorff (2011)
 
     ``level``: ``"nominal"`` (default, always explicit), ``"ordinal"``, ``"interval"``, ``"ratio"``.
     For the last three the labels are numbers: parsed from the label strings, or given by ``values``
@@ -223,7 +224,7 @@ def explain_alpha(
     n_annotators: int,
     value_shares: Mapping[str, float],
 ) -> str:
-    """Plain-words reading of alpha; says why when it is undefined or <= 0 (issue 4)."""
+    """Plain-words reading of alpha; says why when it is undefined or <= 0."""
     shares = dict(value_shares)
     top_label, top_share = (max(shares.items(), key=lambda kv: kv[1]) if shares else ("", 0.0))
     if n_annotators < 2:

@@ -1,24 +1,24 @@
-"""Evaluation under uncertain ground truth (seed 001, Stutz et al. 2023; spec ``certainty.md``).
+"""Evaluation under uncertain ground truth (Stutz et al. 2023).
 
 Aggregation of annotations as posterior inference of plausibilities lambda (a distribution over
 the K classes per case), annotation certainty and uncertainty-adjusted (UA) metrics.
 
-* Point estimates (spec 2): :func:`proportions`, :func:`irn` (paper: block weight 1/b shared by
+* Point estimates (Stutz et al.): :func:`proportions`, :func:`irn` (paper: block weight 1/b shared by
   the block's classes; ``tie_split=False`` / :func:`irn_reference` = reference ``irn.py``, full
   1/b for every tied class), :func:`pl_mle`.
-* Samplers (spec 3, binding decision 10): ``"dirichlet"`` Dir(r c + a0), ``"prirn"``
+* Samplers (``docs/conventions.md``, certainty): ``"dirichlet"`` Dir(r c + a0), ``"prirn"``
   Dir(r IRN + a0), ``"pl"`` Plackett-Luce Gibbs sampler with every reader repeated r times;
   r = inf gives the point estimate (repeated S times).
-* Certainty (spec 5): rank-k label certainties, top-k set certainty, risk certainty, expected risk.
-* UA metrics (spec 6): UA top-k accuracy, UA top-k set accuracy, (partial) average overlap, UA
+* Certainty (Stutz et al.): rank-k label certainties, top-k set certainty, risk certainty, expected risk.
+* UA metrics (Stutz et al.): UA top-k accuracy, UA top-k set accuracy, (partial) average overlap, UA
   average overlap, each per case, for the dataset and per sample (its spread).
 * Compact sampler (:func:`sample_top_classes`): every summary above depends on a sample only
   through the order of its top few classes, so sweeps draw only those (explicit Gammas for the
   classes with evidence, order statistics for the exchangeable rest) and never hold (N, S, K);
   ``*_from_top`` functions compute the summaries from that (N, S, depth) array.
-* Leave-one-reader-out agreement (spec 7) and sweeps over reliabilities (tidy DataFrames).
+* Leave-one-reader-out agreement (Stutz et al.) and sweeps over reliabilities (tidy DataFrames).
 
-Ties in argmax / top-k: lowest class index (binding decision 3).
+Ties in argmax / top-k: lowest class index (``docs/conventions.md``, tie-break).
 """
 
 from __future__ import annotations
@@ -199,7 +199,7 @@ def certainty_from_top(top, *, k: int = 1) -> np.ndarray:
 
 
 def annotation_certainty(samples, *, k: int = 1) -> np.ndarray:
-    """Top-k annotation certainty per case (N,) (paper eq. 5; spec 5): the largest fraction of
+    """Top-k annotation certainty per case (N,) (paper eq. 5): the largest fraction of
     samples sharing the same set of k largest classes. k = 1: max_y C(y)."""
     x = _check_samples(samples)
     return certainty_from_top(topk_sets(x, k), k=k)
@@ -234,7 +234,7 @@ def risk_certainty(samples, risk) -> np.ndarray:
 
 
 def expected_risk(samples, risk) -> np.ndarray:
-    """Mean over samples of risk(top-1 class) (N,) (spec 5; risk ordinal 0 low .. 2 high)."""
+    """Mean over samples of risk(top-1 class) (N,) (risk ordinal 0 low .. 2 high)."""
     x = _check_samples(samples)
     _risk_array(risk, x.shape[2])
     return expected_risk_from_top(topk_sets(x, 1), risk)
@@ -284,7 +284,7 @@ def ua_accuracy_from_top(top, predictions, *, k: int = 1,
 def ua_accuracy_per_case_sample(samples, predictions, *, k: int = 1,
                                 set_accuracy: bool = False) -> np.ndarray:
     """(N, S) 0/1: is argmax lambda^(s) in the prediction's top-k set (UA top-k accuracy, paper
-    eq. 8) or, with ``set_accuracy``, is the top-k set of lambda^(s) equal to it (spec 6)."""
+    eq. 8) or, with ``set_accuracy``, is the top-k set of lambda^(s) equal to it (Stutz et al.)."""
     x = _check_samples(samples)
     _check_predictions(predictions, x)
     return ua_accuracy_from_top(topk_sets(x, k), predictions, k=k, set_accuracy=set_accuracy)
@@ -295,13 +295,6 @@ def ua_accuracy_per_case(samples, predictions, *, k: int = 1,
     """(N,) per-case UA accuracy = sum over y in P_k of C(y) (set accuracy: fraction of samples)."""
     return ua_accuracy_per_case_sample(samples, predictions, k=k,
                                        set_accuracy=set_accuracy).mean(axis=1)
-
-
-def ua_accuracy_per_sample(samples, predictions, *, k: int = 1,
-                           set_accuracy: bool = False) -> np.ndarray:
-    """(S,) dataset-level UA accuracy of each sample (its distribution: paper Fig. 7 right)."""
-    return ua_accuracy_per_case_sample(samples, predictions, k=k,
-                                       set_accuracy=set_accuracy).mean(axis=0)
 
 
 def ua_accuracy(samples, predictions, *, k: int = 1, set_accuracy: bool = False) -> float:
@@ -361,8 +354,7 @@ def _topd_membership(blocks: list[list[int]], K: int, depth: int) -> np.ndarray:
 
 def average_overlap(ranking_a, ranking_b, *, depth: int, n_classes: int | None = None,
                     normalize: bool = True) -> float:
-    """Average overlap AO_D = (1/D) sum_{d=1..D} |top_d(A) & top_d(B)| / d (Webber et al.;
-    spec 6). Rankings are lists of blocks of tied class ids (or flat lists of ids); classes not
+    """Average overlap AO_D = (1/D) sum_{d=1..D} |top_d(A) & top_d(B)| / d (Webber et al.). Rankings are lists of blocks of tied class ids (or flat lists of ids); classes not
     named form a final tied block over ``n_classes`` (default: largest id + 1). With ties this is
     the partial AO of the reference ``ranking_metrics.partial_average_overlap`` (soft
     permutation matrices, normalised by sqrt(AO(A,A) AO(B,B)) so that AO(A, A) = 1; 0 when the
@@ -417,7 +409,7 @@ def ua_average_overlap_from_top(top, predictions, *, depth: int) -> np.ndarray:
 
 def ua_average_overlap(samples, predictions, *, depth: int) -> np.ndarray:
     """(N, S) AO_D between the prediction's ranking (scores, ties lowest index first) and the
-    ranking of each sample lambda^(s) (spec 6); mean over S = UA average overlap per case.
+    ranking of each sample lambda^(s) (Stutz et al.); mean over S = UA average overlap per case.
     Only the top D classes of both rankings matter (:func:`ua_average_overlap_from_top`)."""
     x = _check_samples(samples)
     _check_predictions(predictions, x)
@@ -430,7 +422,7 @@ def ua_average_overlap(samples, predictions, *, depth: int) -> np.ndarray:
 # ---------------------------------------------------------------------------------- agreement
 def reader_agreement(selectors, n_classes: int | None = None, *,
                      tie_split: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """Leave-one-reader-out agreement (paper App. D, ``agreement.py``; spec 7).
+    """Leave-one-reader-out agreement (paper App. D, ``agreement.py``).
 
     For reader a: IRN of all other readers of the case (paper IRN unless ``tie_split=False``);
     agreement_a = 1 if the others' top-1 IRN class (ties: lowest index) is among the classes
@@ -506,7 +498,7 @@ def sweep(
     progress: Callable[[float, str], None] | None = None,
     **sampler_kwargs,
 ) -> SweepResult:
-    """Sample once per reliability and compute certainty, UA metrics and risk (spec 5-6).
+    """Sample once per reliability and compute certainty, UA metrics and risk (Stutz et al.).
 
     ``method="compact"`` (default) draws only the top max(ks, ao_depth) classes of every sample
     (:func:`sample_top_classes`, never the (N, S, K) array); ``method="dense"`` samples with
@@ -514,7 +506,7 @@ def sweep(
     stream; for verification). The same ``seed`` is used at every reliability (common random
     numbers: smoother curves). ``predictions``: name -> (N, K) scores. The deterministic
     accuracy (point estimate's top-1, i.e. r = inf) is added for every predictor as the
-    reference line. ``ao_depth``: also UA average overlap at that depth (spec 6). ``point``:
+    reference line. ``ao_depth``: also UA average overlap at that depth (Stutz et al.). ``point``:
     the precomputed :func:`point_estimate` (N, K) (PL maximum likelihood is slow to recompute);
     reliability inf uses it for every sample."""
     if method not in ("compact", "dense"):

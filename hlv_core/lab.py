@@ -1,9 +1,8 @@
-"""Training lab: train a fast linear text model with each of seed 000's 14 HLV training methods
+"""Training lab: train a fast linear text model with each of Kurniawan et al.'s 14 HLV training methods
 and compare them with the hard and soft metrics, as deltas against MV.
 
 Kurniawan et al., "Training and Evaluating with Human Label Variation" (arXiv 2502.01891),
-sections 4 (methods) and 5 (evaluation protocol, Figures 2-4); spec ``soft_metrics.md``
-section 6; issue 9. The targets of every method come from :mod:`hlv_core.training`; the model
+sections 4 (methods) and 5 (evaluation protocol, Figures 2-4). The targets of every method come from :mod:`hlv_core.training`; the model
 and losses from :mod:`hlv_core._linear`; the metrics from :func:`hlv_core.soft_metrics.evaluate`.
 
 Protocol (paper section 5.1, adapted to a linear model):
@@ -28,8 +27,7 @@ Protocol (paper section 5.1, adapted to a linear model):
   MV is always trained (added when not requested) because it is the reference.
 
 SLMV has two heads. Row ``SLMV`` scores the hard (MV) head, as the released
-code of seed 000 does (both heads write the same prediction slot and the hard head runs last;
-spec ``soft_metrics.md`` section 6); row ``SLMV-soft`` scores the soft head of the same fit
+code of Kurniawan et al. does (both heads write the same prediction slot and the hard head runs last); row ``SLMV-soft`` scores the soft head of the same fit
 (same L2 chosen on the hard head's dev score), which is what the paper reports ("We predict only
 the soft labels for evaluation", section 4). Both rows carry a note saying so.
 
@@ -228,7 +226,7 @@ class LabResult:
 
 def predictions_as_models(predictions: pd.DataFrame, *, prefix: str = "lab ") -> pd.DataFrame:
     """Long ``model, item_id, label, prob`` table: each method's test predictions averaged
-    over seeds (as the paper averages 3 runs before its meta-evaluation, spec 8.1), model name
+    over seeds (as the paper averages 3 runs before its meta-evaluation), model name
     ``prefix + method`` (the format of ``hlv_ui.state.add_predictions``)."""
     if predictions.empty:
         return pd.DataFrame(columns=["model", "item_id", "label", "prob"])

@@ -1,7 +1,7 @@
 """Bundled sample data: seeded generators for the synthetic samples and loaders for all samples.
 
 ``python -m hlv_core.samples`` rewrites ``sample_data/`` from the generators (deterministic for a
-seed). The dermatology sample is the real CC BY 4.0 data of seed 001 (see its README); only its
+seed). The dermatology sample is the real CC BY 4.0 data of Stutz et al. (see its README); only its
 model predictions are synthetic.
 
 Synthetic samples:
@@ -10,7 +10,7 @@ Synthetic samples:
   lawyers in two camps (claimant-side vs defence-side practice) that disagree systematically on
   "contested" cases; annotator traits ``group, gender, experience``; 3 models of different quality.
 * ``legal_areas`` (multilabel): help-seeker problem texts tagged with areas of law by 6 lawyers
-  (one or more labels each; the style of seed 000's TAG data); 3 models (sigmoid outputs).
+  (one or more labels each; the style of Kurniawan et al.'s TAG data); 3 models (sigmoid outputs).
 * ``ratings`` (rating, ordinal 1-5): acceptability ratings of sentences by 10 raters with a
   lenient/strict bias by age group; 2 models.
 """

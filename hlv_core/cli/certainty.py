@@ -10,7 +10,7 @@ split) or ``--irn released`` (DeepMind's released code: tied classes are not spl
 
 Samples plausibilities at each reliability (``inf`` = point estimate) and prints the mean top-1/2/3
 annotation certainty per reliability, and with ``--predictions`` the UA top-k accuracy of every
-model (seed 001; spec ``certainty.md``). Summaries come from the compact sampler (only the top
+model (Stutz et al.). Summaries come from the compact sampler (only the top
 classes of every sample are drawn; ``--method dense`` samples the full (N, S, K) array instead).
 """
 
@@ -149,7 +149,7 @@ def run_certainty(args: argparse.Namespace) -> int:
 
 def add_cli(subparsers) -> argparse.ArgumentParser:
     """Register ``certainty`` on an argparse subparsers object."""
-    p = subparsers.add_parser("certainty", help="annotation certainty and UA accuracy (seed 001)",
+    p = subparsers.add_parser("certainty", help="annotation certainty and UA accuracy (Stutz et al.)",
                               description=__doc__,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", type=Path)

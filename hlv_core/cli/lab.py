@@ -1,6 +1,6 @@
 """``python -m hlv_core lab FILE_OR_FOLDER [--methods ...] [--seeds 0 1 2] [--json]``.
 
-Trains the training lab's fast linear text model with each of seed 000's HLV training methods
+Trains the training lab's fast linear text model with each of Kurniawan et al.'s HLV training methods
 (:func:`hlv_core.lab.run_lab`) and prints the mean of every metric over seeds and its delta
 against MV (or, with ``--json``, the long result table as JSON records). ``--predictions
 FILE.csv`` writes each method's test predictions averaged over seeds (``model, item_id,
@@ -66,7 +66,7 @@ def add_cli(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Register ``lab`` on the ``python -m hlv_core`` sub-parsers."""
     parser = subparsers.add_parser(
         "lab",
-        help="train a fast linear text model with each HLV training method (seed 000)",
+        help="train a fast linear text model with each HLV training method (Kurniawan et al.)",
         description=__doc__,
     )
     parser.add_argument("file", help="annotations file or dataset folder with items.csv texts")

@@ -3,7 +3,7 @@
 Official LeWiDi score of a submission TSV or a Codabench ``res.zip`` against the organisers'
 gold JSON (2025: CSC, MP, Paraphrase, VariErrNLI, Task A ``soft`` and Task B ``pe``; 2023:
 cross-entropy ``soft`` and micro F1 ``hard``), with the organisers' targets and rounding
-(:mod:`hlv_core.lewidi`, spec ``lewidi.md``). GOLD may be a folder of gold files. The task comes
+(:mod:`hlv_core.lewidi`). GOLD may be a folder of gold files. The task comes
 from the file name (``_soft`` / ``_pe``) unless ``--task`` is given.
 
 With ``--json`` and one TSV it prints one JSON object (``dataset, task, metric, score,

@@ -1,7 +1,7 @@
 """``python -m hlv_core perspectives FILE [--traits F] [--test-share S] [--seed N] [--json]``
 and ``python -m hlv_core split FILE --out DIR``.
 
-``perspectives`` builds a PERSEVAL split (seed 003; spec section 3), runs the baselines (majority
+``perspectives`` builds a PERSEVAL split (Lo, Casola et al.), runs the baselines (majority
 vote of the training annotators, per-trait-group majority, per-user majority from adaptation
 labels) and, with ``--predictions P``, scores a model's per-(user, text) predictions too. Default
 output: the headline table of the Perspectives page (``headline_table``): one row per model with

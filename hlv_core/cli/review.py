@@ -7,7 +7,7 @@ command line (:mod:`hlv_core.review`).
   every new row records who imported it (``cli:<login name>``), from which file and when.
   The command line is the operator's (admin) tool: whoever can run it can read the file.
 * ``review rank DB [--models a,b,c] [--dataset HASH] [--regularize EPS] [--json]``: rank
-  centrality scores of the models with both tie conventions (spec ``soft_metrics.md`` 8.2)
+  centrality scores of the models with both tie conventions (Kurniawan et al.)
   and the judgements-per-pair table.
 """
 
@@ -78,7 +78,7 @@ def run_review(args: argparse.Namespace) -> int:
 def add_cli(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Register ``review`` on the ``python -m hlv_core`` sub-parsers."""
     parser = subparsers.add_parser(
-        "review", help="expert pairwise judgements: export, import, rank (seed 000 sec. 6)",
+        "review", help="expert pairwise judgements: export, import, rank (Kurniawan et al. sec. 6)",
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     actions = parser.add_subparsers(dest="action", required=True)

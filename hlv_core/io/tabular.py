@@ -1,5 +1,5 @@
 """Importers for tabular formats: canonical long files, zipped canonical folders, crowd-kit,
-wide matrices and counts (spec ``formats.md`` section 5.3, items 1-4)."""
+wide matrices and counts (layouts listed in ``README.md``, Input formats)."""
 
 from __future__ import annotations
 

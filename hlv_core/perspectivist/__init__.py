@@ -1,8 +1,8 @@
 """Perspectivist evaluation (PERSEVAL, Lo, Casola et al.): user-disjoint splits and per-(user, text) metrics.
 
-Source: Lo, Casola, Sezerer, Basile et al., "PERSEVAL" (EMNLP 2025; seed 003) and the spec
-``../shared/spec/agreement_balance_perspectivist.md`` section 3, binding decision 8 of the spec
-README. LeWiDi 2025 perspectivist scores: ``soft_metrics.md`` section 11.
+Source: Lo, Casola, Sezerer, Basile et al., "PERSEVAL" (EMNLP 2025), sections 3 and 5; our
+choices are in ``docs/conventions.md`` (PERSEVAL). LeWiDi 2025 perspectivist scores: the
+organisers' Task B definitions (``docs/conventions.md``, LeWiDi scoring).
 
 An *instance* is a (user, text) pair with that user's label. The users a model is tested on are
 disjoint from the annotators of the training data (:func:`make_splits`). :func:`evaluate` reports

@@ -25,7 +25,7 @@ __all__ = [
 # ----------------------------------------------------------------------------------- baselines
 def _argmax_labels(counts: pd.DataFrame, labels: tuple[str, ...]) -> pd.Series:
     """Majority label per row of a (rows x labels) count table; ties -> lowest inventory
-    index (binding decision 3)."""
+    index (``docs/conventions.md``, tie-break)."""
     table = counts.reindex(columns=list(labels), fill_value=0)
     return pd.Series(np.array(labels, dtype=object)[np.argmax(table.to_numpy(), axis=1)],
                      index=table.index)

@@ -84,7 +84,7 @@ def _pairs_text(frame: pd.DataFrame, limit: int = 5) -> str:
 
 def _check_pairs(pred: pd.DataFrame, true: pd.DataFrame) -> pd.DataFrame:
     """Outer-join predictions and gold on (user, text); missing or extra pairs raise a
-    :class:`DataError` that names them (decision 8)."""
+    :class:`DataError` that names them (``docs/conventions.md``, PERSEVAL)."""
     merged = true.merge(pred[[c for c in SPLIT_COLUMNS if c in pred.columns]], on=PAIR_KEYS,
                         how="outer", suffixes=("_gold", "_pred"), indicator=True)
     missing = merged[merged["_merge"] == "left_only"]
@@ -284,7 +284,7 @@ def evaluate(
     positive: str | None = None,
     absent: Literal["skip", "zero"] = "skip",
 ) -> PerspectivistReport:
-    """PERSEVAL metrics of per-(user, text) predictions (seed 003 section 5; spec 3.4, decision 8).
+    """PERSEVAL metrics of per-(user, text) predictions (Lo, Casola et al. section 5, ``docs/conventions.md``, PERSEVAL).
 
     Parameters
     ----------
@@ -419,7 +419,7 @@ def bootstrap_users(
     seed: int = 0,
     ci: float = 0.95,
 ) -> pd.DataFrame:
-    """Percentile bootstrap CIs over test users (cluster bootstrap; [OURS], spec decision 9).
+    """Percentile bootstrap CIs over test users (cluster bootstrap; [OURS], ``docs/conventions.md``, PERSEVAL bootstrap).
 
     One replicate draws U users with replacement (multinomial weights ``W``, shape (B, U));
     every score is recomputed from weighted per-user confusion counts: global (pooled counts
@@ -578,7 +578,7 @@ def lewidi_scores(
     scale: float | None = None,
     decimals: int | None = None,
 ) -> dict[str, float]:
-    """LeWiDi 2025 Task B (perspectivist) scores, lower is better (spec soft_metrics.md 11).
+    """LeWiDi 2025 Task B (perspectivist) scores, lower is better .
 
     * error rate (MP): mean over texts of the share of the text's annotators whose label is
       mispredicted, ``(1/N) sum_i (1/a_i) sum_a [t_ia != p_ia]`` (= ``sum_a |t - p| / a`` for

@@ -313,7 +313,7 @@ def make_splits(
     min_adaptation: int | None = None,
     stratify: str | None = None,
 ) -> PerspectivistSplits:
-    """PERSEVAL splits: test users disjoint from training annotators (seed 003 section 3; spec 3.1-3.2).
+    """PERSEVAL splits: test users disjoint from training annotators (Lo, Casola et al. section 3).
 
     Protocol (vectorised, seedable with ``numpy.random.default_rng(seed)``; the reference uses
     Python ``random`` with seed 42, so the exact users differ):
