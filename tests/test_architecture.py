@@ -121,3 +121,11 @@ def test_the_private_module_check_sees_a_violation():
     })
     assert found == ["pages.probe imports hlv_core.io._read",
                      "hlv_core.lewidi imports hlv_core.io._read"]
+
+
+def test_the_dataset_is_built_whole():
+    """No module mutates a frozen object after building it (``dataclasses.replace`` or the
+    builders' ``name=`` argument instead)."""
+    offenders = [str(path.relative_to(ROOT)) for path in (ROOT / "hlv_core").rglob("*.py")
+                 if "object.__setattr__" in path.read_text(encoding="utf-8")]
+    assert offenders == []
