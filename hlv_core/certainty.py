@@ -478,6 +478,12 @@ class SweepResult:
     per_case: pd.DataFrame
     info: list
 
+    def mean_ess(self) -> list[float]:
+        """Per swept reliability (in ``info`` order), the mean over cases of the Plackett-Luce
+        sampler's effective sample size (of the top class; NaN when the sampler reports none,
+        e.g. Dirichlet models or r = inf): the number the Certainty page shows."""
+        return [float(np.nanmean(i["ess"])) if "ess" in i else float("nan") for i in self.info]
+
 
 def sweep(
     model: str,

@@ -53,6 +53,7 @@ from .io import DataError, Dataset
 from .targets import METHODS, method_targets
 
 __all__ = [
+    "summary_table",
     "DEFAULT_L2_GRID",
     "LabResult",
     "PAPER_METRICS",
@@ -544,4 +545,21 @@ def run_lab(
     out = lab.results
     out.attrs["predictions"] = lab.predictions
     out.attrs["protocol"] = lab.protocol
+    return out
+
+
+def summary_table(results: pd.DataFrame) -> pd.DataFrame:
+    """Wide table of :func:`run_lab` results: one row per method (Kurniawan et al.'s order),
+    ``<metric>`` = mean over seeds and ``<metric> delta`` = mean delta vs MV; skipped methods keep
+    their reason in ``note``. The Training lab page and the ``lab`` command show it."""
+    ran = results[results["metric"] != "skipped"]
+    mean = ran.groupby(["method", "metric"], sort=False)[["value", "delta_vs_mv"]].mean()
+    wide = mean["value"].unstack("metric")
+    delta = mean["delta_vs_mv"].unstack("metric").add_suffix(" delta")
+    out = wide.join(delta)
+    cols = [c for m in wide.columns for c in (m, f"{m} delta")]
+    out = out[cols]
+    skipped = results[results["metric"] == "skipped"].set_index("method")["note"]
+    out = out.reindex([m for m in METHODS if m in out.index or m in skipped.index])
+    out["note"] = skipped.reindex(out.index).fillna("")
     return out

@@ -15,7 +15,7 @@ import sys
 import pandas as pd
 
 from ..io import FORMATS, load
-from ..lab import DEFAULT_L2_GRID, predictions_as_models, run_lab_full
+from ..lab import DEFAULT_L2_GRID, predictions_as_models, run_lab_full, summary_table
 from ..training import METHODS
 from ._output import write_json
 
@@ -23,19 +23,8 @@ __all__ = ["add_cli", "lab_summary", "run_lab_cli"]
 
 
 def lab_summary(results: pd.DataFrame) -> pd.DataFrame:
-    """Wide table: one row per method (paper order), ``<metric>`` mean over seeds and
-    ``<metric> delta`` mean delta vs MV; skipped methods keep their reason in ``note``."""
-    ran = results[results["metric"] != "skipped"]
-    mean = ran.groupby(["method", "metric"], sort=False)[["value", "delta_vs_mv"]].mean()
-    wide = mean["value"].unstack("metric")
-    delta = mean["delta_vs_mv"].unstack("metric").add_suffix(" delta")
-    out = wide.join(delta)
-    cols = [c for m in wide.columns for c in (m, f"{m} delta")]
-    out = out[cols]
-    skipped = results[results["metric"] == "skipped"].set_index("method")["note"]
-    out = out.reindex([m for m in METHODS if m in out.index or m in skipped.index])
-    out["note"] = skipped.reindex(out.index).fillna("")
-    return out
+    """:func:`hlv_core.lab.summary_table` (the name this module had for it)."""
+    return summary_table(results)
 
 
 def run_lab_cli(args: argparse.Namespace) -> int:
