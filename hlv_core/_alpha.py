@@ -2,8 +2,8 @@
 
 Internal helpers of :mod:`hlv_core.agreement` (public names are re-exported there).
 
-Definitions (Krippendorff 2011, "Computing Krippendorff's alpha-reliability"
-``agreement_balance_perspectivist.md`` sections 1.3 and 2, ``docs/conventions.md``, alpha computation):
+Definitions (Krippendorff 2011, "Computing Krippendorff's alpha-reliability"; computed from value
+counts, ``docs/conventions.md``, alpha computation):
 
 * unit (item) u with value counts ``n_uc`` and ``n_u = sum_c n_uc`` pairable values (only units with
   ``n_u >= 2`` count);
@@ -491,7 +491,7 @@ def _pair_counts_instances(data: AlphaInput, need: str):
 
 
 def _pair_counts_sparse(data: AlphaInput, need: str):
-    """Same statistics as :func:`_pair_counts_instances` from sparse products ."""
+    """Same statistics as :func:`_pair_counts_instances` from sparse products."""
     n_ann, n_items, k = data.n_annotators, data.n_items, data.n_values
     rows, cols = data.annotator, data.item
     m = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n_ann, n_items))

@@ -1,5 +1,5 @@
 """The LeWiDi shared-task scorer: official numbers for a submission file in one call
-(metric formulas ``soft_metrics.md`` section 11).
+(the organisers' targets and rounding: ``docs/conventions.md``, LeWiDi scoring).
 
 2025 (3rd edition; CSC, MP, Paraphrase, VariErrNLI), reproducing the organisers' evaluation
 notebook ``Evaluation_LeWiDi_2025_Metrics.ipynb``:

@@ -3,13 +3,12 @@
 Experts see an item and the label distributions of two models (names hidden, random left/right
 order) and say which output is more accurate: ``"A"``, ``"B"``, ``"both"`` or ``"neither"``.
 The judgements live in a SQLite file (:class:`ReviewStore`); :func:`rank_centrality` turns the
-pairwise counts into one score per model (Negahban, Oh and Shah 2012
-section 8.2) and :func:`metric_correlations` correlates every metric of
+pairwise counts into one score per model (Negahban, Oh and Shah 2012;
+Kurniawan et al., section 6.1) and :func:`metric_correlations` correlates every metric of
 :mod:`hlv_core.soft_metrics` with those human scores (Pearson r with an exact permutation
 p-value, Kurniawan et al. Table 5 / Figure 5).
 
-Count layout (upstream ``compute_pairwise_wins2.py``, and
-``vectors/softmetrics_rank_centrality_toy.json``): for M models, ``comps[i, j]`` = number of
+Count layout (the authors' released ``compute_pairwise_wins2.py``): for M models, ``comps[i, j]`` = number of
 judgements comparing models i and j (symmetric, zero diagonal, ties included) and
 ``wins[i, j]`` = number of judgements where the *column* model j beat the *row* model i (exactly
 one option preferred). Only each reviewer's latest judgement of an (item, model pair) counts.
@@ -485,7 +484,7 @@ def visible_distribution(probs: Mapping[str, float] | pd.Series, *, threshold: f
                          ) -> pd.DataFrame:
     """What a reviewer sees of one model output: labels with probability > ``threshold``,
     sorted by probability (descending; ties by label inventory order as given), Kurniawan et al.
-    section 6.1 (footnote 19 uses 0.1 for multilabel default 0)."""
+    section 6.1 (footnote 19 uses 0.1 for multilabel; default 0)."""
     series = pd.Series(probs, dtype=float)
     order = np.arange(len(series))
     frame = pd.DataFrame({"label": series.index.astype(str), "probability": series.to_numpy(),

@@ -1,6 +1,6 @@
 """``python -m hlv_core sigma FILE... `` (alias ``balance``): Basile's sigma, sigma_rnd and camps.
 
-Defaults are the paper's conventions (Basile.2 and ``docs/conventions.md``, sigma ``min_shared``): nominal alpha,
+Defaults are the paper's conventions (Basile; ``docs/conventions.md``, sigma ``min_shared``): nominal alpha,
 ``--min-shared 1`` (undefined pairwise alpha = no edge; both dropped counts printed) and the
 composed sigma_rnd (10 matrices A_rnd, each 10 split-and-shuffle steps). ``--min-shared 2`` and
 ``--procedure one_step`` are the labelled deviations. Every output names its level and conventions.

@@ -1,6 +1,6 @@
 """The canonical in-memory dataset and its derived views.
 
-Canonical tables (the paper section 5.2):
+Canonical tables (the layouts of ``README.md``, Input formats):
 
 * ``annotations``: long DataFrame, one row per single label, columns ``item_id, annotator_id,
   label`` (all ``str``) plus optional ``rank`` (``Int64``, >= 1; equal ranks form a tie block).

@@ -61,7 +61,7 @@ def read_lewidi2023(
     """LeWiDi 2023 JSON: ``{key: {text, annotators "Ann1,Ann2", annotations "0,1", hard_label,
     soft_label, split, lang, other_info}}``.
 
-    Quirks handled : comma strings (annotations in the order of
+    Quirks handled: comma strings (annotations in the order of
     ``annotators``); ConvAbuse's ``text`` is a JSON-ish string of four turns -> ``text`` (the user
     turn), ``prev_agent``, ``prev_user``, ``agent``; ConvAbuse severities -3..1 are kept as
     labels while its ``soft_label`` is binary (kept in ``extra["soft_label"]`` and not compared);
@@ -372,7 +372,7 @@ def read_lewidi2025(
     """LeWiDi 2025 JSON: ``{key: {text {sub-fields}, annotators, annotations {annotator: label},
     soft_label, split, lang, other_info}}`` (+ ``meta=`` the ``*_annotators_meta.json``).
 
-    Quirks handled : VariErrNLI multi-label values are comma-joined
+    Quirks handled: VariErrNLI multi-label values are comma-joined
     (``"entailment,neutral"`` -> one row per label; the ``annotators`` string repeats the id once
     per label and is checked as a set); VariErrNLI ``soft_label`` is per label a binary
     distribution ({label: {"0": p0, "1": p1}} -> P(label) = p1, task ``multilabel``); MP

@@ -578,7 +578,7 @@ def lewidi_scores(
     scale: float | None = None,
     decimals: int | None = None,
 ) -> dict[str, float]:
-    """LeWiDi 2025 Task B (perspectivist) scores, lower is better .
+    """LeWiDi 2025 Task B (perspectivist) scores, lower is better.
 
     * error rate (MP): mean over texts of the share of the text's annotators whose label is
       mispredicted, ``(1/N) sum_i (1/a_i) sum_a [t_ia != p_ia]`` (= ``sum_a |t - p| / a`` for
