@@ -2,8 +2,8 @@
 
 Internal helpers of :mod:`hlv_core.agreement` (public names are re-exported there).
 
-Definitions (Krippendorff 2011, "Computing Krippendorff's alpha-reliability"; spec
-``agreement_balance_perspectivist.md`` sections 1.3 and 2, binding decision 5):
+Definitions (Krippendorff 2011, "Computing Krippendorff's alpha-reliability"; computed from value
+counts, ``docs/conventions.md``, alpha computation):
 
 * unit (item) u with value counts ``n_uc`` and ``n_u = sum_c n_uc`` pairable values (only units with
   ``n_u >= 2`` count);
@@ -26,6 +26,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from .io import LEVELS
+
 __all__ = [
     "ALPHA_LEVELS",
     "AlphaInput",
@@ -36,10 +38,9 @@ __all__ = [
     "bootstrap_alpha_from_counts",
     "prepare_alpha_input",
     "pairwise_alpha_arrays",
-    "pairwise_alpha_codes",
 ]
 
-ALPHA_LEVELS = ("nominal", "ordinal", "interval", "ratio")
+ALPHA_LEVELS = LEVELS  # the one tuple of levels of measurement (hlv_core.io)
 
 
 def _check_level(level: str) -> str:
@@ -286,7 +287,7 @@ def alpha_from_counts(
 
     ``numbers`` (K,): numeric value of each column (columns must be sorted by value for ordinal);
     default ``0..K-1``. Returns NaN when undefined (fewer than 2 pairable values or no expected
-    disagreement). Formula: module docstring (Krippendorff 2011; spec section 2).
+    disagreement). Formula: module docstring (Krippendorff 2011).
     """
     _check_level(level)
     counts, n_u = _pairable(counts)
@@ -378,7 +379,7 @@ def bootstrap_alpha_from_counts(
 
 
 # ----------------------------------------------------------------------------------------------
-# all-pairs alpha (spec section 1.3)
+# all-pairs alpha
 
 
 #: Above this many (item, annotator pair) instances the all-pairs counts come from sparse
@@ -490,7 +491,7 @@ def _pair_counts_instances(data: AlphaInput, need: str):
 
 
 def _pair_counts_sparse(data: AlphaInput, need: str):
-    """Same statistics as :func:`_pair_counts_instances` from sparse products (spec 1.3)."""
+    """Same statistics as :func:`_pair_counts_instances` from sparse products."""
     n_ann, n_items, k = data.n_annotators, data.n_items, data.n_values
     rows, cols = data.annotator, data.item
     m = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n_ann, n_items))
@@ -529,13 +530,13 @@ def _pair_counts_sparse(data: AlphaInput, need: str):
 def pairwise_alpha_arrays(
     data: AlphaInput, *, min_shared: int = 2, method: str = "auto"
 ) -> PairAlpha:
-    """All-pairs alpha with the closed forms of spec section 1.3, on integer codes.
+    """All-pairs alpha with sparse closed forms (Krippendorff 2011 per pair), on integer codes.
 
     Nominal, ordinal and ratio need only integer pair statistics (shared items, agreements,
     the pair's value counts m_c and cross-coincidences C_ck), gathered either from explicit
     (item, pair) instances (``method="instances"``: one sort, a few bincounts; chosen by
     ``"auto"`` for sparse crowd data: at most :data:`PAIR_INSTANCE_LIMIT` instances and at most 8
-    per possible pair) or from sparse products (``method="sparse"``: K+1 products, spec 1.3;
+    per possible pair) or from sparse products (``method="sparse"``: K+1 products;
     faster on dense data). Both give the same integers, hence bit-identical alphas. Interval uses
     the sparse value products ``V M^T``, ``V2 M^T``, ``V V^T``.
     """
@@ -599,16 +600,6 @@ def pairwise_alpha_arrays(
         keys // stride, keys % stride, np.asarray(n_shared).astype(np.int64),
         alpha.astype(float), int(min_shared),
     )
-
-
-def pairwise_alpha_codes(data: AlphaInput, *, min_shared: int = 2) -> pd.DataFrame:
-    """All-pairs alpha with the sparse closed forms of spec section 1.3.
-
-    Returns one row per annotator pair sharing at least one item (``annotator_a < annotator_b``
-    in sorted id order): ``annotator_a, annotator_b, n_shared, alpha``; alpha is NaN when the pair
-    shares fewer than ``min_shared`` items or is undefined (expected disagreement 0).
-    """
-    return pairwise_alpha_arrays(data, min_shared=min_shared).frame(data.annotator_ids)
 
 
 def alpha_and_pairwise_codes(data: AlphaInput, *, min_shared: int = 2) -> tuple[float, PairAlpha]:

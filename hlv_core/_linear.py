@@ -1,7 +1,7 @@
 """Linear softmax / per-class sigmoid models over sparse features for the training lab.
 
-The training lab (issue 9) reproduces seed 000's training-method comparison (Kurniawan et al.,
-arXiv 2502.01891, sections 4-5; spec ``soft_metrics.md`` section 6) in miniature: instead of a
+The training lab reproduces the training-method comparison of Kurniawan et al. (arXiv
+2502.01891, sections 4-5) in miniature: instead of a
 transformer encoder + linear head, a linear model over sparse text features ``X`` (N, d) is
 trained with ``scipy.optimize.minimize(method="L-BFGS-B", jac=True)`` on analytic gradients.
 The whole training set is one batch (full-batch optimisation), so the mini-batch losses of the
@@ -36,9 +36,9 @@ Model kinds:
 * :func:`fit_multitask` (SLMV): a soft head and a hard head that share features through a
   common weight matrix, ``Z_s = X (W0 + Ws) + b_s``, ``Z_h = X (W0 + Wh) + b_h``, penalty
   ``l2/2 (|W0|^2 + |Ws|^2 + |Wh|^2)`` (regularised multi-task learning, Evgeniou & Pontil 2004);
-  loss = soft-head loss + hard-head loss (weights 1, spec 6). With two *independent* linear
+  loss = soft-head loss + hard-head loss (weights 1). With two *independent* linear
   heads on fixed features the hard head would simply be MV; the shared ``W0`` is the linear
-  analogue of the shared encoder. Prediction = the hard head (spec 6, [CODE-ONLY]).
+  analogue of the shared encoder. Prediction = the hard head (released code only).
 * :func:`fit_ensemble` (AE / AEh): one head per annotator on a **shared low-rank encoder**
   ``h_i = x_i U`` (U: d x r, r = ``rank``, default 8), head ``a``: ``z_ia = h_i V_a + c_a``.
   This mirrors the paper's shared encoder + per-annotator linear heads and stays tractable for
@@ -242,7 +242,7 @@ class LinearFit:
 def predict_proba(fit: LinearFit, X, *, hard_ensemble: bool = False) -> np.ndarray:
     """(N, K) predicted probabilities. Multitask: the hard (MV) head. Ensemble: mean of the
     heads' probabilities, or with ``hard_ensemble`` the share of heads voting for each label
-    (multiclass argmax, ties lowest index; multilabel ``prob > 0.5``) -- spec 6 AE / AEh."""
+    (multiclass argmax, ties lowest index; multilabel ``prob > 0.5``) -- AE / AEh of Kurniawan et al., section 4."""
     X = sparse.csr_matrix(X)
     p = fit.params
     if fit.kind == "linear":

@@ -1,7 +1,6 @@
 """Multi-label agreement with bootstrapped expected agreement (Marchal, Scholman, Yung, Demberg,
-COLING 2022 = seed 002) and the simulator of its section 5.
-
-Spec ``agreement_balance_perspectivist.md`` section 4; binding decision 7 of the spec README.
+COLING 2022) and the simulator of its section 5. More than two coders: the mean over coder pairs
+(``docs/conventions.md``, multi-label agreement with more than two coders).
 Internal module: public names are re-exported by :mod:`hlv_core.agreement`.
 
 Per item, for the label sets S1 (coder 1, the reference) and S2:
@@ -40,6 +39,7 @@ import pandas as pd
 __all__ = [
     "MULTILABEL_MEASURES",
     "SOFT_MATCH_EXPECTED",
+    "average_multilabel_pairs",
     "soft_match_reduction",
     "multilabel_agreement",
     "multilabel_agreement_pairs",
@@ -71,7 +71,7 @@ SOFT_MATCH_EXPECTED = ("reduced", "label_shares")
 
 
 def soft_match_reduction(s1: np.ndarray, s2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per-item label weights of the paper's soft-match reduction (seed 002 section 3.1, fn. 3).
+    """Per-item label weights of the paper's soft-match reduction (Marchal et al. section 3.1, fn. 3).
 
     ``s1, s2``: (..., N, K) boolean label sets of two coders. Returns (r1, r2), (..., N, K) float
     weights summing to 1 per item: where the sets intersect in exactly one label both coders get
@@ -233,7 +233,7 @@ def multilabel_agreement_pairs(
     Long table with columns ``coder_1, coder_2, n_items, measure, observed, expected, adjusted,
     sd``; ``coder_1`` (earlier in sorted id order, or first of ``coders``) is the reference for
     precision/recall. Each pair is analysed on the items both labelled with non-empty sets (empty
-    sets and single-coded items excluded; spec section 4.5); label shares and set-size
+    sets and single-coded items excluded); label shares and set-size
     distributions are estimated on those items. One ``numpy.random.Generator(seed)`` drives all pairs
     in order. ``progress(done, total)`` is called after each pair."""
     if n_boot < 0:
@@ -296,7 +296,7 @@ def multilabel_agreement(
     soft_match_expected: str = "reduced",
     progress=None,
 ) -> pd.DataFrame:
-    """Multi-label agreement table (seed 002): rows = measures, columns ``observed, expected,
+    """Multi-label agreement table (Marchal et al.): rows = measures, columns ``observed, expected,
     adjusted, sd`` (+ ``n_pairs``, ``n_items``).
 
     Measures: ``soft_match_kappa`` (Cohen-style per-coder marginals), ``soft_match_pi`` (pooled
@@ -308,7 +308,7 @@ def multilabel_agreement(
     ``n_boot`` seeded bootstrap replicates, ``sd`` = replicate sd). Two coders: that pair (coder 1 =
     first in sorted order, or ``coders[0]``, is the reference of precision/recall). More coders:
     every pair on the items both labelled, then the unweighted mean over pairs of each column
-    (binding decision 7); precision and recall are then averaged over both orientations of each
+    (``docs/conventions.md``, multi-label agreement with more than two coders); precision and recall are then averaged over both orientations of each
     pair (so they coincide), because a reference coder is arbitrary among many.
     ``frame.attrs``: ``n_boot``, ``seed``, ``n_pairs``, ``labels``.
     """
@@ -316,13 +316,25 @@ def multilabel_agreement(
         annotations, n_boot=n_boot, seed=seed, coders=coders, min_shared=min_shared,
         soft_match_expected=soft_match_expected, progress=progress,
     )
-    n_pairs = int(pairs[["coder_1", "coder_2"]].drop_duplicates().shape[0])
+    return average_multilabel_pairs(pairs)
+
+
+def average_multilabel_pairs(per_pair: pd.DataFrame) -> pd.DataFrame:
+    """Mean over coder pairs of the per-pair multi-label table
+    (:func:`multilabel_agreement_pairs`).
+
+    One pair: that pair's rows. Several: precision and recall are first averaged over both
+    orientations of each pair (coder 1 as reference is arbitrary among many, so they coincide),
+    then every column is the unweighted mean over pairs. Rows = measures in
+    :data:`MULTILABEL_MEASURES` order; columns ``observed, expected,
+    adjusted, sd, n_pairs, n_items`` (``n_items`` summed over pairs)."""
+    n_pairs = int(per_pair[["coder_1", "coder_2"]].drop_duplicates().shape[0])
     if n_pairs == 1:
-        table = pairs.set_index("measure")[_COLUMNS].copy()
+        table = per_pair.set_index("measure")[_COLUMNS].copy()
         table["n_pairs"] = 1
-        table["n_items"] = int(pairs["n_items"].iloc[0])
+        table["n_items"] = int(per_pair["n_items"].iloc[0])
     else:
-        sym = pairs.copy()
+        sym = per_pair.copy()
         pr = sym["measure"].isin(["boot_precision", "boot_recall"])
         both = sym[pr].groupby(["coder_1", "coder_2"])[_COLUMNS].transform("mean")
         sym.loc[pr, _COLUMNS] = both.to_numpy()
@@ -332,14 +344,15 @@ def multilabel_agreement(
         table["n_items"] = grouped["n_items"].sum()
         table = table.loc[list(MULTILABEL_MEASURES)]
     table.index.name = "measure"
-    table.attrs.update({"n_boot": int(n_boot), "seed": int(seed), "n_pairs": n_pairs,
-                        "labels": pairs.attrs.get("labels", []),
-                        "soft_match_expected": soft_match_expected})
+    table.attrs.update({"n_pairs": n_pairs, "labels": per_pair.attrs.get("labels", []),
+                        "n_boot": per_pair.attrs.get("n_boot"), "seed": per_pair.attrs.get("seed")})
+    if "soft_match_expected" in per_pair.attrs:
+        table.attrs["soft_match_expected"] = per_pair.attrs["soft_match_expected"]
     return table
 
 
 # ----------------------------------------------------------------------------------------------
-# simulator (seed 002, section 5)
+# simulator (Marchal et al., section 5)
 
 
 def _label_probs(n_categories: int, label_skew: float) -> np.ndarray:
@@ -369,7 +382,7 @@ def simulate_multilabel(
     label_skew: float = 0.0,
     seed: int | np.random.Generator = 0,
 ) -> pd.DataFrame:
-    """One simulated two-coder multi-label data set (seed 002, section 5), long format.
+    """One simulated two-coder multi-label data set (Marchal et al., section 5), long format.
 
     Construction [OURS where the paper is silent]: exactly ``round(agreement * n_items)`` items
     (random) have intersecting sets; each coder independently gives two labels on exactly
@@ -429,7 +442,7 @@ def simulation_curves(
     soft_match_expected: str = "reduced",
     progress=None,
 ) -> pd.DataFrame:
-    """Figure-1-style curves of seed 002 (``soft_match_expected`` as in
+    """Figure-1-style curves of Marchal et al. (``soft_match_expected`` as in
     :func:`multilabel_agreement`): for every (agreement, double_share) the mean over
     ``n_datasets`` simulated data sets of each measure's observed, expected and adjusted agreement
     (paper: 100 data sets x 100 bootstrap replicates, 100 items, 5 categories).
@@ -488,7 +501,7 @@ PAPER_SIMULATION = (
 
 
 def simulation_vs_paper(curves: pd.DataFrame) -> pd.DataFrame:
-    """The paper's simulation claims (seed 002 section 5, :data:`PAPER_SIMULATION`) beside the
+    """The paper's simulation claims (Marchal et al. section 5, :data:`PAPER_SIMULATION`) beside the
     same statistic of ``curves`` (output of :func:`simulation_curves`; mean over the settings a
     claim covers when it names no agreement or double share). Only the claims for the curves'
     number of categories; with skewed labels (entropy below the maximum) the paper's values do

@@ -1,10 +1,10 @@
-"""Plackett-Luce machinery for partial rankings with ties (seed 001, spec ``certainty.md`` 3-4).
+"""Plackett-Luce machinery for partial rankings with ties (Stutz et al.).
 
 Internal module of :mod:`hlv_core.certainty`. Everything is vectorised over cases, readers,
 blocks and Markov chains; the only Python loops run over block sizes and the 2^b subsets of a
 tied block (b <= 6 on the dermatology data).
 
-Notation (spec section 4): a reader's partial ranking is blocks B_1..B_m in rank order and the
+Notation (Stutz et al.): a reader's partial ranking is blocks B_1..B_m in rank order and the
 unranked rest U. For a block B with ``rest`` = total mass of everything after it (later blocks and
 U), the pool at subset state S (classes of B already drawn) has mass pool(S) = lambda(B \\ S) +
 rest, computed directly (never as a difference, so no cancellation). The subset DP
@@ -261,7 +261,7 @@ def _sample_block_orders(
 
 # ---------------------------------------------------------------------------------- likelihood
 def pl_log_likelihood(plausibilities, ranking) -> float:
-    """Exact log-probability of one reader's partial ranking under PL(lambda) (spec 4).
+    """Exact log-probability of one reader's partial ranking under PL(lambda) (Stutz et al.).
 
     ``plausibilities``: (K,) non-negative (any scale); ``ranking``: list of blocks of tied class
     indices in rank order, every other class unranked (contributes 1). log P = sum_j log g_j(B_j)
@@ -316,7 +316,7 @@ def pl_mle(
     selectors, n_classes: int | None = None, *, max_iter: int = 1000, tol: float = 1e-10,
     pseudo_count: float = 0.0,
 ) -> np.ndarray:
-    """PL maximum-likelihood plausibilities (N, K), each row summing to 1 (spec section 2).
+    """PL maximum-likelihood plausibilities (N, K), each row summing to 1 (Stutz et al.).
 
     EM-MM algorithm (Hunter 2004, MM for Plackett-Luce; ties handled by an E-step over the
     orderings of each tied block, computed exactly with the forward/backward subset DP): with
@@ -407,7 +407,7 @@ def pl_gibbs(
 ) -> tuple[Layout, np.ndarray, dict]:
     """Gibbs sampler of Caron & Doucet for the PL posterior, vectorised over cases and chains.
 
-    Model (spec 3): lambda_k ~ Gamma(shape, rate) iid; each reader (repeated ``repetitions``
+    Model (Stutz et al.): lambda_k ~ Gamma(shape, rate) iid; each reader (repeated ``repetitions``
     times, the reliability) draws a full ranking by sampling without replacement prop. to lambda,
     observed through its partial ranking. Per iteration, given lambda, for every reader copy:
     (1) an ordering of each tied block is drawn from its exact posterior (subset DP, backward

@@ -1,10 +1,11 @@
 """Inter-annotator agreement: Krippendorff's alpha (overall, bootstrap CI, all pairs), Cohen's and
-Fleiss' kappa, multi-label agreement with bootstrapped chance agreement (Marchal et al., seed 002),
+Fleiss' kappa, multi-label agreement with bootstrapped chance agreement (Marchal et al.),
 and plain-words explanations of low or undefined alpha.
 
-Spec: ``../shared/spec/agreement_balance_perspectivist.md`` sections 1.3, 2 and 4; binding decisions
-5 (alpha: explicit level, value counts, sparse all-pairs) and 7 (bootstrapped expected agreement) of
-``../shared/spec/README.md``.
+Alpha follows Krippendorff (2011) with an explicit level of measurement, computed from value
+counts, with sparse all-pairs statistics (``docs/conventions.md``, alpha computation); the
+multi-label measures follow Marchal et al. (sections 3-4; mean over coder pairs:
+``docs/conventions.md``).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from ._alpha import (
 from ._multilabel import (
     MULTILABEL_MEASURES,
     SOFT_MATCH_EXPECTED,
+    average_multilabel_pairs,
     multilabel_agreement,
     multilabel_agreement_pairs,
     simulate_multilabel,
@@ -37,6 +39,7 @@ from ._multilabel import (
     simulation_vs_paper,
     soft_match_reduction,
 )
+from .pair_matrix import PairMatrix, cluster_order, most_active, pairwise_matrix
 
 __all__ = [
     "ALPHA_LEVELS",
@@ -44,6 +47,14 @@ __all__ = [
     "AlphaInput",
     "AlphaResult",
     "KAPPA_MAX_BYTES",
+    "LIGHT_MAX_ANNOTATORS",
+    "PairMatrix",
+    "average_multilabel_pairs",
+    "cluster_order",
+    "kappa_summary",
+    "lights_kappa",
+    "most_active",
+    "pairwise_matrix",
     "PairAlpha",
     "alpha_and_pairwise",
     "alpha_and_pairwise_codes",
@@ -84,7 +95,7 @@ def krippendorff_alpha(
 
     ``alpha = 1 - (n - 1) * sum_ck o_ck delta_ck / sum_ck n_c n_k delta_ck`` with coincidences
     ``o_ck = sum_u (n_uc n_uk - [c=k] n_uc) / (n_u - 1)`` computed from per-item value counts (never
-    a dense annotators x items matrix; binding decision 5). Krippendorff (2011); spec section 2.
+    a dense annotators x items matrix; ``docs/conventions.md``, alpha computation). Krippendorff (2011)
 
     ``level``: ``"nominal"`` (default, always explicit), ``"ordinal"``, ``"interval"``, ``"ratio"``.
     For the last three the labels are numbers: parsed from the label strings, or given by ``values``
@@ -213,7 +224,7 @@ def explain_alpha(
     n_annotators: int,
     value_shares: Mapping[str, float],
 ) -> str:
-    """Plain-words reading of alpha; says why when it is undefined or <= 0 (issue 4)."""
+    """Plain-words reading of alpha; says why when it is undefined or <= 0."""
     shares = dict(value_shares)
     top_label, top_share = (max(shares.items(), key=lambda kv: kv[1]) if shares else ("", 0.0))
     if n_annotators < 2:
@@ -518,3 +529,30 @@ def fleiss_kappa(annotations: pd.DataFrame) -> float:
     if p_e >= 1.0:
         return float("nan")
     return float((p_bar - p_e) / (1.0 - p_e))
+
+
+#: Light's kappa loops over annotator pairs; above this many annotators it is not computed.
+LIGHT_MAX_ANNOTATORS = 60
+
+
+def lights_kappa(annotations: pd.DataFrame, *, min_shared: int = 2) -> float:
+    """Light's kappa: ``mean_{a<b} kappa_ab`` over the annotator pairs sharing at least
+    ``min_shared`` items, ``kappa_ab`` = Cohen's kappa on the items both labelled
+    (:func:`pairwise_cohen_kappa`). NaN pairs (P_e = 1) are skipped by the
+    mean; NaN when no pair qualifies. ``annotations``: long ``item_id, annotator_id, label``."""
+    pairs = pairwise_cohen_kappa(annotations, min_shared=min_shared)
+    return float(pairs["kappa"].mean()) if len(pairs) else float("nan")
+
+
+def kappa_summary(annotations: pd.DataFrame, *, max_light: int = LIGHT_MAX_ANNOTATORS
+                  ) -> dict[str, float]:
+    """The kappas shown beside alpha: ``fleiss`` always (Fleiss 1971); ``cohen`` with exactly two
+    annotators (Cohen 1960); ``light`` (:func:`lights_kappa`) with 3 to ``max_light``
+    annotators. Single-label data only (a ``ValueError`` otherwise, as the kappas raise)."""
+    out = {"fleiss": fleiss_kappa(annotations)}
+    n_annotators = annotations["annotator_id"].nunique()
+    if n_annotators == 2:
+        out["cohen"] = cohen_kappa(annotations)
+    elif n_annotators <= max_light:
+        out["light"] = lights_kappa(annotations)
+    return out

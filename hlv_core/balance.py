@@ -1,10 +1,10 @@
 """Structural balance of the annotator graph: Basile's systematicity sigma and its baseline.
 
-Source: Basile, "A Measure of Systematic Disagreement" (seed 004), sections 3 and 4.1;
-restated and made precise in ``shared/spec/agreement_balance_perspectivist.md`` section 1 and
-binding decision 6 of ``shared/spec/README.md``.
+Source: Basile, "A Measure of Systematic Disagreement", sections 3 and 4.1; the choices the paper
+leaves open (``min_shared``, undefined pairwise alpha, the sigma_rnd reading) are stated in
+``docs/conventions.md`` (agreement and systematicity sigma).
 
-Definitions (spec 1.1):
+Definitions (Basile):
 
 * alpha = Krippendorff's alpha of all annotations; alpha_ij = alpha of annotators i and j on the
   items both labelled (``hlv_core.agreement``; never recomputed here).
@@ -13,11 +13,11 @@ Definitions (spec 1.1):
   both are counted and reported.
 * A triangle is balanced iff the product of its three signs is +1.
   sigma = #balanced / #triangles (NaN, with an explanation, when there is no triangle).
-* Triangles are counted with trace identities (spec 1.4), never by enumeration: with S the
+* Triangles are counted with trace identities (Basile), never by enumeration: with S the
   signed adjacency and A = |S|, tr(A^3) = 6 T and tr(S^3) = 6 (B - U), so
   B = (tr A^3 + tr S^3) / 12 and U = (tr A^3 - tr S^3) / 12. The traces are sums of the
   elementwise products (A A) o A and (S S) o S, so the cube is never formed.
-* sigma_rnd (paper 4.1, spec 1.2): one split-and-shuffle step splits the items at random into two
+* sigma_rnd (paper 4.1): one split-and-shuffle step splits the items at random into two
   halves (first floor(N/2) of a random permutation) and permutes the annotator rows
   independently inside each half; this keeps every item's multiset of values, hence alpha,
   exactly. Default (``procedure="composed"``): each of 10 matrices A_rnd composes 10 such steps,
@@ -43,6 +43,7 @@ import pandas as pd
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
+from hlv_core.io import LEVELS as IO_LEVELS
 from hlv_core.io import DataError, Dataset
 
 __all__ = [
@@ -62,19 +63,22 @@ __all__ = [
     "conventions_note",
     "count_triangles",
     "graphml_bytes",
+    "heatmap_annotators",
     "shuffle_annotations",
     "sigma",
     "sigma_random",
     "signed_adjacency",
+    "strongest_edges",
     "to_networkx",
 ]
 
-LEVELS = ("nominal", "ordinal", "interval", "ratio")
-#: sigma_rnd readings (spec 1.2): "composed" (default, reproduces Basile's Table 2) and "one_step"
+LEVELS = IO_LEVELS  # the one tuple of levels of measurement (hlv_core.io)
+#: sigma_rnd readings (Basile): "composed" (default, reproduces Basile's Table 2) and "one_step"
 PROCEDURES = ("composed", "one_step")
-#: split-and-shuffle steps composed into one A_rnd by default (paper 4.1, spec 1.2 reading (b))
+#: split-and-shuffle steps composed into one A_rnd by default (paper 4.1.2 reading (b))
 DEFAULT_STEPS = 10
-#: the paper's min_shared (spec 1.2, decision 6); 2 is the labelled robust deviation
+#: the paper's min_shared (``docs/conventions.md``, sigma ``min_shared``); 2 is the labelled
+#: robust deviation
 PAPER_MIN_SHARED = 1
 #: Graphs with at most this many nodes, or denser than DENSE_FRACTION, use dense BLAS products.
 DENSE_NODES = 300
@@ -84,7 +88,7 @@ DENSE_FRACTION = 0.05
 # ---------------------------------------------------------------------------------- triangles
 @dataclass(frozen=True)
 class TriangleCounts:
-    """Balanced / unbalanced triangle counts of a signed graph (spec 1.4).
+    """Balanced / unbalanced triangle counts of a signed graph (Basile).
 
     ``node_*`` arrays are indexed like the adjacency rows; ``edge_rows``/``edge_cols`` list every
     edge once (row < col) with the triangles through it in ``edge_balanced``/``edge_unbalanced``.
@@ -141,7 +145,7 @@ def count_triangles(S, *, dense: bool | None = None) -> TriangleCounts:
         Force dense BLAS (fast for dense graphs) or sparse products; default chooses by size
         and density.
 
-    Formulas (spec 1.4): with A = |S|, X2 = (A A) o A and Y2 = (S S) o S (elementwise ``o``),
+    Formulas (Basile): with A = |S|, X2 = (A A) o A and Y2 = (S S) o S (elementwise ``o``),
     T = sum(X2) / 6, B - U = sum(Y2) / 6; per node v: B_v = (rowsum X2 + rowsum Y2)_v / 4,
     U_v = (rowsum X2 - rowsum Y2)_v / 4; per edge (i, j): B_e = (X2 + Y2)_ij / 2,
     U_e = (X2 - Y2)_ij / 2. All results are exact integers.
@@ -222,7 +226,7 @@ class SigmaResult:
     Attributes
     ----------
     alpha : float
-        Overall Krippendorff's alpha (all annotations, spec 1.2).
+        Overall Krippendorff's alpha (all annotations).
     sigma : float
         n_balanced / n_triangles; NaN when there is no triangle (see ``explanation``).
     n_balanced, n_unbalanced, n_triangles : int
@@ -377,7 +381,7 @@ def _sigma_core(data, min_shared: int) -> _Core:
     status = np.where(too_few, 1, np.where(undefined, 2, 0)).astype(np.int8)
     keep = status == 0
     rows, cols = pairs.a[keep], pairs.b[keep]
-    # spec 1.2 pitfall: a NaN alpha_ij must never become a "-" edge; those pairs were removed above.
+    # pitfall (``docs/conventions.md``, undefined pairwise alpha): a NaN alpha_ij must never become a "-" edge; those pairs were removed above.
     signs = np.where(pairs.alpha[keep] >= alpha, 1, -1).astype(np.int8)
     S = signed_adjacency(data.n_annotators, rows, cols, signs)
     counts = count_triangles(S)
@@ -407,7 +411,8 @@ def sigma(
     values: Mapping | list | None = None,
     multilabel: str = "error",
 ) -> SigmaResult:
-    """Basile's systematicity sigma of an annotation table (spec 1.1-1.4, decision 6).
+    """Basile's systematicity sigma of an annotation table (Basile, section 3;
+    ``docs/conventions.md``, sigma ``min_shared``).
 
     Parameters
     ----------
@@ -419,7 +424,7 @@ def sigma(
     min_shared : int
         Pairs sharing fewer items get no edge. Default 1, the paper's convention (reproduces
         Basile's MD-Agreement sigma .494); 2 is the robust deviation (one shared item can never
-        give a positive alpha_ij, so such edges are almost always "-", spec 1.2). Dropped pairs
+        give a positive alpha_ij, so such edges are almost always "-"). Dropped pairs
         (too few shared items, undefined alpha_ij) are both counted in the result.
     values : mapping or list, optional
         Numbers of the labels for non-nominal levels (passed to ``hlv_core.agreement``).
@@ -509,7 +514,7 @@ def apply_shuffle(
     item_order: pd.Index | None = None,
     annotator_order: pd.Index | None = None,
 ) -> pd.DataFrame:
-    """One fully specified randomisation (spec 1.2, vectors ``randomisation_instance``).
+    """One fully specified randomisation (Basile, section 4.1).
 
     Item ``item_order[j]`` is in the first half iff ``half_mask[j]``; inside that half the
     annotator in row i (``annotator_order[i]``) is moved to row ``p_first[i]`` (``p_second`` in
@@ -554,7 +559,7 @@ def _draw_shuffle(
 def shuffle_annotations(
     annotations: pd.DataFrame, rng: np.random.Generator | int | None = None, *, n_steps: int = 1
 ) -> tuple[pd.DataFrame, dict]:
-    """Split-and-shuffle the annotation table ``n_steps`` times (paper 4.1; spec 1.2).
+    """Split-and-shuffle the annotation table ``n_steps`` times (paper 4.1).
 
     One step draws, in this order, ``perm = rng.permutation(N)`` (items in sorted id order; the
     first floor(N/2) form the first half), ``p_first = rng.permutation(m)``, ``p_second =
@@ -588,7 +593,7 @@ class RandomSigmaResult:
     ``values`` holds sigma of every replicate (NaN where a replicate has no triangle); ``mean``
     and ``sd`` (ddof=1) use the defined replicates only, ``n_defined`` says how many.
     ``alphas`` is the overall alpha recomputed on every replicate (equal to ``alpha`` up to
-    floating point; spec 1.2). ``n_triangles`` per replicate (sparse data change topology).
+    floating point). ``n_triangles`` per replicate (sparse data change topology).
     """
 
     mean: float
@@ -655,7 +660,7 @@ def sigma_random(
     multilabel: str = "error",
     progress: Callable[[int, int], None] | None = None,
 ) -> RandomSigmaResult:
-    """Randomised baseline sigma_rnd (paper 4.1, spec 1.2, decision 6).
+    """Randomised baseline sigma_rnd (paper 4.1, ``docs/conventions.md``, sigma ``min_shared``).
 
     One split-and-shuffle step (see :func:`shuffle_annotations`) splits the items at random into
     two equal halves and permutes the annotator rows independently inside each half.
@@ -696,7 +701,7 @@ def sigma_random(
         )
         core = _sigma_core(data.with_annotators(new_code), min_shared)
         sigmas[r] = core.counts.sigma
-        alphas[r] = core.alpha  # recomputed from the shuffled codes (spec 1.2 check)
+        alphas[r] = core.alpha  # recomputed from the shuffled codes (a check of the shuffle)
         tris[r] = core.counts.n_triangles
         if progress is not None:
             progress(r + 1, n_repeats)
@@ -714,7 +719,7 @@ def conventions_note(
     level: str, min_shared: int, procedure: str = "composed", n_steps: int = DEFAULT_STEPS
 ) -> str:
     """One line naming the conventions behind sigma / sigma_rnd numbers and flagging every
-    deviation from the paper's (nominal alpha, min_shared 1, composed sigma_rnd; spec 1.2)."""
+    deviation from the paper's (nominal alpha, min_shared 1, composed sigma_rnd)."""
     parts = [f"level {level}" + ("" if level == "nominal" else " (the paper's Table 2 is nominal)")]
     parts.append(
         f"min_shared {min_shared}"
@@ -992,7 +997,7 @@ def compare_datasets(
     return table
 
 
-#: Basile, "A Measure of Systematic Disagreement" (seed 004), Table 2: dataset -> (alpha, sigma,
+#: Basile, "A Measure of Systematic Disagreement", Table 2: dataset -> (alpha, sigma,
 #: sigma_rnd). Published values, drawn as reference points only.
 PAPER_TABLE2: dict[str, tuple[float, float, float]] = {
     "Paraphrase": (0.155, 1.000, 0.350), "BREXIT-hs": (0.347, 1.000, 0.500),
@@ -1009,3 +1014,23 @@ PAPER_TABLE2: dict[str, tuple[float, float, float]] = {
     "VF-color": (0.146, 0.400, 0.500), "PD-PR": (-0.048, 0.532, 0.645),
     "VariErrNLI": (0.344, 0.000, 0.550),
 }
+
+
+# ------------------------------------------------------------------- views of a result
+def strongest_edges(edges: pd.DataFrame, alpha: float, n: int, *, sign: int | None = None
+                    ) -> pd.DataFrame:
+    """The ``n`` edges whose pairwise alpha is farthest from the overall ``alpha``
+    (``|alpha_ij - alpha|``, largest first; ties in the order of pandas' default sort, as the
+    page had it), optionally only
+    ``sign`` = +1 or -1 edges. ``edges``: ``SigmaResult.edges`` (``alpha``, ``sign``, ...)."""
+    shown = edges if sign is None else edges[edges["sign"] == sign]
+    strength = (shown["alpha"] - alpha).abs()
+    return shown.loc[strength.sort_values(ascending=False).index[:n]]
+
+
+def heatmap_annotators(result: SigmaResult, partition: CampsResult, n: int) -> list[str]:
+    """The Annotator graph page's heatmap rows: the ``n`` annotators with most annotations, ordered camp 0, camp 1, then those without an
+    edge (camp -1), by id within a camp: the rows of the pairwise-alpha heatmap."""
+    ids = list(result.nodes.sort_values("n_annotations", ascending=False)["annotator_id"])[:n]
+    ids.sort(key=lambda a: (int(partition.camps.get(a, -1)) % 3, a))
+    return ids

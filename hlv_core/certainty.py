@@ -1,41 +1,59 @@
-"""Evaluation under uncertain ground truth (seed 001, Stutz et al. 2023; spec ``certainty.md``).
+"""Evaluation under uncertain ground truth (Stutz et al. 2023).
 
 Aggregation of annotations as posterior inference of plausibilities lambda (a distribution over
 the K classes per case), annotation certainty and uncertainty-adjusted (UA) metrics.
 
-* Point estimates (spec 2): :func:`proportions`, :func:`irn` (paper: block weight 1/b shared by
+* Point estimates (Stutz et al.): :func:`proportions`, :func:`irn` (paper: block weight 1/b shared by
   the block's classes; ``tie_split=False`` / :func:`irn_reference` = reference ``irn.py``, full
   1/b for every tied class), :func:`pl_mle`.
-* Samplers (spec 3, binding decision 10): ``"dirichlet"`` Dir(r c + a0), ``"prirn"``
+* Samplers (``docs/conventions.md``, certainty): ``"dirichlet"`` Dir(r c + a0), ``"prirn"``
   Dir(r IRN + a0), ``"pl"`` Plackett-Luce Gibbs sampler with every reader repeated r times;
   r = inf gives the point estimate (repeated S times).
-* Certainty (spec 5): rank-k label certainties, top-k set certainty, risk certainty, expected risk.
-* UA metrics (spec 6): UA top-k accuracy, UA top-k set accuracy, (partial) average overlap, UA
+* Certainty (Stutz et al.): rank-k label certainties, top-k set certainty, risk certainty, expected risk.
+* UA metrics (Stutz et al.): UA top-k accuracy, UA top-k set accuracy, (partial) average overlap, UA
   average overlap, each per case, for the dataset and per sample (its spread).
 * Compact sampler (:func:`sample_top_classes`): every summary above depends on a sample only
   through the order of its top few classes, so sweeps draw only those (explicit Gammas for the
   classes with evidence, order statistics for the exchangeable rest) and never hold (N, S, K);
   ``*_from_top`` functions compute the summaries from that (N, S, depth) array.
-* Leave-one-reader-out agreement (spec 7) and sweeps over reliabilities (tidy DataFrames).
+* Leave-one-reader-out agreement (Stutz et al.) and sweeps over reliabilities (tidy DataFrames).
 
-Ties in argmax / top-k: lowest class index (binding decision 3).
+Ties in argmax / top-k: lowest class index (``docs/conventions.md``, tie-break).
 """
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import special
 
 from . import _plackett_luce as _pl
+from ._compact_sampler import compact_engine, sample_top_classes
+from ._compact_sampler import gamma_log_quantile as gamma_log_quantile  # tests, bench
 from ._plackett_luce import effective_sample_size, pl_gibbs, pl_log_likelihood
-from .io import DataError
+from .aggregation import (
+    MODELS,
+    check_sampler_args,
+    irn,
+    irn_reference,
+    model_data,
+    pl_mle,
+    point_estimate,
+    proportions,
+    risk_vector,
+    sample_plausibilities,
+    selectors_from_opinions,
+    selectors_from_rankings_groups,
+    topk_sets,
+)
 
+# Also importable from here (tests and benchmarks use them; not part of the public surface):
+# gamma_log_quantile, certainty_from_top, rank_k_certainties_from_top, risk_certainty_from_top,
+# expected_risk_from_top, ua_accuracy_from_top, ua_average_overlap_from_top,
+# ua_accuracy_per_case_sample, summarise_over_samples.
 __all__ = [
     "MODELS",
     "model_data",
@@ -50,610 +68,28 @@ __all__ = [
     "point_estimate",
     "sample_plausibilities",
     "sample_top_classes",
-    "gamma_log_quantile",
-    "n_classes_of",
     "selectors_from_opinions",
     "selectors_from_rankings_groups",
     "topk_sets",
     "rank_k_certainties",
     "annotation_certainty",
-    "certainty_from_top",
-    "rank_k_certainties_from_top",
-    "risk_certainty_from_top",
-    "expected_risk_from_top",
-    "ua_accuracy_from_top",
-    "ua_average_overlap_from_top",
     "risk_certainty",
     "expected_risk",
     "ua_accuracy",
     "ua_accuracy_per_case",
-    "ua_accuracy_per_sample",
-    "ua_accuracy_per_case_sample",
     "topk_accuracy",
     "average_overlap",
     "ua_average_overlap",
     "reader_agreement",
     "agreement_certainty_correlation",
-    "summarise_over_samples",
     "SweepResult",
     "sweep",
+    "PL_MAX_RELIABILITY",
+    "case_summary",
+    "pl_reliability_allowed",
+    "rank_predictors",
+    "set_coverage",
 ]
-
-MODELS = ("dirichlet", "prirn", "pl")
-
-
-# ---------------------------------------------------------------------------------- formats
-def n_classes_of(selectors) -> int:
-    """Largest class id in a selectors list + 1 (0 when empty)."""
-    m = -1
-    for case in selectors:
-        for reader in case:
-            for block in reader:
-                if len(block):
-                    m = max(m, max(int(c) for c in block))
-    return m + 1
-
-
-def selectors_from_opinions(opinions) -> list:
-    """Reference "opinions" format (readers x classes integer confidences per case; 0 =
-    unranked, higher = ranked first, equal = tie; ``formats.py``) -> selectors."""
-    out = []
-    for case in opinions:
-        arr = np.asarray(case)
-        readers = []
-        for row in np.atleast_2d(arr):
-            levels = sorted({int(v) for v in row if v > 0}, reverse=True)
-            readers.append([[int(c) for c in np.flatnonzero(row == v)] for v in levels])
-        out.append(readers)
-    return out
-
-
-def selectors_from_rankings_groups(rankings, groups) -> list:
-    """Reference rankings/groups arrays (cases x readers x classes; ``groups`` -1 = unranked,
-    equal group = tie; ``irn.py``) -> selectors."""
-    rk, gr = np.asarray(rankings), np.asarray(groups)
-    out = []
-    for rc, gc in zip(rk, gr, strict=True):
-        readers = []
-        for r, g in zip(rc, gc, strict=True):
-            blocks = []
-            for level in sorted({int(v) for v in g if v >= 0}):
-                blocks.append([int(c) for c in r[g == level]])
-            if blocks:
-                readers.append(blocks)
-        out.append(readers)
-    return out
-
-
-# ---------------------------------------------------------------------------------- point estimates
-def proportions(counts) -> np.ndarray:
-    """p_k = c_k / sum c per row (spec 2); rows without annotations stay 0."""
-    c = np.asarray(counts, dtype=float)
-    if c.ndim != 2 or np.any(c < 0):
-        raise ValueError("counts must be a non-negative (N, K) array")
-    s = c.sum(axis=1, keepdims=True)
-    return np.divide(c, s, out=np.zeros_like(c), where=s > 0)
-
-
-def irn(selectors, n_classes: int | None = None, *, tie_split: bool = True) -> np.ndarray:
-    """Inverse rank normalisation (paper App. B.2; spec 2) -> (N, K), rows sum to 1.
-
-    Reader weight of block b (1-based): 1/b, shared by its classes: 1/(b |B_b|) (paper,
-    default) or the full 1/b for each tied class (``tie_split=False``, reference
-    ``irn.py::aggregate_irn``). Summed over readers, normalised after summing. Cases without any
-    ranking: a row of zeros."""
-    lay = _pl.build_layout(selectors, n_classes, with_super=False)
-    w = 1.0 / (lay.block_pos + 1.0)
-    if tie_split:
-        w = w / lay.block_size
-    entry_w = w[lay.entry_block]
-    cls = lay.local_class[lay.entry_local]
-    case = lay.local_case[lay.entry_local]
-    out = np.zeros((lay.n_cases, lay.n_classes))
-    np.add.at(out, (case, cls), entry_w)
-    return proportions(out)
-
-
-def irn_reference(selectors, n_classes: int | None = None) -> np.ndarray:
-    """IRN exactly as the reference code (no tie split); see :func:`irn`."""
-    return irn(selectors, n_classes, tie_split=False)
-
-
-def pl_mle(selectors, n_classes: int | None = None, **kwargs) -> np.ndarray:
-    """Plackett-Luce maximum-likelihood plausibilities (N, K); see
-    :func:`hlv_core._plackett_luce.pl_mle` (EM-MM, Hunter 2004, exact for ties)."""
-    return _pl.pl_mle(selectors, n_classes, **kwargs)
-
-
-def point_estimate(model: str, data, *, n_classes: int | None = None,
-                   tie_split: bool = True) -> np.ndarray:
-    """The r = inf estimate of ``model``: proportions (dirichlet), IRN (prirn), PL MLE (pl)."""
-    if model == "dirichlet":
-        return proportions(data)
-    if model == "prirn":
-        return irn(data, n_classes, tie_split=tie_split)
-    if model == "pl":
-        return pl_mle(data, n_classes)
-    raise ValueError(f"unknown model {model!r}; choose one of {MODELS}")
-
-
-# ---------------------------------------------------------------------------------- samplers
-def _check_common(reliability, n_samples) -> float:
-    r = float(reliability)
-    if not r > 0:
-        raise ValueError(f"reliability must be > 0 (or inf), got {reliability}")
-    if int(n_samples) != n_samples or n_samples < 1:
-        raise ValueError(f"n_samples must be a positive integer, got {n_samples}")
-    return r
-
-
-def _dirichlet(alpha: np.ndarray, n_samples: int, rng: np.random.Generator) -> np.ndarray:
-    g = rng.standard_gamma(np.broadcast_to(alpha[:, None, :], (alpha.shape[0], n_samples,
-                                                                alpha.shape[1])))
-    s = g.sum(axis=-1, keepdims=True)
-    return g / np.where(s > 0, s, 1.0)
-
-
-def sample_plausibilities(
-    model: str,
-    data,
-    *,
-    reliability: float,
-    n_samples: int,
-    seed: int = 0,
-    prior: float = 0.1,
-    n_classes: int | None = None,
-    tie_split: bool = True,
-    burn_in: int = 100,
-    n_chains: int = 10,
-    pl_shape: float = 1.0,
-    pl_rate: float = 1.0,
-    unranked_split: str = "dirichlet",
-    exact_superclass_prior: bool = False,
-    return_info: bool = False,
-    progress: Callable[[float], None] | None = None,
-):
-    """Samples lambda ~ p(lambda | annotations) as a normalised (N, S, K) array (spec 3).
-
-    * ``"dirichlet"`` (``data`` = (N, K) counts): Dir(r * c + prior) (paper App. A).
-    * ``"prirn"`` (``data`` = selectors): Dir(r * IRN + prior), IRN normalised (paper App. B.3,
-      ``irn.py::sample_prirn``; the reference notebook uses alpha = 0.01, our default 0.1).
-    * ``"pl"`` (selectors): Gibbs sampler (:func:`pl_gibbs`), every reader repeated r times
-      (integer r), prior Gamma(``pl_shape``, ``pl_rate``) = reference Gamma(1, 1), ``burn_in``
-      iterations per chain, ``n_chains`` chains. The mass of the classes nobody ranked is split
-      by a Dirichlet(1) draw (``unranked_split="dirichlet"``, reference) or equally.
-    * ``reliability=inf``: the point estimate (:func:`point_estimate`) repeated S times.
-    ``n_classes=None``: largest class id + 1. With ``return_info`` also returns a dict (ESS ...).
-    """
-    if model not in MODELS:
-        raise ValueError(f"unknown model {model!r}; choose one of {MODELS}")
-    r = _check_common(reliability, n_samples)
-    S = int(n_samples)
-    rng = np.random.default_rng(seed)
-    info: dict = {"model": model, "reliability": r, "n_samples": S, "seed": seed}
-    if model == "dirichlet":
-        counts = np.asarray(data, dtype=float)
-        if counts.ndim != 2 or np.any(counts < 0):
-            raise ValueError("dirichlet needs an (N, K) array of non-negative counts")
-        if math.isinf(r):
-            out = np.repeat(proportions(counts)[:, None, :], S, axis=1)
-        else:
-            if prior <= 0 and np.any(counts.sum(1) == 0):
-                raise ValueError("prior must be > 0 when a row has no annotations")
-            out = _dirichlet(r * counts + prior, S, rng)
-    elif model == "prirn":
-        base = irn(data, n_classes, tie_split=tie_split)
-        if math.isinf(r):
-            out = np.repeat(base[:, None, :], S, axis=1)
-        else:
-            if prior <= 0:
-                raise ValueError("prior must be > 0 for PrIRN (classes nobody ranked)")
-            out = _dirichlet(r * base + prior, S, rng)
-    else:
-        if unranked_split not in ("dirichlet", "equal"):
-            raise ValueError("unranked_split must be 'dirichlet' or 'equal'")
-        if math.isinf(r):
-            base = pl_mle(data, n_classes)
-            out = np.repeat(base[:, None, :], S, axis=1)
-        else:
-            if r != int(r):
-                raise ValueError(
-                    f"PL reliability is the number of times each reader is repeated: an integer "
-                    f">= 1 (or inf), got {reliability}"
-                )
-            lay, local, pinfo = pl_gibbs(
-                data, n_classes, repetitions=int(r), n_samples=S, seed=seed, burn_in=burn_in,
-                n_chains=n_chains, shape=pl_shape, rate=pl_rate,
-                exact_superclass_prior=exact_superclass_prior, progress=progress,
-            )
-            info.update(pinfo)
-            out = _densify(lay, local, rng, unranked_split)
-    return (out, info) if return_info else out
-
-
-def _densify(lay, local: np.ndarray, rng: np.random.Generator, split: str,
-             cases: tuple[int, int] | None = None) -> np.ndarray:
-    """(S, L) local normalised samples -> (N, S, K), or (c1 - c0, S, K) for the cases
-    ``cases = (c0, c1)``; super-class mass split over its classes."""
-    c0, c1 = (0, lay.n_cases) if cases is None else cases
-    N, K, S = c1 - c0, lay.n_classes, local.shape[0]
-    out = np.zeros((N, S, K))
-    inside = (lay.local_case >= c0) & (lay.local_case < c1)
-    ranked = (lay.local_class >= 0) & inside
-    lc = lay.local_case - c0
-    out[lc[ranked], :, lay.local_class[ranked]] = local[:, ranked].T
-    sup = np.flatnonzero((lay.local_class < 0) & inside)
-    if sup.size:
-        sup_case = lc[sup]
-        ranked_mask = np.zeros((N, K), dtype=bool)
-        ranked_mask[lc[ranked], lay.local_class[ranked]] = True
-        mask = ~ranked_mask[sup_case]
-        if split == "equal":
-            share = np.broadcast_to((mask / mask.sum(1, keepdims=True))[:, None, :],
-                                    (len(sup_case), S, K))
-        else:
-            e = rng.standard_exponential((len(sup_case), S, K)) * mask[:, None, :]
-            share = e / e.sum(-1, keepdims=True)
-        out[sup_case] += share * local[:, sup].T[:, :, None]
-    return out
-
-
-# ---------------------------------------------------------------------------------- compact path
-# Every summary of spec 5-6 (top-k set certainty, rank-k certainties, UA top-k (set) accuracy,
-# UA average overlap at depth D, risk certainty, expected risk) depends on a sample only through
-# the ORDER of its top `depth` classes, and a Dirichlet sample is a vector of independent Gammas
-# divided by their sum (normalisation does not change the order). Classes with the same
-# Dirichlet parameter in a case (every class without evidence: parameter = prior a0) are
-# exchangeable, so only the top `depth` order statistics of their n_u iid Gamma(a0) draws are
-# needed, with class identities uniform without replacement among them.
-_QGRID = 1 << 14  # minimum grid points of each quantile table (step <= 0.005 up to 8x)
-_LOG_HALF = math.log(0.5)
-_V_MIN = -80.0  # smallest log upper-tail probability covered by the table (exact call below)
-
-
-@functools.lru_cache(maxsize=32)
-def _gamma_quantile_tables(a: float):
-    """Cubic-Hermite tables of log F^{-1} for Gamma(a, 1): in the upper region indexed by
-    v = log Q (upper tail prob., Q <= 1/2), in the lower region by u = log P (P <= 1/2). Slopes
-    are exact: d log x / d log P = P / (x f(x)). Below ``u_lo`` the small-x expansion
-    log x = (log P + lgamma(a + 1)) / a is used (relative error O(x), x < 1e-12 there)."""
-    lga, lga1 = special.gammaln(a), special.gammaln(a + 1.0)
-    u_lo = min(a * math.log(1e-12) - lga1, _LOG_HALF - 1e-3)
-
-    def table(lo: float, hi: float, upper: bool):
-        n = int(np.clip((hi - lo) / 0.005, _QGRID, 8 * _QGRID))
-        g = np.linspace(lo, hi, n)
-        p = np.exp(g)
-        with np.errstate(divide="ignore", under="ignore"):
-            x = special.gammainccinv(a, p) if upper else special.gammaincinv(a, p)
-            logx = np.log(x)
-        small = ~(x > 1e-250)
-        logx[small] = (np.log1p(-p[small]) + lga1) / a if upper else (g[small] + lga1) / a
-        x = np.exp(logx)
-        slope = np.exp(g - (a * logx - x - lga))
-        h = (g[-1] - g[0]) / (n - 1)
-        d = (-slope if upper else slope) * h
-        y0, y1, d0, d1 = logx[:-1], logx[1:], d[:-1], d[1:]
-        # Hermite cubic per interval in Horner form: y0 + f (d0 + f (c2 + f c3))
-        # one row of 4 coefficients per interval: a lookup touches one cache line, not four
-        coef = np.ascontiguousarray(
-            np.stack([y0, d0, 3 * (y1 - y0) - 2 * d0 - d1, 2 * (y0 - y1) + d0 + d1], axis=1))
-        return g[0], h, coef
-
-    return table(_V_MIN, _LOG_HALF, True), table(u_lo, _LOG_HALF, False), u_lo, lga1
-
-
-def _hermite(t, z: np.ndarray) -> np.ndarray:
-    g0, h, coef = t
-    s = np.clip((z - g0) * (1.0 / h), 0.0, coef.shape[0] - 1e-9)
-    i = s.astype(np.intp)
-    f = s - i
-    c = coef[i]
-    return c[..., 0] + f * (c[..., 1] + f * (c[..., 2] + f * c[..., 3]))
-
-
-def gamma_log_quantile(a: float, log_p) -> np.ndarray:
-    """log F^{-1}(exp(log_p)) for the Gamma(a, 1) distribution (F = lower regularised incomplete
-    gamma), accurate to ~1e-10 in log x over the whole range including x far below the smallest
-    double (Cubic-Hermite tables, the small-x expansion, and scipy ``gammainccinv`` for upper tail
-    probabilities below e^-80). Used to draw Gamma order statistics (compact sampler)."""
-    a = float(a)
-    if not a > 0:
-        raise ValueError("shape a must be > 0")
-    up, lo, u_lo, lga1 = _gamma_quantile_tables(a)
-    lp = np.asarray(log_p, dtype=float)
-    out = np.empty_like(lp)
-    upper = lp > _LOG_HALF
-    with np.errstate(divide="ignore"):
-        v = np.log(-np.expm1(lp[upper]))
-    res = _hermite(up, v)
-    far = v < _V_MIN
-    if far.any():
-        with np.errstate(divide="ignore"):
-            res[far] = np.log(special.gammainccinv(a, np.exp(v[far])))
-    out[upper] = res
-    lw = lp[~upper]
-    out[~upper] = np.where(lw < u_lo, (lw + lga1) / a, _hermite(lo, np.maximum(lw, u_lo)))
-    return out
-
-
-# Sort keys of the compact sampler: int64 integers ordered like the Gamma draws they stand for,
-# built without a logarithm where the draw is a normal double (>= 1e-300): its IEEE bit pattern
-# is monotone in the value. Values below (possible for shapes << 1, kept in log space L) map
-# under every such bit pattern: -2^62 + (L + 1e6) 2^40 (monotone; resolution 2^-40 in L).
-_LIN_MIN = 1e-300
-_LOG_LIN = math.log(_LIN_MIN)
-_LOG_FLOOR = -1e6  # log values below are tied (E / shape > 1e6: never in practice)
-
-
-def _log_keys(log_v: np.ndarray) -> np.ndarray:
-    """Sort keys (see above) of values given by their logarithm (any float64, -inf included)."""
-    L = np.asarray(log_v, dtype=float)
-    out = np.empty(L.shape, dtype=np.int64)
-    hi = L >= _LOG_LIN
-    out[hi] = np.exp(L[hi]).view(np.int64)
-    lo = ~hi
-    out[lo] = (-(1 << 62)
-               + np.floor((np.maximum(L[lo], _LOG_FLOOR) - _LOG_FLOOR) * 2.0 ** 40)
-               ).astype(np.int64)
-    return out
-
-
-def _gamma_keys(rng: np.random.Generator, shape: np.ndarray, n_samples: int) -> np.ndarray:
-    """Sort keys of Gamma(shape, 1) draws: ``shape`` (P, nc), ``n_samples`` S draws of each ->
-    (P, nc S) int64. shape >= 1: numpy's draw G (never below 1e-300 in practice; clipped
-    there). shape < 1: G = G' U^(1/shape) = G' exp(-E / shape) with G' ~ Gamma(shape + 1)
-    (Marsaglia & Tsang's boost); where that product is below 1e-300 the key comes from
-    log G = log G' - E / shape, so tiny shapes never underflow into ties."""
-    P, nc = shape.shape
-    S = int(n_samples)
-    small = shape < 1.0
-    full = np.broadcast_to(np.where(small, shape + 1.0, shape)[:, :, None], (P, nc, S))
-    g = rng.standard_gamma(full).reshape(P * nc, S)
-    rows = np.flatnonzero(small.ravel())
-    if not rows.size:
-        np.maximum(g, _LIN_MIN, out=g)
-        return g.view(np.int64).reshape(P, nc * S)
-    every = rows.size == P * nc
-    gs = g if every else g[rows]
-    lz = rng.standard_exponential((rows.size, S))
-    lz *= (-1.0 / shape.ravel()[rows])[:, None]  # log U^(1/shape) = -E / shape
-    cand = np.flatnonzero(lz < _LOG_LIN + 50.0)  # may fall below 1e-300 (G' < e^50 always)
-    if cand.size:
-        with np.errstate(divide="ignore"):
-            log_g = np.log(gs.ravel()[cand]) + lz.ravel()[cand]
-        low = log_g < _LOG_LIN
-        cand, log_g = cand[low], log_g[low]
-    np.exp(lz, out=lz)
-    gs *= lz
-    np.maximum(g, _LIN_MIN, out=g)
-    if not every:
-        np.maximum(gs, _LIN_MIN, out=gs)
-    keys_s = gs.view(np.int64)
-    if cand.size:
-        keys_s.ravel()[cand] = _log_keys(log_g)
-    keys = g.view(np.int64)
-    if not every:
-        keys[rows] = keys_s
-    return keys.reshape(P, nc * S)
-
-
-def _pack_ids(keys: np.ndarray, class_id, bits: int) -> np.ndarray:
-    """Sort keys with ``2^bits - 1 - class_id`` in their low ``bits`` bits (bits = bit length of
-    K - 1), in place: an integer max/min network then sorts the values and carries the class
-    ids, which come back as ``2^bits - 1 - (key & (2^bits - 1))``. Values whose keys differ
-    only in those bits (exact ties, or about 2^-(52 - bits) relative: 2^-43 for K = 419) order
-    the lowest class id first, the tie rule of the dense path."""
-    mask = np.int64((1 << bits) - 1)
-    keys &= ~mask
-    keys |= mask - np.asarray(class_id, dtype=np.int64)
-    return keys
-
-
-class _CompactDirichlet:
-    """Top-``depth`` class ids of Dirichlet samples whose classes without evidence all have
-    parameter ``prior`` (see the section comment), for any number of reliabilities r:
-    parameter r e_k + prior for the classes with evidence e_k > 0.
-
-    The unranked order statistics do not depend on r: they are drawn once (own random stream,
-    spawned from ``seed``) and shared by every reliability; the named classes' Gammas come from a
-    second stream restarted at every reliability, so ``top(r)`` gives the same numbers whichever
-    other reliabilities are asked for. Cases are grouped by their number P of named classes and
-    processed in chunks of at most ``chunk`` values."""
-
-    def __init__(self, evidence: np.ndarray, prior: float, n_samples: int, depth: int, seed,
-                 chunk: int = 1 << 21):
-        ev = np.asarray(evidence, dtype=float)
-        self.N, self.K = ev.shape
-        self.S, self.M, self.prior = int(n_samples), int(depth), float(prior)
-        u_seq, n_seq = np.random.SeedSequence(seed).spawn(2)
-        self._u_seq, self._n_seq = u_seq, n_seq
-        pos = ev > 0
-        n_named = pos.sum(1)
-        self.chunks = []  # (P, case indices, named ids (nc, P) ascending, evidence (nc, P))
-        for P in np.unique(n_named):
-            cases = np.flatnonzero(n_named == P)
-            P = int(P)
-            # np.nonzero is row-major: the ids of each case come out ascending
-            ids = np.nonzero(pos[cases])[1].reshape(len(cases), P)
-            e = np.take_along_axis(ev[cases], ids, 1)
-            per = max(1, chunk // max(1, (P + self.M) * self.S))
-            for c0 in range(0, len(cases), per):
-                self.chunks.append((P, cases[c0:c0 + per], ids[c0:c0 + per], e[c0:c0 + per]))
-        self.bits = max(1, int(self.K - 1).bit_length())
-        self._unranked = None
-
-    def _draw_unranked(self) -> list:
-        """Per chunk: the keys (:func:`_order_keys`) (m_u, n) of the top m_u = min(depth, n_u)
-        order statistics of the n_u = K - P iid Gamma(prior) classes, decreasing."""
-        rng = np.random.default_rng(self._u_seq)
-        S, M, K, prior = self.S, self.M, self.K, self.prior
-        out = []
-        for P, cases, ids, _ in self.chunks:
-            nc, n_u = len(cases), K - P
-            n, m_u = nc * S, min(M, K - P)
-            if not m_u:
-                out.append(np.empty((0, n), np.int64))
-                continue
-            if prior > 0:
-                e = rng.standard_exponential((m_u, n))
-                log_w = -np.cumsum(e / (n_u - np.arange(m_u))[:, None], axis=0)
-                T = gamma_log_quantile(prior, log_w)
-                # identities: m_u distinct uniform picks among the n_u unranked classes
-                picks = np.empty((m_u, n), dtype=np.int64)
-                u = rng.random((m_u, n))
-                for t in range(m_u):
-                    r = np.floor(u[t] * (n_u - t)).astype(np.int64)
-                    for prev in np.sort(picks[:t], axis=0):
-                        r += r >= prev
-                    picks[t] = r
-            else:  # prior 0: their masses are exactly 0; ties -> lowest class ids
-                T = np.full((m_u, n), -np.finfo(float).max)
-                picks = np.repeat(np.arange(m_u)[:, None], n, axis=1)
-            if P:  # j-th unranked class id: a lookup in each case's unranked classes
-                free = np.ones((nc, K), dtype=bool)
-                free[np.arange(nc)[:, None], ids] = False
-                table = np.nonzero(free)[1]  # row-major: (nc, n_u) ascending ids, flattened
-                picks += np.repeat(np.arange(nc) * n_u, S)[None, :]
-                picks = table[picks]
-            out.append(_pack_ids(_log_keys(T), picks, self.bits))
-        return out
-
-    def top(self, reliability: float) -> np.ndarray:
-        """(N, S, depth) int32 top class ids at ``reliability`` (finite, > 0)."""
-        if self._unranked is None:
-            self._unranked = self._draw_unranked()
-        rng = np.random.default_rng(self._n_seq)
-        S, M, r = self.S, self.M, float(reliability)
-        out = np.empty((self.N, S, M), dtype=np.int32)
-        mask = np.int64((1 << self.bits) - 1)
-        for (P, cases, ids, e), ukeys in zip(self.chunks, self._unranked, strict=True):
-            nc = len(cases)
-            n, m_u = nc * S, ukeys.shape[0]
-            T = np.full((M, n), np.iinfo(np.int64).min)
-            T[:m_u] = ukeys
-            if P:
-                keys = _pack_ids(_gamma_keys(rng, (r * e + self.prior).T, S).reshape(P, nc, S),
-                                 ids.T[:, :, None], self.bits).reshape(P, n)
-            buf = np.empty(n, dtype=np.int64)
-            for j in range(P):  # insert each named class: a max/min network on the keys
-                v = keys[j]
-                for m in range(M):
-                    np.minimum(T[m], v, out=buf)
-                    np.maximum(T[m], v, out=T[m])
-                    v, buf = buf, v
-            top_ids = mask - (T & mask)
-            out[cases] = top_ids.T.reshape(nc, S, M)
-        return out
-
-
-def _compact_engine(model: str, data, base: np.ndarray, prior: float, n_samples: int,
-                    depth: int, seed) -> _CompactDirichlet:
-    """The :class:`_CompactDirichlet` of a sweep: Dir(r c + a0) on the counts (dirichlet) or
-    Dir(r IRN + a0) on the point estimate ``base`` (prirn)."""
-    if model == "prirn":
-        if prior <= 0:
-            raise ValueError("prior must be > 0 for PrIRN (classes nobody ranked)")
-        return _CompactDirichlet(base, prior, n_samples, depth, seed)
-    ev = np.asarray(data, dtype=float)
-    if ev.ndim != 2 or np.any(ev < 0):
-        raise ValueError("dirichlet needs an (N, K) array of non-negative counts")
-    if prior <= 0 and np.any(ev.sum(1) == 0):
-        raise ValueError("prior must be > 0 when a row has no annotations")
-    return _CompactDirichlet(ev, prior, n_samples, depth, seed)
-
-
-def _pl_top(lay, local: np.ndarray, rng: np.random.Generator, split: str, depth: int,
-            chunk: int = 1 << 23) -> np.ndarray:
-    """Top-``depth`` ids (N, S, depth) of the PL samples: the super-class split of
-    :func:`_densify` done a block of cases at a time (never the whole (N, S, K) array)."""
-    N, K, S = lay.n_cases, lay.n_classes, local.shape[0]
-    out = np.empty((N, S, depth), dtype=np.int32)
-    per = max(1, chunk // max(1, S * K))
-    for c0 in range(0, N, per):
-        c1 = min(N, c0 + per)
-        dense = _densify(lay, local, rng, split, cases=(c0, c1))
-        out[c0:c1] = topk_sets(dense, depth)
-    return out
-
-
-def sample_top_classes(
-    model: str,
-    data,
-    *,
-    reliability: float,
-    n_samples: int,
-    depth: int = 3,
-    seed: int = 0,
-    prior: float = 0.1,
-    n_classes: int | None = None,
-    tie_split: bool = True,
-    return_info: bool = False,
-    **pl_kwargs,
-):
-    """Compact sampler: the ``depth`` largest classes of each sample, (N, S, depth) int32, in
-    decreasing order of plausibility, distributed exactly as
-    ``topk_sets(sample_plausibilities(...), depth)`` but without materialising (N, S, K).
-
-    ``"dirichlet"`` / ``"prirn"``: the classes with evidence (count > 0, IRN > 0) get explicit
-    Gamma(r e_k + a0) draws (in log space, so tiny shapes never underflow); the n_u classes
-    without evidence are iid Gamma(a0), of which only the top ``depth`` order statistics are
-    drawn: F(X_(1)) = U_1^(1/n_u), F(X_(j)) = F(X_(j-1)) U_j^(1/(n_u-j+1)), inverted with
-    :func:`gamma_log_quantile`, their class identities uniform without replacement among the
-    unranked classes (exchangeability). Normalisation is irrelevant to the order. Cost
-    O(N S (E/N + depth) depth) instead of O(N S K). ``"pl"``: the Gibbs sampler's compact
-    output, the super-class mass split case-block by case-block. ``reliability=inf``: the
-    point estimate's top ``depth`` (ties: lowest index) for every sample.
-
-    Seedable (same seed, same result), but not the same random stream as
-    :func:`sample_plausibilities`. Ties: classes tied exactly (r = inf, prior 0, equal PL split)
-    are ordered by lowest index as in the dense path; with continuous draws the dense path's
-    float underflow (prior a0 << 0.01) would create ties that the compact path does not."""
-    if model not in MODELS:
-        raise ValueError(f"unknown model {model!r}; choose one of {MODELS}")
-    r = _check_common(reliability, n_samples)
-    S, M = int(n_samples), int(depth)
-    rng = np.random.default_rng(seed)
-    info: dict = {"model": model, "reliability": r, "n_samples": S, "seed": seed,
-                  "compact": True}
-    if model == "dirichlet":
-        ev = np.asarray(data, dtype=float)
-        if ev.ndim != 2 or np.any(ev < 0):
-            raise ValueError("dirichlet needs an (N, K) array of non-negative counts")
-        if not math.isinf(r) and prior <= 0 and np.any(ev.sum(1) == 0):
-            raise ValueError("prior must be > 0 when a row has no annotations")
-    elif model == "prirn":
-        ev = irn(data, n_classes, tie_split=tie_split)
-        if not math.isinf(r) and prior <= 0:
-            raise ValueError("prior must be > 0 for PrIRN (classes nobody ranked)")
-    K = ev.shape[1] if model != "pl" else None
-    if model == "pl":
-        if not math.isinf(r) and r != int(r):
-            raise ValueError(
-                f"PL reliability is the number of times each reader is repeated: an integer "
-                f">= 1 (or inf), got {reliability}")
-        split = pl_kwargs.pop("unranked_split", "dirichlet")
-        if split not in ("dirichlet", "equal"):
-            raise ValueError("unranked_split must be 'dirichlet' or 'equal'")
-        if math.isinf(r):
-            ev = pl_mle(data, n_classes)
-            K = ev.shape[1]
-        else:
-            lay, local, pinfo = pl_gibbs(data, n_classes, repetitions=int(r), n_samples=S,
-                                         seed=seed, **pl_kwargs)
-            info.update(pinfo)
-            if not 1 <= M <= lay.n_classes:
-                raise ValueError(f"depth must be in 1..{lay.n_classes}, got {depth}")
-            out = _pl_top(lay, local, rng, split, M)
-            return (out, info) if return_info else out
-    if not 1 <= M <= K:
-        raise ValueError(f"depth must be in 1..{K}, got {depth}")
-    if math.isinf(r):
-        top = topk_sets(ev, M).astype(np.int32)
-        out = np.ascontiguousarray(np.broadcast_to(top[:, None, :], (ev.shape[0], S, M)))
-    else:
-        out = _CompactDirichlet(ev, prior, S, M, seed).top(r)
-    return (out, info) if return_info else out
 
 
 # ---------------------------------------------------------------------------------- certainty
@@ -662,33 +98,6 @@ def _check_samples(samples) -> np.ndarray:
     if x.ndim != 3:
         raise ValueError(f"samples must be an (N, S, K) array, got shape {x.shape}")
     return x
-
-
-def topk_sets(scores, k: int) -> np.ndarray:
-    """Indices of the k largest entries along the last axis, in decreasing order; ties: lowest
-    class index first (stable sort of -scores)."""
-    x = np.asarray(scores, dtype=float)
-    K = x.shape[-1]
-    if not 1 <= k <= K:
-        raise ValueError(f"k must be in 1..{K}, got {k}")
-    if k == 1:
-        return np.argmax(x, axis=-1)[..., None]
-    if k < K // 4:
-        part = np.argpartition(-x, k - 1, axis=-1)[..., :k]
-        # boundary ties: make the tie-break exact by checking the k-th value
-        vals = np.take_along_axis(x, part, -1)
-        kth = vals.min(-1, keepdims=True)
-        n_above = (x > kth).sum(-1)
-        n_tie_in = (vals == kth).sum(-1)
-        n_tie_all = (x == kth).sum(-1)
-        exact = (n_above + n_tie_all == k) | (n_tie_in == n_tie_all)
-        if not np.all(exact):
-            bad = ~exact
-            part[bad] = np.argsort(-x[bad], axis=-1, kind="stable")[..., :k]
-        vals = np.take_along_axis(x, part, -1)
-        order = np.lexsort((part, -vals), axis=-1)
-        return np.take_along_axis(part, order, -1)
-    return np.argsort(-x, axis=-1, kind="stable")[..., :k]
 
 
 def _check_top(top, k: int = 1) -> np.ndarray:
@@ -790,7 +199,7 @@ def certainty_from_top(top, *, k: int = 1) -> np.ndarray:
 
 
 def annotation_certainty(samples, *, k: int = 1) -> np.ndarray:
-    """Top-k annotation certainty per case (N,) (paper eq. 5; spec 5): the largest fraction of
+    """Top-k annotation certainty per case (N,) (paper eq. 5): the largest fraction of
     samples sharing the same set of k largest classes. k = 1: max_y C(y)."""
     x = _check_samples(samples)
     return certainty_from_top(topk_sets(x, k), k=k)
@@ -825,7 +234,7 @@ def risk_certainty(samples, risk) -> np.ndarray:
 
 
 def expected_risk(samples, risk) -> np.ndarray:
-    """Mean over samples of risk(top-1 class) (N,) (spec 5; risk ordinal 0 low .. 2 high)."""
+    """Mean over samples of risk(top-1 class) (N,) (risk ordinal 0 low .. 2 high)."""
     x = _check_samples(samples)
     _risk_array(risk, x.shape[2])
     return expected_risk_from_top(topk_sets(x, 1), risk)
@@ -875,7 +284,7 @@ def ua_accuracy_from_top(top, predictions, *, k: int = 1,
 def ua_accuracy_per_case_sample(samples, predictions, *, k: int = 1,
                                 set_accuracy: bool = False) -> np.ndarray:
     """(N, S) 0/1: is argmax lambda^(s) in the prediction's top-k set (UA top-k accuracy, paper
-    eq. 8) or, with ``set_accuracy``, is the top-k set of lambda^(s) equal to it (spec 6)."""
+    eq. 8) or, with ``set_accuracy``, is the top-k set of lambda^(s) equal to it (Stutz et al.)."""
     x = _check_samples(samples)
     _check_predictions(predictions, x)
     return ua_accuracy_from_top(topk_sets(x, k), predictions, k=k, set_accuracy=set_accuracy)
@@ -886,13 +295,6 @@ def ua_accuracy_per_case(samples, predictions, *, k: int = 1,
     """(N,) per-case UA accuracy = sum over y in P_k of C(y) (set accuracy: fraction of samples)."""
     return ua_accuracy_per_case_sample(samples, predictions, k=k,
                                        set_accuracy=set_accuracy).mean(axis=1)
-
-
-def ua_accuracy_per_sample(samples, predictions, *, k: int = 1,
-                           set_accuracy: bool = False) -> np.ndarray:
-    """(S,) dataset-level UA accuracy of each sample (its distribution: paper Fig. 7 right)."""
-    return ua_accuracy_per_case_sample(samples, predictions, k=k,
-                                       set_accuracy=set_accuracy).mean(axis=0)
 
 
 def ua_accuracy(samples, predictions, *, k: int = 1, set_accuracy: bool = False) -> float:
@@ -952,8 +354,7 @@ def _topd_membership(blocks: list[list[int]], K: int, depth: int) -> np.ndarray:
 
 def average_overlap(ranking_a, ranking_b, *, depth: int, n_classes: int | None = None,
                     normalize: bool = True) -> float:
-    """Average overlap AO_D = (1/D) sum_{d=1..D} |top_d(A) & top_d(B)| / d (Webber et al.;
-    spec 6). Rankings are lists of blocks of tied class ids (or flat lists of ids); classes not
+    """Average overlap AO_D = (1/D) sum_{d=1..D} |top_d(A) & top_d(B)| / d (Webber et al.). Rankings are lists of blocks of tied class ids (or flat lists of ids); classes not
     named form a final tied block over ``n_classes`` (default: largest id + 1). With ties this is
     the partial AO of the reference ``ranking_metrics.partial_average_overlap`` (soft
     permutation matrices, normalised by sqrt(AO(A,A) AO(B,B)) so that AO(A, A) = 1; 0 when the
@@ -1008,7 +409,7 @@ def ua_average_overlap_from_top(top, predictions, *, depth: int) -> np.ndarray:
 
 def ua_average_overlap(samples, predictions, *, depth: int) -> np.ndarray:
     """(N, S) AO_D between the prediction's ranking (scores, ties lowest index first) and the
-    ranking of each sample lambda^(s) (spec 6); mean over S = UA average overlap per case.
+    ranking of each sample lambda^(s) (Stutz et al.); mean over S = UA average overlap per case.
     Only the top D classes of both rankings matter (:func:`ua_average_overlap_from_top`)."""
     x = _check_samples(samples)
     _check_predictions(predictions, x)
@@ -1021,7 +422,7 @@ def ua_average_overlap(samples, predictions, *, depth: int) -> np.ndarray:
 # ---------------------------------------------------------------------------------- agreement
 def reader_agreement(selectors, n_classes: int | None = None, *,
                      tie_split: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """Leave-one-reader-out agreement (paper App. D, ``agreement.py``; spec 7).
+    """Leave-one-reader-out agreement (paper App. D, ``agreement.py``).
 
     For reader a: IRN of all other readers of the case (paper IRN unless ``tie_split=False``);
     agreement_a = 1 if the others' top-1 IRN class (ties: lowest index) is among the classes
@@ -1077,6 +478,12 @@ class SweepResult:
     per_case: pd.DataFrame
     info: list
 
+    def mean_ess(self) -> list[float]:
+        """Per swept reliability (in ``info`` order), the mean over cases of the Plackett-Luce
+        sampler's effective sample size (of the top class; NaN when the sampler reports none,
+        e.g. Dirichlet models or r = inf): the number the Certainty page shows."""
+        return [float(np.nanmean(i["ess"])) if "ess" in i else float("nan") for i in self.info]
+
 
 def sweep(
     model: str,
@@ -1097,7 +504,7 @@ def sweep(
     progress: Callable[[float, str], None] | None = None,
     **sampler_kwargs,
 ) -> SweepResult:
-    """Sample once per reliability and compute certainty, UA metrics and risk (spec 5-6).
+    """Sample once per reliability and compute certainty, UA metrics and risk (Stutz et al.).
 
     ``method="compact"`` (default) draws only the top max(ks, ao_depth) classes of every sample
     (:func:`sample_top_classes`, never the (N, S, K) array); ``method="dense"`` samples with
@@ -1105,7 +512,7 @@ def sweep(
     stream; for verification). The same ``seed`` is used at every reliability (common random
     numbers: smoother curves). ``predictions``: name -> (N, K) scores. The deterministic
     accuracy (point estimate's top-1, i.e. r = inf) is added for every predictor as the
-    reference line. ``ao_depth``: also UA average overlap at that depth (spec 6). ``point``:
+    reference line. ``ao_depth``: also UA average overlap at that depth (Stutz et al.). ``point``:
     the precomputed :func:`point_estimate` (N, K) (PL maximum likelihood is slow to recompute);
     reliability inf uses it for every sample."""
     if method not in ("compact", "dense"):
@@ -1150,16 +557,16 @@ def sweep(
         kwargs = dict(reliability=r, n_samples=n_samples, seed=seed, prior=prior,
                       n_classes=n_classes, return_info=True, **sampler_kwargs)
         if math.isinf(float(r)):  # the point estimate for every sample
-            _check_common(r, n_samples)
+            check_sampler_args(r, n_samples)
             top = np.ascontiguousarray(np.broadcast_to(
                 topk_sets(base, depth).astype(np.int32)[:, None, :],
                 (base.shape[0], int(n_samples), depth)))
             info = {"model": model, "reliability": math.inf, "n_samples": int(n_samples),
                     "seed": seed}
         elif method == "compact" and model in ("prirn", "dirichlet"):
-            r_ok = _check_common(r, n_samples)
+            r_ok = check_sampler_args(r, n_samples)
             if engine is None:  # one engine: the unranked draws are shared by all reliabilities
-                engine = _compact_engine(model, data, base, prior, int(n_samples), depth, seed)
+                engine = compact_engine(model, data, base, prior, int(n_samples), depth, seed)
             top = engine.top(r_ok)
             info = {"model": model, "reliability": r_ok, "n_samples": int(n_samples),
                     "seed": seed, "compact": True}
@@ -1213,23 +620,64 @@ def sweep(
     )
 
 
-def model_data(dataset, model: str):
-    """The sampler input of ``model`` for ``dataset``: counts (dirichlet) or selectors."""
-    if model == "dirichlet":
-        return dataset.counts_array()
-    if dataset.task != "ranking":
-        raise DataError(
-            f"model {model!r} needs ranked data (partial rankings); this dataset is "
-            f"{dataset.task}.", source=dataset.name, fix="use --model dirichlet.")
-    return dataset.selectors()
+# ---------------------------------------------------------------------------------- tables
+#: Plackett-Luce repeats every reader r times, so its cost grows with r: it runs at the integer
+#: reliabilities up to this value and at infinity (the maximum-likelihood point estimate).
+PL_MAX_RELIABILITY = 10
 
 
-def risk_vector(dataset) -> np.ndarray | None:
-    """Risk group per label (inventory order) from ``dataset.extra['risk']``, or None."""
-    risk = dataset.extra.get("risk") if dataset.extra else None
-    if not risk:
-        return None
-    try:
-        return np.array([int(float(risk[label])) for label in dataset.labels])
-    except (KeyError, ValueError):
-        return None
+def pl_reliability_allowed(model: str, reliability: float, *,
+                           max_reliability: int = PL_MAX_RELIABILITY) -> bool:
+    """Whether ``model`` runs at ``reliability``: always for ``"dirichlet"`` / ``"prirn"``
+    (reliability multiplies the evidence); for ``"pl"`` only infinity or an integer
+    ``1 <= r <= max_reliability`` (each reader's ranking is repeated r times)."""
+    if model != "pl" or math.isinf(reliability):
+        return True
+    return reliability == int(reliability) and reliability <= max_reliability
+
+
+def rank_predictors(accuracy: pd.DataFrame, *, metric: str, k: int) -> pd.DataFrame:
+    """Rank of every predictor (1 = best, ties share the smallest rank) per aggregation model and
+    finite reliability, on the mean over samples of ``metric`` at ``k``.
+
+    ``accuracy``: ``SweepResult.accuracy`` (``model, reliability, predictor, k, metric, mean,
+    ...``). Returns its rows for ``metric`` and ``k`` at finite reliabilities with a ``rank``
+    column: does the ranking of models change with the reliability (Stutz et al., section 5)?"""
+    sub = accuracy[(accuracy["k"] == k) & (accuracy["metric"] == metric)]
+    ranking = sub[np.isfinite(sub["reliability"])].copy()
+    ranking["rank"] = ranking.groupby(["model", "reliability"])["mean"].rank(
+        ascending=False, method="min")
+    return ranking
+
+
+def case_summary(samples: np.ndarray, point: np.ndarray, labels: Sequence[str], *,
+                 top: int = 8) -> pd.DataFrame:
+    """The ``top`` classes of one case and their sampled plausibilities (Stutz et al., Figure 5).
+
+    Classes are ordered by ``point + mean_s samples[s]`` (largest first, ties to the lower
+    index); columns ``class_index, class, point_estimate, mean, sd`` (population sd over the S
+    samples), ``p05``, ``p95`` (sample quantiles, numpy's linear rule)."""
+    x = np.asarray(samples, dtype=float)
+    base = np.asarray(point, dtype=float)
+    order = np.argsort(-(base + x.mean(0)), kind="stable")[:top]
+    chosen = x[:, order]
+    return pd.DataFrame({
+        "class_index": order,
+        "class": [labels[c] for c in order],
+        "point_estimate": base[order],
+        "mean": chosen.mean(0),
+        "sd": chosen.std(0),
+        "p05": np.quantile(chosen, 0.05, axis=0),
+        "p95": np.quantile(chosen, 0.95, axis=0),
+    })
+
+
+def set_coverage(samples: np.ndarray, scores: np.ndarray, k: int) -> tuple[np.ndarray, float]:
+    """``(top-k set of the predictor, share of samples whose top-1 class is in it)`` for one case.
+
+    The set is :func:`~hlv_core.certainty.topk_sets` of the predictor's ``scores`` (K,); a
+    sample's top-1 is its argmax (ties to the lower index). This is the case-level reading of UA
+    top-k accuracy (Stutz et al., section 4)."""
+    pset = topk_sets(np.asarray(scores, dtype=float), k)
+    top1 = np.argmax(np.asarray(samples, dtype=float), axis=1)
+    return pset, float(np.isin(top1, pset).mean())

@@ -1,9 +1,8 @@
-"""Training lab: train a fast linear text model with each of seed 000's 14 HLV training methods
+"""Training lab: train a fast linear text model with each of Kurniawan et al.'s 14 HLV training methods
 and compare them with the hard and soft metrics, as deltas against MV.
 
 Kurniawan et al., "Training and Evaluating with Human Label Variation" (arXiv 2502.01891),
-sections 4 (methods) and 5 (evaluation protocol, Figures 2-4); spec ``soft_metrics.md``
-section 6; issue 9. The targets of every method come from :mod:`hlv_core.training`; the model
+sections 4 (methods) and 5 (evaluation protocol, Figures 2-4). The targets of every method come from :mod:`hlv_core.training`; the model
 and losses from :mod:`hlv_core._linear`; the metrics from :func:`hlv_core.soft_metrics.evaluate`.
 
 Protocol (paper section 5.1, adapted to a linear model):
@@ -28,8 +27,7 @@ Protocol (paper section 5.1, adapted to a linear model):
   MV is always trained (added when not requested) because it is the reference.
 
 SLMV has two heads. Row ``SLMV`` scores the hard (MV) head, as the released
-code of seed 000 does (both heads write the same prediction slot and the hard head runs last;
-spec ``soft_metrics.md`` section 6); row ``SLMV-soft`` scores the soft head of the same fit
+code of Kurniawan et al. does (both heads write the same prediction slot and the hard head runs last); row ``SLMV-soft`` scores the soft head of the same fit
 (same L2 chosen on the hard head's dev score), which is what the paper reports ("We predict only
 the soft labels for evaluation", section 4). Both rows carry a note saying so.
 
@@ -55,6 +53,7 @@ from .io import DataError, Dataset
 from .targets import METHODS, method_targets
 
 __all__ = [
+    "summary_table",
     "DEFAULT_L2_GRID",
     "LabResult",
     "PAPER_METRICS",
@@ -228,7 +227,7 @@ class LabResult:
 
 def predictions_as_models(predictions: pd.DataFrame, *, prefix: str = "lab ") -> pd.DataFrame:
     """Long ``model, item_id, label, prob`` table: each method's test predictions averaged
-    over seeds (as the paper averages 3 runs before its meta-evaluation, spec 8.1), model name
+    over seeds (as the paper averages 3 runs before its meta-evaluation), model name
     ``prefix + method`` (the format of ``hlv_ui.state.add_predictions``)."""
     if predictions.empty:
         return pd.DataFrame(columns=["model", "item_id", "label", "prob"])
@@ -546,4 +545,21 @@ def run_lab(
     out = lab.results
     out.attrs["predictions"] = lab.predictions
     out.attrs["protocol"] = lab.protocol
+    return out
+
+
+def summary_table(results: pd.DataFrame) -> pd.DataFrame:
+    """Wide table of :func:`run_lab` results: one row per method (Kurniawan et al.'s order),
+    ``<metric>`` = mean over seeds and ``<metric> delta`` = mean delta vs MV; skipped methods keep
+    their reason in ``note``. The Training lab page and the ``lab`` command show it."""
+    ran = results[results["metric"] != "skipped"]
+    mean = ran.groupby(["method", "metric"], sort=False)[["value", "delta_vs_mv"]].mean()
+    wide = mean["value"].unstack("metric")
+    delta = mean["delta_vs_mv"].unstack("metric").add_suffix(" delta")
+    out = wide.join(delta)
+    cols = [c for m in wide.columns for c in (m, f"{m} delta")]
+    out = out[cols]
+    skipped = results[results["metric"] == "skipped"].set_index("method")["note"]
+    out = out.reindex([m for m in METHODS if m in out.index or m in skipped.index])
+    out["note"] = skipped.reindex(out.index).fillna("")
     return out

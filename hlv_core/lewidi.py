@@ -1,5 +1,5 @@
 """The LeWiDi shared-task scorer: official numbers for a submission file in one call
-(spec ``lewidi.md``; metric formulas ``soft_metrics.md`` section 11).
+(the organisers' targets and rounding: ``docs/conventions.md``, LeWiDi scoring).
 
 2025 (3rd edition; CSC, MP, Paraphrase, VariErrNLI), reproducing the organisers' evaluation
 notebook ``Evaluation_LeWiDi_2025_Metrics.ipynb``:
@@ -57,7 +57,7 @@ from typing import IO, Any
 import numpy as np
 import pandas as pd
 
-from .io._read import Source, as_source, decode_text
+from .io import Source, as_source, decode_text
 from .io.errors import DataError
 from .io.lewidi_submission import parse_submission_lines
 

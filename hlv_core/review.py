@@ -1,15 +1,14 @@
-"""Case review and meta-evaluation of metrics against expert pairwise judgements (seed 000, sec. 6).
+"""Case review and meta-evaluation of metrics against expert pairwise judgements (Kurniawan et al., sec. 6).
 
 Experts see an item and the label distributions of two models (names hidden, random left/right
 order) and say which output is more accurate: ``"A"``, ``"B"``, ``"both"`` or ``"neither"``.
 The judgements live in a SQLite file (:class:`ReviewStore`); :func:`rank_centrality` turns the
-pairwise counts into one score per model (Negahban, Oh and Shah 2012; spec ``soft_metrics.md``
-section 8.2) and :func:`metric_correlations` correlates every metric of
+pairwise counts into one score per model (Negahban, Oh and Shah 2012;
+Kurniawan et al., section 6.1) and :func:`metric_correlations` correlates every metric of
 :mod:`hlv_core.soft_metrics` with those human scores (Pearson r with an exact permutation
-p-value; spec 8.3, seed 000 Table 5 / Figure 5).
+p-value, Kurniawan et al. Table 5 / Figure 5).
 
-Count layout (upstream ``compute_pairwise_wins2.py``, spec 8.1, and
-``vectors/softmetrics_rank_centrality_toy.json``): for M models, ``comps[i, j]`` = number of
+Count layout (the authors' released ``compute_pairwise_wins2.py``): for M models, ``comps[i, j]`` = number of
 judgements comparing models i and j (symmetric, zero diagonal, ties included) and
 ``wins[i, j]`` = number of judgements where the *column* model j beat the *row* model i (exactly
 one option preferred). Only each reviewer's latest judgement of an (item, model pair) counts.
@@ -36,6 +35,7 @@ from .review_store import (
     Proposal,
     ReviewStore,
     ReviewStoreError,
+    counts_from_judgements,
     default_db_path,
     latest_judgements,
     to_instant,
@@ -76,7 +76,7 @@ __all__ = [
 ]
 
 TIES: tuple[str, ...] = ("in_denominator", "decisive_only")
-"""Tie conventions of :func:`rank_centrality` (spec 8.2)."""
+"""Tie conventions of :func:`rank_centrality` (Kurniawan et al.)."""
 
 DEFAULT_REGULARIZE = 0.1
 """Pseudo-judgements added each way to every model pair when :func:`human_scores` has to
@@ -126,7 +126,7 @@ def transition_matrix(
     ties: Literal["in_denominator", "decisive_only"] = "in_denominator",
     regularize: float = 0.0,
 ) -> np.ndarray:
-    """Rank-centrality transition matrix (spec ``soft_metrics.md`` 8.2, Negahban et al. 2012).
+    """Rank-centrality transition matrix (Negahban, Oh and Shah 2012; Kurniawan et al., section 6.1).
 
     ``A_ij`` = share of the i-vs-j comparisons won by j:
 
@@ -219,8 +219,8 @@ def rank_centrality(
     ties: Literal["in_denominator", "decisive_only"] = "in_denominator",
     regularize: float = 0.0,
 ) -> np.ndarray:
-    """Rank Centrality scores of M models from pairwise counts (seed 000 section 6.1;
-    Negahban, Oh and Shah 2012; spec ``soft_metrics.md`` 8.2).
+    """Rank Centrality scores of M models from pairwise counts (Kurniawan et al. section 6.1;
+    Negahban, Oh and Shah 2012).
 
     ``wins[i, j]`` = judgements where column model j beat row model i; ``comps[i, j]`` =
     judgements comparing i and j (symmetric, zero diagonal, ties included). The transition
@@ -320,7 +320,7 @@ def model_metrics(
 
 def fit_line(x: np.ndarray, y: np.ndarray) -> tuple[float, float] | None:
     """Least-squares line ``y = slope * x + intercept`` over the finite pairs (the trend drawn in
-    Figure 5 of seed 000); None with fewer than two distinct x values."""
+    Figure 5 of Kurniawan et al.); None with fewer than two distinct x values."""
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     ok = np.isfinite(x) & np.isfinite(y)
@@ -393,7 +393,7 @@ def metric_correlations(
     seed: int = 0,
 ) -> pd.DataFrame:
     """Pearson r between each metric's per-model values and the human scores, with a permutation
-    p-value (seed 000 Table 5; spec ``soft_metrics.md`` 8.3).
+    p-value (Kurniawan et al. Table 5).
 
     ``metrics``: DataFrame indexed by model, one column per metric (:func:`model_metrics`);
     ``scores``: human score per model (e.g. rank centrality). For each metric the models with a
@@ -446,33 +446,6 @@ def metric_correlations(
 _latest = latest_judgements  # the name used before the store had its own module
 
 
-def counts_from_judgements(judgements: pd.DataFrame, models: Sequence[str]
-                           ) -> tuple[np.ndarray, np.ndarray]:
-    """``(wins, comps)`` of the given judgement rows (columns ``model_a, model_b, choice``) in
-    the layout of spec 8.1 (row = loser, column = winner); rows are used as given."""
-    models = list(models)
-    m = len(models)
-    if len(set(models)) != m:
-        raise ValueError("models must be distinct.")
-    wins = np.zeros((m, m), dtype=np.int64)
-    comps = np.zeros((m, m), dtype=np.int64)
-    if judgements.empty:
-        return wins, comps
-    index = pd.Index(models)
-    a = index.get_indexer(judgements["model_a"])
-    b = index.get_indexer(judgements["model_b"])
-    keep = (a >= 0) & (b >= 0) & (a != b)
-    a, b = a[keep], b[keep]
-    choice = judgements["choice"].to_numpy(dtype=object)[keep]
-    np.add.at(comps, (a, b), 1)
-    np.add.at(comps, (b, a), 1)
-    a_won = choice == "A"
-    b_won = choice == "B"
-    np.add.at(wins, (b[a_won], a[a_won]), 1)  # row = loser, column = winner
-    np.add.at(wins, (a[b_won], b[b_won]), 1)
-    return wins, comps
-
-
 def pair_table(judgements: pd.DataFrame, models: Sequence[str] | None = None) -> pd.DataFrame:
     """Judgements per unordered model pair: ``model_1, model_2, n, model_1_wins, model_2_wins,
     both, neither, decisive_share`` (model_1 < model_2 in ``models`` order, default sorted
@@ -510,8 +483,8 @@ def pair_table(judgements: pd.DataFrame, models: Sequence[str] | None = None) ->
 def visible_distribution(probs: Mapping[str, float] | pd.Series, *, threshold: float = 0.0
                          ) -> pd.DataFrame:
     """What a reviewer sees of one model output: labels with probability > ``threshold``,
-    sorted by probability (descending; ties by label inventory order as given), seed 000
-    section 6.1 (footnote 19 uses 0.1 for multilabel; spec 8.1 default 0)."""
+    sorted by probability (descending; ties by label inventory order as given), Kurniawan et al.
+    section 6.1 (footnote 19 uses 0.1 for multilabel; default 0)."""
     series = pd.Series(probs, dtype=float)
     order = np.arange(len(series))
     frame = pd.DataFrame({"label": series.index.astype(str), "probability": series.to_numpy(),
@@ -523,7 +496,7 @@ def visible_distribution(probs: Mapping[str, float] | pd.Series, *, threshold: f
 
 
 # --------------------------------------------------------------------------------------------
-# Roles: who may see and export what (issue 13)
+# Roles: who may see and export what
 # --------------------------------------------------------------------------------------------
 
 

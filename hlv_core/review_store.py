@@ -1,8 +1,7 @@
-"""The expert-review store: judgements and own labels in one SQLite file (seed 000 section 6;
-spec README: ``ReviewStore(path)``, ``add``, ``judgements``, ``pair_counts``, ``export_csv``,
+"""The expert-review store: judgements and own labels in one SQLite file (Kurniawan et al. section 6: ``ReviewStore(path)``, ``add``, ``judgements``, ``pair_counts``, ``export_csv``,
 ``import_csv``). Re-exported by :mod:`hlv_core.review`.
 
-Safety rules (issue 13 / 19):
+Safety rules:
 
 * The file is created owner-only (0600, its new folder 0700); an existing file readable by
   others is tightened on open when this user owns it.
@@ -50,6 +49,7 @@ __all__ = [
     "Proposal",
     "ReviewStore",
     "ReviewStoreError",
+    "counts_from_judgements",
     "default_db_path",
     "latest_judgements",
     "to_instant",
@@ -124,7 +124,7 @@ def _instants(values: pd.Series) -> pd.Series:
 
 
 def latest_judgements(judgements: pd.DataFrame) -> pd.DataFrame:
-    """Each reviewer's latest judgement per (dataset, item, unordered model pair) (spec 8.1).
+    """Each reviewer's latest judgement per (dataset, item, unordered model pair) (Kurniawan et al.).
 
     "Latest" compares instants, not text: ``min(created_at, recorded_at)`` as UTC (a row
     without ``recorded_at`` uses ``created_at``); at the same instant a judgement made in the
@@ -256,6 +256,33 @@ def _describe(error: BaseException, path: Path) -> tuple[str, str]:
 
 
 # --------------------------------------------------------------------------------- store
+
+
+def counts_from_judgements(judgements: pd.DataFrame, models: Sequence[str]
+                           ) -> tuple[np.ndarray, np.ndarray]:
+    """``(wins, comps)`` of the given judgement rows (columns ``model_a, model_b, choice``) in
+    the layout of :func:`hlv_core.review.rank_centrality` (row = loser, column = winner); rows are used as given."""
+    models = list(models)
+    m = len(models)
+    if len(set(models)) != m:
+        raise ValueError("models must be distinct.")
+    wins = np.zeros((m, m), dtype=np.int64)
+    comps = np.zeros((m, m), dtype=np.int64)
+    if judgements.empty:
+        return wins, comps
+    index = pd.Index(models)
+    a = index.get_indexer(judgements["model_a"])
+    b = index.get_indexer(judgements["model_b"])
+    keep = (a >= 0) & (b >= 0) & (a != b)
+    a, b = a[keep], b[keep]
+    choice = judgements["choice"].to_numpy(dtype=object)[keep]
+    np.add.at(comps, (a, b), 1)
+    np.add.at(comps, (b, a), 1)
+    a_won = choice == "A"
+    b_won = choice == "B"
+    np.add.at(wins, (b[a_won], a[a_won]), 1)  # row = loser, column = winner
+    np.add.at(wins, (a[b_won], b[b_won]), 1)
+    return wins, comps
 
 
 class ReviewStore:
@@ -469,7 +496,7 @@ class ReviewStore:
 
     def add_own_labels(self, reviewer: str, item_id: str, labels: Sequence[str], *,
                        dataset: str = "") -> int:
-        """Record the labels the reviewer chose for an item before seeing any model (seed 000
+        """Record the labels the reviewer chose for an item before seeing any model (Kurniawan et al.
         section 6.1); returns the row id."""
         _text(reviewer, "reviewer")
         _text(item_id, "item_id")
@@ -520,11 +547,9 @@ class ReviewStore:
     def pair_counts(self, models: Sequence[str], *, dataset: str | None = None,
                     latest_only: bool = True) -> tuple[np.ndarray, np.ndarray]:
         """``(wins, comps)`` (M, M) integer arrays for ``models`` in the given order (layout of
-        spec 8.1 / the toy vector: ``wins[i, j]`` = judgements in which column model j beat row
+        ``wins[i, j]`` = judgements in which column model j beat row
         model i; ``comps`` symmetric, ties included). Judgements of other models are ignored;
         by default only each reviewer's latest judgement per (item, pair) counts (upstream)."""
-        from .review import counts_from_judgements
-
         frame = self.judgements(dataset=dataset, latest_only=latest_only)
         return counts_from_judgements(frame, models)
 
@@ -540,7 +565,7 @@ class ReviewStore:
         dataset: str = "",
         seed: int | None = None,
     ) -> Proposal | None:
-        """Propose the next (item, model pair) for ``reviewer`` (seed 000 section 6.1).
+        """Propose the next (item, model pair) for ``reviewer`` (Kurniawan et al. section 6.1).
 
         1. Balance: among the model pairs for which this reviewer still has unjudged items,
            take the pair with the fewest judgements so far (all reviewers, this ``dataset``).

@@ -1,7 +1,7 @@
 """Bundled sample data: seeded generators for the synthetic samples and loaders for all samples.
 
 ``python -m hlv_core.samples`` rewrites ``sample_data/`` from the generators (deterministic for a
-seed). The dermatology sample is the real CC BY 4.0 data of seed 001 (see its README); only its
+seed). The dermatology sample is the real CC BY 4.0 data of Stutz et al. (see its README); only its
 model predictions are synthetic.
 
 Synthetic samples:
@@ -10,22 +10,20 @@ Synthetic samples:
   lawyers in two camps (claimant-side vs defence-side practice) that disagree systematically on
   "contested" cases; annotator traits ``group, gender, experience``; 3 models of different quality.
 * ``legal_areas`` (multilabel): help-seeker problem texts tagged with areas of law by 6 lawyers
-  (one or more labels each; the style of seed 000's TAG data); 3 models (sigmoid outputs).
+  (one or more labels each; the style of Kurniawan et al.'s TAG data); 3 models (sigmoid outputs).
 * ``ratings`` (rating, ordinal 1-5): acceptability ratings of sentences by 10 raters with a
   lenient/strict bias by age group; 2 models.
 """
 
 from __future__ import annotations
 
-import io
-import zipfile
+import dataclasses
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from .io import Dataset, load, load_predictions
-from .io.rankings import read_lines
 
 __all__ = ["SAMPLES", "SAMPLE_DIR", "load_sample", "sample_path", "write_samples"]
 
@@ -45,38 +43,24 @@ def sample_path(name: str) -> Path:
     return SAMPLE_DIR / name
 
 
-def _zip_folder(folder: Path) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        for path in sorted(folder.iterdir()):
-            if path.suffix in (".csv", ".json") and path.is_file():
-                archive.write(path, path.name)
-    return buffer.getvalue()
-
-
 def load_sample(name: str) -> Dataset:
-    """Load a bundled sample (with its predictions) as a :class:`~hlv_core.io.Dataset`."""
+    """Load a bundled sample (with its predictions) as a :class:`~hlv_core.io.Dataset`: the
+    canonical samples with ``load(folder)``, dermatology from its selectors JSON (class names and
+    risk groups from the companion text files) plus its predictions file."""
     folder = sample_path(name)
     if name == "dermatology":
         dataset = load(
             folder / "dermatology_selectors.json",
             format="selectors",
-            conditions=read_lines_path(folder / "dermatology_conditions.txt"),
-            risks=read_lines_path(folder / "dermatology_risks.txt"),
+            conditions=folder / "dermatology_conditions.txt",
+            risks=folder / "dermatology_risks.txt",
         )
         preds = load_predictions(folder / "predictions.csv", dataset, name="predictions.csv")
-        object.__setattr__(dataset, "predictions", preds)
+        dataset = dataclasses.replace(dataset, predictions=preds, name=name)
     else:
-        dataset = load(_zip_folder(folder), format="canonical_zip", name=f"{name}.zip")
-    object.__setattr__(dataset, "name", name)
+        dataset = load(folder, name=name)
     dataset.report.source = f"sample_data/{name}"
     return dataset
-
-
-def read_lines_path(path: Path) -> list[str]:
-    from .io._read import Source
-
-    return read_lines(Source(path.read_bytes(), str(path)))
 
 
 # --------------------------------------------------------------------------- generators
@@ -317,7 +301,7 @@ def _dermatology_predictions(rng: np.random.Generator, folder: Path) -> pd.DataF
     dataset = load(
         folder / "dermatology_selectors.json",
         format="selectors",
-        conditions=read_lines_path(folder / "dermatology_conditions.txt"),
+        conditions=folder / "dermatology_conditions.txt",
     )
     P = dataset.judgements_array()
     frames = []

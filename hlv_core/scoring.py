@@ -40,9 +40,10 @@ __all__ = [
     "score_models",
 ]
 
-#: Columns of :func:`score_models` (``lower``/``upper`` are NaN without a bootstrap).
+#: Columns of :func:`score_models` (``lower``/``upper`` are NaN without a bootstrap;
+#: ``n_items_total`` = items of the dataset; ``note`` = why a NaN value is undefined).
 SCORE_COLUMNS = ["model", "group", "metric", "value", "lower", "upper", "higher_is_better",
-                 "n_items", "n_boot", "seed", "multilabel"]
+                 "n_items", "n_boot", "seed", "multilabel", "n_items_total", "note"]
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,8 @@ def _rows(dataset: Dataset, predictions: pd.DataFrame, model: str
 
 
 def _table(model: str, values: dict[str, float], ci: pd.DataFrame | None, n_items: int,
-           n_boot: int, seed: int, multilabel: bool) -> pd.DataFrame:
+           n_boot: int, seed: int, multilabel: bool, n_total: int,
+           notes: Sequence[str]) -> pd.DataFrame:
     rows = []
     for metric, value in values.items():
         group, higher, _ = sm.METRIC_INFO[metric]
@@ -103,6 +105,7 @@ def _table(model: str, values: dict[str, float], ci: pd.DataFrame | None, n_item
             "upper": float(ci.at[metric, "upper"]) if has_ci else np.nan,
             "higher_is_better": higher, "n_items": n_items,
             "n_boot": n_boot if has_ci else 0, "seed": seed, "multilabel": multilabel,
+            "n_items_total": n_total, "note": sm.undefined_reason(metric, float(value), notes),
         })
     return pd.DataFrame(rows, columns=SCORE_COLUMNS)
 
@@ -148,7 +151,7 @@ def score_model(
     items.insert(1, "model", model)
     return ModelScores(
         model=model,
-        table=_table(model, values, ci, len(item_ids), n_boot, seed, ml),
+        table=_table(model, values, ci, len(item_ids), n_boot, seed, ml, dataset.n_items, notes),
         notes=list(notes),
         classwise=classwise.assign(model=model),
         items=items,
@@ -189,7 +192,9 @@ def score_models(
             ci = (sm.bootstrap_ci(P, Q, multilabel=ml, n_boot=n_boot, seed=seed,
                                   skip_undefined=skip_undefined, lewidi=lewidi,
                                   ordinal_values=ordinal) if n_boot > 0 else None)
-        tables.append(_table(str(model), values, ci, len(item_ids), n_boot, seed, ml))
+        notes = sm.undefined_notes(P, Q, multilabel=ml, labels=list(dataset.labels))
+        tables.append(_table(str(model), values, ci, len(item_ids), n_boot, seed, ml,
+                             dataset.n_items, notes))
     if not tables:
         return pd.DataFrame(columns=SCORE_COLUMNS)
     return pd.concat(tables, ignore_index=True)

@@ -1,13 +1,13 @@
-"""Table 2 of seed 000: how the four multiclass metrics correlate on random distributions.
+"""Table 2 of Kurniawan et al.: how the four multiclass metrics correlate on random distributions.
 
-Kurniawan et al. (arXiv 2502.01891), Table 2; restated in ``spec/soft_metrics.md`` section 10.
+Kurniawan et al. (arXiv 2502.01891), Table 2.
 For B pairs (P, Q) of ``rows x K`` matrices with rows of P ~ Dirichlet(alpha 1) and rows of
 Q ~ Dirichlet(beta 1), compute per pair A = hard accuracy, J = PO-JSD, E = entropy correlation
 and S = soft accuracy, then the Pearson correlation of the four metrics across the B pairs.
 
-Random stream (so that ``seed`` reproduces ``spec/vectors/softmetrics_table2.json``):
+Random stream (so that ``seed`` reproduces a run exactly):
 ``numpy.random.default_rng(seed)``; for each pair P is drawn, then Q (``Generator.dirichlet``
-with ``size=rows``); :func:`table2` runs the eight settings of the spec in order on one
+with ``size=rows``); :func:`table2` runs the eight settings of Table 2 in order on one
 generator. Sampling follows that order pair by pair; the metrics are computed for a whole block
 of pairs at once on (b, rows, K) arrays (no loop over pairs or rows).
 """
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .soft_metrics import LOG_CUTOFF, _jsd_rows
+from .soft_metrics import LOG_CUTOFF, jsd_rows
 
 __all__ = [
     "METRIC_NAMES",
@@ -37,7 +37,7 @@ __all__ = [
 #: Short names of the four metrics, in Table 2 order.
 METRIC_NAMES = {"A": "hard accuracy", "J": "PO-JSD", "E": "entropy correlation",
                 "S": "soft accuracy"}
-#: The eight (K, alpha, beta) settings of the spec, in the order the reference run used.
+#: The eight (K, alpha, beta) settings of Kurniawan et al.'s Table 2, in the reference run's order.
 SETTINGS: tuple[tuple[int, float, float], ...] = tuple(
     (k, a, b) for k in (10, 100) for a, b in ((10, 10), (0.1, 0.1), (10, 0.1), (0.1, 10))
 )
@@ -69,7 +69,7 @@ def pair_metrics(P: np.ndarray, Q: np.ndarray) -> np.ndarray:
     bits with the 1e-8 cut-offs, entropy with the 1e-8 cut-off, standard Pearson)."""
     A = (np.argmax(P, axis=2) == np.argmax(Q, axis=2)).mean(axis=1)
     S = np.minimum(P, Q).sum(axis=2).mean(axis=1)
-    J = 1.0 - _jsd_rows(P, Q).mean(axis=1)
+    J = 1.0 - jsd_rows(P, Q).mean(axis=1)
 
     def ent(X: np.ndarray) -> np.ndarray:
         with np.errstate(divide="ignore", invalid="ignore"):

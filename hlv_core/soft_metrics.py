@@ -1,10 +1,9 @@
-"""Hard and soft evaluation metrics for human label variation (seed 000).
+"""Hard and soft evaluation metrics for human label variation (Kurniawan et al.).
 
 Source: Kurniawan, Mistica, Baldwin and Lau, "Training and Evaluating with Human Label Variation:
-An Empirical Study" (arXiv 2502.01891), as restated in ``spec/soft_metrics.md`` (sections 2-5 and
-11). Defaults reproduce the reference code (``kmkurn/train-eval-hlv`` ``evaluation.py``),
-including its edge-case conventions (spec section 4); friendlier behaviour is an explicit option
-(``skip_undefined=True``, binding decision 1).
+An Empirical Study" (arXiv 2502.01891), sections 3.1-3.3, and the LeWiDi 2025 distances. Defaults reproduce the reference code (``kmkurn/train-eval-hlv`` ``evaluation.py``),
+including its edge-case conventions (Kurniawan et al.); friendlier behaviour is an explicit option
+(``skip_undefined=True``, ``docs/conventions.md``).
 
 Shapes: ``P`` (N, K) human judgement distribution (rows = items, columns = labels in inventory
 order), ``Q`` (N, K) model output. Multiclass rows are probability vectors; multilabel entries are
@@ -20,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "jsd_rows",
     "LOG_CUTOFF",
     "METRIC_INFO",
     "UndefinedMetricWarning",
@@ -47,7 +47,7 @@ __all__ = [
 ]
 
 LOG_CUTOFF = 1e-8
-"""Reference cut-off: values below it contribute 0 to p log p and to the JSD (spec 2.6, 2.7)."""
+"""Reference cut-off: values below it contribute 0 to p log p and to the JSD (Kurniawan et al.)."""
 
 #: Metric name -> (group, higher_is_better, short description). Names are the keys of
 #: :func:`evaluate`.
@@ -124,7 +124,7 @@ def _warn(msg: str) -> None:
 
 
 def _xlogx_ratio(a: np.ndarray, m: np.ndarray) -> np.ndarray:
-    """Elementwise ``a * log2(a / m)`` with the reference conventions (spec 2.6): the ratio is 0
+    """Elementwise ``a * log2(a / m)`` with the reference conventions (Kurniawan et al.): the ratio is 0
     where ``|m| <= 1e-8`` and the log of a ratio ``< 1e-8`` is taken as 0."""
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(np.abs(m) > LOG_CUTOFF, a / np.where(m == 0, 1.0, m), 0.0)
@@ -132,20 +132,20 @@ def _xlogx_ratio(a: np.ndarray, m: np.ndarray) -> np.ndarray:
     return a * log
 
 
-def _jsd_rows(P: np.ndarray, Q: np.ndarray) -> np.ndarray:
+def jsd_rows(P: np.ndarray, Q: np.ndarray) -> np.ndarray:
     """JSD in bits along the last axis: ``½ KL(p‖m) + ½ KL(q‖m)``, ``m = (p + q) / 2``."""
     M = 0.5 * (P + Q)
     return 0.5 * _xlogx_ratio(P, M).sum(axis=-1) + 0.5 * _xlogx_ratio(Q, M).sum(axis=-1)
 
 
 def _xlnx(X: np.ndarray) -> np.ndarray:
-    """``x ln x`` with entries ``< 1e-8`` contributing 0 (spec 2.7)."""
+    """``x ln x`` with entries ``< 1e-8`` contributing 0 (Kurniawan et al.)."""
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(X >= LOG_CUTOFF, X * np.log(np.where(X > 0, X, 1.0)), 0.0)
 
 
 def normalised_entropy(X: np.ndarray, *, multilabel: bool = False) -> np.ndarray:
-    """Per-item normalised entropy (spec 2.7 and 3.6).
+    """Per-item normalised entropy (Kurniawan et al.).
 
     Multiclass: ``h_i = -sum_k X_ik ln X_ik / ln K`` -> (N,). Multilabel: binary entropy in bits
     of every entry, ``-(x log2 x + (1-x) log2 (1-x))`` -> (N, K). Entries below 1e-8 contribute 0.
@@ -159,7 +159,7 @@ def normalised_entropy(X: np.ndarray, *, multilabel: bool = False) -> np.ndarray
 
 
 def _pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Pearson r along axis 0 (standard denominator sqrt(sum zeta^2), binding decision 2).
+    """Pearson r along axis 0 (standard denominator sqrt(sum zeta^2), ``docs/conventions.md``).
     Columns where either input is exactly constant give NaN (scipy ``pearsonr`` behaviour)."""
     zx = x - x.mean(axis=0)
     zy = y - y.mean(axis=0)
@@ -172,7 +172,7 @@ def _pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------- hard metrics
 def _hard_indicators(P: np.ndarray, Q: np.ndarray, multilabel: bool) -> tuple[np.ndarray, ...]:
     """0/1 truth and prediction matrices: one-hot argmax (ties -> lowest index) for multiclass,
-    strict > 0.5 for multilabel (binding decisions 3 and 4)."""
+    strict > 0.5 for multilabel (``docs/conventions.md``, tie-break and 4)."""
     if multilabel:
         return (P > 0.5).astype(float), (Q > 0.5).astype(float)
     K = P.shape[1]
@@ -181,7 +181,7 @@ def _hard_indicators(P: np.ndarray, Q: np.ndarray, multilabel: bool) -> tuple[np
 
 
 def hard_accuracy(P: np.ndarray, Q: np.ndarray, *, multilabel: bool = False) -> float:
-    """Hard accuracy ``(1/N) #{i: argmax P_i = argmax Q_i}`` (spec 2.1); argmax ties go to the
+    """Hard accuracy ``(1/N) #{i: argmax P_i = argmax Q_i}`` (Kurniawan et al.); argmax ties go to the
     lowest label index. Multiclass only (for multilabel use :func:`hard_micro_f1`)."""
     if multilabel:
         raise ValueError("hard accuracy is defined for multiclass data; use hard_micro_f1.")
@@ -190,7 +190,7 @@ def hard_accuracy(P: np.ndarray, Q: np.ndarray, *, multilabel: bool = False) -> 
 
 
 def hard_micro_f1(P: np.ndarray, Q: np.ndarray, *, multilabel: bool = False) -> float:
-    """Hard micro F1 (spec 3.1): ``2 sum T&R / (sum T + sum R)`` with ``T = [P > 0.5]``,
+    """Hard micro F1 (Kurniawan et al.): ``2 sum T&R / (sum T + sum R)`` with ``T = [P > 0.5]``,
     ``R = [Q > 0.5]`` (multilabel; 1.0 when nothing is positive anywhere). Multiclass: the same
     formula on one-hot argmax matrices, which equals hard accuracy."""
     P, Q = _check(P, Q, multilabel=multilabel)
@@ -200,7 +200,7 @@ def hard_micro_f1(P: np.ndarray, Q: np.ndarray, *, multilabel: bool = False) -> 
 
 
 def _prf_from_counts(tp, fp, fn, support) -> dict:
-    """Hard P/R/F1 with sklearn ``zero_division=1`` (spec 2.2). Works on (..., K) arrays."""
+    """Hard P/R/F1 with sklearn ``zero_division=1`` (Kurniawan et al.). Works on (..., K) arrays."""
     with np.errstate(divide="ignore", invalid="ignore"):
         precision = np.where(tp + fp > 0, tp / (tp + fp), 1.0)
         recall = np.where(tp + fn > 0, tp / (tp + fn), 1.0)
@@ -209,7 +209,7 @@ def _prf_from_counts(tp, fp, fn, support) -> dict:
 
 
 def hard_prfs(P: np.ndarray, Q: np.ndarray, *, multilabel: bool = False) -> dict:
-    """Class-wise hard precision, recall, F1 and support plus their macro means (spec 2.2, 3.2).
+    """Class-wise hard precision, recall, F1 and support plus their macro means (Kurniawan et al.).
 
     Per class k: ``TP_k, FP_k, FN_k`` on argmax labels (multiclass) or on the > 0.5 indicators
     (multilabel); all K classes are reported; 0/0 counts as 1 (reference ``zero_division=1``).
@@ -234,13 +234,13 @@ def hard_prfs(P: np.ndarray, Q: np.ndarray, *, multilabel: bool = False) -> dict
 
 
 def hard_macro_f1(P: np.ndarray, Q: np.ndarray, *, multilabel: bool = False) -> float:
-    """Hard macro F1: unweighted mean over all K classes of the hard F1 (spec 2.2, 3.2)."""
+    """Hard macro F1: unweighted mean over all K classes of the hard F1 (Kurniawan et al.)."""
     return hard_prfs(P, Q, multilabel=multilabel)["macro_f1"]
 
 
 # --------------------------------------------------------------------------- soft metrics
 def soft_accuracy(P: np.ndarray, Q: np.ndarray, *, multilabel: bool = False) -> float:
-    """Soft accuracy ``(1/N) sum_i sum_k min(P_ik, Q_ik)`` (spec 2.3). Figure 1 of the paper:
+    """Soft accuracy ``(1/N) sum_i sum_k min(P_ik, Q_ik)`` (Kurniawan et al.). Figure 1 of the paper:
     P=(.5,.5), Q=(.2,.8) -> 0.7. Multiclass only (multilabel: use :func:`soft_micro_f1`)."""
     if multilabel:
         raise ValueError("soft accuracy is defined for multiclass data; use soft_micro_f1.")
@@ -249,7 +249,7 @@ def soft_accuracy(P: np.ndarray, Q: np.ndarray, *, multilabel: bool = False) -> 
 
 
 def soft_micro_f1(P: np.ndarray, Q: np.ndarray, *, multilabel: bool = False) -> float:
-    """Soft micro F1 ``2 sum_ik min(P_ik, Q_ik) / sum_ik (P_ik + Q_ik)`` (spec 2.4, 3.3). Same
+    """Soft micro F1 ``2 sum_ik min(P_ik, Q_ik) / sum_ik (P_ik + Q_ik)`` (Kurniawan et al.). Same
     formula for multiclass (equals soft accuracy for normalised rows) and multilabel; all-zero
     inputs give NaN (reference: no guard)."""
     P, Q = _check(P, Q)
@@ -292,11 +292,11 @@ def soft_prfs(
     skip_undefined: bool = False,
     labels: Sequence[str] | None = None,
 ) -> dict:
-    """Class-wise soft precision / recall / F1 / support and macro means (spec 2.5, 3.4).
+    """Class-wise soft precision / recall / F1 / support and macro means (Kurniawan et al.).
 
     ``m_k = sum_i min(P_ik, Q_ik)``, ``q_k = sum_i Q_ik``, ``p_k = sum_i P_ik``; precision
     ``m_k / q_k``, recall ``m_k / p_k``, F1 ``2 m_k / (q_k + p_k)``, support ``p_k``. A zero
-    mass gives NaN (reference, no guard) and, by default, a NaN macro mean (binding decision 1);
+    mass gives NaN (reference, no guard) and, by default, a NaN macro mean (``docs/conventions.md``);
     ``skip_undefined=True`` averages over the defined classes. Either way an
     :class:`UndefinedMetricWarning` names the classes and ``out["skipped"]`` lists their indices
     per measure. ``multilabel`` is accepted for symmetry: the definition is identical.
@@ -315,7 +315,7 @@ def soft_macro_f1(
     skip_undefined: bool = False,
     labels: Sequence[str] | None = None,
 ) -> float:
-    """Soft macro F1: mean over classes of ``2 m_k / (p_k + q_k)`` (spec 2.5); NaN when a class
+    """Soft macro F1: mean over classes of ``2 m_k / (p_k + q_k)`` (Kurniawan et al.); NaN when a class
     has no mass in P and Q unless ``skip_undefined=True`` (see :func:`soft_prfs`)."""
     return soft_prfs(
         P, Q, multilabel=multilabel, skip_undefined=skip_undefined, labels=labels
@@ -323,8 +323,8 @@ def soft_macro_f1(
 
 
 def po_jsd(P: np.ndarray, Q: np.ndarray, *, multilabel: bool = False) -> float:
-    """PO-JSD ``1 - (1/N) sum_i JSD(P_i, Q_i)`` with JSD in bits (spec 2.6). Multilabel (spec
-    3.5): every entry is a binary distribution ``(x, 1-x)`` and the mean runs over all N*K
+    """PO-JSD ``1 - (1/N) sum_i JSD(P_i, Q_i)`` with JSD in bits (Kurniawan et al., sec. 3.1). Multilabel:
+    every entry is a binary distribution ``(x, 1-x)`` and the mean runs over all N*K
     entries. Figure 1: P=(.5,.5), Q=(.2,.8) -> 0.9268959920681902."""
     P, Q = _check(P, Q, multilabel=multilabel)
     return float(1.0 - _per_item_jsd(P, Q, multilabel).mean())
@@ -335,8 +335,8 @@ def _per_item_jsd(P: np.ndarray, Q: np.ndarray, multilabel: bool) -> np.ndarray:
     if multilabel:
         Pb = np.stack([P, 1.0 - P], axis=-1)
         Qb = np.stack([Q, 1.0 - Q], axis=-1)
-        return _jsd_rows(Pb, Qb).mean(axis=1)
-    return _jsd_rows(P, Q)
+        return jsd_rows(Pb, Qb).mean(axis=1)
+    return jsd_rows(P, Q)
 
 
 def entropy_correlation(
@@ -347,9 +347,9 @@ def entropy_correlation(
     skip_undefined: bool = False,
     labels: Sequence[str] | None = None,
 ) -> float:
-    """Entropy correlation (spec 2.7, 3.6): Pearson r between the per-item normalised entropies
+    """Entropy correlation (Kurniawan et al.): Pearson r between the per-item normalised entropies
     of P and Q, with the standard denominator ``sqrt(sum zeta^2) sqrt(sum eta^2)`` (binding
-    decision 2; the paper's printed sqrt(sum zeta) is a typo).
+    ``docs/conventions.md``; the paper's printed sqrt(sum zeta) is a typo).
 
     Multilabel: per class, Pearson r of the binary entropies over items, then the unweighted
     mean over classes; any class with constant entropy makes the mean NaN (reference) unless
@@ -379,7 +379,7 @@ def entropy_correlation(
 
 
 def entropy_correlation_per_class(P: np.ndarray, Q: np.ndarray) -> np.ndarray:
-    """(K,) multilabel entropy correlation of every class (spec 3.6): Pearson r over items of
+    """(K,) multilabel entropy correlation of every class (Kurniawan et al.): Pearson r over items of
     the binary entropies (bits) of ``P[:, k]`` and ``Q[:, k]``; NaN for a class whose entropy is
     constant in P or Q. The multilabel :func:`entropy_correlation` is their mean."""
     P, Q = _check(P, Q, min_rows=2)
@@ -389,7 +389,7 @@ def entropy_correlation_per_class(P: np.ndarray, Q: np.ndarray) -> np.ndarray:
 
 # ------------------------------------------------------------------------ LeWiDi metrics
 def lewidi_cross_entropy(P: np.ndarray, Q: np.ndarray, *, multilabel: bool = False) -> float:
-    """LeWiDi 2023 cross-entropy (spec 11): ``Q`` clipped to ``[1e-12, 1 - 1e-12]``, then
+    """LeWiDi 2023 cross-entropy (Kurniawan et al.): ``Q`` clipped to ``[1e-12, 1 - 1e-12]``, then
     ``CE = -(1/N) sum_i sum_k P_ik ln(Q_ik + 1e-9)`` (nats, lower is better). Equals
     ``H(P) + KL(P‖Q)`` up to the clipping, so it never reaches 0 on ambiguous items."""
     if multilabel:
@@ -412,7 +412,7 @@ def _per_item_manhattan(P: np.ndarray, Q: np.ndarray, multilabel: bool) -> np.nd
 def lewidi_manhattan(
     P: np.ndarray, Q: np.ndarray, *, multilabel: bool = False, decimals: int | None = 5
 ) -> float:
-    """LeWiDi 2025 average Manhattan distance (spec 11, lower is better): mean over items of
+    """LeWiDi 2025 average Manhattan distance (LeWiDi 2025 Task A, lower is better): mean over items of
     ``sum_k |P_ik - Q_ik|``, each item and the mean rounded to ``decimals`` (5 in the organisers'
     notebook; ``None`` = no rounding). Multilabel (VariErrNLI): per item the mean over labels of
     the Manhattan distance between the binary distributions ``(p, 1-p)`` and ``(q, 1-q)``. For
@@ -439,7 +439,7 @@ def lewidi_wasserstein(
     values: Sequence[float] | None = None,
     decimals: int | None = 5,
 ) -> float:
-    """LeWiDi 2025 average Wasserstein distance for ordinal labels (spec 11, lower is better):
+    """LeWiDi 2025 average Wasserstein distance for ordinal labels (LeWiDi 2025 Task A, lower is better):
     per item the 1-D earth mover's distance ``sum_k |CDF_P(k) - CDF_Q(k)| * (v_{k+1} - v_k)``
     between bins at positions ``values`` (default 0, 1, ..., K-1, i.e. ground cost |h - k|);
     mean over items rounded to ``decimals`` (``None`` = no rounding)."""
@@ -458,12 +458,11 @@ def evaluate(
     lewidi: bool = False,
     ordinal_values: Sequence[float] | None = None,
 ) -> dict[str, float]:
-    """Every metric of seed 000 for one model, as a flat ``{name: float}`` dict.
+    """Every metric of Kurniawan et al. for one model, as a flat ``{name: float}`` dict.
 
     Multiclass: ``hard_accuracy, hard_micro_f1, hard_macro_f1, soft_accuracy, soft_micro_f1,
     soft_macro_f1, po_jsd, entropy_correlation``. Multilabel: ``hard_micro_f1, hard_macro_f1,
-    soft_micro_f1, soft_macro_f1, po_jsd, entropy_correlation`` (multilabel definitions,
-    spec 3). Undefined values are NaN (entropy correlation with fewer than 2 items is NaN here
+    soft_micro_f1, soft_macro_f1, po_jsd, entropy_correlation`` (multilabel definitions). Undefined values are NaN (entropy correlation with fewer than 2 items is NaN here
     instead of raising); ``skip_undefined`` as in :func:`soft_prfs`. ``lewidi=True`` adds
     ``lewidi_manhattan`` and, for multiclass, ``lewidi_cross_entropy`` (and
     ``lewidi_wasserstein`` when ``ordinal_values`` is given), unrounded.
@@ -504,7 +503,7 @@ def undefined_notes(
     labels: Sequence[str] | None = None,
 ) -> list[str]:
     """Plain-language notes on every metric that is undefined (NaN) for these inputs and why,
-    naming the classes involved (binding decision 1). Empty when everything is defined."""
+    naming the classes involved (``docs/conventions.md``). Empty when everything is defined."""
     P, Q = _check(P, Q, multilabel=multilabel)
     notes: list[str] = []
     p, q = P.sum(axis=0), Q.sum(axis=0)
@@ -541,7 +540,7 @@ def undefined_notes(
 def undefined_reason(metric: str, value: float, notes: Sequence[str]) -> str:
     """Why ``value`` of ``metric`` is undefined, from :func:`undefined_notes` (the notes naming
     the metric, else all of them); empty when ``value`` is a number. For tables and downloads:
-    every NaN shown carries its reason (issue 19)."""
+    every NaN shown carries its reason."""
     if not (isinstance(value, float) and np.isnan(value)):
         return ""
     named = [n for n in notes if metric.replace("_", " ") in n.lower()]
@@ -628,7 +627,7 @@ def classwise_table(
 
 
 def _classwise_notes(table: pd.DataFrame) -> list[str]:
-    """Why a class-wise value is undefined (issue 19: every NaN shown carries its reason)."""
+    """Why a class-wise value is undefined (every NaN shown carries its reason)."""
     notes = []
     for p, r, f in zip(table["precision"], table["recall"], table["f1"], strict=True):
         parts = []

@@ -1,7 +1,7 @@
-"""Training targets of the 14 HLV training methods of seed 000 (no model training here).
+"""Training targets of the 14 HLV training methods of Kurniawan et al. (no model training here).
 
-Kurniawan et al. (arXiv 2502.01891) section 4 and Table 3; the reference code's exact data
-transformations are restated in ``spec/soft_metrics.md`` section 6. Every builder is a pure
+Kurniawan et al. (arXiv 2502.01891) section 4 and Table 3; the data transformations follow the authors'
+released code (``kmkurn/train-eval-hlv``). Every builder is a pure
 function of a :class:`~hlv_core.io.Dataset` and returns a tidy "training examples" table:
 
 * ``example`` (int, one training example = one row group), ``item_id``,
@@ -40,7 +40,7 @@ __all__ = [
     "slmv_targets",
 ]
 
-#: The 14 methods of seed 000 in the paper's order (section 4, Table 3).
+#: The 14 methods of Kurniawan et al. in the paper's order (section 4, Table 3).
 METHODS: tuple[str, ...] = (
     "ReL", "MV", "AR", "ARh", "AL", "SL", "SLMV", "AE", "AEh",
     "JSD", "SmF1", "SMF1", "LA-min", "LA-max",
@@ -124,7 +124,7 @@ def _mv_matrix(dataset: Dataset) -> np.ndarray:
 
 # ------------------------------------------------------------------------------ builders
 def rel_targets(dataset: Dataset) -> pd.DataFrame:
-    """ReL (repeated labelling, spec 6): every (item, annotator) annotation is an example with
+    """ReL (repeated labelling): every (item, annotator) annotation is an example with
     that annotator's hard label (multiclass) or 0/1 label set (multilabel)."""
     items, annots, Y = annotation_matrix(dataset)
     return _frame(dataset, items, Y, annotator_id=dataset.annotator_ids.to_numpy()[annots])
@@ -132,7 +132,7 @@ def rel_targets(dataset: Dataset) -> pd.DataFrame:
 
 def mv_targets(dataset: Dataset) -> pd.DataFrame:
     """MV: one example per item; multiclass label = argmax P_i with ties to the first label in
-    inventory order (binding decision 3); multilabel set = {k: P_ik > 0.5} (strict, may be
+    inventory order (``docs/conventions.md``, tie-break); multilabel set = {k: P_ik > 0.5} (strict, may be
     empty = all-negative target)."""
     _check_task(dataset)
     return _frame(dataset, np.arange(dataset.n_items), _mv_matrix(dataset))
@@ -159,7 +159,7 @@ def al_targets(dataset: Dataset) -> pd.DataFrame:
 def slmv_targets(dataset: Dataset) -> pd.DataFrame:
     """SLMV: one example per item with two targets (rows ``head = "soft"`` = P_i and ``head =
     "hard"`` = the MV target); loss = soft-head loss + hard-head loss; the evaluated prediction
-    is the hard head's output [CODE-ONLY, spec 6]."""
+    is the hard head's output [released code only]."""
     _check_task(dataset)
     n = dataset.n_items
     items = np.concatenate([np.arange(n), np.arange(n)])
@@ -171,7 +171,7 @@ def slmv_targets(dataset: Dataset) -> pd.DataFrame:
 
 
 def annotator_ranking_weights(dataset: Dataset) -> pd.DataFrame:
-    """AR and ARh instance weights (spec 6.1, reference code details).
+    """AR and ARh instance weights (Kurniawan et al., section 4; details of the released code).
 
     Multiclass: per item the MV label is the most frequent label with ties broken by the label
     appearing **first in the item's annotation records** (differs from MV's inventory order),
@@ -307,7 +307,7 @@ def la_selection(dataset: Dataset, Q: np.ndarray, *, mode: str = "min") -> pd.Da
 
 
 def ensemble(head_probs: np.ndarray, *, hard: bool = False, multilabel: bool = False) -> np.ndarray:
-    """AE / AEh prediction from per-annotator heads ``(H, N, K)`` -> ``(N, K)`` (spec 6).
+    """AE / AEh prediction from per-annotator heads ``(H, N, K)`` -> ``(N, K)`` (Kurniawan et al.).
 
     AE (``hard=False``): mean over all heads of their softmax / sigmoid outputs. AEh: every
     head votes (multiclass: one-hot of its argmax, ties to the lowest index; multilabel:

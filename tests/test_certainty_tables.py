@@ -102,3 +102,24 @@ def test_set_coverage_by_hand():
     assert share == 0.75  # top-1 classes 0, 1, 2, 0 (tie to the lower index)
     table = case_summary(samples, np.array([0.0, 0.0, 1.0]), ["a", "b", "c"], top=2)
     assert list(table["class"]) == ["c", "b"]  # 1 + 0.275, then 0 + 0.375 > 0 + 0.35
+
+
+def test_mean_ess_equals_the_page():
+    """SweepResult.mean_ess: the page's ``ess`` list (pages/certainty.py, commit b2862bd), NaN for
+    reliabilities without a PL sampler."""
+    dataset = load_sample("dermatology")
+    sub = dataset.selectors()[:12]
+    res = ce.sweep("pl", sub, [1, math.inf], n_samples=8, seed=1, n_classes=dataset.n_labels,
+                   burn_in=5)
+    page = [float(np.nanmean(i["ess"])) if "ess" in i else np.nan for i in res.info]
+    np.testing.assert_array_equal(res.mean_ess(), page)
+    assert np.isfinite(res.mean_ess()[0]) and res.mean_ess()[0] > 0
+    _, _, dirichlet = _dirichlet_result()
+    assert all(math.isnan(e) for e in dirichlet.mean_ess())
+
+
+def _dirichlet_result():
+    dataset = load_sample("case_review")
+    res = ce.sweep("dirichlet", ce.model_data(dataset, "dirichlet"), [1.0], n_samples=5, seed=0,
+                   n_classes=dataset.n_labels)
+    return dataset, None, res

@@ -176,3 +176,27 @@ def test_prediction_label_spelled_as_another_number_names_the_dataset_label():
     ds = load(b"item_id,annotator_id,label\n1,a,3\n1,b,4\n2,a,5\n2,b,3\n", name="r.csv")
     with pytest.raises(DataError, match=r"'3.0' is the number of the label '3'"):
         load_predictions(b"item_id,label,prob\n1,3.0,1\n", ds, name="p.csv")
+
+
+def test_a_canonical_folder_reads_like_its_zip_and_is_named(tmp_path):
+    """h1 steps 19-20: the folder reader and the zip reader share read_canonical_files; the
+    dataset is built whole (name and predictions), never mutated afterwards."""
+    from hlv_core.samples import sample_path
+
+    folder = sample_path("case_review")
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for path in sorted(folder.glob("*.csv")):
+            archive.write(path, path.name)
+    zipped = load(buffer.getvalue(), name="case_review.zip")
+    direct = load(folder, name="my name")
+    assert direct.name == "my name" and load(folder).name == "case_review"
+    assert zipped.name == "case_review"
+    assert direct.content_hash == zipped.content_hash
+    pd.testing.assert_frame_equal(direct.predictions, zipped.predictions)
+    assert direct.report.format == "canonical folder"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "items.csv").write_text("item_id\n1\n")
+    with pytest.raises(DataError, match="the folder has no annotations.csv"):
+        load(empty)

@@ -6,8 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hlv_core.io import prediction_matrix
-from hlv_core.io.item_predictions import item_level_predictions, model_matrices
+from hlv_core.io import item_level_predictions, model_matrices, prediction_matrix
 from hlv_core.samples import load_sample
 from hlv_ui.state import item_level_predictions as ui_filter
 

@@ -234,8 +234,10 @@ def test_cli_lab_table_and_json(tmp_path, capsys):
     assert args.handler(args) == 0
     payload = json.loads(capsys.readouterr().out)
     assert {r["method"] for r in payload["results"]} == {"MV", "SL"}
-    args = root.parse_args(["lab", str(tmp_path / "missing.csv")])
-    assert args.handler(args) == 2
+    from hlv_core.cli import main
+
+    assert main(["lab", str(tmp_path / "missing.csv")]) == 2  # the handler raises, main: exit 2
+    assert capsys.readouterr().err.startswith("error: ")
     summary = cli_lab.lab_summary(lab.run_lab(replace(d, annotator_ids_known=False),
                                               methods=["AE"]))
     assert summary.loc["AE", "note"].startswith("AE needs annotator identities")

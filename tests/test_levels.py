@@ -23,6 +23,8 @@ def _page_levels(dataset, all_levels):
 
 def test_one_levels_tuple():
     assert LEVELS == IO_LEVELS == agreement.ALPHA_LEVELS == balance.LEVELS
+    # one object, not four equal copies
+    assert LEVELS is IO_LEVELS is agreement.ALPHA_LEVELS is balance.LEVELS
 
 
 @pytest.mark.parametrize("name", ["case_review", "legal_areas", "ratings"])

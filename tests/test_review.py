@@ -3,7 +3,6 @@ spec soft_metrics.md section 8)."""
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import math
@@ -626,12 +625,10 @@ def test_model_metrics_uses_soft_metrics():
 
 
 def _cli(argv):
-    from hlv_core.cli.review import add_cli
+    """The ``review`` command through :func:`hlv_core.cli.main` (its error contract: exit 2)."""
+    from hlv_core.cli import main
 
-    parser = argparse.ArgumentParser()
-    add_cli(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    return args.handler(args)
+    return main(argv)
 
 
 def test_cli_export_import_rank(db, tmp_path, capsys, toy):

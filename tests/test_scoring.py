@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -11,7 +12,7 @@ import pytest
 from hlv_core import review
 from hlv_core import soft_metrics as sm
 from hlv_core.cli.metrics import metrics_table
-from hlv_core.io import DataError, prediction_matrix
+from hlv_core.io import DataError, load, load_predictions, prediction_matrix
 from hlv_core.samples import load_sample, sample_path
 from hlv_core.scoring import (
     SCORE_COLUMNS,
@@ -24,6 +25,71 @@ from hlv_core.scoring import (
 )
 
 SAMPLES = ["case_review", "legal_areas", "ratings"]
+
+
+def _old_metrics_table(
+    annotations: str,
+    predictions: str,
+    *,
+    multilabel: bool | None = None,
+    skip_undefined: bool = False,
+    n_boot: int = 0,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """One row per (model, metric) with ``value`` (+ ``lower``, ``upper`` when ``n_boot > 0``),
+    ``n_items`` (items the model predicted), ``n_items_total`` (items of the dataset),
+    ``multilabel`` and ``note`` (why a NaN value is undefined). ``multilabel=None`` follows the dataset's task.
+    Verbatim copy of ``cli.metrics.metrics_table`` before it called ``score_models`` (h1 step 8)."""
+    dataset = load(annotations)
+    if dataset.task == "ranking":
+        raise DataError(
+            "soft/hard metrics need multiclass, rating or multilabel annotations; this file "
+            "holds rankings.",
+            source=str(annotations),
+            fix="use the certainty command for ranked data.",
+        )
+    if str(predictions).lower().endswith(".zip"):
+        raise DataError(
+            "a zip of predictions (a Codabench res.zip?) is not a predictions table.",
+            source=str(predictions),
+            fix="score LeWiDi submissions with 'python -m hlv_core lewidi GOLD res.zip'.",
+        )
+    preds = load_predictions(predictions, dataset)
+    if "annotator_id" in preds.columns:
+        raise DataError(
+            "per-annotator predictions (a LeWiDi Task B / perspectivist file) are not item-level "
+            "distributions; the soft/hard metrics would be meaningless.",
+            source=str(predictions),
+            fix="score LeWiDi files with 'python -m hlv_core lewidi GOLD SUBMISSION' (and other "
+            "per-annotator predictions with 'perspectives').",
+        )
+    ml = dataset.task == "multilabel" if multilabel is None else multilabel
+    P_all = dataset.judgements_array()
+    position = pd.Index(dataset.item_ids)
+    values = dataset.label_numeric_values() if dataset.task == "rating" else None
+    rows = []
+    for model in pd.unique(preds["model"]):
+        item_ids, Q = prediction_matrix(preds, dataset, model)
+        P = P_all[position.get_indexer(item_ids)]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", sm.UndefinedMetricWarning)
+            result = sm.evaluate(P, Q, multilabel=ml, skip_undefined=skip_undefined, lewidi=True,
+                                 ordinal_values=values)
+            ci = (sm.bootstrap_ci(P, Q, multilabel=ml, n_boot=n_boot, seed=seed,
+                                  skip_undefined=skip_undefined, lewidi=True,
+                                  ordinal_values=values) if n_boot > 0 else None)
+        notes = sm.undefined_notes(P, Q, multilabel=ml, labels=list(dataset.labels))
+        for metric, value in result.items():
+            row = {"model": model, "metric": metric, "group": sm.METRIC_INFO[metric][0],
+                   "value": value, "n_items": len(item_ids),
+                   "n_items_total": dataset.n_items, "multilabel": ml,
+                   "note": sm.undefined_reason(metric, float(value), notes)}
+            if ci is not None:
+                row["lower"] = ci["lower"].get(metric, math.nan)
+                row["upper"] = ci["upper"].get(metric, math.nan)
+                row["seed"] = seed
+            rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def _page_compute_model(dataset, preds, model, n_boot, seed, skip_undefined, multilabel):
@@ -88,10 +154,13 @@ def test_score_model_equals_the_soft_metrics_page(name, n_boot):
 def test_score_models_equals_the_metrics_cli(name, n_boot):
     folder = sample_path(name)
     dataset = load_sample(name)
-    old = metrics_table(str(folder), str(folder / "predictions.csv"), n_boot=n_boot, seed=5)
+    old = _old_metrics_table(str(folder), str(folder / "predictions.csv"), n_boot=n_boot, seed=5)
     new = score_models(dataset, dataset.predictions, n_boot=n_boot, seed=5)
     pd.testing.assert_frame_equal(new[list(old.columns)], old, check_dtype=False)
     assert list(new.columns) == SCORE_COLUMNS
+    # the command is that function (h1 step 8): same table, every column
+    cli = metrics_table(str(folder), str(folder / "predictions.csv"), n_boot=n_boot, seed=5)
+    pd.testing.assert_frame_equal(cli, new)
 
 
 @pytest.mark.parametrize("name", SAMPLES)

@@ -6,9 +6,12 @@ why a value can be null (callers pass the engine's notes, e.g.
 :func:`hlv_core.soft_metrics.undefined_notes`). Numpy and pandas scalars become plain Python
 values, timestamps ISO strings, tuples lists.
 
-Text cleaning (stripping control characters from user strings before they reach a terminal or a
-pipeline) is another change's job: every string passes through :data:`TEXT_HOOK`, the identity
-until :func:`set_text_hook` installs the cleaner.
+Control characters: :func:`hlv_core.cli.main` writes every command's output through
+:class:`ControlFreeStream`, which drops terminal escape sequences and other control characters
+(:func:`hlv_core.text.strip_controls`), so names in the data are printed as text, never as
+terminal commands; JSON is unaffected because ``json.dumps`` escapes control characters. Every
+string written as JSON also passes through :data:`TEXT_HOOK` (the identity unless a caller
+installs another function with :func:`set_text_hook`).
 """
 
 from __future__ import annotations
@@ -22,7 +25,17 @@ from typing import Any, TextIO
 import numpy as np
 import pandas as pd
 
-__all__ = ["TEXT_HOOK", "error_line", "jsonable", "records", "set_text_hook", "write_json"]
+from ..text import strip_controls
+
+__all__ = [
+    "TEXT_HOOK",
+    "ControlFreeStream",
+    "error_line",
+    "jsonable",
+    "records",
+    "set_text_hook",
+    "write_json",
+]
 
 
 def _identity(text: str) -> str:
@@ -112,3 +125,19 @@ def error_line(error: BaseException) -> str:
     into spaces so a pipeline reading stderr gets one line per failure."""
     text = " ".join(str(error).split())
     return TEXT_HOOK(f"error: {text}")
+
+
+class ControlFreeStream:
+    """A text stream that drops terminal escape sequences and control characters (not
+    newline / tab) from everything written to it: names in the data are printed as text,
+    never as terminal commands. JSON output is unaffected (``json.dumps`` escapes controls)."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(strip_controls(text))
+        return len(text)
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)

@@ -1,63 +1,62 @@
 """``python -m hlv_core agreement FILE [--level L] [--pairs] [--multilabel] [--json]``.
 
-Default output: overall Krippendorff's alpha with its bootstrap CI, Fleiss' kappa and a plain-words
-explanation. ``--pairs``: the all-pairs alpha table. ``--multilabel``: the seed-002 multi-label
-agreement table (default for multi-label data).
+Default output: overall Krippendorff's alpha with its bootstrap CI, a plain-words explanation and
+the kappas of :func:`hlv_core.agreement.kappa_summary` (Fleiss, plus Cohen for two annotators or
+Light for more), as on the Agreement page; levels from :func:`hlv_core.levels.level_options`.
+``--pairs``: the all-pairs alpha table. ``--multilabel``: Marchal et al.'s multi-label agreement
+table (default for multi-label data). Counts-only data (no annotator ids): the overall nominal
+alpha from the label counts.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import math
-
-import pandas as pd
 
 from ..agreement import (
     ALPHA_LEVELS,
+    alpha_from_counts,
     alpha_report,
-    fleiss_kappa,
+    kappa_summary,
     multilabel_agreement,
     pairwise_alpha,
 )
 from ..io import FORMATS, DataError, load
-from . import options_as_data_errors
+from ..levels import level_options
+from ._common import print_result
 
 __all__ = ["add_cli", "run_agreement"]
 
 
-def _clean(value):
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    return value
-
-
 def run_agreement(args: argparse.Namespace) -> int:
-    """Handler of the ``agreement`` subcommand (bad arguments become a DataError message)."""
-    return options_as_data_errors(_run, args)
-
-
-def _run(args: argparse.Namespace) -> int:
+    """Handler of the ``agreement`` subcommand (errors go up to :func:`hlv_core.cli.main`)."""
     dataset = load(args.file, format=args.format)
-    if not dataset.annotator_ids_known and not args.multilabel:
-        raise DataError(
-            "agreement per annotator needs annotator ids linked across items.",
-            source=dataset.name,
-            fix="use a file with an annotator_id column (counts-only data has none).",
-        )
     if dataset.task == "ranking":
         raise DataError(
             "ranking data has no single label per annotator and item.", source=dataset.name,
             fix="use a multiclass, multilabel or rating dataset.",
         )
-    level = args.level or ("nominal" if dataset.task == "multilabel" else dataset.level)
-    multilabel_mode = "set" if dataset.task == "multilabel" else "error"
-    values = dataset.numeric_label_map(level)
+    if not dataset.annotator_ids_known:
+        if args.pairs or args.multilabel:
+            raise DataError(
+                "pairwise and multi-label agreement need annotator ids linked across items.",
+                source=dataset.name,
+                fix="use a file with an annotator_id column (counts-only data has none).",
+            )
+        # counts only: the overall nominal alpha from the label counts (as the Agreement page)
+        print_result({"alpha": alpha_from_counts(dataset.counts_array(), level="nominal"),
+                      "level": "nominal", "n_items": dataset.n_items,
+                      "note": "counts only (no annotator ids): overall nominal alpha from the "
+                              "label counts; pairs and kappas need annotator ids."}, args.json)
+        return 0
+    opts = level_options(dataset)
+    level = opts.resolve(args.level)
+    multilabel_mode = opts.multilabel
+    values = opts.values(level)
     annotations = dataset.annotations
     if args.multilabel or (dataset.task == "multilabel" and not args.pairs):
         table = multilabel_agreement(annotations, n_boot=args.n_boot, seed=args.seed).reset_index()
         table.insert(0, "seed", args.seed)
-        _emit(table, args.json)
+        print_result(table, args.json)
         return 0
     if args.pairs:
         pairs = pairwise_alpha(
@@ -65,29 +64,18 @@ def _run(args: argparse.Namespace) -> int:
             multilabel=multilabel_mode,
         )
         pairs.insert(0, "level", level)
-        _emit(pairs, args.json)
+        print_result(pairs, args.json)
         return 0
     rep = alpha_report(
         annotations, level=level, n_boot=args.n_boot, seed=args.seed, values=values,
         multilabel=multilabel_mode,
     )
-    result = {k: _clean(v) for k, v in rep.as_dict().items() if k != "value_shares"}
-    if dataset.task != "multilabel":
-        result["fleiss_kappa"] = _clean(fleiss_kappa(annotations))
-    if args.json:
-        print(json.dumps(result, indent=2, default=str))
-    else:
-        for key, value in result.items():
-            print(f"{key}: {value}")
+    result = {k: v for k, v in rep.as_dict().items() if k != "value_shares"}
+    if dataset.task != "multilabel":  # the kappas the Agreement page shows beside alpha
+        result.update({f"{name}_kappa": value
+                       for name, value in kappa_summary(annotations).items()})
+    print_result(result, args.json)
     return 0
-
-
-def _emit(table: pd.DataFrame, as_json: bool) -> None:
-    if as_json:
-        print(table.to_json(orient="records", indent=2))
-    else:
-        with pd.option_context("display.max_rows", 200, "display.width", 160):
-            print(table.to_string(index=False))
 
 
 def add_cli(subparsers) -> None:
@@ -104,7 +92,8 @@ def add_cli(subparsers) -> None:
     parser.add_argument("--pairs", action="store_true", help="alpha of every annotator pair")
     parser.add_argument("--min-shared", type=int, default=2, help="pairs: minimum shared items")
     parser.add_argument(
-        "--multilabel", action="store_true", help="seed-002 multi-label agreement table"
+        "--multilabel", action="store_true",
+        help="multi-label agreement table (Marchal et al.)"
     )
     parser.add_argument("--n-boot", type=int, default=1000, help="bootstrap replicates")
     parser.add_argument("--seed", type=int, default=0, help="random seed")

@@ -10,22 +10,28 @@ split) or ``--irn released`` (DeepMind's released code: tied classes are not spl
 
 Samples plausibilities at each reliability (``inf`` = point estimate) and prints the mean top-1/2/3
 annotation certainty per reliability, and with ``--predictions`` the UA top-k accuracy of every
-model (seed 001; spec ``certainty.md``). Summaries come from the compact sampler (only the top
+model (Stutz et al.). Summaries come from the compact sampler (only the top
 classes of every sample are drawn; ``--method dense`` samples the full (N, S, K) array instead).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import math
 from pathlib import Path
 
 import pandas as pd
 
-from ..certainty import MODELS, model_data, risk_vector, sweep
-from ..io import FORMATS, DataError, load, load_predictions, prediction_matrix
-from . import options_as_data_errors
+from ..certainty import (
+    MODELS,
+    PL_MAX_RELIABILITY,
+    model_data,
+    pl_reliability_allowed,
+    risk_vector,
+    sweep,
+)
+from ..io import FORMATS, DataError, load, load_predictions, model_matrices
+from ._output import write_json
 
 __all__ = ["add_cli", "run_certainty"]
 
@@ -52,6 +58,8 @@ def _companions(path: Path, conditions: Path | None, risks: Path | None):
     data ships beside it (``X_selectors.json`` -> ``X_conditions.txt``, ``X_risks.txt``)."""
     if path.is_dir():
         found = sorted(path.glob("*_selectors.json"))
+        if not found:  # a canonical dataset folder (annotations.csv, ...): load(folder)
+            return path, conditions, risks
         if len(found) != 1:
             raise DataError(
                 f"folder holds {len(found)} '*_selectors.json' files; expected one.",
@@ -68,11 +76,7 @@ def _companions(path: Path, conditions: Path | None, risks: Path | None):
 
 
 def run_certainty(args: argparse.Namespace) -> int:
-    """Handler of the ``certainty`` subcommand."""
-    return options_as_data_errors(_run, args)
-
-
-def _run(args: argparse.Namespace) -> int:
+    """Handler of the ``certainty`` subcommand (errors go up to :func:`hlv_core.cli.main`)."""
     options = {}
     path, conditions, risks = _companions(Path(args.file), args.conditions, args.risks)
     if conditions:
@@ -86,16 +90,23 @@ def _run(args: argparse.Namespace) -> int:
         args.prior = 0.01 if model == "prirn" else 0.1
     preds = {}
     if args.predictions:
-        frame = load_predictions(args.predictions, dataset)
-        for name in frame["model"].unique():
-            ids, q = prediction_matrix(frame, dataset, name)
-            if len(ids) != dataset.n_items:
-                raise DataError(f"model {name!r} predicts {len(ids)} of {dataset.n_items} "
-                                "items; UA accuracy needs every item.",
-                                source=str(args.predictions), fix="predict every item.")
-            preds[str(name)] = q
+        # the Certainty page's door: every model that predicts every item (UA accuracy needs
+        # one prediction per case); a model left out is an error here, a caption on the page
+        found, notes = model_matrices(load_predictions(args.predictions, dataset), dataset,
+                                      complete=True)
+        if notes:
+            raise DataError("; ".join(notes), source=str(args.predictions),
+                            fix="predict every item with every model.")
+        preds = {name: q for name, (_, q) in found.items()}
     reliabilities = args.reliability or ([1, 3, 10, math.inf] if model != "dirichlet"
                                          else [0.1, 1, 10, math.inf])
+    refused = [r for r in reliabilities if not pl_reliability_allowed(model, r)]
+    if refused:
+        raise DataError(
+            f"Plackett-Luce runs at integer reliabilities 1..{PL_MAX_RELIABILITY} and inf; got "
+            + ", ".join(map(str, refused)) + ".", source=str(args.file),
+            fix="choose reliabilities such as 1 3 10 inf.",
+        )
     irn = args.irn if model == "prirn" else None
     extra = {"tie_split": IRN_VARIANTS[irn]} if irn else {}
     result = sweep(model, data, reliabilities, n_samples=args.samples, seed=args.seed,
@@ -105,16 +116,20 @@ def _run(args: argparse.Namespace) -> int:
     cert = result.certainty.pivot_table(index="reliability", columns="k",
                                         values="mean_certainty")
     cert.columns = [f"certainty_top{k}" for k in cert.columns]
+    top1 = result.certainty[result.certainty["k"] == 1].set_index("reliability")
+    for column in ("median", "share_below_0.5"):  # the Certainty page's histogram statistics
+        if column in top1.columns:
+            cert[f"top1_{column}"] = top1[column].reindex(cert.index)
     if args.json:
         payload = {
             "file": str(args.file), "model": model, "samples": args.samples, "seed": args.seed,
             "prior": args.prior, "method": args.method, "n_classes": dataset.n_labels,
             "conditions": None if conditions is None else str(conditions),
             "irn_variant": irn,
-            "certainty": json.loads(result.certainty.to_json(orient="records")),
-            "accuracy": json.loads(result.accuracy.to_json(orient="records")),
+            "certainty": result.certainty,
+            "accuracy": result.accuracy,
         }
-        print(json.dumps(payload, indent=2))
+        write_json(payload)
         return 0
     print(f"{dataset.name}: {dataset.n_items} items, {dataset.n_labels} classes"
           + (f" (names from {conditions.name})" if conditions else "")
@@ -134,7 +149,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def add_cli(subparsers) -> argparse.ArgumentParser:
     """Register ``certainty`` on an argparse subparsers object."""
-    p = subparsers.add_parser("certainty", help="annotation certainty and UA accuracy (seed 001)",
+    p = subparsers.add_parser("certainty", help="annotation certainty and UA accuracy (Stutz et al.)",
                               description=__doc__,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", type=Path)

@@ -1,6 +1,6 @@
 """``python -m hlv_core lab FILE_OR_FOLDER [--methods ...] [--seeds 0 1 2] [--json]``.
 
-Trains the training lab's fast linear text model with each of seed 000's HLV training methods
+Trains the training lab's fast linear text model with each of Kurniawan et al.'s HLV training methods
 (:func:`hlv_core.lab.run_lab`) and prints the mean of every metric over seeds and its delta
 against MV (or, with ``--json``, the long result table as JSON records). ``--predictions
 FILE.csv`` writes each method's test predictions averaged over seeds (``model, item_id,
@@ -10,59 +10,39 @@ label, prob``) for ``python -m hlv_core metrics``.
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import sys
 
 import pandas as pd
 
-from ..io import FORMATS, DataError, load
-from ..lab import DEFAULT_L2_GRID, predictions_as_models, run_lab_full
+from ..io import FORMATS, load
+from ..lab import DEFAULT_L2_GRID, predictions_as_models, run_lab_full, summary_table
 from ..training import METHODS
+from ._output import write_json
 
 __all__ = ["add_cli", "lab_summary", "run_lab_cli"]
 
 
 def lab_summary(results: pd.DataFrame) -> pd.DataFrame:
-    """Wide table: one row per method (paper order), ``<metric>`` mean over seeds and
-    ``<metric> delta`` mean delta vs MV; skipped methods keep their reason in ``note``."""
-    ran = results[results["metric"] != "skipped"]
-    mean = ran.groupby(["method", "metric"], sort=False)[["value", "delta_vs_mv"]].mean()
-    wide = mean["value"].unstack("metric")
-    delta = mean["delta_vs_mv"].unstack("metric").add_suffix(" delta")
-    out = wide.join(delta)
-    cols = [c for m in wide.columns for c in (m, f"{m} delta")]
-    out = out[cols]
-    skipped = results[results["metric"] == "skipped"].set_index("method")["note"]
-    out = out.reindex([m for m in METHODS if m in out.index or m in skipped.index])
-    out["note"] = skipped.reindex(out.index).fillna("")
-    return out
+    """:func:`hlv_core.lab.summary_table` (the name this module had for it)."""
+    return summary_table(results)
 
 
 def run_lab_cli(args: argparse.Namespace) -> int:
     """Handler of the ``lab`` sub-command; returns the exit status."""
-    try:
-        dataset = load(args.file, format=args.format)
+    dataset = load(args.file, format=args.format)
 
-        def progress(fraction: float, message: str) -> None:
-            if not args.json and not args.quiet:
-                print(f"[{fraction:5.1%}] {message}", file=sys.stderr)
+    def progress(fraction: float, message: str) -> None:
+        if not args.json and not args.quiet:
+            print(f"[{fraction:5.1%}] {message}", file=sys.stderr)
 
-        result = run_lab_full(dataset, methods=args.methods, seeds=args.seeds, progress=progress,
-                              n_folds=args.folds, l2_grid=tuple(args.l2_grid))
-    except (DataError, ValueError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+    result = run_lab_full(dataset, methods=args.methods, seeds=args.seeds, progress=progress,
+                          n_folds=args.folds, l2_grid=tuple(args.l2_grid))
     if args.predictions:
         predictions_as_models(result.predictions).to_csv(args.predictions, index=False)
     if args.json:
-        records = result.results.to_dict(orient="records")
-        for record in records:  # JSON has no NaN: write null
-            for key, value in record.items():
-                if isinstance(value, float) and math.isnan(value):
-                    record[key] = None
-        print(json.dumps({"protocol": result.protocol, "seeds": list(args.seeds),
-                          "results": records}, indent=2))
+        write_json({"protocol": result.protocol, "seeds": list(args.seeds),
+                    "results": result.results},
+                   null_reasons=["null = undefined; the row's note says why."])
         return 0
     print(f"protocol: {result.protocol}; seeds: {' '.join(map(str, args.seeds))}")
     with pd.option_context("display.max_columns", 40, "display.width", 200):
@@ -75,7 +55,7 @@ def add_cli(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Register ``lab`` on the ``python -m hlv_core`` sub-parsers."""
     parser = subparsers.add_parser(
         "lab",
-        help="train a fast linear text model with each HLV training method (seed 000)",
+        help="train a fast linear text model with each HLV training method (Kurniawan et al.)",
         description=__doc__,
     )
     parser.add_argument("file", help="annotations file or dataset folder with items.csv texts")

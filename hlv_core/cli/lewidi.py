@@ -3,7 +3,7 @@
 Official LeWiDi score of a submission TSV or a Codabench ``res.zip`` against the organisers'
 gold JSON (2025: CSC, MP, Paraphrase, VariErrNLI, Task A ``soft`` and Task B ``pe``; 2023:
 cross-entropy ``soft`` and micro F1 ``hard``), with the organisers' targets and rounding
-(:mod:`hlv_core.lewidi`, spec ``lewidi.md``). GOLD may be a folder of gold files. The task comes
+(:mod:`hlv_core.lewidi`). GOLD may be a folder of gold files. The task comes
 from the file name (``_soft`` / ``_pe``) unless ``--task`` is given.
 
 With ``--json`` and one TSV it prints one JSON object (``dataset, task, metric, score,
@@ -16,23 +16,15 @@ Any refusal (partial file, unknown id, wrong vector length, ...) exits 2 with on
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import sys
 from pathlib import Path
 
 import pandas as pd
 
 from .. import lewidi
-from . import options_as_data_errors
+from ._output import write_json
 
 __all__ = ["add_cli", "run_lewidi"]
-
-
-def _clean(value):
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
 
 
 def _system_name(path: str, used: set[str]) -> str:
@@ -44,7 +36,9 @@ def _system_name(path: str, used: set[str]) -> str:
     return name
 
 
-def _run(args: argparse.Namespace) -> int:
+def run_lewidi(args: argparse.Namespace) -> int:
+    """Handler of the ``lewidi`` sub-command; a refusal goes up to :func:`hlv_core.cli.main`
+    (one line, exit 2)."""
     runs = []
     used: set[str] = set()
     for path in args.submission:
@@ -62,9 +56,7 @@ def _run(args: argparse.Namespace) -> int:
         board, tests = lewidi.leaderboard([(s, r) for s, _, r in runs],
                                           n_boot=args.bootstrap or 1000, seed=args.seed)
         if args.json:
-            print(json.dumps({"board": board.to_dict(orient="records"),
-                              "tests": tests.to_dict(orient="records")}, indent=2,
-                             default=_clean))
+            write_json({"board": board, "tests": tests})
         else:
             with pd.option_context("display.width", 200, "display.max_rows", 500):
                 print(board.drop(columns=["file", "warnings", "n_boot", "seed", "level"])
@@ -81,10 +73,10 @@ def _run(args: argparse.Namespace) -> int:
             ci = lewidi.bootstrap_ci(r.values, n_boot=args.bootstrap, seed=args.seed)
             row.update(ci_lower=ci["lower"], ci_upper=ci["upper"], n_boot=args.bootstrap,
                        seed=args.seed)
-        rows.append({k: _clean(v) for k, v in row.items()})
+        rows.append(row)
     is_zip = hasattr(results, "skipped")  # a res.zip gives a list with skipped entries
     if args.json:
-        print(json.dumps(rows if is_zip else rows[0], indent=2))
+        write_json(rows if is_zip else rows[0])
         return 0
     columns = ["dataset", "split", "task", "metric", "score", "n_items"]
     if args.bootstrap:
@@ -96,13 +88,6 @@ def _run(args: argparse.Namespace) -> int:
         for warning in row["warnings"]:
             print(f"warning ({row['dataset']} {row['task']}): {warning}", file=sys.stderr)
     return 0
-
-
-def run_lewidi(args: argparse.Namespace) -> int:
-    """Handler of the ``lewidi`` sub-command; returns the exit status (2 on a refusal, via
-    :func:`hlv_core.cli.main`)."""
-    args.file = args.submission[0]
-    return options_as_data_errors(_run, args)
 
 
 def add_cli(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:

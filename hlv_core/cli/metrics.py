@@ -1,20 +1,20 @@
 """``python -m hlv_core metrics ANNOTATIONS PREDICTIONS [--multilabel] [--json]``.
 
 Evaluates every model in a predictions file against the human judgement distribution of an
-annotations file with the hard and soft metrics of seed 000 (:mod:`hlv_core.soft_metrics`).
+annotations file with the hard and soft metrics of Kurniawan et al. (sections 3.1-3.3), computed
+by :func:`hlv_core.scoring.score_models` (the Soft vs hard metrics page calls the same function).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import math
-import warnings
 
 import pandas as pd
 
 from .. import soft_metrics as sm
-from ..io import DataError, load, load_predictions, prediction_matrix
+from ..io import DataError, load, load_predictions
+from ..scoring import score_models
+from ._output import write_json
 
 __all__ = ["add_cli", "metrics_table", "run_metrics"]
 
@@ -28,23 +28,24 @@ def metrics_table(
     n_boot: int = 0,
     seed: int = 0,
 ) -> pd.DataFrame:
-    """One row per (model, metric) with ``value`` (+ ``lower``, ``upper`` when ``n_boot > 0``),
-    ``n_items`` (items the model predicted), ``n_items_total`` (items of the dataset),
-    ``multilabel`` and ``note`` (why a NaN value is undefined). ``multilabel=None`` follows the dataset's task.
-    Raises :class:`~hlv_core.io.DataError` for unreadable or inconsistent files."""
+    """Load both files and score every model with :func:`hlv_core.scoring.score_models` (the
+    function the Soft vs hard metrics and Case review pages call): one row per (model, metric),
+    columns :data:`~hlv_core.scoring.SCORE_COLUMNS` (``lower``/``upper`` are NaN without
+    ``n_boot``; ``note`` says why a NaN value is undefined). ``multilabel=None`` follows the
+    dataset's task. Raises :class:`~hlv_core.io.DataError` for unreadable or inconsistent files."""
     dataset = load(annotations)
+    if str(predictions).lower().endswith(".zip"):
+        raise DataError(
+            "a zip of predictions (a Codabench res.zip?) is not a predictions table.",
+            source=str(predictions),
+            fix="score LeWiDi submissions with 'python -m hlv_core lewidi GOLD res.zip'.",
+        )
     if dataset.task == "ranking":
         raise DataError(
             "soft/hard metrics need multiclass, rating or multilabel annotations; this file "
             "holds rankings.",
             source=str(annotations),
             fix="use the certainty command for ranked data.",
-        )
-    if str(predictions).lower().endswith(".zip"):
-        raise DataError(
-            "a zip of predictions (a Codabench res.zip?) is not a predictions table.",
-            source=str(predictions),
-            fix="score LeWiDi submissions with 'python -m hlv_core lewidi GOLD res.zip'.",
         )
     preds = load_predictions(predictions, dataset)
     if "annotator_id" in preds.columns:
@@ -55,33 +56,8 @@ def metrics_table(
             fix="score LeWiDi files with 'python -m hlv_core lewidi GOLD SUBMISSION' (and other "
             "per-annotator predictions with 'perspectives').",
         )
-    ml = dataset.task == "multilabel" if multilabel is None else multilabel
-    P_all = dataset.judgements_array()
-    position = pd.Index(dataset.item_ids)
-    values = dataset.label_numeric_values() if dataset.task == "rating" else None
-    rows = []
-    for model in pd.unique(preds["model"]):
-        item_ids, Q = prediction_matrix(preds, dataset, model)
-        P = P_all[position.get_indexer(item_ids)]
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", sm.UndefinedMetricWarning)
-            result = sm.evaluate(P, Q, multilabel=ml, skip_undefined=skip_undefined, lewidi=True,
-                                 ordinal_values=values)
-            ci = (sm.bootstrap_ci(P, Q, multilabel=ml, n_boot=n_boot, seed=seed,
-                                  skip_undefined=skip_undefined, lewidi=True,
-                                  ordinal_values=values) if n_boot > 0 else None)
-        notes = sm.undefined_notes(P, Q, multilabel=ml, labels=list(dataset.labels))
-        for metric, value in result.items():
-            row = {"model": model, "metric": metric, "group": sm.METRIC_INFO[metric][0],
-                   "value": value, "n_items": len(item_ids),
-                   "n_items_total": dataset.n_items, "multilabel": ml,
-                   "note": sm.undefined_reason(metric, float(value), notes)}
-            if ci is not None:
-                row["lower"] = ci["lower"].get(metric, math.nan)
-                row["upper"] = ci["upper"].get(metric, math.nan)
-                row["seed"] = seed
-            rows.append(row)
-    return pd.DataFrame(rows)
+    return score_models(dataset, preds, multilabel=multilabel, skip_undefined=skip_undefined,
+                        n_boot=n_boot, seed=seed)
 
 
 def coverage_lines(table: pd.DataFrame) -> list[str]:
@@ -110,12 +86,7 @@ def run_metrics(args: argparse.Namespace) -> int:
         seed=args.seed,
     )
     if args.json:
-        records = table.to_dict(orient="records")
-        for record in records:  # JSON has no NaN: write null
-            for key, value in record.items():
-                if isinstance(value, float) and math.isnan(value):
-                    record[key] = None
-        print(json.dumps(records, indent=2))
+        write_json(table)  # a null value's reason is in its row's "note"
     else:
         wide = table.pivot(index="metric", columns="model", values="value")
         wide = wide.reindex([m for m in sm.METRIC_INFO if m in wide.index])
@@ -129,7 +100,8 @@ def add_cli(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Register ``metrics`` on the ``python -m hlv_core`` sub-parsers."""
     parser = subparsers.add_parser(
         "metrics",
-        help="hard and soft metrics of model predictions against human judgements (seed 000)",
+        help="hard and soft metrics of model predictions against human judgements "
+        "(Kurniawan et al.)",
         description=__doc__,
     )
     parser.add_argument("annotations", help="annotations file (any format hlv_core.io reads)")

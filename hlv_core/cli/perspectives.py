@@ -1,11 +1,12 @@
 """``python -m hlv_core perspectives FILE [--traits F] [--test-share S] [--seed N] [--json]``
 and ``python -m hlv_core split FILE --out DIR``.
 
-``perspectives`` builds a PERSEVAL split (seed 003; spec section 3), runs the baselines (majority
+``perspectives`` builds a PERSEVAL split (Lo, Casola et al.), runs the baselines (majority
 vote of the training annotators, per-trait-group majority, per-user majority from adaptation
 labels) and, with ``--predictions P``, scores a model's per-(user, text) predictions too. Default
-output: one row per model with global, user-level and text-level F1 (positive class for binary
-data, macro otherwise); ``--json``: the split settings and sizes plus the full tidy summary of
+output: the headline table of the Perspectives page (``headline_table``): one row per model with
+global, user-level and text-level F1 (positive class for binary data, macro otherwise), global
+macro F1 (binary data) and global / user accuracy; ``--json``: the split settings and sizes plus the full tidy summary of
 every model. ``split`` writes the split as CSV files (train, adaptation, test, test traits) and
 ``split.json`` with the settings that reproduce it.
 """
@@ -15,21 +16,22 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import math
 from pathlib import Path
 
 import pandas as pd
 
-from ..io import FORMATS, DataError, Dataset, load
-from ..io._read import as_source, read_table
+from ..io import FORMATS, Dataset, load, load_table, load_traits
 from ..perspectivist import (
     PerspectivistSplits,
     compare_models,
     evaluate,
     gold_for_pairs,
+    headline_label,
+    headline_table,
     make_splits,
     run_baselines,
 )
+from ._output import jsonable, write_json
 
 __all__ = ["add_cli", "run_perspectives", "run_split"]
 
@@ -37,15 +39,7 @@ __all__ = ["add_cli", "run_perspectives", "run_split"]
 def _with_traits(dataset: Dataset, path: str | None) -> Dataset:
     if path is None:
         return dataset
-    table = read_table(as_source(path, None))
-    if "annotator_id" not in table.columns:
-        raise DataError(
-            f"traits file needs an annotator_id column; found {list(table.columns)}.",
-            source=path, row=1, column="annotator_id",
-            fix="one row per annotator: annotator_id, then one column per trait.",
-        )
-    table = table.astype(str).where(table.notna(), None)
-    return dataclasses.replace(dataset, annotators=table)
+    return dataclasses.replace(dataset, annotators=load_traits(path))
 
 
 def _split_from_args(args: argparse.Namespace) -> tuple[Dataset, PerspectivistSplits]:
@@ -61,10 +55,6 @@ def _split_from_args(args: argparse.Namespace) -> tuple[Dataset, PerspectivistSp
     return dataset, splits
 
 
-def _clean(value):
-    return None if isinstance(value, float) and math.isnan(value) else value
-
-
 def run_perspectives(args: argparse.Namespace) -> int:
     """Handler of ``perspectives``: split, baselines, optional predictions, metrics."""
     dataset, splits = _split_from_args(args)
@@ -72,13 +62,13 @@ def run_perspectives(args: argparse.Namespace) -> int:
     table = compare_models(models, splits.test, traits=splits.test_traits(),
                            labels=dataset.labels)
     if args.predictions:
-        preds = read_table(as_source(args.predictions, None))
+        preds = load_table(args.predictions)
         gold = gold_for_pairs(preds, dataset) if args.own_pairs else splits.test
         traits = splits.traits if splits.traits is not None else None
         report = evaluate(preds, gold, traits=traits, labels=dataset.labels)
         name = Path(args.predictions).stem
         table = pd.concat([table, report.summary().assign(model=name)], ignore_index=True)
-    positive = dataset.labels[1] if len(dataset.labels) == 2 else "macro"
+    positive = headline_label(dataset.labels)
     if args.json:
         out = {
             "settings": splits.settings(),
@@ -86,10 +76,9 @@ def run_perspectives(args: argparse.Namespace) -> int:
             "notes": list(splits.notes),
             "skipped_baselines": skipped,
             "headline_label": positive,
-            "summary": [{k: _clean(v) for k, v in row.items()}
-                        for row in table.to_dict(orient="records")],
+            "summary": table,
         }
-        print(json.dumps(out, indent=2, default=str))
+        write_json(out)
         return 0
     print("split:", ", ".join(f"{k}={v}" for k, v in splits.settings().items()))
     print(splits.sizes().to_string(index=False))
@@ -97,13 +86,9 @@ def run_perspectives(args: argparse.Namespace) -> int:
         print("note:", note)
     for name, reason in skipped.items():
         print(f"skipped {name}: {reason}")
-    sub = table[(table["label"] == positive) & (table["metric"] == "f1")
-                & table["level"].isin(["global", "user", "text"])]
-    wide = sub.pivot_table(index="model", columns="level", values="value", sort=False)
-    wide = wide.reindex(columns=["global", "user", "text"]).add_suffix(f" F1 ({positive})")
     print()
     with pd.option_context("display.width", 160, "display.float_format", "{:.3f}".format):
-        print(wide.reset_index().to_string(index=False))
+        print(headline_table(table, dataset.labels).to_string(index=False))
     return 0
 
 
@@ -120,10 +105,10 @@ def run_split(args: argparse.Namespace) -> int:
         traits.to_csv(out / "test_traits.csv")
     meta = {"settings": splits.settings(), "sizes": splits.sizes().to_dict(orient="records"),
             "notes": list(splits.notes), "source": str(args.file)}
-    (out / "split.json").write_text(json.dumps(meta, indent=2, default=str))
+    (out / "split.json").write_text(json.dumps(jsonable(meta), indent=2))
     result = splits.sizes()
     if args.json:
-        print(json.dumps(meta, indent=2, default=str))
+        write_json(meta)
     else:
         print(result.to_string(index=False))
         print(f"written to {out}")

@@ -7,7 +7,7 @@ command line (:mod:`hlv_core.review`).
   every new row records who imported it (``cli:<login name>``), from which file and when.
   The command line is the operator's (admin) tool: whoever can run it can read the file.
 * ``review rank DB [--models a,b,c] [--dataset HASH] [--regularize EPS] [--json]``: rank
-  centrality scores of the models with both tie conventions (spec ``soft_metrics.md`` 8.2)
+  centrality scores of the models with both tie conventions (Kurniawan et al.)
   and the judgements-per-pair table.
 """
 
@@ -15,28 +15,13 @@ from __future__ import annotations
 
 import argparse
 import getpass
-import json
-import math
-import sys
 import warnings
-
-import pandas as pd
 
 from ..io import DataError
 from ..review import ReviewStore, human_scores, pair_table
+from ._output import write_json
 
 __all__ = ["add_cli", "run_review"]
-
-
-def _records(frame: pd.DataFrame) -> list[dict]:
-    records = frame.to_dict(orient="records")
-    for record in records:
-        for key, value in record.items():
-            if isinstance(value, float) and math.isnan(value):
-                record[key] = None
-            elif hasattr(value, "item"):
-                record[key] = value.item()
-    return records
 
 
 def _rank(args: argparse.Namespace) -> int:
@@ -47,17 +32,16 @@ def _rank(args: argparse.Namespace) -> int:
     else:
         models = sorted(set(frame["model_a"]) | set(frame["model_b"]))
     if len(models) < 2:
-        print("error: need judgements of at least two models (or --models a,b).",
-              file=sys.stderr)
-        return 2
+        raise DataError("need judgements of at least two models.", source=str(args.db),
+                        fix="add judgements, or name the models with --models a,b.")
     wins, comps = store.pair_counts(models, dataset=args.dataset)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         scores, notes = human_scores(wins, comps, models, regularize=args.regularize)
     pairs = pair_table(frame, models)
     if args.json:
-        print(json.dumps({"scores": _records(scores), "pairs": _records(pairs), "notes": notes,
-                          "n_judgements": int(len(frame))}, indent=2))
+        write_json({"scores": scores, "pairs": pairs, "notes": notes,
+                    "n_judgements": int(len(frame))}, null_reasons=notes)
         return 0
     print(f"{len(frame)} judgements (latest per reviewer, item and pair)")
     for note in notes:
@@ -78,27 +62,23 @@ def _operator() -> str:
 
 
 def run_review(args: argparse.Namespace) -> int:
-    """Handler of ``review``; returns the exit status."""
-    try:
-        if args.action == "export":
-            n = ReviewStore(args.db).export_csv(args.csv, dataset=args.dataset,
-                                                reviewer=args.reviewer)
-            print(f"exported {n} judgements to {args.csv}")
-            return 0
-        if args.action == "import":
-            n = ReviewStore(args.db).import_csv(args.csv, imported_by=_operator())
-            print(f"imported {n} new judgements into {args.db}")
-            return 0
-        return _rank(args)
-    except (DataError, ValueError, OSError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+    """Handler of ``review`` (errors go up to :func:`hlv_core.cli.main`)."""
+    if args.action == "export":
+        n = ReviewStore(args.db).export_csv(args.csv, dataset=args.dataset,
+                                            reviewer=args.reviewer)
+        print(f"exported {n} judgements to {args.csv}")
+        return 0
+    if args.action == "import":
+        n = ReviewStore(args.db).import_csv(args.csv, imported_by=_operator())
+        print(f"imported {n} new judgements into {args.db}")
+        return 0
+    return _rank(args)
 
 
 def add_cli(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Register ``review`` on the ``python -m hlv_core`` sub-parsers."""
     parser = subparsers.add_parser(
-        "review", help="expert pairwise judgements: export, import, rank (seed 000 sec. 6)",
+        "review", help="expert pairwise judgements: export, import, rank (Kurniawan et al. sec. 6)",
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     actions = parser.add_subparsers(dest="action", required=True)

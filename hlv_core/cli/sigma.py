@@ -1,6 +1,6 @@
 """``python -m hlv_core sigma FILE... `` (alias ``balance``): Basile's sigma, sigma_rnd and camps.
 
-Defaults are the paper's conventions (seed 004, spec 1.2 and decision 6): nominal alpha,
+Defaults are the paper's conventions (Basile; ``docs/conventions.md``, sigma ``min_shared``): nominal alpha,
 ``--min-shared 1`` (undefined pairwise alpha = no edge; both dropped counts printed) and the
 composed sigma_rnd (10 matrices A_rnd, each 10 split-and-shuffle steps). ``--min-shared 2`` and
 ``--procedure one_step`` are the labelled deviations. Every output names its level and conventions.
@@ -17,7 +17,7 @@ Example: ``python -m hlv_core sigma ../shared/data/hs_brexit ../shared/data/md_a
 from __future__ import annotations
 
 import argparse
-import json
+import dataclasses
 from pathlib import Path
 
 import pandas as pd
@@ -36,6 +36,8 @@ from ..balance import (
 )
 from ..figures import comparison_figure
 from ..io import FORMATS, DataError, Dataset, load
+from ..levels import level_options
+from ._output import write_json
 
 __all__ = ["add_cli", "run_sigma"]
 
@@ -60,9 +62,7 @@ def _load(path_text: str, fmt: str) -> Dataset:
         inner = path / "annotations.csv"
         if fmt == "auto":  # canonical folder: annotations + items + annotator traits + schema
             # a bad labels.csv / items.csv is an error (exit 2), never a silent load without it
-            dataset = load(path)
-            object.__setattr__(dataset, "name", name)
-            return dataset
+            return dataclasses.replace(load(path), name=name)
         if not inner.exists():
             raise DataError(
                 "folder without annotations.csv.", source=str(path),
@@ -71,42 +71,29 @@ def _load(path_text: str, fmt: str) -> Dataset:
         return load(inner, format=fmt, name=name)
     if not path.exists():
         raise DataError("file not found.", source=str(path), fix="check the path.")
-    dataset = load(path, format=fmt, name=path.name)
-    object.__setattr__(dataset, "name", name)
-    return dataset
+    return dataclasses.replace(load(path, format=fmt, name=path.name), name=name)
 
 
-def _prepare(dataset: Dataset) -> tuple[object, str]:
+def _prepare(dataset: Dataset, level: str) -> tuple[str, dict[str, float] | None]:
+    """``(multilabel mode, label values)`` for ``level`` from :func:`hlv_core.levels.level_options`
+    (the Annotator graph page's controls): multi-label data is nominal only."""
     if not dataset.annotator_ids_known or dataset.task == "ranking":
         raise DataError(
             "sigma needs one label per (item, annotator) with annotator ids linked across items.",
             source=dataset.name,
             fix="use a dataset with annotator ids (not counts-only or ranking data).",
         )
-    return dataset.annotations, ("set" if dataset.task == "multilabel" else "error")
-
-
-def run_sigma(args: argparse.Namespace) -> int:
-    """Handler of the ``sigma`` subcommand (bad input or options: one line, exit 2)."""
-    try:
-        return _run(args)
-    except DataError:
-        raise
-    except ValueError as error:
-        raise DataError(str(error), source=" ".join(args.files), fix="check the options.") from error
-
-
-def _level_values(dataset: Dataset, level: str):
-    """Label numbers for the level (as the page does); multi-label data is nominal only."""
-    if dataset.task == "multilabel" and level != "nominal":
+    opts = level_options(dataset)
+    if level not in opts.levels:
         raise DataError(
             "multi-label data is compared as label sets, which are nominal values.",
             source=dataset.name, fix="use --level nominal.",
         )
-    return dataset.numeric_label_map(level)
+    return opts.multilabel, opts.values(level)
 
 
-def _run(args: argparse.Namespace) -> int:
+def run_sigma(args: argparse.Namespace) -> int:
+    """Handler of the ``sigma`` subcommand (errors go up to :func:`hlv_core.cli.main`)."""
     note = conventions_note(args.level, args.min_shared, args.procedure, args.steps)
     if len(args.files) > 1 or args.plot:
         datasets: dict[str, Dataset] = {}
@@ -134,7 +121,7 @@ def _run(args: argparse.Namespace) -> int:
                 args.plot, include_plotlyjs=True, full_html=True
             )
         if args.json:
-            print(table.to_json(orient="records", indent=2))
+            write_json(table)
         else:
             shown = table.drop(columns=["note", "error", "level", "min_shared", "procedure"],
                                errors="ignore")
@@ -148,8 +135,8 @@ def _run(args: argparse.Namespace) -> int:
         # a file that could not be read or analysed is bad input: exit 2 like every command
         return 0 if (table["error"] == "").all() else 2
     dataset = _load(args.files[0], args.format)
-    frame, multilabel = _prepare(dataset)
-    values = _level_values(dataset, args.level)
+    multilabel, values = _prepare(dataset, args.level)
+    frame = dataset.annotations
     result = sigma(frame, level=args.level, min_shared=args.min_shared, values=values,
                    multilabel=multilabel)
     rnd = sigma_random(
@@ -172,7 +159,7 @@ def _run(args: argparse.Namespace) -> int:
         result.edges.to_csv(args.edges, index=False)
         summary["edges_csv"] = args.edges
     if args.json:
-        print(json.dumps(summary, indent=2, default=str))
+        write_json(summary)
     else:
         for key, value in summary.items():
             if isinstance(value, float):

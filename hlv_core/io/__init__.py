@@ -2,28 +2,43 @@
 
 Public API: :func:`load`, :class:`Dataset`, :class:`DataError`, :class:`ImportReport`,
 :func:`load_predictions`, :func:`load_lewidi_submission`, :func:`prediction_matrix`,
-:data:`FORMATS`.
+:func:`item_level_predictions`, :func:`model_matrices`,
+:data:`FORMATS`; raw-input helpers for readers outside this package (the LeWiDi scorer):
+:class:`Source`, :func:`as_source`, :func:`decode_text`.
 """
 
+from ._read import Source, as_source, decode_text
 from .dataset import LEVELS, MISSING_SPELLINGS, TASKS, Dataset, build_dataset, order_labels
 from .errors import DataError, ImportReport
 from .lewidi_submission import load_lewidi_submission
-from .loading import FORMATS, detect_format, load
-from .predictions import load_predictions, prediction_matrix
+from .loading import FORMATS, detect_format, load, load_table, load_traits
+from .predictions import (
+    item_level_predictions,
+    load_predictions,
+    model_matrices,
+    prediction_matrix,
+)
 
 __all__ = [
     "FORMATS",
     "LEVELS",
     "MISSING_SPELLINGS",
+    "Source",
     "TASKS",
     "DataError",
     "Dataset",
     "ImportReport",
+    "as_source",
     "build_dataset",
+    "decode_text",
     "detect_format",
+    "item_level_predictions",
     "load",
     "load_lewidi_submission",
     "load_predictions",
+    "load_table",
+    "load_traits",
+    "model_matrices",
     "order_labels",
     "prediction_matrix",
 ]

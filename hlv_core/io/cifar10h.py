@@ -1,5 +1,4 @@
-"""CIFAR-10H raw per-annotator CSV (``cifar10h-raw.csv``, Peterson et al. 2019; spec
-``formats.md`` sections 5.1 and 5.3 item 4).
+"""CIFAR-10H raw per-annotator CSV (``cifar10h-raw.csv``, Peterson et al. 2019).
 
 Columns used: ``annotator_id``, ``chosen_label``, ``cifar10_test_test_idx``, ``is_attn_check``
 (optional ``true_label``, ``image_filename``); every other column (``reaction_time``,

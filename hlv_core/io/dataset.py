@@ -1,13 +1,13 @@
 """The canonical in-memory dataset and its derived views.
 
-Canonical tables (``../shared/spec/formats.md`` section 5.2):
+Canonical tables (the layouts of ``README.md``, Input formats):
 
 * ``annotations``: long DataFrame, one row per single label, columns ``item_id, annotator_id,
   label`` (all ``str``) plus optional ``rank`` (``Int64``, >= 1; equal ranks form a tie block).
 * ``items``: one row per item, column ``item_id`` first, then ``split``/``text``/context columns.
 * ``annotators``: one row per annotator, ``annotator_id`` then trait columns (missing = NA).
-* ``labels``: the ordered label inventory. Its order fixes every tie-break (spec README,
-  binding decision 3).
+* ``labels``: the ordered label inventory. Its order fixes every tie-break
+  (``docs/conventions.md``, tie-break).
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def _as_number(text: str) -> float | None:
 
 def order_labels(labels: list[str] | pd.Index | np.ndarray) -> tuple[str, ...]:
     """Default inventory order when none is given: numeric order when every label is a number
-    (so ratings read -5, -4, ..., 5), otherwise sorted label strings (binding decision 3)."""
+    (so ratings read -5, -4, ..., 5), otherwise sorted label strings (``docs/conventions.md``, tie-break)."""
     unique = sorted({str(x) for x in labels})
     numbers = [_as_number(x) for x in unique]
     if unique and all(v is not None for v in numbers):
@@ -178,7 +178,7 @@ class Dataset:
         """(N, K) human judgement distribution P.
 
         Multiclass / rating / multilabel: ``P_ik = (#annotators on i who chose k) / n_i`` with n_i
-        the item's annotators (seed 000 spec section 7.1); multiclass rows sum to 1, multilabel
+        the item's annotators (Kurniawan et al., section 3); multiclass rows sum to 1, multilabel
         rows need not. Ranking: each reader spreads one unit of mass evenly over their top block
         (first-choice distribution with ties split).
         """
@@ -222,9 +222,9 @@ class Dataset:
         return pd.Series(values, index=self.item_ids, name="entropy")
 
     def majority_label(self) -> pd.Series:
-        """Majority label per item; ties go to the lowest index in the inventory (decision 3).
+        """Majority label per item; ties go to the lowest index in the inventory (``docs/conventions.md``, tie-break).
 
-        Multilabel: the ``|``-joined set of labels with proportion strictly > 0.5 (decision 4)."""
+        Multilabel: the ``|``-joined set of labels with proportion strictly > 0.5 (``docs/conventions.md``)."""
         p = self.judgements_array()
         if self.task == "multilabel":
             chosen = p > 0.5

@@ -1,5 +1,5 @@
-"""LeWiDi shared-task submission files as prediction inputs (spec ``formats.md`` 5.3 item 9,
-``soft_metrics.md`` section 11).
+"""LeWiDi shared-task submission files as prediction inputs (the organisers' formats;
+``docs/conventions.md``, LeWiDi scoring).
 
 * 2023 (SemEval Task 11): ``<Dataset>_results.tsv``, no header, one line per test item in the
   order of the dataset's test split (``items.split == "test"``, dataset item order; all items
@@ -10,7 +10,7 @@
   label's probability is ``p1``), and ``<ds>_test_pe.tsv`` lines ``<item id><TAB><list>`` with
   one predicted label per annotator of the item, in the order the item's annotators appear in
   the dataset annotations. Multi-label (VariErrNLI) Task B uses the official **per-label**
-  layout (spec ``lewidi.md``): one 0/1 vector over the item's annotators per label, labels in
+  layout (the organisers' scorer): one 0/1 vector over the item's annotators per label, labels in
   inventory order, ``[[c_a1..c_an], [e_a1..e_an], [n_a1..n_an]]``; a per-annotator 0/1 layout is
   refused with that explanation (never transposed). Lists of label names per annotator
   (``[["neutral"], ["entailment", "neutral"]]``) stay accepted: strings are unambiguous.

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import IO
 
+import pandas as pd
+
 from ._read import Source, as_source, read_json, read_jsonl, read_table
 from .cifar10h import looks_like_cifar10h_raw, read_cifar10h_raw
 from .dataset import Dataset
@@ -13,13 +15,14 @@ from .opinions import ranked_json_layout, read_opinions
 from .rankings import read_lines, read_selectors
 from .tabular import (
     read_canonical,
+    read_canonical_files,
     read_canonical_zip,
     read_counts,
     read_crowdkit,
     read_wide,
 )
 
-__all__ = ["FORMATS", "detect_format", "load"]
+__all__ = ["FORMATS", "detect_format", "load", "load_table", "load_traits"]
 
 #: Format names accepted by ``load(format=...)``, with a one-line description for the UI.
 FORMATS: dict[str, str] = {
@@ -200,7 +203,7 @@ def load(
     """
     if isinstance(path_or_buffer, (str, Path)) and Path(path_or_buffer).is_dir():
         try:
-            return _load_folder(Path(path_or_buffer), task=task, level=level)
+            return _load_folder(Path(path_or_buffer), task=task, level=level, name=name)
         except DataError:
             raise
         except (RecursionError, ValueError, OverflowError) as exc:
@@ -265,23 +268,21 @@ def _load_source(
     return dataset
 
 
-def _load_folder(folder: Path, *, task: str | None, level: str | None) -> Dataset:
+def _load_folder(folder: Path, *, task: str | None, level: str | None,
+                 name: str | None = None) -> Dataset:
     """A folder of canonical files (annotations.csv or label_counts.csv, items.csv,
-    annotators.csv, labels.csv / schema.json, predictions.csv) read like the zip format."""
-    import io
-    import zipfile
-
+    annotators.csv, labels.csv / schema.json, predictions.csv), read by the same
+    :func:`~hlv_core.io.tabular.read_canonical_files` as the zip format."""
     wanted = ("annotations", "label_counts", "items", "annotators", "labels", "schema",
               "predictions")
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        for path in sorted(folder.iterdir()):
-            if path.is_file() and path.stem in wanted and path.suffix in (
-                ".csv", ".tsv", ".parquet", ".json"
-            ):
-                archive.write(path, path.name)
-    dataset = read_canonical_zip(Source(buffer.getvalue(), str(folder)), task=task, level=level)
-    object.__setattr__(dataset, "name", folder.name)
+    files = {
+        path.name: Source(path.read_bytes(), str(path))
+        for path in sorted(folder.iterdir())
+        if path.is_file() and path.stem in wanted
+        and path.suffix in (".csv", ".tsv", ".parquet", ".json")
+    }
+    dataset = read_canonical_files(files, source=str(folder), task=task, level=level,
+                                   name=name or folder.name)
     dataset.report.format = "canonical folder"
     return dataset
 
@@ -320,3 +321,27 @@ def _lines_option(value) -> list[str] | None:
     if value is None or isinstance(value, list):
         return value
     return read_lines(as_source(value))
+
+
+def load_table(path_or_buffer: str | Path | bytes | IO[bytes], name: str | None = None
+               ) -> pd.DataFrame:
+    """A plain table file (CSV/TSV/Parquet, detected as :func:`load` does) as a DataFrame of
+    strings, e.g. a per-(user, text) predictions file for the PERSEVAL evaluation. Raises
+    :class:`DataError` for a missing or unreadable file."""
+    return read_table(as_source(path_or_buffer, name))
+
+
+def load_traits(path_or_buffer: str | Path | bytes | IO[bytes], name: str | None = None
+                ) -> pd.DataFrame:
+    """An annotator traits table: ``annotator_id`` plus one column per trait, every value a
+    string (missing values None), ready for ``dataclasses.replace(dataset, annotators=...)``.
+    Raises :class:`DataError` (row 1, column ``annotator_id``) when that column is missing."""
+    source = as_source(path_or_buffer, name)
+    table = read_table(source)
+    if "annotator_id" not in table.columns:
+        raise DataError(
+            f"traits file needs an annotator_id column; found {list(table.columns)}.",
+            source=source.name, row=1, column="annotator_id",
+            fix="one row per annotator: annotator_id, then one column per trait.",
+        )
+    return table.astype(str).where(table.notna(), None)

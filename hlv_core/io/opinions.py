@@ -1,4 +1,4 @@
-"""DeepMind "opinions" arrays for ranked labels (seed 001; ``uncertain_ground_truth/formats.py``).
+"""DeepMind "opinions" arrays for ranked labels (Stutz et al.; ``uncertain_ground_truth/formats.py``).
 
 Layout: a JSON list of cases; each case a readers x classes matrix (list of equal-length rows) of
 non-negative integer confidences. ``0`` = class not ranked by that reader; a higher value = ranked

@@ -13,10 +13,15 @@ Accepted inputs (CSV/TSV/Parquet, auto-detected from the header):
 * headerless LeWiDi submission TSVs (2023 ``hard_label<TAB>p0<TAB>p1``, 2025
   ``<item id><TAB>[...]``), recognised from the first line and handed to
   :func:`~hlv_core.io.lewidi_submission.load_lewidi_submission`.
+
+Item-level views (:func:`item_level_predictions`, :func:`model_matrices`): a predictions table
+may mix item-level rows with per-annotator rows (``annotator_id`` set: PERSEVAL predictions for a
+(user, text) pair); item-level analyses use only the rows whose ``annotator_id`` is missing.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 
@@ -27,7 +32,13 @@ from ._read import as_source, decode_text, read_table
 from .dataset import Dataset, _as_number, echo
 from .errors import DataError
 
-__all__ = ["load_predictions", "prediction_matrix", "SUM_TOLERANCE"]
+__all__ = [
+    "load_predictions",
+    "prediction_matrix",
+    "item_level_predictions",
+    "model_matrices",
+    "SUM_TOLERANCE",
+]
 
 SUM_TOLERANCE = 1e-6
 
@@ -239,3 +250,45 @@ def prediction_matrix(
     dense = np.zeros((len(item_index), len(label_index)))
     np.add.at(dense, (item_code, label_code), rows["prob"].to_numpy(dtype=float))
     return pd.Index(item_index[present], name="item_id"), dense[present]
+
+def item_level_predictions(predictions: pd.DataFrame | None) -> pd.DataFrame | None:
+    """The rows of ``predictions`` without an ``annotator_id`` (all rows when the column is
+    absent); None when there are none (or ``predictions`` is None)."""
+    if predictions is None:
+        return None
+    if "annotator_id" in predictions.columns:
+        predictions = predictions[predictions["annotator_id"].isna()]
+    return predictions if not predictions.empty else None
+
+
+def model_matrices(
+    predictions: pd.DataFrame | None,
+    dataset: Dataset,
+    *,
+    models: Sequence[str] | None = None,
+    complete: bool = False,
+) -> tuple[dict[str, tuple[pd.Index, np.ndarray]], list[str]]:
+    """``({model: (item_ids, Q)}, notes)`` for the item-level predictions of every model.
+
+    ``Q`` is the (M, K) matrix of :func:`~hlv_core.io.prediction_matrix` over the M items the
+    model predicted (dataset item order). Models in sorted order unless ``models`` is given.
+    ``complete=True`` keeps only models that predict every item (UA accuracy of Stutz et al.
+    needs one prediction per case) and says which were left out and why in ``notes``; a model
+    whose rows cannot be read is left out with the error's message."""
+    rows = item_level_predictions(predictions)
+    if rows is None:
+        return {}, []
+    names = sorted(map(str, pd.unique(rows["model"]))) if models is None else list(models)
+    out: dict[str, tuple[pd.Index, np.ndarray]] = {}
+    notes: list[str] = []
+    for name in names:
+        try:
+            ids, Q = prediction_matrix(rows, dataset, name)
+        except DataError as error:
+            notes.append(str(error))
+            continue
+        if complete and len(ids) != dataset.n_items:
+            notes.append(f"{name}: predicts {len(ids)} of {dataset.n_items} items (skipped).")
+            continue
+        out[str(name)] = (ids, Q)
+    return out, notes

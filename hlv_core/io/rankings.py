@@ -1,4 +1,4 @@
-"""DeepMind "selectors" partial rankings (seed 001; ``uncertain_ground_truth/formats.py``).
+"""DeepMind "selectors" partial rankings (Stutz et al.; ``uncertain_ground_truth/formats.py``).
 
 Layout: a JSON list of cases; each case a list of readers' partial rankings; each ranking a list
 of blocks in rank order; each block a list of tied class ids. Classes not mentioned are unranked.

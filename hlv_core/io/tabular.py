@@ -1,13 +1,15 @@
 """Importers for tabular formats: canonical long files, zipped canonical folders, crowd-kit,
-wide matrices and counts (spec ``formats.md`` section 5.3, items 1-4)."""
+wide matrices and counts (layouts listed in ``README.md``, Input formats)."""
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 import io
 import json
 import zipfile
 import zlib
+from collections.abc import Mapping
 from pathlib import PurePosixPath
 
 import numpy as np
@@ -18,7 +20,9 @@ from .dataset import Dataset, build_dataset, echo, is_missing_spelling, order_la
 from .errors import DataError, ImportReport
 
 __all__ = [
+    "expand_counts",
     "read_canonical",
+    "read_canonical_files",
     "read_canonical_zip",
     "read_crowdkit",
     "read_wide",
@@ -149,24 +153,62 @@ def read_canonical_zip(source: Source, *, task: str | None = None, level: str | 
                 fix="zip one dataset at a time (remove or rename one of the two files).",
             )
         members.setdefault(base, info.filename)
-    budget = [MAX_ZIP_UNCOMPRESSED]
-    inflated: dict[str, Source] = {}
+    files = _ZipMembers(archive, members, source.name)
+    return read_canonical_files(files, source=source.name, task=task, level=level,
+                                name=PurePosixPath(source.name).stem, container="zip")
 
-    def member(name: str) -> Source | None:
-        for candidate in (name, name.replace(".csv", ".tsv"), name.replace(".csv", ".parquet")):
-            if candidate in members:
-                if candidate not in inflated:
-                    raw = _read_member(archive, members[candidate], budget, source.name)
-                    inflated[candidate] = Source(raw, f"{source.name}/{candidate}")
-                return inflated[candidate]
+
+class _ZipMembers(Mapping):
+    """The members of a zip by base name, inflated on first access (within
+    :data:`MAX_ZIP_UNCOMPRESSED` in total)."""
+
+    def __init__(self, archive: zipfile.ZipFile, members: dict[str, str], name: str) -> None:
+        self._archive, self._members, self._name = archive, members, name
+        self._budget = [MAX_ZIP_UNCOMPRESSED]
+        self._inflated: dict[str, Source] = {}
+
+    def __getitem__(self, base: str) -> Source:
+        if base not in self._inflated:
+            raw = _read_member(self._archive, self._members[base], self._budget, self._name)
+            self._inflated[base] = Source(raw, f"{self._name}/{base}")
+        return self._inflated[base]
+
+    def __iter__(self):
+        return iter(self._members)
+
+    def __len__(self) -> int:
+        return len(self._members)
+
+
+def read_canonical_files(
+    files: Mapping[str, Source],
+    *,
+    source: str,
+    task: str | None = None,
+    level: str | None = None,
+    name: str | None = None,
+    container: str = "folder",
+) -> Dataset:
+    """The canonical files of one dataset, by file name: ``annotations.csv`` (required; or
+    ``label_counts.csv``; ``.tsv`` / ``.parquet`` also), optional ``items.csv``,
+    ``annotators.csv``, ``labels.csv`` / ``schema.json`` and ``predictions.csv``. The zip reader
+    and the folder reader (:func:`hlv_core.io.load` on a folder) both build ``files``; the
+    dataset is built whole (predictions and ``name`` included)."""
+    dataset_name = name or PurePosixPath(source).stem
+
+    def member(base: str) -> Source | None:
+        for candidate in (base, base.replace(".csv", ".tsv"), base.replace(".csv", ".parquet")):
+            if candidate in files:
+                return files[candidate]
         return None
 
     ann_src = member("annotations.csv") or member("label_counts.csv")
     if ann_src is None:
         raise DataError(
-            f"the zip has no annotations.csv (found {echo(sorted(members), 200)}).",
-            source=source.name,
-            fix="put annotations.csv (item_id, annotator_id, label) at the top of the zip.",
+            f"the {container} has no annotations.csv (found {echo(sorted(files), 200)}).",
+            source=source,
+            fix=f"put annotations.csv (item_id, annotator_id, label) at the top of the "
+            f"{container}.",
         )
     items = read_table(member("items.csv")) if member("items.csv") else None
     annotators = read_table(member("annotators.csv")) if member("annotators.csv") else None
@@ -175,7 +217,7 @@ def read_canonical_zip(source: Source, *, task: str | None = None, level: str | 
         if table is not None and key not in table.columns:
             raise DataError(
                 f"{name} has no '{key}' column.",
-                source=f"{source.name}/{name}",
+                source=f"{source}/{name}",
                 row=1,
                 column=key,
                 fix=f"add a '{key}' column matching annotations.csv.",
@@ -204,10 +246,9 @@ def read_canonical_zip(source: Source, *, task: str | None = None, level: str | 
         from .predictions import load_predictions
 
         preds = load_predictions(pred_src.raw, dataset, name=pred_src.name)
-        object.__setattr__(dataset, "predictions", preds)
+        dataset = dataclasses.replace(dataset, predictions=preds)
         dataset.report.note(f"predictions loaded for {preds['model'].nunique()} model(s).")
-    object.__setattr__(dataset, "name", PurePosixPath(source.name).stem)
-    return dataset
+    return dataclasses.replace(dataset, name=dataset_name)
 
 
 #: Limits of a zip upload, checked before inflating: number of members, total size after
@@ -411,7 +452,7 @@ def read_wide(
     )
 
 
-def _expand_counts(counts: np.ndarray, item_ids, labels) -> pd.DataFrame:
+def expand_counts(counts: np.ndarray, item_ids, labels) -> pd.DataFrame:
     """One anonymous annotation row per count. Anonymous ids are unique per item
     (``<item>#<j>``) so they never link annotators across items."""
     n, k = counts.shape
@@ -524,7 +565,7 @@ def read_counts(
         report.drop("items with zero counts", int(zero.sum()))
         counts = counts[~zero]
         item_ids = [x for x, z in zip(item_ids, zero, strict=True) if not z]
-    annotations = _expand_counts(counts, item_ids, inventory)
+    annotations = expand_counts(counts, item_ids, inventory)
     report.note(
         f"counts expanded to {len(annotations)} anonymous annotations (ids unique per item)."
     )

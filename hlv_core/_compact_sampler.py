@@ -1,0 +1,387 @@
+"""The compact sampler of :mod:`hlv_core.certainty` (private to it): every certainty summary
+depends on a sample only through the order of its top few classes, so sweeps draw only those
+(explicit Gammas for the classes with evidence, order statistics for the exchangeable rest) and
+never hold the (N, S, K) array; ``*_from_top`` functions of :mod:`hlv_core.certainty` compute the
+summaries from the (N, S, depth) array :func:`sample_top_classes` returns.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+from scipy import special
+
+from ._plackett_luce import pl_gibbs
+from .aggregation import (
+    MODELS,
+    check_sampler_args,
+    densify_samples,
+    irn,
+    pl_mle,
+    topk_sets,
+)
+
+__all__ = [
+    "compact_engine",
+    "gamma_log_quantile",
+    "sample_top_classes",
+]
+
+# ---------------------------------------------------------------------------------- compact path
+# Every summary of Stutz et al. (top-k set certainty, rank-k certainties, UA top-k (set) accuracy,
+# UA average overlap at depth D, risk certainty, expected risk) depends on a sample only through
+# the ORDER of its top `depth` classes, and a Dirichlet sample is a vector of independent Gammas
+# divided by their sum (normalisation does not change the order). Classes with the same
+# Dirichlet parameter in a case (every class without evidence: parameter = prior a0) are
+# exchangeable, so only the top `depth` order statistics of their n_u iid Gamma(a0) draws are
+# needed, with class identities uniform without replacement among them.
+_QGRID = 1 << 14  # minimum grid points of each quantile table (step <= 0.005 up to 8x)
+_LOG_HALF = math.log(0.5)
+_V_MIN = -80.0  # smallest log upper-tail probability covered by the table (exact call below)
+
+
+@functools.lru_cache(maxsize=32)
+def _gamma_quantile_tables(a: float):
+    """Cubic-Hermite tables of log F^{-1} for Gamma(a, 1): in the upper region indexed by
+    v = log Q (upper tail prob., Q <= 1/2), in the lower region by u = log P (P <= 1/2). Slopes
+    are exact: d log x / d log P = P / (x f(x)). Below ``u_lo`` the small-x expansion
+    log x = (log P + lgamma(a + 1)) / a is used (relative error O(x), x < 1e-12 there)."""
+    lga, lga1 = special.gammaln(a), special.gammaln(a + 1.0)
+    u_lo = min(a * math.log(1e-12) - lga1, _LOG_HALF - 1e-3)
+
+    def table(lo: float, hi: float, upper: bool):
+        n = int(np.clip((hi - lo) / 0.005, _QGRID, 8 * _QGRID))
+        g = np.linspace(lo, hi, n)
+        p = np.exp(g)
+        with np.errstate(divide="ignore", under="ignore"):
+            x = special.gammainccinv(a, p) if upper else special.gammaincinv(a, p)
+            logx = np.log(x)
+        small = ~(x > 1e-250)
+        logx[small] = (np.log1p(-p[small]) + lga1) / a if upper else (g[small] + lga1) / a
+        x = np.exp(logx)
+        slope = np.exp(g - (a * logx - x - lga))
+        h = (g[-1] - g[0]) / (n - 1)
+        d = (-slope if upper else slope) * h
+        y0, y1, d0, d1 = logx[:-1], logx[1:], d[:-1], d[1:]
+        # Hermite cubic per interval in Horner form: y0 + f (d0 + f (c2 + f c3))
+        # one row of 4 coefficients per interval: a lookup touches one cache line, not four
+        coef = np.ascontiguousarray(
+            np.stack([y0, d0, 3 * (y1 - y0) - 2 * d0 - d1, 2 * (y0 - y1) + d0 + d1], axis=1))
+        return g[0], h, coef
+
+    return table(_V_MIN, _LOG_HALF, True), table(u_lo, _LOG_HALF, False), u_lo, lga1
+
+
+def _hermite(t, z: np.ndarray) -> np.ndarray:
+    g0, h, coef = t
+    s = np.clip((z - g0) * (1.0 / h), 0.0, coef.shape[0] - 1e-9)
+    i = s.astype(np.intp)
+    f = s - i
+    c = coef[i]
+    return c[..., 0] + f * (c[..., 1] + f * (c[..., 2] + f * c[..., 3]))
+
+
+def gamma_log_quantile(a: float, log_p) -> np.ndarray:
+    """log F^{-1}(exp(log_p)) for the Gamma(a, 1) distribution (F = lower regularised incomplete
+    gamma), accurate to ~1e-10 in log x over the whole range including x far below the smallest
+    double (Cubic-Hermite tables, the small-x expansion, and scipy ``gammainccinv`` for upper tail
+    probabilities below e^-80). Used to draw Gamma order statistics (compact sampler)."""
+    a = float(a)
+    if not a > 0:
+        raise ValueError("shape a must be > 0")
+    up, lo, u_lo, lga1 = _gamma_quantile_tables(a)
+    lp = np.asarray(log_p, dtype=float)
+    out = np.empty_like(lp)
+    upper = lp > _LOG_HALF
+    with np.errstate(divide="ignore"):
+        v = np.log(-np.expm1(lp[upper]))
+    res = _hermite(up, v)
+    far = v < _V_MIN
+    if far.any():
+        with np.errstate(divide="ignore"):
+            res[far] = np.log(special.gammainccinv(a, np.exp(v[far])))
+    out[upper] = res
+    lw = lp[~upper]
+    out[~upper] = np.where(lw < u_lo, (lw + lga1) / a, _hermite(lo, np.maximum(lw, u_lo)))
+    return out
+
+
+# Sort keys of the compact sampler: int64 integers ordered like the Gamma draws they stand for,
+# built without a logarithm where the draw is a normal double (>= 1e-300): its IEEE bit pattern
+# is monotone in the value. Values below (possible for shapes << 1, kept in log space L) map
+# under every such bit pattern: -2^62 + (L + 1e6) 2^40 (monotone; resolution 2^-40 in L).
+_LIN_MIN = 1e-300
+_LOG_LIN = math.log(_LIN_MIN)
+_LOG_FLOOR = -1e6  # log values below are tied (E / shape > 1e6: never in practice)
+
+
+def _log_keys(log_v: np.ndarray) -> np.ndarray:
+    """Sort keys (see above) of values given by their logarithm (any float64, -inf included)."""
+    L = np.asarray(log_v, dtype=float)
+    out = np.empty(L.shape, dtype=np.int64)
+    hi = L >= _LOG_LIN
+    out[hi] = np.exp(L[hi]).view(np.int64)
+    lo = ~hi
+    out[lo] = (-(1 << 62)
+               + np.floor((np.maximum(L[lo], _LOG_FLOOR) - _LOG_FLOOR) * 2.0 ** 40)
+               ).astype(np.int64)
+    return out
+
+
+def _gamma_keys(rng: np.random.Generator, shape: np.ndarray, n_samples: int) -> np.ndarray:
+    """Sort keys of Gamma(shape, 1) draws: ``shape`` (P, nc), ``n_samples`` S draws of each ->
+    (P, nc S) int64. shape >= 1: numpy's draw G (never below 1e-300 in practice; clipped
+    there). shape < 1: G = G' U^(1/shape) = G' exp(-E / shape) with G' ~ Gamma(shape + 1)
+    (Marsaglia & Tsang's boost); where that product is below 1e-300 the key comes from
+    log G = log G' - E / shape, so tiny shapes never underflow into ties."""
+    P, nc = shape.shape
+    S = int(n_samples)
+    small = shape < 1.0
+    full = np.broadcast_to(np.where(small, shape + 1.0, shape)[:, :, None], (P, nc, S))
+    g = rng.standard_gamma(full).reshape(P * nc, S)
+    rows = np.flatnonzero(small.ravel())
+    if not rows.size:
+        np.maximum(g, _LIN_MIN, out=g)
+        return g.view(np.int64).reshape(P, nc * S)
+    every = rows.size == P * nc
+    gs = g if every else g[rows]
+    lz = rng.standard_exponential((rows.size, S))
+    lz *= (-1.0 / shape.ravel()[rows])[:, None]  # log U^(1/shape) = -E / shape
+    cand = np.flatnonzero(lz < _LOG_LIN + 50.0)  # may fall below 1e-300 (G' < e^50 always)
+    if cand.size:
+        with np.errstate(divide="ignore"):
+            log_g = np.log(gs.ravel()[cand]) + lz.ravel()[cand]
+        low = log_g < _LOG_LIN
+        cand, log_g = cand[low], log_g[low]
+    np.exp(lz, out=lz)
+    gs *= lz
+    np.maximum(g, _LIN_MIN, out=g)
+    if not every:
+        np.maximum(gs, _LIN_MIN, out=gs)
+    keys_s = gs.view(np.int64)
+    if cand.size:
+        keys_s.ravel()[cand] = _log_keys(log_g)
+    keys = g.view(np.int64)
+    if not every:
+        keys[rows] = keys_s
+    return keys.reshape(P, nc * S)
+
+
+def _pack_ids(keys: np.ndarray, class_id, bits: int) -> np.ndarray:
+    """Sort keys with ``2^bits - 1 - class_id`` in their low ``bits`` bits (bits = bit length of
+    K - 1), in place: an integer max/min network then sorts the values and carries the class
+    ids, which come back as ``2^bits - 1 - (key & (2^bits - 1))``. Values whose keys differ
+    only in those bits (exact ties, or about 2^-(52 - bits) relative: 2^-43 for K = 419) order
+    the lowest class id first, the tie rule of the dense path."""
+    mask = np.int64((1 << bits) - 1)
+    keys &= ~mask
+    keys |= mask - np.asarray(class_id, dtype=np.int64)
+    return keys
+
+
+class _CompactDirichlet:
+    """Top-``depth`` class ids of Dirichlet samples whose classes without evidence all have
+    parameter ``prior`` (see the section comment), for any number of reliabilities r:
+    parameter r e_k + prior for the classes with evidence e_k > 0.
+
+    The unranked order statistics do not depend on r: they are drawn once (own random stream,
+    spawned from ``seed``) and shared by every reliability; the named classes' Gammas come from a
+    second stream restarted at every reliability, so ``top(r)`` gives the same numbers whichever
+    other reliabilities are asked for. Cases are grouped by their number P of named classes and
+    processed in chunks of at most ``chunk`` values."""
+
+    def __init__(self, evidence: np.ndarray, prior: float, n_samples: int, depth: int, seed,
+                 chunk: int = 1 << 21):
+        ev = np.asarray(evidence, dtype=float)
+        self.N, self.K = ev.shape
+        self.S, self.M, self.prior = int(n_samples), int(depth), float(prior)
+        u_seq, n_seq = np.random.SeedSequence(seed).spawn(2)
+        self._u_seq, self._n_seq = u_seq, n_seq
+        pos = ev > 0
+        n_named = pos.sum(1)
+        self.chunks = []  # (P, case indices, named ids (nc, P) ascending, evidence (nc, P))
+        for P in np.unique(n_named):
+            cases = np.flatnonzero(n_named == P)
+            P = int(P)
+            # np.nonzero is row-major: the ids of each case come out ascending
+            ids = np.nonzero(pos[cases])[1].reshape(len(cases), P)
+            e = np.take_along_axis(ev[cases], ids, 1)
+            per = max(1, chunk // max(1, (P + self.M) * self.S))
+            for c0 in range(0, len(cases), per):
+                self.chunks.append((P, cases[c0:c0 + per], ids[c0:c0 + per], e[c0:c0 + per]))
+        self.bits = max(1, int(self.K - 1).bit_length())
+        self._unranked = None
+
+    def _draw_unranked(self) -> list:
+        """Per chunk: the keys (:func:`_order_keys`) (m_u, n) of the top m_u = min(depth, n_u)
+        order statistics of the n_u = K - P iid Gamma(prior) classes, decreasing."""
+        rng = np.random.default_rng(self._u_seq)
+        S, M, K, prior = self.S, self.M, self.K, self.prior
+        out = []
+        for P, cases, ids, _ in self.chunks:
+            nc, n_u = len(cases), K - P
+            n, m_u = nc * S, min(M, K - P)
+            if not m_u:
+                out.append(np.empty((0, n), np.int64))
+                continue
+            if prior > 0:
+                e = rng.standard_exponential((m_u, n))
+                log_w = -np.cumsum(e / (n_u - np.arange(m_u))[:, None], axis=0)
+                T = gamma_log_quantile(prior, log_w)
+                # identities: m_u distinct uniform picks among the n_u unranked classes
+                picks = np.empty((m_u, n), dtype=np.int64)
+                u = rng.random((m_u, n))
+                for t in range(m_u):
+                    r = np.floor(u[t] * (n_u - t)).astype(np.int64)
+                    for prev in np.sort(picks[:t], axis=0):
+                        r += r >= prev
+                    picks[t] = r
+            else:  # prior 0: their masses are exactly 0; ties -> lowest class ids
+                T = np.full((m_u, n), -np.finfo(float).max)
+                picks = np.repeat(np.arange(m_u)[:, None], n, axis=1)
+            if P:  # j-th unranked class id: a lookup in each case's unranked classes
+                free = np.ones((nc, K), dtype=bool)
+                free[np.arange(nc)[:, None], ids] = False
+                table = np.nonzero(free)[1]  # row-major: (nc, n_u) ascending ids, flattened
+                picks += np.repeat(np.arange(nc) * n_u, S)[None, :]
+                picks = table[picks]
+            out.append(_pack_ids(_log_keys(T), picks, self.bits))
+        return out
+
+    def top(self, reliability: float) -> np.ndarray:
+        """(N, S, depth) int32 top class ids at ``reliability`` (finite, > 0)."""
+        if self._unranked is None:
+            self._unranked = self._draw_unranked()
+        rng = np.random.default_rng(self._n_seq)
+        S, M, r = self.S, self.M, float(reliability)
+        out = np.empty((self.N, S, M), dtype=np.int32)
+        mask = np.int64((1 << self.bits) - 1)
+        for (P, cases, ids, e), ukeys in zip(self.chunks, self._unranked, strict=True):
+            nc = len(cases)
+            n, m_u = nc * S, ukeys.shape[0]
+            T = np.full((M, n), np.iinfo(np.int64).min)
+            T[:m_u] = ukeys
+            if P:
+                keys = _pack_ids(_gamma_keys(rng, (r * e + self.prior).T, S).reshape(P, nc, S),
+                                 ids.T[:, :, None], self.bits).reshape(P, n)
+            buf = np.empty(n, dtype=np.int64)
+            for j in range(P):  # insert each named class: a max/min network on the keys
+                v = keys[j]
+                for m in range(M):
+                    np.minimum(T[m], v, out=buf)
+                    np.maximum(T[m], v, out=T[m])
+                    v, buf = buf, v
+            top_ids = mask - (T & mask)
+            out[cases] = top_ids.T.reshape(nc, S, M)
+        return out
+
+
+def compact_engine(model: str, data, base: np.ndarray, prior: float, n_samples: int,
+                    depth: int, seed) -> _CompactDirichlet:
+    """The :class:`_CompactDirichlet` of a sweep: Dir(r c + a0) on the counts (dirichlet) or
+    Dir(r IRN + a0) on the point estimate ``base`` (prirn)."""
+    if model == "prirn":
+        if prior <= 0:
+            raise ValueError("prior must be > 0 for PrIRN (classes nobody ranked)")
+        return _CompactDirichlet(base, prior, n_samples, depth, seed)
+    ev = np.asarray(data, dtype=float)
+    if ev.ndim != 2 or np.any(ev < 0):
+        raise ValueError("dirichlet needs an (N, K) array of non-negative counts")
+    if prior <= 0 and np.any(ev.sum(1) == 0):
+        raise ValueError("prior must be > 0 when a row has no annotations")
+    return _CompactDirichlet(ev, prior, n_samples, depth, seed)
+
+
+def _pl_top(lay, local: np.ndarray, rng: np.random.Generator, split: str, depth: int,
+            chunk: int = 1 << 23) -> np.ndarray:
+    """Top-``depth`` ids (N, S, depth) of the PL samples: the super-class split of
+    :func:`densify_samples` done a block of cases at a time (never the whole (N, S, K) array)."""
+    N, K, S = lay.n_cases, lay.n_classes, local.shape[0]
+    out = np.empty((N, S, depth), dtype=np.int32)
+    per = max(1, chunk // max(1, S * K))
+    for c0 in range(0, N, per):
+        c1 = min(N, c0 + per)
+        dense = densify_samples(lay, local, rng, split, cases=(c0, c1))
+        out[c0:c1] = topk_sets(dense, depth)
+    return out
+
+
+def sample_top_classes(
+    model: str,
+    data,
+    *,
+    reliability: float,
+    n_samples: int,
+    depth: int = 3,
+    seed: int = 0,
+    prior: float = 0.1,
+    n_classes: int | None = None,
+    tie_split: bool = True,
+    return_info: bool = False,
+    **pl_kwargs,
+):
+    """Compact sampler: the ``depth`` largest classes of each sample, (N, S, depth) int32, in
+    decreasing order of plausibility, distributed exactly as
+    ``topk_sets(sample_plausibilities(...), depth)`` but without materialising (N, S, K).
+
+    ``"dirichlet"`` / ``"prirn"``: the classes with evidence (count > 0, IRN > 0) get explicit
+    Gamma(r e_k + a0) draws (in log space, so tiny shapes never underflow); the n_u classes
+    without evidence are iid Gamma(a0), of which only the top ``depth`` order statistics are
+    drawn: F(X_(1)) = U_1^(1/n_u), F(X_(j)) = F(X_(j-1)) U_j^(1/(n_u-j+1)), inverted with
+    :func:`gamma_log_quantile`, their class identities uniform without replacement among the
+    unranked classes (exchangeability). Normalisation is irrelevant to the order. Cost
+    O(N S (E/N + depth) depth) instead of O(N S K). ``"pl"``: the Gibbs sampler's compact
+    output, the super-class mass split case-block by case-block. ``reliability=inf``: the
+    point estimate's top ``depth`` (ties: lowest index) for every sample.
+
+    Seedable (same seed, same result), but not the same random stream as
+    :func:`sample_plausibilities`. Ties: classes tied exactly (r = inf, prior 0, equal PL split)
+    are ordered by lowest index as in the dense path; with continuous draws the dense path's
+    float underflow (prior a0 << 0.01) would create ties that the compact path does not."""
+    if model not in MODELS:
+        raise ValueError(f"unknown model {model!r}; choose one of {MODELS}")
+    r = check_sampler_args(reliability, n_samples)
+    S, M = int(n_samples), int(depth)
+    rng = np.random.default_rng(seed)
+    info: dict = {"model": model, "reliability": r, "n_samples": S, "seed": seed,
+                  "compact": True}
+    if model == "dirichlet":
+        ev = np.asarray(data, dtype=float)
+        if ev.ndim != 2 or np.any(ev < 0):
+            raise ValueError("dirichlet needs an (N, K) array of non-negative counts")
+        if not math.isinf(r) and prior <= 0 and np.any(ev.sum(1) == 0):
+            raise ValueError("prior must be > 0 when a row has no annotations")
+    elif model == "prirn":
+        ev = irn(data, n_classes, tie_split=tie_split)
+        if not math.isinf(r) and prior <= 0:
+            raise ValueError("prior must be > 0 for PrIRN (classes nobody ranked)")
+    K = ev.shape[1] if model != "pl" else None
+    if model == "pl":
+        if not math.isinf(r) and r != int(r):
+            raise ValueError(
+                f"PL reliability is the number of times each reader is repeated: an integer "
+                f">= 1 (or inf), got {reliability}")
+        split = pl_kwargs.pop("unranked_split", "dirichlet")
+        if split not in ("dirichlet", "equal"):
+            raise ValueError("unranked_split must be 'dirichlet' or 'equal'")
+        if math.isinf(r):
+            ev = pl_mle(data, n_classes)
+            K = ev.shape[1]
+        else:
+            lay, local, pinfo = pl_gibbs(data, n_classes, repetitions=int(r), n_samples=S,
+                                         seed=seed, **pl_kwargs)
+            info.update(pinfo)
+            if not 1 <= M <= lay.n_classes:
+                raise ValueError(f"depth must be in 1..{lay.n_classes}, got {depth}")
+            out = _pl_top(lay, local, rng, split, M)
+            return (out, info) if return_info else out
+    if not 1 <= M <= K:
+        raise ValueError(f"depth must be in 1..{K}, got {depth}")
+    if math.isinf(r):
+        top = topk_sets(ev, M).astype(np.int32)
+        out = np.ascontiguousarray(np.broadcast_to(top[:, None, :], (ev.shape[0], S, M)))
+    else:
+        out = _CompactDirichlet(ev, prior, S, M, seed).top(r)
+    return (out, info) if return_info else out

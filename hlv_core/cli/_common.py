@@ -1,0 +1,40 @@
+"""Arguments and helpers every command module shares (imported as ``from ._common import ...``,
+never through the package, so no command module imports :mod:`hlv_core.cli`)."""
+
+from __future__ import annotations
+
+import argparse
+
+import pandas as pd
+
+from ..io import FORMATS, TASKS, load
+from ._output import write_json
+
+__all__ = ["add_dataset_arguments", "load_from_args", "print_result"]
+
+
+def add_dataset_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments every file-reading subcommand shares."""
+    parser.add_argument("file", help="annotations file (any supported format)")
+    parser.add_argument("--format", default="auto", choices=list(FORMATS), help="input format")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("--task", default=None, choices=list(TASKS),
+                        help="declare the task (default: inferred; e.g. multilabel when a few "
+                        "annotators gave an item several labels on purpose)")
+
+
+def load_from_args(args: argparse.Namespace):
+    return load(args.file, format=args.format, task=getattr(args, "task", None))
+
+
+def print_result(result, as_json: bool) -> None:
+    """Print a DataFrame / dict as a plain table or as JSON (:func:`~._output.write_json`)."""
+    if as_json:
+        write_json(result)
+        return
+    if isinstance(result, pd.DataFrame):
+        with pd.option_context("display.max_rows", 200, "display.width", 160):
+            print(result.to_string(index=False))
+    else:
+        for key, value in result.items():
+            print(f"{key}: {value}")

@@ -1,0 +1,35 @@
+"""``python -m hlv_core summary FILE [--format F] [--task T] [--json]``: overview of a dataset
+(:meth:`hlv_core.io.Dataset.summary` and the import report)."""
+
+from __future__ import annotations
+
+import argparse
+
+from ._common import add_dataset_arguments, load_from_args, print_result
+
+__all__ = ["add_cli", "run_summary"]
+
+
+def run_summary(args: argparse.Namespace) -> int:
+    """Handler of the ``summary`` subcommand."""
+    dataset = load_from_args(args)
+    summary = dataset.summary()
+    if not args.json:
+        summary["labels"] = ", ".join(summary["labels"][:20]) + (
+            " …" if len(summary["labels"]) > 20 else ""
+        )
+        summary["label_counts"] = ", ".join(
+            f"{k}={v}" for k, v in list(summary["label_counts"].items())[:20]
+        )
+    print_result(summary, args.json)
+    if not args.json:
+        print("\nImport report")
+        print(dataset.report.to_frame().to_string(index=False))
+    return 0
+
+
+def add_cli(subparsers) -> None:
+    """Register the ``summary`` subcommand."""
+    summary = subparsers.add_parser("summary", help="overview of a dataset")
+    add_dataset_arguments(summary)
+    summary.set_defaults(handler=run_summary)

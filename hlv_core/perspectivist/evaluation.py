@@ -1,0 +1,690 @@
+"""PERSEVAL evaluation (Lo, Casola et al., sections 3 and 5): per-(user, text) metrics at the
+global, user, text and trait levels, user bootstrap, soft (LeWiDi 2025) scores, model comparison
+and the headline table the Perspectives page and the ``perspectives`` command show.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from ..io import DataError, Dataset, order_labels
+from .splits import PAIR_KEYS, SPLIT_COLUMNS, UNKNOWN_TRAIT_VALUES, long_annotations
+
+__all__ = [
+    "METRICS",
+    "PerspectivistReport",
+    "bootstrap_users",
+    "compare_models",
+    "evaluate",
+    "gold_for_pairs",
+    "headline_label",
+    "headline_table",
+    "is_unknown_trait",
+    "lewidi_scores",
+    "soft_user_scores",
+    "trait_gaps",
+    "worst_groups",
+]
+
+METRICS = ("precision", "recall", "f1")
+
+
+# ----------------------------------------------------------------------------------- evaluation
+@dataclass(frozen=True)
+class _Prepared:
+    """Validated instances as integer codes (one row per (user, text) pair)."""
+
+    users: pd.Index
+    texts: pd.Index
+    labels: tuple[str, ...]
+    user_code: np.ndarray
+    text_code: np.ndarray
+    y: np.ndarray
+    p: np.ndarray
+    frame: pd.DataFrame  # annotator_id, item_id, gold, pred
+
+
+def _standardise(frame: pd.DataFrame, what: str) -> pd.DataFrame:
+    if not isinstance(frame, pd.DataFrame):
+        raise DataError(f"{what} must be a DataFrame with columns annotator_id, item_id, label.",
+                        source=what)
+    out = frame.rename(columns={"user_id": "annotator_id", "text_id": "item_id",
+                                "prediction": "label", "predictions": "label"})
+    missing = [c for c in SPLIT_COLUMNS if c not in out.columns]
+    if missing:
+        raise DataError(
+            f"{what} lacks column(s) {missing}; found {list(frame.columns)}.",
+            source=what,
+            row=1,
+            column=missing[0],
+            fix="use columns annotator_id (or user_id), item_id (or text_id), label.",
+        )
+    out = out[SPLIT_COLUMNS + [c for c in ("prob",) if c in out.columns]].copy()
+    for column in SPLIT_COLUMNS:
+        empty = out[column].isna()
+        if empty.any():
+            raise DataError(f"{what} has {int(empty.sum())} empty {column} cell(s).",
+                            source=what, row=int(np.flatnonzero(empty.to_numpy())[0]) + 2,
+                            column=column, fix="fill or drop those rows.")
+        out[column] = out[column].astype(str).str.strip()
+    return out
+
+
+def _pairs_text(frame: pd.DataFrame, limit: int = 5) -> str:
+    shown = [f"({u}, {t})" for u, t in frame[PAIR_KEYS].head(limit).itertuples(index=False)]
+    more = f" and {len(frame) - limit} more" if len(frame) > limit else ""
+    return ", ".join(shown) + more
+
+
+def _check_pairs(pred: pd.DataFrame, true: pd.DataFrame) -> pd.DataFrame:
+    """Outer-join predictions and gold on (user, text); missing or extra pairs raise a
+    :class:`DataError` that names them (``docs/conventions.md``, PERSEVAL)."""
+    merged = true.merge(pred[[c for c in SPLIT_COLUMNS if c in pred.columns]], on=PAIR_KEYS,
+                        how="outer", suffixes=("_gold", "_pred"), indicator=True)
+    missing = merged[merged["_merge"] == "left_only"]
+    extra = merged[merged["_merge"] == "right_only"]
+    if len(missing) or len(extra):
+        parts = []
+        if len(missing):
+            parts.append(f"{len(missing)} test (user, text) pair(s) have no prediction: "
+                         f"{_pairs_text(missing)}")
+        if len(extra):
+            parts.append(f"{len(extra)} predicted pair(s) are not in the test set: "
+                         f"{_pairs_text(extra)}")
+        raise DataError(
+            "; ".join(parts) + ".",
+            source="predictions",
+            column="annotator_id, item_id",
+            fix="predict exactly one label for every (user, text) pair of the test split.",
+        )
+    return merged
+
+
+def _prepare(predictions: pd.DataFrame, gold: pd.DataFrame,
+             labels: tuple[str, ...] | list[str] | None) -> _Prepared:
+    pred = _standardise(predictions, "predictions")
+    true = _standardise(gold, "gold")
+    for frame, what in ((true, "gold"), (pred, "predictions")):
+        dup = frame.duplicated(PAIR_KEYS)
+        if dup.any():
+            raise DataError(
+                f"{what} has {int(dup.sum())} duplicate (user, text) pair(s): "
+                f"{_pairs_text(frame[dup])}.",
+                source=what, row=int(np.flatnonzero(dup.to_numpy())[0]) + 2, column="label",
+                fix="keep one label per (user, text).",
+            )
+    merged = _check_pairs(pred, true)
+    if labels is None:
+        labels = order_labels(true["label"].unique())
+    labels = tuple(str(x) for x in labels)
+    index = pd.Index(labels)
+    y = index.get_indexer(merged["label_gold"])
+    p = index.get_indexer(merged["label_pred"])
+    for codes, column, what in ((y, "label_gold", "gold"), (p, "label_pred", "predictions")):
+        bad = codes < 0
+        if bad.any():
+            unknown = sorted(pd.unique(merged.loc[bad, column]))[:5]
+            raise DataError(
+                f"{what} use label(s) {unknown} outside the label inventory {list(labels)} "
+                f"({int(bad.sum())} row(s)).",
+                source=what, column="label",
+                fix="use the dataset's label strings exactly.",
+            )
+    users = pd.Index(sorted(pd.unique(merged["annotator_id"])), name="annotator_id")
+    texts = pd.Index(sorted(pd.unique(merged["item_id"])), name="item_id")
+    frame = pd.DataFrame({
+        "annotator_id": merged["annotator_id"].to_numpy(),
+        "item_id": merged["item_id"].to_numpy(),
+        "gold": merged["label_gold"].to_numpy(),
+        "pred": merged["label_pred"].to_numpy(),
+    })
+    return _Prepared(
+        users=users, texts=texts, labels=labels,
+        user_code=users.get_indexer(merged["annotator_id"]),
+        text_code=texts.get_indexer(merged["item_id"]),
+        y=y, p=p, frame=frame,
+    )
+
+
+def _group_counts(group: np.ndarray, y: np.ndarray, p: np.ndarray, n_groups: int,
+                  k: int) -> np.ndarray:
+    """(G, 3, K) confusion counts per group and class: true positives, gold count, predicted
+    count. Rows with group < 0 are ignored."""
+    keep = group >= 0
+    g, yy, pp = group[keep], y[keep], p[keep]
+    size = n_groups * k
+    tp = np.bincount(g[yy == pp] * k + yy[yy == pp], minlength=size)
+    gold = np.bincount(g * k + yy, minlength=size)
+    pred = np.bincount(g * k + pp, minlength=size)
+    return np.stack([tp, gold, pred], axis=0).reshape(3, n_groups, k).transpose(1, 0, 2)
+
+
+def _scores(counts: np.ndarray) -> dict[str, np.ndarray]:
+    """Per-class P/R/F1 (zero_division 0; NaN where the class is absent from gold and
+    predictions) and accuracy from (..., 3, K) counts.
+
+    precision = TP / #pred, recall = TP / #gold, F1 = 2 TP / (#gold + #pred), accuracy =
+    sum TP / n (scikit-learn ``classification_report`` with ``zero_division=0``)."""
+    tp, gold, pred = (counts[..., i, :].astype(float) for i in range(3))
+    present = (gold + pred) > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        precision = np.where(pred > 0, tp / pred, 0.0)
+        recall = np.where(gold > 0, tp / gold, 0.0)
+        f1 = np.where(present, 2 * tp / (gold + pred), 0.0)
+        n = gold.sum(axis=-1)
+        accuracy = np.where(n > 0, tp.sum(axis=-1) / n, np.nan)
+    out = {}
+    for name, values in (("precision", precision), ("recall", recall), ("f1", f1)):
+        values = np.where(present, values, np.nan)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            macro = np.nanmean(values, axis=-1)
+        out[name] = values
+        out[f"{name}_macro"] = macro
+    out["accuracy"] = accuracy
+    out["n"] = n
+    return out
+
+
+def _level_frame(counts: np.ndarray, index: pd.Index, labels: tuple[str, ...]) -> pd.DataFrame:
+    s = _scores(counts)
+    data = {"n": s["n"].astype(int), "accuracy": s["accuracy"]}
+    for metric in METRICS:
+        for j, label in enumerate(labels):
+            data[f"{metric}:{label}"] = s[metric][:, j]
+        data[f"{metric}:macro"] = s[f"{metric}_macro"]
+    return pd.DataFrame(data, index=index)
+
+
+def is_unknown_trait(values: pd.Series) -> np.ndarray:
+    return (values.isna() | values.astype(str).isin(list(UNKNOWN_TRAIT_VALUES))).to_numpy()
+
+
+@dataclass(frozen=True)
+class PerspectivistReport:
+    """Result of :func:`evaluate`.
+
+    Each level table has one row per group and columns ``n`` (instances), ``accuracy`` and
+    ``<metric>:<label>`` for metric in precision/recall/f1 and label in the inventory plus
+    ``macro`` (NaN = class absent from the group's gold and predictions).
+    ``global_`` has one row (``"all"``); ``per_user`` is indexed by ``annotator_id``,
+    ``per_text`` by ``item_id``, ``per_trait`` by (``dimension``, ``value``) with ``n_users``.
+    """
+
+    global_: pd.DataFrame
+    per_user: pd.DataFrame
+    per_text: pd.DataFrame
+    per_trait: pd.DataFrame
+    labels: tuple[str, ...]
+    positive: str | None
+    absent: str = "skip"
+    instances: pd.DataFrame = field(default=None, repr=False)  # type: ignore[assignment]
+
+    def _levels(self) -> list[tuple[str, pd.DataFrame]]:
+        levels = [("global", self.global_), ("user", self.per_user), ("text", self.per_text)]
+        if len(self.per_trait):
+            for dim, frame in self.per_trait.groupby(level="dimension", sort=False):
+                levels.append((f"trait:{dim}", frame))
+        return levels
+
+    def summary(self) -> pd.DataFrame:
+        """Tidy table: ``level, label, metric, value, n_groups``.
+
+        ``value`` is the unweighted mean over the level's groups where the class occurs
+        (``n_groups`` of them; 1 for global); with ``absent="zero"`` absent classes count as 0
+        and ``n_groups`` is every group. Accuracy is reported once per level under label
+        ``"macro"`` (it is not per class)."""
+        rows = []
+        columns = [f"{m}:{lab}" for m in METRICS for lab in (*self.labels, "macro")]
+        for level, frame in self._levels():
+            values = frame[["accuracy", *columns]]
+            if self.absent == "zero":
+                values = values.fillna(0.0)
+            means = values.mean(axis=0, skipna=True)
+            counts = values.notna().sum(axis=0)
+            rows.append((level, "macro", "accuracy", float(means["accuracy"]),
+                         int(counts["accuracy"])))
+            for column in columns:
+                metric, label = column.split(":", 1)
+                value = float(means[column]) if counts[column] else float("nan")
+                rows.append((level, label, metric, value, int(counts[column])))
+        return pd.DataFrame(rows, columns=["level", "label", "metric", "value", "n_groups"])
+
+    def headline(self) -> dict[str, float]:
+        """The paper's headline: positive-class P/R/F1 for binary tasks, macro otherwise, plus
+        user- and text-level F1 of the same kind."""
+        label = self.positive if self.positive is not None else "macro"
+        s = self.summary().set_index(["level", "label", "metric"])["value"]
+        return {
+            "label": label,
+            "precision": s[("global", label, "precision")],
+            "recall": s[("global", label, "recall")],
+            "f1": s[("global", label, "f1")],
+            "user_f1": s[("user", label, "f1")],
+            "text_f1": s[("text", label, "f1")],
+        }
+
+    def trait_gaps(self, metric: str = "f1", label: str = "macro") -> pd.DataFrame:
+        """Best- minus worst-served trait value per dimension (see :func:`trait_gaps`)."""
+        return trait_gaps(self, metric=metric, label=label)
+
+
+def evaluate(
+    predictions: pd.DataFrame,
+    gold: pd.DataFrame,
+    *,
+    traits: pd.DataFrame | None = None,
+    labels: tuple[str, ...] | list[str] | None = None,
+    positive: str | None = None,
+    absent: Literal["skip", "zero"] = "skip",
+) -> PerspectivistReport:
+    """PERSEVAL metrics of per-(user, text) predictions (Lo, Casola et al. section 5, ``docs/conventions.md``, PERSEVAL).
+
+    Parameters
+    ----------
+    predictions, gold : DataFrame
+        Columns ``annotator_id`` (or ``user_id``), ``item_id`` (or ``text_id``), ``label``.
+        Exactly the same (user, text) pairs: missing or extra pairs raise
+        :class:`~hlv_core.io.DataError` naming them; so do duplicate pairs and unknown labels.
+    traits : DataFrame, optional
+        Indexed by ``annotator_id`` (or with that column), one column per trait dimension;
+        values in :data:`UNKNOWN_TRAIT_VALUES` or missing are skipped.
+    labels : sequence, optional
+        Label inventory (default: sorted gold labels, numeric order for numbers).
+    positive : str, optional
+        The positive class of a binary task (default: the second label of a two-label
+        inventory, "1" for 0/1); ``None`` for multi-class tasks.
+    absent : "skip" | "zero"
+        Group means skip classes absent from a group (reference) or count them as 0.
+    """
+    if absent not in ("skip", "zero"):
+        raise ValueError(f"absent must be 'skip' or 'zero'; got {absent!r}.")
+    for name, frame in (("predictions", predictions), ("gold", gold)):
+        if not isinstance(frame, pd.DataFrame) or len(frame) == 0:
+            raise DataError(
+                f"the {name} table has 0 rows; there is nothing to score.",
+                source=name,
+                fix="pass per-(user, text) rows with columns annotator_id, item_id, label.",
+            )
+    prep = _prepare(predictions, gold, labels)
+    k = len(prep.labels)
+    if positive is None and k == 2:
+        positive = prep.labels[1]
+    if positive is not None and positive not in prep.labels:
+        raise ValueError(f"positive class {positive!r} is not in {list(prep.labels)}.")
+    n = len(prep.y)
+    global_ = _level_frame(_group_counts(np.zeros(n, dtype=np.int64), prep.y, prep.p, 1, k),
+                           pd.Index(["all"], name="group"), prep.labels)
+    per_user = _level_frame(
+        _group_counts(prep.user_code, prep.y, prep.p, len(prep.users), k), prep.users,
+        prep.labels)
+    per_text = _level_frame(
+        _group_counts(prep.text_code, prep.y, prep.p, len(prep.texts), k), prep.texts,
+        prep.labels)
+    per_trait = _trait_frames(prep, traits)
+    instances = prep.frame
+    return PerspectivistReport(
+        global_=global_, per_user=per_user, per_text=per_text, per_trait=per_trait,
+        labels=prep.labels, positive=positive, absent=absent, instances=instances,
+    )
+
+
+def _traits_frame(traits: pd.DataFrame | None) -> pd.DataFrame | None:
+    if traits is None:
+        return None
+    frame = traits
+    if "annotator_id" in frame.columns:
+        frame = frame.set_index("annotator_id")
+    frame = frame.copy()
+    frame.index = frame.index.astype(str)
+    return frame
+
+
+def _trait_codes(prep: _Prepared, traits: pd.DataFrame | None):
+    """Yield (dimension, value index, (U,) value code per user, -1 = unknown)."""
+    frame = _traits_frame(traits)
+    if frame is None:
+        return
+    frame = frame.reindex(prep.users)
+    for dim in frame.columns:
+        column = frame[dim]
+        unknown = is_unknown_trait(column)
+        values = column.astype(object).where(~unknown, None)
+        known = values.dropna().astype(str)
+        if known.empty:
+            continue
+        index = pd.Index(sorted(known.unique()), name="value")
+        codes = np.full(len(prep.users), -1, dtype=np.int64)
+        codes[~unknown] = index.get_indexer(values[~unknown].astype(str))
+        yield str(dim), index, codes
+
+
+def _trait_frames(prep: _Prepared, traits: pd.DataFrame | None) -> pd.DataFrame:
+    k = len(prep.labels)
+    frames = []
+    for dim, index, codes in _trait_codes(prep, traits):
+        group = codes[prep.user_code]
+        frame = _level_frame(_group_counts(group, prep.y, prep.p, len(index), k), index,
+                             prep.labels)
+        frame.insert(1, "n_users", np.bincount(codes[codes >= 0], minlength=len(index)))
+        frame = frame[frame["n"] > 0]
+        frame.index = pd.MultiIndex.from_product([[dim], frame.index],
+                                                 names=["dimension", "value"])
+        frames.append(frame)
+    if not frames:
+        columns = ["n", "n_users", "accuracy"] + [
+            f"{m}:{lab}" for m in METRICS for lab in (*prep.labels, "macro")]
+        return pd.DataFrame(columns=columns, index=pd.MultiIndex.from_arrays(
+            [[], []], names=["dimension", "value"]))
+    return pd.concat(frames)
+
+
+def trait_gaps(report: PerspectivistReport, *, metric: str = "f1",
+               label: str = "macro") -> pd.DataFrame:
+    """Gap between the best- and worst-served trait value of each dimension [OURS].
+
+    ``gap = max_v score_v - min_v score_v`` over the dimension's known values with a defined
+    score (``metric`` of ``label``, or ``metric="accuracy"``). Columns ``dimension, best_value,
+    best, worst_value, worst, gap, n_values``."""
+    column = "accuracy" if metric == "accuracy" else f"{metric}:{label}"
+    if column not in report.per_trait.columns:
+        raise ValueError(f"unknown metric/label {metric!r}/{label!r}.")
+    rows = []
+    for dim, frame in report.per_trait.groupby(level="dimension", sort=False):
+        scores = frame[column].droplevel("dimension").dropna()
+        if scores.empty:
+            continue
+        best, worst = scores.idxmax(), scores.idxmin()
+        rows.append({"dimension": dim, "best_value": best, "best": float(scores[best]),
+                     "worst_value": worst, "worst": float(scores[worst]),
+                     "gap": float(scores[best] - scores[worst]), "n_values": len(scores)})
+    return pd.DataFrame(rows, columns=["dimension", "best_value", "best", "worst_value",
+                                       "worst", "gap", "n_values"])
+
+
+# ----------------------------------------------------------------------------------- bootstrap
+def bootstrap_users(
+    predictions: pd.DataFrame,
+    gold: pd.DataFrame,
+    *,
+    traits: pd.DataFrame | None = None,
+    labels: tuple[str, ...] | list[str] | None = None,
+    n_boot: int = 1000,
+    seed: int = 0,
+    ci: float = 0.95,
+) -> pd.DataFrame:
+    """Percentile bootstrap CIs over test users (cluster bootstrap; [OURS], ``docs/conventions.md``, PERSEVAL bootstrap).
+
+    One replicate draws U users with replacement (multinomial weights ``W``, shape (B, U));
+    every score is recomputed from weighted per-user confusion counts: global (pooled counts
+    ``W @ C``), user-level (weighted mean of per-user scores over users where the class occurs)
+    and each trait value (counts of that value's resampled users pooled) and its dimension mean.
+    Returns ``level, group, label, metric, estimate, low, high, sd, n_boot, seed`` with
+    ``group`` = ``"all"`` (global / level means) or the trait value.
+    """
+    if n_boot < 1:
+        raise ValueError("n_boot must be >= 1.")
+    if not 0 < ci < 1:
+        raise ValueError("ci must be in (0, 1).")
+    prep = _prepare(predictions, gold, labels)
+    k = len(prep.labels)
+    n_users = len(prep.users)
+    rng = np.random.default_rng(seed)
+    weights = rng.multinomial(n_users, np.full(n_users, 1.0 / n_users), size=n_boot).astype(float)
+    counts_u = _group_counts(prep.user_code, prep.y, prep.p, n_users, k)  # (U, 3, K)
+    flat = counts_u.reshape(n_users, -1).astype(float)
+    rows: list[dict] = []
+    alpha = (1 - ci) / 2
+
+    def add(level: str, group: str, point: dict, reps: dict) -> None:
+        for metric in ("accuracy", *METRICS):
+            if metric == "accuracy":
+                items = [("macro", point["accuracy"], reps["accuracy"])]
+            else:
+                items = [(lab, point[metric][..., j], reps[metric][..., j])
+                         for j, lab in enumerate(prep.labels)]
+                items.append(("macro", point[f"{metric}_macro"], reps[f"{metric}_macro"]))
+            for lab, est, rep in items:
+                rep = np.asarray(rep, dtype=float)
+                finite = rep[np.isfinite(rep)]
+                low, high = (np.quantile(finite, [alpha, 1 - alpha]) if finite.size
+                             else (np.nan, np.nan))
+                rows.append({"level": level, "group": group, "label": lab, "metric": metric,
+                             "estimate": float(np.asarray(est).ravel()[0]) if np.size(est)
+                             else float("nan"),
+                             "low": float(low), "high": float(high),
+                             "sd": float(finite.std(ddof=1)) if finite.size > 1 else float("nan"),
+                             "n_boot": int(n_boot), "seed": int(seed)})
+
+    # global: pooled counts
+    point = _scores(counts_u.sum(axis=0)[None])
+    reps = _scores((weights @ flat).reshape(n_boot, 3, k))
+    add("global", "all", {m: v[0] for m, v in point.items()}, reps)
+    # user level: weighted means of per-user scores
+    per_user = _scores(counts_u)
+    user_point, user_reps = {}, {}
+    for name, values in per_user.items():
+        if name == "n":
+            continue
+        vals = values if values.ndim == 2 else values[:, None]
+        present = np.isfinite(vals).astype(float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            user_point[name] = np.nansum(vals, axis=0) / present.sum(axis=0)
+            user_reps[name] = (weights @ np.nan_to_num(vals)) / (weights @ present)
+        if values.ndim == 1:
+            user_point[name] = user_point[name][0]
+            user_reps[name] = user_reps[name][:, 0]
+    add("user", "all", user_point, user_reps)
+    # traits
+    for dim, index, codes in _trait_codes(prep, traits):
+        onehot = np.zeros((n_users, len(index)))
+        known = codes >= 0
+        onehot[np.flatnonzero(known), codes[known]] = 1.0
+        point_v = _scores(np.einsum("uv,uk->vk", onehot, flat).reshape(len(index), 3, k))
+        reps_v = _scores(np.einsum("bu,uv,uk->bvk", weights, onehot, flat)
+                         .reshape(n_boot, len(index), 3, k))
+        for j, value in enumerate(index):
+            if point_v["n"][j] == 0:
+                continue
+            add(f"trait:{dim}", str(value), {m: v[j] for m, v in point_v.items()},
+                {m: v[:, j] for m, v in reps_v.items()})
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            mean_point = {m: np.nanmean(np.where(point_v["n"][(...,) + (None,) * (v.ndim - 1)]
+                                                 > 0, v, np.nan), axis=0)
+                          for m, v in point_v.items()}
+            mean_reps = {m: np.nanmean(v, axis=1) for m, v in reps_v.items()}
+        add(f"trait:{dim}", "mean", mean_point, mean_reps)
+    return pd.DataFrame(rows)
+
+
+# ----------------------------------------------------------------------------------- soft / LeWiDi
+def _values(labels: tuple[str, ...], values: dict[str, float] | None) -> np.ndarray:
+    if values is not None:
+        return np.array([float(values[x]) for x in labels])
+    try:
+        return np.array([float(x) for x in labels])
+    except ValueError:
+        return np.arange(len(labels), dtype=float)
+
+
+def soft_user_scores(
+    predictions: pd.DataFrame,
+    gold: pd.DataFrame,
+    *,
+    labels: tuple[str, ...] | list[str],
+    values: dict[str, float] | None = None,
+) -> pd.DataFrame:
+    """Per-user soft accuracy and (expected) absolute error of per-(user, text) outputs [OURS].
+
+    ``predictions``: long ``annotator_id, item_id, label, prob`` (a distribution over labels
+    per pair; hard labels without ``prob`` count as prob 1). For pair i with gold label y_i and
+    predicted distribution q_i: soft accuracy = q_i[y_i]; absolute error =
+    sum_k q_ik |v_k - v_{y_i}| (v = numeric label values; ordinal outputs). Returns one row per
+    user (``n, soft_accuracy, abs_error``); the user-level score is the unweighted mean of the
+    rows. Missing/extra pairs raise :class:`~hlv_core.io.DataError`.
+    """
+    labels = tuple(str(x) for x in labels)
+    pred = _standardise(predictions, "predictions")
+    if "prob" not in pred.columns:
+        pred["prob"] = 1.0
+    pred["prob"] = pd.to_numeric(pred["prob"], errors="coerce")
+    if pred["prob"].isna().any() or (pred["prob"] < 0).any() or (pred["prob"] > 1).any():
+        raise DataError("predictions have probabilities outside [0, 1] or empty.",
+                        source="predictions", column="prob")
+    bad = ~pred["label"].isin(labels)
+    if bad.any():
+        raise DataError(f"predictions use label(s) {sorted(pred.loc[bad, 'label'].unique())[:5]}"
+                        f" outside {list(labels)}.", source="predictions", column="label")
+    true = _standardise(gold, "gold")
+    q = (pred.pivot_table(index=PAIR_KEYS, columns="label", values="prob", aggfunc="sum")
+         .reindex(columns=list(labels)).fillna(0.0))
+    sums = q.sum(axis=1)
+    off = (sums - 1.0).abs() > 1e-6
+    if off.any():
+        u, t = off[off].index[0]
+        raise DataError(f"probabilities for ({u}, {t}) sum to {sums[(u, t)]:.6g}, not 1 "
+                        f"({int(off.sum())} pair(s)).", source="predictions", column="prob",
+                        fix="give a distribution over labels for every (user, text) pair.")
+    _check_pairs(pd.DataFrame(q.index.to_frame(index=False)), true)
+    rows = q.index.get_indexer(pd.MultiIndex.from_frame(true[PAIR_KEYS]))
+    y = pd.Index(labels).get_indexer(true["label"])
+    if (y < 0).any():
+        raise DataError("gold uses labels outside the inventory.", source="gold", column="label")
+    qm = q.to_numpy()[rows]
+    v = _values(labels, values)
+    soft_acc = qm[np.arange(len(y)), y]
+    abs_err = (qm * np.abs(v[None, :] - v[y][:, None])).sum(axis=1)
+    frame = pd.DataFrame({"annotator_id": true["annotator_id"].to_numpy(),
+                          "soft_accuracy": soft_acc, "abs_error": abs_err})
+    out = frame.groupby("annotator_id").agg(n=("soft_accuracy", "size"),
+                                            soft_accuracy=("soft_accuracy", "mean"),
+                                            abs_error=("abs_error", "mean"))
+    return out
+
+
+def lewidi_scores(
+    predictions: pd.DataFrame,
+    gold: pd.DataFrame,
+    *,
+    labels: tuple[str, ...] | list[str] | None = None,
+    values: dict[str, float] | None = None,
+    scale: float | None = None,
+    decimals: int | None = None,
+) -> dict[str, float]:
+    """LeWiDi 2025 Task B (perspectivist) scores, lower is better.
+
+    * error rate (MP): mean over texts of the share of the text's annotators whose label is
+      mispredicted, ``(1/N) sum_i (1/a_i) sum_a [t_ia != p_ia]`` (= ``sum_a |t - p| / a`` for
+      0/1 labels);
+    * normalised absolute distance (CSC, Par): ``(1/N) sum_i (1/a_i) sum_a |v(t_ia) - v(p_ia)|
+      / s`` with ``s = scale`` (default: number of labels: 6 for CSC 1-6, 11 for Par -5..5).
+
+    ``decimals`` rounds each text's score and the mean like the official notebook (default: no
+    rounding). Pair checks as :func:`evaluate`.
+    """
+    prep = _prepare(predictions, gold, labels)
+    v = _values(prep.labels, values)
+    s = float(scale) if scale is not None else float(len(prep.labels))
+    wrong = (prep.y != prep.p).astype(float)
+    dist = np.abs(v[prep.y] - v[prep.p]) / s
+    n_per = np.bincount(prep.text_code, minlength=len(prep.texts)).astype(float)
+    er = np.bincount(prep.text_code, weights=wrong, minlength=len(prep.texts)) / n_per
+    nad = np.bincount(prep.text_code, weights=dist, minlength=len(prep.texts)) / n_per
+    if decimals is not None:
+        er, nad = np.round(er, decimals), np.round(nad, decimals)
+    out = {"error_rate": float(er.mean()), "normalised_absolute_distance": float(nad.mean()),
+           "scale": s, "n_texts": len(prep.texts)}
+    if decimals is not None:
+        out["error_rate"] = round(out["error_rate"], decimals)
+        out["normalised_absolute_distance"] = round(out["normalised_absolute_distance"], decimals)
+    return out
+
+
+def compare_models(
+    models: dict[str, pd.DataFrame],
+    gold: pd.DataFrame,
+    *,
+    traits: pd.DataFrame | None = None,
+    labels: tuple[str, ...] | list[str] | None = None,
+) -> pd.DataFrame:
+    """``evaluate`` every model; the summaries stacked with a ``model`` column (tidy)."""
+    frames = []
+    for name, preds in models.items():
+        summary = evaluate(preds, gold, traits=traits, labels=labels).summary()
+        frames.append(summary.assign(model=name))
+    if not frames:
+        return pd.DataFrame(columns=["model", "level", "label", "metric", "value", "n_groups"])
+    out = pd.concat(frames, ignore_index=True)
+    return out[["model", "level", "label", "metric", "value", "n_groups"]]
+
+
+def gold_for_pairs(predictions: pd.DataFrame, dataset: Dataset) -> pd.DataFrame:
+    """The dataset's labels for the (user, text) pairs of ``predictions`` (evaluate a model on
+    its own test pairs). Pairs the dataset has no label for raise a :class:`DataError` that names
+    them."""
+    pred = _standardise(predictions, "predictions")
+    ann = long_annotations(dataset)
+    merged = pred[PAIR_KEYS].drop_duplicates().merge(ann, on=PAIR_KEYS, how="left", indicator=True)
+    unknown = merged[merged["_merge"] == "left_only"]
+    if len(unknown):
+        raise DataError(
+            f"{len(unknown)} predicted (user, text) pair(s) have no label in the dataset: "
+            f"{_pairs_text(unknown)}.",
+            source="predictions",
+            column="annotator_id, item_id",
+            fix="predict only pairs that the dataset's annotators labelled (check id formats).",
+        )
+    return merged[SPLIT_COLUMNS].reset_index(drop=True)
+
+
+_HEADLINE_LEVELS = ("global", "user", "text")
+
+
+def headline_label(labels: Sequence[str]) -> str:
+    """The class the headline F1 is about: the positive class (the second label of the inventory)
+    for binary tasks, ``"macro"`` otherwise (Lo, Casola et al. report the positive class for binary tasks;
+    ``docs/conventions.md``)."""
+    return str(labels[1]) if len(labels) == 2 else "macro"
+
+
+def headline_table(summary: pd.DataFrame, labels: Sequence[str]) -> pd.DataFrame:
+    """One row per model (order of first appearance): ``model``, ``global/user/text F1 (<h>)``
+    with ``h`` = :func:`headline_label`, ``global macro F1`` (binary tasks only), ``global
+    accuracy`` and ``user accuracy``.
+
+    F1 at a level is the unweighted mean of the per-group F1 over the groups where the class
+    occurs (users, texts; the global level pools every instance), as in
+    :meth:`PerspectivistReport.summary`. Missing values are NaN."""
+    head = headline_label(labels)
+    binary = head != "macro"
+    s = summary[summary["level"].isin(_HEADLINE_LEVELS)]
+    models = list(pd.unique(summary["model"]))
+
+    def pick(metric: str, label: str, level: str) -> pd.Series:
+        rows = s[(s["metric"] == metric) & (s["label"] == label) & (s["level"] == level)]
+        return rows.drop_duplicates("model").set_index("model")["value"].reindex(models)
+
+    out = pd.DataFrame({"model": models})
+    for level in _HEADLINE_LEVELS:
+        out[f"{level} F1 ({head})"] = pick("f1", head, level).to_numpy(dtype=float)
+    if binary:
+        out["global macro F1"] = pick("f1", "macro", "global").to_numpy(dtype=float)
+    out["global accuracy"] = pick("accuracy", "macro", "global").to_numpy(dtype=float)
+    out["user accuracy"] = pick("accuracy", "macro", "user").to_numpy(dtype=float)
+    return out
+
+
+def worst_groups(table: pd.DataFrame, column: str, n: int = 10) -> pd.DataFrame:
+    """The ``n`` worst-served groups of a per-user or per-text table of
+    :class:`~hlv_core.perspectivist.PerspectivistReport` (``per_user`` / ``per_text``): rows
+    where ``column`` (e.g. ``"f1:macro"``, ``"accuracy"``) is defined, lowest value first, ties
+    broken by more instances (``n``) first. Columns ``n`` and ``column``."""
+    defined = table[["n", column]].dropna()
+    return defined.sort_values([column, "n"], ascending=[True, False]).head(n)

@@ -1,0 +1,474 @@
+"""PERSEVAL splits (Lo, Casola et al., section 3): annotator traits and user-disjoint train /
+adaptation / test splits of a dataset's (user, text) instances.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from ..io import DataError, Dataset
+
+__all__ = [
+    "ADAPTATION_MODES",
+    "PAIR_KEYS",
+    "SPLIT_COLUMNS",
+    "UNKNOWN_TRAIT_VALUES",
+    "PerspectivistSplits",
+    "long_annotations",
+    "make_splits",
+    "trait_table",
+]
+
+ADAPTATION_MODES = (False, "train", "test")
+#: trait values treated as unknown (skipped in trait-level metrics); "UNK" is the reference
+#: library's marker, "DATA_EXPIRED" is how Prolific metadata (MultiPICo) marks withdrawn values.
+UNKNOWN_TRAIT_VALUES = ("UNK", "DATA_EXPIRED", "")
+PAIR_KEYS = ["annotator_id", "item_id"]
+SPLIT_COLUMNS = ["annotator_id", "item_id", "label"]
+
+
+
+# ----------------------------------------------------------------------------------- traits
+def trait_table(
+    annotators: pd.DataFrame | None,
+    *,
+    max_numeric_values: int = 12,
+    n_bins: int = 4,
+    unknown_values: tuple[str, ...] = UNKNOWN_TRAIT_VALUES,
+) -> pd.DataFrame:
+    """Annotator traits as strings, indexed by ``annotator_id`` (missing/unknown -> NA).
+
+    Numeric trait columns with more than ``max_numeric_values`` distinct values (e.g. age) are
+    binned into ``n_bins`` quantile bins labelled with their ranges ([OURS]: PERSEVAL maps age to
+    generations; a generic dashboard cannot know the cut points, quantiles give groups of similar
+    size). Columns with no known value are dropped.
+    """
+    if annotators is None or "annotator_id" not in annotators.columns:
+        return pd.DataFrame(index=pd.Index([], name="annotator_id", dtype=object))
+    frame = annotators.copy()
+    frame["annotator_id"] = frame["annotator_id"].astype(str)
+    frame = frame.drop_duplicates("annotator_id").set_index("annotator_id")
+    out = {}
+    for column in frame.columns:
+        raw = frame[column]
+        text = raw.astype(object).where(raw.notna(), None)
+        text = text.map(lambda v: None if v is None else str(v).strip())
+        text = text.where(~text.isin(list(unknown_values)), None)
+        known = text.dropna()
+        if known.empty:
+            continue
+        numeric = pd.to_numeric(known, errors="coerce")
+        if numeric.notna().all() and numeric.nunique() > max_numeric_values:
+            values = pd.to_numeric(text, errors="coerce")
+            binned = pd.qcut(values, q=n_bins, duplicates="drop")
+            labels = binned.astype(object).map(
+                lambda iv: None if not isinstance(iv, pd.Interval)
+                else f"{iv.left:g}-{iv.right:g}"
+            )
+            text = labels
+        out[column] = text.astype(object)
+    result = pd.DataFrame(out, index=frame.index)
+    result.index.name = "annotator_id"
+    return result
+
+
+def _has_traits(traits: pd.DataFrame) -> bool:
+    return traits.shape[1] > 0 and bool(traits.notna().to_numpy().any())
+
+
+# ----------------------------------------------------------------------------------- splits
+@dataclass(frozen=True)
+class PerspectivistSplits:
+    """User-disjoint PERSEVAL splits (long DataFrames ``annotator_id, item_id, label``).
+
+    ``train`` holds the training annotators' labels (+ the test users' adaptation labels when
+    ``adaptation == "train"``); ``adaptation`` the test users' adaptation labels when
+    ``adaptation == "test"`` (empty otherwise); ``test`` the test users' labels to predict. The
+    test split does not depend on ``adaptation`` or ``extended`` for a given seed (PERSEVAL 3.4).
+    """
+
+    train: pd.DataFrame
+    adaptation: pd.DataFrame
+    test: pd.DataFrame
+    train_users: tuple[str, ...]
+    test_users: tuple[str, ...]
+    labels: tuple[str, ...]
+    traits: pd.DataFrame | None
+    adaptation_mode: Literal[False, "train", "test"]
+    extended: bool
+    named: bool
+    seed: int
+    test_user_share: float
+    adaptation_share: float
+    train_only_text_share: float
+    dropped_users: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    _adaptation_pool: pd.DataFrame = field(default=None, repr=False)  # type: ignore[assignment]
+
+    def sizes(self) -> pd.DataFrame:
+        """Users, texts and instances of each split (the reference library's statistics)."""
+        rows = []
+        for name, frame in (("train", self.train), ("adaptation", self.adaptation),
+                            ("test", self.test)):
+            rows.append({
+                "split": name,
+                "users": int(frame["annotator_id"].nunique()),
+                "texts": int(frame["item_id"].nunique()),
+                "instances": len(frame),
+            })
+        return pd.DataFrame(rows)
+
+    def table(self) -> pd.DataFrame:
+        """All splits in one long table with a ``split`` column (for the CSV download)."""
+        parts = [frame.assign(split=name) for name, frame in
+                 (("train", self.train), ("adaptation", self.adaptation), ("test", self.test))]
+        return pd.concat(parts, ignore_index=True)[["split", *SPLIT_COLUMNS]]
+
+    def settings(self) -> dict:
+        """The arguments that reproduce this split (stored with every export)."""
+        return {
+            "test_user_share": self.test_user_share,
+            "adaptation": self.adaptation_mode,
+            "extended": self.extended,
+            "named": self.named,
+            "seed": self.seed,
+            "adaptation_share": self.adaptation_share,
+            "train_only_text_share": self.train_only_text_share,
+            "dropped_users": list(self.dropped_users),
+        }
+
+    def adaptation_labels(self) -> pd.DataFrame:
+        """The test users' adaptation labels, wherever the mode put them (empty when False)."""
+        if self.adaptation_mode is False:
+            return self.test.iloc[:0]
+        return self._adaptation_pool
+
+    def test_traits(self) -> pd.DataFrame | None:
+        """Traits of the test users (``None`` for unnamed splits)."""
+        if self.traits is None:
+            return None
+        return self.traits.reindex(list(self.test_users))
+
+    def check(self) -> None:
+        """Enforce the reference library's split checks (``check_splits``), fixed and extended.
+
+        * adaptation=False: the adaptation split is empty;
+        * adaptation False/"test": training annotators and test users are disjoint;
+        * adaptation="train": every test user has training labels (their adaptation labels);
+        * adaptation texts and test texts are disjoint; every test user has >= 1 test label and,
+          with "test", >= 1 adaptation label (the reference checks only the last user);
+        * extended=False: training texts and test texts are disjoint;
+        * no (user, text) pair is in two splits.
+
+        Raises ``ValueError`` naming the violated rule.
+        """
+        train_users = set(self.train["annotator_id"])
+        test_users = set(self.test_users)
+        if set(self.test["annotator_id"]) != test_users:
+            raise ValueError("split check failed: some test users have no test label.")
+        if self.adaptation_mode is False and len(self.adaptation):
+            raise ValueError("split check failed: adaptation=False but the adaptation split "
+                             "is not empty.")
+        if self.adaptation_mode in (False, "test"):
+            if train_users & test_users:
+                raise ValueError("split check failed: training annotators and test users "
+                                 f"overlap ({sorted(train_users & test_users)[:5]}).")
+            if train_users & set(self.adaptation["annotator_id"]):
+                raise ValueError("split check failed: adaptation users are training "
+                                 "annotators.")
+        if self.adaptation_mode == "train" and not test_users <= train_users:
+            raise ValueError("split check failed: adaptation='train' but test users "
+                             f"{sorted(test_users - train_users)[:5]} have no training label.")
+        if self.adaptation_mode == "test" and set(self.adaptation["annotator_id"]) != test_users:
+            raise ValueError("split check failed: some test users have no adaptation label.")
+        adapt = self.adaptation_labels()
+        shared = set(adapt["item_id"]) & set(self.test["item_id"])
+        if shared:
+            raise ValueError("split check failed: adaptation and test texts overlap "
+                             f"({sorted(shared)[:5]}).")
+        if not self.extended:
+            shared = set(self.train["item_id"]) & set(self.test["item_id"])
+            if shared:
+                raise ValueError("split check failed: extended=False but training and test "
+                                 f"texts overlap ({sorted(shared)[:5]}).")
+        pairs = pd.concat([self.train[PAIR_KEYS], self.adaptation[PAIR_KEYS], self.test[PAIR_KEYS]])
+        if pairs.duplicated().any():
+            raise ValueError("split check failed: a (user, text) pair is in two splits.")
+
+
+def long_annotations(dataset: Dataset) -> pd.DataFrame:
+    if dataset.task not in ("multiclass", "rating"):
+        raise DataError(
+            f"perspectivist evaluation needs one label per (user, text); dataset "
+            f"'{dataset.name}' is {dataset.task}.",
+            source=dataset.report.source,
+            column="label",
+            fix="use a multiclass or rating dataset (one label per annotator and item).",
+        )
+    if not dataset.annotator_ids_known:
+        raise DataError(
+            f"dataset '{dataset.name}' has anonymous annotations; users cannot be split.",
+            source=dataset.report.source,
+            column="annotator_id",
+            fix="load a file where annotator ids are linked across items.",
+        )
+    ann = dataset.annotations[SPLIT_COLUMNS].astype(str)
+    dup = ann.duplicated(PAIR_KEYS)
+    if dup.any():
+        row = ann[dup].iloc[0]
+        raise DataError(
+            f"annotator {row['annotator_id']!r} gave item {row['item_id']!r} more than one "
+            "label; perspectivist evaluation needs one label per (user, text).",
+            source=dataset.report.source,
+            column="label",
+        )
+    return ann.reset_index(drop=True)
+
+
+def _assemble(
+    ann: pd.DataFrame,
+    test_mask_user: np.ndarray,
+    reserved_text: np.ndarray,
+    adapt_row_order: np.ndarray,
+    adaptation_share: float,
+    min_adaptation: int,
+    min_test: int,
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, np.ndarray]:
+    """Train rows (training users), adaptation rows, test rows and the dropped-user mask."""
+    pool = test_mask_user & ~reserved_text  # test users' labels on non-reserved texts
+    pool_idx = np.flatnonzero(pool)
+    # adaptation texts: texts of a random adaptation_share of the pooled *annotations*
+    # (reference: popular texts are likelier), then adaptation for every test user who labelled
+    # them. adapt_row_order is a fixed random priority for every row, so the draw is nested
+    # across reserve shares and reproducible.
+    n_adapt = int(adaptation_share * pool_idx.size)
+    if adaptation_share > 0 and pool_idx.size:
+        n_adapt = max(1, n_adapt)
+    chosen = pool_idx[np.argsort(adapt_row_order[pool_idx], kind="stable")[:n_adapt]]
+    adapt_texts = np.zeros(len(ann), dtype=bool)
+    if chosen.size:
+        adapt_texts = ann["item_id"].isin(ann["item_id"].to_numpy()[chosen]).to_numpy()
+    adapt_rows = pool & adapt_texts
+    test_rows = pool & ~adapt_texts
+    users = ann["annotator_id"]
+    n_test = users[test_rows].value_counts()
+    n_adapt_u = users[adapt_rows].value_counts()
+    test_user_ids = pd.Index(pd.unique(users[test_mask_user]))
+    ok = (n_test.reindex(test_user_ids, fill_value=0) >= min_test) & (
+        n_adapt_u.reindex(test_user_ids, fill_value=0) >= min_adaptation
+    )
+    dropped = test_user_ids[~ok.to_numpy()]
+    keep = ~users.isin(dropped).to_numpy()
+    return (
+        ann[~test_mask_user],
+        ann[adapt_rows & keep],
+        ann[test_rows & keep],
+        np.asarray(dropped, dtype=object),
+    )
+
+
+def _stratified_test_users(users, traits, column, share, rng, dataset) -> np.ndarray:
+    """Test users drawn per value of trait ``column`` (vectorised with a random key per user)."""
+    if column not in traits.columns:
+        raise DataError(
+            f"cannot stratify by {column!r}: not a trait column ({list(traits.columns)}).",
+            source=dataset.report.source,
+            column=column,
+            fix="choose one of the annotators table's trait columns.",
+        )
+    groups = traits[column].reindex(users).astype(object).where(
+        traits[column].reindex(users).notna(), "(unknown)").to_numpy()
+    frame = pd.DataFrame({"user": users, "group": groups, "key": rng.random(users.size)})
+    sizes = frame.groupby("group")["user"].transform("size").to_numpy()
+    quota = np.where(sizes >= 2, np.maximum(1, np.rint(share * sizes)), 0)
+    rank = frame.groupby("group")["key"].rank(method="first").to_numpy() - 1
+    chosen = frame["user"].to_numpy()[rank < quota]
+    if chosen.size == 0 or chosen.size >= users.size:
+        raise DataError(
+            f"stratifying by {column!r} leaves no training or no test users.",
+            source=dataset.report.source,
+            column=column,
+            fix="lower or raise the test-user share, or do not stratify.",
+        )
+    return np.sort(chosen)
+
+
+def make_splits(
+    dataset: Dataset,
+    *,
+    test_user_share: float = 0.2,
+    adaptation: Literal[False, "train", "test"] = False,
+    extended: bool = False,
+    seed: int = 0,
+    named: bool | None = None,
+    baseline: bool = False,
+    adaptation_share: float = 0.05,
+    train_only_text_share: float | Literal["auto"] = 0.0,
+    max_test_share: float = 0.2,
+    min_test: int = 1,
+    min_adaptation: int | None = None,
+    stratify: str | None = None,
+) -> PerspectivistSplits:
+    """PERSEVAL splits: test users disjoint from training annotators (Lo, Casola et al. section 3).
+
+    Protocol (vectorised, seedable with ``numpy.random.default_rng(seed)``; the reference uses
+    Python ``random`` with seed 42, so the exact users differ):
+
+    1. ``n_test = round(test_user_share * n_users)`` (at least 1, at most n_users - 1) test users
+       are drawn from the sorted annotator ids.
+    2. ``train_only_text_share`` of the texts (random) are reserved for training (the reference
+       does this for dense data such as HS-Brexit); test users' labels on them are dropped.
+       ``"auto"`` picks the smallest share on the grid 0, .05, ..., .9 that keeps test instances
+       <= ``max_test_share`` of (training + test) instances (the fork's ``auto_split``).
+    3. Adaptation texts: the texts of a random ``adaptation_share`` of the test users' remaining
+       annotations; they are adaptation texts for every test user who labelled them, all other
+       texts of test users are test texts. This is done for every ``adaptation`` mode so the test
+       split is the same across modes.
+    4. Test users with fewer than ``min_test`` test labels or fewer than ``min_adaptation``
+       (default 1 when ``adaptation_share > 0``) adaptation labels are dropped (reported).
+    5. ``adaptation="train"`` adds the adaptation labels to training; ``"test"`` keeps them as a
+       separate split; ``False`` discards them.
+    6. ``extended=False`` (strict) removes every training label of a test text; ``True`` keeps
+       labels of test texts given by training annotators.
+
+    ``stratify`` (a trait column) draws the test users per trait value instead of from all users
+    at once: ``max(1, round(test_user_share * n_value))`` from every value with at least two
+    users (unknown values form one group), so every group is represented among the test users
+    (the reference stratifies HS-Brexit by group).
+
+    ``named`` (default: whether the dataset has annotator traits) selects the named task; the
+    unnamed task without adaptation is refused (the model would know nothing about the test
+    users) unless ``baseline=True``. The reference checks (:meth:`PerspectivistSplits.check`)
+    run on the result.
+
+    Raises :class:`~hlv_core.io.DataError` for unusable data or settings.
+    """
+    if adaptation not in ADAPTATION_MODES or isinstance(adaptation, bool) and adaptation:
+        raise ValueError(f"adaptation must be False, 'train' or 'test'; got {adaptation!r}.")
+    if not 0.0 < float(test_user_share) < 1.0:
+        raise ValueError(f"test_user_share must be in (0, 1); got {test_user_share!r}.")
+    if not 0.0 <= float(adaptation_share) < 1.0:
+        raise ValueError(f"adaptation_share must be in [0, 1); got {adaptation_share!r}.")
+    if adaptation is not False and adaptation_share <= 0:
+        raise ValueError("adaptation 'train'/'test' needs adaptation_share > 0.")
+    if train_only_text_share != "auto" and not 0.0 <= float(train_only_text_share) < 1.0:
+        raise ValueError("train_only_text_share must be in [0, 1) or 'auto'; got "
+                         f"{train_only_text_share!r}.")
+    traits = trait_table(dataset.annotators)
+    has_traits = _has_traits(traits)
+    if named is None:
+        named = has_traits
+    if named and not has_traits:
+        raise DataError(
+            f"named=True but dataset '{dataset.name}' has no annotator traits.",
+            source=dataset.report.source,
+            column="annotators",
+            fix="add an annotators table with trait columns, or use the unnamed task.",
+        )
+    if not named and adaptation is False and not baseline:
+        raise DataError(
+            "unnamed users without adaptation: the model would know nothing about the test "
+            "users (no traits and none of their labels), so PERSEVAL refuses this setting.",
+            source=dataset.report.source,
+            column="adaptation",
+            fix="choose adaptation='train' or 'test' (a few labels of each test user), use the "
+            "named task (annotator traits), or set baseline=True for a user-agnostic baseline.",
+        )
+    ann = long_annotations(dataset)
+    users = np.array(sorted(pd.unique(ann["annotator_id"])), dtype=object)
+    if users.size < 2:
+        raise DataError(
+            f"dataset '{dataset.name}' has {users.size} annotator(s); a user-disjoint split "
+            "needs at least 2.",
+            source=dataset.report.source,
+            column="annotator_id",
+        )
+    rng = np.random.default_rng(seed)
+    if stratify is None:
+        n_test = int(np.clip(round(test_user_share * users.size), 1, users.size - 1))
+        test_users = np.sort(rng.choice(users, size=n_test, replace=False))
+    else:
+        test_users = _stratified_test_users(users, traits, stratify, test_user_share, rng,
+                                            dataset)
+    texts = np.array(sorted(pd.unique(ann["item_id"])), dtype=object)
+    text_perm = pd.Series(np.arange(texts.size), index=rng.permutation(texts))
+    text_priority = text_perm.reindex(ann["item_id"]).to_numpy()
+    adapt_row_order = rng.permutation(len(ann))
+    test_mask_user = ann["annotator_id"].isin(test_users).to_numpy()
+    if min_adaptation is None:
+        min_adaptation = 1 if adaptation_share > 0 else 0
+
+    def build(share: float, mode, strict: bool):
+        reserved = text_priority < int(share * texts.size)
+        train_rows, adapt_rows, test_rows, dropped = _assemble(
+            ann, test_mask_user, reserved, adapt_row_order, adaptation_share,
+            min_adaptation, min_test,
+        )
+        if mode == "train":
+            train_rows = pd.concat([train_rows, adapt_rows])
+        if strict:
+            train_rows = train_rows[~train_rows["item_id"].isin(set(test_rows["item_id"]))]
+        return train_rows, adapt_rows, test_rows, dropped
+
+    if train_only_text_share == "auto":
+        # chosen on the strict, no-adaptation variant so that the test split stays the same
+        # across adaptation modes and extended/strict (PERSEVAL 3.4)
+        share = 0.0
+        for share in np.round(np.arange(0.0, 0.91, 0.05), 2):
+            train_rows, _, test_rows, _ = build(float(share), False, True)
+            total = len(train_rows) + len(test_rows)
+            if len(test_rows) and len(train_rows) and len(test_rows) <= max_test_share * total:
+                break
+        share = float(share)
+    else:
+        share = float(train_only_text_share)
+    train_rows, adapt_rows, test_rows, dropped = build(share, adaptation, not extended)
+    notes = []
+    if len(dropped):
+        notes.append(
+            f"{len(dropped)} test user(s) dropped: fewer than {min_test} test or "
+            f"{min_adaptation} adaptation label(s) ({', '.join(map(str, dropped[:5]))}"
+            f"{', ...' if len(dropped) > 5 else ''})."
+        )
+    if test_rows.empty:
+        raise DataError(
+            "no test instances left: every test user lacks test labels after the split.",
+            source=dataset.report.source,
+            fix="lower adaptation_share or train_only_text_share, or raise test_user_share.",
+        )
+    if train_rows.empty:
+        raise DataError(
+            "no training labels left: every text was labelled by a test user and the strict "
+            "split (extended=False) removes those texts from training.",
+            source=dataset.report.source,
+            fix="use extended=True, or reserve texts for training with train_only_text_share "
+            "(or 'auto').",
+        )
+    kept_test = tuple(sorted(pd.unique(test_rows["annotator_id"])))
+    train_users = tuple(u for u in users if u not in set(test_users))
+    adapt_pool = adapt_rows.reset_index(drop=True)
+    splits = PerspectivistSplits(
+        train=train_rows.reset_index(drop=True),
+        adaptation=adapt_pool if adaptation == "test" else adapt_pool.iloc[:0],
+        test=test_rows.reset_index(drop=True),
+        train_users=train_users,
+        test_users=kept_test,
+        labels=tuple(dataset.labels),
+        traits=traits if named else None,
+        adaptation_mode=adaptation,
+        extended=bool(extended),
+        named=bool(named),
+        seed=int(seed),
+        test_user_share=float(test_user_share),
+        adaptation_share=float(adaptation_share),
+        train_only_text_share=share,
+        dropped_users=tuple(str(x) for x in dropped),
+        notes=tuple(notes),
+        _adaptation_pool=adapt_pool,
+    )
+    splits.check()
+    return splits

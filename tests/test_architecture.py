@@ -1,0 +1,131 @@
+"""The shape of the code base: the engine never imports the UI, pages never import the command
+line, and the engine's modules import each other without cycles."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import networkx as nx
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def _is_module(name: str) -> bool:
+    path = ROOT / Path(*name.split("."))
+    return path.with_suffix(".py").exists() or (path / "__init__.py").exists()
+
+
+def _imports(path: Path) -> set[str]:
+    """Every module ``path`` imports (absolute names, function-level imports included)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = _module_name(path)
+    if path.name != "__init__.py":
+        package = package.rsplit(".", 1)[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            submodules = {f"{module}.{alias.name}" for alias in node.names}
+            submodules = {m for m in submodules if _is_module(m)}
+            if submodules and len(submodules) == len(node.names):
+                found.update(submodules)  # ``from . import x`` with x a submodule
+            else:
+                found.add(module)
+    return found
+
+
+def _engine_graph() -> nx.DiGraph:
+    files = sorted((ROOT / "hlv_core").rglob("*.py"))
+    modules = {_module_name(f): f for f in files}
+    graph = nx.DiGraph()
+    graph.add_nodes_from(modules)
+    for name, path in modules.items():
+        for target in _imports(path):
+            if target in modules and target != name:
+                # importing a package's submodule also runs the package's __init__
+                graph.add_edge(name, target)
+    return graph
+
+
+def test_engine_has_no_import_cycle():
+    graph = _engine_graph()
+    cycles = list(nx.simple_cycles(graph))
+    assert cycles == [], f"import cycles in hlv_core: {cycles}"
+
+
+def test_engine_never_imports_streamlit():
+    for path in (ROOT / "hlv_core").rglob("*.py"):
+        bad = {m for m in _imports(path) if m == "streamlit" or m.startswith("streamlit.")}
+        assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
+
+
+def test_pages_and_ui_never_import_the_command_line():
+    files = [ROOT / "app.py", *(ROOT / "pages").glob("*.py"), *(ROOT / "hlv_ui").glob("*.py")]
+    for path in files:
+        bad = {m for m in _imports(path) if m == "hlv_core.cli" or m.startswith("hlv_core.cli.")}
+        assert not bad, f"{path.relative_to(ROOT)} imports the CLI: {bad}"
+
+
+def test_the_cycle_detector_sees_a_cycle(tmp_path):
+    """The check above can fail: a two-module cycle is found."""
+    graph = nx.DiGraph([("hlv_core.a", "hlv_core.b"), ("hlv_core.b", "hlv_core.a")])
+    assert list(nx.simple_cycles(graph))
+
+
+def _private_module_violations(imports: dict[str, set[str]]) -> list[str]:
+    """Where a module imports a private module (a module whose name starts with ``_``, e.g.
+    ``hlv_core.io._read``) from outside that module's package. ``imports``: importer -> the
+    modules it imports (:func:`_imports`)."""
+    found = []
+    for importer, targets in imports.items():
+        for target in sorted(targets):
+            parts = target.split(".")
+            for i, part in enumerate(parts):
+                if part.startswith("_") and not part.startswith("__") and _is_module(
+                        ".".join(parts[: i + 1])):
+                    package = ".".join(parts[:i])
+                    if importer != package and not importer.startswith(package + "."):
+                        found.append(f"{importer} imports {'.'.join(parts[: i + 1])}")
+                    break
+    return found
+
+
+def test_private_modules_are_imported_only_inside_their_package():
+    files = [*(ROOT / "hlv_core").rglob("*.py"), ROOT / "app.py", *(ROOT / "pages").glob("*.py"),
+             *(ROOT / "hlv_ui").glob("*.py")]
+    assert _private_module_violations({_module_name(f): _imports(f) for f in files}) == []
+
+
+def test_the_private_module_check_sees_a_violation():
+    """The check above can fail: a page or a module of another package importing
+    ``hlv_core.io._read`` is reported; ``hlv_core.io.loading`` may."""
+    found = _private_module_violations({
+        "pages.probe": {"hlv_core.io._read"},
+        "hlv_core.lewidi": {"hlv_core.io._read"},
+        "hlv_core.io.loading": {"hlv_core.io._read"},
+    })
+    assert found == ["pages.probe imports hlv_core.io._read",
+                     "hlv_core.lewidi imports hlv_core.io._read"]
+
+
+def test_the_dataset_is_built_whole():
+    """No module mutates a frozen object after building it (``dataclasses.replace`` or the
+    builders' ``name=`` argument instead)."""
+    offenders = [str(path.relative_to(ROOT)) for path in (ROOT / "hlv_core").rglob("*.py")
+                 if "object.__setattr__" in path.read_text(encoding="utf-8")]
+    assert offenders == []
