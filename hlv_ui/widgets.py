@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pandas as pd
 import streamlit as st
 
@@ -16,15 +18,16 @@ def csv_bytes(frame: pd.DataFrame, *, index: bool = False) -> bytes:
 
 
 def download_table(
-    frame: pd.DataFrame, file_name: str, *, key: str, label: str = "Download CSV",
-    index: bool = False,
+    frame: pd.DataFrame | Callable[[], pd.DataFrame], file_name: str, *, key: str,
+    label: str = "Download CSV", index: bool = False,
 ) -> None:
     """A CSV download button for ``frame`` that does not rerun the app. The CSV is built only
     when the button is clicked (a callable ``data``), so a page never pays for downloads nobody
-    asks for."""
+    asks for. ``frame`` may be a function returning the table, so that building the table
+    itself waits for the click too."""
     st.download_button(
         label,
-        data=lambda: csv_bytes(frame, index=index),
+        data=lambda: csv_bytes(frame() if callable(frame) else frame, index=index),
         file_name=file_name if file_name.endswith(".csv") else f"{file_name}.csv",
         mime="text/csv",
         key=key,
