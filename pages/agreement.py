@@ -17,6 +17,7 @@ from hlv_core.pair_averages import average_multilabel_pairs, kappa_summary
 from hlv_core.pair_matrix import most_active, pairwise_matrix
 from hlv_core.text import md
 from hlv_ui.heatmap import pair_heatmap
+from hlv_ui.simulators import multilabel_simulator
 from hlv_ui.state import require_dataset, show_data_error
 from hlv_ui.widgets import download_table, lazy_tabs
 
@@ -310,72 +311,8 @@ def multilabel_tab() -> None:
     st.plotly_chart(fig, width="stretch", key="agreement.ml_bar")
 
 
-@st.cache_data(show_spinner="Simulating…", max_entries=8)
-def compute_sim(n_cat: int, n_items: int, skew: float, n_datasets: int, n_boot: int,
-                seed: int) -> pd.DataFrame:
-    return agreement.simulation_curves(n_categories=n_cat, n_items=n_items, label_skew=skew,
-                                       n_datasets=n_datasets, n_boot=n_boot, seed=seed)
-
-
-def simulator_tab() -> None:
-    st.markdown(
-        "Simulated two-coder multi-label data (Marchal et al. 2022, section 5): how the share of "
-        "double labels, the intersection agreement, the number of categories and the label "
-        "entropy move observed, expected and adjusted agreement. The table under the plot sets "
-        "the paper's published values beside this run's (5 or 10 categories, equal label "
-        "probabilities). Soft-match expected agreement uses the paper's reduction to the "
-        "intersecting label."
-    )
-    s1, s2, s3 = st.columns(3)
-    n_cat = int(s1.number_input("Categories", 4, 20, 5, 1, key="agreement.sim_k"))
-    n_items = int(s2.number_input("Items per data set", 20, 1000, 100, 10, key="agreement.sim_n"))
-    skew = float(s3.slider("Label skew (0 = equal probabilities, higher = lower entropy)",
-                           0.0, 3.0, 0.0, 0.25, key="agreement.sim_skew"))
-    s4, s5, s6 = st.columns(3)
-    n_datasets = int(s4.number_input("Data sets per setting", 1, 100, 10, 1,
-                                     key="agreement.sim_sets"))
-    sim_boot = int(s5.number_input("Bootstrap replicates", 10, 1000, 100, 10,
-                                   key="agreement.sim_boot"))
-    sim_seed = int(s6.number_input("Simulation seed", 0, 2**31 - 1, 0, 1,
-                                   key="agreement.sim_seed"))
-    curves = compute_sim(n_cat, n_items, skew, n_datasets, sim_boot, sim_seed)
-    st.caption(f"Label entropy: {curves['entropy'].iloc[0]:.2f} bits "
-               f"(max {np.log2(n_cat):.2f}).")
-    measures = st.multiselect(
-        "Measures", list(agreement.MULTILABEL_MEASURES),
-        default=["soft_match_kappa", "augmented_kappa", "boot_match", "boot_f1"],
-        key="agreement.sim_measures",
-    )
-    if measures:
-        long = curves[curves["measure"].isin(measures)].melt(
-            id_vars=["agreement", "double_share", "measure"],
-            value_vars=["observed", "expected", "adjusted"], var_name="statistic")
-        long["agreement"] = ((long["agreement"] * 100).round().astype(int).astype(str)
-                             + "% intersection")
-        fig = px.line(long, x="double_share", y="value", color="statistic", facet_row="measure",
-                      facet_col="agreement", markers=True,
-                      category_orders={"measure": measures},
-                      labels={"double_share": "share of double labels"},
-                      height=220 * len(measures) + 80)
-        fig.for_each_annotation(lambda a: a.update(text=a.text.split("=")[-1]))
-        st.plotly_chart(fig, width="stretch", key="agreement.sim_plot")
-    else:
-        st.info("Pick at least one measure.")
-    versus = agreement.simulation_vs_paper(curves)
-    if versus.empty:
-        st.caption("The paper publishes simulation values for 5 and 10 categories with equal "
-                   "label probabilities only (skew 0); nothing to compare for these settings.")
-    else:
-        st.markdown("**Paper (section 5) vs this run**")
-        st.dataframe(versus, width="stretch", hide_index=True,
-                     column_config={"paper": st.column_config.NumberColumn(format="%.2f"),
-                                    "this_run": st.column_config.NumberColumn(format="%.3f")})
-    download_table(curves.assign(seed=sim_seed, n_boot=sim_boot, n_datasets=n_datasets),
-                   "multilabel_simulation.csv", key="agreement.dl_sim")
-
-
 TAB_BODIES = {"Overall α": overall_tab, "Pairs": pairs_tab, "Multi-label": multilabel_tab,
-              "Simulator": simulator_tab}
+              "Simulator": multilabel_simulator}
 for name, tab in tabs.items():  # only the open tab runs
     if tab.open:
         with tab:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import plotly.express as px
-import plotly.graph_objects as go
 import streamlit as st
 
 from hlv_core import soft_metrics as sm
@@ -14,9 +13,9 @@ from hlv_core import training
 from hlv_core.io import DataError, load_predictions
 from hlv_core.io.item_predictions import item_level_predictions
 from hlv_core.scoring import ModelScores, item_verdicts, metric_ranks, metric_winners, score_model
-from hlv_core.simulate import METRIC_NAMES, PAPER_TABLE2, figure1_curves, figure1_point, simulate
 from hlv_core.targets import available_targets
 from hlv_core.text import md
+from hlv_ui.simulators import figure1_explainer, table2_simulator
 from hlv_ui.state import (
     add_predictions,
     frame_hash,
@@ -230,104 +229,6 @@ def items_tab(results: dict[str, dict]) -> None:
                 st.dataframe(frame[frame["item_id"] == item], hide_index=True, width="stretch")
 
 
-# ------------------------------------------------------------------------ explainer, simulator
-def figure1_tab() -> None:
-    st.markdown(
-        "One binary item. The humans split **p** : 1 − p on the positive class; the model "
-        "predicts **q**. Soft accuracy = min(p, q) + min(1 − p, 1 − q); PO-JSD = 1 − JSD (bits). "
-        "PO-JSD stays close to 1 even for clearly wrong predictions, so its scale is compressed "
-        "(Theorem 1: soft accuracy ≤ PO-JSD). The paper's Figure 1 example: p = 0.5, "
-        "q = 0.2 gives soft accuracy 0.7 and PO-JSD above 0.9; the live values for your p and q "
-        "are below, with the paper's beside them at that point."
-    )
-    c1, c2 = st.columns(2)
-    p = c1.slider("True judgement p (positive class)", 0.0, 1.0, 0.5, 0.01, key=f"{KEY}.fig1_p")
-    q = c2.slider("Predicted q (positive class)", 0.0, 1.0, 0.2, 0.01, key=f"{KEY}.fig1_q")
-    curves = figure1_curves(p)
-    one = figure1_point(p, q)
-    fig = go.Figure()
-    fig.add_scatter(x=curves["q"], y=curves["soft_overlap"], name="soft accuracy")
-    fig.add_scatter(x=curves["q"], y=curves["po_jsd"], name="PO-JSD")
-    fig.add_scatter(x=[q, q], y=[one["soft_accuracy"], one["po_jsd"]],
-                    mode="markers", marker={"size": 12}, name="your q")
-    fig.update_layout(xaxis_title="q", yaxis_title="score", yaxis_range=[0, 1.02],
-                      title=f"Figure 1 (p = {p:.2f})")
-    st.plotly_chart(fig, width="stretch", key=f"{KEY}.fig1")
-    cols = st.columns(3)
-    at_paper = abs(p - 0.5) < 1e-9 and abs(q - 0.2) < 1e-9
-    cols[0].metric("Soft accuracy", f"{one['soft_accuracy']:.4f}",
-                   help="paper (Figure 1, p = 0.5, q = 0.2): 0.7")
-    cols[1].metric("PO-JSD", f"{one['po_jsd']:.4f}",
-                   help="paper (Figure 1, p = 0.5, q = 0.2): > 0.9")
-    if at_paper:
-        st.caption(f"At the paper's Figure 1 point: soft accuracy "
-                   f"{one['soft_accuracy']:.3f} (paper 0.7), PO-JSD "
-                   f"{one['po_jsd']:.3f} (paper > 0.9).")
-    cols[2].metric("Hard accuracy", f"{one['hard_accuracy']:.0f}",
-                   help="argmax ties go to the first label: p = 0.5 counts as the positive class "
-                        "here because it is listed first")
-
-
-def simulator_tab() -> None:
-    st.markdown(
-        "Table 2 of the paper: B random pairs (P, Q) of `rows × K` matrices, rows of P ~ "
-        "Dirichlet(α), rows of Q ~ Dirichlet(β). Per pair: **A** hard accuracy, **J** PO-JSD, "
-        "**E** entropy correlation, **S** soft accuracy; then their correlation across pairs. "
-        "The paper finds J and S strongly correlated (r > 0.9 in every setting of its Table 2) "
-        "and reads this as empirical assurance that soft accuracy is sensible; it also proves "
-        "soft accuracy ≤ PO-JSD, so PO-JSD can score wrong predictions close to its maximum "
-        "(misleadingly high), and recommends reporting both, focusing on soft accuracy when "
-        "interpretability matters. Run the simulation to see this run's J-S next to the paper's."
-    )
-    c = st.columns(6)
-    K = int(c[0].number_input("K", 2, 200, 10, key=f"{KEY}.sim_K"))
-    alpha = float(c[1].number_input("α", 0.01, 100.0, 10.0, key=f"{KEY}.sim_alpha"))
-    beta = float(c[2].number_input("β", 0.01, 100.0, 10.0, key=f"{KEY}.sim_beta"))
-    B = int(c[3].number_input("B pairs", 10, 2000, 500, step=50, key=f"{KEY}.sim_B"))
-    rows = int(c[4].number_input("rows", 10, 5000, 1000, step=100, key=f"{KEY}.sim_rows"))
-    seed = int(c[5].number_input("seed", 0, 2**31 - 1, 0, key=f"{KEY}.sim_seed"))
-    params = (K, alpha, beta, B, rows, seed)
-    if st.button("Run simulation", key=f"{KEY}.sim_run", icon=":material/play_arrow:"):
-        bar = st.progress(0.0, text="Sampling and scoring pairs…")
-        res = simulate(K, alpha, beta, B, rows, seed=seed,
-                       progress=lambda f: bar.progress(min(f, 1.0), text=f"{f:.0%} of pairs"))
-        bar.empty()
-        st.session_state[f"{KEY}.sim_result"] = (params, res)
-    stored = st.session_state.get(f"{KEY}.sim_result")
-    if stored is None:
-        st.info("Set the parameters and press **Run simulation** (the default takes about a "
-                "second).")
-        return
-    stored_params, res = stored
-    if stored_params != params:
-        st.caption("Showing the last run; press Run for the new parameters.")
-    st.caption(f"K={res.K}, α={res.alpha:g}, β={res.beta:g}, B={res.B}, rows={res.rows}, "
-               f"seed {res.seed}")
-    names = [f"{k} ({v})" for k, v in METRIC_NAMES.items()]
-    heat = px.imshow(res.corr.to_numpy(), x=names, y=names, zmin=-1, zmax=1, text_auto=".2f",
-                     color_continuous_scale="RdBu", title="Correlation across pairs")
-    st.plotly_chart(heat, width="stretch", key=f"{KEY}.sim_heat")
-    pairs = pd.DataFrame([res.pairs()])
-    paper = PAPER_TABLE2.get((res.K, res.alpha, res.beta))
-    if paper is not None:
-        pairs.loc[1] = paper
-        pairs.index = ["this run", "paper"]
-    else:
-        pairs.index = ["this run"]
-    js = float(pairs.loc["this run", "J-S"])
-    claim = (f"paper, these parameters: {paper[4]:.2f}" if paper is not None
-             else "paper: > 0.9 in every setting of Table 2")
-    st.metric("J-S correlation, this run", f"{js:.3f}", help=claim)
-    st.caption(f"J-S correlation: this run **{js:.3f}**; {claim} "
-               f"({'above' if js > 0.9 else 'not above'} 0.9 here).")
-    st.dataframe(pairs, width="stretch")
-    st.plotly_chart(px.scatter_matrix(res.values, dimensions=list("AJES"),
-                                      title="Per-pair metric values"),
-                    width="stretch", key=f"{KEY}.sim_scatter")
-    download_table(res.values.assign(K=res.K, alpha=res.alpha, beta=res.beta, seed=res.seed),
-                   "table2_simulation.csv", key=f"{KEY}.dl.sim")
-
-
 # ------------------------------------------------------------------------------------ layout
 def choose_and_score() -> tuple[dict[str, ModelScores], int, int, bool]:
     """Upload, model choice and bootstrap controls (shared by the first three tabs)."""
@@ -395,9 +296,9 @@ for name, tab in tabs.items():  # only the open tab runs
         continue
     with tab:
         if name == "Figure 1 explainer":
-            figure1_tab()
+            figure1_explainer(KEY)
         elif name == "Table 2 simulator":
-            simulator_tab()
+            table2_simulator(KEY)
         elif results:
             NEEDS_RESULTS[name][0]()
         elif SUPPORTED:
