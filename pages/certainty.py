@@ -9,8 +9,6 @@ import math
 
 import numpy as np
 import pandas as pd
-import plotly.express as px
-import plotly.graph_objects as go
 import streamlit as st
 
 from hlv_core import certainty as ce
@@ -26,16 +24,16 @@ from hlv_core.certainty_tables import (
 from hlv_core.io import DataError
 from hlv_core.io.item_predictions import model_matrices
 from hlv_core.text import md
+from hlv_ui.certainty_figures import (
+    MODEL_TITLES,
+    case_figure,
+    curves_figure,
+    fmt_r,
+    overlay_histogram,
+    ua_figure,
+)
 from hlv_ui.state import get_predictions, require_dataset
 from hlv_ui.widgets import download_table, lazy_tabs
-
-# PrIRN in two IRN variants (Stutz et al., section 3 and the released code): the paper's (a tied block's weight
-# 1/b is split among its classes; default) and the released code's (no split), side by side.
-MODEL_TITLES = {"dirichlet": "Dirichlet", "prirn": "PrIRN (paper IRN: ties split)",
-                "prirn_released": "PrIRN (released-code IRN: ties not split)",
-                "pl": "Plackett-Luce"}
-MODEL_COLORS = {"Dirichlet": "#1f77b4", MODEL_TITLES["prirn"]: "#d62728",
-                MODEL_TITLES["prirn_released"]: "#ff9896", "Plackett-Luce": "#1f77b4"}
 
 
 def engine_model(key: str) -> str:
@@ -54,9 +52,6 @@ AO_DEPTH = 3  # UA average overlap at depth 3 (paper Fig. 6, last column)
 METRIC_TITLES = {"ua_accuracy": "UA top-k accuracy", "ua_set_accuracy": "UA top-k set accuracy",
                  "ua_average_overlap": f"UA average overlap (depth {AO_DEPTH})"}
 
-
-def fmt_r(r: float) -> str:
-    return "∞ (point estimate)" if math.isinf(r) else f"{r:g}"
 
 
 allowed = pl_reliability_allowed
@@ -218,21 +213,7 @@ def curves_tab() -> None:
     results = sweep_all()
     st.subheader("Annotation certainty vs reliability")
     cert = pd.concat([r["certainty"] for r in results.values()], ignore_index=True)
-    finite = [r for r in curve_rel if not math.isinf(r)]
-    inf_x = max(finite) * 3 if finite else 1.0
-    plot = cert.assign(
-        x=cert["reliability"].where(np.isfinite(cert["reliability"]), inf_x),
-        model_title=cert["model"].map(MODEL_TITLES), k_label="top-" + cert["k"].astype(str))
-    fig = px.line(plot, x="x", y="mean_certainty", color="model_title", line_dash="k_label",
-                  markers=True, log_x=True, color_discrete_map=MODEL_COLORS,
-                  labels={"x": "reliability (log scale; last point = ∞)",
-                          "mean_certainty": "mean annotation certainty", "model_title": "model",
-                          "k_label": "set size"})
-    if finite:
-        ticks = finite + [inf_x]
-        fig.update_xaxes(tickvals=ticks, ticktext=[f"{t:g}" for t in finite] + ["∞"])
-    fig.update_yaxes(range=[0, 1.02])
-    fig.update_layout(height=380, margin={"t": 30, "b": 10}, legend={"orientation": "h", "y": -0.25})
+    fig = curves_figure(cert, curve_rel)
     st.plotly_chart(fig, width="stretch", key="certainty.curves")
     st.caption("Top-k certainty: the largest share of samples that agree on the same set of k top "
                "classes (paper Fig. 6, left). It rises with reliability and is 1 at ∞ by "
@@ -262,20 +243,15 @@ def reliability_panel() -> None:
                 frames.append(res["per_case"])
                 top1[model] = res["certainty"].query("k == 1").iloc[0]
     if not frames:
-        st.info(f"Plackett-Luce runs at integer reliabilities up to {PL_MAX_RELIABILITY} and ∞; choose "
-                "one of those.")
+        st.info("Plackett-Luce runs at integer reliabilities up to "
+                f"{PL_MAX_RELIABILITY} and ∞; choose one of those.")
         return
     per_case = pd.concat(frames, ignore_index=True)
     per_case["model_title"] = per_case["model"].map(MODEL_TITLES)
     left, right = st.columns([3, 2])
-    fig = px.histogram(per_case, x="certainty_top1", color="model_title", barmode="overlay",
-                       nbins=25, range_x=[0, 1.0001], opacity=0.7,
-                       color_discrete_map=MODEL_COLORS,
-                       labels={"certainty_top1": "top-1 annotation certainty",
-                               "model_title": "model"})
-    fig.update_layout(height=340, margin={"t": 30, "b": 10}, yaxis_title="cases",
-                      title=f"Per-case top-1 certainty at reliability {fmt_r(r)}",
-                      legend={"orientation": "h", "y": -0.3})
+    fig = overlay_histogram(per_case, "certainty_top1", "top-1 annotation certainty", nbins=25,
+                            unit_range=True, height=340,
+                            title=f"Per-case top-1 certainty at reliability {fmt_r(r)}")
     left.plotly_chart(fig, width="stretch", key="certainty.hist")
     with right:
         for model, row in top1.items():
@@ -292,19 +268,9 @@ def reliability_panel() -> None:
     if "expected_risk" in per_case.columns:
         st.markdown("**Risk view** (risk groups 0 low, 1 medium, 2 high; paper Fig. 8)")
         a, b = st.columns(2)
-        fig = px.histogram(per_case, x="expected_risk", color="model_title", barmode="overlay",
-                           nbins=20, opacity=0.7, color_discrete_map=MODEL_COLORS,
-                           labels={"expected_risk": "expected risk of the top-1 class",
-                                   "model_title": "model"})
-        fig.update_layout(height=300, margin={"t": 10, "b": 10}, yaxis_title="cases",
-                          legend={"orientation": "h", "y": -0.35})
+        fig = overlay_histogram(per_case, "expected_risk", "expected risk of the top-1 class")
         a.plotly_chart(fig, width="stretch", key="certainty.risk_hist")
-        fig = px.histogram(per_case, x="risk_certainty", color="model_title", barmode="overlay",
-                           nbins=20, opacity=0.7, range_x=[0, 1.0001],
-                           color_discrete_map=MODEL_COLORS,
-                           labels={"risk_certainty": "risk certainty", "model_title": "model"})
-        fig.update_layout(height=300, margin={"t": 10, "b": 10}, yaxis_title="cases",
-                          legend={"orientation": "h", "y": -0.35})
+        fig = overlay_histogram(per_case, "risk_certainty", "risk certainty", unit_range=True)
         b.plotly_chart(fig, width="stretch", key="certainty.risk_cert_hist")
         st.caption("Risk certainty: the largest share of samples whose top-1 class falls in the "
                    "same risk group. Means: " + ", ".join(
@@ -338,27 +304,8 @@ def ua_tab() -> None:
         det_name = "deterministic_accuracy"
     sub = acc[(acc["k"] == k) & (acc["metric"] == metric)]
     det = acc[(acc["k"] == k) & (acc["metric"] == det_name)]
-    fig = go.Figure()
-    palette = px.colors.qualitative.Plotly
-    colours = {p: palette[i % len(palette)] for i, p in enumerate(sorted(predictions))}
-    dashes = {"prirn": "solid", "prirn_released": "dot", "dirichlet": "solid", "pl": "dash"}
-    for (model, pred), g in sub.groupby(["model", "predictor"]):
-        g = g[np.isfinite(g["reliability"])].sort_values("reliability")
-        if g.empty:
-            continue
-        fig.add_trace(go.Scatter(
-            x=g["reliability"], y=g["mean"], mode="lines+markers",
-            name=f"{pred} · {model}", line={"color": colours[pred], "dash": dashes[model]},
-            error_y={"type": "data", "array": g["sd"].to_numpy()}))
-    for _, row in det.drop_duplicates(["model", "predictor"]).iterrows():
-        fig.add_hline(y=row["mean"], line_dash="dot", line_color=colours[row["predictor"]],
-                      annotation_text=f"{row['predictor']} · {row['model']} at ∞",
-                      annotation_font_size=10)
-    shown = sorted(float(r) for r in sub["reliability"].unique() if np.isfinite(r))
-    fig.update_xaxes(type="log", tickvals=shown, ticktext=[f"{r:g}" for r in shown])
-    fig.update_layout(xaxis_title="reliability (log scale)",
-                      yaxis_title=METRIC_TITLES[metric].replace("top-k", f"top-{k}"),
-                      height=420, margin={"t": 30, "b": 10})
+    fig = ua_figure(sub, det, sorted(predictions),
+                    METRIC_TITLES[metric].replace("top-k", f"top-{k}"))
     st.plotly_chart(fig, width="stretch", key="certainty.ua")
     st.caption("Dotted lines: the same metric against the point estimate (IRN / majority / PL "
                "ML), i.e. reliability ∞: the over-estimate the paper warns about. Error bars: sd "
@@ -416,17 +363,7 @@ def case_tab() -> None:
                           max(min(n_samples, 500), 50), seed, prior, case_data, dataset.n_labels)
     base_case = point_estimate(dataset, dataset.content_hash, model_case)[case]
     summary = case_summary(x_case, base_case, labels)
-    names = summary["class"].tolist()
-    strip = pd.DataFrame({"class": np.repeat(names, x_case.shape[0]),
-                          "plausibility": x_case[:, summary["class_index"]].T.ravel()})
-    fig = go.Figure()
-    fig.add_trace(go.Bar(x=names, y=summary["point_estimate"], name="point estimate (r = ∞)",
-                         marker_color="#9ecae1"))
-    fig.add_trace(go.Box(x=strip["class"], y=strip["plausibility"], name="sampled plausibilities",
-                         boxpoints="all", jitter=0.5, pointpos=0, marker={"size": 3},
-                         line={"width": 1}, marker_color="#2ca02c", fillcolor="rgba(0,0,0,0)"))
-    fig.update_layout(height=380, margin={"t": 30, "b": 10}, yaxis_title="plausibility",
-                      legend={"orientation": "h", "y": 1.1})
+    fig = case_figure(summary, x_case[:, summary["class_index"]])
     st.plotly_chart(fig, width="stretch", key="certainty.case_plot")
     st.caption("Figure 5 of the paper: bars = point estimate, dots = plausibilities sampled for this "
                "case alone with the same settings (the classes with the largest point estimate or "
