@@ -32,7 +32,7 @@ from hlv_ui.certainty_figures import (
     overlay_histogram,
     ua_figure,
 )
-from hlv_ui.state import get_predictions, require_dataset
+from hlv_ui.state import frame_hash, get_predictions, require_dataset
 from hlv_ui.widgets import download_table, lazy_tabs
 
 
@@ -147,16 +147,24 @@ def agreement(_dataset, dataset_hash: str) -> np.ndarray:
                                _dataset.n_labels)[0]
 
 
-# UA accuracy needs one prediction per case: models with partial coverage are left out (notes)
-matrices, pred_notes = model_matrices(get_predictions(), dataset, complete=True)
-predictions = {name: q for name, (_, q) in matrices.items()}
+@st.cache_data(show_spinner=False, max_entries=8)
+def prediction_arrays(_dataset, dataset_hash: str, _preds, preds_hash: str):
+    """UA accuracy needs one prediction per case: models with partial coverage are left out
+    (notes). Also the cache key of the sweeps: the content of every matrix, never names alone."""
+    del dataset_hash, preds_hash
+    matrices, notes = model_matrices(_preds, _dataset, complete=True)
+    arrays = {name: q for name, (_, q) in matrices.items()}
+    key = tuple(
+        (name, hashlib.sha256(np.ascontiguousarray(q, dtype=float).tobytes()).hexdigest()[:16])
+        for name, q in sorted(arrays.items()))
+    return arrays, notes, key
+
+
+dataset_preds = get_predictions()
+predictions, pred_notes, pred_key = prediction_arrays(dataset, dataset.content_hash, dataset_preds,
+                                                      frame_hash(dataset_preds))
 for note in pred_notes:
     st.caption(md(note))
-# cache key = content of every prediction matrix, never the model names alone
-pred_key = tuple(
-    (name, hashlib.sha256(np.ascontiguousarray(q, dtype=float).tobytes()).hexdigest()[:16])
-    for name, q in sorted(predictions.items())
-)
 
 
 def get_result(model: str, r: float) -> dict:
