@@ -237,6 +237,7 @@ def curves_tab() -> None:
 # ----------------------------------------------------------------------------- fragment
 @st.fragment
 def reliability_panel() -> None:
+    st.subheader("Per-example certainty at one reliability")
     finite_curve = [r for r in curve_rel if not math.isinf(r)]
     default = finite_curve[len(finite_curve) // 2] if finite_curve else curve_rel[0]
     r = st.select_slider(
