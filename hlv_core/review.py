@@ -562,3 +562,14 @@ def exportable_own_labels(store: ReviewStore, access: Access, dataset: str | Non
 def can_import(access: Access) -> bool:
     """Only admins import judgements (an import writes rows in other reviewers' names)."""
     return bool(access.is_admin)
+
+
+def smallest_p(n: int, alternative: str = "two-sided") -> float:
+    """The smallest p-value the exact permutation test of :func:`permutation_pvalue` can give
+    with ``n`` models: only the observed pairing (and, two-sided, its mirror) among the ``n!``
+    pairings reaches the observed r, so ``p_min = c / n!`` with ``c = 2`` two-sided, ``1``
+    otherwise (Kurniawan et al., section 6: with few models no correlation can be significant)."""
+    return (2.0 if alternative == "two-sided" else 1.0) / float(math.factorial(int(n)))
+
+
+__all__ += ["smallest_p"]  # appended while review.py is being split

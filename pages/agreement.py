@@ -1,5 +1,5 @@
-"""Agreement: Krippendorff's alpha (overall with CI, all pairs), kappas, multi-label agreement with
-bootstrapped chance agreement (seed 002) and the seed-002 simulator."""
+"""Agreement: Krippendorff's alpha (overall with CI, all pairs), kappas, and for multi-label data
+the measures of Marchal et al. (2022) with bootstrapped chance agreement, plus their simulator."""
 
 from __future__ import annotations
 
@@ -8,16 +8,18 @@ import html
 import numpy as np
 import pandas as pd
 import plotly.express as px
-import plotly.graph_objects as go
 import streamlit as st
-from scipy.cluster.hierarchy import leaves_list, linkage
-from scipy.spatial.distance import squareform
 
 from hlv_core import agreement
 from hlv_core.io import DataError, Dataset
+from hlv_core.levels import level_options
+from hlv_core.pair_averages import average_multilabel_pairs, kappa_summary
+from hlv_core.pair_matrix import most_active, pairwise_matrix
 from hlv_core.text import md
+from hlv_ui.heatmap import pair_heatmap
+from hlv_ui.simulators import multilabel_simulator
 from hlv_ui.state import require_dataset, show_data_error
-from hlv_ui.widgets import download_table
+from hlv_ui.widgets import download_table, lazy_tabs
 
 HEATMAP_MAX = 60  # annotators drawn in the heatmap (most active first)
 ML_MEMO_KEY = "agreement._ml_memo"
@@ -43,17 +45,15 @@ if not dataset.annotator_ids_known:
     )
     st.stop()
 
-is_multilabel = dataset.task == "multilabel"
-multilabel_mode = "set" if is_multilabel else "error"
+opts = level_options(dataset)
+is_multilabel = opts.multilabel == "set"
+multilabel_mode = opts.multilabel
 
 # ---------------------------------------------------------------------------------- controls
-levels = list(agreement.ALPHA_LEVELS)
-default_level = dataset.level if dataset.level in levels else "nominal"
-if is_multilabel:
-    levels, default_level = ["nominal"], "nominal"
+levels = list(opts.levels)
 c1, c2, c3 = st.columns(3)
 level = c1.selectbox(
-    "Level of measurement", levels, index=levels.index(default_level), key="agreement.level",
+    "Level of measurement", levels, index=levels.index(opts.default), key="agreement.level",
     help="Nominal: labels are unordered categories. Ordinal: ordered (ranks matter). Interval: "
     "numeric differences matter. Ratio: relative differences matter. Always chosen explicitly.",
 )
@@ -68,7 +68,7 @@ if is_multilabel:
     )
 
 try:
-    values = dataset.numeric_label_map(level)
+    values = opts.values(level)
 except DataError as error:
     show_data_error(error)
     st.stop()
@@ -96,14 +96,7 @@ def compute_pairs(_dataset: Dataset, dataset_hash: str, level: str, min_shared: 
 @st.cache_data(show_spinner=False, max_entries=8)
 def compute_kappas(_dataset: Dataset, dataset_hash: str) -> dict:
     del dataset_hash
-    out = {"fleiss": agreement.fleiss_kappa(_dataset.annotations)}
-    ids = _dataset.annotations["annotator_id"].unique()
-    if len(ids) == 2:
-        out["cohen"] = agreement.cohen_kappa(_dataset.annotations)
-    elif len(ids) <= 60:
-        pk = agreement.pairwise_cohen_kappa(_dataset.annotations)
-        out["light"] = float(pk["kappa"].mean()) if len(pk) else float("nan")
-    return out
+    return kappa_summary(_dataset.annotations)
 
 
 def fmt(x: float) -> str:
@@ -123,10 +116,11 @@ except ValueError as err:
 tab_names = ["Overall α", "Pairs", "Simulator"]
 if is_multilabel:
     tab_names.insert(2, "Multi-label")
-tabs = dict(zip(tab_names, st.tabs(tab_names), strict=True))
+tabs = lazy_tabs(tab_names, key="agreement.tab")
 
-# ---------------------------------------------------------------------------------- overall
-with tabs["Overall α"]:
+
+
+def overall_tab() -> None:
     m1, m2, m3, m4 = st.columns(4)
     m1.metric(f"Krippendorff's α ({level})", fmt(report.alpha))
     ci = (f"[{report.ci_low:.3f}, {report.ci_high:.3f}]" if np.isfinite(report.ci_low)
@@ -147,8 +141,6 @@ with tabs["Overall α"]:
             k2.metric("Cohen's κ", fmt(kap["cohen"]))
         elif "light" in kap:
             k2.metric("Light's κ (mean pairwise Cohen's κ)", fmt(kap["light"]))
-    shares = pd.DataFrame({"value": list(report.value_shares),
-                           "share": list(report.value_shares.values())})
     if len(report.replicates) and np.isfinite(report.replicates).any():
         fig = px.histogram(pd.DataFrame({"alpha": report.replicates}), x="alpha", nbins=40,
                            title=f"Bootstrap distribution of α ({report.n_boot} replicates, "
@@ -156,13 +148,14 @@ with tabs["Overall α"]:
         fig.add_vline(x=report.alpha, line_dash="dash")
         st.plotly_chart(fig, width="stretch", key="agreement.boot_hist")
     st.markdown("**Share of each value among pairable values**")
-    st.dataframe(shares, hide_index=True)
+    st.dataframe(pd.DataFrame({"value": list(report.value_shares),
+                               "share": list(report.value_shares.values())}), hide_index=True)
     summary = pd.DataFrame([{**{k: v for k, v in report.as_dict().items()
                                 if k != "value_shares"}, "dataset": dataset.name}])
     download_table(summary, "alpha_summary.csv", key="agreement.dl_summary")
 
-# ---------------------------------------------------------------------------------- pairs
-with tabs["Pairs"]:
+
+def pairs_tab() -> None:
     min_shared = int(st.number_input(
         "Minimum shared items per pair", 1, 1000, 2, 1, key="agreement.min_shared",
         help="Pairs sharing fewer items get no α (one shared item can never give a positive α).",
@@ -178,262 +171,149 @@ with tabs["Pairs"]:
     if defined.empty:
         st.warning("No annotator pair has a defined α: too few shared items or no variation. "
                    "Lower the minimum of shared items or pick another dataset.")
-    else:
-        means = agreement.annotator_mean_agreement(pairs)
-        activity = dataset.annotations.groupby("annotator_id")["item_id"].nunique()
-        shown = activity.sort_values(ascending=False).index[:HEATMAP_MAX]
-        shown = [a for a in shown if a in set(defined["annotator_a"]) | set(defined["annotator_b"])]
-        if len(activity) > HEATMAP_MAX:
-            st.caption(f"Heatmap: the {len(shown)} most active annotators of {len(activity):,}.")
-        idx = {a: i for i, a in enumerate(shown)}
-        mat = np.full((len(shown), len(shown)), np.nan)
-        sub = defined[defined["annotator_a"].isin(idx) & defined["annotator_b"].isin(idx)]
-        ia = sub["annotator_a"].map(idx).to_numpy()
-        ib = sub["annotator_b"].map(idx).to_numpy()
-        mat[ia, ib] = sub["alpha"].to_numpy()
-        mat[ib, ia] = sub["alpha"].to_numpy()
-        if len(shown) >= 3:
-            filled = np.where(np.isnan(mat), np.nanmean(mat), mat)
-            dist = np.clip(1.0 - filled, 0.0, 2.0)
-            np.fill_diagonal(dist, 0.0)
-            dist = (dist + dist.T) / 2.0
-            order = leaves_list(linkage(squareform(dist, checks=False), method="average"))
-        else:
-            order = np.arange(len(shown))
-        raw_sorted = [str(shown[i]) for i in order]
-        # annotator ids are user strings: escaped for plotly (it renders a few HTML tags)
-        labels_sorted = [html.escape(a) for a in raw_sorted]
-        from_label = dict(zip(labels_sorted, raw_sorted, strict=True))
-        z = mat[np.ix_(order, order)]  # diagonal left blank: a pair needs two annotators
-        centre = report.alpha if np.isfinite(report.alpha) else 0.0
-        spread = float(np.nanmax(np.abs(z - centre))) if np.isfinite(z).any() else 1.0
-        spread = max(spread, 0.05)
-        heat = go.Figure(go.Heatmap(
-            z=z, x=labels_sorted, y=labels_sorted, colorscale="RdBu", zmid=centre,
-            zmin=centre - spread, zmax=centre + spread, xgap=1, ygap=1,
-            colorbar={"title": "α_ij"}, hoverinfo="skip",
-        ))
-        # heatmap cells are not selectable in plotly: an invisible marker at the centre of every
-        # off-diagonal cell carries the hover text and turns a click into a point selection
-        ri, ci = np.nonzero(~np.eye(len(labels_sorted), dtype=bool))
-        heat.add_trace(go.Scatter(
-            x=[labels_sorted[j] for j in ci], y=[labels_sorted[i] for i in ri],
-            customdata=z[ri, ci], mode="markers", showlegend=False,
-            marker={"symbol": "square", "size": 14, "color": "rgba(0,0,0,0)",
-                    "line": {"width": 0}},
-            selected={"marker": {"opacity": 1}}, unselected={"marker": {"opacity": 1}},
-            hovertemplate="%{y} × %{x}: α = %{customdata:.3f}<extra></extra>",
-        ))
-        heat.update_layout(
-            title="Pairwise α (annotators ordered by hierarchical clustering)",
-            height=min(900, 260 + 22 * len(shown)), yaxis={"autorange": "reversed"},
-            plot_bgcolor="#f3f3f3", xaxis={"tickangle": -45}, hovermode="closest",
-            hoverdistance=-1,
+        return
+    n_annotators = dataset.annotations["annotator_id"].nunique()
+    with_alpha = pd.unique(defined[["annotator_a", "annotator_b"]].to_numpy().ravel())
+    shown = most_active(dataset.annotations, HEATMAP_MAX, among=with_alpha)
+    if n_annotators > HEATMAP_MAX:
+        st.caption(f"Heatmap: the {len(shown)} most active annotators of {n_annotators:,}.")
+    pm = pairwise_matrix(defined, shown, value="alpha", order="cluster")
+    heat, from_label = pair_heatmap(
+        pm, report.alpha, clickable=True,
+        title="Pairwise α (annotators ordered by hierarchical clustering)")
+    event = st.plotly_chart(heat, width="stretch", key="agreement.heatmap",
+                            on_select="rerun", selection_mode="points")
+    centre = report.alpha if np.isfinite(report.alpha) else 0.0
+    st.caption(
+        f"White = the overall α ({centre:.3f}); blue = the pair agrees more than the pool, "
+        "red = less; grey = no defined α (diagonal, too few shared items or no variation). "
+        "Click a cell to list that pair's disagreements below."
+    )
+    h1, h2 = st.columns(2)
+    with h1:
+        st.download_button(
+            "Heatmap HTML",
+            # built only when clicked (plotly.js inline, ~5 MB): opens offline
+            lambda heat=heat: heat.to_html(include_plotlyjs=True).encode("utf-8"),
+            file_name="pairwise_alpha_heatmap.html", mime="text/html",
+            key="agreement.dl_heatmap", on_click="ignore", icon=":material/download:",
+            help="Interactive, self-contained plot (plotly.js included; works offline).",
         )
-        event = st.plotly_chart(heat, width="stretch", key="agreement.heatmap",
-                                on_select="rerun", selection_mode="points")
-        st.caption(
-            f"White = the overall α ({centre:.3f}); blue = the pair agrees more than the pool, "
-            "red = less; grey = no defined α (diagonal, too few shared items or no variation). "
-            "Click a cell to list that pair's disagreements below."
-        )
-        h1, h2 = st.columns(2)
-        with h1:
-            st.download_button(
-                "Heatmap HTML",
-                # built only when clicked (plotly.js inline, ~5 MB): opens offline
-                lambda heat=heat: heat.to_html(include_plotlyjs=True).encode("utf-8"),
-                file_name="pairwise_alpha_heatmap.html", mime="text/html",
-                key="agreement.dl_heatmap", on_click="ignore", icon=":material/download:",
-                help="Interactive, self-contained plot (plotly.js included; works offline).",
-            )
-        with h2:
-            pairs_out = pairs.assign(level=level, min_shared=min_shared)
-            download_table(pairs_out, "pairwise_alpha.csv", key="agreement.dl_pairs",
-                           label="Pairwise α CSV")
+    with h2:
+        download_table(pairs.assign(level=level, min_shared=min_shared), "pairwise_alpha.csv",
+                       key="agreement.dl_pairs", label="Pairwise α CSV")
 
-        st.subheader("Per-annotator mean agreement")
-        st.caption("Mean of an annotator's defined pairwise α. Low values flag annotators who "
-                   "differ from most others (outliers or a minority perspective).")
-        bar = px.bar(means.head(HEATMAP_MAX).assign(
-                         annotator_id=lambda f: f["annotator_id"].map(lambda a: html.escape(str(a)))),
-                     x="annotator_id", y="mean_alpha",
-                     hover_data=["n_pairs_defined", "n_shared_total"],
-                     labels={"annotator_id": "annotator", "mean_alpha": "mean pairwise α"})
-        bar.update_layout(height=380, margin={"t": 30})
-        if np.isfinite(report.alpha):
-            bar.add_hline(y=report.alpha, line_dash="dash", annotation_text="overall α",
-                          annotation_position="top left")
-        st.plotly_chart(bar, width="stretch", key="agreement.mean_bar")
-        st.dataframe(means, hide_index=True)
-        download_table(means.assign(level=level, min_shared=min_shared),
-                       "annotator_mean_alpha.csv", key="agreement.dl_means")
+    st.subheader("Per-annotator mean agreement")
+    st.caption("Mean of an annotator's defined pairwise α. Low values flag annotators who "
+               "differ from most others (outliers or a minority perspective).")
+    means = agreement.annotator_mean_agreement(pairs)
+    bar = px.bar(means.head(HEATMAP_MAX).assign(
+                     annotator_id=lambda f: f["annotator_id"].map(lambda a: html.escape(str(a)))),
+                 x="annotator_id", y="mean_alpha",
+                 hover_data=["n_pairs_defined", "n_shared_total"],
+                 labels={"annotator_id": "annotator", "mean_alpha": "mean pairwise α"})
+    bar.update_layout(height=380, margin={"t": 30})
+    if np.isfinite(report.alpha):
+        bar.add_hline(y=report.alpha, line_dash="dash", annotation_text="overall α",
+                      annotation_position="top left")
+    st.plotly_chart(bar, width="stretch", key="agreement.mean_bar")
+    st.dataframe(means, hide_index=True)
+    download_table(means.assign(level=level, min_shared=min_shared),
+                   "annotator_mean_alpha.csv", key="agreement.dl_means")
 
-        st.subheader("Where a pair disagreed")
-        st.caption("Click a heatmap cell or pick two annotators.")
-        clicked = None
-        try:
-            points = event.selection.points if event is not None else []
-            if points:
-                y, x = str(points[0].get("y")), str(points[0].get("x"))
-                clicked = (from_label.get(y, y), from_label.get(x, x))
-        except AttributeError:
-            clicked = None
-        worst = defined.sort_values("alpha").iloc[0]
-        default_pair = clicked if clicked and clicked[0] != clicked[1] else (
-            worst["annotator_a"], worst["annotator_b"])
-        annotators = sorted(map(str, activity.index))
-        p1, p2 = st.columns(2)
-        a_sel = p1.selectbox("Annotator A", annotators, index=annotators.index(default_pair[0]),
-                             key=f"agreement.pair_a.{default_pair[0]}")
-        b_sel = p2.selectbox("Annotator B", annotators, index=annotators.index(default_pair[1]),
-                             key=f"agreement.pair_b.{default_pair[1]}")
-        row = pairs[((pairs["annotator_a"] == min(a_sel, b_sel))
-                     & (pairs["annotator_b"] == max(a_sel, b_sel)))]
-        if a_sel == b_sel:
-            st.info("Pick two different annotators.")
-        elif row.empty:
-            st.info(f"{md(a_sel)} and {md(b_sel)} share no item.")
-        else:
-            r = row.iloc[0]
-            diff = agreement.pair_disagreements(dataset.annotations, a_sel, b_sel)
-            st.markdown(
-                f"**{md(a_sel)}** and **{md(b_sel)}** share "
-                f"{int(r['n_shared'])} items; α = {fmt(r['alpha'])}; they disagree on "
-                f"{len(diff)} items."
-            )
-            if "text" in dataset.items.columns and len(diff):
-                texts = dataset.items.set_index("item_id")["text"]
-                diff = diff.assign(text=diff["item_id"].map(texts))
-            st.dataframe(diff.head(500), hide_index=True,
-                         column_config={"text": st.column_config.TextColumn(width="large")})
-            download_table(diff, f"disagreements_{a_sel}_{b_sel}.csv",
-                           key="agreement.dl_diff")
+    st.subheader("Where a pair disagreed")
+    st.caption("Click a heatmap cell or pick two annotators.")
+    points = getattr(getattr(event, "selection", None), "points", None) or []
+    clicked = None
+    if points:
+        y, x = str(points[0].get("y")), str(points[0].get("x"))
+        clicked = (from_label.get(y, y), from_label.get(x, x))
+    worst = defined.sort_values("alpha").iloc[0]
+    default_pair = clicked if clicked and clicked[0] != clicked[1] else (
+        worst["annotator_a"], worst["annotator_b"])
+    annotators = sorted(map(str, dataset.annotations["annotator_id"].unique()))
+    p1, p2 = st.columns(2)
+    a_sel = p1.selectbox("Annotator A", annotators, index=annotators.index(default_pair[0]),
+                         key=f"agreement.pair_a.{default_pair[0]}")
+    b_sel = p2.selectbox("Annotator B", annotators, index=annotators.index(default_pair[1]),
+                         key=f"agreement.pair_b.{default_pair[1]}")
+    row = pairs[((pairs["annotator_a"] == min(a_sel, b_sel))
+                 & (pairs["annotator_b"] == max(a_sel, b_sel)))]
+    if a_sel == b_sel:
+        st.info("Pick two different annotators.")
+        return
+    if row.empty:
+        st.info(f"{md(a_sel)} and {md(b_sel)} share no item.")
+        return
+    r = row.iloc[0]
+    diff = agreement.pair_disagreements(dataset.annotations, a_sel, b_sel)
+    st.markdown(f"**{md(a_sel)}** and **{md(b_sel)}** share {int(r['n_shared'])} items; "
+                f"α = {fmt(r['alpha'])}; they disagree on {len(diff)} items.")
+    if "text" in dataset.items.columns and len(diff):
+        diff = diff.assign(text=diff["item_id"].map(dataset.items.set_index("item_id")["text"]))
+    st.dataframe(diff.head(500), hide_index=True,
+                 column_config={"text": st.column_config.TextColumn(width="large")})
+    download_table(diff, f"disagreements_{a_sel}_{b_sel}.csv", key="agreement.dl_diff")
 
-# ---------------------------------------------------------------------------------- multi-label
-if is_multilabel:
-    with tabs["Multi-label"]:
-        st.markdown(
-            "Measures of Marchal et al. (2022) for label **sets**: *soft-match* (the sets "
-            "intersect), *augmented* (Rosenberg & Binkowski: each coder spreads weight 1 over its "
-            "labels), *precision/recall/F1* of the intersection. **Expected** agreement of the "
-            "*boot-* measures comes from simulating each coder's label shares and set sizes "
-            f"({n_boot} replicates, seed {seed}); **adjusted** = (observed − expected) / "
-            "(1 − expected). Soft-match κ ignores that more labels make chance matches likelier."
-        )
-        view = st.radio("Show", ["Averaged over coder pairs", "Per coder pair"],
-                        horizontal=True, key="agreement.ml_view")
-        ml_boot = max(n_boot, 1)
-        n_ann = dataset.annotations["annotator_id"].nunique()
-        if n_ann > 40:
-            st.warning(f"{n_ann} coders → {n_ann * (n_ann - 1) // 2:,} pairs; this may take a while.")
 
-        bar_slot = st.empty()
-
-        def _progress(done: int, total: int) -> None:
-            bar_slot.progress(done / total, text=f"Bootstrapping coder pair {done} of {total}")
-
-        # memo in session state (not st.cache_data: the progress bar lives outside the function)
-        memo = st.session_state.setdefault(ML_MEMO_KEY, {})
-        memo_key = (dataset.content_hash, ml_boot, seed)
-        per_pair = memo.get(memo_key)
-        if per_pair is None:
-            try:
-                per_pair = agreement.multilabel_agreement_pairs(
-                    dataset.annotations, n_boot=ml_boot, seed=seed, progress=_progress)
-                if len(memo) >= 6:
-                    memo.pop(next(iter(memo)))
-                memo[memo_key] = per_pair
-            except ValueError as err:
-                st.warning(f"Multi-label agreement cannot be computed: {md(str(err))}")
-        bar_slot.empty()
-        if per_pair is not None:
-            cols = ["observed", "expected", "adjusted", "sd"]
-            sym = per_pair.copy()
-            pr = sym["measure"].isin(["boot_precision", "boot_recall"])
-            n_pairs = len(sym[["coder_1", "coder_2"]].drop_duplicates())
-            if n_pairs > 1:
-                sym.loc[pr, cols] = sym[pr].groupby(["coder_1", "coder_2"])[cols].transform(
-                    "mean").to_numpy()
-            averaged = sym.groupby("measure", sort=False)[cols].mean().loc[
-                list(agreement.MULTILABEL_MEASURES)].reset_index()
-            averaged.insert(0, "n_pairs", n_pairs)
-            if view.startswith("Averaged"):
-                shown_tab = averaged
-                if n_pairs > 1:
-                    st.caption("Mean over coder pairs; precision and recall averaged over both "
-                               "orientations of each pair, so they coincide.")
-            else:
-                shown_tab = per_pair
-                st.caption("Coder 1 is the reference for precision and recall.")
-            st.dataframe(shown_tab.round(4), hide_index=True)
-            download_table(shown_tab.assign(seed=seed, n_boot=ml_boot),
-                           "multilabel_agreement.csv", key="agreement.dl_ml")
-            long = averaged.melt(id_vars=["measure"], value_vars=["observed", "expected",
-                                                                  "adjusted"])
-            fig = px.bar(long, x="measure", y="value", color="variable", barmode="group",
-                         title="Observed, expected and adjusted agreement")
-            st.plotly_chart(fig, width="stretch", key="agreement.ml_bar")
-
-# ---------------------------------------------------------------------------------- simulator
-with tabs["Simulator"]:
+def multilabel_tab() -> None:
     st.markdown(
-        "Simulated two-coder multi-label data (Marchal et al. 2022, section 5): how the share of "
-        "double labels, the intersection agreement, the number of categories and the label "
-        "entropy move observed, expected and adjusted agreement. The table under the plot sets "
-        "the paper's published values beside this run's (5 or 10 categories, equal label "
-        "probabilities). Soft-match expected agreement uses the paper's reduction to the "
-        "intersecting label."
+        "Measures of Marchal et al. (2022) for label **sets**: *soft-match* (the sets "
+        "intersect), *augmented* (Rosenberg & Binkowski: each coder spreads weight 1 over its "
+        "labels), *precision/recall/F1* of the intersection. **Expected** agreement of the "
+        "*boot-* measures comes from simulating each coder's label shares and set sizes "
+        f"({n_boot} replicates, seed {seed}); **adjusted** = (observed − expected) / "
+        "(1 − expected). Soft-match κ ignores that more labels make chance matches likelier."
     )
-    s1, s2, s3 = st.columns(3)
-    n_cat = int(s1.number_input("Categories", 4, 20, 5, 1, key="agreement.sim_k"))
-    n_items = int(s2.number_input("Items per data set", 20, 1000, 100, 10, key="agreement.sim_n"))
-    skew = float(s3.slider("Label skew (0 = equal probabilities, higher = lower entropy)",
-                           0.0, 3.0, 0.0, 0.25, key="agreement.sim_skew"))
-    s4, s5, s6 = st.columns(3)
-    n_datasets = int(s4.number_input("Data sets per setting", 1, 100, 10, 1,
-                                     key="agreement.sim_sets"))
-    sim_boot = int(s5.number_input("Bootstrap replicates", 10, 1000, 100, 10,
-                                   key="agreement.sim_boot"))
-    sim_seed = int(s6.number_input("Simulation seed", 0, 2**31 - 1, 0, 1,
-                                   key="agreement.sim_seed"))
+    view = st.radio("Show", ["Averaged over coder pairs", "Per coder pair"],
+                    horizontal=True, key="agreement.ml_view")
+    ml_boot = max(n_boot, 1)
+    n_ann = dataset.annotations["annotator_id"].nunique()
+    if n_ann > 40:
+        st.warning(f"{n_ann} coders → {n_ann * (n_ann - 1) // 2:,} pairs; this may take a while.")
+    bar_slot = st.empty()
 
-    @st.cache_data(show_spinner="Simulating…", max_entries=8)
-    def compute_sim(n_cat: int, n_items: int, skew: float, n_datasets: int, n_boot: int,
-                    seed: int) -> pd.DataFrame:
-        return agreement.simulation_curves(n_categories=n_cat, n_items=n_items, label_skew=skew,
-                                           n_datasets=n_datasets, n_boot=n_boot, seed=seed)
+    def _progress(done: int, total: int) -> None:
+        bar_slot.progress(done / total, text=f"Bootstrapping coder pair {done} of {total}")
 
-    curves = compute_sim(n_cat, n_items, skew, n_datasets, sim_boot, sim_seed)
-    st.caption(f"Label entropy: {curves['entropy'].iloc[0]:.2f} bits "
-               f"(max {np.log2(n_cat):.2f}).")
-    measures = st.multiselect(
-        "Measures", list(agreement.MULTILABEL_MEASURES),
-        default=["soft_match_kappa", "augmented_kappa", "boot_match", "boot_f1"],
-        key="agreement.sim_measures",
-    )
-    if measures:
-        long = curves[curves["measure"].isin(measures)].melt(
-            id_vars=["agreement", "double_share", "measure"],
-            value_vars=["observed", "expected", "adjusted"], var_name="statistic")
-        long["agreement"] = (long["agreement"] * 100).round().astype(int).astype(str) + "% intersection"
-        fig = px.line(long, x="double_share", y="value", color="statistic", facet_row="measure",
-                      facet_col="agreement", markers=True,
-                      category_orders={"measure": measures},
-                      labels={"double_share": "share of double labels"},
-                      height=220 * len(measures) + 80)
-        fig.for_each_annotation(lambda a: a.update(text=a.text.split("=")[-1]))
-        st.plotly_chart(fig, width="stretch", key="agreement.sim_plot")
+    # memo in session state (not st.cache_data: the progress bar lives outside the function)
+    memo = st.session_state.setdefault(ML_MEMO_KEY, {})
+    memo_key = (dataset.content_hash, ml_boot, seed)
+    per_pair = memo.get(memo_key)
+    if per_pair is None:
+        try:
+            per_pair = agreement.multilabel_agreement_pairs(
+                dataset.annotations, n_boot=ml_boot, seed=seed, progress=_progress)
+        except ValueError as err:
+            bar_slot.empty()
+            st.warning(f"Multi-label agreement cannot be computed: {md(str(err))}")
+            return
+        if len(memo) >= 6:
+            memo.pop(next(iter(memo)))
+        memo[memo_key] = per_pair
+    bar_slot.empty()
+    table = average_multilabel_pairs(per_pair)
+    n_pairs, averaged = table.attrs["n_pairs"], table.reset_index()
+    if view.startswith("Averaged"):
+        shown_tab = averaged
+        if n_pairs > 1:
+            st.caption("Mean over coder pairs; precision and recall averaged over both "
+                       "orientations of each pair, so they coincide.")
     else:
-        st.info("Pick at least one measure.")
-    versus = agreement.simulation_vs_paper(curves)
-    if versus.empty:
-        st.caption("The paper publishes simulation values for 5 and 10 categories with equal "
-                   "label probabilities only (skew 0); nothing to compare for these settings.")
-    else:
-        st.markdown("**Paper (section 5) vs this run**")
-        st.dataframe(versus, width="stretch", hide_index=True,
-                     column_config={"paper": st.column_config.NumberColumn(format="%.2f"),
-                                    "this_run": st.column_config.NumberColumn(format="%.3f")})
-    download_table(curves.assign(seed=sim_seed, n_boot=sim_boot, n_datasets=n_datasets),
-                   "multilabel_simulation.csv", key="agreement.dl_sim")
+        shown_tab = per_pair
+        st.caption("Coder 1 is the reference for precision and recall.")
+    st.dataframe(shown_tab.round(4), hide_index=True)
+    download_table(shown_tab.assign(seed=seed, n_boot=ml_boot), "multilabel_agreement.csv",
+                   key="agreement.dl_ml")
+    long = averaged.melt(id_vars=["measure"], value_vars=["observed", "expected", "adjusted"])
+    fig = px.bar(long, x="measure", y="value", color="variable", barmode="group",
+                 title="Observed, expected and adjusted agreement")
+    st.plotly_chart(fig, width="stretch", key="agreement.ml_bar")
+
+
+TAB_BODIES = {"Overall α": overall_tab, "Pairs": pairs_tab, "Multi-label": multilabel_tab,
+              "Simulator": multilabel_simulator}
+for name, tab in tabs.items():  # only the open tab runs
+    if tab.open:
+        with tab:
+            TAB_BODIES[name]()

@@ -1,5 +1,6 @@
 """Certainty: how certain is the ground truth, and how much does a model's accuracy depend on it
-(seed 001, Stutz et al.; spec ``certainty.md``)."""
+(Stutz et al. 2023, *Conformal prediction under ambiguous ground truth* / *Evaluating AI systems
+under uncertain ground truth*)."""
 
 from __future__ import annotations
 
@@ -8,24 +9,31 @@ import math
 
 import numpy as np
 import pandas as pd
-import plotly.express as px
-import plotly.graph_objects as go
 import streamlit as st
 
 from hlv_core import certainty as ce
 from hlv_core.certainty import model_data, risk_vector
-from hlv_core.io import DataError, prediction_matrix
+from hlv_core.certainty_ess import mean_ess
+from hlv_core.certainty_tables import (
+    PL_MAX_RELIABILITY,
+    case_summary,
+    pl_reliability_allowed,
+    rank_predictors,
+    set_coverage,
+)
+from hlv_core.io import DataError
+from hlv_core.io.item_predictions import model_matrices
 from hlv_core.text import md
-from hlv_ui.state import get_predictions, require_dataset, show_data_error
-from hlv_ui.widgets import download_table
-
-# PrIRN in two IRN variants (spec certainty.md section 2): the paper's (a tied block's weight
-# 1/b is split among its classes; default) and the released code's (no split), side by side.
-MODEL_TITLES = {"dirichlet": "Dirichlet", "prirn": "PrIRN (paper IRN: ties split)",
-                "prirn_released": "PrIRN (released-code IRN: ties not split)",
-                "pl": "Plackett-Luce"}
-MODEL_COLORS = {"Dirichlet": "#1f77b4", MODEL_TITLES["prirn"]: "#d62728",
-                MODEL_TITLES["prirn_released"]: "#ff9896", "Plackett-Luce": "#1f77b4"}
+from hlv_ui.certainty_figures import (
+    MODEL_TITLES,
+    case_figure,
+    curves_figure,
+    fmt_r,
+    overlay_histogram,
+    ua_figure,
+)
+from hlv_ui.state import frame_hash, get_predictions, require_dataset
+from hlv_ui.widgets import download_table, lazy_tabs
 
 
 def engine_model(key: str) -> str:
@@ -40,19 +48,13 @@ def tie_split(key: str) -> bool:
 # the reference notebook's PrIRN temperatures are 1, 3, 5, 10, 20, 30, 50
 STOPS_RANKING = [1, 2, 3, 5, 10, 20, 30, 50, 100, 200, 500, math.inf]
 STOPS_COUNTS = [0.01, 0.03, 0.1, 0.3, 1, 3, 10, 30, 100, math.inf]
-PL_MAX_R = 10  # PL repeats every reader r times: its cost grows linearly with r
 AO_DEPTH = 3  # UA average overlap at depth 3 (paper Fig. 6, last column)
 METRIC_TITLES = {"ua_accuracy": "UA top-k accuracy", "ua_set_accuracy": "UA top-k set accuracy",
                  "ua_average_overlap": f"UA average overlap (depth {AO_DEPTH})"}
 
 
-def fmt_r(r: float) -> str:
-    return "∞ (point estimate)" if math.isinf(r) else f"{r:g}"
 
-
-def allowed(model: str, r: float) -> bool:
-    """PL runs at integer reliabilities up to PL_MAX_R (and at ∞, the ML estimate)."""
-    return model != "pl" or math.isinf(r) or (r == int(r) and r <= PL_MAX_R)
+allowed = pl_reliability_allowed
 
 
 st.title("Certainty")
@@ -68,11 +70,9 @@ is_ranking = dataset.task == "ranking"
 offered = ["prirn", "prirn_released", "pl"] if is_ranking else ["dirichlet"]
 stops = STOPS_RANKING if is_ranking else STOPS_COUNTS
 
-try:
-    risk = risk_vector(dataset)
-except DataError as error:  # pragma: no cover - defensive
-    show_data_error(error)
-    st.stop()
+risk = risk_vector(dataset)  # None when the dataset has no risk groups
+# top-k certainty with k >= K is 1 by construction: only the informative set sizes are drawn
+KS = tuple(k for k in (1, 2, 3) if k < dataset.n_labels) or (1,)
 
 c1, c2, c3, c4 = st.columns(4)
 models = c1.multiselect(
@@ -102,7 +102,7 @@ if is_ranking:
         f"{prior * dataset.n_labels:.3g} pseudo-annotators, so PrIRN needs reliabilities well "
         f"above 1 before the readers' ranking dominates. PL: Gamma(1, 1) prior, 100 burn-in "
         f"iterations, 10 chains; classes nobody ranked share one super-class whose mass is "
-        f"split by a Dirichlet(1) draw; computed at integer reliabilities up to {PL_MAX_R}.")
+        f"split by a Dirichlet(1) draw; computed at integer reliabilities up to {PL_MAX_RELIABILITY}.")
 if not models:
     st.info("Choose at least one aggregation model.")
     st.stop()
@@ -130,12 +130,12 @@ def run_sweep(_dataset, dataset_hash: str, model: str, reliability: float, n_sam
     del pred_key
     res = ce.sweep(engine_model(model), sampler_input(_dataset, dataset_hash, model), [reliability],
                    n_samples=n_samples, seed=seed, prior=prior,
-                   n_classes=_dataset.n_labels, predictions=_predictions, risk=_risk,
+                   n_classes=_dataset.n_labels, ks=KS, predictions=_predictions, risk=_risk,
                    item_ids=list(_dataset.item_ids),
                    ao_depth=AO_DEPTH if _dataset.n_labels >= AO_DEPTH else None,
                    point=point_estimate(_dataset, dataset_hash, model),
                    **({"tie_split": tie_split(model)} if model.startswith("prirn") else {}))
-    ess = [float(np.nanmean(i["ess"])) if "ess" in i else np.nan for i in res.info]
+    ess = mean_ess(res)
     return {"certainty": res.certainty.assign(model=model),
             "accuracy": res.accuracy.assign(model=model),
             "per_case": res.per_case.assign(model=model), "ess": ess}
@@ -147,32 +147,24 @@ def agreement(_dataset, dataset_hash: str) -> np.ndarray:
                                _dataset.n_labels)[0]
 
 
-def prediction_arrays() -> tuple[dict, list[str]]:
-    preds = get_predictions()
-    out, notes = {}, []
-    if preds is None or "annotator_id" in preds.columns and preds["annotator_id"].notna().any():
-        return out, notes
-    for name in sorted(preds["model"].unique()):
-        try:
-            ids, q = prediction_matrix(preds, dataset, name)
-        except DataError as error:
-            notes.append(str(error))
-            continue
-        if len(ids) != dataset.n_items:
-            notes.append(f"{name}: predicts {len(ids)} of {dataset.n_items} items (skipped).")
-            continue
-        out[str(name)] = q
-    return out, notes
+@st.cache_data(show_spinner=False, max_entries=8)
+def prediction_arrays(_dataset, dataset_hash: str, _preds, preds_hash: str):
+    """UA accuracy needs one prediction per case: models with partial coverage are left out
+    (notes). Also the cache key of the sweeps: the content of every matrix, never names alone."""
+    del dataset_hash, preds_hash
+    matrices, notes = model_matrices(_preds, _dataset, complete=True)
+    arrays = {name: q for name, (_, q) in matrices.items()}
+    key = tuple(
+        (name, hashlib.sha256(np.ascontiguousarray(q, dtype=float).tobytes()).hexdigest()[:16])
+        for name, q in sorted(arrays.items()))
+    return arrays, notes, key
 
 
-predictions, pred_notes = prediction_arrays()
+dataset_preds = get_predictions()
+predictions, pred_notes, pred_key = prediction_arrays(dataset, dataset.content_hash, dataset_preds,
+                                                      frame_hash(dataset_preds))
 for note in pred_notes:
     st.caption(md(note))
-# cache key = content of every prediction matrix, never the model names (issue 19 item 6)
-pred_key = tuple(
-    (name, hashlib.sha256(np.ascontiguousarray(q, dtype=float).tobytes()).hexdigest()[:16])
-    for name, q in sorted(predictions.items())
-)
 
 
 def get_result(model: str, r: float) -> dict:
@@ -187,104 +179,95 @@ if not curve_rel:
     st.info("Choose at least one reliability.")
     st.stop()
 curve_rel = tuple(sorted(curve_rel))
-results: dict = {}
-jobs = [(m, r) for m in models for r in curve_rel if allowed(m, r)]
-bar = st.progress(0.0, text="Sampling plausibilities …")
-try:
-    parts: dict = {m: [] for m in models}
-    for i, (model, r) in enumerate(jobs):
-        bar.progress(i / len(jobs), text=f"{MODEL_TITLES[model]}: reliability {fmt_r(r)}")
-        parts[model].append((r, get_result(model, r)))
-    for model, chunks in parts.items():
-        if not chunks:
-            continue
-        acc = pd.concat([c["accuracy"] for _, c in chunks], ignore_index=True)
-        acc = acc.drop_duplicates(["model", "reliability", "predictor", "k", "metric"])
-        results[model] = {
-            "certainty": pd.concat([c["certainty"] for _, c in chunks], ignore_index=True),
-            "accuracy": acc,
-            "per_case": pd.concat([c["per_case"] for _, c in chunks], ignore_index=True),
-            "ess": [(r, e) for r, c in chunks for e in c["ess"]],
-        }
-    bar.empty()
-except (DataError, ValueError) as error:
-    bar.empty()
-    st.error(f"Could not compute certainty: {md(str(error))}")
-    st.stop()
-if "pl" in models and any(not allowed("pl", r) for r in curve_rel):
-    st.caption(f"Plackett-Luce is computed at the integer reliabilities up to {PL_MAX_R} and ∞ "
-               "only (each reader is repeated r times).")
-if not results:
-    st.info("No reliability in the curves fits the chosen models.")
-    st.stop()
 
-# ----------------------------------------------------------------------------- curves
-st.subheader("Annotation certainty vs reliability")
-cert = pd.concat([r["certainty"] for r in results.values()], ignore_index=True)
-finite = [r for r in curve_rel if not math.isinf(r)]
-inf_x = max(finite) * 3 if finite else 1.0
-plot = cert.assign(
-    x=cert["reliability"].where(np.isfinite(cert["reliability"]), inf_x),
-    model_title=cert["model"].map(MODEL_TITLES), k_label="top-" + cert["k"].astype(str))
-fig = px.line(plot, x="x", y="mean_certainty", color="model_title", line_dash="k_label",
-              markers=True, log_x=True, color_discrete_map=MODEL_COLORS,
-              labels={"x": "reliability (log scale; last point = ∞)",
-                      "mean_certainty": "mean annotation certainty", "model_title": "model",
-                      "k_label": "set size"})
-if finite:
-    ticks = finite + [inf_x]
-    fig.update_xaxes(tickvals=ticks, ticktext=[f"{t:g}" for t in finite] + ["∞"])
-fig.update_yaxes(range=[0, 1.02])
-fig.update_layout(height=380, margin={"t": 30, "b": 10}, legend={"orientation": "h", "y": -0.25})
-st.plotly_chart(fig, width="stretch", key="certainty.curves")
-st.caption("Top-k certainty: the largest share of samples that agree on the same set of k top "
-           "classes (paper Fig. 6, left). It rises with reliability and is 1 at ∞ by "
-           "construction: it describes the data, it is not a metric to maximise.")
-ess_parts = [f"r={fmt_r(r)}: {e:.0f}" for res in results.values() for r, e in res["ess"]
-             if not np.isnan(e)]
-if ess_parts:
-    st.caption("PL effective sample size (mean over cases, top class): " + ", ".join(ess_parts))
-download_table(cert.assign(seed=seed, samples=n_samples, prior=prior), "certainty_curves.csv",
-               key="certainty.dl_curves")
+
+def sweep_all() -> dict:
+    """Every chosen model at every reliability of the curves (cached per setting)."""
+    results: dict = {}
+    jobs = [(m, r) for m in models for r in curve_rel if allowed(m, r)]
+    bar = st.progress(0.0, text="Sampling plausibilities …")
+    try:
+        parts: dict = {m: [] for m in models}
+        for i, (model, r) in enumerate(jobs):
+            bar.progress(i / len(jobs), text=f"{MODEL_TITLES[model]}: reliability {fmt_r(r)}")
+            parts[model].append((r, get_result(model, r)))
+        for model, chunks in parts.items():
+            if not chunks:
+                continue
+            acc = pd.concat([c["accuracy"] for _, c in chunks], ignore_index=True)
+            acc = acc.drop_duplicates(["model", "reliability", "predictor", "k", "metric"])
+            results[model] = {
+                "certainty": pd.concat([c["certainty"] for _, c in chunks], ignore_index=True),
+                "accuracy": acc,
+                "per_case": pd.concat([c["per_case"] for _, c in chunks], ignore_index=True),
+                "ess": [(r, e) for r, c in chunks for e in c["ess"]],
+            }
+        bar.empty()
+    except (DataError, ValueError) as error:
+        bar.empty()
+        st.error(f"Could not compute certainty: {md(str(error))}")
+        st.stop()
+    if "pl" in models and any(not allowed("pl", r) for r in curve_rel):
+        st.caption("Plackett-Luce is computed at the integer reliabilities up to "
+                   f"{PL_MAX_RELIABILITY} and ∞ only (each reader is repeated r times).")
+    if not results:
+        st.info("No reliability in the curves fits the chosen models.")
+        st.stop()
+    return results
+
+
+# ----------------------------------------------------------------------------- tabs
+def curves_tab() -> None:
+    results = sweep_all()
+    st.subheader("Annotation certainty vs reliability")
+    cert = pd.concat([r["certainty"] for r in results.values()], ignore_index=True)
+    fig = curves_figure(cert, curve_rel)
+    st.plotly_chart(fig, width="stretch", key="certainty.curves")
+    st.caption("Top-k certainty: the largest share of samples that agree on the same set of k top "
+               "classes (paper Fig. 6, left). It rises with reliability and is 1 at ∞ by "
+               "construction: it describes the data, it is not a metric to maximise.")
+    ess_parts = [f"r={fmt_r(r)}: {e:.0f}" for res in results.values() for r, e in res["ess"]
+                 if not np.isnan(e)]
+    if ess_parts:
+        st.caption("PL effective sample size (mean over cases, top class): " + ", ".join(ess_parts))
+    download_table(cert.assign(seed=seed, samples=n_samples, prior=prior), "certainty_curves.csv",
+                   key="certainty.dl_curves")
 
 
 # ----------------------------------------------------------------------------- fragment
 @st.fragment
 def reliability_panel() -> None:
+    st.subheader("Per-example certainty at one reliability")
     finite_curve = [r for r in curve_rel if not math.isinf(r)]
     default = finite_curve[len(finite_curve) // 2] if finite_curve else curve_rel[0]
     r = st.select_slider(
         "Reliability", options=stops, value=default, format_func=fmt_r,
         key="certainty.reliability",
         help="Any stop: reliabilities outside the curves are sampled on demand (cached).")
-    frames = []
+    frames, top1 = [], {}
     with st.spinner(f"Sampling at reliability {fmt_r(r)} …"):
-        for model in results:
+        for model in models:
             if allowed(model, r):
-                pc = get_result(model, r)["per_case"]
-                frames.append(pc)
+                res = get_result(model, r)
+                frames.append(res["per_case"])
+                top1[model] = res["certainty"].query("k == 1").iloc[0]
     if not frames:
-        st.info(f"Plackett-Luce runs at integer reliabilities up to {PL_MAX_R} and ∞; choose "
-                "one of those.")
+        st.info("Plackett-Luce runs at integer reliabilities up to "
+                f"{PL_MAX_RELIABILITY} and ∞; choose one of those.")
         return
     per_case = pd.concat(frames, ignore_index=True)
     per_case["model_title"] = per_case["model"].map(MODEL_TITLES)
     left, right = st.columns([3, 2])
-    fig = px.histogram(per_case, x="certainty_top1", color="model_title", barmode="overlay",
-                       nbins=25, range_x=[0, 1.0001], opacity=0.7,
-                       color_discrete_map=MODEL_COLORS,
-                       labels={"certainty_top1": "top-1 annotation certainty",
-                               "model_title": "model"})
-    fig.update_layout(height=340, margin={"t": 30, "b": 10}, yaxis_title="cases",
-                      title=f"Per-case top-1 certainty at reliability {fmt_r(r)}",
-                      legend={"orientation": "h", "y": -0.3})
+    fig = overlay_histogram(per_case, "certainty_top1", "top-1 annotation certainty", nbins=25,
+                            unit_range=True, height=340,
+                            title=f"Per-case top-1 certainty at reliability {fmt_r(r)}")
     left.plotly_chart(fig, width="stretch", key="certainty.hist")
     with right:
-        for model, g in per_case.groupby("model"):
-            c = g["certainty_top1"]
-            st.metric(f"{MODEL_TITLES[model]}: mean top-1 certainty", f"{c.mean():.3f}")
-            st.caption(f"median {c.median():.3f}; {100 * (c < 0.5).mean():.0f}% of the cases "
-                       "below 0.5")
+        for model, row in top1.items():
+            st.metric(f"{MODEL_TITLES[model]}: mean top-1 certainty",
+                      f"{row['mean_certainty']:.3f}")
+            st.caption(f"median {row['median']:.3f}; {100 * row['share_below_0.5']:.0f}% of the "
+                       "cases below 0.5")
         if is_ranking:
             agr = agreement(dataset, dataset.content_hash)
             for model, g in per_case.groupby("model"):
@@ -294,19 +277,9 @@ def reliability_panel() -> None:
     if "expected_risk" in per_case.columns:
         st.markdown("**Risk view** (risk groups 0 low, 1 medium, 2 high; paper Fig. 8)")
         a, b = st.columns(2)
-        fig = px.histogram(per_case, x="expected_risk", color="model_title", barmode="overlay",
-                           nbins=20, opacity=0.7, color_discrete_map=MODEL_COLORS,
-                           labels={"expected_risk": "expected risk of the top-1 class",
-                                   "model_title": "model"})
-        fig.update_layout(height=300, margin={"t": 10, "b": 10}, yaxis_title="cases",
-                          legend={"orientation": "h", "y": -0.35})
+        fig = overlay_histogram(per_case, "expected_risk", "expected risk of the top-1 class")
         a.plotly_chart(fig, width="stretch", key="certainty.risk_hist")
-        fig = px.histogram(per_case, x="risk_certainty", color="model_title", barmode="overlay",
-                           nbins=20, opacity=0.7, range_x=[0, 1.0001],
-                           color_discrete_map=MODEL_COLORS,
-                           labels={"risk_certainty": "risk certainty", "model_title": "model"})
-        fig.update_layout(height=300, margin={"t": 10, "b": 10}, yaxis_title="cases",
-                          legend={"orientation": "h", "y": -0.35})
+        fig = overlay_histogram(per_case, "risk_certainty", "risk certainty", unit_range=True)
         b.plotly_chart(fig, width="stretch", key="certainty.risk_cert_hist")
         st.caption("Risk certainty: the largest share of samples whose top-1 class falls in the "
                    "same risk group. Means: " + ", ".join(
@@ -317,15 +290,12 @@ def reliability_panel() -> None:
                    "certainty_per_case.csv", key="certainty.dl_cases")
 
 
-st.subheader("Per-example certainty at one reliability")
-reliability_panel()
-
-# ----------------------------------------------------------------------------- predictions
-st.subheader("Uncertainty-adjusted accuracy")
-if not predictions:
-    st.info("No item-level predictions for this dataset: upload predictions (sidebar / "
-            "Overview) to see UA accuracy.")
-else:
+def ua_tab() -> None:
+    if not predictions:
+        st.info("No item-level predictions for this dataset: upload predictions (sidebar / "
+                "Overview) to see UA accuracy.")
+        return
+    results = sweep_all()
     acc = pd.concat([r["accuracy"] for r in results.values()], ignore_index=True)
     metrics = [m for m in METRIC_TITLES if (acc["metric"] == m).any()]
     a, b = st.columns(2)
@@ -338,75 +308,24 @@ else:
                   "last column).")
         det_name = "deterministic_average_overlap"
     else:
-        k = b.radio("k", [1, 2, 3], index=2 if is_ranking else 0, horizontal=True,
+        k = b.radio("k", list(KS), index=len(KS) - 1 if is_ranking else 0, horizontal=True,
                     key="certainty.k")
         det_name = "deterministic_accuracy"
     sub = acc[(acc["k"] == k) & (acc["metric"] == metric)]
     det = acc[(acc["k"] == k) & (acc["metric"] == det_name)]
-    fig = go.Figure()
-    palette = px.colors.qualitative.Plotly
-    colours = {p: palette[i % len(palette)] for i, p in enumerate(sorted(predictions))}
-    dashes = {"prirn": "solid", "prirn_released": "dot", "dirichlet": "solid", "pl": "dash"}
-    for (model, pred), g in sub.groupby(["model", "predictor"]):
-        g = g[np.isfinite(g["reliability"])].sort_values("reliability")
-        if g.empty:
-            continue
-        fig.add_trace(go.Scatter(
-            x=g["reliability"], y=g["mean"], mode="lines+markers",
-            name=f"{pred} · {model}", line={"color": colours[pred], "dash": dashes[model]},
-            error_y={"type": "data", "array": g["sd"].to_numpy()}))
-    for _, row in det.drop_duplicates(["model", "predictor"]).iterrows():
-        fig.add_hline(y=row["mean"], line_dash="dot", line_color=colours[row["predictor"]],
-                      annotation_text=f"{row['predictor']} · {row['model']} at ∞",
-                      annotation_font_size=10)
-    shown = sorted(float(r) for r in sub["reliability"].unique() if np.isfinite(r))
-    fig.update_xaxes(type="log", tickvals=shown, ticktext=[f"{r:g}" for r in shown])
-    fig.update_layout(xaxis_title="reliability (log scale)",
-                      yaxis_title=METRIC_TITLES[metric].replace("top-k", f"top-{k}"),
-                      height=420, margin={"t": 30, "b": 10})
+    fig = ua_figure(sub, det, sorted(predictions),
+                    METRIC_TITLES[metric].replace("top-k", f"top-{k}"))
     st.plotly_chart(fig, width="stretch", key="certainty.ua")
     st.caption("Dotted lines: the same metric against the point estimate (IRN / majority / PL "
                "ML), i.e. reliability ∞: the over-estimate the paper warns about. Error bars: sd "
                "over samples of the dataset-level value.")
-    ranking = sub[np.isfinite(sub["reliability"])].copy()
-    ranking["rank"] = ranking.groupby(["model", "reliability"])["mean"].rank(ascending=False,
-                                                                             method="min")
+    ranking = rank_predictors(acc, metric=metric, k=k)
     if not ranking.empty:
         st.dataframe(ranking.pivot_table(index=["model", "reliability"], columns="predictor",
                                          values="rank"), width="stretch")
         st.caption("Model ranking per reliability (1 = best): it may change with reliability.")
     download_table(acc.assign(seed=seed, samples=n_samples, prior=prior), "certainty_accuracy.csv",
                    key="certainty.dl_acc")
-
-# ----------------------------------------------------------------------------- case view
-st.subheader("Case view")
-finite_curve = [r for r in curve_rel if not math.isinf(r)]
-case_opts = {m: [r for r in (finite_curve or list(curve_rel)) if allowed(m, r)] for m in results}
-model_case = st.selectbox("Model for the case view", list(results), format_func=MODEL_TITLES.get,
-                          key="certainty.case_model")
-rel_opts = case_opts[model_case] or [math.inf]
-r_case = st.select_slider("Reliability for the case view", rel_opts,
-                          value=rel_opts[len(rel_opts) // 2], format_func=fmt_r,
-                          key="certainty.case_rel")
-pc = get_result(model_case, r_case)["per_case"].sort_values(["certainty_top1", "case"])
-cert_of = dict(zip(pc["case"], pc["certainty_top1"], strict=True))
-case = st.selectbox(
-    f"Case (sorted by top-1 certainty at reliability {fmt_r(r_case)}, most uncertain first)",
-    pc["case"].tolist(), key="certainty.case",
-    format_func=lambda i: f"{dataset.item_ids[i]} · certainty {cert_of[i]:.2f}")
-labels = list(dataset.labels)
-if is_ranking:
-    readers = sampler_input(dataset, dataset.content_hash, "prirn")[case]
-    st.dataframe(pd.DataFrame({
-        "reader": [f"reader {j + 1}" for j in range(len(readers))],
-        "differential (blocks in rank order; ties joined by ' = ')": [
-            " > ".join(" = ".join(labels[c] for c in block) for block in reader)
-            for reader in readers]}), width="stretch", hide_index=True)
-    case_data = [readers]
-else:
-    counts = dataset.counts_array()[case]
-    st.dataframe(pd.DataFrame({"label": labels, "count": counts}), hide_index=True)
-    case_data = counts[None, :]
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -418,40 +337,63 @@ def case_samples(case_key: str, model: str, r: float, n: int, seed: int, prior: 
                                    seed=seed, prior=prior, n_classes=n_classes, **kwargs)[0]
 
 
-x_case = case_samples(f"{dataset.content_hash}:{case}", model_case, float(r_case),
-                      max(min(n_samples, 500), 50), seed, prior, case_data, dataset.n_labels)
-base_case = point_estimate(dataset, dataset.content_hash, model_case)[case]
-top_classes = np.argsort(-(base_case + x_case.mean(0)), kind="stable")[:8]
-names = [labels[c] for c in top_classes]
-strip = pd.DataFrame({"class": np.repeat(names, x_case.shape[0]),
-                      "plausibility": x_case[:, top_classes].T.ravel()})
-fig = go.Figure()
-fig.add_trace(go.Bar(x=names, y=base_case[top_classes], name="point estimate (r = ∞)",
-                     marker_color="#9ecae1"))
-fig.add_trace(go.Box(x=strip["class"], y=strip["plausibility"], name="sampled plausibilities",
-                     boxpoints="all", jitter=0.5, pointpos=0, marker={"size": 3},
-                     line={"width": 1}, marker_color="#2ca02c", fillcolor="rgba(0,0,0,0)"))
-fig.update_layout(height=380, margin={"t": 30, "b": 10}, yaxis_title="plausibility",
-                  legend={"orientation": "h", "y": 1.1})
-st.plotly_chart(fig, width="stretch", key="certainty.case_plot")
-st.caption("Figure 5 of the paper: bars = point estimate, dots = plausibilities sampled for this "
-           "case alone with the same settings (the classes with the largest point estimate or "
-           "mean plausibility).")
-if predictions:
-    kk = 3 if is_ranking else 1
-    top1 = np.argmax(x_case, axis=1)
-    rows = []
-    for name, q in predictions.items():
-        pset = ce.topk_sets(q[case], kk)
-        rows.append({"predictor": name, f"top-{kk} set": ", ".join(labels[c] for c in pset),
-                     "share of samples whose top-1 is in the set": float(
-                         np.isin(top1, pset).mean())})
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-samples_summary = pd.DataFrame({
-    "class": names, "point_estimate": base_case[top_classes],
-    "mean": x_case[:, top_classes].mean(0), "sd": x_case[:, top_classes].std(0),
-    "p05": np.quantile(x_case[:, top_classes], 0.05, axis=0),
-    "p95": np.quantile(x_case[:, top_classes], 0.95, axis=0)})
-download_table(samples_summary.assign(case=str(dataset.item_ids[case]), seed=seed,
-                                      reliability=r_case, model=model_case),
-               "certainty_case_samples.csv", key="certainty.dl_case")
+
+def case_tab() -> None:
+    finite_curve = [r for r in curve_rel if not math.isinf(r)]
+    case_opts = {m: [r for r in (finite_curve or list(curve_rel)) if allowed(m, r)] for m in models}
+    model_case = st.selectbox("Model for the case view", models, format_func=MODEL_TITLES.get,
+                              key="certainty.case_model")
+    rel_opts = case_opts[model_case] or [math.inf]
+    r_case = st.select_slider("Reliability for the case view", rel_opts,
+                              value=rel_opts[len(rel_opts) // 2], format_func=fmt_r,
+                              key="certainty.case_rel")
+    pc = get_result(model_case, r_case)["per_case"].sort_values(["certainty_top1", "case"])
+    cert_of = dict(zip(pc["case"], pc["certainty_top1"], strict=True))
+    case = st.selectbox(
+        f"Case (sorted by top-1 certainty at reliability {fmt_r(r_case)}, most uncertain first)",
+        pc["case"].tolist(), key="certainty.case",
+        format_func=lambda i: f"{dataset.item_ids[i]} · certainty {cert_of[i]:.2f}")
+    labels = list(dataset.labels)
+    if is_ranking:
+        readers = sampler_input(dataset, dataset.content_hash, "prirn")[case]
+        st.dataframe(pd.DataFrame({
+            "reader": [f"reader {j + 1}" for j in range(len(readers))],
+            "differential (blocks in rank order; ties joined by ' = ')": [
+                " > ".join(" = ".join(labels[c] for c in block) for block in reader)
+                for reader in readers]}), width="stretch", hide_index=True)
+        case_data = [readers]
+    else:
+        counts = dataset.counts_array()[case]
+        st.dataframe(pd.DataFrame({"label": labels, "count": counts}), hide_index=True)
+        case_data = counts[None, :]
+
+
+    x_case = case_samples(f"{dataset.content_hash}:{case}", model_case, float(r_case),
+                          max(min(n_samples, 500), 50), seed, prior, case_data, dataset.n_labels)
+    base_case = point_estimate(dataset, dataset.content_hash, model_case)[case]
+    summary = case_summary(x_case, base_case, labels)
+    fig = case_figure(summary, x_case[:, summary["class_index"]])
+    st.plotly_chart(fig, width="stretch", key="certainty.case_plot")
+    st.caption("Figure 5 of the paper: bars = point estimate, dots = plausibilities sampled for this "
+               "case alone with the same settings (the classes with the largest point estimate or "
+               "mean plausibility).")
+    if predictions:
+        kk = min(3, KS[-1]) if is_ranking else 1
+        rows = []
+        for name, q in predictions.items():
+            pset, share = set_coverage(x_case, q[case], kk)
+            rows.append({"predictor": name, f"top-{kk} set": ", ".join(labels[c] for c in pset),
+                         "share of samples whose top-1 is in the set": share})
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    download_table(summary.drop(columns="class_index").assign(
+                       case=str(dataset.item_ids[case]), seed=seed, reliability=r_case,
+                       model=model_case),
+                   "certainty_case_samples.csv", key="certainty.dl_case")
+
+
+TABS = {"One reliability": reliability_panel, "Across reliabilities": curves_tab,
+        "UA accuracy": ua_tab, "Case view": case_tab}
+for name, tab in lazy_tabs(list(TABS), key="certainty.tab").items():  # only the open tab runs
+    if tab.open:
+        with tab:
+            TABS[name]()

@@ -5,19 +5,21 @@ from __future__ import annotations
 import html
 import json
 import math
-import re
 
-import networkx as nx
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
-from pyvis.network import Network
 
 from hlv_core import balance, samples
+from hlv_core.balance_views import heatmap_annotators, strongest_edges
 from hlv_core.figures import comparison_figure
 from hlv_core.io import DataError, Dataset
+from hlv_core.levels import level_options
+from hlv_core.pair_matrix import pairwise_matrix
 from hlv_core.text import md
+from hlv_ui.heatmap import pair_heatmap
+from hlv_ui.network import camp_positions, network_html, spring_positions
 from hlv_ui.state import require_dataset, show_data_error
 from hlv_ui.widgets import download_table
 
@@ -26,12 +28,14 @@ PHYSICS_MAX_NODES = 120
 #: Above this many edges the edge filter starts at this many edges drawn.
 DEFAULT_MAX_EDGES = 1500
 HEATMAP_MAX = 80
-CAMP_COLOURS = {0: "#1f77b4", 1: "#ff7f0e", -1: "#b0b0b0"}
+#: Above this many annotator pairs sharing an item, sigma_rnd (n_repeats sigma runs) waits for
+#: the user to ask for it.
+AUTO_RND_MAX_PAIRS = 5000
 MEMO_KEY = "graph._rnd_memo"
 
 st.title("Annotator graph")
 st.caption(
-    "Basile's systematicity **σ** (seed 004): annotators are nodes; a pair is joined by a **+** "
+    "Basile's systematicity **σ**: annotators are nodes; a pair is joined by a **+** "
     "edge when its pairwise Krippendorff's α is at least the overall α, by a **−** edge otherwise. "
     "σ is the share of balanced triangles (+++ or +−−). σ near 1 means annotators form camps; "
     "compare it with **σ_rnd**, the same measure on random matrices A_rnd, each made by 10 "
@@ -42,12 +46,10 @@ st.caption(
 dataset = require_dataset(tasks=("multiclass", "multilabel", "rating"), need_ids=True)
 
 # ------------------------------------------------------------------------------- controls
-# Defaults are the paper's conventions (seed 004 Table 2; spec 1.2, decision 6): nominal alpha,
-# min_shared 1, composed sigma_rnd. Every other choice is labelled as a deviation below.
-levels = list(balance.LEVELS)
-default_level = "nominal"
-if dataset.task == "multilabel":
-    levels = ["nominal"]
+# Defaults are the paper's conventions (Basile, Table 2): nominal alpha, min_shared 1, composed
+# sigma_rnd. Every other choice is labelled as a deviation below.
+opts = level_options(dataset)
+levels, default_level, multilabel = list(opts.levels), "nominal", opts.multilabel
 PROCEDURE_LABELS = {
     "composed": "composed: 10 split-and-shuffle steps per A_rnd (paper)",
     "one_step": "one step per A_rnd (deviation)",
@@ -80,7 +82,6 @@ n_repeats = int(c4.number_input(
 seed = int(c5.number_input("Seed", min_value=0, max_value=2**31 - 1, value=0, step=1,
                            key="graph.seed"))
 conventions = balance.conventions_note(level, min_shared, procedure)
-multilabel = "set" if dataset.task == "multilabel" else "error"
 if multilabel == "set":
     st.info("Multi-label data: each annotator's label set on an item is one nominal value "
             "(e.g. `a+b`), so two annotators agree only when they chose the same set.")
@@ -91,20 +92,25 @@ def compute_sigma(_dataset: Dataset, dataset_hash: str, level: str, min_shared: 
                   multilabel: str):
     del dataset_hash
     result = balance.sigma(_dataset.annotations, level=level, min_shared=min_shared,
-                           values=_dataset.numeric_label_map(level), multilabel=multilabel)
+                           values=opts.values(level), multilabel=multilabel)
     return result, balance.camps(result)
 
 
 @st.cache_data(show_spinner="Laying out the graph…", max_entries=8)
-def spring_positions(dataset_hash: str, level: str, min_shared: int, multilabel: str,
-                     edges: pd.DataFrame, nodes: tuple[str, ...], seed: int) -> dict:
-    del dataset_hash, level, min_shared, multilabel
-    graph = nx.Graph()
-    graph.add_nodes_from(nodes)
-    graph.add_edges_from(zip(edges["annotator_a"], edges["annotator_b"], strict=True))
-    pos = nx.spring_layout(graph, seed=seed, iterations=40)
-    scale = 60.0 * math.sqrt(len(nodes))
-    return {k: (float(v[0]) * scale, float(v[1]) * scale) for k, v in pos.items()}
+def layout(_result: balance.SigmaResult, _partition: balance.CampsResult, result_key: tuple,
+           spring: bool, seed: int) -> dict:
+    del result_key
+    if spring:
+        return spring_positions(_result.edges, tuple(_result.nodes["annotator_id"]), seed)
+    return camp_positions(_result.nodes, _partition.camps)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def markup(_result: balance.SigmaResult, _partition: balance.CampsResult, _shown: pd.DataFrame,
+           _positions: dict | None, view_key: tuple) -> str:
+    """The pyvis page for one view (result, edge filter, layout): built once per view."""
+    del view_key
+    return network_html(_result, _partition, _shown, _positions)
 
 
 @st.cache_data(show_spinner="Computing α, σ and σ_rnd of every dataset…", max_entries=4)
@@ -141,7 +147,7 @@ def random_baseline(result_key: tuple) -> balance.RandomSigmaResult:
 
     rnd = balance.sigma_random(
         dataset.annotations, n_repeats=n_repeats, seed=seed, level=level, min_shared=min_shared,
-        procedure=procedure, values=dataset.numeric_label_map(level), multilabel=multilabel,
+        procedure=procedure, values=opts.values(level), multilabel=multilabel,
         progress=tick,
     )
     bar.empty()
@@ -151,92 +157,18 @@ def random_baseline(result_key: tuple) -> balance.RandomSigmaResult:
     return rnd
 
 
-def network_html(result: balance.SigmaResult, partition: balance.CampsResult,
-                 edges: pd.DataFrame, positions: dict | None) -> str:
-    """Self-contained vis-network HTML: every user string escaped, no external resource."""
-    net = Network(height="600px", width="100%", cdn_resources="in_line")
-    camp = partition.camps
-    nodes = result.nodes
-    biggest = max(int(nodes["n_annotations"].max()), 1)
-    index = {a: i for i, a in enumerate(nodes["annotator_id"])}
-    for row in nodes.itertuples(index=False):
-        name = html.escape(str(row.annotator_id))
-        c = int(camp.get(row.annotator_id, -1))
-        kwargs = {}
-        if positions is not None:
-            x, y = positions[row.annotator_id]
-            kwargs = {"x": x, "y": y, "physics": False}
-        net.add_node(
-            index[row.annotator_id],
-            label=name,
-            title=(
-                f"{name}\ncamp: {'none' if c < 0 else c}\nannotations: {row.n_annotations}\n"
-                f"edges: {row.n_pos} + / {row.n_neg} −\n"
-                f"triangles: {row.balanced} balanced / {row.unbalanced} unbalanced"
-            ),
-            color=CAMP_COLOURS[c],
-            size=8 + 22 * math.sqrt(row.n_annotations / biggest),
-            **kwargs,
-        )
-    for row in edges.itertuples(index=False):
-        a, b = html.escape(str(row.annotator_a)), html.escape(str(row.annotator_b))
-        net.add_edge(
-            index[row.annotator_a], index[row.annotator_b],
-            title=(f"{a} – {b}\npairwise α = {row.alpha:.3f} (overall {result.alpha:.3f})\n"
-                   f"shared items: {row.n_shared}\nsign: {'+' if row.sign > 0 else '−'}"),
-            color="#2ca02c" if row.sign > 0 else "#d62728",
-            dashes=bool(row.sign < 0),
-            width=2 if row.sign > 0 else 1,
-            # springs: + edges pull their ends together, - edges hold them apart, so camps
-            # separate visually when physics runs
-            length=90 if row.sign > 0 else 260,
-        )
-    net.options = {
-        "nodes": {"font": {"size": 15, "strokeWidth": 4, "strokeColor": "#ffffff"}},
-        "edges": {"smooth": False},
-        "interaction": {"hover": True, "tooltipDelay": 120, "hideEdgesOnDrag": len(edges) > 3000},
-        "physics": (
-            {"enabled": False} if positions is not None else {
-                "enabled": True,
-                "solver": "forceAtlas2Based",
-                "forceAtlas2Based": {"gravitationalConstant": -60, "springConstant": 0.05,
-                                     "avoidOverlap": 0.8, "damping": 0.6},
-                "stabilization": {"enabled": True, "iterations": 300, "fit": True},
-            }
-        ),
-    }
-    markup = net.generate_html()
-    # pyvis' in-line template still links bootstrap from a CDN and vis.js from ../node_modules;
-    # the vis library itself is in-lined, so drop every external <script src> and <link href>.
-    markup = re.sub(r"<script[^>]*\bsrc=[^>]*>\s*</script>", "", markup, flags=re.S)
-    markup = re.sub(r"<link[^>]*\bhref=[^>]*/?>", "", markup, flags=re.S)
-    return markup.replace("<body>", "<body>" + LEGEND_HTML, 1)
-
-
-#: Static legend drawn over the graph's top-left corner (no user strings).
-LEGEND_HTML = (
-    '<div id="hlv-legend" style="position:absolute;top:8px;left:8px;z-index:5;'
-    "background:rgba(255,255,255,0.92);border:1px solid #ddd;border-radius:6px;"
-    'padding:6px 10px;font:12px/1.6 sans-serif;color:#333;pointer-events:none">'
-    + "".join(
-        f'<div><span style="display:inline-block;width:11px;height:11px;border-radius:50%;'
-        f'background:{colour};margin-right:6px;vertical-align:-1px"></span>{text}</div>'
-        for colour, text in ((CAMP_COLOURS[0], "camp 0"), (CAMP_COLOURS[1], "camp 1"),
-                             (CAMP_COLOURS[-1], "no edge"))
-    )
-    + '<div><span style="display:inline-block;width:22px;border-top:3px solid #2ca02c;'
-    'margin-right:6px;vertical-align:3px"></span>+ edge (pair α ≥ overall α)</div>'
-    '<div><span style="display:inline-block;width:22px;border-top:2px dashed #d62728;'
-    'margin-right:6px;vertical-align:3px"></span>− edge (pair α &lt; overall α)</div>'
-    "<div style=\"color:#666\">hover a node or edge for details</div></div>"
-)
-
-
 # ------------------------------------------------------------------------------- compute
+result_key = (dataset.content_hash, level, min_shared, multilabel)
 try:
     result, partition = compute_sigma(dataset, dataset.content_hash, level, min_shared, multilabel)
-    rnd = random_baseline((dataset.content_hash, level, min_shared, multilabel, procedure,
-                           n_repeats, seed))
+    rnd_key = (*result_key, procedure, n_repeats, seed)
+    big = result.n_pairs_overlapping > AUTO_RND_MAX_PAIRS
+    asked = big and st.toggle(
+        f"Compute σ_rnd ({n_repeats} random matrices over {result.n_pairs_overlapping:,} "
+        "annotator pairs: a few seconds)", key="graph.rnd",
+        help="Large data: the random baseline runs when asked for.")
+    want_rnd = not big or asked or rnd_key in st.session_state.get(MEMO_KEY, {})
+    rnd = random_baseline(rnd_key) if want_rnd else None
 except (DataError, ValueError) as error:
     if isinstance(error, DataError):
         show_data_error(error)
@@ -244,14 +176,22 @@ except (DataError, ValueError) as error:
         st.error(f"**Cannot compute σ for this dataset at this level.** {md(str(error))}")
     st.stop()
 
+
+def num(x: float | None) -> str:
+    return "n/a" if x is None or math.isnan(x) else f"{x:.3f}"
+
+
+rnd_summary = rnd.summary() if rnd is not None else {}
 m1, m2, m3, m4, m5 = st.columns(5)
 m1.metric(f"α (overall, {level})", f"{result.alpha:.3f}", help=f"Conventions: {conventions}.")
-m2.metric("σ", "n/a" if math.isnan(result.sigma) else f"{result.sigma:.3f}",
-          help=f"balanced triangles / triangles. Conventions: {conventions}.")
-m3.metric("σ_rnd (mean)", "n/a" if math.isnan(rnd.mean) else f"{rnd.mean:.3f}",
-          help=f"{rnd.n_defined} of {rnd.n_repeats} matrices A_rnd defined; seed {seed}; "
-          f"Monte Carlo standard error {'n/a' if math.isnan(rnd.se) else f'{rnd.se:.3f}'}. "
-          f"Conventions: {conventions}.")
+m2.metric("σ", num(result.sigma), help=f"balanced triangles / triangles. Conventions: "
+          f"{conventions}.")
+if rnd is None:
+    m3.metric("σ_rnd (mean)", "—", help="Switch on 'Compute σ_rnd' above.")
+else:
+    m3.metric("σ_rnd (mean)", num(rnd.mean),
+              help=f"{rnd.n_defined} of {rnd.n_repeats} matrices A_rnd defined; seed {seed}; "
+              f"Monte Carlo standard error {num(rnd.se)}. Conventions: {conventions}.")
 m4.metric("Triangles", f"{result.n_triangles:,}",
           help=f"{result.n_balanced:,} balanced, {result.n_unbalanced:,} unbalanced")
 m5.metric("Edges", f"{result.n_pos_edges:,} + / {result.n_neg_edges:,} −")
@@ -260,14 +200,15 @@ if result.explanation:
 if "deviation" in conventions or level != "nominal":
     st.info("These numbers do not follow the paper's conventions (nominal α, min shared 1, "
             f"composed σ_rnd), so they are not comparable with Basile's Table 2: {conventions}.")
+change = rnd_summary.get("max_alpha_change")
 st.caption(
     f"{result.n_pairs_overlapping:,} annotator pairs share at least one item; "
     f"**{result.n_dropped_min_shared:,}** dropped for sharing fewer than {min_shared} items, "
     f"**{result.n_dropped_undefined:,}** dropped because their pairwise α is undefined (all "
-    f"shared labels identical). σ_rnd sd = "
-    f"{'n/a' if math.isnan(rnd.sd) else f'{rnd.sd:.3f}'}; seed {seed}; conventions: "
-    f"{conventions}; "
-    f"largest change of α across replicates {np.nanmax(np.abs(rnd.alphas - rnd.alpha)):.1e}."
+    f"shared labels identical). "
+    + (f"σ_rnd sd = {num(rnd.sd)}; largest change of α across replicates "
+       f"{'n/a' if change is None else f'{change:.1e}'}; " if rnd is not None else "")
+    + f"seed {seed}; conventions: {conventions}."
 )
 
 graph_col, side_col = st.columns([3, 2])
@@ -275,6 +216,7 @@ with graph_col:
     st.subheader("Signed graph")
     edges = result.edges
     n_nodes = len(result.nodes)
+    shown, max_edges, sign, spring = edges, None, None, None
     if len(edges) > DEFAULT_MAX_EDGES:
         f1, f2 = st.columns(2)
         max_edges = int(f1.number_input(
@@ -284,47 +226,45 @@ with graph_col:
         ))
         which = f2.radio("Signs", ["both", "+ only", "− only"], horizontal=True,
                          key="graph.signs")
-        shown = edges
-        if which != "both":
-            shown = shown[shown["sign"] == (1 if which == "+ only" else -1)]
-        strength = (shown["alpha"] - result.alpha).abs()
-        shown = shown.loc[strength.sort_values(ascending=False).index[:max_edges]]
-    else:
-        shown = edges
+        sign = {"both": None, "+ only": 1, "− only": -1}[which]
+        shown = strongest_edges(edges, result.alpha, max_edges, sign=sign)
     positions = None
     if n_nodes > PHYSICS_MAX_NODES:
-        positions = spring_positions(dataset.content_hash, level, min_shared, multilabel,
-                                     edges[["annotator_a", "annotator_b"]],
-                                     tuple(result.nodes["annotator_id"]), seed)
-    st.iframe(network_html(result, partition, shown, positions), height=620)
+        spring = st.toggle("Spring layout (slower; default: annotators grouped by camp)",
+                           key="graph.spring")
+        positions = layout(result, partition, result_key, spring, seed)
+    st.iframe(markup(result, partition, shown, positions,
+                     (result_key, max_edges, sign, spring, seed)), height=620)
     st.caption(
         f"{len(shown):,} of {len(edges):,} edges drawn; solid green = +, dashed red = −; node "
         "colour = camp (grey: no edge), size = number of annotations. "
-        + ("Positions precomputed (spring layout), physics off." if positions else
-           "Drag nodes to rearrange.")
+        + ("Positions precomputed, physics off." if positions else "Drag nodes to rearrange.")
     )
 
 with side_col:
     st.subheader("σ against its random baseline")
-    defined = rnd.values[np.isfinite(rnd.values)]
-    fig = go.Figure()
-    fig.add_trace(go.Histogram(x=defined.tolist(), name="σ_rnd replicates",
-                               xbins={"start": 0, "end": 1.0001, "size": 0.05}))
-    if not math.isnan(result.sigma):
-        fig.add_vline(x=result.sigma, line_color="#d62728", line_width=3,
-                      annotation_text=f"σ = {result.sigma:.3f}")
-    fig.update_layout(xaxis_title="σ", yaxis_title="replicates", height=300,
-                      xaxis_range=[0, 1.02], margin={"t": 30, "b": 40}, showlegend=False)
-    st.plotly_chart(fig, width="stretch", key="graph.hist")
-    st.caption(f"{rnd.n_defined} of {rnd.n_repeats} matrices A_rnd have triangles; seed {seed}; "
-               f"σ_rnd {PROCEDURE_LABELS[procedure]}.")
+    if rnd is None:
+        st.info("σ_rnd has not been computed yet (switch it on above).")
+    else:
+        fig = go.Figure(go.Histogram(x=rnd.values[np.isfinite(rnd.values)].tolist(),
+                                     name="σ_rnd replicates",
+                                     xbins={"start": 0, "end": 1.0001, "size": 0.05}))
+        if not math.isnan(result.sigma):
+            fig.add_vline(x=result.sigma, line_color="#d62728", line_width=3,
+                          annotation_text=f"σ = {result.sigma:.3f}")
+        fig.update_layout(xaxis_title="σ", yaxis_title="replicates", height=300,
+                          xaxis_range=[0, 1.02], margin={"t": 30, "b": 40}, showlegend=False)
+        st.plotly_chart(fig, width="stretch", key="graph.hist")
+        st.caption(f"{rnd.n_defined} of {rnd.n_repeats} matrices A_rnd have triangles; seed "
+                   f"{seed}; σ_rnd {PROCEDURE_LABELS[procedure]}.")
 
     st.subheader("Camps")
     sizes = partition.camps.value_counts().sort_index()
+    exact = "exact: the graph is balanced" if partition.balanced else "approximate"
     st.write(
-        f"Method **{partition.method}** ({'exact: the graph is balanced' if partition.balanced else 'approximate'}); "
-        f"frustration **{partition.frustration:,}** of {partition.n_edges:,} edges "
-        f"(+ across camps or − within); {partition.n_components} connected component(s); "
+        f"Method **{partition.method}** ({exact}); frustration **{partition.frustration:,}** of "
+        f"{partition.n_edges:,} edges (+ across camps or − within); "
+        f"{partition.n_components} connected component(s); "
         + ", ".join(f"{'no edge' if k < 0 else f'camp {k}'}: {v}" for k, v in sizes.items())
     )
     traits = [c for c in dataset.annotators.columns if c != "annotator_id"]
@@ -341,22 +281,9 @@ with side_col:
         st.caption("This dataset has no annotator traits to compare the camps with.")
 
 st.subheader("Pairwise α")
-ids = list(result.nodes.sort_values("n_annotations", ascending=False)["annotator_id"])[:HEATMAP_MAX]
-ids.sort(key=lambda a: (int(partition.camps.get(a, -1)) % 3, a))  # camp 0, camp 1, then none
-pairs = result.pairs[result.pairs["annotator_a"].isin(ids) & result.pairs["annotator_b"].isin(ids)]
-matrix = pd.DataFrame(np.nan, index=ids, columns=ids)
-mask = pairs["status"] == "edge"
-for a, b, value in zip(pairs["annotator_a"][mask], pairs["annotator_b"][mask],
-                       pairs["alpha"][mask], strict=True):
-    matrix.loc[a, b] = matrix.loc[b, a] = value
-labels = [html.escape(str(a)) for a in ids]
-heat = go.Figure(go.Heatmap(
-    z=matrix.to_numpy(), x=labels, y=labels, colorscale="RdBu", zmid=result.alpha,
-    colorbar={"title": "α_ij"},
-    hovertemplate="%{y} – %{x}<br>α_ij = %{z:.3f}<extra></extra>",
-))
-heat.update_layout(height=min(700, 200 + 12 * len(ids)), margin={"t": 20},
-                   yaxis_autorange="reversed")
+ids = heatmap_annotators(result, partition, HEATMAP_MAX)
+pm = pairwise_matrix(result.pairs[result.pairs["status"] == "edge"], ids, order="given")
+heat, _ = pair_heatmap(pm, result.alpha, max_height=700, cell=12)
 st.plotly_chart(heat, width="stretch", key="graph.heatmap")
 st.caption(
     f"Colour centred on the overall α ({result.alpha:.3f}): blue = + edge, red = − edge; blank = "
@@ -401,7 +328,7 @@ with st.expander("Compare datasets: α vs σ (Basile, Figure 2)",
 st.subheader("Downloads")
 camps_table = partition.table.merge(result.nodes, on="annotator_id")
 meta = {"dataset": dataset.name, "seed": seed, "level": level, "min_shared": min_shared,
-        "n_repeats": n_repeats, "conventions": conventions, **result.summary(), **rnd.summary(),
+        "n_repeats": n_repeats, "conventions": conventions, **result.summary(), **rnd_summary,
         "camps_method": partition.method, "camps_frustration": partition.frustration}
 d1, d2, d3, d4, d5 = st.columns(5)
 with d1:
@@ -412,10 +339,10 @@ with d2:
 with d3:
     download_table(result.pairs, "graph_pairs.csv", key="graph.dl_pairs", label="All pairs CSV")
 with d4:
-    st.download_button("GraphML", data=balance.graphml_bytes(result, partition),
+    st.download_button("GraphML", data=lambda: balance.graphml_bytes(result, partition),
                        file_name="annotator_graph.graphml", mime="application/xml",
                        key="graph.dl_graphml", on_click="ignore", icon=":material/download:")
 with d5:
-    st.download_button("Summary JSON", data=json.dumps(meta, indent=2, default=str),
+    st.download_button("Summary JSON", data=lambda: json.dumps(meta, indent=2, default=str),
                        file_name="graph_summary.json", mime="application/json",
                        key="graph.dl_summary", on_click="ignore", icon=":material/download:")

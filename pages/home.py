@@ -10,6 +10,8 @@ import plotly.express as px
 import streamlit as st
 
 from hlv_core.io import FORMATS, LEVELS, TASKS, DataError
+from hlv_core.io.companions import companion_option
+from hlv_core.overview import label_table
 from hlv_core.text import md
 from hlv_ui.loading import parse_predictions, parse_upload
 from hlv_ui.state import (
@@ -30,28 +32,16 @@ st.caption(
     "Here the disagreement is the signal."
 )
 
-
-
 def companion_options(files) -> dict[str, bytes]:
     """Map companion uploads to loader options by file name."""
     options: dict[str, bytes] = {}
     for file in files:
-        name = file.name.lower()
-        if name.endswith(".json") and "meta" in name:
-            options["meta"] = file.getvalue()
-        elif "annotator" in name:
-            options["annotators"] = file.getvalue()
-        elif "item" in name:
-            options["items"] = file.getvalue()
-        elif "label" in name:
-            options["labels"] = file.getvalue()
-        elif "condition" in name:
-            options["conditions"] = file.getvalue()
-        elif "risk" in name:
-            options["risks"] = file.getvalue()
+        option = companion_option(file.name)
+        if option is None:
+            st.warning(f"Ignored companion file '{md(file.name)}': its name does not say what it "
+                       "is (annotators, items, labels, meta, conditions or risks).")
         else:
-            st.warning(f"Ignored companion file '{md(file.name)}': its name does not say what it is "
-                       "(annotators, items, labels, meta, conditions or risks).")
+            options[option] = file.getvalue()
     return options
 
 
@@ -130,17 +120,14 @@ with st.expander("Load your own data", expanded=False, icon=":material/upload_fi
             st.success(f"Predictions of {preds['model'].nunique()} model(s) added.")
 
 dataset = require_dataset()
-summary = dataset.summary()
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def overview_tables(_dataset, dataset_hash: str) -> dict[str, pd.DataFrame]:
+def overview_tables(_dataset, dataset_hash: str) -> dict:
     del dataset_hash
-    counts = _dataset.counts_array().sum(axis=0)
-    labels = pd.DataFrame({"label": list(_dataset.labels), "annotations": counts})
-    labels["share"] = labels["annotations"] / max(labels["annotations"].sum(), 1)
     return {
-        "labels": labels,
+        "summary": _dataset.summary(),
+        "labels": label_table(_dataset),
         "items": _dataset.item_table(),
         "report": _dataset.report.to_frame(),
         "per_item": pd.DataFrame({"n_annotators": _dataset.annotators_per_item_array()}),
@@ -148,6 +135,7 @@ def overview_tables(_dataset, dataset_hash: str) -> dict[str, pd.DataFrame]:
 
 
 tables = overview_tables(dataset, dataset.content_hash)
+summary = tables["summary"]
 
 cols = st.columns(5)
 cols[0].metric("Items", f"{summary['n_items']:,}")
@@ -174,11 +162,11 @@ with st.expander(f"Label inventory (order fixes every tie-break): {dataset.n_lab
              + (" …" if dataset.n_labels > 60 else ""))
 
 left, middle, right = st.columns(3)
-label_table = tables["labels"]
+labels_shown = tables["labels"]
 if dataset.n_labels > 30:
-    label_table = label_table.nlargest(30, "annotations")
+    labels_shown = labels_shown.nlargest(30, "annotations")
 left.plotly_chart(
-    px.bar(label_table, x="label", y="annotations", title="Label distribution"
+    px.bar(labels_shown, x="label", y="annotations", title="Label distribution"
            + (" (30 most used)" if dataset.n_labels > 30 else "")),
     width="stretch",
     key="home.labels",
@@ -193,7 +181,7 @@ right.plotly_chart(
     width="stretch",
     key="home.entropy",
 )
-download_table(label_table, f"{dataset.name}_labels.csv", key="home.dl.labels",
+download_table(labels_shown, f"{dataset.name}_labels.csv", key="home.dl.labels",
                label="Download label distribution (CSV)")
 
 st.subheader("Items, most contested first")

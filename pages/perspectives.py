@@ -1,4 +1,4 @@
-"""Perspectives: PERSEVAL evaluation (seed 003). Does a model serve every kind of user?
+"""Perspectives: PERSEVAL evaluation (Lo, Casola et al.). Does a model serve every kind of user?
 
 Build a user-disjoint split, compare the baselines (and uploaded per-(user, text) predictions)
 globally, per user, per text and per trait value with bootstrap CIs over users."""
@@ -9,7 +9,6 @@ import hashlib
 import html
 import io
 
-import numpy as np
 import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
@@ -17,9 +16,15 @@ import streamlit as st
 
 from hlv_core import perspectivist as P
 from hlv_core.io import DataError, Dataset
+from hlv_core.perspectivist_compare import (
+    headline_label,
+    headline_table,
+    item_predictions_per_user,
+    worst_groups,
+)
 from hlv_core.text import md
 from hlv_ui.state import frame_hash, get_predictions, require_dataset, show_data_error
-from hlv_ui.widgets import download_table
+from hlv_ui.widgets import download_table, lazy_tabs
 
 st.title("Perspectives")
 st.caption(
@@ -66,6 +71,14 @@ def bootstrap_cached(_preds: pd.DataFrame, _gold: pd.DataFrame, _traits, labels:
     del key
     return P.bootstrap_users(_preds, _gold, traits=_traits, labels=labels, n_boot=n_boot,
                              seed=seed)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def per_user_cached(_preds: pd.DataFrame | None, _test: pd.DataFrame, labels: tuple, key: str
+                    ) -> tuple[dict[str, pd.DataFrame], list[str]]:
+    """Item-level models as per-(user, text) predictions on the test pairs."""
+    del key
+    return item_predictions_per_user(_preds, _test, labels)
 
 
 @st.cache_data(show_spinner="Reading predictions…", max_entries=8, scope="session")
@@ -121,10 +134,7 @@ with more:
         help="PERSEVAL refuses the unnamed task without adaptation: the model knows nothing "
         "about the test users. Tick to build a user-agnostic baseline split anyway.")
 # traits decide named vs unnamed (content_hash covers them too; kept as an explicit key)
-traits_hash = hashlib.sha256(
-    pd.util.hash_pandas_object(dataset.annotators.astype(str), index=False).to_numpy().tobytes()
-    + "\x1f".join(map(str, dataset.annotators.columns)).encode()
-).hexdigest()[:16]
+traits_hash = frame_hash(dataset.annotators)
 try:
     splits = split_cached(dataset, dataset.content_hash, traits_hash, share, adaptation, extended, seed,
                           reserve, adaptation_share, baseline, stratify)
@@ -147,10 +157,9 @@ st.caption(
     f"{'extended' if splits.extended else 'strict'} · adaptation {adaptation}. "
     "The test split is the same for every adaptation mode and training variant."
 )
-split_table = splits.table().assign(seed=seed)
 d1, d2 = st.columns(2)
 with d1:
-    download_table(split_table, f"perseval_split_seed{seed}.csv", key="perspectives.dl_split",
+    download_table(lambda: splits.table().assign(seed=seed), f"perseval_split_seed{seed}.csv", key="perspectives.dl_split",
                    label="Download split (CSV)")
 with d2:
     download_table(splits.test[["annotator_id", "item_id"]], f"perseval_test_pairs_seed{seed}.csv",
@@ -161,28 +170,21 @@ st.subheader("2. Models")
 models, skipped = baselines_cached(splits, split_key)
 models = dict(models)
 gold_sets: dict[str, pd.DataFrame] = {name: splits.test for name in models}
+# score cache keys: baselines are fixed by the split; other models by their contents
+keys = {name: f"{split_key}|baseline|{name}" for name in models}
 for name, reason in skipped.items():
     st.caption(f"Baseline *{md(name)}* skipped: {md(reason)}")
 
 # item-level model predictions of the dataset, applied to every test user of a text
-item_preds = get_predictions()
-if item_preds is not None and "annotator_id" not in item_preds.columns:
-    test_items = set(splits.test["item_id"])
-    for model, rows in item_preds.groupby("model", sort=True):
-        table = rows.pivot_table(index="item_id", columns="label", values="prob",
-                                 aggfunc="sum").reindex(columns=list(dataset.labels),
-                                                        fill_value=0.0).fillna(0.0)
-        if not test_items <= set(table.index):
-            st.caption(f"Model *{md(str(model))}* does not cover every test text; "
-                       "left out.")
-            continue
-        best = pd.Series(np.array(dataset.labels, dtype=object)[np.argmax(table.to_numpy(),
-                                                                          axis=1)],
-                         index=table.index)
-        name = f"{model} (item-level)"
-        models[name] = splits.test[["annotator_id", "item_id"]].assign(
-            label=splits.test["item_id"].map(best).to_numpy())
-        gold_sets[name] = splits.test
+dataset_preds = get_predictions()
+preds_hash = frame_hash(dataset_preds)
+item_models, item_notes = per_user_cached(dataset_preds, splits.test, tuple(dataset.labels),
+                                         f"{split_key}|{preds_hash}")
+for note in item_notes:
+    st.caption(md(note))
+models.update(item_models)
+gold_sets.update({name: splits.test for name in item_models})
+keys.update({name: f"{split_key}|{preds_hash}|{name}" for name in item_models})
 
 upload = st.file_uploader(
     "Upload per-(user, text) predictions (CSV: annotator_id or user_id, item_id or text_id, "
@@ -204,41 +206,41 @@ if upload is not None:
         name = f"upload: {upload.name}"
         models[name] = frame
         gold_sets[name] = gold
+        keys[name] = f"{split_key}|{frame_hash(frame)}|{frame_hash(gold)}"
     except DataError as error:
         show_data_error(error)
 
 traits = splits.traits
 labels = tuple(dataset.labels)
-positive = labels[1] if len(labels) == 2 else None
-head_label = positive if positive is not None else "macro"
+head_label = headline_label(labels)
+positive = None if head_label == "macro" else head_label
 
 
 def content_key(name: str) -> str:
     """Cache key of one model's scores: the contents of its predictions and gold, never its
-    name (a model re-trained or re-uploaded under the same name must give new numbers)."""
-    return f"{split_key}|{frame_hash(models[name])}|{frame_hash(gold_sets[name])}"
+    name alone (a model re-trained or re-uploaded under the same name must give new numbers)."""
+    return keys[name]
 
 
 def report_for(name: str) -> P.PerspectivistReport:
     return evaluate_cached(models[name], gold_sets[name], traits, labels, content_key(name))
 
 
-rows = []
-for name in models:
-    s = report_for(name).summary()
-    pick = s[s["level"].isin(["global", "user", "text"])]
-    f1 = pick[(pick["metric"] == "f1") & (pick["label"] == head_label)]
-    macro = pick[(pick["metric"] == "f1") & (pick["label"] == "macro")]
-    acc = pick[pick["metric"] == "accuracy"]
-    row = {"model": name}
-    for level in ("global", "user", "text"):
-        row[f"{level} F1 ({head_label})"] = f1.loc[f1["level"] == level, "value"].iloc[0]
-    if positive is not None:
-        row["global macro F1"] = macro.loc[macro["level"] == "global", "value"].iloc[0]
-    row["global accuracy"] = acc.loc[acc["level"] == "global", "value"].iloc[0]
-    row["user accuracy"] = acc.loc[acc["level"] == "user", "value"].iloc[0]
-    rows.append(row)
-comparison = pd.DataFrame(rows)
+@st.cache_data(show_spinner=False, max_entries=16)
+def comparison_cached(names: tuple[str, ...], score_keys: tuple[str, ...]) -> pd.DataFrame:
+    """The headline table of every model (one summary per model, from the cached reports)."""
+    del score_keys
+    return headline_table(pd.concat([report_for(n).summary().assign(model=n) for n in names],
+                                    ignore_index=True), labels)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def lewidi_cached(_preds: pd.DataFrame, _gold: pd.DataFrame, labels: tuple, key: str) -> dict:
+    del key
+    return P.lewidi_scores(_preds, _gold, labels=labels)
+
+
+comparison = comparison_cached(tuple(models), tuple(keys[n] for n in models))
 st.markdown(
     f"**Comparison.** Headline F1 is the {'positive class ' + repr(positive) if positive else 'macro average'}"
     " (PERSEVAL reports the positive class for binary tasks, macro for multi-class). "
@@ -273,7 +275,7 @@ with c2:
     download_table(summary.assign(model=chosen, seed=seed), "perseval_summary.csv",
                    key="perspectives.dl_summary", label="Download full summary (CSV)")
 try:
-    lewidi = P.lewidi_scores(models[chosen], gold_sets[chosen], labels=labels)
+    lewidi = lewidi_cached(models[chosen], gold_sets[chosen], labels, content_key(chosen))
     st.caption(
         f"LeWiDi 2025 perspectivist scores (lower is better): error rate "
         f"{lewidi['error_rate']:.4f}; normalised absolute distance "
@@ -289,8 +291,7 @@ metric_name = st.radio("Per-group metric", list(metric_options), horizontal=True
                        key="perspectives.metric")
 column = metric_options[metric_name]
 
-tab_user, tab_text, tab_trait = st.tabs(["Per user", "Per text", "Per trait"])
-with tab_user:
+def user_tab() -> None:
     per_user = report.per_user[["n", column]].rename(columns={column: metric_name})
     defined = per_user.dropna()
     st.caption(f"{len(defined)} of {len(per_user)} users have a defined {metric_name} "
@@ -298,20 +299,22 @@ with tab_user:
     fig = px.histogram(defined, x=metric_name, nbins=20, title="Distribution over test users")
     fig.update_layout(height=320, margin={"t": 40})
     st.plotly_chart(fig, width="stretch", key="perspectives.user_hist")
-    worst = defined.sort_values([metric_name, "n"], ascending=[True, False]).head(10)
+    worst = worst_groups(report.per_user, column).rename(columns={column: metric_name})
     if traits is not None:
         worst = worst.join(traits, how="left")
     st.markdown("**Worst-served users**")
     st.dataframe(worst.style.format(precision=3, subset=[metric_name]), width="stretch")
     download_table(report.per_user.reset_index().assign(model=chosen, seed=seed),
                    "perseval_per_user.csv", key="perspectives.dl_user")
-with tab_text:
+
+
+def text_tab() -> None:
     per_text = report.per_text[["n", column]].rename(columns={column: metric_name})
     defined_t = per_text.dropna()
     fig = px.histogram(defined_t, x=metric_name, nbins=20, title="Distribution over test texts")
     fig.update_layout(height=320, margin={"t": 40})
     st.plotly_chart(fig, width="stretch", key="perspectives.text_hist")
-    hardest = defined_t.sort_values([metric_name, "n"], ascending=[True, False]).head(10)
+    hardest = worst_groups(report.per_text, column).rename(columns={column: metric_name})
     if "text" in dataset.items.columns:
         texts = dataset.items.set_index("item_id")["text"].astype(str).str.slice(0, 160)
         hardest = hardest.join(texts, how="left")
@@ -319,55 +322,64 @@ with tab_text:
     st.dataframe(hardest, width="stretch")
     download_table(report.per_text.reset_index().assign(model=chosen, seed=seed),
                    "perseval_per_text.csv", key="perspectives.dl_text")
-with tab_trait:
+
+
+def trait_tab() -> None:
     if report.per_trait.empty:
         st.info("No trait-level scores: this split is unnamed (the dataset has no annotator "
                 "traits) or no test user has a known trait value.")
-    else:
-        dims = list(dict.fromkeys(report.per_trait.index.get_level_values("dimension")))
-        b1, b2, b3 = st.columns(3)
-        dim = b1.selectbox("Trait", dims, key="perspectives.dim")
-        n_boot = int(b2.number_input("Bootstrap replicates", 100, 5000, 500, 100,
-                                     key="perspectives.n_boot"))
-        boot_seed = int(b3.number_input("Bootstrap seed", 0, 2**31 - 1, seed,
-                                        key="perspectives.boot_seed"))
-        boot = bootstrap_cached(models[chosen], gold_sets[chosen], traits, labels,
-                                content_key(chosen),
-                                n_boot, boot_seed)
-        metric_key, label_key = (("accuracy", "macro") if column == "accuracy"
-                                 else ("f1", column.split(":", 1)[1]))
-        sel = boot[(boot["level"] == f"trait:{dim}") & (boot["metric"] == metric_key)
-                   & (boot["label"] == label_key) & (boot["group"] != "mean")]
-        counts = report.per_trait.loc[dim, ["n_users", "n"]]
-        sel = sel.merge(counts, left_on="group", right_index=True, how="left")
-        fig = go.Figure(go.Bar(
-            x=[html.escape(str(v)) for v in sel["group"]], y=sel["estimate"],
-            error_y={"type": "data", "symmetric": False,
-                     "array": (sel["high"] - sel["estimate"]).to_numpy(),
-                     "arrayminus": (sel["estimate"] - sel["low"]).to_numpy()},
-            customdata=sel[["n_users", "n"]].to_numpy(),
-            hovertemplate="%{x}: %{y:.3f}<br>%{customdata[0]} users, %{customdata[1]} "
-            "instances<extra></extra>",
-        ))
-        fig.update_layout(title=f"{metric_name} by {html.escape(str(dim))} "
-                          f"({int((1 - 0.05) * 100)}% bootstrap CI over users, seed "
-                          f"{boot_seed})", height=360, margin={"t": 50},
-                          yaxis_title=metric_name)
-        st.plotly_chart(fig, width="stretch", key="perspectives.trait_bars")
-        st.caption("Trait values 'UNK', 'DATA_EXPIRED' and missing are skipped; numeric traits "
-                   "with many values (e.g. age) are grouped into quartiles. A value with few "
-                   "users has a wide interval: do not read a gap there as under-service.")
-        gaps = report.trait_gaps(metric=metric_key, label=label_key)
-        st.markdown("**Best- vs worst-served trait value per dimension**")
-        st.dataframe(gaps.style.format(precision=3, subset=["best", "worst", "gap"]),
-                     hide_index=True, width="stretch")
-        e1, e2, e3 = st.columns(3)
-        with e1:
-            download_table(report.per_trait.reset_index().assign(model=chosen, seed=seed),
-                           "perseval_per_trait.csv", key="perspectives.dl_trait")
-        with e2:
-            download_table(gaps.assign(model=chosen, metric=metric_name),
-                           "perseval_trait_gaps.csv", key="perspectives.dl_gaps")
-        with e3:
-            download_table(boot.assign(model=chosen), "perseval_bootstrap.csv",
-                           key="perspectives.dl_boot")
+        return
+    dims = list(dict.fromkeys(report.per_trait.index.get_level_values("dimension")))
+    b1, b2, b3 = st.columns(3)
+    dim = b1.selectbox("Trait", dims, key="perspectives.dim")
+    n_boot = int(b2.number_input("Bootstrap replicates", 100, 5000, 500, 100,
+                                 key="perspectives.n_boot"))
+    boot_seed = int(b3.number_input("Bootstrap seed", 0, 2**31 - 1, seed,
+                                    key="perspectives.boot_seed"))
+    boot = bootstrap_cached(models[chosen], gold_sets[chosen], traits, labels,
+                            content_key(chosen),
+                            n_boot, boot_seed)
+    metric_key, label_key = (("accuracy", "macro") if column == "accuracy"
+                             else ("f1", column.split(":", 1)[1]))
+    sel = boot[(boot["level"] == f"trait:{dim}") & (boot["metric"] == metric_key)
+               & (boot["label"] == label_key) & (boot["group"] != "mean")]
+    counts = report.per_trait.loc[dim, ["n_users", "n"]]
+    sel = sel.merge(counts, left_on="group", right_index=True, how="left")
+    fig = go.Figure(go.Bar(
+        x=[html.escape(str(v)) for v in sel["group"]], y=sel["estimate"],
+        error_y={"type": "data", "symmetric": False,
+                 "array": (sel["high"] - sel["estimate"]).to_numpy(),
+                 "arrayminus": (sel["estimate"] - sel["low"]).to_numpy()},
+        customdata=sel[["n_users", "n"]].to_numpy(),
+        hovertemplate="%{x}: %{y:.3f}<br>%{customdata[0]} users, %{customdata[1]} "
+        "instances<extra></extra>",
+    ))
+    fig.update_layout(title=f"{metric_name} by {html.escape(str(dim))} "
+                      f"({int((1 - 0.05) * 100)}% bootstrap CI over users, seed "
+                      f"{boot_seed})", height=360, margin={"t": 50},
+                      yaxis_title=metric_name)
+    st.plotly_chart(fig, width="stretch", key="perspectives.trait_bars")
+    st.caption("Trait values 'UNK', 'DATA_EXPIRED' and missing are skipped; numeric traits "
+               "with many values (e.g. age) are grouped into quartiles. A value with few "
+               "users has a wide interval: do not read a gap there as under-service.")
+    gaps = report.trait_gaps(metric=metric_key, label=label_key)
+    st.markdown("**Best- vs worst-served trait value per dimension**")
+    st.dataframe(gaps.style.format(precision=3, subset=["best", "worst", "gap"]),
+                 hide_index=True, width="stretch")
+    e1, e2, e3 = st.columns(3)
+    with e1:
+        download_table(report.per_trait.reset_index().assign(model=chosen, seed=seed),
+                       "perseval_per_trait.csv", key="perspectives.dl_trait")
+    with e2:
+        download_table(gaps.assign(model=chosen, metric=metric_name),
+                       "perseval_trait_gaps.csv", key="perspectives.dl_gaps")
+    with e3:
+        download_table(boot.assign(model=chosen), "perseval_bootstrap.csv",
+                       key="perspectives.dl_boot")
+
+
+TABS = {"Per user": user_tab, "Per text": text_tab, "Per trait": trait_tab}
+for name, tab in lazy_tabs(list(TABS), key="perspectives.tab").items():  # only the open tab runs
+    if tab.open:
+        with tab:
+            TABS[name]()

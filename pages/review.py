@@ -1,4 +1,4 @@
-"""Case review and meta-evaluation (seed 000 section 6): experts judge pairs of model outputs,
+"""Case review and meta-evaluation (Kurniawan et al., section 6): experts judge pairs of model outputs,
 rank centrality turns the judgements into human scores, every metric is correlated with them."""
 
 from __future__ import annotations
@@ -15,16 +15,12 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from hlv_core import review
-from hlv_core.io import DataError, prediction_matrix
+from hlv_core.io import DataError
+from hlv_core.io.item_predictions import item_level_predictions, model_matrices
+from hlv_core.scoring import metric_matrix, score_models
 from hlv_core.text import md, visible_frame
 from hlv_ui.auth import auth_configured, current_identity, desk_name_form
-from hlv_ui.state import (
-    frame_hash,
-    get_predictions,
-    item_level_predictions,
-    require_dataset,
-    show_data_error,
-)
+from hlv_ui.state import frame_hash, get_predictions, require_dataset, show_data_error
 from hlv_ui.widgets import download_table
 
 KEY = "review"
@@ -50,26 +46,17 @@ def model_outputs(_dataset, dataset_hash: str, _preds: pd.DataFrame, preds_hash:
                   ) -> dict[str, pd.DataFrame]:
     """model -> (items x labels) probability table of its item-level predictions."""
     del dataset_hash, preds_hash
-    out = {}
-    for model in pd.unique(_preds["model"]):
-        item_ids, Q = prediction_matrix(_preds, _dataset, model)
-        out[str(model)] = pd.DataFrame(Q, index=item_ids, columns=list(_dataset.labels))
-    return out
+    matrices, _ = model_matrices(_preds, _dataset)
+    return {model: pd.DataFrame(Q, index=ids, columns=list(_dataset.labels))
+            for model, (ids, Q) in matrices.items()}
 
 
 @st.cache_data(show_spinner="Computing every metric per model…", max_entries=16)
-def metrics_per_model(_dataset, dataset_hash: str, _outputs: dict, preds_hash: str,
+def metrics_per_model(_dataset, dataset_hash: str, _preds: pd.DataFrame, preds_hash: str,
                       models: tuple[str, ...]) -> pd.DataFrame:
-    """soft_metrics.evaluate of each model on the items it predicted."""
+    """Every metric of each model on the items it predicted (models x metrics)."""
     del dataset_hash, preds_hash
-    P_all = pd.DataFrame(_dataset.judgements_array(), index=list(_dataset.item_ids))
-    tables = []
-    for model in models:
-        Q = _outputs[model]
-        P = P_all.loc[Q.index].to_numpy()
-        tables.append(review.model_metrics(P, {model: Q.to_numpy()},
-                                           multilabel=_dataset.task == "multilabel"))
-    return pd.concat(tables)
+    return metric_matrix(score_models(_dataset, _preds, models=models, lewidi=False))
 
 
 @st.cache_data(max_entries=8)
@@ -215,7 +202,8 @@ with tab_review:
             threshold = st.number_input(
                 "Show labels with probability above", 0.0, 0.99, default_threshold, 0.05,
                 key=f"{KEY}.threshold",
-                help="The paper showed areas of law above 0.1 (multi-label); spec default 0.")
+                help="Kurniawan et al. showed areas of law above 0.1 (multi-label); single-label "
+                "default 0 (every label shown).")
             max_labels = int(st.number_input("At most this many labels per output", 1, 100,
                                              15, key=f"{KEY}.max_labels"))
             own_first = st.toggle("Record my own labels before seeing the models", True,
@@ -411,7 +399,7 @@ with tab_meta:
                                        key=f"{KEY}.alternative",
                                        help="two-sided: |r| at least as large; greater: "
                                             "r at least as large (positive association).")
-                metric_table = metrics_per_model(dataset, DATASET_HASH, outputs, PREDS_HASH,
+                metric_table = metrics_per_model(dataset, DATASET_HASH, preds, PREDS_HASH,
                                                  tuple(meta_models))
                 human = scores.set_index("model")[f"score_{ties}"]
                 corr = review.metric_correlations(metric_table, human, alternative=alternative)
@@ -420,7 +408,7 @@ with tab_meta:
                     f"Pearson r between each metric's value per model and the human scores, "
                     f"p-value from a permutation test over all {n}! pairings ({alternative}). "
                     f"With {n} models the smallest possible p is "
-                    f"{(1 if alternative != 'two-sided' else 2) / float(np.prod(range(1, n + 1))):.3g}"
+                    f"{review.smallest_p(n, alternative):.3g}"
                     "; the paper had 14 training methods (Table 5).")
                 st.dataframe(corr, hide_index=True, width="stretch")
                 download_table(corr, "review_metric_correlations.csv", key=f"{KEY}.dl_corr",

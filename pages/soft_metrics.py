@@ -1,40 +1,39 @@
-"""Soft vs hard metrics (seed 000): what hard and soft metrics say about the models, with
+"""Soft vs hard metrics (Kurniawan et al.): what hard and soft metrics say about the models, with
 bootstrap CIs, class-wise and per-item views, the Figure 1 explainer and the Table 2 simulator."""
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pandas as pd
 import plotly.express as px
-import plotly.graph_objects as go
 import streamlit as st
 
 from hlv_core import soft_metrics as sm
 from hlv_core import training
-from hlv_core.io import DataError, load_predictions, prediction_matrix
-from hlv_core.simulate import METRIC_NAMES, simulate
+from hlv_core.io import DataError, load_predictions
+from hlv_core.io.item_predictions import item_level_predictions
+from hlv_core.scoring import ModelScores, item_verdicts, metric_ranks, metric_winners, score_model
+from hlv_core.targets import available_targets
 from hlv_core.text import md
+from hlv_ui.simulators import figure1_explainer, table2_simulator
 from hlv_ui.state import (
     add_predictions,
     frame_hash,
     get_predictions,
-    item_level_predictions,
     renamed_note,
     require_dataset,
     show_data_error,
 )
-from hlv_ui.widgets import download_table
+from hlv_ui.widgets import download_table, lazy_tabs
 
 KEY = "soft_metrics"
 GROUP_TITLES = {"hard": "Hard (majority vote)", "soft": "Soft (full distribution)",
                 "lewidi": "LeWiDi cross-walk (lower is better)"}
-PAPER_TABLE2 = {  # Table 2 of seed 000 (A-J, A-E, A-S, J-E, J-S, E-S)
-    (10, 10.0, 10.0): (0.27, 0.05, 0.29, 0.04, 0.94, 0.10),
-    (10, 0.1, 0.1): (0.63, 0.06, 0.73, 0.13, 0.96, 0.16),
-    (100, 10.0, 0.1): (0.00, -0.06, -0.03, 0.05, 0.96, 0.06),
-}
+#: Bootstrap CIs start automatically when items x resamples x models stays below this; above it
+#: the point values show first and the CIs run when asked for.
+AUTO_BOOT_MAX = 2_000_000
+#: Points drawn in the per-item scatter (a random sample beyond this; the table has every item).
+SCATTER_MAX = 4000
 
 st.title("Soft vs hard metrics")
 st.caption(
@@ -51,49 +50,22 @@ MULTILABEL = dataset.task == "multilabel"
 # ------------------------------------------------------------------------ cached engine calls
 @st.cache_data(show_spinner="Computing metrics and bootstrap intervals…", max_entries=32)
 def compute_model(_dataset, dataset_hash: str, _preds: pd.DataFrame, preds_hash: str, model: str,
-                  n_boot: int, seed: int, skip_undefined: bool, multilabel: bool) -> dict:
-    """Metrics with CIs, notes, class-wise and per-item tables of one model."""
+                  n_boot: int, seed: int, skip_undefined: bool, multilabel: bool) -> ModelScores:
+    """Every metric of one model (values, CIs, notes, class-wise and per-item tables)."""
     del dataset_hash, preds_hash
-    item_ids, Q = prediction_matrix(_preds, _dataset, model)
-    P = _dataset.judgements_array()[pd.Index(_dataset.item_ids).get_indexer(item_ids)]
-    labels = list(_dataset.labels)
-    ordinal = _dataset.label_numeric_values() if _dataset.task == "rating" else None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", sm.UndefinedMetricWarning)
-        values = sm.evaluate(P, Q, multilabel=multilabel, skip_undefined=skip_undefined,
-                             lewidi=True, ordinal_values=ordinal)
-        ci = (sm.bootstrap_ci(P, Q, multilabel=multilabel, n_boot=n_boot, seed=seed,
-                              skip_undefined=skip_undefined, lewidi=True, ordinal_values=ordinal)
-              if n_boot > 0 else pd.DataFrame(columns=["lower", "upper"]))
-        classwise = sm.classwise_table(P, Q, multilabel=multilabel, labels=labels)
-    notes = sm.undefined_notes(P, Q, multilabel=multilabel, labels=labels)
-    rows = []
-    for metric, value in values.items():
-        group, higher, _ = sm.METRIC_INFO[metric]
-        rows.append({"model": model, "group": group, "metric": metric, "value": value,
-                     "lower": ci["lower"].get(metric, np.nan),
-                     "upper": ci["upper"].get(metric, np.nan),
-                     "higher_is_better": higher, "n_items": len(item_ids),
-                     "n_boot": n_boot if metric in ci.index else 0, "seed": seed,
-                     "note": sm.undefined_reason(metric, float(value), notes)})
-    items = sm.per_item(P, Q, multilabel=multilabel, item_ids=list(item_ids),
-                        ordinal_values=ordinal).reset_index()
-    items.insert(1, "model", model)
-    return {"table": pd.DataFrame(rows), "notes": notes, "classwise": classwise.assign(model=model),
-            "items": items, "P": P, "Q": Q, "item_ids": list(item_ids)}
+    return score_model(_dataset, _preds, model, multilabel=multilabel,
+                       skip_undefined=skip_undefined, n_boot=n_boot, seed=seed)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def all_targets(_dataset, dataset_hash: str) -> dict[str, pd.DataFrame | str]:
     """What each training method would train on (or why it cannot run here)."""
     del dataset_hash
-    out: dict[str, pd.DataFrame | str] = {}
-    for method in training.METHODS:
-        try:
-            out[method] = training.method_targets(_dataset, method)
-        except (DataError, ValueError) as error:
-            out[method] = str(error)
-    return out
+    return available_targets(_dataset)
+
+
+def note_of(result: ModelScores, metric: str, value: float) -> str:
+    return sm.undefined_reason(metric, float(value), result.notes)
 
 
 def _fmt(value: float, lower: float, upper: float, n_boot: int) -> str:
@@ -127,7 +99,9 @@ def upload_section() -> None:
 
 
 def models_tab(results: dict[str, dict], n_boot: int, seed: int, skip_undefined: bool) -> None:
-    table = pd.concat([r["table"] for r in results.values()], ignore_index=True)
+    table = pd.concat([r.table.assign(note=[note_of(r, m, v) for m, v in
+                                            zip(r.table["metric"], r.table["value"], strict=True)])
+                       for r in results.values()], ignore_index=True)
     models = list(results)
     order = [m for m in sm.METRIC_INFO if m in set(table["metric"])]
     table["cell"] = [_fmt(v, lo, hi, n) for v, lo, hi, n in
@@ -144,7 +118,7 @@ def models_tab(results: dict[str, dict], n_boot: int, seed: int, skip_undefined:
            if skip_undefined else "Reference conventions: undefined classes make a macro mean "
            "undefined (see notes).")
     )
-    coverage = {m: int(results[m]["table"]["n_items"].iloc[0]) for m in models}
+    coverage = {m: int(results[m].table["n_items"].iloc[0]) for m in models}
     wide.loc["items scored"] = ["coverage", *[f"{coverage[m]} of {dataset.n_items}"
                                               for m in models]]
     st.dataframe(wide, width="stretch")
@@ -157,23 +131,17 @@ def models_tab(results: dict[str, dict], n_boot: int, seed: int, skip_undefined:
                                                        n_items_total=dataset.n_items),
                    f"{dataset.name}_soft_hard_metrics.csv", key=f"{KEY}.dl.metrics")
     for model, result in results.items():
-        for note in result["notes"]:
+        for note in result.notes:
             st.info(f"**{md(model)}**: {md(note)}", icon=":material/info:")
 
     # ranking of models per metric: does the metric change the winner?
-    ranks = table.copy()
-    signed = np.where(ranks["higher_is_better"], -ranks["value"], ranks["value"])
-    ranks["signed"] = signed
-    ranks["rank"] = ranks.groupby("metric")["signed"].rank(method="min", na_option="keep")
-    ranks["metric"] = pd.Categorical(ranks["metric"], categories=order, ordered=True)
-    ranks = ranks.sort_values(["metric", "model"])
+    ranks = metric_ranks(table)
     fig = px.line(ranks, x="metric", y="rank", color="model", markers=True,
                   hover_data={"value": ":.4f"},
                   title="Rank of each model under each metric (1 = best)")
     fig.update_yaxes(autorange="reversed", dtick=1)
     st.plotly_chart(fig, width="stretch", key=f"{KEY}.rank_plot")
-    winners = (ranks[ranks["rank"] == 1].groupby("metric", observed=True)["model"]
-               .agg(lambda s: ", ".join(sorted(s))))
+    winners = metric_winners(ranks)
     if len(models) > 1 and winners.nunique() > 1:
         st.warning("The choice of metric changes the winner: "
                    + "; ".join(f"{md(m)} → {md(w)}" for m, w in winners.items()))
@@ -184,7 +152,7 @@ def models_tab(results: dict[str, dict], n_boot: int, seed: int, skip_undefined:
 def classes_tab(results: dict[str, dict]) -> None:
     model = st.selectbox("Model", list(results), key=f"{KEY}.class_model")
     kind = st.radio("Kind", ["soft", "hard"], horizontal=True, key=f"{KEY}.class_kind")
-    classwise = results[model]["classwise"]
+    classwise = results[model].classwise
     shown = classwise[classwise["kind"] == kind]
     long = shown.melt(id_vars=["label"], value_vars=["precision", "recall", "f1"],
                       var_name="measure", value_name="value")
@@ -196,7 +164,7 @@ def classes_tab(results: dict[str, dict]) -> None:
                "has undefined (NaN) soft recall." if kind == "soft" else
                "Hard P/R/F1 on majority labels; a class absent from truth and predictions "
                "scores 1 (reference zero_division=1).")
-    all_classwise = pd.concat([r["classwise"] for r in results.values()], ignore_index=True)
+    all_classwise = pd.concat([r.classwise for r in results.values()], ignore_index=True)
     st.dataframe(shown, hide_index=True, width="stretch")
     download_table(all_classwise, f"{dataset.name}_classwise.csv", key=f"{KEY}.dl.classwise")
 
@@ -206,22 +174,21 @@ def items_tab(results: dict[str, dict]) -> None:
     threshold = st.slider("Soft overlap counted as 'matches the humans'", 0.5, 1.0, 0.8, 0.05,
                           key=f"{KEY}.threshold")
     res = results[model]
-    items = res["items"].copy()
-    high = items["soft_overlap"] >= threshold
-    items["verdict"] = np.select(
-        [~items["hard_correct"] & high, items["hard_correct"] & ~high],
-        ["hard wrong, soft matches", "hard right, soft far"], "agree")
+    items = res.items.assign(verdict=item_verdicts(res.items, threshold))
     counts = items["verdict"].value_counts()
     cols = st.columns(3)
     cols[0].metric("Hard wrong but soft matches", int(counts.get("hard wrong, soft matches", 0)))
     cols[1].metric("Hard right but soft far", int(counts.get("hard right, soft far", 0)))
     cols[2].metric("Items", len(items))
     rng = np.random.default_rng(0)
-    items["hard (jittered)"] = items["hard_correct"].astype(float) + rng.uniform(-0.15, 0.15,
-                                                                                  len(items))
-    fig = px.scatter(items, x="soft_overlap", y="hard (jittered)", color="verdict",
+    drawn = items if len(items) <= SCATTER_MAX else items.sample(SCATTER_MAX, random_state=0)
+    drawn = drawn.assign(**{"hard (jittered)": drawn["hard_correct"].astype(float)
+                            + rng.uniform(-0.15, 0.15, len(drawn))})
+    fig = px.scatter(drawn, x="soft_overlap", y="hard (jittered)", color="verdict",
                      custom_data=["item_id"], hover_data=["item_id", "entropy_p", "po_jsd"],
-                     title=f"Per-item soft overlap vs hard correctness — {model}")
+                     title=f"Per-item soft overlap vs hard correctness — {model}"
+                     + (f" ({SCATTER_MAX:,} of {len(items):,} items drawn)"
+                        if len(drawn) < len(items) else ""))
     fig.update_yaxes(tickvals=[0, 1], ticktext=["hard wrong", "hard right"])
     fig.add_vline(x=threshold, line_dash="dot")
     event = st.plotly_chart(fig, width="stretch", key=f"{KEY}.item_plot", on_select="rerun",
@@ -230,13 +197,12 @@ def items_tab(results: dict[str, dict]) -> None:
     item_key = f"{KEY}.item"
     if points and points[0].get("customdata"):
         st.session_state[item_key] = str(points[0]["customdata"][0])
-    table = items.drop(columns=["hard (jittered)"])
-    st.dataframe(table.sort_values(["verdict", "soft_overlap"]), hide_index=True, width="stretch")
-    download_table(pd.concat([r["items"] for r in results.values()], ignore_index=True),
+    st.dataframe(items.sort_values(["verdict", "soft_overlap"]), hide_index=True, width="stretch")
+    download_table(pd.concat([r.items for r in results.values()], ignore_index=True),
                    f"{dataset.name}_per_item.csv", key=f"{KEY}.dl.items")
 
     st.subheader("Item drill-down")
-    ids = res["item_ids"]
+    ids = res.item_ids
     if st.session_state.get(item_key) not in ids:
         st.session_state[item_key] = ids[0]
     item = st.selectbox("Item (or click a point above)", ids, key=item_key)
@@ -245,8 +211,8 @@ def items_tab(results: dict[str, dict]) -> None:
     if "text" in text_cols.columns and len(text_cols):
         st.text(str(text_cols["text"].iloc[0]))
     left, right = st.columns(2)
-    dist = pd.DataFrame({"label": list(dataset.labels), "humans": res["P"][row],
-                         model: res["Q"][row]})
+    dist = pd.DataFrame({"label": list(dataset.labels), "humans": res.P[row],
+                         model: res.Q[row]})
     fig2 = px.bar(dist.melt(id_vars="label", var_name="source", value_name="probability"),
                   x="label", y="probability", color="source", barmode="group",
                   title="Human judgements vs model")
@@ -263,173 +229,77 @@ def items_tab(results: dict[str, dict]) -> None:
                 st.dataframe(frame[frame["item_id"] == item], hide_index=True, width="stretch")
 
 
-# ------------------------------------------------------------------------ explainer, simulator
-def figure1_tab() -> None:
-    st.markdown(
-        "One binary item. The humans split **p** : 1 − p on the positive class; the model "
-        "predicts **q**. Soft accuracy = min(p, q) + min(1 − p, 1 − q); PO-JSD = 1 − JSD (bits). "
-        "PO-JSD stays close to 1 even for clearly wrong predictions, so its scale is compressed "
-        "(Theorem 1: soft accuracy ≤ PO-JSD). The paper's Figure 1 example: p = 0.5, "
-        "q = 0.2 gives soft accuracy 0.7 and PO-JSD above 0.9; the live values for your p and q "
-        "are below, with the paper's beside them at that point."
-    )
-    c1, c2 = st.columns(2)
-    p = c1.slider("True judgement p (positive class)", 0.0, 1.0, 0.5, 0.01, key=f"{KEY}.fig1_p")
-    q = c2.slider("Predicted q (positive class)", 0.0, 1.0, 0.2, 0.01, key=f"{KEY}.fig1_q")
-    grid = np.linspace(0, 1, 201)
-    P = np.column_stack([np.full_like(grid, p), 1 - np.full_like(grid, p)])
-    Q = np.column_stack([grid, 1 - grid])
-    curves = sm.per_item(P, Q)
-    fig = go.Figure()
-    fig.add_scatter(x=grid, y=curves["soft_overlap"], name="soft accuracy")
-    fig.add_scatter(x=grid, y=curves["po_jsd"], name="PO-JSD")
-    one = sm.per_item(np.array([[p, 1 - p]]), np.array([[q, 1 - q]]))
-    fig.add_scatter(x=[q, q], y=[one["soft_overlap"].iloc[0], one["po_jsd"].iloc[0]],
-                    mode="markers", marker={"size": 12}, name="your q")
-    fig.update_layout(xaxis_title="q", yaxis_title="score", yaxis_range=[0, 1.02],
-                      title=f"Figure 1 (p = {p:.2f})")
-    st.plotly_chart(fig, width="stretch", key=f"{KEY}.fig1")
-    cols = st.columns(3)
-    at_paper = abs(p - 0.5) < 1e-9 and abs(q - 0.2) < 1e-9
-    cols[0].metric("Soft accuracy", f"{one['soft_overlap'].iloc[0]:.4f}",
-                   help="paper (Figure 1, p = 0.5, q = 0.2): 0.7")
-    cols[1].metric("PO-JSD", f"{one['po_jsd'].iloc[0]:.4f}",
-                   help="paper (Figure 1, p = 0.5, q = 0.2): > 0.9")
-    if at_paper:
-        st.caption(f"At the paper's Figure 1 point: soft accuracy "
-                   f"{one['soft_overlap'].iloc[0]:.3f} (paper 0.7), PO-JSD "
-                   f"{one['po_jsd'].iloc[0]:.3f} (paper > 0.9).")
-    hard = sm.hard_accuracy(np.array([[p, 1 - p]]), np.array([[q, 1 - q]]))
-    cols[2].metric("Hard accuracy", f"{hard:.0f}",
-                   help="argmax ties go to the first label: p = 0.5 counts as the positive class "
-                        "here because it is listed first")
-
-
-def simulator_tab() -> None:
-    st.markdown(
-        "Table 2 of the paper: B random pairs (P, Q) of `rows × K` matrices, rows of P ~ "
-        "Dirichlet(α), rows of Q ~ Dirichlet(β). Per pair: **A** hard accuracy, **J** PO-JSD, "
-        "**E** entropy correlation, **S** soft accuracy; then their correlation across pairs. "
-        "The paper finds J and S strongly correlated (r > 0.9 in every setting of its Table 2) "
-        "and reads this as empirical assurance that soft accuracy is sensible; it also proves "
-        "soft accuracy ≤ PO-JSD, so PO-JSD can score wrong predictions close to its maximum "
-        "(misleadingly high), and recommends reporting both, focusing on soft accuracy when "
-        "interpretability matters. Run the simulation to see this run's J-S next to the paper's."
-    )
-    c = st.columns(6)
-    K = int(c[0].number_input("K", 2, 200, 10, key=f"{KEY}.sim_K"))
-    alpha = float(c[1].number_input("α", 0.01, 100.0, 10.0, key=f"{KEY}.sim_alpha"))
-    beta = float(c[2].number_input("β", 0.01, 100.0, 10.0, key=f"{KEY}.sim_beta"))
-    B = int(c[3].number_input("B pairs", 10, 2000, 500, step=50, key=f"{KEY}.sim_B"))
-    rows = int(c[4].number_input("rows", 10, 5000, 1000, step=100, key=f"{KEY}.sim_rows"))
-    seed = int(c[5].number_input("seed", 0, 2**31 - 1, 0, key=f"{KEY}.sim_seed"))
-    params = (K, alpha, beta, B, rows, seed)
-    if st.button("Run simulation", key=f"{KEY}.sim_run", icon=":material/play_arrow:"):
-        bar = st.progress(0.0, text="Sampling and scoring pairs…")
-        res = simulate(K, alpha, beta, B, rows, seed=seed,
-                       progress=lambda f: bar.progress(min(f, 1.0), text=f"{f:.0%} of pairs"))
-        bar.empty()
-        st.session_state[f"{KEY}.sim_result"] = (params, res)
-    stored = st.session_state.get(f"{KEY}.sim_result")
-    if stored is None:
-        st.info("Set the parameters and press **Run simulation** (the default takes about a "
-                "second).")
-        return
-    stored_params, res = stored
-    if stored_params != params:
-        st.caption("Showing the last run; press Run for the new parameters.")
-    st.caption(f"K={res.K}, α={res.alpha:g}, β={res.beta:g}, B={res.B}, rows={res.rows}, "
-               f"seed {res.seed}")
-    names = [f"{k} ({v})" for k, v in METRIC_NAMES.items()]
-    heat = px.imshow(res.corr.to_numpy(), x=names, y=names, zmin=-1, zmax=1, text_auto=".2f",
-                     color_continuous_scale="RdBu", title="Correlation across pairs")
-    st.plotly_chart(heat, width="stretch", key=f"{KEY}.sim_heat")
-    pairs = pd.DataFrame([res.pairs()])
-    paper = PAPER_TABLE2.get((res.K, res.alpha, res.beta))
-    if paper is not None:
-        pairs.loc[1] = paper
-        pairs.index = ["this run", "paper"]
-    else:
-        pairs.index = ["this run"]
-    js = float(pairs.loc["this run", "J-S"])
-    claim = (f"paper, these parameters: {paper[4]:.2f}" if paper is not None
-             else "paper: > 0.9 in every setting of Table 2")
-    st.metric("J-S correlation, this run", f"{js:.3f}", help=claim)
-    st.caption(f"J-S correlation: this run **{js:.3f}**; {claim} "
-               f"({'above' if js > 0.9 else 'not above'} 0.9 here).")
-    st.dataframe(pairs, width="stretch")
-    st.plotly_chart(px.scatter_matrix(res.values, dimensions=list("AJES"),
-                                      title="Per-pair metric values"),
-                    width="stretch", key=f"{KEY}.sim_scatter")
-    download_table(res.values.assign(K=res.K, alpha=res.alpha, beta=res.beta, seed=res.seed),
-                   "table2_simulation.csv", key=f"{KEY}.dl.sim")
-
-
 # ------------------------------------------------------------------------------------ layout
-tab_models, tab_classes, tab_items, tab_fig1, tab_sim = st.tabs(
-    ["Models", "Classes", "Items", "Figure 1 explainer", "Table 2 simulator"]
-)
+def choose_and_score() -> tuple[dict[str, ModelScores], int, int, bool]:
+    """Upload, model choice and bootstrap controls (shared by the first three tabs)."""
+    st.caption(f"Label order (fixes argmax ties): {md(', '.join(dataset.labels))}"
+               + (" · multilabel: a class is positive when its proportion is > 0.5"
+                  if MULTILABEL else ""))
+    upload_section()
+    preds = item_level_predictions(get_predictions())
+    if preds is None:
+        st.info("This dataset has no predictions yet: upload a predictions file above.")
+        return {}, 0, 0, False
+    available = list(pd.unique(preds["model"]))
+    models_key, known_key = f"{KEY}.models", f"{KEY}.known_models"
+    known = st.session_state.get(known_key, [])
+    if models_key not in st.session_state or set(available) != set(known):
+        kept = [m for m in st.session_state.get(models_key, []) if m in available]
+        # newly available models (e.g. just uploaded) are selected automatically
+        st.session_state[models_key] = kept + [m for m in available if m not in known]
+        st.session_state[known_key] = available
+    chosen = st.multiselect("Models", available, key=models_key)
+    c1, c2, c3, c4 = st.columns(4)
+    n_boot = int(c1.number_input("Bootstrap resamples", 0, 5000, 500, step=100,
+                                 key=f"{KEY}.n_boot"))
+    seed = int(c2.number_input("Seed", 0, 2**31 - 1, 0, key=f"{KEY}.seed"))
+    skip = c3.toggle("Skip undefined classes in macro means", value=False,
+                     key=f"{KEY}.skip_undefined",
+                     help="Off = reference behaviour (NaN when a class is undefined).")
+    cheap = dataset.n_items * n_boot * max(len(chosen), 1) <= AUTO_BOOT_MAX
+    with_ci = cheap or c4.toggle(
+        "Bootstrap CIs", value=False, key=f"{KEY}.ci",
+        help=f"{dataset.n_items:,} items x {n_boot} resamples x {len(chosen)} models: the "
+        "point values show first; switch this on for the intervals (a few seconds).")
+    p_hash = frame_hash(preds)
+    results = {}
+    for model in chosen:
+        try:
+            results[model] = compute_model(dataset, dataset.content_hash, preds, p_hash, model,
+                                           n_boot if with_ci else 0, seed, skip, MULTILABEL)
+        except DataError as error:
+            show_data_error(error)
+    return results, (n_boot if with_ci else 0), seed, skip
 
-with tab_models:
-    if not SUPPORTED:
-        st.info(
-            f"**{md(dataset.name)}** is {dataset.task} data. Hard and soft metrics need "
-            "multiclass, rating or multilabel annotations; choose another sample (the explainer "
-            "and the simulator below work without data)."
-        )
-        results: dict[str, dict] = {}
-    else:
-        st.caption(f"Label order (fixes argmax ties): {md(', '.join(dataset.labels))}"
-                   + (" · multilabel: a class is positive when its proportion is > 0.5"
-                      if MULTILABEL else ""))
-        upload_section()
-        preds = item_level_predictions(get_predictions())
-        results = {}
-        if preds is None:
-            st.info("This dataset has no predictions yet: upload a predictions file above.")
-        else:
-            available = list(pd.unique(preds["model"]))
-            models_key, known_key = f"{KEY}.models", f"{KEY}.known_models"
-            known = st.session_state.get(known_key, [])
-            if models_key not in st.session_state or set(available) != set(known):
-                kept = [m for m in st.session_state.get(models_key, []) if m in available]
-                # newly available models (e.g. just uploaded) are selected automatically
-                st.session_state[models_key] = kept + [m for m in available if m not in known]
-                st.session_state[known_key] = available
-            chosen = st.multiselect("Models", available, key=models_key)
-            c1, c2, c3 = st.columns(3)
-            n_boot = int(c1.number_input("Bootstrap resamples", 0, 5000, 500, step=100,
-                                         key=f"{KEY}.n_boot"))
-            seed = int(c2.number_input("Seed", 0, 2**31 - 1, 0, key=f"{KEY}.seed"))
-            skip = c3.toggle("Skip undefined classes in macro means", value=False,
-                             key=f"{KEY}.skip_undefined",
-                             help="Off = reference behaviour (NaN when a class is undefined).")
-            p_hash = frame_hash(preds)
-            for model in chosen:
-                try:
-                    results[model] = compute_model(dataset, dataset.content_hash, preds, p_hash,
-                                                   model, n_boot, seed, skip, MULTILABEL)
-                except DataError as error:
-                    show_data_error(error)
-            if results:
-                models_tab(results, n_boot, seed, skip)
-            else:
-                st.info("Choose at least one model.")
 
-with tab_classes:
-    if results:
-        classes_tab(results)
-    else:
-        st.info("Class-wise metrics appear once a supported dataset has predictions.")
+if SUPPORTED:
+    results, n_boot, seed, skip = choose_and_score()
+else:
+    st.info(
+        f"**{md(dataset.name)}** is {dataset.task} data. Hard and soft metrics need "
+        "multiclass, rating or multilabel annotations; choose another sample (the explainer "
+        "and the simulator work without data)."
+    )
+    results, n_boot, seed, skip = {}, 0, 0, False
 
-with tab_items:
-    if results:
-        items_tab(results)
-    else:
-        st.info("Per-item views appear once a supported dataset has predictions.")
-
-with tab_fig1:
-    figure1_tab()
-
-with tab_sim:
-    simulator_tab()
+tabs = lazy_tabs(["Models", "Classes", "Items", "Figure 1 explainer", "Table 2 simulator"],
+                 key=f"{KEY}.tab")
+NEEDS_RESULTS = {
+    "Models": (lambda: models_tab(results, n_boot, seed, skip), "Choose at least one model."),
+    "Classes": (lambda: classes_tab(results),
+                "Class-wise metrics appear once a supported dataset has predictions."),
+    "Items": (lambda: items_tab(results),
+              "Per-item views appear once a supported dataset has predictions."),
+}
+for name, tab in tabs.items():  # only the open tab runs
+    if not tab.open:
+        continue
+    with tab:
+        if name == "Figure 1 explainer":
+            figure1_explainer(KEY)
+        elif name == "Table 2 simulator":
+            table2_simulator(KEY)
+        elif results:
+            NEEDS_RESULTS[name][0]()
+        elif SUPPORTED:
+            st.info(NEEDS_RESULTS[name][1])

@@ -1,5 +1,6 @@
-"""Training lab: train a fast linear text model with each of seed 000's HLV training methods
-and compare them with the hard and soft metrics as deltas against MV (issue 9)."""
+"""Training lab: train a fast linear text model with each of the HLV training methods of
+Kurniawan et al. (section 4) and compare them with the hard and soft metrics as deltas against MV
+(majority vote)."""
 
 from __future__ import annotations
 

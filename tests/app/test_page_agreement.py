@@ -19,6 +19,14 @@ def _metric(at, prefix: str) -> str:
     raise AssertionError(f"no metric {prefix!r}: {[m.label for m in at.metric]}")
 
 
+def _open_tab(at, name: str):
+    """Open a tab of the page (hidden tabs do not run)."""
+    at.session_state["agreement.tab"] = name
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
 def _specs(at) -> list[dict]:
     return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
 
@@ -28,22 +36,24 @@ def test_case_review_alpha_heatmap_and_pairs(app):
     expected = krippendorff_alpha(load_sample("case_review").annotations, level="nominal")
     assert _metric(at, "Krippendorff's α (nominal)") == f"{expected:.3f}"
     assert _metric(at, "95% bootstrap CI").startswith("[")
-    specs = _specs(at)
+    overall_specs = _specs(at)
+    overall_keys = {b.proto.id for b in at.get("download_button")}
+    specs = _specs(_open_tab(at, "Pairs"))
     heat = [s for s in specs if s["data"] and s["data"][0]["type"] == "heatmap"]
     assert heat, [s["data"][0]["type"] for s in specs]
     z = heat[0]["data"][0]["z"]
     shape = z["shape"].replace(" ", "") if isinstance(z, dict) else f"{len(z)},{len(z[0])}"
     assert shape == "12,12" and len(heat[0]["data"][0]["x"]) == 12
-    assert any(s["data"][0]["type"] == "histogram" for s in specs)
+    assert any(s["data"][0]["type"] == "histogram" for s in overall_specs)
     # the disagreement list of the default (lowest-alpha) pair is shown and downloadable
     assert any("disagree on" in m.value for m in at.markdown)
-    keys = {b.proto.id for b in at.get("download_button")}
+    keys = overall_keys | {b.proto.id for b in at.get("download_button")}
     assert len(keys) >= 5
     assert "Seed **0**" in " ".join(c.value for c in at.caption)
 
 
 def test_choosing_a_pair_lists_its_disagreements(app):
-    at = open_page(app, "agreement", "case_review")
+    at = _open_tab(open_page(app, "agreement", "case_review"), "Pairs")
     box_a = next(s for s in at.selectbox if s.label == "Annotator A")
     box_b = next(s for s in at.selectbox if s.label == "Annotator B")
     ids = sorted(load_sample("case_review").annotations["annotator_id"].unique())
@@ -67,13 +77,15 @@ def test_multilabel_tab(app):
     at = open_page(app, "agreement", "legal_areas")
     at.number_input(key="agreement.n_boot").set_value(100).run()
     assert not at.exception
+    assert "heatmap" in [s["data"][0]["type"] for s in _specs(_open_tab(at, "Pairs")) if s["data"]]
+    _open_tab(at, "Multi-label")
     frames = [d.value for d in at.dataframe]
     ml = [f for f in frames if "measure" in f.columns]
     assert ml and len(ml[0]) == 8
     assert set(ml[0]["measure"]) >= {"boot_match", "augmented_kappa", "boot_f1"}
     assert (ml[0]["adjusted"] <= ml[0]["observed"] + 1e-9).all()
     types = [s["data"][0]["type"] for s in _specs(at) if s["data"]]
-    assert "bar" in types and "heatmap" in types
+    assert "bar" in types
     at.radio(key="agreement.ml_view").set_value("Per coder pair").run()
     assert not at.exception
     per_pair = [d.value for d in at.dataframe if "coder_1" in d.value.columns]
@@ -81,7 +93,7 @@ def test_multilabel_tab(app):
 
 
 def test_simulator_plot(app):
-    at = open_page(app, "agreement", "case_review")
+    at = _open_tab(open_page(app, "agreement", "case_review"), "Simulator")
     at.number_input(key="agreement.sim_sets").set_value(2).run()
     assert not at.exception
     sims = [s for s in _specs(at) if s["data"] and s["data"][0]["type"] == "scatter"
@@ -133,8 +145,7 @@ def test_annotator_names_escaped(app):
             rows.append(f'{item},"{name}",{(item + j) % 2}')
     raw = ("\n".join(rows) + "\n").encode()
     app.file_uploader(key="home.upload").set_value(("evil.csv", raw, "text/csv")).run()
-    at = app.switch_page("pages/agreement.py").run()
-    assert not at.exception
+    at = _open_tab(app.switch_page("pages/agreement.py").run(), "Pairs")
     for markdown in at.markdown:
         assert "<b>x</b>" not in markdown.value
     # plotly renders a few HTML tags in tick labels: the heatmap and bar labels are escaped

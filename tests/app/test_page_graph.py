@@ -151,6 +151,9 @@ def test_large_graph_is_laid_out_and_filtered(app, data_dir):
     at = open_page(app, "graph")
     doc = srcdoc(at)
     assert doc.count('"physics": false') >= 819
+    assert {m.label: m.value for m in at.metric}["σ_rnd (mean)"] == "—"  # runs on demand
+    at.toggle(key="graph.rnd").set_value(True).run()
+    assert not at.exception
     metrics = {m.label: m.value for m in at.metric}  # Basile's MD-Agreement .359 / .494 / .283
     assert (metrics["α (overall, nominal)"], metrics["σ"]) == ("0.359", "0.494")
     assert abs(float(metrics["σ_rnd (mean)"]) - 0.283) <= 0.006  # 3 Monte Carlo sd of the gap

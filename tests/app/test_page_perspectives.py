@@ -23,6 +23,14 @@ def metrics(at):
     return {m.label: m.value for m in at.metric}
 
 
+def _open_tab(at, name: str):
+    """Open a detail tab (hidden tabs do not run)."""
+    at.session_state["perspectives.tab"] = name
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
 def test_case_review_split_and_models(app):
     at = open_page(app, "perspectives", "case_review")
     dataset = at.session_state["hlv.dataset"]
@@ -43,11 +51,15 @@ def test_case_review_split_and_models(app):
                      & (expected.metric == "f1")]["value"].iloc[0]
     shown = comparison.set_index("model").loc["majority vote", "user F1 (macro)"]
     assert shown == pytest.approx(value)
-    types = [c["data"][0]["type"] for c in charts(at)]
-    assert types.count("bar") >= 2 and types.count("histogram") == 2
+    labels = {b.label for b in at.get("download_button")}
+    types = [c["data"][0]["type"] for c in charts(at)]  # comparison bars, user histogram
+    types += [c["data"][0]["type"] for c in charts(_open_tab(at, "Per text"))]
+    assert types.count("histogram") == 2
+    types += [c["data"][0]["type"] for c in charts(_open_tab(at, "Per trait"))]
+    assert types.count("bar") >= 2
     trait_chart = charts(at)[-1]
     assert trait_chart["data"][0]["error_y"]["type"] == "data"
-    assert {b.label for b in at.get("download_button")} >= {
+    assert labels >= {
         "Download split (CSV)", "Download test pairs to predict (CSV)", "Download CSV"}
 
 
@@ -105,7 +117,7 @@ def test_every_sample_renders(app, sample):
 
 
 def test_detail_controls(app):
-    at = open_page(app, "perspectives", "case_review")
+    at = _open_tab(open_page(app, "perspectives", "case_review"), "Per trait")
     models = at.selectbox(key="perspectives.model").options
     assert any(m.endswith("(item-level)") for m in models)  # the sample's models, per user
     item_model = next(m for m in models if m.endswith("(item-level)"))

@@ -32,6 +32,14 @@ def _array(value) -> np.ndarray:
     return np.array(value, dtype=float)
 
 
+def _open_tab(at, name: str):
+    """Open a tab of the page (hidden tabs do not run)."""
+    at.session_state["soft_metrics.tab"] = name
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
 def _texts(at) -> str:
     parts = [m.value for m in at.markdown] + [c.value for c in at.caption]
     parts += [i.value for i in at.info] + [w.value for w in at.warning]
@@ -53,13 +61,18 @@ def test_page_on_samples(app, sample):
     P = dataset.judgements_array()[dataset.item_ids.get_indexer(ids)]
     expected = sm.soft_micro_f1(P, Q)
     assert table.loc["soft_micro_f1", models[0]].startswith(f"{expected:.3f} [")
-    types = _plot_types(at)
-    assert "scatter" in types and "bar" in types  # rank plot, class bars, item scatter
-    assert len(at.get("download_button")) >= 3
+    types = _plot_types(at)  # rank plot
+    n_downloads = len(at.get("download_button"))
+    types += _plot_types(_open_tab(at, "Classes"))  # class bars
+    n_downloads += len(at.get("download_button"))
+    types += _plot_types(_open_tab(at, "Items"))  # item scatter
+    n_downloads += len(at.get("download_button"))
+    assert "scatter" in types and "bar" in types
+    assert n_downloads >= 3
 
 
 def test_item_drilldown_and_classes(app):
-    at = open_page(app, PAGE, "case_review")
+    at = _open_tab(open_page(app, PAGE, "case_review"), "Items")
     at.selectbox(key="soft_metrics.item_model").set_value("overconfident").run()
     assert not at.exception
     item = at.selectbox(key="soft_metrics.item").options[3]
@@ -67,6 +80,7 @@ def test_item_drilldown_and_classes(app):
     assert not at.exception
     frames = [df.value for df in at.dataframe]
     assert any("annotator_id" in f.columns and set(f["item_id"]) == {item} for f in frames)
+    _open_tab(at, "Classes")
     at.radio(key="soft_metrics.class_kind").set_value("hard").run()
     assert not at.exception
 
@@ -89,11 +103,11 @@ def test_ranking_sample_is_graceful(app):
     assert not at.exception
     assert "ranking" in _texts(at)
     # explainer still works without data
-    assert "scatter" in _plot_types(at)
+    assert "scatter" in _plot_types(_open_tab(at, "Figure 1 explainer"))
 
 
 def test_figure1_sliders(app):
-    at = open_page(app, PAGE, "case_review")
+    at = _open_tab(open_page(app, PAGE, "case_review"), "Figure 1 explainer")
     at.slider(key="soft_metrics.fig1_p").set_value(0.5).run()
     at.slider(key="soft_metrics.fig1_q").set_value(0.2).run()
     values = {m.label: m.value for m in at.metric}
@@ -103,7 +117,7 @@ def test_figure1_sliders(app):
 
 
 def test_simulator_runs(app):
-    at = open_page(app, PAGE, "case_review")
+    at = _open_tab(open_page(app, PAGE, "case_review"), "Table 2 simulator")
     at.number_input(key="soft_metrics.sim_B").set_value(60).run()
     at.number_input(key="soft_metrics.sim_rows").set_value(200).run()
     at.button(key="soft_metrics.sim_run").click().run()
@@ -148,3 +162,14 @@ def test_good_upload_adds_model(app):
         ("extra.csv", "\n".join(rows).encode(), "text/csv")).run()
     assert not at.exception
     assert "uniformish" in at.dataframe[0].value.columns
+
+
+def test_costly_bootstrap_waits_for_the_toggle(app):
+    """Above the bootstrap budget the point values show first; the CIs come with the toggle."""
+    at = open_page(app, PAGE, "case_review")
+    at.number_input(key="soft_metrics.n_boot").set_value(5000).run()  # 240 x 5000 x 3 models
+    assert not at.exception
+    assert "[" not in at.dataframe[0].value.iloc[0, 1]
+    at.toggle(key="soft_metrics.ci").set_value(True).run()
+    assert not at.exception
+    assert "[" in at.dataframe[0].value.iloc[0, 1]

@@ -1,5 +1,5 @@
 """A clinician opens "Certainty" on the dermatology sample, moves the reliability slider and sees
-the per-case certainty histogram follow (seed 001)."""
+the per-case certainty histogram follow (Stutz et al.)."""
 
 from __future__ import annotations
 
@@ -38,8 +38,9 @@ def test_certainty_reliability_slider_updates_histogram(page: Page, app_url: str
     assert float(after_value.inner_text()) > float(before)
     page.wait_for_timeout(1500)
     main.screenshot(path=str(artifacts / "certainty_slider_50.png"))
-    # the whole page, for a look at every section (UA accuracy, case view)
+    # the case view is its own tab (it runs when opened)
     page.set_viewport_size({"width": 1400, "height": 5200})
+    main.get_by_role("tab", name="Case view").click()
     expect(main.locator(".st-key-certainty-case_plot .js-plotly-plot").first).to_be_visible(
         timeout=60_000)
     page.wait_for_timeout(2000)
