@@ -285,7 +285,7 @@ def _arrow_table(source: Source):
                 newlines_in_values=True, ignore_empty_lines=True,
             ),
             convert_options=pacsv.ConvertOptions(
-                column_types={c: pa.string() for c in names},
+                column_types={c: pa.large_string() for c in names},  # pandas' str layout
                 strings_can_be_null=True,
                 quoted_strings_can_be_null=True,
                 null_values=[""],
@@ -306,9 +306,12 @@ def _sorted_dictionary(dictionary) -> np.ndarray:
     lengths = pc.binary_length(dictionary)
     longest = pc.max(lengths).as_py() or 0
     if longest <= 64:  # fixed-width bytes sort fast in numpy; UTF-8 byte order = code points
-        fixed = np.asarray(dictionary.cast(pa.binary()).to_numpy(zero_copy_only=False)).astype(
-            f"S{max(longest, 1)}"
-        )
+        width = f"S{max(longest, 1)}"
+        binary = dictionary.cast(pa.binary())
+        fixed = np.concatenate([np.zeros(0, dtype=width)] + [  # in slices: few Python objects
+            np.asarray(binary.slice(start, 1 << 20).to_numpy(zero_copy_only=False)).astype(width)
+            for start in range(0, len(binary), 1 << 20)
+        ])
         return np.argsort(fixed, kind="stable")
     return pc.array_sort_indices(dictionary).to_numpy()
 
@@ -326,7 +329,10 @@ def _encode(column) -> pd.Categorical:
     rank[order] = np.arange(len(order), dtype=np.int32)
     rank[-1] = -1  # code -1 (NA) stays -1
     categories = pd.Index(dictionary.take(order).to_pandas(), dtype=str)
-    return pd.Categorical.from_codes(rank[codes], categories=categories, validate=False)
+    from .dataset import _remember_sorted
+
+    return pd.Categorical.from_codes(rank[codes], categories=_remember_sorted(categories),
+                                     validate=False)
 
 
 def read_coded(source: Source, columns: tuple[str, ...]) -> pd.DataFrame | None:
@@ -349,4 +355,9 @@ def read_coded(source: Source, columns: tuple[str, ...]) -> pd.DataFrame | None:
             frame[name] = encoded[name]
     source.arrow = False  # the strings are no longer needed: free them
     source.table = None
-    return frame[table.column_names]
+    names = table.column_names
+    del table
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
+    return frame[names]

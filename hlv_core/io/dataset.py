@@ -13,6 +13,7 @@ Canonical tables (``../shared/spec/formats.md`` section 5.2):
 from __future__ import annotations
 
 import hashlib
+import weakref
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -69,9 +70,21 @@ def _recode(codes: np.ndarray, names) -> pd.Categorical:
     categories sorted ``str``; code -1 (NA) stays -1. Work over the dictionary, not the rows."""
     new, unique = pd.factorize(pd.Index(names, dtype=object), sort=True)
     lookup = np.append(new, -1).astype(np.int32)
-    return pd.Categorical.from_codes(
-        lookup[np.asarray(codes)], categories=pd.Index(unique, dtype=str), validate=False
-    )
+    categories = _remember_sorted(pd.Index(unique, dtype=str))
+    return pd.Categorical.from_codes(lookup[np.asarray(codes)], categories=categories,
+                                     validate=False)
+
+
+#: Category indexes already known to be sorted ``str`` (checked once, not per call).
+_SORTED: dict[int, weakref.ref] = {}
+
+
+def _remember_sorted(categories: pd.Index) -> pd.Index:
+    if len(_SORTED) > 256:
+        for key in [k for k, ref in _SORTED.items() if ref() is None]:
+            del _SORTED[key]
+    _SORTED[id(categories)] = weakref.ref(categories)
+    return categories
 
 
 def as_categorical(values: pd.Series) -> pd.Series:
@@ -80,7 +93,10 @@ def as_categorical(values: pd.Series) -> pd.Series:
     if isinstance(values.dtype, pd.CategoricalDtype):
         cats = values.cat.categories
         # categories are unique by construction; sorted ones are kept as they are
+        if id(cats) in _SORTED and _SORTED[id(cats)]() is cats:
+            return values
         if isinstance(cats.dtype, pd.StringDtype) and bool(np.all(cats[1:] > cats[:-1])):
+            _remember_sorted(cats)
             return values
         out = _recode(values.cat.codes.to_numpy(), [str(x) for x in cats])
     else:
@@ -89,7 +105,8 @@ def as_categorical(values: pd.Series) -> pd.Series:
             values = values.map(lambda v: v if v is None else str(v))
         codes, unique = pd.factorize(values, sort=True)
         out = pd.Categorical.from_codes(
-            codes.astype(np.int32), categories=pd.Index(unique, dtype=str), validate=False
+            codes.astype(np.int32), categories=_remember_sorted(pd.Index(unique, dtype=str)),
+            validate=False,
         )
     return pd.Series(out, index=values.index, name=values.name)
 
@@ -109,24 +126,26 @@ def strip_categorical(values: pd.Series) -> tuple[pd.Series, int]:
     return out, int(counts[differs].sum())
 
 
-def _first_rows(codes: np.ndarray, n: int) -> np.ndarray:
-    """(n,) first row holding each code (``len(codes)`` for unused codes)."""
-    first = np.full(n, len(codes), dtype=np.int64)
-    valid = codes >= 0
-    np.minimum.at(first, codes[valid], np.flatnonzero(valid))
-    return first
+def _appearance(codes: np.ndarray) -> np.ndarray:
+    """Distinct codes (>= 0) in order of first appearance (hash-based, over integers)."""
+    return pd.unique(codes[codes >= 0] if (codes < 0).any() else codes)
 
 
 def _in_order_of_appearance(values: pd.Series) -> tuple[pd.Index, np.ndarray]:
     """The distinct values of a categorical column in order of first appearance, and for each
     category its position in that order (-1 where unused)."""
-    codes = values.cat.codes.to_numpy()
-    first = _first_rows(codes, len(values.cat.categories))
-    used = np.flatnonzero(first < len(codes))
-    order = used[np.argsort(first[used], kind="stable")]
-    lookup = np.full(len(first), -1, dtype=np.int32)
+    order = _appearance(values.cat.codes.to_numpy())
+    lookup = np.full(len(values.cat.categories), -1, dtype=np.int32)
     lookup[order] = np.arange(len(order), dtype=np.int32)
     return values.cat.categories[order], lookup
+
+
+def _label_counts(values: pd.Series) -> pd.Series:
+    """Rows per used value of a categorical column, in order of first appearance."""
+    codes = values.cat.codes.to_numpy()
+    counts = np.bincount(codes[codes >= 0], minlength=len(values.cat.categories))
+    used = _appearance(codes)
+    return pd.Series(counts[used], index=values.cat.categories[used], name="count")
 
 
 def _inverse(lookup: np.ndarray) -> np.ndarray:
@@ -138,17 +157,6 @@ def _inverse(lookup: np.ndarray) -> np.ndarray:
 def _gather(lookup: np.ndarray, values: pd.Series) -> np.ndarray:
     """Per-row position: ``lookup`` (one entry per category) gathered by the row codes."""
     return np.append(lookup.astype(np.int32), -1)[values.cat.codes.to_numpy()]
-
-
-def _label_counts(values: pd.Series) -> pd.Series:
-    """Rows per used value of a categorical column, in order of first appearance."""
-    codes = values.cat.codes.to_numpy()
-    n = len(values.cat.categories)
-    first = _first_rows(codes, n)
-    counts = np.bincount(codes[codes >= 0], minlength=n)
-    used = np.flatnonzero(counts > 0)
-    used = used[np.argsort(first[used], kind="stable")]
-    return pd.Series(counts[used], index=values.cat.categories[used], name="count")
 
 
 def _positions(values: pd.Series, index: pd.Index) -> np.ndarray:
@@ -168,10 +176,14 @@ def _frame_hash(table: pd.DataFrame, key: str, hints: dict, cache: dict) -> np.n
     from pandas.core.util.hashing import combine_hash_arrays
 
     def categories_hash(categories: pd.Index) -> np.ndarray:
-        if id(categories) not in cache:
-            cache[id(categories)] = pd.util.hash_pandas_object(
-                pd.Series(categories, dtype=object), index=False
-            ).to_numpy()
+        if id(categories) not in cache:  # in slices: few Python strings alive at a time
+            step = 1 << 20
+            cache[id(categories)] = np.concatenate([np.zeros(0, dtype=np.uint64)] + [
+                pd.util.hash_pandas_object(
+                    pd.Series(categories[start:start + step], dtype=object), index=False
+                ).to_numpy()
+                for start in range(0, len(categories), step)
+            ])
         return cache[id(categories)]
 
     columns = []
@@ -530,7 +542,7 @@ def build_dataset(
             fix="name the columns item_id, annotator_id, label (one row per single label), "
             "or choose the matching format in the format override.",
         )
-    ann = annotations.copy()
+    ann = annotations.copy(deep=False)  # copy-on-write: columns are replaced, never mutated
     report.rows_read = report.rows_read or len(ann)
     if len(ann) == 0:
         raise DataError(
@@ -564,8 +576,12 @@ def build_dataset(
     item_c, annot_c, label_c = (ann[c].cat.codes.to_numpy() for c in required)
     n_annot = max(len(ann["annotator_id"].cat.categories), 1)
     n_lab = max(len(ann["label"].cat.categories), 1)
-    cell = item_c.astype(np.int64) * n_annot + annot_c
-    triple = np.sort(cell * n_lab + label_c)  # one sort: duplicates and multi-label cells
+    triple = item_c.astype(np.int64)  # (item, annotator, label) as one int64 key, in place
+    triple *= n_annot
+    triple += annot_c
+    triple *= n_lab
+    triple += label_c
+    triple.sort()  # one sort: duplicates and multi-label cells
     if len(triple) > 1 and bool((triple[1:] == triple[:-1]).any()):
         dup = ann.duplicated(subset=required, keep="first")
         first = int(np.flatnonzero(dup.to_numpy())[0])
@@ -579,22 +595,17 @@ def build_dataset(
             column="label",
             fix="keep one row per (item_id, annotator_id, label); remove the repeated rows.",
         )
-    cells_sorted = triple // n_lab
-    del triple
-    new_cell = np.ones(len(cells_sorted), dtype=bool)
-    new_cell[1:] = cells_sorted[1:] != cells_sorted[:-1]
-    starts = np.flatnonzero(new_cell)
-    sizes = np.diff(np.append(starts, len(cells_sorted)))
-    n_cells = len(starts)
-    multi_cells = cells_sorted[starts[sizes > 1]]
-    del cells_sorted, new_cell
+    triple //= n_lab  # now the sorted (item, annotator) cell keys
+    repeat = triple[1:] == triple[:-1]  # a cell holding several labels
+    n_cells = len(triple) - int(repeat.sum())
+    multi_cells = np.unique(triple[1:][repeat])
+    del triple, repeat
     if len(multi_cells):
-        in_multi = np.isin(cell, multi_cells)
+        in_multi = np.isin(item_c.astype(np.int64) * n_annot + annot_c, multi_cells)
         pairs = ann.loc[in_multi, ["item_id", "annotator_id"]].astype(object)
         several = pairs.groupby(["item_id", "annotator_id"], sort=False).size()
     else:
         several = pd.Series([], dtype=np.int64)
-    del cell
     has_rank = "rank" in ann.columns
     if has_rank:
         raw = ann["rank"]
@@ -729,7 +740,10 @@ def build_dataset(
                 column="label",
                 fix="give a numeric value per label in schema.json or use level nominal/ordinal.",
             )
-    n_annotators = annot_table["annotator_id"].nunique()
+    n_annotators = (  # the default table is unique by construction
+        len(annot_table) if annotators is None or len(annotators) == 0
+        else annot_table["annotator_id"].nunique()
+    )
     if annotator_ids_known and n_annotators < 2:
         raise DataError(
             f"only one annotator ({annot_table['annotator_id'].iloc[0]!r}) in the file; label "

@@ -40,7 +40,7 @@ _ANNOTATOR_ALIASES = ("annotator_id", "annotator", "worker", "worker_id", "coder
 def _strip_cells(frame: pd.DataFrame, report: ImportReport | None = None) -> pd.DataFrame:
     """Strip surrounding whitespace from every text cell (``" x"`` and ``"x"`` are one label);
     the number of changed cells is noted in the report."""
-    out = frame.copy()
+    out = frame.copy(deep=False)  # copy-on-write: columns are replaced, never mutated
     changed = 0
     for column in out.columns:
         values = out[column]
