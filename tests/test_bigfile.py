@@ -126,3 +126,56 @@ def test_content_hash_is_the_pandas_hash_of_the_tables(tmp_path, monkeypatch):
         h.update("\x1f".join(map(str, table.columns)).encode())
         h.update(pd.util.hash_pandas_object(table, index=False).to_numpy().tobytes())
     assert ds.content_hash == h.hexdigest()[:16]
+
+
+# ------------------------------------------------------------------ sigma: cost and refusal
+def _crowd(n_items: int = 40, per_item: int = 4, pool: int = 12, seed: int = 3) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(n_items):
+        for a in rng.choice(pool, size=per_item, replace=False):
+            rows.append((f"i{i}", f"a{a}", str(rng.integers(0, 3))))
+    return pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"])
+
+
+def test_sigma_cost_counts_pair_instances_and_bounds_the_pairs():
+    from itertools import combinations
+
+    from hlv_core.balance import estimate_sigma_cost, sigma
+
+    frame = _crowd()
+    cost = estimate_sigma_cost(frame)
+    brute = sum(len(list(combinations(g, 2))) for _, g in frame.groupby("item_id")["annotator_id"])
+    assert cost.pair_instances == brute == 40 * 6
+    assert (cost.n_items, cost.n_annotators, cost.n_annotations) == (40, 12, 160)
+    result = sigma(frame, max_pair_instances=brute)  # at the limit: runs
+    assert result.n_pairs_overlapping <= cost.pair_instances
+    degree = result.nodes["degree"].to_numpy()
+    assert cost.triangle_work >= float(np.square(degree).sum())
+    assert cost.memory_bytes > 0 and "instances" in cost.describe()
+
+
+def test_sigma_refuses_past_the_limit_with_the_reason():
+    from hlv_core.balance import sigma, sigma_random
+
+    frame = _crowd()
+    with pytest.raises(DataError, match="240 .*limit of 100") as err:
+        sigma(frame, max_pair_instances=100)
+    assert "--max-pairs" in err.value.fix
+    with pytest.raises(DataError, match="limit of 100"):
+        sigma_random(frame, n_repeats=2, max_pair_instances=100)
+    assert sigma(frame, max_pair_instances=None).n_pairs_overlapping > 0
+
+
+def test_sigma_cli_prints_cost_and_progress_and_refuses(tmp_path, capsys):
+    from hlv_core.cli import main
+
+    path = tmp_path / "crowd.csv"
+    _crowd().to_csv(path, index=False)
+    assert main(["sigma", str(path), "--max-pairs", "100"]) == 2
+    err = capsys.readouterr().err
+    assert "sigma: cost: 160 annotations" in err and "limit of 100" in err
+    assert "pairwise alpha" not in err  # refused before the heavy work
+    assert main(["sigma", str(path), "--repeats", "2", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert "sigma_rnd 2/2" in captured.err and '"sigma"' in captured.out

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -27,9 +28,12 @@ from ..balance import (
     LEVELS,
     PAPER_MIN_SHARED,
     PROCEDURES,
+    SIGMA_MAX_PAIR_INSTANCES,
     camps,
+    check_sigma_cost,
     compare_datasets,
     conventions_note,
+    estimate_sigma_cost,
     graphml_bytes,
     sigma,
     sigma_random,
@@ -106,6 +110,11 @@ def _level_values(dataset: Dataset, level: str):
     return dataset.numeric_label_map(level)
 
 
+def _progress(text: str) -> None:
+    """One progress line on stderr (stdout stays the result, for pipes and --json)."""
+    print(f"sigma: {text}", file=sys.stderr, flush=True)
+
+
 def _run(args: argparse.Namespace) -> int:
     note = conventions_note(args.level, args.min_shared, args.procedure, args.steps)
     if len(args.files) > 1 or args.plot:
@@ -150,13 +159,22 @@ def _run(args: argparse.Namespace) -> int:
     dataset = _load(args.files[0], args.format)
     frame, multilabel = _prepare(dataset)
     values = _level_values(dataset, args.level)
+    limit = None if args.max_pairs <= 0 else args.max_pairs
+    cost = estimate_sigma_cost(frame)
+    _progress(f"cost: {cost.describe()}; limit {'none' if limit is None else f'{limit:,}'} "
+              "pair instances (--max-pairs).")
+    check_sigma_cost(cost, limit)  # refuse before any heavy work, with the reason
+    _progress("computing alpha, pairwise alpha, the signed graph and its triangles ...")
     result = sigma(frame, level=args.level, min_shared=args.min_shared, values=values,
-                   multilabel=multilabel)
+                   multilabel=multilabel, max_pair_instances=None)
+    _progress(f"sigma done; sigma_rnd: {args.repeats} shuffled matrices ...")
     rnd = sigma_random(
         frame, n_repeats=args.repeats, seed=args.seed, level=args.level,
         min_shared=args.min_shared, procedure=args.procedure, n_steps=args.steps,
-        values=values, multilabel=multilabel,
+        values=values, multilabel=multilabel, max_pair_instances=None,
+        progress=lambda done, total: _progress(f"sigma_rnd {done}/{total}"),
     )
+    _progress("camps ...")
     partition = camps(result)
     summary = {"dataset": dataset.name, "conventions": note, **result.summary(), **rnd.summary()}
     summary.update(
@@ -205,6 +223,11 @@ def add_cli(subparsers) -> None:
     parser.add_argument("--repeats", type=int, default=10,
                         help="sigma_rnd: number of matrices A_rnd (10)")
     parser.add_argument("--seed", type=int, default=0, help="random seed of sigma_rnd (0)")
+    parser.add_argument("--max-pairs", type=int, default=SIGMA_MAX_PAIR_INSTANCES,
+                        help="refuse data with more (item, annotator pair) instances, an upper "
+                        "bound on the overlapping pairs (default "
+                        f"{SIGMA_MAX_PAIR_INSTANCES:,}; 0 = no limit); the cost is printed "
+                        "on stderr first")
     parser.add_argument("--graphml", metavar="OUT", help="write the signed graph (one file only)")
     parser.add_argument("--edges", metavar="OUT", help="write the edges CSV (one file only)")
     parser.add_argument("--plot", metavar="OUT.html",
