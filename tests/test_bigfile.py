@@ -179,3 +179,22 @@ def test_sigma_cli_prints_cost_and_progress_and_refuses(tmp_path, capsys):
     assert main(["sigma", str(path), "--repeats", "2", "--json"]) == 0
     captured = capsys.readouterr()
     assert "sigma_rnd 2/2" in captured.err and '"sigma"' in captured.out
+
+
+# ------------------------------------------------------------- blocked kernel (scale-out)
+def test_streamed_block_counts_give_the_one_shot_alpha(tmp_path):
+    from hlv_core._alpha import alpha_from_counts
+    from hlv_core.agreement import krippendorff_alpha
+
+    frame = _crowd(n_items=300, per_item=5, pool=40, seed=7)
+    frame = frame.sample(frac=1.0, random_state=1)  # items split across blocks
+    path = tmp_path / "crowd.csv"
+    frame.to_csv(path, index=False)
+    item_ids, labels, counts = _read.stream_label_counts(path, block_size=2048)
+    assert path.stat().st_size > 4 * 2048  # several blocks
+    assert counts.sum() == len(frame) and sorted(item_ids) == sorted(frame["item_id"].unique())
+    expected = krippendorff_alpha(frame)
+    assert alpha_from_counts(counts) == pytest.approx(expected, abs=1e-12)
+    # one block (the whole file) gives the same summed counts
+    _, _, first = _read.stream_label_counts(path, block_size=1 << 30)
+    assert (first != counts).nnz == 0

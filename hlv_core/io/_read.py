@@ -21,6 +21,7 @@ __all__ = [
     "decode_text",
     "read_coded",
     "read_table",
+    "stream_label_counts",
     "read_json",
 ]
 
@@ -361,3 +362,59 @@ def read_coded(source: Source, columns: tuple[str, ...]) -> pd.DataFrame | None:
 
     pa.default_memory_pool().release_unused()
     return frame[names]
+
+
+def _grow(dictionary, values):
+    """Codes of ``values`` in a growing global ``dictionary`` (pyarrow arrays): unseen values
+    are appended, so codes stay stable across blocks (the global index a scale-out needs)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    codes = pc.index_in(values, value_set=dictionary)
+    missing = pc.is_null(codes)
+    if pc.any(missing).as_py():
+        new = pc.unique(pc.filter(values, missing))
+        dictionary = pa.concat_arrays([dictionary, new])
+        codes = pc.index_in(values, value_set=dictionary)
+    return dictionary, codes.to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def stream_label_counts(path, *, block_size: int = 1 << 24, sep: str = ","):
+    """Per-item label counts of a long CSV (``item_id, label`` columns) read block by block
+    with pyarrow's streaming CSV reader: memory O(items x labels), not O(rows).
+
+    The blocked kernel of a scale-out (docs/scaling.md): each block's (item, label) counts
+    ``C_b`` are summed, ``C = sum_b C_b``, and nominal alpha follows from ``C`` alone
+    (``hlv_core._alpha.alpha_from_counts``), equal to the one-shot result. Item and label codes
+    come from growing global dictionaries. A prototype: it does not run the loader's checks
+    (duplicates, missing-value and number spellings); see docs/scaling.md for where they go.
+
+    Returns ``(item_ids, labels, counts)`` with ``counts`` a sparse (N, K) CSR int64 matrix."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+    from scipy import sparse
+
+    reader = pacsv.open_csv(
+        str(path),
+        read_options=pacsv.ReadOptions(block_size=block_size),
+        parse_options=pacsv.ParseOptions(delimiter=sep),
+        convert_options=pacsv.ConvertOptions(
+            include_columns=["item_id", "label"],
+            column_types={"item_id": pa.string(), "label": pa.string()},
+        ),
+    )
+    items, labels = pa.array([], pa.string()), pa.array([], pa.string())
+    blocks = []
+    for batch in reader:
+        items, item_code = _grow(items, batch.column("item_id"))
+        labels, label_code = _grow(labels, batch.column("label"))
+        blocks.append((item_code, label_code))
+        # per-block counts, kept sparse: (item, label) -> count
+        key, count = np.unique(item_code * (1 << 20) + label_code, return_counts=True)
+        blocks[-1] = (key >> 20, key & ((1 << 20) - 1), count)
+    rows = np.concatenate([b[0] for b in blocks]) if blocks else np.zeros(0, np.int64)
+    cols = np.concatenate([b[1] for b in blocks]) if blocks else np.zeros(0, np.int64)
+    data = np.concatenate([b[2] for b in blocks]) if blocks else np.zeros(0, np.int64)
+    counts = sparse.csr_matrix((data, (rows, cols)), shape=(len(items), len(labels)))
+    counts.sum_duplicates()  # C = sum over blocks of C_b
+    return items.to_pylist(), labels.to_pylist(), counts
