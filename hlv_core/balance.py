@@ -563,15 +563,17 @@ def estimate_sigma_cost(annotations: pd.DataFrame) -> SigmaCost:
 
 
 def check_sigma_cost(
-    cost: SigmaCost, max_pair_instances: int | None = SIGMA_MAX_PAIR_INSTANCES
+    cost: SigmaCost, max_pair_instances: int | None = SIGMA_MAX_PAIR_INSTANCES,
+    *, source: str = "annotations",
 ) -> None:
-    """Refuse (``DataError``) a sigma run past ``max_pair_instances``; None means no limit."""
+    """Refuse (``DataError`` naming ``source``) a sigma run past ``max_pair_instances``; None
+    means no limit."""
     if max_pair_instances is None or cost.pair_instances <= max_pair_instances:
         return
     raise DataError(
         f"sigma would compare {cost.pair_instances:,} (item, annotator pair) instances, more "
         f"than the limit of {max_pair_instances:,} ({cost.describe()}).",
-        source="annotations",
+        source=source,
         fix="analyse a sample of items or annotators, or raise the limit "
         "(sigma(..., max_pair_instances=N) / --max-pairs N) on a machine with the memory; "
         "docs/scaling.md shows how far one machine goes.",

@@ -175,6 +175,7 @@ def test_sigma_cli_prints_cost_and_progress_and_refuses(tmp_path, capsys):
     assert main(["sigma", str(path), "--max-pairs", "100"]) == 2
     err = capsys.readouterr().err
     assert "sigma: cost: 160 annotations" in err and "limit of 100" in err
+    assert str(path) in err.splitlines()[-1]  # the refusal names the file
     assert "pairwise alpha" not in err  # refused before the heavy work
     assert main(["sigma", str(path), "--repeats", "2", "--json"]) == 0
     captured = capsys.readouterr()

@@ -163,7 +163,7 @@ def _run(args: argparse.Namespace) -> int:
     cost = estimate_sigma_cost(frame)
     _progress(f"cost: {cost.describe()}; limit {'none' if limit is None else f'{limit:,}'} "
               "pair instances (--max-pairs).")
-    check_sigma_cost(cost, limit)  # refuse before any heavy work, with the reason
+    check_sigma_cost(cost, limit, source=args.files[0])  # refuse before the heavy work
     _progress("computing alpha, pairwise alpha, the signed graph and its triangles ...")
     result = sigma(frame, level=args.level, min_shared=args.min_shared, values=values,
                    multilabel=multilabel, max_pair_instances=None)
