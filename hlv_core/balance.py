@@ -53,6 +53,8 @@ __all__ = [
     "PROCEDURES",
     "CampsResult",
     "RandomSigmaResult",
+    "SIGMA_MAX_PAIR_INSTANCES",
+    "SigmaCost",
     "SigmaResult",
     "TriangleCounts",
     "apply_shuffle",
@@ -62,6 +64,8 @@ __all__ = [
     "compare_datasets",
     "conventions_note",
     "count_triangles",
+    "check_sigma_cost",
+    "estimate_sigma_cost",
     "graphml_bytes",
     "heatmap_annotators",
     "shuffle_annotations",
@@ -80,6 +84,11 @@ DEFAULT_STEPS = 10
 #: the paper's min_shared (``docs/conventions.md``, sigma ``min_shared``); 2 is the labelled
 #: robust deviation
 PAPER_MIN_SHARED = 1
+#: Default size limit of :func:`sigma` / :func:`sigma_random`: (item, annotator pair) instances,
+#: ``sum_i n_i (n_i - 1) / 2``, an upper bound on the overlapping annotator pairs. Every pair
+#: gets a pairwise alpha, possibly an edge and triangle work; about 20 M instances take a few
+#: GB and minutes on one machine (docs/scaling.md). Override with ``max_pair_instances``.
+SIGMA_MAX_PAIR_INSTANCES = 20_000_000
 #: Graphs with at most this many nodes, or denser than DENSE_FRACTION, use dense BLAS products.
 DENSE_NODES = 300
 DENSE_FRACTION = 0.05
@@ -410,6 +419,7 @@ def sigma(
     min_shared: int = PAPER_MIN_SHARED,
     values: Mapping | list | None = None,
     multilabel: str = "error",
+    max_pair_instances: int | None = SIGMA_MAX_PAIR_INSTANCES,
 ) -> SigmaResult:
     """Basile's systematicity sigma of an annotation table (Basile, section 3;
     ``docs/conventions.md``, sigma ``min_shared``).
@@ -431,6 +441,9 @@ def sigma(
     multilabel : str
         ``"error"`` (default: several labels in one cell raise) or ``"set"`` (label sets become
         one nominal value, :func:`collapse_label_sets`).
+    max_pair_instances : int or None
+        Refuse (``DataError``, with :func:`estimate_sigma_cost` in the message) data with more
+        (item, annotator pair) instances; default :data:`SIGMA_MAX_PAIR_INSTANCES`, None = none.
 
     Returns
     -------
@@ -439,6 +452,7 @@ def sigma(
         alpha_ij >= alpha; ties count as +.
     """
     annotations = _check_annotations(annotations, level, min_shared, multilabel)
+    check_sigma_cost(estimate_sigma_cost(annotations), max_pair_instances)
     data = _prepare(annotations, level, values)
     core = _sigma_core(data, min_shared)
     counts = core.counts
@@ -501,6 +515,73 @@ def sigma(
         min_shared=int(min_shared),
         explanation=explanation,
         adjacency=S,
+    )
+
+
+# ------------------------------------------------------------------------- cost and refusal
+#: Working memory per pair instance (keys, codes, pair statistics, sort copies), in bytes.
+_BYTES_PER_INSTANCE = 96
+
+
+@dataclass(frozen=True)
+class SigmaCost:
+    """Up-front size of a sigma run (computed from the item and annotator codes only).
+
+    ``pair_instances = sum_i n_i (n_i - 1) / 2`` (upper bound on overlapping pairs = pairwise
+    alphas = candidate edges); ``triangle_work = sum_v d_v^2`` with ``d_v`` the upper bound on
+    annotator v's degree (the sparse product ``A @ A`` of the triangle count); ``memory_bytes``
+    the estimated working memory of the pair statistics and the sparse products."""
+
+    n_annotations: int
+    n_items: int
+    n_annotators: int
+    pair_instances: int
+    triangle_work: float
+    memory_bytes: int
+
+    def describe(self) -> str:
+        return (
+            f"{self.n_annotations:,} annotations, {self.n_items:,} items, "
+            f"{self.n_annotators:,} annotators; {self.pair_instances:,} (item, annotator pair) "
+            f"instances (upper bound on overlapping pairs); ~{self.memory_bytes / 2**30:.1f} GiB "
+            f"working memory; triangle work ~{self.triangle_work:.2g} products"
+        )
+
+
+def estimate_sigma_cost(annotations: pd.DataFrame) -> SigmaCost:
+    """Estimate the cost of :func:`sigma` from a long table (``item_id, annotator_id``) in
+    O(rows): per-item annotator counts ``n_i`` give the pair instances ``sum_i C(n_i, 2)``; each
+    annotator's degree is at most ``sum over its items of (n_i - 1)`` (capped at n - 1)."""
+    if isinstance(annotations, Dataset):
+        annotations = annotations.annotations
+    item, _ = pd.factorize(annotations["item_id"])
+    annot, annot_ids = pd.factorize(annotations["annotator_id"])
+    n_ann = len(annot_ids)
+    per_item = np.bincount(item[item >= 0]).astype(np.int64)
+    instances = int((per_item * (per_item - 1) // 2).sum())
+    ok = (item >= 0) & (annot >= 0)
+    degree = np.bincount(annot[ok], weights=(per_item - 1)[item[ok]], minlength=n_ann)
+    degree = np.minimum(degree, max(n_ann - 1, 0))
+    work = float(np.square(degree).sum())
+    memory = instances * _BYTES_PER_INSTANCE + len(annotations) * 48
+    return SigmaCost(len(annotations), len(per_item), n_ann, instances, work, int(memory))
+
+
+def check_sigma_cost(
+    cost: SigmaCost, max_pair_instances: int | None = SIGMA_MAX_PAIR_INSTANCES,
+    *, source: str = "annotations",
+) -> None:
+    """Refuse (``DataError`` naming ``source``) a sigma run past ``max_pair_instances``; None
+    means no limit."""
+    if max_pair_instances is None or cost.pair_instances <= max_pair_instances:
+        return
+    raise DataError(
+        f"sigma would compare {cost.pair_instances:,} (item, annotator pair) instances, more "
+        f"than the limit of {max_pair_instances:,} ({cost.describe()}).",
+        source=source,
+        fix="analyse a sample of items or annotators, or raise the limit "
+        "(sigma(..., max_pair_instances=N) / --max-pairs N) on a machine with the memory; "
+        "docs/scaling.md shows how far one machine goes.",
     )
 
 
@@ -659,6 +740,7 @@ def sigma_random(
     values: Mapping | list | None = None,
     multilabel: str = "error",
     progress: Callable[[int, int], None] | None = None,
+    max_pair_instances: int | None = SIGMA_MAX_PAIR_INSTANCES,
 ) -> RandomSigmaResult:
     """Randomised baseline sigma_rnd (paper 4.1, ``docs/conventions.md``, sigma ``min_shared``).
 
@@ -675,9 +757,11 @@ def sigma_random(
     replicates that have a triangle. Every step keeps every item's multiset of labels, so alpha
     is unchanged (``alphas`` records it per replicate). ``numpy.random.default_rng(seed)`` drives
     all draws. ``progress(done, total)`` is called after each A_rnd. ``level``, ``min_shared``
-    (default 1, the paper's convention), ``values``, ``multilabel`` as in :func:`sigma`.
+    (default 1, the paper's convention), ``values``, ``multilabel``, ``max_pair_instances`` as
+    in :func:`sigma`.
     """
     annotations = _check_annotations(annotations, level, min_shared, multilabel)
+    check_sigma_cost(estimate_sigma_cost(annotations), max_pair_instances)
     if int(n_repeats) != n_repeats or n_repeats < 1:
         raise ValueError(f"n_repeats must be a positive integer, got {n_repeats!r}")
     if procedure not in PROCEDURES:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -27,9 +28,12 @@ from ..balance import (
     LEVELS,
     PAPER_MIN_SHARED,
     PROCEDURES,
+    SIGMA_MAX_PAIR_INSTANCES,
     camps,
+    check_sigma_cost,
     compare_datasets,
     conventions_note,
+    estimate_sigma_cost,
     graphml_bytes,
     sigma,
     sigma_random,
@@ -92,6 +96,11 @@ def _prepare(dataset: Dataset, level: str) -> tuple[str, dict[str, float] | None
     return opts.multilabel, opts.values(level)
 
 
+def _progress(text: str) -> None:
+    """One progress line on stderr (stdout stays the result, for pipes and --json)."""
+    print(f"sigma: {text}", file=sys.stderr, flush=True)
+
+
 def run_sigma(args: argparse.Namespace) -> int:
     """Handler of the ``sigma`` subcommand (errors go up to :func:`hlv_core.cli.main`)."""
     note = conventions_note(args.level, args.min_shared, args.procedure, args.steps)
@@ -137,13 +146,22 @@ def run_sigma(args: argparse.Namespace) -> int:
     dataset = _load(args.files[0], args.format)
     multilabel, values = _prepare(dataset, args.level)
     frame = dataset.annotations
+    limit = None if args.max_pairs <= 0 else args.max_pairs
+    cost = estimate_sigma_cost(frame)
+    _progress(f"cost: {cost.describe()}; limit {'none' if limit is None else f'{limit:,}'} "
+              "pair instances (--max-pairs).")
+    check_sigma_cost(cost, limit, source=args.files[0])  # refuse before the heavy work
+    _progress("computing alpha, pairwise alpha, the signed graph and its triangles ...")
     result = sigma(frame, level=args.level, min_shared=args.min_shared, values=values,
-                   multilabel=multilabel)
+                   multilabel=multilabel, max_pair_instances=None)
+    _progress(f"sigma done; sigma_rnd: {args.repeats} shuffled matrices ...")
     rnd = sigma_random(
         frame, n_repeats=args.repeats, seed=args.seed, level=args.level,
         min_shared=args.min_shared, procedure=args.procedure, n_steps=args.steps,
-        values=values, multilabel=multilabel,
+        values=values, multilabel=multilabel, max_pair_instances=None,
+        progress=lambda done, total: _progress(f"sigma_rnd {done}/{total}"),
     )
+    _progress("camps ...")
     partition = camps(result)
     summary = {"dataset": dataset.name, "conventions": note, **result.summary(), **rnd.summary()}
     summary.update(
@@ -192,6 +210,11 @@ def add_cli(subparsers) -> None:
     parser.add_argument("--repeats", type=int, default=10,
                         help="sigma_rnd: number of matrices A_rnd (10)")
     parser.add_argument("--seed", type=int, default=0, help="random seed of sigma_rnd (0)")
+    parser.add_argument("--max-pairs", type=int, default=SIGMA_MAX_PAIR_INSTANCES,
+                        help="refuse data with more (item, annotator pair) instances, an upper "
+                        "bound on the overlapping pairs (default "
+                        f"{SIGMA_MAX_PAIR_INSTANCES:,}; 0 = no limit); the cost is printed "
+                        "on stderr first")
     parser.add_argument("--graphml", metavar="OUT", help="write the signed graph (one file only)")
     parser.add_argument("--edges", metavar="OUT", help="write the edges CSV (one file only)")
     parser.add_argument("--plot", metavar="OUT.html",

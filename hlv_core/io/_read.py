@@ -9,11 +9,27 @@ import re
 from pathlib import Path
 from typing import IO
 
+import numpy as np
 import pandas as pd
 
 from .errors import DataError
 
-__all__ = ["Source", "as_source", "decode_text", "read_table", "read_json"]
+__all__ = [
+    "COLUMNAR_MIN_BYTES",
+    "Source",
+    "as_source",
+    "decode_text",
+    "read_coded",
+    "read_table",
+    "stream_label_counts",
+    "read_json",
+]
+
+#: CSV/TSV files at least this big are parsed by pyarrow's multi-threaded columnar reader (and
+#: the id/label columns integer-coded straight from it, see :func:`read_coded`); smaller files,
+#: and any file the columnar reader does not read exactly as pandas would (odd headers, ragged
+#: rows, non-UTF-8, NUL bytes, ...), by ``pandas.read_csv``. Both give the same table (tested).
+COLUMNAR_MIN_BYTES = 4 << 20
 
 
 class Source:
@@ -23,6 +39,7 @@ class Source:
         self.raw = raw
         self.name = name
         self.table: pd.DataFrame | None = None  # parsed once, reused by detection and readers
+        self.arrow = None  # columnar parse (pyarrow Table of strings) of a big CSV, or False
 
     @property
     def suffix(self) -> str:
@@ -99,6 +116,8 @@ def read_table(source: Source, *, sep: str | None = None) -> pd.DataFrame:
 
 
 def _parse_table(source: Source, sep: str | None) -> pd.DataFrame:
+    if sep is None and _arrow_table(source) is not None:
+        return source.arrow.to_pandas()
     if source.suffix == ".parquet" or source.raw[:4] == b"PAR1":
         try:
             frame = pd.read_parquet(io.BytesIO(source.raw))
@@ -212,3 +231,190 @@ def read_jsonl(source: Source) -> list:
     if not records:
         raise DataError("the file has no records.", source=source.name)
     return records
+
+
+def _header_line(raw: bytes) -> str | None:
+    """The decoded first line of a CSV (BOM removed), or None when it is not plain."""
+    end = raw.find(b"\n")
+    first = raw[: end if end >= 0 else len(raw)]
+    if first.startswith(b"\xef\xbb\xbf"):
+        first = first[3:]
+    try:
+        text = first.decode("utf-8").rstrip("\r")
+    except UnicodeDecodeError:
+        return None
+    if len(text.splitlines()) != 1 or text.count('"') % 2:
+        return None
+    return text
+
+
+def _arrow_table(source: Source):
+    """A big CSV/TSV as a pyarrow Table of string columns (memoised on the source), or None
+    where the pandas reader must be used (small file, Parquet, anything unusual: the pandas
+    reader then gives the same table or the precise error)."""
+    if source.arrow is not None:
+        return source.arrow or None
+    source.arrow = False
+    raw = source.raw
+    if len(raw) < COLUMNAR_MIN_BYTES or source.suffix == ".parquet" or raw[:4] == b"PAR1":
+        return None
+    if b"\x00" in raw or raw.count(b'"') % 2:  # NUL bytes, an unclosed quote: pandas says so
+        return None
+    first = _header_line(raw)
+    if not first:
+        return None
+    if source.suffix in (".tsv", ".tab") or first.count("\t") > first.count(","):
+        sep = "\t"
+    elif first.count(";") > first.count(",") and "," not in first:
+        sep = ";"
+    else:
+        sep = ","
+    names = [c.strip() for c in next(csv.reader([first], delimiter=sep))]
+    if any(not c or c.startswith("Unnamed:") for c in names) or len(set(names)) != len(names):
+        return None
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    try:
+        table = pacsv.read_csv(
+            pa.BufferReader(pa.py_buffer(raw)),
+            read_options=pacsv.ReadOptions(
+                column_names=names, skip_rows=1, use_threads=True, block_size=1 << 24
+            ),
+            parse_options=pacsv.ParseOptions(
+                delimiter=sep, quote_char='"', double_quote=True, escape_char=False,
+                newlines_in_values=True, ignore_empty_lines=True,
+            ),
+            convert_options=pacsv.ConvertOptions(
+                column_types={c: pa.large_string() for c in names},  # pandas' str layout
+                strings_can_be_null=True,
+                quoted_strings_can_be_null=True,
+                null_values=[""],
+                check_utf8=True,
+            ),
+        )
+    except (pa.ArrowException, ValueError):
+        return None
+    source.arrow = table
+    return table
+
+
+def _sorted_dictionary(dictionary) -> np.ndarray:
+    """Positions that sort a pyarrow string dictionary in code-point order (Python's order)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    lengths = pc.binary_length(dictionary)
+    longest = pc.max(lengths).as_py() or 0
+    if longest <= 64:  # fixed-width bytes sort fast in numpy; UTF-8 byte order = code points
+        width = f"S{max(longest, 1)}"
+        binary = dictionary.cast(pa.binary())
+        fixed = np.concatenate([np.zeros(0, dtype=width)] + [  # in slices: few Python objects
+            np.asarray(binary.slice(start, 1 << 20).to_numpy(zero_copy_only=False)).astype(width)
+            for start in range(0, len(binary), 1 << 20)
+        ])
+        return np.argsort(fixed, kind="stable")
+    return pc.array_sort_indices(dictionary).to_numpy()
+
+
+def _encode(column) -> pd.Categorical:
+    """A pyarrow string column as a pandas Categorical: integer codes straight from a
+    dictionary encoding of the column, ``str`` categories in sorted order (NA = code -1)."""
+    import pyarrow.compute as pc
+
+    encoded = pc.dictionary_encode(column).combine_chunks()
+    dictionary = encoded.dictionary
+    codes = encoded.indices.fill_null(-1).to_numpy().astype(np.int32, copy=False)
+    order = _sorted_dictionary(dictionary)
+    rank = np.empty(len(order) + 1, dtype=np.int32)
+    rank[order] = np.arange(len(order), dtype=np.int32)
+    rank[-1] = -1  # code -1 (NA) stays -1
+    categories = pd.Index(dictionary.take(order).to_pandas(), dtype=str)
+    from .dataset import _remember_sorted
+
+    return pd.Categorical.from_codes(rank[codes], categories=_remember_sorted(categories),
+                                     validate=False)
+
+
+def read_coded(source: Source, columns: tuple[str, ...]) -> pd.DataFrame | None:
+    """A big CSV/TSV with ``columns`` integer-coded (pandas Categoricals with sorted ``str``
+    categories, codes from pyarrow's dictionary encoding, no per-row Python), other columns
+    ``str``; the same cells as :func:`read_table`. None when the columnar reader does not apply
+    (then use :func:`read_table`). The columns are encoded in parallel threads."""
+    table = _arrow_table(source)
+    if table is None or not set(columns) <= set(table.column_names):
+        return None
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        encoded = dict(zip(columns, pool.map(_encode, [table.column(c) for c in columns]),
+                           strict=True))
+    rest = [c for c in table.column_names if c not in encoded]
+    frame = table.select(rest).to_pandas() if rest else pd.DataFrame(index=range(table.num_rows))
+    for name in table.column_names:
+        if name in encoded:
+            frame[name] = encoded[name]
+    source.arrow = False  # the strings are no longer needed: free them
+    source.table = None
+    names = table.column_names
+    del table
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
+    return frame[names]
+
+
+def _grow(dictionary, values):
+    """Codes of ``values`` in a growing global ``dictionary`` (pyarrow arrays): unseen values
+    are appended, so codes stay stable across blocks (the global index a scale-out needs)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    codes = pc.index_in(values, value_set=dictionary)
+    missing = pc.is_null(codes)
+    if pc.any(missing).as_py():
+        new = pc.unique(pc.filter(values, missing))
+        dictionary = pa.concat_arrays([dictionary, new])
+        codes = pc.index_in(values, value_set=dictionary)
+    return dictionary, codes.to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def stream_label_counts(path, *, block_size: int = 1 << 24, sep: str = ","):
+    """Per-item label counts of a long CSV (``item_id, label`` columns) read block by block
+    with pyarrow's streaming CSV reader: memory O(items x labels), not O(rows).
+
+    The blocked kernel of a scale-out (docs/scaling.md): each block's (item, label) counts
+    ``C_b`` are summed, ``C = sum_b C_b``, and nominal alpha follows from ``C`` alone
+    (``hlv_core._alpha.alpha_from_counts``), equal to the one-shot result. Item and label codes
+    come from growing global dictionaries. A prototype: it does not run the loader's checks
+    (duplicates, missing-value and number spellings); see docs/scaling.md for where they go.
+
+    Returns ``(item_ids, labels, counts)`` with ``counts`` a sparse (N, K) CSR int64 matrix."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+    from scipy import sparse
+
+    reader = pacsv.open_csv(
+        str(path),
+        read_options=pacsv.ReadOptions(block_size=block_size),
+        parse_options=pacsv.ParseOptions(delimiter=sep),
+        convert_options=pacsv.ConvertOptions(
+            include_columns=["item_id", "label"],
+            column_types={"item_id": pa.string(), "label": pa.string()},
+        ),
+    )
+    items, labels = pa.array([], pa.string()), pa.array([], pa.string())
+    blocks = []
+    for batch in reader:
+        items, item_code = _grow(items, batch.column("item_id"))
+        labels, label_code = _grow(labels, batch.column("label"))
+        blocks.append((item_code, label_code))
+        # per-block counts, kept sparse: (item, label) -> count
+        key, count = np.unique(item_code * (1 << 20) + label_code, return_counts=True)
+        blocks[-1] = (key >> 20, key & ((1 << 20) - 1), count)
+    rows = np.concatenate([b[0] for b in blocks]) if blocks else np.zeros(0, np.int64)
+    cols = np.concatenate([b[1] for b in blocks]) if blocks else np.zeros(0, np.int64)
+    data = np.concatenate([b[2] for b in blocks]) if blocks else np.zeros(0, np.int64)
+    counts = sparse.csr_matrix((data, (rows, cols)), shape=(len(items), len(labels)))
+    counts.sum_duplicates()  # C = sum over blocks of C_b
+    return items.to_pylist(), labels.to_pylist(), counts

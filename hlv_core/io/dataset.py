@@ -13,6 +13,7 @@ Canonical tables (the layouts of ``README.md``, Input formats):
 from __future__ import annotations
 
 import hashlib
+import weakref
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -62,6 +63,143 @@ def echo(value, limit: int = 60) -> str:
     """``repr`` of a user value for a message, truncated to ``limit`` characters."""
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _recode(codes: np.ndarray, names) -> pd.Categorical:
+    """Categorical from ``codes`` into ``names`` (may repeat / be unsorted: equal names merge);
+    categories sorted ``str``; code -1 (NA) stays -1. Work over the dictionary, not the rows."""
+    new, unique = pd.factorize(pd.Index(names, dtype=object), sort=True)
+    lookup = np.append(new, -1).astype(np.int32)
+    categories = _remember_sorted(pd.Index(unique, dtype=str))
+    return pd.Categorical.from_codes(lookup[np.asarray(codes)], categories=categories,
+                                     validate=False)
+
+
+#: Category indexes already known to be sorted ``str`` (checked once, not per call).
+_SORTED: dict[int, weakref.ref] = {}
+
+
+def _remember_sorted(categories: pd.Index) -> pd.Index:
+    if len(_SORTED) > 256:
+        for key in [k for k, ref in _SORTED.items() if ref() is None]:
+            del _SORTED[key]
+    _SORTED[id(categories)] = weakref.ref(categories)
+    return categories
+
+
+def as_categorical(values: pd.Series) -> pd.Series:
+    """A column as a pandas Categorical with sorted unique ``str`` categories (NA = code -1):
+    the integer-coded form every validation of :func:`build_dataset` works on."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        cats = values.cat.categories
+        # categories are unique by construction; sorted ones are kept as they are
+        if id(cats) in _SORTED and _SORTED[id(cats)]() is cats:
+            return values
+        if isinstance(cats.dtype, pd.StringDtype) and bool(np.all(cats[1:] > cats[:-1])):
+            _remember_sorted(cats)
+            return values
+        out = _recode(values.cat.codes.to_numpy(), [str(x) for x in cats])
+    else:
+        if not pd.api.types.is_string_dtype(values.dtype) or values.dtype == object:
+            values = values.astype(object).where(values.notna(), None)
+            values = values.map(lambda v: v if v is None else str(v))
+        codes, unique = pd.factorize(values, sort=True)
+        out = pd.Categorical.from_codes(
+            codes.astype(np.int32), categories=_remember_sorted(pd.Index(unique, dtype=str)),
+            validate=False,
+        )
+    return pd.Series(out, index=values.index, name=values.name)
+
+
+def strip_categorical(values: pd.Series) -> tuple[pd.Series, int]:
+    """Strip surrounding whitespace from a categorical text column (over its categories);
+    returns the column and the number of rows whose value changed."""
+    values = as_categorical(values)
+    cats = values.cat.categories
+    stripped = cats.str.strip()
+    differs = np.asarray(stripped != cats, dtype=bool)
+    if not differs.any():
+        return values, 0
+    codes = values.cat.codes.to_numpy()
+    counts = np.bincount(codes[codes >= 0], minlength=len(cats))
+    out = pd.Series(_recode(codes, stripped), index=values.index, name=values.name)
+    return out, int(counts[differs].sum())
+
+
+def _appearance(codes: np.ndarray) -> np.ndarray:
+    """Distinct codes (>= 0) in order of first appearance (hash-based, over integers)."""
+    return pd.unique(codes[codes >= 0] if (codes < 0).any() else codes)
+
+
+def _in_order_of_appearance(values: pd.Series) -> tuple[pd.Index, np.ndarray]:
+    """The distinct values of a categorical column in order of first appearance, and for each
+    category its position in that order (-1 where unused)."""
+    order = _appearance(values.cat.codes.to_numpy())
+    lookup = np.full(len(values.cat.categories), -1, dtype=np.int32)
+    lookup[order] = np.arange(len(order), dtype=np.int32)
+    return values.cat.categories[order], lookup
+
+
+def _label_counts(values: pd.Series) -> pd.Series:
+    """Rows per used value of a categorical column, in order of first appearance."""
+    codes = values.cat.codes.to_numpy()
+    counts = np.bincount(codes[codes >= 0], minlength=len(values.cat.categories))
+    used = _appearance(codes)
+    return pd.Series(counts[used], index=values.cat.categories[used], name="count")
+
+
+def _inverse(lookup: np.ndarray) -> np.ndarray:
+    """Category of each position: the inverse of a category -> position ``lookup``."""
+    used = np.flatnonzero(lookup >= 0)
+    return used[np.argsort(lookup[used], kind="stable")]
+
+
+def _gather(lookup: np.ndarray, values: pd.Series) -> np.ndarray:
+    """Per-row position: ``lookup`` (one entry per category) gathered by the row codes."""
+    return np.append(lookup.astype(np.int32), -1)[values.cat.codes.to_numpy()]
+
+
+def _positions(values: pd.Series, index: pd.Index) -> np.ndarray:
+    """Row position in ``index`` of every value (-1 if absent); for a categorical column the
+    lookup runs over its categories and is gathered by code (no per-row hashing)."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        lookup = pd.Index(index).get_indexer(values.cat.categories)
+        codes = values.cat.codes.to_numpy()
+        return np.append(lookup, -1)[codes].astype(np.int64)
+    return pd.Index(index).get_indexer(values.to_numpy(dtype=object))
+
+
+def _frame_hash(table: pd.DataFrame, key: str, hints: dict, cache: dict) -> np.ndarray:
+    """``pandas.util.hash_pandas_object(table, index=False)`` (the same numbers), with each
+    string dictionary hashed once: a categorical column hashes its categories and gathers by
+    code; an id column known to be ``categories[order]`` (``hints``) gathers by ``order``."""
+    from pandas.core.util.hashing import combine_hash_arrays
+
+    def categories_hash(categories: pd.Index) -> np.ndarray:
+        if id(categories) not in cache:  # in slices: few Python strings alive at a time
+            step = 1 << 20
+            cache[id(categories)] = np.concatenate([np.zeros(0, dtype=np.uint64)] + [
+                pd.util.hash_pandas_object(
+                    pd.Series(categories[start:start + step], dtype=object), index=False
+                ).to_numpy()
+                for start in range(0, len(categories), step)
+            ])
+        return cache[id(categories)]
+
+    columns = []
+    for name, values in table.items():
+        if isinstance(values.dtype, pd.CategoricalDtype):
+            codes = values.cat.codes.to_numpy()
+            hashed = np.append(categories_hash(values.cat.categories), np.iinfo(np.uint64).max)
+            columns.append(hashed[codes])
+        elif f"{key}.{name}" in hints and hints[f"{key}.{name}"][0] is table:
+            _, categories, order = hints[f"{key}.{name}"]
+            columns.append(categories_hash(categories)[order])
+        else:
+            columns.append(pd.util.hash_pandas_object(values, index=False).to_numpy())
+    if not columns:
+        return np.zeros(0, dtype=np.uint64)
+    return combine_hash_arrays(iter(columns), len(columns), len(table))
 
 
 def _as_number(text: str) -> float | None:
@@ -130,21 +268,23 @@ class Dataset:
         annotations, items and annotators tables (for caching and exports)."""
         h = hashlib.sha256()
         h.update("\x1f".join([*self.labels, self.task, self.level]).encode())
-        for table in (self.annotations, self.items, self.annotators):
+        hints = self.__dict__.get("_id_columns", {})
+        cache: dict[int, np.ndarray] = {}
+        for key, table in (("annotations", self.annotations), ("items", self.items),
+                           ("annotators", self.annotators)):
             h.update("\x1f".join(map(str, table.columns)).encode())
-            h.update(pd.util.hash_pandas_object(table, index=False).to_numpy().tobytes())
+            h.update(_frame_hash(table, key, hints, cache).tobytes())
         return h.hexdigest()[:16]
 
     @cached_property
     def _codes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Integer codes (item row, annotator row, label column) for every annotation row."""
         ann = self.annotations
-        item_code = pd.Index(self.item_ids).get_indexer(ann["item_id"].to_numpy(dtype=object))
-        annot_code = pd.Index(self.annotator_ids).get_indexer(
-            ann["annotator_id"].to_numpy(dtype=object)
+        return (
+            _positions(ann["item_id"], self.item_ids),
+            _positions(ann["annotator_id"], self.annotator_ids),
+            _positions(ann["label"], pd.Index(self.labels)),
         )
-        label_code = pd.Index(self.labels).get_indexer(ann["label"].to_numpy(dtype=object))
-        return item_code, annot_code, label_code
 
     # ------------------------------------------------------------------ derived views
     def counts_array(self) -> np.ndarray:
@@ -163,6 +303,10 @@ class Dataset:
 
     def annotators_per_item_array(self) -> np.ndarray:
         """(N,) number of distinct annotators per item (sparse item x annotator incidence)."""
+        return self._annotators_per_item.copy()
+
+    @cached_property
+    def _annotators_per_item(self) -> np.ndarray:
         item_code, annot_code, _ = self._codes
         incidence = sparse.csr_matrix(
             (np.ones(len(item_code), dtype=np.int8), (item_code, annot_code)),
@@ -398,7 +542,7 @@ def build_dataset(
             fix="name the columns item_id, annotator_id, label (one row per single label), "
             "or choose the matching format in the format override.",
         )
-    ann = annotations.copy()
+    ann = annotations.copy(deep=False)  # copy-on-write: columns are replaced, never mutated
     report.rows_read = report.rows_read or len(ann)
     if len(ann) == 0:
         raise DataError(
@@ -407,16 +551,15 @@ def build_dataset(
             fix="add at least one row per (item, annotator, label).",
         )
     for column in required:
-        values = ann[column]
-        if not pd.api.types.is_string_dtype(values.dtype) or values.dtype == object:
-            values = values.astype(object).where(values.notna(), None)
-            values = values.map(lambda v: v if v is None else str(v))
+        values = as_categorical(ann[column])  # integer codes; checks run over the categories
         if column == "label":
             ann[column] = values
             continue
-        empty = values.isna() | (values.astype(str).str.len() == 0)
+        codes = values.cat.codes.to_numpy()
+        empty_category = np.append(np.asarray(values.cat.categories.str.len() == 0), True)
+        empty = empty_category[codes]
         if empty.any():
-            first = int(np.flatnonzero(empty.to_numpy())[0])
+            first = int(np.flatnonzero(empty)[0])
             raise DataError(
                 f"empty {column} in {int(empty.sum())} row(s); the first is shown. Empty cells "
                 "are missing values, not ids.",
@@ -425,13 +568,22 @@ def build_dataset(
                 column=column,
                 fix="drop rows without an annotation (a missing annotation is a missing row).",
             )
-        ann[column] = values.astype(str)
+        ann[column] = values
     ann["label"] = _clean_labels(ann["label"], labels, report, source, row_offset)
     _refuse_infinite_numbers(ann["label"], source, row_offset)
     ann, labels = _merge_number_spellings(ann, labels, report, source)
     _note_case_variants(ann["label"], report)
-    dup = ann.duplicated(subset=required, keep="first")
-    if dup.any():
+    item_c, annot_c, label_c = (ann[c].cat.codes.to_numpy() for c in required)
+    n_annot = max(len(ann["annotator_id"].cat.categories), 1)
+    n_lab = max(len(ann["label"].cat.categories), 1)
+    triple = item_c.astype(np.int64)  # (item, annotator, label) as one int64 key, in place
+    triple *= n_annot
+    triple += annot_c
+    triple *= n_lab
+    triple += label_c
+    triple.sort()  # one sort: duplicates and multi-label cells
+    if len(triple) > 1 and bool((triple[1:] == triple[:-1]).any()):
+        dup = ann.duplicated(subset=required, keep="first")
         first = int(np.flatnonzero(dup.to_numpy())[0])
         row = ann.iloc[first]
         raise DataError(
@@ -443,6 +595,17 @@ def build_dataset(
             column="label",
             fix="keep one row per (item_id, annotator_id, label); remove the repeated rows.",
         )
+    triple //= n_lab  # now the sorted (item, annotator) cell keys
+    repeat = triple[1:] == triple[:-1]  # a cell holding several labels
+    n_cells = len(triple) - int(repeat.sum())
+    multi_cells = np.unique(triple[1:][repeat])
+    del triple, repeat
+    if len(multi_cells):
+        in_multi = np.isin(item_c.astype(np.int64) * n_annot + annot_c, multi_cells)
+        pairs = ann.loc[in_multi, ["item_id", "annotator_id"]].astype(object)
+        several = pairs.groupby(["item_id", "annotator_id"], sort=False).size()
+    else:
+        several = pd.Series([], dtype=np.int64)
     has_rank = "rank" in ann.columns
     if has_rank:
         raw = ann["rank"]
@@ -461,7 +624,7 @@ def build_dataset(
             )
         ann["rank"] = numeric.astype("Int64")
     # label inventory
-    observed = pd.unique(ann["label"])
+    observed = list(_label_counts(ann["label"]).index)  # used labels, in order of appearance
     if labels is not None:
         inventory = tuple(str(x) for x in labels)
         if len(set(inventory)) != len(inventory):
@@ -485,7 +648,7 @@ def build_dataset(
     else:
         inventory = order_labels(observed)
     # items and annotators tables
-    item_order = pd.unique(ann["item_id"])
+    item_order, item_lookup = _in_order_of_appearance(ann["item_id"])
     if items is None or len(items) == 0:
         items_table = pd.DataFrame({"item_id": item_order})
     else:
@@ -511,7 +674,8 @@ def build_dataset(
             report.drop("items without annotations", int(unannotated.sum()))
             items_table = items_table[~unannotated]
         items_table = items_table.reset_index(drop=True)
-    annotator_order = pd.unique(ann["annotator_id"])
+        item_lookup = pd.Index(items_table["item_id"]).get_indexer(ann["item_id"].cat.categories)
+    annotator_order, annot_lookup = _in_order_of_appearance(ann["annotator_id"])
     if annotators is None or len(annotators) == 0:
         annot_table = pd.DataFrame({"annotator_id": annotator_order})
     else:
@@ -526,19 +690,20 @@ def build_dataset(
             )
         annot_table = annot_table[annot_table["annotator_id"].isin(set(annotator_order))]
         annot_table = annot_table.reset_index(drop=True)
+        annot_lookup = pd.Index(annot_table["annotator_id"]).get_indexer(
+            ann["annotator_id"].cat.categories
+        )
     # task inference
-    per_pair = ann.groupby(["item_id", "annotator_id"], sort=False).size()
-    several = per_pair[per_pair > 1]
     if task is None:
         if has_rank and ann["rank"].notna().any():
             task = "ranking"
         elif len(several):
-            share = len(several) / len(per_pair)
+            share = len(several) / n_cells
             many = len(several) >= MULTILABEL_MIN_CELLS or (len(several) >= 3 and share >= 0.1)
             if multilabel_evidence is None and not many:
                 _raise_conflicting_cells(several, source)
             evidence = multilabel_evidence or (
-                f"{len(several)} of {len(per_pair)} (item, annotator) cells ({share:.1%}) hold "
+                f"{len(several)} of {n_cells} (item, annotator) cells ({share:.1%}) hold "
                 "several labels"
             )
             report.note(f"task inferred as multilabel: {evidence}.")
@@ -575,7 +740,10 @@ def build_dataset(
                 column="label",
                 fix="give a numeric value per label in schema.json or use level nominal/ordinal.",
             )
-    n_annotators = annot_table["annotator_id"].nunique()
+    n_annotators = (  # the default table is unique by construction
+        len(annot_table) if annotators is None or len(annotators) == 0
+        else annot_table["annotator_id"].nunique()
+    )
     if annotator_ids_known and n_annotators < 2:
         raise DataError(
             f"only one annotator ({annot_table['annotator_id'].iloc[0]!r}) in the file; label "
@@ -606,6 +774,22 @@ def build_dataset(
         report=report,
         extra=extra or {},
     )
+    hints = {}
+    if items is None or len(items) == 0:
+        hints["items.item_id"] = (items_table, ann["item_id"].cat.categories,
+                                  _inverse(item_lookup))
+    if annotators is None or len(annotators) == 0:
+        hints["annotators.annotator_id"] = (
+            annot_table, ann["annotator_id"].cat.categories, _inverse(annot_lookup)
+        )
+    dataset.__dict__["_id_columns"] = hints
+    # integer codes of every row, from the column codes (no per-row lookup by string)
+    label_lookup = pd.Index(inventory).get_indexer(ann["label"].cat.categories)
+    dataset.__dict__["_codes"] = (
+        _gather(item_lookup, ann["item_id"]),
+        _gather(annot_lookup, ann["annotator_id"]),
+        _gather(label_lookup, ann["label"]),
+    )
     per_item = dataset.annotators_per_item_array()
     report.annotators_per_item = {
         "min": float(per_item.min()),
@@ -619,21 +803,32 @@ def _clean_labels(
     labels: pd.Series, schema: list | tuple | None, report: ImportReport, source: str,
     row_offset: int,
 ) -> pd.Series:
-    """Strip surrounding whitespace (reported) and refuse missing-value spellings."""
-    text = labels.astype(object).where(labels.notna(), "").astype(str)
-    stripped = text.str.strip()
-    changed = int(((stripped != text) & labels.notna()).sum())
+    """Strip surrounding whitespace (reported) and refuse missing-value spellings. The rules run
+    over the label dictionary (categories) and are gathered to rows by integer code."""
+    labels = as_categorical(labels)
+    codes = labels.cat.codes.to_numpy()
+    if (codes < 0).any():  # an empty cell reads as the label "" (a missing-value spelling)
+        names = list(labels.cat.categories) + [""]
+        labels = pd.Series(
+            _recode(np.where(codes < 0, len(names) - 1, codes), names), index=labels.index
+        )
+    stripped, changed = strip_categorical(labels)
     if changed:
         report.note(f"surrounding whitespace removed from {changed} label cell(s).")
-    missing = is_missing_spelling(labels)
+    cats = stripped.cat.categories
+    missing_category = np.array(is_missing_spelling(pd.Series(cats, dtype=object)), dtype=bool)
     if schema is not None:
         listed = {str(x) for x in schema}
-        missing &= ~stripped.isin(listed)
+        missing_category &= ~np.asarray(cats.isin(listed), dtype=bool)
+    codes = stripped.cat.codes.to_numpy()
+    missing = missing_category[codes] if missing_category.any() else np.zeros(0, dtype=bool)
     if missing.any():
-        spelled = stripped[missing].map(lambda v: "empty label" if v == "" else repr(v))
+        spelled = pd.Series(np.asarray(cats, dtype=object)[codes[missing]]).map(
+            lambda v: "empty label" if v == "" else repr(v)
+        )
         counts = spelled.value_counts(sort=False)
         found = ", ".join(f"{k}: {v} row(s)" for k, v in list(counts.items())[:8])
-        first = int(np.flatnonzero(missing.to_numpy())[0])
+        first = int(np.flatnonzero(missing)[0])
         raise DataError(
             f"{int(missing.sum())} label cell(s) hold a missing value ({found}); the first is "
             "shown. A missing annotation is a missing row, not a label.",
@@ -657,7 +852,7 @@ def _float_or_nan(text: str) -> float:
 def _refuse_infinite_numbers(labels: pd.Series, source: str, row_offset: int) -> None:
     """In numeric data a label that overflows (``1e999``, ``-inf``) is not a class of its own
     (it would silently turn a rating scale into nominal classes): refuse it."""
-    unique = pd.Series(pd.unique(labels))
+    unique = pd.Series(_label_counts(labels).index, dtype=object)  # over the dictionary
     values = pd.Series([_float_or_nan(x) for x in unique], dtype=float)
     infinite = unique[np.isinf(values.to_numpy())]
     finite = values[np.isfinite(values.to_numpy())]
@@ -681,7 +876,7 @@ def _merge_number_spellings(
 
     The schema's spelling wins; otherwise the plain spelling (``1`` for ``01``/``1.0``) when
     it occurs, else the most frequent (ties: the shorter, then the first in sorted order). Returns the annotations and the schema (unchanged)."""
-    counts = ann["label"].value_counts(sort=False)
+    counts = _label_counts(ann["label"])  # used labels, in order of appearance
     spellings = pd.Series(
         list(counts.index) + [str(x) for x in (schema or ()) if str(x) not in counts.index]
     )
@@ -727,7 +922,9 @@ def _merge_number_spellings(
             )
     if not mapping:
         return ann, schema
-    ann = ann.assign(label=ann["label"].replace(mapping))
+    labels = ann["label"]
+    merged = _recode(labels.cat.codes.to_numpy(), [mapping.get(x, x) for x in labels.cat.categories])
+    ann = ann.assign(label=pd.Series(merged, index=labels.index))
     report.note(
         "spellings of the same number merged into one class: " + "; ".join(lines)
         + ". If they are different classes, give them non-numeric names."
@@ -737,7 +934,7 @@ def _merge_number_spellings(
 
 def _note_case_variants(labels: pd.Series, report: ImportReport) -> None:
     """Report labels that differ only in letter case (kept as separate classes)."""
-    counts = labels.value_counts(sort=False)
+    counts = _label_counts(labels)
     folded = pd.Series(counts.index, index=counts.index).str.casefold()
     clashes = folded[folded.duplicated(keep=False)]
     if clashes.empty:

@@ -15,8 +15,15 @@ from pathlib import PurePosixPath
 import numpy as np
 import pandas as pd
 
-from ._read import Source, read_table
-from .dataset import Dataset, build_dataset, echo, is_missing_spelling, order_labels
+from ._read import Source, read_coded, read_table
+from .dataset import (
+    Dataset,
+    build_dataset,
+    echo,
+    is_missing_spelling,
+    order_labels,
+    strip_categorical,
+)
 from .errors import DataError, ImportReport
 
 __all__ = [
@@ -37,11 +44,14 @@ _ANNOTATOR_ALIASES = ("annotator_id", "annotator", "worker", "worker_id", "coder
 def _strip_cells(frame: pd.DataFrame, report: ImportReport | None = None) -> pd.DataFrame:
     """Strip surrounding whitespace from every text cell (``" x"`` and ``"x"`` are one label);
     the number of changed cells is noted in the report."""
-    out = frame.copy()
+    out = frame.copy(deep=False)  # copy-on-write: columns are replaced, never mutated
     changed = 0
     for column in out.columns:
         values = out[column]
-        if pd.api.types.is_string_dtype(values.dtype):
+        if isinstance(values.dtype, pd.CategoricalDtype):  # over the dictionary, not the rows
+            out[column], count = strip_categorical(values)
+            changed += count
+        elif pd.api.types.is_string_dtype(values.dtype):
             stripped = values.str.strip()
             changed += int((stripped != values).fillna(False).sum())
             out[column] = stripped
@@ -108,6 +118,9 @@ def read_canonical(
     frame = read_table(source)
     if {"item_id", "label", "count"} <= set(frame.columns) and "annotator_id" not in frame.columns:
         return read_counts(source, frame=frame)
+    coded = read_coded(source, ("item_id", "annotator_id", "label"))  # big files: integer codes
+    if coded is not None:
+        frame = coded
     report = ImportReport(source.name, format_name, rows_read=len(frame))
     frame = _strip_cells(frame, report)
     schema = schema or {}

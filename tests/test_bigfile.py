@@ -1,0 +1,201 @@
+"""Big files (issue 15): the columnar CSV reader and the integer-coded Dataset give the same
+datasets and the same errors as the pandas reader; the content hash is unchanged. Small
+synthetic cases only (the 10 M-row measurement is ``bench/bench_bigfile.py``)."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from hlv_core.io import DataError, _read, load
+from hlv_core.io.dataset import _positions
+
+from .conftest import shared_path
+
+DATA = Path(__file__).parent / "data"
+TEXT_FILES = sorted(
+    p for p in (DATA / "bad").iterdir() if p.suffix in (".csv", ".tsv")
+) + sorted(p for p in (DATA / "good").iterdir() if p.suffix in (".csv", ".tsv"))
+
+
+def _outcome(path, monkeypatch, columnar: bool):
+    monkeypatch.setattr(_read, "COLUMNAR_MIN_BYTES", 0 if columnar else 1 << 62)
+    try:
+        ds = load(path)
+    except DataError as err:
+        return ("error", str(err))
+    return (
+        "dataset",
+        ds.content_hash,
+        ds.labels,
+        ds.task,
+        ds.level,
+        ds.report.to_frame().to_dict("list"),
+        ds.items.to_dict("list"),
+        ds.annotators.to_dict("list"),
+    )
+
+
+def _used_columnar(path, monkeypatch) -> bool:
+    monkeypatch.setattr(_read, "COLUMNAR_MIN_BYTES", 0)
+    source = _read.as_source(path)
+    return _read._arrow_table(source) is not None
+
+
+@pytest.mark.parametrize("path", TEXT_FILES, ids=lambda p: p.name)
+def test_columnar_reader_gives_the_same_result_or_error(path, monkeypatch):
+    assert _outcome(path, monkeypatch, True) == _outcome(path, monkeypatch, False)
+
+
+def test_columnar_reader_is_used_for_plain_files(monkeypatch):
+    # the equivalence above is not vacuous: most corpus files go through pyarrow
+    used = [p.name for p in TEXT_FILES if _used_columnar(p, monkeypatch)]
+    assert {"spelling_clean.csv", "whitespace_labels.csv", "duplicate_rows.csv",
+            "missing_NA.csv", "one_conflicting_cell.csv"} <= set(used)
+    assert "latin1.csv" not in used  # non-UTF-8: the pandas reader names the byte
+
+
+@pytest.mark.parametrize("name", ["md_agreement", "varierrnli", "hs_brexit"])
+def test_columnar_reader_on_real_data(name, monkeypatch):
+    path = shared_path("data", name, "annotations.csv")
+    assert _outcome(path, monkeypatch, True) == _outcome(path, monkeypatch, False)
+
+
+def _synthetic(tmp_path, rows: str) -> Path:
+    path = tmp_path / "ann.csv"
+    path.write_text("item_id,annotator_id,label\n" + rows)
+    return path
+
+
+def test_label_rules_run_over_the_dictionary(tmp_path, monkeypatch):
+    # number spellings merged, whitespace stripped, case variants reported: columnar path
+    rows = "".join(f"i{i},a{j},{lab}\n" for i in range(30) for j, lab in
+                   enumerate([" 1", "1.0", "2", "02", "3"]))
+    path = _synthetic(tmp_path, rows)
+    monkeypatch.setattr(_read, "COLUMNAR_MIN_BYTES", 0)
+    ds = load(path)
+    assert ds.labels == ("1", "2", "3")
+    assert ds.counts_array().sum(axis=0).tolist() == [60, 60, 30]
+    notes = " ".join(ds.report.notes)
+    assert "whitespace removed from 30" in notes and "'1.0' (30 row(s)) -> '1'" in notes
+
+
+@pytest.mark.parametrize("bad,words", [
+    ("i1,a1,NA\n", "missing value"),
+    ("i0,a0,x\n", "duplicate annotation"),
+    (",a9,x\n", "empty item_id"),
+])
+def test_columnar_errors_name_the_row(tmp_path, monkeypatch, bad, words):
+    rows = "".join(f"i{i},a{j},{'xy'[(i + j) % 2]}\n" for i in range(5) for j in range(3))
+    path = _synthetic(tmp_path, rows + bad)
+    monkeypatch.setattr(_read, "COLUMNAR_MIN_BYTES", 0)
+    with pytest.raises(DataError, match=words) as err:
+        load(path)
+    assert err.value.row == 17  # header + 15 rows, then the bad one
+
+
+def test_annotations_are_integer_coded_and_codes_agree(tmp_path, monkeypatch):
+    rows = "".join(f"i{i % 7},a{i % 5},{'abc'[i % 3]}\n" for i in range(35))
+    monkeypatch.setattr(_read, "COLUMNAR_MIN_BYTES", 0)
+    ds = load(_synthetic(tmp_path, rows))
+    for column in ("item_id", "annotator_id", "label"):
+        values = ds.annotations[column]
+        assert isinstance(values.dtype, pd.CategoricalDtype)
+        cats = list(values.cat.categories)
+        assert cats == sorted(cats)  # sorting and factorize(sort=True) behave as for strings
+    generic = (
+        _positions(ds.annotations["item_id"].astype(object), ds.item_ids),
+        _positions(ds.annotations["annotator_id"].astype(object), ds.annotator_ids),
+        _positions(ds.annotations["label"].astype(object), pd.Index(ds.labels)),
+    )
+    for fast, slow in zip(ds._codes, generic, strict=True):
+        np.testing.assert_array_equal(fast, slow)
+
+
+def test_content_hash_is_the_pandas_hash_of_the_tables(tmp_path, monkeypatch):
+    rows = "".join(f"i{i % 9},a{i % 4},{'pq'[i % 2]}\n" for i in range(36))
+    monkeypatch.setattr(_read, "COLUMNAR_MIN_BYTES", 0)
+    ds = load(_synthetic(tmp_path, rows))
+    h = hashlib.sha256()
+    h.update("\x1f".join([*ds.labels, ds.task, ds.level]).encode())
+    for table in (ds.annotations.astype(str), ds.items, ds.annotators):
+        h.update("\x1f".join(map(str, table.columns)).encode())
+        h.update(pd.util.hash_pandas_object(table, index=False).to_numpy().tobytes())
+    assert ds.content_hash == h.hexdigest()[:16]
+
+
+# ------------------------------------------------------------------ sigma: cost and refusal
+def _crowd(n_items: int = 40, per_item: int = 4, pool: int = 12, seed: int = 3) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(n_items):
+        for a in rng.choice(pool, size=per_item, replace=False):
+            rows.append((f"i{i}", f"a{a}", str(rng.integers(0, 3))))
+    return pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"])
+
+
+def test_sigma_cost_counts_pair_instances_and_bounds_the_pairs():
+    from itertools import combinations
+
+    from hlv_core.balance import estimate_sigma_cost, sigma
+
+    frame = _crowd()
+    cost = estimate_sigma_cost(frame)
+    brute = sum(len(list(combinations(g, 2))) for _, g in frame.groupby("item_id")["annotator_id"])
+    assert cost.pair_instances == brute == 40 * 6
+    assert (cost.n_items, cost.n_annotators, cost.n_annotations) == (40, 12, 160)
+    result = sigma(frame, max_pair_instances=brute)  # at the limit: runs
+    assert result.n_pairs_overlapping <= cost.pair_instances
+    degree = result.nodes["degree"].to_numpy()
+    assert cost.triangle_work >= float(np.square(degree).sum())
+    assert cost.memory_bytes > 0 and "instances" in cost.describe()
+
+
+def test_sigma_refuses_past_the_limit_with_the_reason():
+    from hlv_core.balance import sigma, sigma_random
+
+    frame = _crowd()
+    with pytest.raises(DataError, match="240 .*limit of 100") as err:
+        sigma(frame, max_pair_instances=100)
+    assert "--max-pairs" in err.value.fix
+    with pytest.raises(DataError, match="limit of 100"):
+        sigma_random(frame, n_repeats=2, max_pair_instances=100)
+    assert sigma(frame, max_pair_instances=None).n_pairs_overlapping > 0
+
+
+def test_sigma_cli_prints_cost_and_progress_and_refuses(tmp_path, capsys):
+    from hlv_core.cli import main
+
+    path = tmp_path / "crowd.csv"
+    _crowd().to_csv(path, index=False)
+    assert main(["sigma", str(path), "--max-pairs", "100"]) == 2
+    err = capsys.readouterr().err
+    assert "sigma: cost: 160 annotations" in err and "limit of 100" in err
+    assert str(path) in err.splitlines()[-1]  # the refusal names the file
+    assert "pairwise alpha" not in err  # refused before the heavy work
+    assert main(["sigma", str(path), "--repeats", "2", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert "sigma_rnd 2/2" in captured.err and '"sigma"' in captured.out
+
+
+# ------------------------------------------------------------- blocked kernel (scale-out)
+def test_streamed_block_counts_give_the_one_shot_alpha(tmp_path):
+    from hlv_core._alpha import alpha_from_counts
+    from hlv_core.agreement import krippendorff_alpha
+
+    frame = _crowd(n_items=300, per_item=5, pool=40, seed=7)
+    frame = frame.sample(frac=1.0, random_state=1)  # items split across blocks
+    path = tmp_path / "crowd.csv"
+    frame.to_csv(path, index=False)
+    item_ids, labels, counts = _read.stream_label_counts(path, block_size=2048)
+    assert path.stat().st_size > 4 * 2048  # several blocks
+    assert counts.sum() == len(frame) and sorted(item_ids) == sorted(frame["item_id"].unique())
+    expected = krippendorff_alpha(frame)
+    assert alpha_from_counts(counts) == pytest.approx(expected, abs=1e-12)
+    # one block (the whole file) gives the same summed counts
+    _, _, first = _read.stream_label_counts(path, block_size=1 << 30)
+    assert (first != counts).nnz == 0
