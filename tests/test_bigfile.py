@@ -172,14 +172,16 @@ def test_sigma_cli_prints_cost_and_progress_and_refuses(tmp_path, capsys):
 
     path = tmp_path / "crowd.csv"
     _crowd().to_csv(path, index=False)
-    assert main(["sigma", str(path), "--max-pairs", "100"]) == 2
+    assert main(["sigma", str(path), "--max-pairs", "100", "--progress"]) == 2
     err = capsys.readouterr().err
     assert "sigma: cost: 160 annotations" in err and "limit of 100" in err
     assert str(path) in err.splitlines()[-1]  # the refusal names the file
     assert "pairwise alpha" not in err  # refused before the heavy work
-    assert main(["sigma", str(path), "--repeats", "2", "--json"]) == 0
+    assert main(["sigma", str(path), "--repeats", "2", "--json", "--progress"]) == 0
     captured = capsys.readouterr()
     assert "sigma_rnd 2/2" in captured.err and '"sigma"' in captured.out
+    assert main(["sigma", str(path), "--max-pairs", "100"]) == 2  # no terminal, no --progress
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1  # the one error line
 
 
 # ------------------------------------------------------------- blocked kernel (scale-out)

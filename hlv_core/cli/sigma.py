@@ -96,13 +96,20 @@ def _prepare(dataset: Dataset, level: str) -> tuple[str, dict[str, float] | None
     return opts.multilabel, opts.values(level)
 
 
+_show_progress = False
+
+
 def _progress(text: str) -> None:
-    """One progress line on stderr (stdout stays the result, for pipes and --json)."""
-    print(f"sigma: {text}", file=sys.stderr, flush=True)
+    """One progress line on stderr (stdout stays the result, for pipes and --json), shown on a
+    terminal or with ``--progress``; a captured stderr keeps only the one error line."""
+    if _show_progress:
+        print(f"sigma: {text}", file=sys.stderr, flush=True)
 
 
 def run_sigma(args: argparse.Namespace) -> int:
     """Handler of the ``sigma`` subcommand (errors go up to :func:`hlv_core.cli.main`)."""
+    global _show_progress
+    _show_progress = args.progress or sys.stderr.isatty()
     note = conventions_note(args.level, args.min_shared, args.procedure, args.steps)
     if len(args.files) > 1 or args.plot:
         datasets: dict[str, Dataset] = {}
@@ -210,6 +217,9 @@ def add_cli(subparsers) -> None:
     parser.add_argument("--repeats", type=int, default=10,
                         help="sigma_rnd: number of matrices A_rnd (10)")
     parser.add_argument("--seed", type=int, default=0, help="random seed of sigma_rnd (0)")
+    parser.add_argument("--progress", action="store_true",
+                        help="print the cost estimate and progress on stderr (default: only on "
+                        "a terminal)")
     parser.add_argument("--max-pairs", type=int, default=SIGMA_MAX_PAIR_INSTANCES,
                         help="refuse data with more (item, annotator pair) instances, an upper "
                         "bound on the overlapping pairs (default "
