@@ -1,7 +1,7 @@
 """Plotly figures of the Certainty page (Stutz et al.): certainty curves over reliabilities
 (Figure 6, left), per-case histograms, UA accuracy over reliabilities (Figure 6) and the one-case
 view (Figure 5). Figures only: the numbers come from ``hlv_core.certainty`` and
-``hlv_core.certainty_tables``."""
+``hlv_core.certainty``."""
 
 from __future__ import annotations
 
@@ -93,7 +93,7 @@ def ua_figure(sub: pd.DataFrame, det: pd.DataFrame, predictors: Sequence[str],
 
 def case_figure(summary: pd.DataFrame, samples: np.ndarray) -> go.Figure:
     """One case (Stutz et al., Figure 5): bars = point estimate of the classes in ``summary``
-    (``certainty_tables.case_summary``), dots = their sampled plausibilities (S, len(summary))."""
+    (``certainty.case_summary``), dots = their sampled plausibilities (S, len(summary))."""
     names = summary["class"].tolist()
     fig = go.Figure()
     fig.add_trace(go.Bar(x=names, y=summary["point_estimate"], name="point estimate (r = ∞)",

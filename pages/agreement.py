@@ -11,9 +11,9 @@ import plotly.express as px
 import streamlit as st
 
 from hlv_core import agreement
+from hlv_core.agreement import average_multilabel_pairs, kappa_summary
 from hlv_core.io import DataError, Dataset
 from hlv_core.levels import level_options
-from hlv_core.pair_averages import average_multilabel_pairs, kappa_summary
 from hlv_core.pair_matrix import most_active, pairwise_matrix
 from hlv_core.text import md
 from hlv_ui.heatmap import pair_heatmap

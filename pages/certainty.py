@@ -12,17 +12,16 @@ import pandas as pd
 import streamlit as st
 
 from hlv_core import certainty as ce
-from hlv_core.certainty import model_data, risk_vector
-from hlv_core.certainty_ess import mean_ess
-from hlv_core.certainty_tables import (
+from hlv_core.certainty import (
     PL_MAX_RELIABILITY,
     case_summary,
+    model_data,
     pl_reliability_allowed,
     rank_predictors,
+    risk_vector,
     set_coverage,
 )
-from hlv_core.io import DataError
-from hlv_core.io.item_predictions import model_matrices
+from hlv_core.io import DataError, model_matrices
 from hlv_core.text import md
 from hlv_ui.certainty_figures import (
     MODEL_TITLES,
@@ -135,7 +134,7 @@ def run_sweep(_dataset, dataset_hash: str, model: str, reliability: float, n_sam
                    ao_depth=AO_DEPTH if _dataset.n_labels >= AO_DEPTH else None,
                    point=point_estimate(_dataset, dataset_hash, model),
                    **({"tie_split": tie_split(model)} if model.startswith("prirn") else {}))
-    ess = mean_ess(res)
+    ess = res.mean_ess()
     return {"certainty": res.certainty.assign(model=model),
             "accuracy": res.accuracy.assign(model=model),
             "per_case": res.per_case.assign(model=model), "ess": ess}

@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from hlv_core import balance, samples
-from hlv_core.balance_views import heatmap_annotators, strongest_edges
+from hlv_core.balance import heatmap_annotators, strongest_edges
 from hlv_core.figures import comparison_figure
 from hlv_core.io import DataError, Dataset
 from hlv_core.levels import level_options

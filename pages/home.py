@@ -9,9 +9,7 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from hlv_core.io import FORMATS, LEVELS, TASKS, DataError
-from hlv_core.io.companions import companion_option
-from hlv_core.overview import label_table
+from hlv_core.io import FORMATS, LEVELS, TASKS, DataError, companion_option
 from hlv_core.text import md
 from hlv_ui.loading import parse_predictions, parse_upload
 from hlv_ui.state import (
@@ -127,7 +125,7 @@ def overview_tables(_dataset, dataset_hash: str) -> dict:
     del dataset_hash
     return {
         "summary": _dataset.summary(),
-        "labels": label_table(_dataset),
+        "labels": _dataset.label_table(),
         "items": _dataset.item_table(),
         "report": _dataset.report.to_frame(),
         "per_item": pd.DataFrame({"n_annotators": _dataset.annotators_per_item_array()}),

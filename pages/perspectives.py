@@ -16,7 +16,7 @@ import streamlit as st
 
 from hlv_core import perspectivist as P
 from hlv_core.io import DataError, Dataset
-from hlv_core.perspectivist_compare import (
+from hlv_core.perspectivist import (
     headline_label,
     headline_table,
     item_predictions_per_user,

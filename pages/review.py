@@ -15,8 +15,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from hlv_core import review
-from hlv_core.io import DataError
-from hlv_core.io.item_predictions import item_level_predictions, model_matrices
+from hlv_core.io import DataError, item_level_predictions, model_matrices
 from hlv_core.scoring import metric_matrix, score_models
 from hlv_core.text import md, visible_frame
 from hlv_ui.auth import auth_configured, current_identity, desk_name_form

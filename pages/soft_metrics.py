@@ -10,8 +10,7 @@ import streamlit as st
 
 from hlv_core import soft_metrics as sm
 from hlv_core import training
-from hlv_core.io import DataError, load_predictions
-from hlv_core.io.item_predictions import item_level_predictions
+from hlv_core.io import DataError, item_level_predictions, load_predictions
 from hlv_core.scoring import ModelScores, item_verdicts, metric_ranks, metric_winners, score_model
 from hlv_core.targets import available_targets
 from hlv_core.text import md
