@@ -49,10 +49,7 @@ if not lab.has_texts(dataset):
     st.stop()
 
 multilabel = dataset.task == "multilabel"
-all_metrics = (["hard_micro_f1", "hard_macro_f1", "soft_micro_f1", "soft_macro_f1", "po_jsd",
-                "entropy_correlation"] if multilabel else
-               ["hard_accuracy", "hard_micro_f1", "hard_macro_f1", "soft_accuracy",
-                "soft_micro_f1", "soft_macro_f1", "po_jsd", "entropy_correlation"])
+all_metrics = list(lab.METRICS[multilabel])
 skips = {m: lab.skip_reason(dataset, m) for m in METHODS}
 runnable = [m for m in METHODS if skips[m] is None]
 
@@ -164,7 +161,7 @@ table["method"] = pd.Categorical(table["method"], categories=order, ordered=True
 table = table.sort_values(["method", "metric"]).reset_index(drop=True)
 table["method"] = table["method"].astype(str)
 st.subheader("Scores with 95% intervals over seeds")
-wide = table.pivot(index="method", columns="metric", values="mean").reindex(order)[metric_list]
+wide = lab.summary_table(shown).reindex(order)[metric_list]
 st.dataframe(wide.style.format("{:.4f}", na_rep="NaN").highlight_max(axis=0, color="#d8f3dc"),
              width="stretch")
 download_table(table, "training_lab_summary.csv", key="lab.dl_summary")
