@@ -116,20 +116,11 @@ def markup(_result: balance.SigmaResult, _partition: balance.CampsResult, _shown
 @st.cache_data(show_spinner="Computing α, σ and σ_rnd of every dataset…", max_entries=4)
 def compare_with_samples(_current: Dataset, current_hash: str, current_name: str,
                          n_repeats: int, seed: int) -> pd.DataFrame:
-    """balance.compare_datasets over the bundled samples with annotator ids + the current data,
-    always under the paper's conventions (nominal alpha, min_shared 1, composed sigma_rnd;
-    multi-label data as label sets), whatever the controls above say."""
-    del current_hash
-    datasets: dict[str, Dataset] = {}
-    for name, info in samples.SAMPLES.items():
-        if info.get("task") == "ranking":
-            continue
-        sample = samples.load_sample(name)
-        if sample.annotator_ids_known:
-            label = f"{name} (current)" if name == current_name else name
-            datasets[label] = sample
-    if current_name not in samples.SAMPLES:
-        datasets[f"{current_name} (current)"] = _current
+    """balance.compare_datasets over samples.comparison_datasets (bundled samples with annotator
+    ids + the current data), always under the paper's conventions (nominal alpha, min_shared 1,
+    composed sigma_rnd; multi-label data as label sets), whatever the controls above say."""
+    del current_hash, current_name
+    datasets = samples.comparison_datasets(_current)
     return balance.compare_datasets(datasets, level="nominal",
                                     min_shared=balance.PAPER_MIN_SHARED, n_repeats=n_repeats,
                                     seed=seed, procedure="composed")
