@@ -19,7 +19,7 @@ from hlv_core.text import md
 from hlv_ui.heatmap import pair_heatmap
 from hlv_ui.simulators import multilabel_simulator
 from hlv_ui.state import require_dataset, show_data_error
-from hlv_ui.widgets import download_table, lazy_tabs
+from hlv_ui.widgets import download_table, lazy_tabs, show_table
 
 HEATMAP_MAX = 60  # annotators drawn in the heatmap (most active first)
 ML_MEMO_KEY = "agreement._ml_memo"
@@ -148,7 +148,7 @@ def overall_tab() -> None:
         fig.add_vline(x=report.alpha, line_dash="dash")
         st.plotly_chart(fig, width="stretch", key="agreement.boot_hist")
     st.markdown("**Share of each value among pairable values**")
-    st.dataframe(pd.DataFrame({"value": list(report.value_shares),
+    show_table(pd.DataFrame({"value": list(report.value_shares),
                                "share": list(report.value_shares.values())}), hide_index=True)
     summary = pd.DataFrame([{**{k: v for k, v in report.as_dict().items()
                                 if k != "value_shares"}, "dataset": dataset.name}])
@@ -217,7 +217,7 @@ def pairs_tab() -> None:
         bar.add_hline(y=report.alpha, line_dash="dash", annotation_text="overall α",
                       annotation_position="top left")
     st.plotly_chart(bar, width="stretch", key="agreement.mean_bar")
-    st.dataframe(means, hide_index=True)
+    show_table(means, hide_index=True)
     download_table(means.assign(level=level, min_shared=min_shared),
                    "annotator_mean_alpha.csv", key="agreement.dl_means")
 
@@ -251,7 +251,7 @@ def pairs_tab() -> None:
                 f"α = {fmt(r['alpha'])}; they disagree on {len(diff)} items.")
     if "text" in dataset.items.columns and len(diff):
         diff = diff.assign(text=diff["item_id"].map(dataset.items.set_index("item_id")["text"]))
-    st.dataframe(diff.head(500), hide_index=True,
+    show_table(diff.head(500), hide_index=True,
                  column_config={"text": st.column_config.TextColumn(width="large")})
     download_table(diff, f"disagreements_{a_sel}_{b_sel}.csv", key="agreement.dl_diff")
 
@@ -302,7 +302,7 @@ def multilabel_tab() -> None:
     else:
         shown_tab = per_pair
         st.caption("Coder 1 is the reference for precision and recall.")
-    st.dataframe(shown_tab.round(4), hide_index=True)
+    show_table(shown_tab.round(4), hide_index=True)
     download_table(shown_tab.assign(seed=seed, n_boot=ml_boot), "multilabel_agreement.csv",
                    key="agreement.dl_ml")
     long = averaged.melt(id_vars=["measure"], value_vars=["observed", "expected", "adjusted"])

@@ -32,7 +32,7 @@ from hlv_ui.certainty_figures import (
     ua_figure,
 )
 from hlv_ui.state import frame_hash, get_predictions, require_dataset
-from hlv_ui.widgets import download_table, lazy_tabs
+from hlv_ui.widgets import download_table, lazy_tabs, show_table
 
 
 def engine_model(key: str) -> str:
@@ -320,7 +320,7 @@ def ua_tab() -> None:
                "over samples of the dataset-level value.")
     ranking = rank_predictors(acc, metric=metric, k=k)
     if not ranking.empty:
-        st.dataframe(ranking.pivot_table(index=["model", "reliability"], columns="predictor",
+        show_table(ranking.pivot_table(index=["model", "reliability"], columns="predictor",
                                          values="rank"), width="stretch")
         st.caption("Model ranking per reliability (1 = best): it may change with reliability.")
     download_table(acc.assign(seed=seed, samples=n_samples, prior=prior), "certainty_accuracy.csv",
@@ -355,7 +355,7 @@ def case_tab() -> None:
     labels = list(dataset.labels)
     if is_ranking:
         readers = sampler_input(dataset, dataset.content_hash, "prirn")[case]
-        st.dataframe(pd.DataFrame({
+        show_table(pd.DataFrame({
             "reader": [f"reader {j + 1}" for j in range(len(readers))],
             "differential (blocks in rank order; ties joined by ' = ')": [
                 " > ".join(" = ".join(labels[c] for c in block) for block in reader)
@@ -363,7 +363,7 @@ def case_tab() -> None:
         case_data = [readers]
     else:
         counts = dataset.counts_array()[case]
-        st.dataframe(pd.DataFrame({"label": labels, "count": counts}), hide_index=True)
+        show_table(pd.DataFrame({"label": labels, "count": counts}), hide_index=True)
         case_data = counts[None, :]
 
 
@@ -383,7 +383,7 @@ def case_tab() -> None:
             pset, share = set_coverage(x_case, q[case], kk)
             rows.append({"predictor": name, f"top-{kk} set": ", ".join(labels[c] for c in pset),
                          "share of samples whose top-1 is in the set": share})
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+        show_table(pd.DataFrame(rows), hide_index=True, width="stretch")
     download_table(summary.drop(columns="class_index").assign(
                        case=str(dataset.item_ids[case]), seed=seed, reliability=r_case,
                        model=model_case),

@@ -21,7 +21,7 @@ from hlv_core.text import md
 from hlv_ui.heatmap import pair_heatmap
 from hlv_ui.network import camp_positions, network_html, spring_positions
 from hlv_ui.state import require_dataset, show_data_error
-from hlv_ui.widgets import download_table
+from hlv_ui.widgets import download_table, show_table
 
 #: Above this many annotators: positions precomputed with networkx, physics off.
 PHYSICS_MAX_NODES = 120
@@ -265,7 +265,7 @@ with side_col:
         if table.empty:
             st.info("No annotator with a camp and a value of this trait.")
         else:
-            st.dataframe(table, width="stretch")
+            show_table(table, width="stretch")
             st.caption("Cramér's V = " + ("n/a" if math.isnan(v) else f"{v:.2f}")
                        + " (1: the camps are exactly the trait groups; 0: unrelated).")
     else:
@@ -307,7 +307,7 @@ with st.expander("Compare datasets: α vs σ (Basile, Figure 2)",
                         width="stretch", key="graph.compare_plot")
         shown_cols = ["dataset", "n_items", "n_annotators", "alpha", "sigma", "sigma_rnd",
                       "sigma_rnd_sd", "n_triangles", "note", "error"]
-        st.dataframe(table[shown_cols], width="stretch", hide_index=True)
+        show_table(table[shown_cols], width="stretch", hide_index=True)
         download_table(table.assign(seed=seed), "sigma_comparison.csv",
                        key="graph.dl_compare", label="Comparison CSV")
     st.caption(

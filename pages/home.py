@@ -20,7 +20,7 @@ from hlv_ui.state import (
     set_dataset,
     show_data_error,
 )
-from hlv_ui.widgets import download_table
+from hlv_ui.widgets import download_table, show_table
 
 MAX_UPLOAD_MB = 200
 
@@ -152,7 +152,7 @@ st.caption(
 )
 
 with st.expander("Import report", expanded=False):
-    st.dataframe(tables["report"], hide_index=True, width="stretch")
+    show_table(tables["report"], hide_index=True, width="stretch")
     download_table(tables["report"], f"{dataset.name}_import_report.csv", key="home.dl.report")
 
 with st.expander(f"Label inventory (order fixes every tie-break): {dataset.n_labels} labels"):
@@ -190,7 +190,7 @@ if query:
     if "text" in items.columns:
         mask |= items["text"].astype(str).str.contains(query, case=False, regex=False)
     items = items[mask]
-event = st.dataframe(
+event = show_table(
     items,
     hide_index=True,
     width="stretch",
@@ -217,7 +217,7 @@ if selected is not None:
     annotations = dataset.item_annotations(selected)
     if "rank" in annotations.columns:
         annotations = annotations.sort_values(["annotator_id", "rank"], na_position="last")
-    st.dataframe(annotations, hide_index=True, width="stretch", key="home.item_annotations")
+    show_table(annotations, hide_index=True, width="stretch", key="home.item_annotations")
     distribution = pd.DataFrame(
         {"label": list(dataset.labels),
          "proportion": dataset.judgements().loc[selected].to_numpy()}

@@ -24,7 +24,7 @@ from hlv_core.perspectivist import (
 )
 from hlv_core.text import md
 from hlv_ui.state import frame_hash, get_predictions, require_dataset, show_data_error
-from hlv_ui.widgets import download_table, lazy_tabs
+from hlv_ui.widgets import download_table, lazy_tabs, show_table
 
 st.title("Perspectives")
 st.caption(
@@ -149,7 +149,7 @@ m[0].metric("Task", "named" if splits.named else "unnamed")
 for col, row in zip(m[1:], sizes.itertuples(index=False), strict=True):
     col.metric(f"{row.split.capitalize()} instances", f"{row.instances:,}",
                help=f"{row.users:,} users · {row.texts:,} texts")
-st.dataframe(sizes, hide_index=True, width="stretch")
+show_table(sizes, hide_index=True, width="stretch")
 for note in splits.notes:
     st.info(md(note))
 st.caption(
@@ -247,7 +247,7 @@ st.markdown(
     "User- and text-level scores are unweighted means over users / texts where the class "
     "occurs."
 )
-st.dataframe(comparison.style.format(precision=3), hide_index=True, width="stretch")
+show_table(comparison.style.format(precision=3), hide_index=True, width="stretch")
 download_table(comparison.assign(seed=seed), "perseval_comparison.csv",
                key="perspectives.dl_comparison")
 fig = go.Figure()
@@ -266,7 +266,7 @@ glob = summary[summary["level"] == "global"].pivot_table(
     index="label", columns="metric", values="value", sort=False)
 glob = glob.reindex(columns=["precision", "recall", "f1", "accuracy"])
 st.markdown("**Global metrics** (all test instances pooled; zero_division = 0)")
-st.dataframe(glob.style.format(precision=3, na_rep="–"), width="stretch")
+show_table(glob.style.format(precision=3, na_rep="–"), width="stretch")
 c1, c2 = st.columns(2)
 with c1:
     download_table(glob.reset_index().assign(model=chosen, seed=seed),
@@ -303,7 +303,7 @@ def user_tab() -> None:
     if traits is not None:
         worst = worst.join(traits, how="left")
     st.markdown("**Worst-served users**")
-    st.dataframe(worst.style.format(precision=3, subset=[metric_name]), width="stretch")
+    show_table(worst.style.format(precision=3, subset=[metric_name]), width="stretch")
     download_table(report.per_user.reset_index().assign(model=chosen, seed=seed),
                    "perseval_per_user.csv", key="perspectives.dl_user")
 
@@ -319,7 +319,7 @@ def text_tab() -> None:
         texts = dataset.items.set_index("item_id")["text"].astype(str).str.slice(0, 160)
         hardest = hardest.join(texts, how="left")
     st.markdown("**Hardest texts**")
-    st.dataframe(hardest, width="stretch")
+    show_table(hardest, width="stretch")
     download_table(report.per_text.reset_index().assign(model=chosen, seed=seed),
                    "perseval_per_text.csv", key="perspectives.dl_text")
 
@@ -364,7 +364,7 @@ def trait_tab() -> None:
                "users has a wide interval: do not read a gap there as under-service.")
     gaps = report.trait_gaps(metric=metric_key, label=label_key)
     st.markdown("**Best- vs worst-served trait value per dimension**")
-    st.dataframe(gaps.style.format(precision=3, subset=["best", "worst", "gap"]),
+    show_table(gaps.style.format(precision=3, subset=["best", "worst", "gap"]),
                  hide_index=True, width="stretch")
     e1, e2, e3 = st.columns(3)
     with e1:

@@ -20,7 +20,7 @@ from hlv_core.scoring import metric_matrix, score_models
 from hlv_core.text import md, visible_frame
 from hlv_ui.auth import auth_configured, current_identity, desk_name_form
 from hlv_ui.state import frame_hash, get_predictions, require_dataset, show_data_error
-from hlv_ui.widgets import download_table
+from hlv_ui.widgets import download_table, show_table
 
 KEY = "review"
 CHOICE_TEXT = {"A": "A is more accurate", "B": "B is more accurate",
@@ -177,7 +177,7 @@ def _show_output(frame: pd.DataFrame, title: str, threshold: float, max_labels: 
         st.write(f"No label above {threshold:g}.")
         return
     hidden = max(0, len(visible) - max_labels)
-    st.dataframe(
+    show_table(
         visible.head(max_labels), hide_index=True, width="stretch",
         column_config={"probability": st.column_config.ProgressColumn(
             "probability", min_value=0.0, max_value=1.0, format="%.2f")},
@@ -299,7 +299,7 @@ with tab_review:
             if not mine.empty:
                 with st.expander(f"Your judgements on this dataset ({len(mine)})"):
                     recent = mine[["created_at", "item_id", "choice", "comment"]].iloc[::-1]
-                    st.dataframe(visible_frame(recent), hide_index=True, width="stretch")
+                    show_table(recent, hide_index=True, width="stretch")
 
 
 # ------------------------------------------------------------------------ Meta-evaluation tab
@@ -370,7 +370,7 @@ with tab_meta:
                 "*Ties in denominator* (default) keeps both/neither judgements in the share "
                 "won; *decisive only* ignores them (as `choix.rank_centrality`). The paper does "
                 "not say which it used.")
-            st.dataframe(visible_frame(scores), hide_index=True, width="stretch")
+            show_table(scores, hide_index=True, width="stretch")
             download_table(scores, "review_human_scores.csv", key=f"{KEY}.dl_scores",
                            label="Download scores")
             long = scores.melt(id_vars="model", value_vars=["score_in_denominator",
@@ -382,7 +382,7 @@ with tab_meta:
 
             st.subheader("Judgements per model pair")
             pairs = review.pair_table(judged, meta_models)
-            st.dataframe(visible_frame(pairs), hide_index=True, width="stretch")
+            show_table(pairs, hide_index=True, width="stretch")
             download_table(pairs, "review_pairs.csv", key=f"{KEY}.dl_pairs",
                            label="Download pair table")
 
@@ -409,7 +409,7 @@ with tab_meta:
                     f"With {n} models the smallest possible p is "
                     f"{review.smallest_p(n, alternative):.3g}"
                     "; the paper had 14 training methods (Table 5).")
-                st.dataframe(corr, hide_index=True, width="stretch")
+                show_table(corr, hide_index=True, width="stretch")
                 download_table(corr, "review_metric_correlations.csv", key=f"{KEY}.dl_corr",
                                label="Download correlations")
                 values = metric_table.reset_index().melt(id_vars="model", var_name="metric",

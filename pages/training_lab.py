@@ -23,7 +23,7 @@ from hlv_ui.state import (
     require_dataset,
     show_data_error,
 )
-from hlv_ui.widgets import download_table
+from hlv_ui.widgets import download_table, show_table
 
 st.title("Training lab")
 dataset = require_dataset(tasks=("multiclass", "multilabel", "rating"))
@@ -162,14 +162,14 @@ table = table.sort_values(["method", "metric"]).reset_index(drop=True)
 table["method"] = table["method"].astype(str)
 st.subheader("Scores with 95% intervals over seeds")
 wide = lab.summary_table(shown).reindex(order)[metric_list]
-st.dataframe(wide.style.format("{:.4f}", na_rep="NaN").highlight_max(axis=0, color="#d8f3dc"),
+show_table(wide.style.format("{:.4f}", na_rep="NaN").highlight_max(axis=0, color="#d8f3dc"),
              width="stretch")
 download_table(table, "training_lab_summary.csv", key="lab.dl_summary")
 with st.expander("Long table (every method, seed and metric)"):
-    st.dataframe(shown, width="stretch", hide_index=True)
+    show_table(shown, width="stretch", hide_index=True)
     download_table(results, "training_lab_results.csv", key="lab.dl_results")
 with st.expander("Chosen L2 strength, dev score and time per fit"):
-    st.dataframe(run["fits"], width="stretch", hide_index=True)
+    show_table(run["fits"], width="stretch", hide_index=True)
     download_table(run["fits"], "training_lab_fits.csv", key="lab.dl_fits")
     st.caption("Seconds per method: " + ", ".join(
         f"{m} {s:.1f}" for m, s in run["timings"].items()))
