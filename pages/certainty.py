@@ -19,16 +19,17 @@ from hlv_core.certainty import (
     pl_reliability_allowed,
     rank_predictors,
     risk_vector,
-    set_coverage,
 )
 from hlv_core.io import DataError, model_matrices
 from hlv_core.text import md
 from hlv_ui.certainty_figures import (
     MODEL_TITLES,
     case_figure,
+    coverage_table,
     curves_figure,
     fmt_r,
     overlay_histogram,
+    readers_table,
     ua_figure,
 )
 from hlv_ui.state import frame_hash, get_predictions, require_dataset
@@ -355,18 +356,12 @@ def case_tab() -> None:
     labels = list(dataset.labels)
     if is_ranking:
         readers = sampler_input(dataset, dataset.content_hash, "prirn")[case]
-        show_table(pd.DataFrame({
-            "reader": [f"reader {j + 1}" for j in range(len(readers))],
-            "differential (blocks in rank order; ties joined by ' = ')": [
-                " > ".join(" = ".join(labels[c] for c in block) for block in reader)
-                for reader in readers]}), width="stretch", hide_index=True)
+        show_table(readers_table(readers, labels), width="stretch", hide_index=True)
         case_data = [readers]
     else:
         counts = dataset.counts_array()[case]
         show_table(pd.DataFrame({"label": labels, "count": counts}), hide_index=True)
         case_data = counts[None, :]
-
-
     x_case = case_samples(f"{dataset.content_hash}:{case}", model_case, float(r_case),
                           max(min(n_samples, 500), 50), seed, prior, case_data, dataset.n_labels)
     base_case = point_estimate(dataset, dataset.content_hash, model_case)[case]
@@ -378,12 +373,8 @@ def case_tab() -> None:
                "mean plausibility).")
     if predictions:
         kk = min(3, KS[-1]) if is_ranking else 1
-        rows = []
-        for name, q in predictions.items():
-            pset, share = set_coverage(x_case, q[case], kk)
-            rows.append({"predictor": name, f"top-{kk} set": ", ".join(labels[c] for c in pset),
-                         "share of samples whose top-1 is in the set": share})
-        show_table(pd.DataFrame(rows), hide_index=True, width="stretch")
+        show_table(coverage_table(x_case, {n: q[case] for n, q in predictions.items()}, kk,
+                                  labels), hide_index=True, width="stretch")
     download_table(summary.drop(columns="class_index").assign(
                        case=str(dataset.item_ids[case]), seed=seed, reliability=r_case,
                        model=model_case),

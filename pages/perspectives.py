@@ -6,11 +6,9 @@ globally, per user, per text and per trait value with bootstrap CIs over users."
 from __future__ import annotations
 
 import hashlib
-import html
 import io
 
 import pandas as pd
-import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -23,6 +21,7 @@ from hlv_core.perspectivist import (
     worst_groups,
 )
 from hlv_core.text import md
+from hlv_ui.perspectives_figures import group_histogram, trait_figure
 from hlv_ui.state import frame_hash, get_predictions, require_dataset, show_data_error
 from hlv_ui.widgets import download_table, lazy_tabs, show_table
 
@@ -296,8 +295,7 @@ def user_tab() -> None:
     defined = per_user.dropna()
     st.caption(f"{len(defined)} of {len(per_user)} users have a defined {metric_name} "
                "(the class occurs in their gold labels or predictions).")
-    fig = px.histogram(defined, x=metric_name, nbins=20, title="Distribution over test users")
-    fig.update_layout(height=320, margin={"t": 40})
+    fig = group_histogram(defined, metric_name, "Distribution over test users")
     st.plotly_chart(fig, width="stretch", key="perspectives.user_hist")
     worst = worst_groups(report.per_user, column).rename(columns={column: metric_name})
     if traits is not None:
@@ -311,8 +309,7 @@ def user_tab() -> None:
 def text_tab() -> None:
     per_text = report.per_text[["n", column]].rename(columns={column: metric_name})
     defined_t = per_text.dropna()
-    fig = px.histogram(defined_t, x=metric_name, nbins=20, title="Distribution over test texts")
-    fig.update_layout(height=320, margin={"t": 40})
+    fig = group_histogram(defined_t, metric_name, "Distribution over test texts")
     st.plotly_chart(fig, width="stretch", key="perspectives.text_hist")
     hardest = worst_groups(report.per_text, column).rename(columns={column: metric_name})
     if "text" in dataset.items.columns:
@@ -337,27 +334,14 @@ def trait_tab() -> None:
     boot_seed = int(b3.number_input("Bootstrap seed", 0, 2**31 - 1, seed,
                                     key="perspectives.boot_seed"))
     boot = bootstrap_cached(models[chosen], gold_sets[chosen], traits, labels,
-                            content_key(chosen),
-                            n_boot, boot_seed)
+                            content_key(chosen), n_boot, boot_seed)
     metric_key, label_key = (("accuracy", "macro") if column == "accuracy"
                              else ("f1", column.split(":", 1)[1]))
     sel = boot[(boot["level"] == f"trait:{dim}") & (boot["metric"] == metric_key)
                & (boot["label"] == label_key) & (boot["group"] != "mean")]
     counts = report.per_trait.loc[dim, ["n_users", "n"]]
     sel = sel.merge(counts, left_on="group", right_index=True, how="left")
-    fig = go.Figure(go.Bar(
-        x=[html.escape(str(v)) for v in sel["group"]], y=sel["estimate"],
-        error_y={"type": "data", "symmetric": False,
-                 "array": (sel["high"] - sel["estimate"]).to_numpy(),
-                 "arrayminus": (sel["estimate"] - sel["low"]).to_numpy()},
-        customdata=sel[["n_users", "n"]].to_numpy(),
-        hovertemplate="%{x}: %{y:.3f}<br>%{customdata[0]} users, %{customdata[1]} "
-        "instances<extra></extra>",
-    ))
-    fig.update_layout(title=f"{metric_name} by {html.escape(str(dim))} "
-                      f"({int((1 - 0.05) * 100)}% bootstrap CI over users, seed "
-                      f"{boot_seed})", height=360, margin={"t": 50},
-                      yaxis_title=metric_name)
+    fig = trait_figure(sel, metric_name, dim, boot_seed)
     st.plotly_chart(fig, width="stretch", key="perspectives.trait_bars")
     st.caption("Trait values 'UNK', 'DATA_EXPIRED' and missing are skipped; numeric traits "
                "with many values (e.g. age) are grouped into quartiles. A value with few "
