@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 from pandas.io.formats.style import Styler
@@ -35,6 +36,11 @@ def show_table(data, *, where=None, **kwargs):
     elif isinstance(data, pd.DataFrame):
         data = _visible(data)
     return (where or st).dataframe(data, **kwargs)
+
+
+def fmt_num(x: float | None, missing: str = "n/a") -> str:
+    """A score with 3 decimals, or ``missing`` when it is None, NaN or infinite."""
+    return missing if x is None or not np.isfinite(x) else f"{x:.3f}"
 
 
 def csv_bytes(frame: pd.DataFrame, *, index: bool = False) -> bytes:

@@ -19,7 +19,7 @@ from hlv_core.text import md
 from hlv_ui.heatmap import pair_heatmap
 from hlv_ui.simulators import multilabel_simulator
 from hlv_ui.state import require_dataset, show_data_error
-from hlv_ui.widgets import download_table, lazy_tabs, show_table
+from hlv_ui.widgets import download_table, fmt_num, lazy_tabs, show_table
 
 HEATMAP_MAX = 60  # annotators drawn in the heatmap (most active first)
 ML_MEMO_KEY = "agreement._ml_memo"
@@ -99,10 +99,6 @@ def compute_kappas(_dataset: Dataset, dataset_hash: str) -> dict:
     return kappa_summary(_dataset.annotations)
 
 
-def fmt(x: float) -> str:
-    return "undefined" if x is None or not np.isfinite(x) else f"{x:.3f}"
-
-
 try:
     report = compute_alpha(dataset, dataset.content_hash, level, n_boot, seed, values,
                            multilabel_mode)
@@ -122,7 +118,7 @@ tabs = lazy_tabs(tab_names, key="agreement.tab")
 
 def overall_tab() -> None:
     m1, m2, m3, m4 = st.columns(4)
-    m1.metric(f"Krippendorff's α ({level})", fmt(report.alpha))
+    m1.metric(f"Krippendorff's α ({level})", fmt_num(report.alpha, "undefined"))
     ci = (f"[{report.ci_low:.3f}, {report.ci_high:.3f}]" if np.isfinite(report.ci_low)
           else "—")
     m2.metric("95% bootstrap CI (items)", ci)
@@ -135,12 +131,12 @@ def overall_tab() -> None:
     if not is_multilabel:
         kap = compute_kappas(dataset, dataset.content_hash)
         k1, k2 = st.columns(2)
-        k1.metric("Fleiss' κ", fmt(kap["fleiss"]),
+        k1.metric("Fleiss' κ", fmt_num(kap["fleiss"], "undefined"),
                   help="Per-item agreement averaged over items, chance from pooled label shares.")
         if "cohen" in kap:
-            k2.metric("Cohen's κ", fmt(kap["cohen"]))
+            k2.metric("Cohen's κ", fmt_num(kap["cohen"], "undefined"))
         elif "light" in kap:
-            k2.metric("Light's κ (mean pairwise Cohen's κ)", fmt(kap["light"]))
+            k2.metric("Light's κ (mean pairwise Cohen's κ)", fmt_num(kap["light"], "undefined"))
     if len(report.replicates) and np.isfinite(report.replicates).any():
         fig = px.histogram(pd.DataFrame({"alpha": report.replicates}), x="alpha", nbins=40,
                            title=f"Bootstrap distribution of α ({report.n_boot} replicates, "
@@ -248,7 +244,7 @@ def pairs_tab() -> None:
     r = row.iloc[0]
     diff = agreement.pair_disagreements(dataset.annotations, a_sel, b_sel)
     st.markdown(f"**{md(a_sel)}** and **{md(b_sel)}** share {int(r['n_shared'])} items; "
-                f"α = {fmt(r['alpha'])}; they disagree on {len(diff)} items.")
+                f"α = {fmt_num(r['alpha'], 'undefined')}; they disagree on {len(diff)} items.")
     if "text" in dataset.items.columns and len(diff):
         diff = diff.assign(text=diff["item_id"].map(dataset.items.set_index("item_id")["text"]))
     show_table(diff.head(500), hide_index=True,

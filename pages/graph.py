@@ -21,7 +21,7 @@ from hlv_core.text import md
 from hlv_ui.heatmap import pair_heatmap
 from hlv_ui.network import camp_positions, network_html, spring_positions
 from hlv_ui.state import require_dataset, show_data_error
-from hlv_ui.widgets import download_table, show_table
+from hlv_ui.widgets import download_table, fmt_num, show_table
 
 #: Above this many annotators: positions precomputed with networkx, physics off.
 PHYSICS_MAX_NODES = 120
@@ -168,21 +168,17 @@ except (DataError, ValueError) as error:
     st.stop()
 
 
-def num(x: float | None) -> str:
-    return "n/a" if x is None or math.isnan(x) else f"{x:.3f}"
-
-
 rnd_summary = rnd.summary() if rnd is not None else {}
 m1, m2, m3, m4, m5 = st.columns(5)
 m1.metric(f"α (overall, {level})", f"{result.alpha:.3f}", help=f"Conventions: {conventions}.")
-m2.metric("σ", num(result.sigma), help=f"balanced triangles / triangles. Conventions: "
+m2.metric("σ", fmt_num(result.sigma), help=f"balanced triangles / triangles. Conventions: "
           f"{conventions}.")
 if rnd is None:
     m3.metric("σ_rnd (mean)", "—", help="Switch on 'Compute σ_rnd' above.")
 else:
-    m3.metric("σ_rnd (mean)", num(rnd.mean),
+    m3.metric("σ_rnd (mean)", fmt_num(rnd.mean),
               help=f"{rnd.n_defined} of {rnd.n_repeats} matrices A_rnd defined; seed {seed}; "
-              f"Monte Carlo standard error {num(rnd.se)}. Conventions: {conventions}.")
+              f"Monte Carlo standard error {fmt_num(rnd.se)}. Conventions: {conventions}.")
 m4.metric("Triangles", f"{result.n_triangles:,}",
           help=f"{result.n_balanced:,} balanced, {result.n_unbalanced:,} unbalanced")
 m5.metric("Edges", f"{result.n_pos_edges:,} + / {result.n_neg_edges:,} −")
@@ -197,7 +193,7 @@ st.caption(
     f"**{result.n_dropped_min_shared:,}** dropped for sharing fewer than {min_shared} items, "
     f"**{result.n_dropped_undefined:,}** dropped because their pairwise α is undefined (all "
     f"shared labels identical). "
-    + (f"σ_rnd sd = {num(rnd.sd)}; largest change of α across replicates "
+    + (f"σ_rnd sd = {fmt_num(rnd.sd)}; largest change of α across replicates "
        f"{'n/a' if change is None else f'{change:.1e}'}; " if rnd is not None else "")
     + f"seed {seed}; conventions: {conventions}."
 )

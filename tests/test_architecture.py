@@ -142,3 +142,10 @@ def test_pages_show_tables_through_show_table():
                  and (node.func.attr == "dataframe" or node.func.attr in {"table", "data_editor"}
                       and isinstance(node.func.value, ast.Name) and node.func.value.id == "st")]
     assert not offenders, offenders
+
+
+def test_pages_stay_thin():
+    """Pages hold widgets, layout, caching and figures only: on average under 300 lines."""
+    lengths = [len(path.read_text(encoding="utf-8").splitlines())
+               for path in (ROOT / "pages").glob("*.py")]
+    assert lengths and sum(lengths) / len(lengths) < 300, lengths
