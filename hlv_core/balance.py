@@ -696,7 +696,15 @@ class RandomSigmaResult:
         """Monte Carlo standard error of the mean, sd / sqrt(n_defined)."""
         return self.sd / math.sqrt(self.n_defined) if self.n_defined > 1 else math.nan
 
+    def max_alpha_change(self) -> float | None:
+        """``max_r |alpha_r - alpha|`` over the replicates whose alpha is defined (NaN replicates
+        skipped, like ``np.nanmax``); None when none is: a check that shuffling kept alpha."""
+        change = np.abs(np.asarray(self.alphas, dtype=float) - self.alpha)
+        change = change[np.isfinite(change)]
+        return float(change.max()) if change.size else None
+
     def summary(self) -> dict:
+        """The result as JSON-ready numbers (NaN -> None), as the CLI writes and the page reads."""
         return {
             "sigma_rnd_mean": _num(self.mean),
             "sigma_rnd_sd": _num(self.sd),
@@ -706,8 +714,7 @@ class RandomSigmaResult:
             "seed": self.seed,
             "sigma_rnd_procedure": self.procedure,
             "sigma_rnd_steps": self.n_steps,
-            "max_alpha_change": _num(float(np.max(np.abs(self.alphas - self.alpha))))
-            if len(self.alphas) else None,
+            "max_alpha_change": self.max_alpha_change(),
         }
 
 

@@ -482,7 +482,12 @@ class SweepResult:
         """Per swept reliability (in ``info`` order), the mean over cases of the Plackett-Luce
         sampler's effective sample size (of the top class; NaN when the sampler reports none,
         e.g. Dirichlet models or r = inf): the number the Certainty page shows."""
-        return [float(np.nanmean(i["ess"])) if "ess" in i else float("nan") for i in self.info]
+        out = []
+        for info in self.info:
+            ess = np.asarray(info.get("ess", []) if isinstance(info, dict) else [], dtype=float)
+            finite = ess[np.isfinite(ess)]
+            out.append(float(finite.mean()) if finite.size else float("nan"))
+        return out
 
 
 def sweep(

@@ -56,6 +56,7 @@ __all__ = [
     "summary_table",
     "DEFAULT_L2_GRID",
     "LabResult",
+    "METRICS",
     "PAPER_METRICS",
     "SELECTION_METRICS",
     "SLMV_SOFT",
@@ -74,6 +75,15 @@ __all__ = [
 
 #: ``lambda = g / n_train`` for each g (scikit-learn ``C = 1/g``): C = 10, 1, 0.1.
 DEFAULT_L2_GRID: tuple[float, ...] = (0.1, 1.0, 10.0)
+
+#: Every metric a lab run reports (:func:`hlv_core.soft_metrics.evaluate`'s names, in its order)
+#: by ``multilabel``: multi-label data has no accuracy (section 5: micro F1 takes its place).
+METRICS: dict[bool, tuple[str, ...]] = {
+    False: ("hard_accuracy", "hard_micro_f1", "hard_macro_f1", "soft_accuracy", "soft_micro_f1",
+            "soft_macro_f1", "po_jsd", "entropy_correlation"),
+    True: ("hard_micro_f1", "hard_macro_f1", "soft_micro_f1", "soft_macro_f1", "po_jsd",
+           "entropy_correlation"),
+}
 
 #: The paper's six metrics (section 5, Figures 2-4) by ``multilabel``.
 PAPER_METRICS: dict[bool, tuple[str, ...]] = {

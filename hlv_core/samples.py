@@ -25,7 +25,14 @@ import pandas as pd
 
 from .io import Dataset, load, load_predictions
 
-__all__ = ["SAMPLES", "SAMPLE_DIR", "load_sample", "sample_path", "write_samples"]
+__all__ = [
+    "SAMPLES",
+    "SAMPLE_DIR",
+    "comparison_datasets",
+    "load_sample",
+    "sample_path",
+    "write_samples",
+]
 
 SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_data"
 
@@ -61,6 +68,23 @@ def load_sample(name: str) -> Dataset:
         dataset = load(folder, name=name)
     dataset.report.source = f"sample_data/{name}"
     return dataset
+
+
+def comparison_datasets(current: Dataset | None = None) -> dict[str, Dataset]:
+    """The datasets of the alpha vs sigma comparison (Basile et al., Figure 2): every bundled
+    sample with annotator ids (rankings left out), by name, plus ``current`` labelled
+    ``"<name> (current)"`` (a bundled sample of the same name is marked instead of repeated)."""
+    name = None if current is None else str(current.name)
+    datasets: dict[str, Dataset] = {}
+    for sample_name, info in SAMPLES.items():
+        if info.get("task") == "ranking":
+            continue
+        sample = load_sample(sample_name)
+        if sample.annotator_ids_known:
+            datasets[f"{sample_name} (current)" if sample_name == name else sample_name] = sample
+    if current is not None and name not in SAMPLES:
+        datasets[f"{name} (current)"] = current
+    return datasets
 
 
 # --------------------------------------------------------------------------- generators

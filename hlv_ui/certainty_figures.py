@@ -1,7 +1,7 @@
 """Plotly figures of the Certainty page (Stutz et al.): certainty curves over reliabilities
 (Figure 6, left), per-case histograms, UA accuracy over reliabilities (Figure 6) and the one-case
 view (Figure 5). Figures only: the numbers come from ``hlv_core.certainty`` and
-``hlv_core.certainty_tables``."""
+``hlv_core.certainty``."""
 
 from __future__ import annotations
 
@@ -13,7 +13,9 @@ import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 
-__all__ = ["MODEL_COLORS", "MODEL_TITLES", "case_figure", "curves_figure", "fmt_r",
+from hlv_core.certainty import set_coverage
+
+__all__ = ["MODEL_COLORS", "MODEL_TITLES", "case_figure", "coverage_table", "readers_table", "curves_figure", "fmt_r",
            "overlay_histogram", "ua_figure"]
 
 # PrIRN in two IRN variants (Stutz et al., section 3, and their released code): the paper's (a
@@ -93,7 +95,7 @@ def ua_figure(sub: pd.DataFrame, det: pd.DataFrame, predictors: Sequence[str],
 
 def case_figure(summary: pd.DataFrame, samples: np.ndarray) -> go.Figure:
     """One case (Stutz et al., Figure 5): bars = point estimate of the classes in ``summary``
-    (``certainty_tables.case_summary``), dots = their sampled plausibilities (S, len(summary))."""
+    (``certainty.case_summary``), dots = their sampled plausibilities (S, len(summary))."""
     names = summary["class"].tolist()
     fig = go.Figure()
     fig.add_trace(go.Bar(x=names, y=summary["point_estimate"], name="point estimate (r = ∞)",
@@ -105,3 +107,25 @@ def case_figure(summary: pd.DataFrame, samples: np.ndarray) -> go.Figure:
     fig.update_layout(height=380, margin={"t": 30, "b": 10}, yaxis_title="plausibility",
                       legend={"orientation": "h", "y": 1.1})
     return fig
+
+
+def readers_table(readers: list, labels: list[str]) -> pd.DataFrame:
+    """One row per reader of a ranking case: its differential as label blocks in rank order
+    (``a > b = c``: blocks by ``>``, ties inside a block by ``=``)."""
+    return pd.DataFrame({
+        "reader": [f"reader {j + 1}" for j in range(len(readers))],
+        "differential (blocks in rank order; ties joined by ' = ')": [
+            " > ".join(" = ".join(labels[c] for c in block) for block in reader)
+            for reader in readers]})
+
+
+def coverage_table(samples: np.ndarray, predictions: dict[str, np.ndarray], k: int,
+                   labels: list[str]) -> pd.DataFrame:
+    """Per predictor: its top-``k`` label set for one case and the share of the (S, K) sampled
+    plausibilities whose top-1 falls in it (:func:`hlv_core.certainty.set_coverage`)."""
+    rows = []
+    for name, q in predictions.items():
+        pset, share = set_coverage(samples, q, k)
+        rows.append({"predictor": name, f"top-{k} set": ", ".join(labels[c] for c in pset),
+                     "share of samples whose top-1 is in the set": share})
+    return pd.DataFrame(rows)

@@ -17,7 +17,6 @@ import streamlit as st
 
 from hlv_core import samples
 from hlv_core.io import DataError, Dataset, load, load_predictions
-from hlv_core.io.predictions import prediction_matrix  # noqa: F401  (re-export for pages)
 
 SESSION_UPLOADS = 3
 """Parsed uploads (datasets and prediction files together) kept per browser session."""

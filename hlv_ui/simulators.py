@@ -13,6 +13,7 @@ import streamlit as st
 
 from hlv_core import agreement
 from hlv_core.simulate import METRIC_NAMES, PAPER_TABLE2, figure1_curves, figure1_point, simulate
+from hlv_ui.widgets import show_table
 
 from .widgets import download_table
 
@@ -112,7 +113,7 @@ def table2_simulator(key: str = KEY) -> None:
     st.metric("J-S correlation, this run", f"{js:.3f}", help=claim)
     st.caption(f"J-S correlation: this run **{js:.3f}**; {claim} "
                f"({'above' if js > 0.9 else 'not above'} 0.9 here).")
-    st.dataframe(pairs, width="stretch")
+    show_table(pairs, width="stretch")
     st.plotly_chart(px.scatter_matrix(res.values, dimensions=list("AJES"),
                                       title="Per-pair metric values"),
                     width="stretch", key=f"{key}.sim_scatter")
@@ -178,7 +179,7 @@ def multilabel_simulator() -> None:
                    "label probabilities only (skew 0); nothing to compare for these settings.")
     else:
         st.markdown("**Paper (section 5) vs this run**")
-        st.dataframe(versus, width="stretch", hide_index=True,
+        show_table(versus, width="stretch", hide_index=True,
                      column_config={"paper": st.column_config.NumberColumn(format="%.2f"),
                                     "this_run": st.column_config.NumberColumn(format="%.3f")})
     download_table(curves.assign(seed=sim_seed, n_boot=sim_boot, n_datasets=n_datasets),

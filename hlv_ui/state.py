@@ -130,12 +130,3 @@ def frame_hash(frame: pd.DataFrame | None) -> str:
     digest = hashlib.sha256(pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes())
     digest.update("\x1f".join(map(str, frame.columns)).encode())
     return digest.hexdigest()[:16]
-
-
-def item_level_predictions(preds: pd.DataFrame | None) -> pd.DataFrame | None:
-    """Item-level predictions only (per-annotator predictions belong to the Perspectives page)."""
-    if preds is None:
-        return None
-    if "annotator_id" in preds.columns:
-        preds = preds[preds["annotator_id"].isna()]
-    return preds if not preds.empty else None

@@ -1,13 +1,46 @@
-"""Small reusable widgets: CSV downloads (formula-safe) and the seed note."""
+"""Small reusable widgets: tables shown with user strings made visible, CSV downloads
+(formula-safe) and lazy tabs."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
 import pandas as pd
 import streamlit as st
+from pandas.io.formats.style import Styler
 
-from hlv_core.text import neutralise_frame
+from hlv_core.text import neutralise_frame, visible_controls, visible_frame
+
+
+def _visible(frame: pd.DataFrame) -> pd.DataFrame:
+    """``visible_frame`` plus text index and column labels (numbers and positions unchanged)."""
+    out = visible_frame(frame)
+    for axis in ("index", "columns"):
+        labels = getattr(out, axis)
+        if not pd.api.types.is_numeric_dtype(labels.dtype):
+            out = out.rename(**{axis: lambda v: visible_controls(v) if isinstance(v, str) else v})
+    return out
+
+
+def show_table(data, *, where=None, **kwargs):
+    """``st.dataframe`` (or ``where.dataframe``, e.g. a column) for every table a page shows: user
+    strings in cells, index and header are data, so control and bidi characters appear as
+    ``<U+XXXX>`` instead of reordering the text (a Styler keeps its formats). Returns what
+    ``st.dataframe`` returns (the selection event when ``on_select`` is set)."""
+    if isinstance(data, Styler):
+        data.data = _visible(data.data)
+        data.index, data.columns = data.data.index, data.data.columns
+    elif isinstance(data, pd.Series):
+        data = _visible(data.to_frame()).iloc[:, 0]
+    elif isinstance(data, pd.DataFrame):
+        data = _visible(data)
+    return (where or st).dataframe(data, **kwargs)
+
+
+def fmt_num(x: float | None, missing: str = "n/a") -> str:
+    """A score with 3 decimals, or ``missing`` when it is None, NaN or infinite."""
+    return missing if x is None or not np.isfinite(x) else f"{x:.3f}"
 
 
 def csv_bytes(frame: pd.DataFrame, *, index: bool = False) -> bytes:

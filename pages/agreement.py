@@ -11,15 +11,15 @@ import plotly.express as px
 import streamlit as st
 
 from hlv_core import agreement
+from hlv_core.agreement import average_multilabel_pairs, kappa_summary
 from hlv_core.io import DataError, Dataset
 from hlv_core.levels import level_options
-from hlv_core.pair_averages import average_multilabel_pairs, kappa_summary
 from hlv_core.pair_matrix import most_active, pairwise_matrix
 from hlv_core.text import md
 from hlv_ui.heatmap import pair_heatmap
 from hlv_ui.simulators import multilabel_simulator
 from hlv_ui.state import require_dataset, show_data_error
-from hlv_ui.widgets import download_table, lazy_tabs
+from hlv_ui.widgets import download_table, fmt_num, lazy_tabs, show_table
 
 HEATMAP_MAX = 60  # annotators drawn in the heatmap (most active first)
 ML_MEMO_KEY = "agreement._ml_memo"
@@ -99,10 +99,6 @@ def compute_kappas(_dataset: Dataset, dataset_hash: str) -> dict:
     return kappa_summary(_dataset.annotations)
 
 
-def fmt(x: float) -> str:
-    return "undefined" if x is None or not np.isfinite(x) else f"{x:.3f}"
-
-
 try:
     report = compute_alpha(dataset, dataset.content_hash, level, n_boot, seed, values,
                            multilabel_mode)
@@ -122,7 +118,7 @@ tabs = lazy_tabs(tab_names, key="agreement.tab")
 
 def overall_tab() -> None:
     m1, m2, m3, m4 = st.columns(4)
-    m1.metric(f"Krippendorff's α ({level})", fmt(report.alpha))
+    m1.metric(f"Krippendorff's α ({level})", fmt_num(report.alpha, "undefined"))
     ci = (f"[{report.ci_low:.3f}, {report.ci_high:.3f}]" if np.isfinite(report.ci_low)
           else "—")
     m2.metric("95% bootstrap CI (items)", ci)
@@ -135,12 +131,12 @@ def overall_tab() -> None:
     if not is_multilabel:
         kap = compute_kappas(dataset, dataset.content_hash)
         k1, k2 = st.columns(2)
-        k1.metric("Fleiss' κ", fmt(kap["fleiss"]),
+        k1.metric("Fleiss' κ", fmt_num(kap["fleiss"], "undefined"),
                   help="Per-item agreement averaged over items, chance from pooled label shares.")
         if "cohen" in kap:
-            k2.metric("Cohen's κ", fmt(kap["cohen"]))
+            k2.metric("Cohen's κ", fmt_num(kap["cohen"], "undefined"))
         elif "light" in kap:
-            k2.metric("Light's κ (mean pairwise Cohen's κ)", fmt(kap["light"]))
+            k2.metric("Light's κ (mean pairwise Cohen's κ)", fmt_num(kap["light"], "undefined"))
     if len(report.replicates) and np.isfinite(report.replicates).any():
         fig = px.histogram(pd.DataFrame({"alpha": report.replicates}), x="alpha", nbins=40,
                            title=f"Bootstrap distribution of α ({report.n_boot} replicates, "
@@ -148,7 +144,7 @@ def overall_tab() -> None:
         fig.add_vline(x=report.alpha, line_dash="dash")
         st.plotly_chart(fig, width="stretch", key="agreement.boot_hist")
     st.markdown("**Share of each value among pairable values**")
-    st.dataframe(pd.DataFrame({"value": list(report.value_shares),
+    show_table(pd.DataFrame({"value": list(report.value_shares),
                                "share": list(report.value_shares.values())}), hide_index=True)
     summary = pd.DataFrame([{**{k: v for k, v in report.as_dict().items()
                                 if k != "value_shares"}, "dataset": dataset.name}])
@@ -217,7 +213,7 @@ def pairs_tab() -> None:
         bar.add_hline(y=report.alpha, line_dash="dash", annotation_text="overall α",
                       annotation_position="top left")
     st.plotly_chart(bar, width="stretch", key="agreement.mean_bar")
-    st.dataframe(means, hide_index=True)
+    show_table(means, hide_index=True)
     download_table(means.assign(level=level, min_shared=min_shared),
                    "annotator_mean_alpha.csv", key="agreement.dl_means")
 
@@ -248,10 +244,10 @@ def pairs_tab() -> None:
     r = row.iloc[0]
     diff = agreement.pair_disagreements(dataset.annotations, a_sel, b_sel)
     st.markdown(f"**{md(a_sel)}** and **{md(b_sel)}** share {int(r['n_shared'])} items; "
-                f"α = {fmt(r['alpha'])}; they disagree on {len(diff)} items.")
+                f"α = {fmt_num(r['alpha'], 'undefined')}; they disagree on {len(diff)} items.")
     if "text" in dataset.items.columns and len(diff):
         diff = diff.assign(text=diff["item_id"].map(dataset.items.set_index("item_id")["text"]))
-    st.dataframe(diff.head(500), hide_index=True,
+    show_table(diff.head(500), hide_index=True,
                  column_config={"text": st.column_config.TextColumn(width="large")})
     download_table(diff, f"disagreements_{a_sel}_{b_sel}.csv", key="agreement.dl_diff")
 
@@ -302,7 +298,7 @@ def multilabel_tab() -> None:
     else:
         shown_tab = per_pair
         st.caption("Coder 1 is the reference for precision and recall.")
-    st.dataframe(shown_tab.round(4), hide_index=True)
+    show_table(shown_tab.round(4), hide_index=True)
     download_table(shown_tab.assign(seed=seed, n_boot=ml_boot), "multilabel_agreement.csv",
                    key="agreement.dl_ml")
     long = averaged.melt(id_vars=["measure"], value_vars=["observed", "expected", "adjusted"])

@@ -12,28 +12,28 @@ import pandas as pd
 import streamlit as st
 
 from hlv_core import certainty as ce
-from hlv_core.certainty import model_data, risk_vector
-from hlv_core.certainty_ess import mean_ess
-from hlv_core.certainty_tables import (
+from hlv_core.certainty import (
     PL_MAX_RELIABILITY,
     case_summary,
+    model_data,
     pl_reliability_allowed,
     rank_predictors,
-    set_coverage,
+    risk_vector,
 )
-from hlv_core.io import DataError
-from hlv_core.io.item_predictions import model_matrices
+from hlv_core.io import DataError, model_matrices
 from hlv_core.text import md
 from hlv_ui.certainty_figures import (
     MODEL_TITLES,
     case_figure,
+    coverage_table,
     curves_figure,
     fmt_r,
     overlay_histogram,
+    readers_table,
     ua_figure,
 )
 from hlv_ui.state import frame_hash, get_predictions, require_dataset
-from hlv_ui.widgets import download_table, lazy_tabs
+from hlv_ui.widgets import download_table, lazy_tabs, show_table
 
 
 def engine_model(key: str) -> str:
@@ -135,7 +135,7 @@ def run_sweep(_dataset, dataset_hash: str, model: str, reliability: float, n_sam
                    ao_depth=AO_DEPTH if _dataset.n_labels >= AO_DEPTH else None,
                    point=point_estimate(_dataset, dataset_hash, model),
                    **({"tie_split": tie_split(model)} if model.startswith("prirn") else {}))
-    ess = mean_ess(res)
+    ess = res.mean_ess()
     return {"certainty": res.certainty.assign(model=model),
             "accuracy": res.accuracy.assign(model=model),
             "per_case": res.per_case.assign(model=model), "ess": ess}
@@ -321,7 +321,7 @@ def ua_tab() -> None:
                "over samples of the dataset-level value.")
     ranking = rank_predictors(acc, metric=metric, k=k)
     if not ranking.empty:
-        st.dataframe(ranking.pivot_table(index=["model", "reliability"], columns="predictor",
+        show_table(ranking.pivot_table(index=["model", "reliability"], columns="predictor",
                                          values="rank"), width="stretch")
         st.caption("Model ranking per reliability (1 = best): it may change with reliability.")
     download_table(acc.assign(seed=seed, samples=n_samples, prior=prior), "certainty_accuracy.csv",
@@ -356,18 +356,12 @@ def case_tab() -> None:
     labels = list(dataset.labels)
     if is_ranking:
         readers = sampler_input(dataset, dataset.content_hash, "prirn")[case]
-        st.dataframe(pd.DataFrame({
-            "reader": [f"reader {j + 1}" for j in range(len(readers))],
-            "differential (blocks in rank order; ties joined by ' = ')": [
-                " > ".join(" = ".join(labels[c] for c in block) for block in reader)
-                for reader in readers]}), width="stretch", hide_index=True)
+        show_table(readers_table(readers, labels), width="stretch", hide_index=True)
         case_data = [readers]
     else:
         counts = dataset.counts_array()[case]
-        st.dataframe(pd.DataFrame({"label": labels, "count": counts}), hide_index=True)
+        show_table(pd.DataFrame({"label": labels, "count": counts}), hide_index=True)
         case_data = counts[None, :]
-
-
     x_case = case_samples(f"{dataset.content_hash}:{case}", model_case, float(r_case),
                           max(min(n_samples, 500), 50), seed, prior, case_data, dataset.n_labels)
     base_case = point_estimate(dataset, dataset.content_hash, model_case)[case]
@@ -379,12 +373,8 @@ def case_tab() -> None:
                "mean plausibility).")
     if predictions:
         kk = min(3, KS[-1]) if is_ranking else 1
-        rows = []
-        for name, q in predictions.items():
-            pset, share = set_coverage(x_case, q[case], kk)
-            rows.append({"predictor": name, f"top-{kk} set": ", ".join(labels[c] for c in pset),
-                         "share of samples whose top-1 is in the set": share})
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+        show_table(coverage_table(x_case, {n: q[case] for n, q in predictions.items()}, kk,
+                                  labels), hide_index=True, width="stretch")
     download_table(summary.drop(columns="class_index").assign(
                        case=str(dataset.item_ids[case]), seed=seed, reliability=r_case,
                        model=model_case),

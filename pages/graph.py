@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from hlv_core import balance, samples
-from hlv_core.balance_views import heatmap_annotators, strongest_edges
+from hlv_core.balance import heatmap_annotators, strongest_edges
 from hlv_core.figures import comparison_figure
 from hlv_core.io import DataError, Dataset
 from hlv_core.levels import level_options
@@ -21,7 +21,7 @@ from hlv_core.text import md
 from hlv_ui.heatmap import pair_heatmap
 from hlv_ui.network import camp_positions, network_html, spring_positions
 from hlv_ui.state import require_dataset, show_data_error
-from hlv_ui.widgets import download_table
+from hlv_ui.widgets import download_table, fmt_num, show_table
 
 #: Above this many annotators: positions precomputed with networkx, physics off.
 PHYSICS_MAX_NODES = 120
@@ -116,20 +116,11 @@ def markup(_result: balance.SigmaResult, _partition: balance.CampsResult, _shown
 @st.cache_data(show_spinner="Computing α, σ and σ_rnd of every dataset…", max_entries=4)
 def compare_with_samples(_current: Dataset, current_hash: str, current_name: str,
                          n_repeats: int, seed: int) -> pd.DataFrame:
-    """balance.compare_datasets over the bundled samples with annotator ids + the current data,
-    always under the paper's conventions (nominal alpha, min_shared 1, composed sigma_rnd;
-    multi-label data as label sets), whatever the controls above say."""
-    del current_hash
-    datasets: dict[str, Dataset] = {}
-    for name, info in samples.SAMPLES.items():
-        if info.get("task") == "ranking":
-            continue
-        sample = samples.load_sample(name)
-        if sample.annotator_ids_known:
-            label = f"{name} (current)" if name == current_name else name
-            datasets[label] = sample
-    if current_name not in samples.SAMPLES:
-        datasets[f"{current_name} (current)"] = _current
+    """balance.compare_datasets over samples.comparison_datasets (bundled samples with annotator
+    ids + the current data), always under the paper's conventions (nominal alpha, min_shared 1,
+    composed sigma_rnd; multi-label data as label sets), whatever the controls above say."""
+    del current_hash, current_name
+    datasets = samples.comparison_datasets(_current)
     return balance.compare_datasets(datasets, level="nominal",
                                     min_shared=balance.PAPER_MIN_SHARED, n_repeats=n_repeats,
                                     seed=seed, procedure="composed")
@@ -177,21 +168,17 @@ except (DataError, ValueError) as error:
     st.stop()
 
 
-def num(x: float | None) -> str:
-    return "n/a" if x is None or math.isnan(x) else f"{x:.3f}"
-
-
 rnd_summary = rnd.summary() if rnd is not None else {}
 m1, m2, m3, m4, m5 = st.columns(5)
 m1.metric(f"α (overall, {level})", f"{result.alpha:.3f}", help=f"Conventions: {conventions}.")
-m2.metric("σ", num(result.sigma), help=f"balanced triangles / triangles. Conventions: "
+m2.metric("σ", fmt_num(result.sigma), help=f"balanced triangles / triangles. Conventions: "
           f"{conventions}.")
 if rnd is None:
     m3.metric("σ_rnd (mean)", "—", help="Switch on 'Compute σ_rnd' above.")
 else:
-    m3.metric("σ_rnd (mean)", num(rnd.mean),
+    m3.metric("σ_rnd (mean)", fmt_num(rnd.mean),
               help=f"{rnd.n_defined} of {rnd.n_repeats} matrices A_rnd defined; seed {seed}; "
-              f"Monte Carlo standard error {num(rnd.se)}. Conventions: {conventions}.")
+              f"Monte Carlo standard error {fmt_num(rnd.se)}. Conventions: {conventions}.")
 m4.metric("Triangles", f"{result.n_triangles:,}",
           help=f"{result.n_balanced:,} balanced, {result.n_unbalanced:,} unbalanced")
 m5.metric("Edges", f"{result.n_pos_edges:,} + / {result.n_neg_edges:,} −")
@@ -206,7 +193,7 @@ st.caption(
     f"**{result.n_dropped_min_shared:,}** dropped for sharing fewer than {min_shared} items, "
     f"**{result.n_dropped_undefined:,}** dropped because their pairwise α is undefined (all "
     f"shared labels identical). "
-    + (f"σ_rnd sd = {num(rnd.sd)}; largest change of α across replicates "
+    + (f"σ_rnd sd = {fmt_num(rnd.sd)}; largest change of α across replicates "
        f"{'n/a' if change is None else f'{change:.1e}'}; " if rnd is not None else "")
     + f"seed {seed}; conventions: {conventions}."
 )
@@ -274,7 +261,7 @@ with side_col:
         if table.empty:
             st.info("No annotator with a camp and a value of this trait.")
         else:
-            st.dataframe(table, width="stretch")
+            show_table(table, width="stretch")
             st.caption("Cramér's V = " + ("n/a" if math.isnan(v) else f"{v:.2f}")
                        + " (1: the camps are exactly the trait groups; 0: unrelated).")
     else:
@@ -316,7 +303,7 @@ with st.expander("Compare datasets: α vs σ (Basile, Figure 2)",
                         width="stretch", key="graph.compare_plot")
         shown_cols = ["dataset", "n_items", "n_annotators", "alpha", "sigma", "sigma_rnd",
                       "sigma_rnd_sd", "n_triangles", "note", "error"]
-        st.dataframe(table[shown_cols], width="stretch", hide_index=True)
+        show_table(table[shown_cols], width="stretch", hide_index=True)
         download_table(table.assign(seed=seed), "sigma_comparison.csv",
                        key="graph.dl_compare", label="Comparison CSV")
     st.caption(

@@ -9,9 +9,7 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from hlv_core.io import FORMATS, LEVELS, TASKS, DataError
-from hlv_core.io.companions import companion_option
-from hlv_core.overview import label_table
+from hlv_core.io import FORMATS, LEVELS, TASKS, DataError, companion_option
 from hlv_core.text import md
 from hlv_ui.loading import parse_predictions, parse_upload
 from hlv_ui.state import (
@@ -22,7 +20,7 @@ from hlv_ui.state import (
     set_dataset,
     show_data_error,
 )
-from hlv_ui.widgets import download_table
+from hlv_ui.widgets import download_table, show_table
 
 MAX_UPLOAD_MB = 200
 
@@ -127,7 +125,7 @@ def overview_tables(_dataset, dataset_hash: str) -> dict:
     del dataset_hash
     return {
         "summary": _dataset.summary(),
-        "labels": label_table(_dataset),
+        "labels": _dataset.label_table(),
         "items": _dataset.item_table(),
         "report": _dataset.report.to_frame(),
         "per_item": pd.DataFrame({"n_annotators": _dataset.annotators_per_item_array()}),
@@ -154,7 +152,7 @@ st.caption(
 )
 
 with st.expander("Import report", expanded=False):
-    st.dataframe(tables["report"], hide_index=True, width="stretch")
+    show_table(tables["report"], hide_index=True, width="stretch")
     download_table(tables["report"], f"{dataset.name}_import_report.csv", key="home.dl.report")
 
 with st.expander(f"Label inventory (order fixes every tie-break): {dataset.n_labels} labels"):
@@ -192,7 +190,7 @@ if query:
     if "text" in items.columns:
         mask |= items["text"].astype(str).str.contains(query, case=False, regex=False)
     items = items[mask]
-event = st.dataframe(
+event = show_table(
     items,
     hide_index=True,
     width="stretch",
@@ -219,7 +217,7 @@ if selected is not None:
     annotations = dataset.item_annotations(selected)
     if "rank" in annotations.columns:
         annotations = annotations.sort_values(["annotator_id", "rank"], na_position="last")
-    st.dataframe(annotations, hide_index=True, width="stretch", key="home.item_annotations")
+    show_table(annotations, hide_index=True, width="stretch", key="home.item_annotations")
     distribution = pd.DataFrame(
         {"label": list(dataset.labels),
          "proportion": dataset.judgements().loc[selected].to_numpy()}

@@ -18,7 +18,7 @@ import streamlit as st
 from hlv_core import lewidi
 from hlv_core.io import DataError
 from hlv_ui.state import show_data_error
-from hlv_ui.widgets import download_table
+from hlv_ui.widgets import download_table, show_table
 
 st.title("LeWiDi scorer")
 st.caption(
@@ -128,7 +128,7 @@ for (dataset, split, task), part in board.groupby(["dataset", "split", "task"], 
     st.markdown(f"**{_md(dataset)} {_md(split)} · Task {_md(task)}** · "
                 f"metric `{part['metric'].iloc[0]}` · {int(part['n_items'].iloc[0])} items")
     shown = part[["rank", "system", "score", "ci_lower", "ci_upper", "n_items"]]
-    st.dataframe(shown, hide_index=True, width="stretch", column_config={
+    show_table(shown, hide_index=True, width="stretch", column_config={
         c: st.column_config.NumberColumn(format="%.6f")
         for c in ("score", "ci_lower", "ci_upper")})
     fig = go.Figure(go.Scatter(
@@ -149,7 +149,7 @@ st.caption("Paired bootstrap over items (same resamples for both systems): `diff
 if tests.empty:
     st.info("Upload at least two submissions for the same dataset and task to compare ranks.")
 else:
-    st.dataframe(tests.drop(columns=["n_boot", "seed", "level"]), hide_index=True,
+    show_table(tests.drop(columns=["n_boot", "seed", "level"]), hide_index=True,
                  width="stretch")
 download_table(tests, "lewidi_paired_tests.csv", key="lewidi.dl.tests")
 
@@ -185,7 +185,7 @@ else:
     st.caption(f"B is worse than A on {worse} item(s), better on {better}, equal on "
                f"{len(diffs) - worse - better} (lower is better"
                f"{'' if metric != 'micro_f1' else ', except micro F1'}).")
-    st.dataframe(diffs.head(200), hide_index=True, width="stretch")
+    show_table(diffs.head(200), hide_index=True, width="stretch")
     download_table(diffs.rename(columns={"a": sys_a, "b": sys_b}), "lewidi_item_differences.csv",
                    key="lewidi.dl.items")
 

@@ -6,25 +6,24 @@ globally, per user, per text and per trait value with bootstrap CIs over users."
 from __future__ import annotations
 
 import hashlib
-import html
 import io
 
 import pandas as pd
-import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
 from hlv_core import perspectivist as P
 from hlv_core.io import DataError, Dataset
-from hlv_core.perspectivist_compare import (
+from hlv_core.perspectivist import (
     headline_label,
     headline_table,
     item_predictions_per_user,
     worst_groups,
 )
 from hlv_core.text import md
+from hlv_ui.perspectives_figures import group_histogram, trait_figure
 from hlv_ui.state import frame_hash, get_predictions, require_dataset, show_data_error
-from hlv_ui.widgets import download_table, lazy_tabs
+from hlv_ui.widgets import download_table, lazy_tabs, show_table
 
 st.title("Perspectives")
 st.caption(
@@ -149,7 +148,7 @@ m[0].metric("Task", "named" if splits.named else "unnamed")
 for col, row in zip(m[1:], sizes.itertuples(index=False), strict=True):
     col.metric(f"{row.split.capitalize()} instances", f"{row.instances:,}",
                help=f"{row.users:,} users · {row.texts:,} texts")
-st.dataframe(sizes, hide_index=True, width="stretch")
+show_table(sizes, hide_index=True, width="stretch")
 for note in splits.notes:
     st.info(md(note))
 st.caption(
@@ -247,7 +246,7 @@ st.markdown(
     "User- and text-level scores are unweighted means over users / texts where the class "
     "occurs."
 )
-st.dataframe(comparison.style.format(precision=3), hide_index=True, width="stretch")
+show_table(comparison.style.format(precision=3), hide_index=True, width="stretch")
 download_table(comparison.assign(seed=seed), "perseval_comparison.csv",
                key="perspectives.dl_comparison")
 fig = go.Figure()
@@ -266,7 +265,7 @@ glob = summary[summary["level"] == "global"].pivot_table(
     index="label", columns="metric", values="value", sort=False)
 glob = glob.reindex(columns=["precision", "recall", "f1", "accuracy"])
 st.markdown("**Global metrics** (all test instances pooled; zero_division = 0)")
-st.dataframe(glob.style.format(precision=3, na_rep="–"), width="stretch")
+show_table(glob.style.format(precision=3, na_rep="–"), width="stretch")
 c1, c2 = st.columns(2)
 with c1:
     download_table(glob.reset_index().assign(model=chosen, seed=seed),
@@ -296,14 +295,13 @@ def user_tab() -> None:
     defined = per_user.dropna()
     st.caption(f"{len(defined)} of {len(per_user)} users have a defined {metric_name} "
                "(the class occurs in their gold labels or predictions).")
-    fig = px.histogram(defined, x=metric_name, nbins=20, title="Distribution over test users")
-    fig.update_layout(height=320, margin={"t": 40})
+    fig = group_histogram(defined, metric_name, "Distribution over test users")
     st.plotly_chart(fig, width="stretch", key="perspectives.user_hist")
     worst = worst_groups(report.per_user, column).rename(columns={column: metric_name})
     if traits is not None:
         worst = worst.join(traits, how="left")
     st.markdown("**Worst-served users**")
-    st.dataframe(worst.style.format(precision=3, subset=[metric_name]), width="stretch")
+    show_table(worst.style.format(precision=3, subset=[metric_name]), width="stretch")
     download_table(report.per_user.reset_index().assign(model=chosen, seed=seed),
                    "perseval_per_user.csv", key="perspectives.dl_user")
 
@@ -311,15 +309,14 @@ def user_tab() -> None:
 def text_tab() -> None:
     per_text = report.per_text[["n", column]].rename(columns={column: metric_name})
     defined_t = per_text.dropna()
-    fig = px.histogram(defined_t, x=metric_name, nbins=20, title="Distribution over test texts")
-    fig.update_layout(height=320, margin={"t": 40})
+    fig = group_histogram(defined_t, metric_name, "Distribution over test texts")
     st.plotly_chart(fig, width="stretch", key="perspectives.text_hist")
     hardest = worst_groups(report.per_text, column).rename(columns={column: metric_name})
     if "text" in dataset.items.columns:
         texts = dataset.items.set_index("item_id")["text"].astype(str).str.slice(0, 160)
         hardest = hardest.join(texts, how="left")
     st.markdown("**Hardest texts**")
-    st.dataframe(hardest, width="stretch")
+    show_table(hardest, width="stretch")
     download_table(report.per_text.reset_index().assign(model=chosen, seed=seed),
                    "perseval_per_text.csv", key="perspectives.dl_text")
 
@@ -337,34 +334,21 @@ def trait_tab() -> None:
     boot_seed = int(b3.number_input("Bootstrap seed", 0, 2**31 - 1, seed,
                                     key="perspectives.boot_seed"))
     boot = bootstrap_cached(models[chosen], gold_sets[chosen], traits, labels,
-                            content_key(chosen),
-                            n_boot, boot_seed)
+                            content_key(chosen), n_boot, boot_seed)
     metric_key, label_key = (("accuracy", "macro") if column == "accuracy"
                              else ("f1", column.split(":", 1)[1]))
     sel = boot[(boot["level"] == f"trait:{dim}") & (boot["metric"] == metric_key)
                & (boot["label"] == label_key) & (boot["group"] != "mean")]
     counts = report.per_trait.loc[dim, ["n_users", "n"]]
     sel = sel.merge(counts, left_on="group", right_index=True, how="left")
-    fig = go.Figure(go.Bar(
-        x=[html.escape(str(v)) for v in sel["group"]], y=sel["estimate"],
-        error_y={"type": "data", "symmetric": False,
-                 "array": (sel["high"] - sel["estimate"]).to_numpy(),
-                 "arrayminus": (sel["estimate"] - sel["low"]).to_numpy()},
-        customdata=sel[["n_users", "n"]].to_numpy(),
-        hovertemplate="%{x}: %{y:.3f}<br>%{customdata[0]} users, %{customdata[1]} "
-        "instances<extra></extra>",
-    ))
-    fig.update_layout(title=f"{metric_name} by {html.escape(str(dim))} "
-                      f"({int((1 - 0.05) * 100)}% bootstrap CI over users, seed "
-                      f"{boot_seed})", height=360, margin={"t": 50},
-                      yaxis_title=metric_name)
+    fig = trait_figure(sel, metric_name, dim, boot_seed)
     st.plotly_chart(fig, width="stretch", key="perspectives.trait_bars")
     st.caption("Trait values 'UNK', 'DATA_EXPIRED' and missing are skipped; numeric traits "
                "with many values (e.g. age) are grouped into quartiles. A value with few "
                "users has a wide interval: do not read a gap there as under-service.")
     gaps = report.trait_gaps(metric=metric_key, label=label_key)
     st.markdown("**Best- vs worst-served trait value per dimension**")
-    st.dataframe(gaps.style.format(precision=3, subset=["best", "worst", "gap"]),
+    show_table(gaps.style.format(precision=3, subset=["best", "worst", "gap"]),
                  hide_index=True, width="stretch")
     e1, e2, e3 = st.columns(3)
     with e1:

@@ -15,18 +15,13 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from hlv_core import review
-from hlv_core.io import DataError
-from hlv_core.io.item_predictions import item_level_predictions, model_matrices
+from hlv_core.io import DataError, item_level_predictions, model_matrices
 from hlv_core.scoring import metric_matrix, score_models
-from hlv_core.text import md, visible_frame
+from hlv_core.text import md
 from hlv_ui.auth import auth_configured, current_identity, desk_name_form
+from hlv_ui.review_round import KEY, show_case, show_save_status
 from hlv_ui.state import frame_hash, get_predictions, require_dataset, show_data_error
-from hlv_ui.widgets import download_table
-
-KEY = "review"
-CHOICE_TEXT = {"A": "A is more accurate", "B": "B is more accurate",
-               "both": "Both acceptable", "neither": "Neither acceptable"}
-SHORTCUTS = {"A": "A", "B": "B", "both": "O", "neither": "N"}
+from hlv_ui.widgets import download_table, show_table
 
 st.title("Case review and meta-evaluation")
 st.caption(
@@ -69,9 +64,6 @@ preds = item_level_predictions(get_predictions())
 PREDS_HASH = frame_hash(preds)
 outputs = model_outputs(dataset, DATASET_HASH, preds, PREDS_HASH) if preds is not None else {}
 ALL_MODELS = sorted(outputs)
-
-PENDING = f"{KEY}.pending"  # a judgement the store could not save yet (kept for a retry)
-
 
 def _store_failed(error: DataError) -> None:
     """Show a review-database failure as one clear message (never a traceback) and stop."""
@@ -118,73 +110,6 @@ st.caption(f"{where}Reviewer **{md(identity.name)}**"
            f"**{md(dataset.name)}**, fingerprint `{DATASET_HASH[:12]}`.")
 
 tab_review, tab_meta = st.tabs(["Review", "Meta-evaluation"])
-
-
-# ------------------------------------------------------------------------ review helpers
-def _save(pending: dict) -> bool:
-    """Write one judgement; on a database failure keep it in the session for a retry."""
-    try:
-        store.add(pending["reviewer"], pending["item_id"], pending["model_a"],
-                  pending["model_b"], pending["choice"], comment=pending["comment"],
-                  dataset=pending["dataset"])
-    except DataError as error:  # disk full, read-only, locked, ...: nothing is lost
-        st.session_state[PENDING] = {**pending, "error": str(error)}
-        return False
-    st.session_state.pop(PENDING, None)
-    st.session_state[f"{KEY}.last"] = (pending["item_id"], pending["choice"])
-    st.session_state[f"{KEY}.comment"] = ""
-    st.session_state.pop(f"{KEY}.proposal", None)
-    return True
-
-
-def _record(choice: str) -> None:
-    """Button callback: store the judgement of the current proposal, then move on."""
-    proposal = st.session_state.get(f"{KEY}.proposal")
-    if not proposal or proposal["reviewer"] != identity.name:
-        return
-    _save({"reviewer": proposal["reviewer"], "item_id": proposal["item_id"],
-           "model_a": proposal["model_a"], "model_b": proposal["model_b"], "choice": choice,
-           "comment": st.session_state.get(f"{KEY}.comment", ""),
-           "dataset": proposal["dataset"]})
-
-
-def _retry() -> None:
-    pending = st.session_state.get(PENDING)
-    if pending:
-        _save({k: v for k, v in pending.items() if k != "error"})
-
-
-def _save_own_labels(skip: bool) -> None:
-    proposal = st.session_state.get(f"{KEY}.proposal")
-    if not proposal:
-        return
-    if not skip:
-        try:
-            store.add_own_labels(proposal["reviewer"], proposal["item_id"],
-                                 list(st.session_state.get(f"{KEY}.own_labels", [])),
-                                 dataset=proposal["dataset"])
-        except DataError as error:  # keep the selection; the reviewer can press again
-            st.session_state[f"{KEY}.own_error"] = str(error)
-            return
-    st.session_state.pop(f"{KEY}.own_error", None)
-    st.session_state[f"{KEY}.own_labels"] = []
-    proposal["own_done"] = True
-
-
-def _show_output(frame: pd.DataFrame, title: str, threshold: float, max_labels: int) -> None:
-    visible = visible_frame(review.visible_distribution(frame, threshold=threshold))
-    st.markdown(f"#### {md(title)}")
-    if visible.empty:
-        st.write(f"No label above {threshold:g}.")
-        return
-    hidden = max(0, len(visible) - max_labels)
-    st.dataframe(
-        visible.head(max_labels), hide_index=True, width="stretch",
-        column_config={"probability": st.column_config.ProgressColumn(
-            "probability", min_value=0.0, max_value=1.0, format="%.2f")},
-    )
-    if hidden:
-        st.caption(f"{hidden} more labels above the threshold not shown.")
 
 
 # ------------------------------------------------------------------------ Review tab
@@ -241,66 +166,17 @@ with tab_review:
             st.progress(min(1.0, done_here / total) if total else 1.0,
                         text=f"{done_here:,} of {total:,} (case, model pair) combinations "
                              "judged by you")
-            pending = st.session_state.get(PENDING)
-            if pending:
-                st.error(f"**Your judgement was not saved** (case {md(pending['item_id'])}: "
-                         f"{CHOICE_TEXT[pending['choice']]}). {md(pending['error'])} It is "
-                         "kept in this browser session: press *Retry saving* when the problem "
-                         "is fixed.", icon=":material/error:")
-                st.button("Retry saving", key=f"{KEY}.retry", on_click=_retry, type="primary",
-                          icon=":material/refresh:")
-            own_error = st.session_state.get(f"{KEY}.own_error")
-            if own_error:
-                st.error(f"**Your labels were not saved.** {md(own_error)} Press the button "
-                         "again to retry.", icon=":material/error:")
-            last = st.session_state.get(f"{KEY}.last")
-            if last and not pending:
-                st.success(f"Saved: case {md(last[0])}: {CHOICE_TEXT[last[1]]}.")
+            show_save_status(store)
             if proposal is None:
                 st.success("You have judged every case for every model pair. Thank you! See "
                            "the Meta-evaluation tab.")
             else:
-                item = proposal["item_id"]
-                st.subheader(f"Case {md(item)}")
-                text = None
-                if "text" in dataset.items.columns:
-                    row = dataset.items.loc[dataset.items["item_id"] == item, "text"]
-                    text = None if row.empty or pd.isna(row.iloc[0]) else str(row.iloc[0])
-                with st.container(border=True):
-                    st.markdown("  \n".join(md(line) for line in text.splitlines())
-                                if text else
-                                "*This dataset has no item text; judge from the case id.*")
-                if not proposal["own_done"]:
-                    st.markdown("**Your own labels first.** Which labels apply to this case? "
-                                "Nothing is shown about the models until you continue.")
-                    st.multiselect("Labels that apply", list(dataset.labels),
-                                   key=f"{KEY}.own_labels")
-                    b1, b2 = st.columns(2)
-                    b1.button("Save my labels and show the outputs", type="primary",
-                              key=f"{KEY}.own_save", on_click=_save_own_labels, args=(False,))
-                    b2.button("Skip", key=f"{KEY}.own_skip", on_click=_save_own_labels,
-                              args=(True,))
-                else:
-                    left, right = st.columns(2)
-                    with left:
-                        _show_output(outputs[proposal["model_a"]].loc[item], "Output A",
-                                     threshold, max_labels)
-                    with right:
-                        _show_output(outputs[proposal["model_b"]].loc[item], "Output B",
-                                     threshold, max_labels)
-                    st.text_area("Comment (optional)", key=f"{KEY}.comment", max_chars=5000)
-                    cols = st.columns(4)
-                    for col, choice in zip(cols, review.CHOICES, strict=True):
-                        col.button(CHOICE_TEXT[choice], key=f"{KEY}.choice.{choice}",
-                                   on_click=_record, args=(choice,), width="stretch",
-                                   shortcut=SHORTCUTS[choice],
-                                   type="primary" if choice in ("A", "B") else "secondary")
-                    st.caption("Keyboard: A, B, O (both), N (neither). Model names are hidden "
-                               "and the left/right order is random.")
+                show_case(store, reviewer, dataset, proposal, outputs, threshold,
+                          max_labels)
             if not mine.empty:
                 with st.expander(f"Your judgements on this dataset ({len(mine)})"):
                     recent = mine[["created_at", "item_id", "choice", "comment"]].iloc[::-1]
-                    st.dataframe(visible_frame(recent), hide_index=True, width="stretch")
+                    show_table(recent, hide_index=True, width="stretch")
 
 
 # ------------------------------------------------------------------------ Meta-evaluation tab
@@ -371,7 +247,7 @@ with tab_meta:
                 "*Ties in denominator* (default) keeps both/neither judgements in the share "
                 "won; *decisive only* ignores them (as `choix.rank_centrality`). The paper does "
                 "not say which it used.")
-            st.dataframe(visible_frame(scores), hide_index=True, width="stretch")
+            show_table(scores, hide_index=True, width="stretch")
             download_table(scores, "review_human_scores.csv", key=f"{KEY}.dl_scores",
                            label="Download scores")
             long = scores.melt(id_vars="model", value_vars=["score_in_denominator",
@@ -383,7 +259,7 @@ with tab_meta:
 
             st.subheader("Judgements per model pair")
             pairs = review.pair_table(judged, meta_models)
-            st.dataframe(visible_frame(pairs), hide_index=True, width="stretch")
+            show_table(pairs, hide_index=True, width="stretch")
             download_table(pairs, "review_pairs.csv", key=f"{KEY}.dl_pairs",
                            label="Download pair table")
 
@@ -410,7 +286,7 @@ with tab_meta:
                     f"With {n} models the smallest possible p is "
                     f"{review.smallest_p(n, alternative):.3g}"
                     "; the paper had 14 training methods (Table 5).")
-                st.dataframe(corr, hide_index=True, width="stretch")
+                show_table(corr, hide_index=True, width="stretch")
                 download_table(corr, "review_metric_correlations.csv", key=f"{KEY}.dl_corr",
                                label="Download correlations")
                 values = metric_table.reset_index().melt(id_vars="model", var_name="metric",

@@ -10,8 +10,7 @@ import streamlit as st
 
 from hlv_core import soft_metrics as sm
 from hlv_core import training
-from hlv_core.io import DataError, load_predictions
-from hlv_core.io.item_predictions import item_level_predictions
+from hlv_core.io import DataError, item_level_predictions, load_predictions
 from hlv_core.scoring import ModelScores, item_verdicts, metric_ranks, metric_winners, score_model
 from hlv_core.targets import available_targets
 from hlv_core.text import md
@@ -24,7 +23,7 @@ from hlv_ui.state import (
     require_dataset,
     show_data_error,
 )
-from hlv_ui.widgets import download_table, lazy_tabs
+from hlv_ui.widgets import download_table, lazy_tabs, show_table
 
 KEY = "soft_metrics"
 GROUP_TITLES = {"hard": "Hard (majority vote)", "soft": "Soft (full distribution)",
@@ -121,7 +120,7 @@ def models_tab(results: dict[str, dict], n_boot: int, seed: int, skip_undefined:
     coverage = {m: int(results[m].table["n_items"].iloc[0]) for m in models}
     wide.loc["items scored"] = ["coverage", *[f"{coverage[m]} of {dataset.n_items}"
                                               for m in models]]
-    st.dataframe(wide, width="stretch")
+    show_table(wide, width="stretch")
     for model, n in coverage.items():
         if n < dataset.n_items:
             st.warning(f"**{md(model)}** is scored on only {n} of {dataset.n_items} "
@@ -165,7 +164,7 @@ def classes_tab(results: dict[str, dict]) -> None:
                "Hard P/R/F1 on majority labels; a class absent from truth and predictions "
                "scores 1 (reference zero_division=1).")
     all_classwise = pd.concat([r.classwise for r in results.values()], ignore_index=True)
-    st.dataframe(shown, hide_index=True, width="stretch")
+    show_table(shown, hide_index=True, width="stretch")
     download_table(all_classwise, f"{dataset.name}_classwise.csv", key=f"{KEY}.dl.classwise")
 
 
@@ -197,7 +196,7 @@ def items_tab(results: dict[str, dict]) -> None:
     item_key = f"{KEY}.item"
     if points and points[0].get("customdata"):
         st.session_state[item_key] = str(points[0]["customdata"][0])
-    st.dataframe(items.sort_values(["verdict", "soft_overlap"]), hide_index=True, width="stretch")
+    show_table(items.sort_values(["verdict", "soft_overlap"]), hide_index=True, width="stretch")
     download_table(pd.concat([r.items for r in results.values()], ignore_index=True),
                    f"{dataset.name}_per_item.csv", key=f"{KEY}.dl.items")
 
@@ -217,7 +216,7 @@ def items_tab(results: dict[str, dict]) -> None:
                   x="label", y="probability", color="source", barmode="group",
                   title="Human judgements vs model")
     left.plotly_chart(fig2, width="stretch", key=f"{KEY}.item_dist")
-    right.dataframe(dataset.item_annotations(item), hide_index=True, width="stretch")
+    show_table(dataset.item_annotations(item), hide_index=True, width="stretch", where=right)
     with st.expander("What each training method would train on for this item"):
         targets = all_targets(dataset, dataset.content_hash)
         for method in training.METHODS:
@@ -226,7 +225,7 @@ def items_tab(results: dict[str, dict]) -> None:
             if isinstance(frame, str):
                 st.caption(f"Not available here: {md(frame)}")
             else:
-                st.dataframe(frame[frame["item_id"] == item], hide_index=True, width="stretch")
+                show_table(frame[frame["item_id"] == item], hide_index=True, width="stretch")
 
 
 # ------------------------------------------------------------------------------------ layout

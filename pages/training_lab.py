@@ -23,7 +23,7 @@ from hlv_ui.state import (
     require_dataset,
     show_data_error,
 )
-from hlv_ui.widgets import download_table
+from hlv_ui.widgets import download_table, show_table
 
 st.title("Training lab")
 dataset = require_dataset(tasks=("multiclass", "multilabel", "rating"))
@@ -49,10 +49,7 @@ if not lab.has_texts(dataset):
     st.stop()
 
 multilabel = dataset.task == "multilabel"
-all_metrics = (["hard_micro_f1", "hard_macro_f1", "soft_micro_f1", "soft_macro_f1", "po_jsd",
-                "entropy_correlation"] if multilabel else
-               ["hard_accuracy", "hard_micro_f1", "hard_macro_f1", "soft_accuracy",
-                "soft_micro_f1", "soft_macro_f1", "po_jsd", "entropy_correlation"])
+all_metrics = list(lab.METRICS[multilabel])
 skips = {m: lab.skip_reason(dataset, m) for m in METHODS}
 runnable = [m for m in METHODS if skips[m] is None]
 
@@ -164,15 +161,15 @@ table["method"] = pd.Categorical(table["method"], categories=order, ordered=True
 table = table.sort_values(["method", "metric"]).reset_index(drop=True)
 table["method"] = table["method"].astype(str)
 st.subheader("Scores with 95% intervals over seeds")
-wide = table.pivot(index="method", columns="metric", values="mean").reindex(order)[metric_list]
-st.dataframe(wide.style.format("{:.4f}", na_rep="NaN").highlight_max(axis=0, color="#d8f3dc"),
+wide = lab.summary_table(shown).reindex(order)[metric_list]
+show_table(wide.style.format("{:.4f}", na_rep="NaN").highlight_max(axis=0, color="#d8f3dc"),
              width="stretch")
 download_table(table, "training_lab_summary.csv", key="lab.dl_summary")
 with st.expander("Long table (every method, seed and metric)"):
-    st.dataframe(shown, width="stretch", hide_index=True)
+    show_table(shown, width="stretch", hide_index=True)
     download_table(results, "training_lab_results.csv", key="lab.dl_results")
 with st.expander("Chosen L2 strength, dev score and time per fit"):
-    st.dataframe(run["fits"], width="stretch", hide_index=True)
+    show_table(run["fits"], width="stretch", hide_index=True)
     download_table(run["fits"], "training_lab_fits.csv", key="lab.dl_fits")
     st.caption("Seconds per method: " + ", ".join(
         f"{m} {s:.1f}" for m, s in run["timings"].items()))

@@ -129,3 +129,23 @@ def test_the_dataset_is_built_whole():
     offenders = [str(path.relative_to(ROOT)) for path in (ROOT / "hlv_core").rglob("*.py")
                  if "object.__setattr__" in path.read_text(encoding="utf-8")]
     assert offenders == []
+
+
+def test_pages_show_tables_through_show_table():
+    """Every table a page shows goes through hlv_ui.widgets.show_table (user strings visible):
+    no ``<anything>.dataframe(...)`` / ``st.table(...)`` call in pages or hlv_ui but there."""
+    offenders = [f"{path.relative_to(ROOT)}:{node.lineno}"
+                 for path in [*(ROOT / "pages").glob("*.py"), *(ROOT / "hlv_ui").glob("*.py")]
+                 if path.name != "widgets.py"
+                 for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                 and (node.func.attr == "dataframe" or node.func.attr in {"table", "data_editor"}
+                      and isinstance(node.func.value, ast.Name) and node.func.value.id == "st")]
+    assert not offenders, offenders
+
+
+def test_pages_stay_thin():
+    """Pages hold widgets, layout, caching and figures only: on average under 300 lines."""
+    lengths = [len(path.read_text(encoding="utf-8").splitlines())
+               for path in (ROOT / "pages").glob("*.py")]
+    assert lengths and sum(lengths) / len(lengths) < 300, lengths

@@ -629,3 +629,16 @@ def test_cli_ordinal_on_sample_matches_engine(capsys):
     assert summary["level"] == "ordinal" and summary["sigma"] == pytest.approx(expected.sigma)
     assert summary["alpha"] == pytest.approx(expected.alpha)
     assert "the paper's Table 2 is nominal" in summary["conventions"]
+
+
+def test_max_alpha_change_skips_undefined_replicates():
+    """RandomSigmaResult.summary()["max_alpha_change"]: the largest |alpha_r - alpha| over the
+    replicates with a defined alpha (NaN replicates skipped); None when none is defined."""
+    def result(alphas):
+        return balance.RandomSigmaResult(
+            mean=0.5, sd=0.1, values=np.array([0.5, 0.6]), n_defined=2, alpha=0.3,
+            alphas=np.asarray(alphas, dtype=float), n_triangles=np.array([3, 3]), n_repeats=2,
+            seed=0, level="nominal", min_shared=1)
+    assert result([0.3, np.nan, 0.35]).summary()["max_alpha_change"] == pytest.approx(0.05)
+    assert result([np.nan, np.nan]).summary()["max_alpha_change"] is None
+    assert result([]).summary()["max_alpha_change"] is None

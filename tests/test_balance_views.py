@@ -1,4 +1,4 @@
-"""hlv_core.balance_views: the graph page's edge filter and heatmap annotators, equal to the
+"""hlv_core.balance: the graph page's edge filter and heatmap annotators, equal to the
 page's code today."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from hlv_core import balance
-from hlv_core.balance_views import heatmap_annotators, strongest_edges
+from hlv_core.balance import heatmap_annotators, strongest_edges
 from hlv_core.samples import load_sample
 
 

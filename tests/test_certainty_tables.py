@@ -1,4 +1,4 @@
-"""hlv_core.certainty_tables: the Certainty page's small computations as engine functions, equal
+"""hlv_core.certainty: the Certainty page's small computations as engine functions, equal
 to the page's code today."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from hlv_core import certainty as ce
-from hlv_core.certainty_tables import (
+from hlv_core.certainty import (
     case_summary,
     pl_reliability_allowed,
     rank_predictors,

@@ -1,4 +1,4 @@
-"""hlv_core.io.item_predictions: the one item-level filter (three copies today)."""
+"""hlv_core.io.item_level_predictions: the one item-level filter (three copies today)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import pytest
 
 from hlv_core.io import item_level_predictions, model_matrices, prediction_matrix
 from hlv_core.samples import load_sample
-from hlv_ui.state import item_level_predictions as ui_filter
 
 
 def _mixed(dataset):
@@ -21,15 +20,13 @@ def _mixed(dataset):
     return pd.concat([item, per_user], ignore_index=True)
 
 
-def test_item_level_filter_equals_hlv_ui():
+def test_item_level_filter_keeps_only_item_rows():
     dataset = load_sample("case_review")
-    for frame in (None, dataset.predictions, _mixed(dataset),
-                  _mixed(dataset).query("model == 'persp'")):
-        new, old = item_level_predictions(frame), ui_filter(frame)
-        if old is None:
-            assert new is None
-        else:
-            pd.testing.assert_frame_equal(new, old)
+    assert item_level_predictions(None) is None
+    assert item_level_predictions(_mixed(dataset).query("model == 'persp'")) is None
+    pd.testing.assert_frame_equal(item_level_predictions(dataset.predictions), dataset.predictions)
+    mixed = item_level_predictions(_mixed(dataset))
+    assert mixed["annotator_id"].isna().all() and len(mixed) == len(dataset.predictions)
     assert set(item_level_predictions(_mixed(dataset))["model"]) == {
         "calibrated", "overconfident", "weak"}
 

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hlv_core import lab
+from hlv_core import lab, soft_metrics
 from hlv_core.io import DataError, build_dataset, load
 from hlv_core.samples import load_sample
 from hlv_core.training import METHODS
@@ -238,7 +238,7 @@ def test_cli_lab_table_and_json(tmp_path, capsys):
 
     assert main(["lab", str(tmp_path / "missing.csv")]) == 2  # the handler raises, main: exit 2
     assert capsys.readouterr().err.startswith("error: ")
-    summary = cli_lab.lab_summary(lab.run_lab(replace(d, annotator_ids_known=False),
+    summary = lab.summary_table(lab.run_lab(replace(d, annotator_ids_known=False),
                                               methods=["AE"]))
     assert summary.loc["AE", "note"].startswith("AE needs annotator identities")
 
@@ -260,3 +260,13 @@ def test_undefined_value_has_a_reason_in_the_note():
     Q = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]])
     reason = lab._nan_reason("entropy_correlation", P, Q, False)
     assert "predictions are constant" in reason and "0/0" in reason
+
+
+def test_metrics_are_the_evaluated_names():
+    """lab.METRICS lists what soft_metrics.evaluate returns, per task, and holds the paper's six."""
+    P = np.array([[0.5, 0.5], [0.2, 0.8], [1.0, 0.0]])
+    Q = np.array([[0.4, 0.6], [0.3, 0.7], [0.9, 0.1]])
+    for multilabel in (False, True):
+        names = tuple(soft_metrics.evaluate(P, Q, multilabel=multilabel))
+        assert lab.METRICS[multilabel] == names
+        assert set(lab.PAPER_METRICS[multilabel]) <= set(names)

@@ -1,4 +1,4 @@
-"""hlv_core.overview.label_table and hlv_core.io.companions.companion_option."""
+"""Dataset.label_table and hlv_core.io.companion_option."""
 
 from __future__ import annotations
 
@@ -7,15 +7,13 @@ import io
 import numpy as np
 import pytest
 
-from hlv_core.io import load
-from hlv_core.io.companions import companion_option
-from hlv_core.overview import label_table
+from hlv_core.io import companion_option, load
 
 
 def test_label_table_counts_and_shares():
     raw = b"item_id,annotator_id,label\n1,a,x\n1,b,y\n2,a,x\n2,b,x\n3,a,z\n3,c,x\n"
     dataset = load(io.BytesIO(raw), format="canonical")
-    table = label_table(dataset)
+    table = dataset.label_table()
     assert list(table["label"]) == list(dataset.labels)
     counts = dict(zip(table["label"], table["annotations"], strict=True))
     assert counts == {"x": 4, "y": 1, "z": 1}

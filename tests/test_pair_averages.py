@@ -1,4 +1,4 @@
-"""hlv_core.pair_averages: Light's kappa and the multi-label mean over coder pairs, equal to the
+"""hlv_core.agreement: Light's kappa and the multi-label mean over coder pairs, equal to the
 Agreement page's and multilabel_agreement's numbers."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from hlv_core import agreement
-from hlv_core.pair_averages import average_multilabel_pairs, kappa_summary, lights_kappa
+from hlv_core.agreement import average_multilabel_pairs, kappa_summary, lights_kappa
 from hlv_core.samples import load_sample
 
 

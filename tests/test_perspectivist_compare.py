@@ -1,4 +1,4 @@
-"""hlv_core.perspectivist_compare: the PERSEVAL headline table and item-level models as per-user
+"""hlv_core.perspectivist: the PERSEVAL headline table and item-level models as per-user
 predictions, equal to pages/perspectives.py and cli/perspectives.py today."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from hlv_core import perspectivist as P
-from hlv_core.perspectivist_compare import (
+from hlv_core.perspectivist import (
     headline_label,
     headline_table,
     item_predictions_per_user,
@@ -117,7 +117,7 @@ def test_item_predictions_per_user_equals_the_page():
 
 
 def test_worst_groups_equals_the_page():
-    from hlv_core.perspectivist_compare import worst_groups
+    from hlv_core.perspectivist import worst_groups
 
     dataset = load_sample("case_review")
     splits = P.make_splits(dataset, seed=0)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from hlv_core import samples
@@ -32,3 +34,17 @@ def test_case_review_camps_disagree_systematically():
     sub = ann[ann["item_id"].isin(contested)]
     share = sub.groupby("group")["label"].apply(lambda s: (s == "liable").mean())
     assert share["claimant-side"] - share["defence-side"] > 0.3
+
+
+def test_comparison_datasets_samples_and_current():
+    """The Figure 2 comparison: samples with annotator ids (no ranking), the current data marked."""
+    bundled = samples.comparison_datasets()
+    expected = {name for name, info in samples.SAMPLES.items() if info.get("task") != "ranking"
+                and samples.load_sample(name).annotator_ids_known}
+    assert set(bundled) == expected and expected
+    current = samples.load_sample(sorted(expected)[0])
+    marked = samples.comparison_datasets(current)
+    assert f"{current.name} (current)" in marked and len(marked) == len(expected)
+    upload = dataclasses.replace(current, name="my upload")
+    with_upload = samples.comparison_datasets(upload)
+    assert with_upload["my upload (current)"] is upload and len(with_upload) == len(expected) + 1

@@ -19,12 +19,7 @@ from ..lab import DEFAULT_L2_GRID, predictions_as_models, run_lab_full, summary_
 from ..training import METHODS
 from ._output import write_json
 
-__all__ = ["add_cli", "lab_summary", "run_lab_cli"]
-
-
-def lab_summary(results: pd.DataFrame) -> pd.DataFrame:
-    """:func:`hlv_core.lab.summary_table` (the name this module had for it)."""
-    return summary_table(results)
+__all__ = ["add_cli", "run_lab_cli"]
 
 
 def run_lab_cli(args: argparse.Namespace) -> int:
@@ -46,7 +41,7 @@ def run_lab_cli(args: argparse.Namespace) -> int:
         return 0
     print(f"protocol: {result.protocol}; seeds: {' '.join(map(str, args.seeds))}")
     with pd.option_context("display.max_columns", 40, "display.width", 200):
-        print(lab_summary(result.results).to_string(float_format=lambda x: f"{x:.4f}"))
+        print(summary_table(result.results).to_string(float_format=lambda x: f"{x:.4f}"))
     print("\nseconds per method: " + ", ".join(f"{m} {s:.1f}" for m, s in result.timings.items()))
     return 0
 

@@ -11,7 +11,15 @@ from ._read import Source, as_source, decode_text
 from .dataset import LEVELS, MISSING_SPELLINGS, TASKS, Dataset, build_dataset, order_labels
 from .errors import DataError, ImportReport
 from .lewidi_submission import load_lewidi_submission
-from .loading import FORMATS, detect_format, load, load_table, load_traits
+from .loading import (
+    COMPANION_OPTIONS,
+    FORMATS,
+    companion_option,
+    detect_format,
+    load,
+    load_table,
+    load_traits,
+)
 from .predictions import (
     item_level_predictions,
     load_predictions,
@@ -20,6 +28,8 @@ from .predictions import (
 )
 
 __all__ = [
+    "COMPANION_OPTIONS",
+    "companion_option",
     "FORMATS",
     "LEVELS",
     "MISSING_SPELLINGS",

@@ -499,6 +499,16 @@ class Dataset:
         }
 
 
+    def label_table(self) -> pd.DataFrame:
+        """One row per label in inventory order: ``label``, ``annotations`` = ``sum_i C_ik`` (the
+        column sums of :meth:`counts_array`, i.e. ``summary()["label_counts"]``) and ``share`` =
+        annotations / all annotations (0 when there are none): the Overview page's table."""
+        totals = self.counts_array().sum(axis=0).astype(int)
+        table = pd.DataFrame({"label": list(self.labels), "annotations": totals})
+        table["share"] = table["annotations"] / max(int(totals.sum()), 1)
+        return table
+
+
 def build_dataset(
     annotations: pd.DataFrame,
     *,

@@ -22,7 +22,15 @@ from .tabular import (
     read_wide,
 )
 
-__all__ = ["FORMATS", "detect_format", "load", "load_table", "load_traits"]
+__all__ = [
+    "COMPANION_OPTIONS",
+    "FORMATS",
+    "companion_option",
+    "detect_format",
+    "load",
+    "load_table",
+    "load_traits",
+]
 
 #: Format names accepted by ``load(format=...)``, with a one-line description for the UI.
 FORMATS: dict[str, str] = {
@@ -345,3 +353,23 @@ def load_traits(path_or_buffer: str | Path | bytes | IO[bytes], name: str | None
             fix="one row per annotator: annotator_id, then one column per trait.",
         )
     return table.astype(str).where(table.notna(), None)
+
+
+#: Companion files of an upload (annotator traits, item texts, label order, LeWiDi 2025 annotator
+#: metadata, selectors' conditions and risks): the ``load`` option each feeds, told by its name.
+#: The Overview page routes its companion uploads with :func:`companion_option`; the command line
+#: names each companion with its own flag instead.
+COMPANION_OPTIONS = {"meta": "meta", "annotators": "annotator", "items": "item",
+                     "labels": "label", "conditions": "condition", "risks": "risk"}
+
+
+def companion_option(file_name: str) -> str | None:
+    """The :func:`~hlv_core.io.load` option fed by a companion file called ``file_name`` (case
+    ignored): ``"meta"`` for a ``.json`` whose name contains ``meta`` (LeWiDi 2025 annotator
+    metadata), then the first of ``annotators, items, labels, conditions, risks`` whose word
+    (singular) the name contains; None when the name says none of them."""
+    name = file_name.lower()
+    for option, word in COMPANION_OPTIONS.items():
+        if word in name and (option != "meta" or name.endswith(".json")):
+            return option
+    return None
