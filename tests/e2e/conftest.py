@@ -170,3 +170,10 @@ def auth_secrets(path: Path, issuer: str, admins: list[str]) -> Path:
         f"admins = [{admin_list}]\n"
     )
     return path
+
+
+def annotations_input(page):
+    """The Overview's annotations file input (not the companion or predictions uploader): found
+    by its label, so a rerun that has not drawn every uploader yet cannot misdirect the file."""
+    return (page.get_by_test_id("stFileUploader").filter(has_text="Annotations (max")
+            .get_by_test_id("stFileUploaderDropzoneInput"))

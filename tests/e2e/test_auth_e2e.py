@@ -14,7 +14,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from hlv_core.review import ReviewStore
 
-from .conftest import auth_secrets, oidc_provider, running_app
+from .conftest import annotations_input, auth_secrets, oidc_provider, running_app
 
 ALICE, BOB, ADMIN = "alice@example.org", "bob@example.org", "admin@example.org"
 SECRET_NOTE = "Alice-private-note-7351"
@@ -135,7 +135,7 @@ def test_markdown_image_in_an_item_id_requests_nothing(offline_page, app_url):
     # the hostile item is the only contested one, so the Overview shows it first
     csv = (f'"{HOSTILE_ID}",a1,yes\n"{HOSTILE_ID}",a2,no\nq2,a1,yes\nq2,a2,yes\n'
            "q3,a1,no\nq3,a2,no\n")
-    page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(
+    annotations_input(page).set_input_files(
         files=[{"name": "tracked.csv", "mimeType": "text/csv",
                 "buffer": ("item_id,annotator_id,label\n" + csv).encode()}])
     expect(page.get_by_text("Loaded tracked.csv").first).to_be_visible(timeout=60_000)

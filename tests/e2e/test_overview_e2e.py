@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
+from tests.e2e.conftest import annotations_input
+
 
 def test_upload_shows_overview(page: Page, app_url: str, artifacts):
     page.goto(app_url)
@@ -15,7 +17,7 @@ def test_upload_shows_overview(page: Page, app_url: str, artifacts):
     csv = (b"item_id,annotator_id,label\n"
            b"q1,<b>ann1</b>,yes\nq1,ann2,no\nq2,<b>ann1</b>,yes\nq2,ann2,yes\nq3,ann2,no\n"
            b"q3,<b>ann1</b>,no\n")
-    page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(
+    annotations_input(page).set_input_files(
         files=[{"name": "mine.csv", "mimeType": "text/csv", "buffer": csv}]
     )
     expect(page.get_by_text("Loaded mine.csv").first).to_be_visible(timeout=60_000)
