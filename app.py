@@ -65,5 +65,9 @@ pages = {
         st.Page("pages/lewidi.py", title="LeWiDi scorer", icon=":material/leaderboard:",
                 url_path="lewidi"),
     ],
+    "Help": [
+        st.Page("pages/glossary.py", title="Glossary", icon=":material/menu_book:",
+                url_path="glossary"),
+    ],
 }
 st.navigation(pages).run()
