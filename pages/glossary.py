@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from hlv_core.glossary import METHOD_NAMES, METRIC_NAMES, PAPERS, TERMS
 from hlv_ui.explain import glossary_entry
+from hlv_ui.widgets import show_table
 
 st.title("Glossary")
 st.caption(
@@ -25,11 +27,11 @@ for entry in shown:
         glossary_entry(entry)
 
 with st.expander("Metric and training-method names"):
-    st.dataframe({"metric key (CLI, CSV)": list(METRIC_NAMES),
-                  "name in the app": list(METRIC_NAMES.values())}, hide_index=True)
-    st.dataframe({"abbreviation": list(METHOD_NAMES),
-                  "training method (Kurniawan et al., Table 3)": list(METHOD_NAMES.values())},
-                 hide_index=True)
+    show_table(pd.DataFrame({"metric key (CLI, CSV)": list(METRIC_NAMES),
+                             "name in the app": list(METRIC_NAMES.values())}), hide_index=True)
+    show_table(pd.DataFrame({"abbreviation": list(METHOD_NAMES),
+                             "training method (Kurniawan et al., Table 3)":
+                                 list(METHOD_NAMES.values())}), hide_index=True)
 with st.expander("The papers behind HLV Lens"):
     for citation in PAPERS.values():
         st.markdown(f"- {citation}")
