@@ -298,6 +298,20 @@ TERMS: dict[str, Term] = {
         "A 1-5 offensiveness scale is ordinal: 1 vs 5 disagrees more than 4 vs 5.",
         "The distance metric of Krippendorff's alpha (Krippendorff 2011).",
     ),
+    "review_judgement": Term(
+        "Judgement (case review)",
+        "Your answer, for one case and two anonymous model outputs, to 'which output matches how "
+        "people would label this case better?': the first, the second, both acceptable or "
+        "neither acceptable.",
+        "Each judgement is one vote in a pairwise contest between two models; many votes over "
+        "many cases decide the models' human scores. Both/neither count as comparisons "
+        "without a winner.",
+        "Case 12: output A gives 'liable' 0.7, output C gives 'liable' 0.3; you think the case "
+        "is clearly liable, so you answer 'A is more accurate'.",
+        "Stored as (reviewer, case, model pair, choice) with the time in UTC; only your latest "
+        "judgement of a case and pair counts; undoing keeps the row, marked withdrawn "
+        "(Kurniawan et al., section 6.1).",
+    ),
 }
 
 #: Metric key (as in :func:`hlv_core.soft_metrics.evaluate`) -> name shown to people.
