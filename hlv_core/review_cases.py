@@ -68,7 +68,7 @@ def next_case(
     """The next case for ``reviewer`` with every model pair of it they have not judged yet.
 
     ``judgements``: the dataset's judgements (all reviewers, undone ones left out). Case order:
-    contested first (highest human label ``entropy``, aligned with ``items``), then the fewest
+    a case the reviewer has started (some pairs judged) first, then contested first (highest human label ``entropy``, aligned with ``items``), then the fewest
     judgements of the case by anyone, then at random. The pairs of the case: those the
     reviewer has not judged, fewest judgements of the pair overall first, at most
     ``max_pairs`` (the rest come back on a later screen of the same case). The outputs are shown
@@ -102,7 +102,8 @@ def next_case(
     if candidates.size == 0:
         return None
     counts = per_item.reindex(items).to_numpy()[candidates]
-    order = np.lexsort((rng.random(candidates.size), counts, -ent[candidates]))
+    started = np.array([items[k] in seen for k in candidates])  # finish a started case first
+    order = np.lexsort((rng.random(candidates.size), counts, -ent[candidates], ~started))
     item = items[int(candidates[order[0]])]
     todo = open_pairs[item]
     tiebreak = rng.random(len(todo))
