@@ -193,3 +193,13 @@ def test_float_noise_counts_as_constant_in_correlations():
     noisy = pd.Series([0.5, 0.5000000000000002, 0.49999999999999994], index=MODELS)
     corr = review.metric_correlations(metrics, noisy)
     assert np.isnan(corr.loc[0, "r"]) and "constant" in corr.loc[0, "note"]
+
+
+def test_cli_rank_states_the_same_rule(tmp_path, capsys):
+    from hlv_core.cli import main
+
+    db = tmp_path / "r.sqlite3"
+    ReviewStore(db).add_case("ann", "c1", [("m1", "m2", "A"), ("m1", "m3", "B")])
+    assert main(["review", "rank", str(db)]) == 0
+    out = capsys.readouterr().out
+    assert "note: 8 more judgements needed: human scores need every pair of the 3 models" in out
