@@ -30,7 +30,29 @@ from hlv_ui.widgets import download_table, show_table
 __all__ = ["scores_figure", "show_exports", "show_import", "show_meta", "trend_figure"]
 
 KEY = "review"
-_SCORE = st.column_config.NumberColumn(format="%.3f")
+_SCORE_COLUMNS = {
+    "model": "Model",
+    "score_in_denominator": st.column_config.NumberColumn("Score (ties in denominator)",
+                                                          format="%.3f"),
+    "score_decisive_only": st.column_config.NumberColumn("Score (decisive only)", format="%.3f"),
+    "rank_in_denominator": "Rank (ties in denominator)",
+    "rank_decisive_only": "Rank (decisive only)",
+    "regularize_in_denominator": "Regularisation (ties in denominator)",
+    "regularize_decisive_only": "Regularisation (decisive only)",
+    "n_comparisons": "Comparisons",
+}
+_PAIR_COLUMNS = {
+    "model_1": "Model 1", "model_2": "Model 2", "n": "Judgements",
+    "model_1_wins": "Model 1 preferred", "model_2_wins": "Model 2 preferred",
+    "both": "Both acceptable", "neither": "Neither acceptable",
+    "decisive_share": st.column_config.NumberColumn("Share with a winner", format="%.3f"),
+}
+_CORR_COLUMNS = {
+    "metric_name": "Metric", "metric": "Key", "r": st.column_config.NumberColumn(
+        "Pearson r", format="%.3f"),
+    "p_value": st.column_config.NumberColumn("p-value", format="%.3g"),
+    "alternative": "Test direction", "n_models": "Models", "test": "Test", "note": "Note",
+}
 
 
 def show_import(store: review.ReviewStore, imported_by: str) -> None:
@@ -96,7 +118,8 @@ def trend_figure(metric_table: pd.DataFrame, human: pd.Series, corr: pd.DataFram
                      labels={"value": "metric value", "human_score": "human score"},
                      title="Metric value vs human score per model (cf. Figure 5)")
     fig.update_xaxes(matches=None, showticklabels=True, tickformat=".3~g")
-    fig.update_yaxes(tickformat=".2f")
+    top = float(np.nanmax(values["human_score"])) if len(values) else 1.0
+    fig.update_yaxes(tickformat=".2f", range=[0, max(top, 1e-6) * 1.3])
     fig.update_traces(textposition="top center", textfont_size=10, showlegend=False)
     fig.for_each_annotation(lambda a: a.update(text=a.text.split("=", 1)[-1]))
     by_axis: dict[str, list[np.ndarray]] = {}
@@ -107,9 +130,11 @@ def trend_figure(metric_table: pd.DataFrame, human: pd.Series, corr: pd.DataFram
         xs = np.concatenate([p[0] for p in parts])
         ys = np.concatenate([p[1] for p in parts])
         lo, hi = float(np.nanmin(xs)), float(np.nanmax(xs))
-        if hi - lo <= 1e-9 * max(1.0, abs(hi)):  # one value: no float-noise ticks
-            pad = 0.05 * max(abs(hi), 1e-3)
-            fig.layout[axis.replace("x", "xaxis", 1)].range = [lo - pad, hi + pad]
+        span = hi - lo
+        if span <= 1e-9 * max(1.0, abs(hi)):  # one value: no float-noise ticks
+            span = 0.5 * max(abs(hi), 1e-3)
+        # room for the model names at both ends (they sit above the points)
+        fig.layout[axis.replace("x", "xaxis", 1)].range = [lo - 0.2 * span, hi + 0.2 * span]
         line = review.fit_line(xs, ys)
         if line is not None:
             ends = np.array([lo, hi])
@@ -146,9 +171,9 @@ def _correlations(task: str, meta_models: list[str], scores: pd.DataFrame,
                f"from a permutation test over all {n}! pairings ({alternative}). With {n} "
                f"models the smallest possible p is {review.smallest_p(n, alternative):.3g}; "
                "the paper had 14 training methods (Table 5).")
-    show_table(corr, hide_index=True, width="stretch",
-               column_config={"r": _SCORE, "p_value": st.column_config.NumberColumn(
-                   format="%.3g")})
+    named = corr.assign(metric_name=corr["metric"].map(metric_label))
+    show_table(named[["metric_name", *corr.columns]], hide_index=True, width="stretch",
+               column_config=_CORR_COLUMNS)
     download_table(corr, "review_metric_correlations.csv", key=f"{KEY}.dl_corr",
                    label="Download correlations")
     if corr["r"].isna().all():
@@ -194,8 +219,7 @@ def show_meta(judged: pd.DataFrame, all_models: list[str], task: str,
                    + (f"; never compared: {missing}" if missing else "") + ".",
                    icon=":material/hourglass_empty:")
         st.subheader("Judgements per model pair so far")
-        show_table(pairs, hide_index=True, width="stretch",
-                   column_config={"decisive_share": _SCORE})
+        show_table(pairs, hide_index=True, width="stretch", column_config=_PAIR_COLUMNS)
         return
     regularize = st.number_input(
         "Regularisation (pseudo-judgements each way for every pair)", 0.0, 100.0, 0.0, 0.1,
@@ -212,13 +236,12 @@ def show_meta(judged: pd.DataFrame, all_models: list[str], task: str,
     st.caption("Higher = preferred by the experts. *Ties in denominator* (default) keeps "
                "both/neither judgements in the share won; *decisive only* ignores them (as "
                "`choix.rank_centrality`). The paper does not say which it used.")
-    show_table(scores, hide_index=True, width="stretch", column_config={
-        "score_in_denominator": _SCORE, "score_decisive_only": _SCORE})
+    show_table(scores, hide_index=True, width="stretch", column_config=_SCORE_COLUMNS)
     download_table(scores, "review_human_scores.csv", key=f"{KEY}.dl_scores",
                    label="Download human scores")
     st.plotly_chart(scores_figure(scores), width="stretch", key=f"{KEY}.scores_chart")
     st.subheader("Judgements per model pair")
-    show_table(pairs, hide_index=True, width="stretch", column_config={"decisive_share": _SCORE})
+    show_table(pairs, hide_index=True, width="stretch", column_config=_PAIR_COLUMNS)
     download_table(pairs, "review_pairs.csv", key=f"{KEY}.dl_pairs",
                    label="Download judgements per pair")
     _correlations(task, meta_models, scores, metrics)

@@ -163,10 +163,12 @@ def show_progress(target: int, n_mine: int, n_all: int, n_reviewers: int,
                   proposal: dict | None) -> None:
     """Session progress against the target ("5 of 20 cases"), big and first, then the totals."""
     done = int(st.session_state.get(DONE, 0))
-    c1, c2, c3, c4 = st.columns(4)
-    c1.metric("This session", f"{done} of {target} cases")
-    c2.metric("Your judgements", f"{n_mine:,}")
-    c3.metric("All judgements (this dataset)", f"{n_all:,}")
+    c1, c2, c3, c4 = st.columns([1.3, 1, 1, 1])
+    c1.metric("Cases this session", f"{done} of {target}",
+              help="Cases you saved in this browser session, against your session target "
+                   "(set in the setup).")
+    c2.metric("Your judgements", f"{n_mine:,}", help="Model pairs you judged on this dataset.")
+    c3.metric("All judgements", f"{n_all:,}", help="Every reviewer's, on this dataset.")
     c4.metric("Reviewers", f"{n_reviewers:,}")
     st.progress(min(1.0, done / target), text=f"**{done} of {target} cases** judged this "
                 "session (session target)")

@@ -119,7 +119,7 @@ def test_full_review_round(review_db, app):
     assert (rows["comment"] == HOSTILE).all() and (rows["dataset"] == _dataset_hash()).all()
     assert store.own_labels().iloc[0]["labels"] == ["liable"]
     assert _metrics(app)["Your judgements"] == "3"
-    assert _metrics(app)["This session"] == "1 of 20 cases"
+    assert _metrics(app)["Cases this session"] == "1 of 20"
     assert "<script>" not in _markdown_text(app)
     # the next case is new and asks for the own label again (once per case)
     second = app.session_state["review.proposal"]
@@ -130,13 +130,13 @@ def test_full_review_round(review_db, app):
     assert store.judgements()["item_id"].nunique() == 3
     _, comps = store.pair_counts(["calibrated", "overconfident", "weak"])
     assert set(comps[np.triu_indices(3, 1)]) == {3}
-    assert _metrics(app)["This session"] == "3 of 20 cases"
+    assert _metrics(app)["Cases this session"] == "3 of 20"
     # a second reviewer in a fresh browser session sees the meta-evaluation of both
     bob = AppTest.from_file(str(APP), default_timeout=120)
     bob.run()
     desk(open_page(bob, "review"), "Bob")
     assert _metrics(bob)["Your judgements"] == "0"
-    assert _metrics(bob)["This session"] == "0 of 20 cases"
+    assert _metrics(bob)["Cases this session"] == "0 of 20"
     assert "by **1** reviewers" in _markdown_text(bob)
 
 
@@ -178,7 +178,7 @@ def test_undo_withdraws_only_the_last_case_and_shows_it_again(review_db, app):
     last = judge_case(app, ["B", "neither", "both"])
     store = review.ReviewStore(review_db)
     assert len(store) == 6
-    assert _metrics(app)["This session"] == "2 of 20 cases"
+    assert _metrics(app)["Cases this session"] == "2 of 20"
     app.button(key="review.undo").click().run()
     assert not app.exception
     assert len(store) == 3  # only the last case is withdrawn
@@ -186,7 +186,7 @@ def test_undo_withdraws_only_the_last_case_and_shows_it_again(review_db, app):
     withdrawn = withdrawn[withdrawn["undone_at"] != ""]
     assert set(withdrawn["item_id"]) == {last["item_id"]} and len(withdrawn) == 3
     assert any("Undone" in i.value for i in app.info)
-    assert _metrics(app)["This session"] == "1 of 20 cases"
+    assert _metrics(app)["Cases this session"] == "1 of 20"
     assert not has(app, "button", "review.undo")  # one step: the last judgement only
     # the same case is back, with the previous answers and comment filled in
     assert app.session_state["review.proposal"]["item_id"] == last["item_id"]
@@ -207,7 +207,7 @@ def test_session_target_and_readable_history(review_db, app):
     assert "0 of 2 cases" in progress.proto.text
     judge_case(app, ["A", "B", "both"])
     judge_case(app)
-    assert _metrics(app)["This session"] == "2 of 2 cases"
+    assert _metrics(app)["Cases this session"] == "2 of 2"
     assert "2 of 2 cases" in app.get("progress")[0].proto.text
     assert any("Session target reached" in s.value for s in app.success)
     history = next(d.value for d in app.dataframe if "When" in d.value.columns)
