@@ -134,7 +134,7 @@ def trend_figure(metric_table: pd.DataFrame, human: pd.Series, corr: pd.DataFram
         if span <= 1e-9 * max(1.0, abs(hi)):  # one value: no float-noise ticks
             span = 0.5 * max(abs(hi), 1e-3)
         # room for the model names at both ends (they sit above the points)
-        fig.layout[axis.replace("x", "xaxis", 1)].range = [lo - 0.2 * span, hi + 0.2 * span]
+        fig.layout[axis.replace("x", "xaxis", 1)].range = [lo - 0.25 * span, hi + 0.35 * span]
         line = review.fit_line(xs, ys)
         if line is not None:
             ends = np.array([lo, hi])
@@ -196,8 +196,10 @@ def show_meta(judged: pd.DataFrame, all_models: list[str], task: str,
               metrics: Callable[[tuple[str, ...]], pd.DataFrame] | None) -> None:
     """Scores, pairs and correlations of the ``judged`` rows (each reviewer's latest), or how
     many more judgements are needed (:func:`hlv_core.review.judgement_sufficiency`)."""
-    st.markdown(f"**{len(judged):,} judgements** (each reviewer's latest per case and model "
-                f"pair) by **{judged['reviewer'].nunique()}** reviewers.")
+    n_reviewers = judged["reviewer"].nunique()
+    st.markdown(f"**{len(judged):,} judgement{'' if len(judged) == 1 else 's'}** (each "
+                f"reviewer's latest per case and model pair) by **{n_reviewers}** "
+                f"reviewer{'' if n_reviewers == 1 else 's'}.")
     explain("rank_centrality", "review_judgement")
     meta_models = all_models or sorted(set(judged["model_a"]) | set(judged["model_b"]))
     if judged.empty or len(meta_models) < 2:

@@ -137,7 +137,7 @@ def test_full_review_round(review_db, app):
     desk(open_page(bob, "review"), "Bob")
     assert _metrics(bob)["Your judgements"] == "0"
     assert _metrics(bob)["Cases this session"] == "0 of 20"
-    assert "by **1** reviewers" in _markdown_text(bob)
+    assert "by **1** reviewer." in _markdown_text(bob)
 
 
 def test_own_labels_are_not_asked_twice_for_a_case(review_db, app):
@@ -421,7 +421,7 @@ def test_team_mode_reviewer_is_the_signed_in_email(review_db):
 
     bob = open_page(team_app(BOB), "review")
     assert _metrics(bob)["Your judgements"] == "0"
-    assert "by **1** reviewers" in _markdown_text(bob)  # the shared ranking counts Alice
+    assert "by **1** reviewer." in _markdown_text(bob)  # the shared ranking counts Alice
     for frame in (d.value for d in bob.dataframe):
         assert not frame.astype(str).isin(["alice only", ALICE]).any().any()
     assert "alice only" not in _markdown_text(bob)

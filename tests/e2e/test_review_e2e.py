@@ -71,8 +71,18 @@ def test_case_pairs_together_undo_then_meta_evaluation(browser: Browser, review_
         main = _desk_name(page, "Ann")
         _judge_case(main, ["A is more accurate", "C is more accurate", "Both acceptable"], 1,
                     screenshot=str(artifacts / "review_case.png"))
+        # too few judgements: the meta-evaluation says how many more, no degenerate charts
+        page.get_by_role("tab", name="Meta-evaluation").click()
+        expect(main.get_by_text("7 more judgements needed")).to_be_visible(timeout=60_000)
+        expect(main.locator(".js-plotly-plot").filter(visible=True)).to_have_count(0)
+        main.screenshot(path=str(artifacts / "review_needed.png"))
+        page.get_by_role("tab", name="Review").click()
         _judge_case(main, ["B is more accurate", "Neither acceptable", "B is more accurate"],
                     2)
+        main.get_by_text("Your judgements on this dataset (6)").click()
+        history = main.get_by_test_id("stDataFrame").filter(visible=True).last
+        expect(history).to_be_visible(timeout=60_000)
+        history.screenshot(path=str(artifacts / "review_history.png"))
         store = ReviewStore(db)
         assert len(store) == 6 and store.judgements()["item_id"].nunique() == 2
         last_case = store.judgements()["item_id"].iloc[-1]
