@@ -21,6 +21,7 @@ PENDING = f"{KEY}.pending"  # a case the store could not save yet (kept for a re
 LAST = f"{KEY}.last"  # the case saved last in this session (what Undo takes back)
 DONE = f"{KEY}.session_done"  # cases saved in this browser session
 OWN_SEEN = f"{KEY}.own_seen"  # cases whose own labels were given or skipped this session
+RADIO_MAX = 8  # single-label tasks with more labels pick their own label from a selectbox
 
 
 def pair_key(k: int) -> str:
@@ -241,9 +242,12 @@ def _own_labels(store: review.ReviewStore, dataset: Dataset) -> None:
                 "continue; you are asked once per case.")
     if multilabel:
         st.multiselect("Labels that apply", list(dataset.labels), key=f"{KEY}.own_labels")
-    else:
+    elif len(dataset.labels) <= RADIO_MAX:  # one label: a radio, nothing preselected
         st.radio("The label that applies", list(dataset.labels), index=None,
                  key=f"{KEY}.own_labels", horizontal=True)
+    else:  # too many for a radio (e.g. hundreds of diagnoses): a searchable single choice
+        st.selectbox("The label that applies", list(dataset.labels), index=None,
+                     key=f"{KEY}.own_labels", placeholder="Type to search the labels")
     chosen = st.session_state.get(f"{KEY}.own_labels")
     b1, b2 = st.columns(2)
     b1.button("Save my labels and show the outputs" if multilabel else

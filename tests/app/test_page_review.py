@@ -488,3 +488,16 @@ def test_team_mode_without_an_email_claim_never_falls_back_to_a_name_box(review_
     open_page(at, "review")
     assert any("did not include an e-mail" in e.value for e in at.error)
     assert not at.text_input and not at.tabs
+
+
+def test_single_label_with_hundreds_of_labels_uses_a_selectbox(review_db, app):
+    desk(open_page(app, "review", "dermatology"), "Ann")
+    if not has(app, "button", "review.own_skip"):
+        pytest.skip("the dermatology sample has fewer than two models with predictions")
+    assert not has(app, "radio", "review.own_labels")
+    assert not has(app, "multiselect", "review.own_labels")
+    box = app.selectbox(key="review.own_labels")
+    assert box.value is None and len(box.options) > 100
+    box.set_value(box.options[3]).run()
+    app.button(key="review.own_save").click().run()
+    assert review.ReviewStore(review_db).own_labels().iloc[0]["labels"] == [box.options[3]]
