@@ -107,8 +107,8 @@ def trend_figure(metric_table: pd.DataFrame, human: pd.Series, corr: pd.DataFram
                                              value_name="value").dropna(subset=["value"])
     values["human_score"] = values["model"].map(human)
     r_of = corr.set_index("metric")["r"]
-    values["panel"] = [f"{metric_label(m)} (r={r_of.get(m, np.nan):.2f})"
-                       for m in values["metric"]]
+    values["panel"] = [f"{metric_label(m)} (r={r_of[m]:.2f})" if np.isfinite(r_of.get(m, np.nan))
+                       else f"{metric_label(m)} (r undefined)" for m in values["metric"]]
     values["label"] = values["model"].map(lambda m: html.escape(str(m)))
     colours = {html.escape(str(m)): c
                for m, c in model_colours(values["model"].unique()).items()}
