@@ -332,6 +332,7 @@ METHOD_NAMES: dict[str, str] = {
     "SMF1": "Soft macro F1 loss",
     "LA-min": "Loss aggregation (min)",
     "LA-max": "Loss aggregation (max)",
+    "SLMV-soft": "Soft + majority multitask, soft head",
 }
 
 
