@@ -71,7 +71,12 @@ class ProgressClock:
 
     def text(self, label: str) -> str:
         """``"<label> · 12 s elapsed · about 40 s left"`` (``"estimating time left"`` before
-        the first completed work)."""
+        the first completed work, ``"less than a second left"`` at the end)."""
         left = self.remaining()
-        estimate = "estimating time left" if left is None else f"about {format_duration(left)} left"
+        if left is None:
+            estimate = "estimating time left"
+        elif left < 1:
+            estimate = "less than a second left"
+        else:
+            estimate = f"about {format_duration(left)} left"
         return f"{label} · {format_duration(self.elapsed())} elapsed · {estimate}"

@@ -45,6 +45,7 @@ def test_estimate_from_completed_work():
     assert p.remaining() == pytest.approx(30 / 2.5 * 1.5)
     p.update(9)  # clipped
     assert p.remaining() == 0
+    assert p.text("done").endswith("less than a second left")
 
 
 def test_total_must_be_positive():
