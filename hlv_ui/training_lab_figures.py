@@ -15,7 +15,15 @@ from hlv_core.lab import SLMV_SOFT
 from hlv_core.training import METHOD_INFO, METHODS
 from hlv_ui.palette import PALETTE, method_colours
 
-__all__ = ["delta_figure", "lab_method_colours", "methods_table"]
+__all__ = ["delta_figure", "lab_method_colours", "lab_method_label", "methods_table"]
+
+
+def lab_method_label(method: str) -> str:
+    """:func:`hlv_core.glossary.method_label`, plus SLMV's soft head (a lab result row, not a
+    training method of its own)."""
+    if method == SLMV_SOFT:
+        return f"{method_label('SLMV', with_abbr=False)}, soft head ({SLMV_SOFT})"
+    return method_label(method)
 
 
 def lab_method_colours() -> dict[str, str]:
@@ -46,7 +54,7 @@ def delta_figure(summary: pd.DataFrame, order: list[str], metrics: list[str]) ->
     n_rows = int(np.ceil(len(metrics) / n_cols))
     fig = make_subplots(rows=n_rows, cols=n_cols, subplot_titles=[metric_label(m) for m in metrics],
                         vertical_spacing=0.22 if n_rows > 1 else 0.1, horizontal_spacing=0.08)
-    names = [method_label(m) for m in order]
+    names = [lab_method_label(m) for m in order]
     for k, metric in enumerate(metrics):
         sub = summary[summary["metric"] == metric].set_index("method").reindex(order)
         err_hi = (sub["delta_high"] - sub["delta"]).to_numpy()

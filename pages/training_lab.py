@@ -23,7 +23,7 @@ from hlv_ui.state import (
     require_dataset,
     show_data_error,
 )
-from hlv_ui.training_lab_figures import delta_figure, methods_table
+from hlv_ui.training_lab_figures import delta_figure, lab_method_label, methods_table
 from hlv_ui.widgets import download_table, show_table
 
 #: Trained methods kept for the session (key: dataset hash, method, seeds, folds); the oldest
@@ -172,7 +172,7 @@ table = table.sort_values(["method", "metric"]).reset_index(drop=True)
 table["method"] = table["method"].astype(str)
 st.subheader("Scores with 95% intervals over the repeats")
 means = table.pivot(index="method", columns="metric", values="mean").reindex(order)[metric_list]
-means.index = [method_label(m) for m in means.index]
+means.index = [lab_method_label(m) for m in means.index]
 means.columns = [metric_label(m) for m in means.columns]
 means.index.name = "training method"
 show_table(means.style.format("{:.4f}", na_rep="undefined").highlight_max(axis=0,
