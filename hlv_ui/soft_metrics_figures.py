@@ -95,10 +95,12 @@ def rank_figure(ranks: pd.DataFrame, colours: dict[str, str]) -> go.Figure:
                   category_orders={"metric": order},
                   title="Rank of each model under each metric (1 = best)")
     n_models = max(1, int(ranks["model"].nunique()))
-    fig.update_yaxes(autorange="reversed", tick0=1, dtick=1, title="rank (1 = best)",
-                     range=[n_models + 0.3, 0.7])
-    fig.update_xaxes(title="metric")
-    fig.update_layout(legend=LEGEND_BELOW, margin={"b": 140})
+    fig.update_yaxes(autorange="reversed", tick0=1, dtick=1, title="rank (1 = best)")
+    # metric names slanted under the plot; the legend (one row per ~6 models) below them
+    fig.update_xaxes(title=None, tickangle=-30)
+    legend_rows = int(np.ceil(n_models / 6))
+    fig.update_layout(height=480 + 22 * legend_rows, margin={"t": 60, "b": 150 + 22 * legend_rows},
+                      legend={**LEGEND_BELOW, "y": -0.55})
     return fig
 
 

@@ -185,9 +185,9 @@ def choose_and_score() -> tuple[dict[str, ModelScores], int, int, bool]:
                                  + " 0 = no intervals."))
     seed = int(c2.number_input("Random seed (bootstrap)", 0, 2**31 - 1, 0, key=f"{KEY}.seed",
                                help="The same seed gives the same intervals."))
-    skip = c3.toggle("Skip undefined classes in macro means", value=False,
-                     key=f"{KEY}.skip_undefined",
-                     help="Off = reference behaviour (NaN when a class is undefined).")
+    skip = c3.toggle("Skip undefined classes", value=False, key=f"{KEY}.skip_undefined",
+                     help="In macro means (soft macro F1, entropy correlation). Off = the "
+                          "reference behaviour: undefined when a class is undefined.")
     cheap = dataset.n_items * n_boot * max(len(chosen), 1) <= AUTO_BOOT_MAX
     with_ci = cheap or c4.toggle(
         "Confidence intervals", value=False, key=f"{KEY}.ci",

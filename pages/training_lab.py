@@ -170,7 +170,7 @@ table = summary.copy()
 table["method"] = pd.Categorical(table["method"], categories=order, ordered=True)
 table = table.sort_values(["method", "metric"]).reset_index(drop=True)
 table["method"] = table["method"].astype(str)
-st.subheader("Scores with 95% intervals over the repeats")
+st.subheader("Scores with 95% intervals over seeds (repeats with different random starts)")
 means = table.pivot(index="method", columns="metric", values="mean").reindex(order)[metric_list]
 means.index = [lab_method_label(m) for m in means.index]
 means.columns = [metric_label(m) for m in means.columns]

@@ -190,7 +190,8 @@ def test_rank_plot_human_names_axis_titles_and_legend(app):
     metrics_on_x = {x for trace in spec["data"] for x in trace["x"]}
     assert "Soft accuracy" in metrics_on_x and "hard_accuracy" not in metrics_on_x
     layout = spec["layout"]
-    assert layout["xaxis"]["title"]["text"] and layout["yaxis"]["title"]["text"]
+    assert layout["yaxis"]["title"]["text"] == "rank (1 = best)"
+    assert layout["xaxis"]["tickangle"] == -30  # metric names slanted, the legend below them
     assert layout["yaxis"]["dtick"] == 1  # integer ranks
     assert layout["legend"]["orientation"] == "h"  # below the plot, never clipped
     # plain-words explanations where the concepts appear
