@@ -74,10 +74,11 @@ demo = st.toggle("Use the synthetic demo (an MP-style gold and three systems)",
                  help="Generated data, no download: shows what the page does.")
 c1, c2, c3 = st.columns(3)
 n_boot = int(c1.number_input("Bootstrap resamples", 100, 20000, 1000, step=100,
-                             key="lewidi.n_boot"))
-seed = int(c2.number_input("Seed", 0, 2**31 - 1, 0, key="lewidi.seed"))
-level = float(c3.select_slider("CI level", options=[0.8, 0.9, 0.95, 0.99], value=0.95,
-                               key="lewidi.level"))
+                             key="lewidi.n_boot", help="More resamples: steadier intervals."))
+seed = int(c2.number_input("Random seed (bootstrap)", 0, 2**31 - 1, 0, key="lewidi.seed",
+                           help="The same seed gives the same intervals."))
+level = float(c3.select_slider("Confidence level", options=[0.8, 0.9, 0.95, 0.99], value=0.95,
+                               key="lewidi.level", help=explain_inline("bootstrap_ci")))
 task_choice = st.radio("Task when a file name has no _soft / _pe", ["from name", "soft", "pe"],
                        horizontal=True, key="lewidi.task",
                        format_func=lambda t: "from the file name" if t == "from name"
@@ -143,8 +144,10 @@ for (dataset, split, task), part in board.groupby(["dataset", "split", "task"], 
                 f"({better} is better) · {int(part['n_items'].iloc[0])} items")
     shown = part[["rank", "system", "score", "ci_lower", "ci_upper", "n_items"]]
     show_table(shown, hide_index=True, width="stretch", column_config={
-        c: st.column_config.NumberColumn(format="%.6f")
-        for c in ("score", "ci_lower", "ci_upper")})
+        "score": st.column_config.NumberColumn("official score", format="%.6f"),
+        "ci_lower": st.column_config.NumberColumn("interval from", format="%.6f"),
+        "ci_upper": st.column_config.NumberColumn("interval to", format="%.6f"),
+        "n_items": st.column_config.NumberColumn("items")})
     fig = go.Figure(go.Scatter(
         x=part["mean"], y=[html.escape(s) for s in part["system"]], mode="markers",
         marker={"size": 11, "color": [colours[s] for s in part["system"]]},
