@@ -116,7 +116,7 @@ def test_figure1_sliders(app):
     at.slider(key="soft_metrics.fig1_q").set_value(0.2).run()
     values = {m.label: m.value for m in at.metric}
     assert values["Soft accuracy"] == "0.7000"
-    assert values["PO-JSD"] == f"{0.9268959920681902:.4f}"
+    assert values["JS similarity (PO-JSD)"] == f"{0.9268959920681902:.4f}"
     assert "(paper 0.7)" in " ".join(c.value for c in at.caption)
 
 
