@@ -43,6 +43,14 @@ def test_soft_metrics_page_shows_table_and_chart(page: Page, app_url: str, artif
     drill = main.locator(".js-plotly-plot").filter(has_text="Human judgements vs model").first
     drill.scroll_into_view_if_needed()
     drill.screenshot(path=str(artifacts / "soft_metrics_item_drilldown.png"))
+    scatter = main.locator(".js-plotly-plot").filter(has_text="Per-item soft overlap").first
+    scatter.scroll_into_view_if_needed()
+    scatter.screenshot(path=str(artifacts / "soft_metrics_item_scatter.png"))
+    page.get_by_role("tab", name="Classes").click()
+    classes = main.locator(".js-plotly-plot").filter(has_text="Class-wise soft").first
+    expect(classes).to_be_visible(timeout=60_000)
+    page.wait_for_timeout(1000)
+    classes.screenshot(path=str(artifacts / "soft_metrics_classes.png"))
 
     page.get_by_role("tab", name="Figure 1 explainer").click()
     expect(main.get_by_text("Soft accuracy", exact=True).first).to_be_visible(timeout=30_000)
