@@ -75,7 +75,7 @@ def delta_figure(summary: pd.DataFrame, order: list[str], metrics: list[str]) ->
                          zeroline=True, zerolinewidth=2, row=row, col=col)
         fig.update_xaxes(title_text="training method" if row == n_rows else None,
                          type="category", tickangle=-45, row=row, col=col)
-    fig.update_layout(height=360 * n_rows, margin={"t": 80, "b": 20},
+    fig.update_layout(height=360 * n_rows + 20, margin={"t": 100, "b": 20},
                       title_text="Difference to majority voting (MV) per metric: above 0 = "
                                  "better than MV (methods sorted by mean rank)")
     return fig

@@ -117,11 +117,13 @@ def train(chosen: list[str]) -> list[lab.LabResult]:
 
 run_key = (dataset.content_hash, tuple(methods), seeds, int(n_folds))
 if submitted:
-    st.caption("Training runs here, in this page: the **Stop** button at the top right "
-               "interrupts it; methods already trained are kept, so pressing **Train** again "
-               "goes on from there.")
+    note = st.empty()
+    note.caption("Training runs here, in this page: the **Stop** button at the top right "
+                 "interrupts it; methods already trained are kept, so pressing **Train** "
+                 "again goes on from there.")
     try:
         parts = train(["MV"] + [m for m in methods if m != "MV"])
+        note.empty()
     except DataError as error:
         show_data_error(error)
         st.stop()

@@ -123,3 +123,4 @@ def test_plain_names_colours_axis_titles_and_eta(app, monkeypatch):
     # an estimate once fits are complete ("about 3 s left" or, on fast runs, "less than ...")
     assert any(t.endswith(" left") and "estimating" not in t for t in texts)
     assert texts[0].endswith("estimating time left")
+    assert "Training runs here" not in " ".join(c.value for c in at.caption)  # gone when done

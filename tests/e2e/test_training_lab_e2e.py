@@ -25,6 +25,7 @@ def test_progress_shows_time_left_and_stop_interrupts(page: Page, app_url: str, 
     expect(bar).to_contain_text(re.compile(r"Training .+ \(\w+\), \d+ of \d+ · seed \d+"),
                                 timeout=60_000)
     expect(bar).to_contain_text(re.compile(r"elapsed · about .+ left"), timeout=60_000)
+    expect(main.get_by_text("Training runs here, in this page").first).to_be_visible()
     page.wait_for_timeout(500)
     main.screenshot(path=str(artifacts / "training_lab_progress.png"))
     before = bar.inner_text()
@@ -42,6 +43,7 @@ def test_progress_shows_time_left_and_stop_interrupts(page: Page, app_url: str, 
     delta = main.locator(".js-plotly-plot").filter(has_text="Difference to majority voting")
     expect(delta.first).to_be_visible(timeout=30_000)
     expect(page.get_by_test_id("stException")).to_have_count(0)
+    expect(main.get_by_text("Training runs here, in this page")).to_have_count(0)  # done: gone
     delta.first.scroll_into_view_if_needed()
     page.wait_for_timeout(1500)
     delta.first.screenshot(path=str(artifacts / "training_lab_delta_plot.png"))
