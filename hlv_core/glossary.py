@@ -312,6 +312,45 @@ TERMS: dict[str, Term] = {
         "judgement of a case and pair counts; undoing keeps the row, marked withdrawn "
         "(Kurniawan et al., section 6.1).",
     ),
+    "lewidi_soft": Term(
+        "LeWiDi Task A (soft labels)",
+        "The shared task's first track: a system predicts, for every item, how the annotators' "
+        "answers are distributed, and is scored by the distance between that distribution and "
+        "the real one.",
+        "Lower is better: 0 means the predicted distribution equals the annotators' on every "
+        "item.",
+        "Annotators 70% 'sarcastic' / 30% 'not', system 50/50: Manhattan distance "
+        "|0.7 − 0.5| + |0.3 − 0.5| = 0.4 for that item.",
+        "LeWiDi 2025: mean over items of the Manhattan distance (MP; VariErrNLI per label, "
+        "averaged) or of the Wasserstein distance between the score histograms (CSC, "
+        "Paraphrase), rounded to 5 decimals as in the organisers' scorer. LeWiDi 2023: "
+        "cross-entropy of the predicted soft label against the annotators'.",
+    ),
+    "lewidi_pe": Term(
+        "LeWiDi Task B (perspectivist)",
+        "The shared task's second track: a system predicts each annotator's own answer on every "
+        "item, and is scored by how far those predictions are from what each person said.",
+        "Lower is better: 0 means every annotator's answer was predicted exactly.",
+        "An item with 4 annotators where the system gets 3 of their labels right: error rate "
+        "0.25 for that item.",
+        "LeWiDi 2025: mean over items of the error rate (MP, VariErrNLI per label) or of the "
+        "absolute distance between predicted and given scores over the scale's range (CSC, "
+        "Paraphrase), rounded to 5 decimals. LeWiDi 2023's hard task: micro F1 of the "
+        "majority label (higher is better).",
+    ),
+    "paired_bootstrap": Term(
+        "Paired bootstrap test",
+        "Whether one system is really ahead of the next: the test items are resampled many "
+        "times and both systems are scored on the same resample, to see how often the order "
+        "flips.",
+        "A small p-value (below 0.05) and an interval for the difference that excludes 0: "
+        "the ranking is unlikely to be luck of the test items; otherwise the two systems are "
+        "tied within what the data can tell.",
+        "Rank 1 scores 0.210 and rank 2 0.214, difference interval [−0.002, 0.010], p = 0.21: "
+        "the two are not separable on this test set.",
+        "Difference d of the mean per-item scores; the same B resamples of the items for both "
+        "systems; p = (1 + #{|d* − d| ≥ |d|}) / (B + 1) (two-sided, percentile interval).",
+    ),
 }
 
 #: Metric key (as in :func:`hlv_core.soft_metrics.evaluate`) -> name shown to people.
@@ -328,6 +367,14 @@ METRIC_NAMES: dict[str, str] = {
     "lewidi_manhattan": "Manhattan distance (LeWiDi 2025)",
     "lewidi_wasserstein": "Wasserstein distance (LeWiDi 2025)",
     "selection": "Selection score",
+    "average_manhattan": "Manhattan distance (LeWiDi 2025, Task A)",
+    "multilabel_average_manhattan": "Manhattan distance per label (LeWiDi 2025, Task A)",
+    "average_wasserstein": "Wasserstein distance (LeWiDi 2025, Task A)",
+    "error_rate": "Error rate per annotator (LeWiDi 2025, Task B)",
+    "multilabel_error_rate": "Error rate per annotator and label (LeWiDi 2025, Task B)",
+    "normalised_absolute_distance": "Normalised absolute distance (LeWiDi 2025, Task B)",
+    "cross_entropy": "Cross-entropy (LeWiDi 2023, soft)",
+    "micro_f1": "Micro F1 (LeWiDi 2023, hard)",
 }
 
 #: Training method abbreviation -> "Name (ABBR)" as in Kurniawan et al., Table 3.

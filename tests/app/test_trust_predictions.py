@@ -114,4 +114,4 @@ def test_upload_with_a_bundled_model_name_is_renamed_not_summed(app):
             model=f"{name} (uploaded)"))):
         ids, Q = prediction_matrix(frame, dataset, model)
         P_ = dataset.judgements_array()[dataset.item_ids.get_indexer(ids)]
-        assert table.loc["soft_accuracy", model] == f"{sm.soft_accuracy(P_, Q):.3f}"
+        assert table.loc["Soft accuracy", model] == f"{sm.soft_accuracy(P_, Q):.3f}"  # human name
