@@ -6,6 +6,8 @@ Uploads happen on the Overview page (pages/home.py); the dataset in use lives in
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from hlv_core.text import md
@@ -73,4 +75,7 @@ pages = {
                 url_path="glossary"),
     ],
 }
+if (Path(__file__).parent / "pages" / "explorer.py").exists():  # item / annotator explorer
+    pages["Explore"].insert(1, st.Page("pages/explorer.py", title="Explorer",
+                                       icon=":material/person_search:", url_path="explorer"))
 st.navigation(pages).run()

@@ -26,6 +26,7 @@ PENDING_SOURCE_KEY = "hlv.pending_source"  # set by a page, applied before the s
 UPLOADS_KEY = "hlv.uploads"  # OrderedDict upload id -> (raw size, Dataset named by the user)
 DEFAULT_SAMPLE = "case_review"
 PREDICTIONS_KEY = "hlv.predictions"  # predictions the user added to the dataset in use
+PREDICTIONS_OWNER_KEY = "hlv.predictions_owner"  # content hash of their dataset
 STASHED_PREDICTIONS_KEY = "hlv.predictions_by_dataset"  # content hash -> predictions
 UPLOAD_PREFIX = "upload:"
 MAX_UPLOADED_DATASETS = 5
@@ -177,14 +178,18 @@ def set_dataset(dataset: Dataset) -> None:
     """Make ``dataset`` the one in use. The predictions the user added to the previous dataset
     are put aside under its content hash and come back when it is used again."""
     previous = st.session_state.get(DATASET_KEY)
-    if previous is None or previous.content_hash != dataset.content_hash:
+    owner = st.session_state.get(PREDICTIONS_OWNER_KEY)
+    if owner is None and previous is not None:
+        owner = previous.content_hash
+    if owner != dataset.content_hash:
         stash = st.session_state.setdefault(STASHED_PREDICTIONS_KEY, {})
         added = st.session_state.pop(PREDICTIONS_KEY, None)
-        if previous is not None and added is not None:
-            stash[previous.content_hash] = added
+        if owner is not None and added is not None:
+            stash[owner] = added
         restored = stash.pop(dataset.content_hash, None)
         if restored is not None:
             st.session_state[PREDICTIONS_KEY] = restored
+        st.session_state[PREDICTIONS_OWNER_KEY] = dataset.content_hash
     st.session_state[DATASET_KEY] = dataset
 
 
@@ -246,6 +251,8 @@ def add_predictions(frame: pd.DataFrame) -> dict[str, str]:
         current = current[~current["model"].isin(set(frame["model"]))]
         frame = pd.concat([current, frame], ignore_index=True)
     st.session_state[PREDICTIONS_KEY] = frame
+    if dataset is not None:
+        st.session_state[PREDICTIONS_OWNER_KEY] = dataset.content_hash
     return renamed
 
 
