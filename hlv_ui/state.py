@@ -110,7 +110,8 @@ def add_upload(upload_id: str, dataset: Dataset, size: int, name: str) -> Datase
 
 
 def rename_upload(upload_id: str, name: str) -> None:
-    """Give a kept upload another display name (the dataset in use follows)."""
+    """Give a kept upload another display name (the dataset in use follows). Call it from a
+    widget callback: it re-sets the sidebar selector so the browser shows the new name."""
     store = uploads()
     if upload_id not in store or not name.strip():
         return
@@ -119,6 +120,9 @@ def rename_upload(upload_id: str, name: str) -> None:
     store[upload_id] = (size, renamed)
     if get_dataset() is dataset:
         st.session_state[DATASET_KEY] = renamed
+    if st.session_state.get(SOURCE_KEY) == upload_source(upload_id):
+        # the browser keeps the selected option's old label unless the value is set again
+        st.session_state[SOURCE_KEY] = upload_source(upload_id)
 
 
 def rename_dataset(dataset: Dataset, name: str) -> Dataset:

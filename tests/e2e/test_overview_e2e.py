@@ -41,3 +41,48 @@ def test_sidebar_sample_switch_and_navigation(page: Page, app_url: str, artifact
     page.get_by_test_id("stSidebarNavLink").filter(has_text="Overview").click()
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("180", timeout=60_000)
     page.get_by_test_id("stMain").screenshot(path=str(artifacts / "overview_legal.png"))
+
+
+def test_upload_survives_switching_to_a_sample_and_back(page: Page, app_url: str, artifacts):
+    """Issue 17 item 3: the upload is named after its file, listed in the sidebar beside the
+    samples, kept when a sample is picked, and picked again from the sidebar."""
+    page.goto(app_url)
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240", timeout=60_000)
+    sidebar = page.get_by_test_id("stSidebar")
+    page.get_by_text("Load your own data").click()
+    expect(page.get_by_text("a reload of the page clears them")).to_be_visible()
+    csv = b"item_id,annotator_id,label\nq1,a,yes\nq1,b,no\nq2,a,yes\nq2,b,yes\nq3,b,no\nq3,a,no\n"
+    annotations_input(page).set_input_files(
+        files=[{"name": "ward_triage.csv", "mimeType": "text/csv", "buffer": csv}])
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("3", timeout=60_000)
+    selector = sidebar.get_by_test_id("stSelectbox")
+    chosen = sidebar.get_by_role("combobox", name="Dataset")
+    expect(chosen).to_have_value("Uploaded: ward_triage", timeout=30_000)
+    expect(sidebar.get_by_text("In use: ward_triage")).to_be_visible()
+    sidebar.screenshot(path=str(artifacts / "sidebar_upload_in_use.png"))
+
+    selector.click()
+    page.get_by_role("option", name="Legal areas (multi-label)").click()
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("180", timeout=60_000)
+    expect(sidebar.get_by_text("In use: legal_areas")).to_be_visible(timeout=30_000)
+
+    selector.click()  # the upload is still listed
+    page.get_by_role("option", name="Uploaded: ward_triage").click()
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("3", timeout=60_000)
+    expect(sidebar.get_by_text("In use: ward_triage")).to_be_visible(timeout=30_000)
+
+    # renaming the upload renames it in the sidebar
+    name_box = page.get_by_role("textbox", name="Name of this upload")
+    name_box.fill("Ward 3 triage")
+    name_box.press("Enter")
+    expect(sidebar.get_by_text("In use: Ward 3 triage")).to_be_visible(timeout=30_000)
+    expect(chosen).to_have_value("Uploaded: Ward 3 triage", timeout=30_000)
+    page.wait_for_timeout(500)
+    page.screenshot(path=str(artifacts / "overview_upload_renamed.png"))
+    selector.click()  # the renamed upload is still a working choice
+    page.get_by_role("option", name="Ratings").first.click()
+    expect(sidebar.get_by_text("In use: ratings")).to_be_visible(timeout=60_000)
+    selector.click()
+    page.get_by_role("option", name="Uploaded: Ward 3 triage").click()
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("3", timeout=60_000)
+    expect(sidebar.get_by_text("In use: Ward 3 triage")).to_be_visible(timeout=30_000)
