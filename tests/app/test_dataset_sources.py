@@ -181,3 +181,19 @@ def test_sample_pages_still_open_after_an_upload(app):
     open_page(app, "agreement", "case_review")
     assert app.session_state["hlv.dataset"].name == "case_review"
     assert len(app.session_state["hlv.uploads"]) == 1
+
+
+def test_predictions_file_left_in_the_uploader_is_not_added_to_the_next_dataset(app):
+    dataset = app.session_state["hlv.dataset"]
+    rows = ["item_id,label,prob"] + [
+        f"{item},{label},{1 if label == dataset.labels[0] else 0}"
+        for item in dataset.item_ids[:4] for label in dataset.labels]
+    app.file_uploader(key="home.predictions").set_value(
+        ("p.csv", "\n".join(rows).encode(), "text/csv")).run()
+    assert set(app.session_state["hlv.predictions"]["model"]) == {"p"}
+    _upload(app, "mine.csv")  # the predictions file is still in its uploader
+    assert "hlv.predictions" not in app.session_state
+    assert any("was added to another dataset" in i.value for i in app.info)
+    assert not app.error
+    _use(app, "case_review")  # back: the predictions are there again
+    assert set(app.session_state["hlv.predictions"]["model"]) == {"p"}
