@@ -86,3 +86,25 @@ def test_upload_survives_switching_to_a_sample_and_back(page: Page, app_url: str
     page.get_by_role("option", name="Uploaded: Ward 3 triage").click()
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("3", timeout=60_000)
     expect(sidebar.get_by_text("In use: Ward 3 triage")).to_be_visible(timeout=30_000)
+
+
+def test_workbook_and_renamed_image_get_clear_answers(page: Page, app_url: str, artifacts):
+    """Issue 17 item 8 in the browser: the uploader accepts .xlsx / .ods (no MIME refusal) and
+    the app says "export as CSV"; a PNG renamed .csv is named as an image."""
+    page.goto(app_url)
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240", timeout=60_000)
+    page.get_by_text("Load your own data").click()
+    workbook = b"PK\x03\x04[Content_Types].xml" + bytes(64)
+    annotations_input(page).set_input_files(files=[{
+        "name": "ward.xlsx", "buffer": workbook,
+        "mimeType": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"}])
+    alert = page.get_by_test_id("stAlertContentError")
+    expect(alert).to_contain_text("export the sheet as CSV", timeout=60_000)
+    page.get_by_test_id("stMain").get_by_test_id("stFileUploader").first.screenshot(
+        path=str(artifacts / "overview_xlsx_answer.png"))
+    png = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4
+    annotations_input(page).set_input_files(
+        files=[{"name": "scan.csv", "mimeType": "text/csv", "buffer": png}])
+    expect(alert).to_contain_text("looks like a PNG image", timeout=60_000)
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240")
+    page.get_by_test_id("stMain").screenshot(path=str(artifacts / "overview_png_answer.png"))
