@@ -108,3 +108,25 @@ def test_workbook_and_renamed_image_get_clear_answers(page: Page, app_url: str, 
     expect(alert).to_contain_text("looks like a PNG image", timeout=60_000)
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("240")
     page.get_by_test_id("stMain").screenshot(path=str(artifacts / "overview_png_answer.png"))
+
+
+def test_chart_labels_show_user_strings_verbatim(page: Page, app_url: str, artifacts):
+    """Issue 17 item 5: a label written `<b>x</b>` is drawn as typed (not bold, not
+    `&lt;b&gt;`), and 0 / 1 labels are categories without -0.5 / 0.5 ticks."""
+    page.goto(app_url)
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240", timeout=60_000)
+    page.get_by_text("Load your own data").click()
+    csv = (b"item_id,annotator_id,label\n1,a,<b>x</b>\n1,b,0\n2,a,1\n2,b,<b>x</b>\n"
+           b"3,a,0\n3,b,1\n")
+    annotations_input(page).set_input_files(
+        files=[{"name": "tags.csv", "mimeType": "text/csv", "buffer": csv}])
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("3", timeout=60_000)
+    chart = page.locator(".js-plotly-plot").first
+    expect(chart).to_be_visible(timeout=60_000)
+    page.wait_for_timeout(1000)
+    ticks = chart.locator(".xtick text").all_text_contents()
+    assert ticks == ["0", "1", "<b>x</b>"], ticks
+    assert chart.locator(".xtick text b").count() == 0  # not rendered as bold markup
+    y_ticks = chart.locator(".ytick text").all_text_contents()
+    assert all(t.replace(",", "").isdigit() for t in y_ticks), y_ticks
+    chart.screenshot(path=str(artifacts / "overview_label_chart_verbatim.png"))
