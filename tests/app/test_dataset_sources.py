@@ -197,3 +197,14 @@ def test_predictions_file_left_in_the_uploader_is_not_added_to_the_next_dataset(
     assert not app.error
     _use(app, "case_review")  # back: the predictions are there again
     assert set(app.session_state["hlv.predictions"]["model"]) == {"p"}
+
+
+def test_the_session_keeps_a_bounded_number_of_uploads(app):
+    from hlv_ui.state import MAX_UPLOADED_DATASETS
+
+    for i in range(MAX_UPLOADED_DATASETS + 1):
+        _upload(app, f"batch{i}.csv", CSV + f"{10 + i},ann1,x\n".encode())
+    names = [d.name for d in _uploads(app).values()]
+    assert len(names) == MAX_UPLOADED_DATASETS
+    assert "batch0" not in names and names[-1] == f"batch{MAX_UPLOADED_DATASETS}"
+    assert app.session_state["hlv.dataset"].name == names[-1]
