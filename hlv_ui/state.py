@@ -63,7 +63,7 @@ def source_label(source: str) -> str:
 def default_upload_name(file_name: str) -> str:
     """``"my_annotations.csv"`` -> ``"my_annotations"``; a name an earlier upload of this
     session already has gets `` (2)``, `` (3)``, ..."""
-    base = PurePath(file_name).stem.strip() or "upload"
+    base = PurePath(file_name).stem.strip()[:80] or "upload"
     taken = {dataset.name for _, dataset in uploads().values()}
     name, n = base, 2
     while name in taken:

@@ -34,6 +34,7 @@ from .state import (
 __all__ = ["MAX_UPLOAD_MB", "PREDICTION_REPORTS_KEY", "upload_panel"]
 
 MAX_UPLOAD_MB = 200
+MAX_NAME_CHARS = 80
 PREDICTION_REPORTS_KEY = "hlv.prediction_reports"  # dataset content hash -> [ImportReport]
 _ATTACHED_KEY = "home.predictions_attached"  # predictions digest -> {dataset content hash}
 
@@ -134,6 +135,7 @@ def _annotations_upload(upload, fmt: str, options: dict) -> None:
     name_col, state_col = st.columns([2, 3], vertical_alignment="bottom")
     name_col.text_input(
         "Name of this upload", value=kept[1].name, key=f"home.upload_name.{upload_id}",
+        max_chars=MAX_NAME_CHARS,
         on_change=lambda: rename_upload(
             upload_id, st.session_state[f"home.upload_name.{upload_id}"]),
         help="Shown in the sidebar as 'Uploaded: <name>' and used in download file names.")
@@ -143,7 +145,7 @@ def _annotations_upload(upload, fmt: str, options: dict) -> None:
     else:
         state_col.info(f"**{md(upload.name)}** is kept as 'Uploaded: {md(kept[1].name)}'; the "
                        "dataset in use is the one named in the sidebar.")
-        state_col.button(f"Use {kept[1].name}", key="home.use_upload",
+        state_col.button(f"Use {md(kept[1].name)}", key="home.use_upload",
                          on_click=_select, args=(source,))
 
 

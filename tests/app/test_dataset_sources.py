@@ -5,6 +5,7 @@ whole-number count ticks and show user strings verbatim; rough-edge uploads get 
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 
@@ -208,3 +209,15 @@ def test_the_session_keeps_a_bounded_number_of_uploads(app):
     assert len(names) == MAX_UPLOADED_DATASETS
     assert "batch0" not in names and names[-1] == f"batch{MAX_UPLOADED_DATASETS}"
     assert app.session_state["hlv.dataset"].name == names[-1]
+
+
+def test_markup_in_an_upload_name_is_shown_as_text(app):
+    _upload(app, "<img src=x onerror=alert(1)>.csv")
+    _use(app, "legal_areas")
+    (upload_id, kept), = _uploads(app).items()
+    assert kept.name == "<img src=x onerror=alert(1)>"
+    shown = [m.value for m in app.markdown] + [i.value for i in app.info] + [
+        b.label for b in app.button]
+    assert any("img src" in value for value in shown)
+    raw = re.compile(r"(?<!\\)<img")  # markdown shows "\\<img" as the text "<img"
+    assert not any(raw.search(value) for value in shown), shown
