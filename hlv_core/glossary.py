@@ -351,6 +351,34 @@ TERMS: dict[str, Term] = {
         "Difference d of the mean per-item scores; the same B resamples of the items for both "
         "systems; p = (1 + #{|d* − d| ≥ |d|}) / (B + 1) (two-sided, percentile interval).",
     ),
+    "majority_share": Term(
+        "Majority share",
+        "The share of an item's annotators who chose its majority label.",
+        "1.00 means everyone agreed; 0.50 on a yes / no item means a split vote; with three "
+        "labels the lowest possible value is about 0.33.",
+        "4 of 5 annotators say 'offensive': majority share 0.80.",
+        "max_k P_ik, the largest entry of the item's soft label (multi-label: of the per-label "
+        "shares).",
+    ),
+    "pair_agreement": Term(
+        "Pair agreement",
+        "Pick two annotators of the item at random: the chance that they gave the same label.",
+        "1.00: every pair agrees; near 0: almost every pair disagrees. Unlike the majority "
+        "share it counts every disagreement, not only those with the winner.",
+        "Votes 3 'yes' / 2 'no': 4 of the 10 pairs agree on 'yes' and 1 on 'no', so 0.40.",
+        "sum_k n_ik (n_ik - 1) / (n_i (n_i - 1)), the per-item observed agreement of Fleiss' "
+        "kappa; multi-label: averaged over the labels someone ticked, each as yes / no; not "
+        "defined for ranked lists or items with one annotator.",
+    ),
+    "item_entropy": Term(
+        "Normalised entropy",
+        "How spread out an item's labels are, from 0 (everyone chose the same label) to 1 "
+        "(every label equally often).",
+        "High values are the contested items, which the item table lists first.",
+        "Two labels, votes 5 / 5: entropy 1.00; votes 9 / 1: 0.47; votes 10 / 0: 0.",
+        "-sum_k P_ik ln P_ik / ln K over the soft label P_i with K labels; multi-label: the mean "
+        "binary entropy over labels.",
+    ),
 }
 
 #: Metric key (as in :func:`hlv_core.soft_metrics.evaluate`) -> name shown to people.

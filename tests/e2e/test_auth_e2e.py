@@ -67,7 +67,7 @@ def test_visitor_sees_only_the_login(browser: Browser, team_server):
         expect(page.get_by_role("button", name="Log in")).to_be_visible(timeout=60_000)
         page.wait_for_timeout(500)
         assert page.get_by_test_id("stSidebarNavLink").count() == 0
-        assert page.get_by_text("Sample dataset").count() == 0
+        assert page.get_by_role("combobox", name="Dataset").count() == 0
         assert page.get_by_role("tab", name="Meta-evaluation").count() == 0
     page.context.close()
 
