@@ -158,9 +158,10 @@ def reliability_panel() -> None:
                             title=f"Certainty of each case's top label at reliability {fmt_r(r)}")
     left.plotly_chart(fig, width="stretch", key="certainty.hist")
     with right:
+        st.markdown("**Average certainty of the top label**")
         for model, row in top1.items():
-            st.metric(f"{MODEL_TITLES[model]}: average certainty of the top label",
-                      f"{row['mean_certainty']:.3f}", help=explain_inline("certainty"))
+            st.metric(MODEL_TITLES[model], f"{row['mean_certainty']:.3f}",
+                      help=explain_inline("certainty"))
             st.caption(f"median {row['median']:.3f}; {100 * row['share_below_0.5']:.0f}% of the "
                        "cases below 0.5 (the top label wins fewer than half the draws)")
         if math.isinf(r):

@@ -36,8 +36,8 @@ def test_certainty_page_counts_sample(app):
     assert at.multiselect(key="certainty.models").value == ["dirichlet"]
     traces = _traces(at)
     assert traces and all(len(t) > 0 for t in traces)
-    metrics = [m.label for m in at.metric]
-    assert any("average certainty of the top label" in label for label in metrics)
+    assert [m.label for m in at.metric] == ["Vote counts"]
+    assert any(m.value == "**Average certainty of the top label**" for m in at.markdown)
     # the reliability slider lives in a fragment: move it to infinity -> certainty 1
     at.select_slider(key="certainty.reliability").set_value(math.inf).run()
     assert not at.exception, [e.value for e in at.exception]
@@ -51,14 +51,14 @@ def test_certainty_page_dermatology_defaults(app):
     at = open_page(app, "certainty", "dermatology")
     assert at.multiselect(key="certainty.models").value == ["prirn"]
     per_example = _traces(at)  # histogram, 2 risk histograms
-    metric = next(m for m in at.metric if "average certainty of the top label" in m.label)
+    metric = next(m for m in at.metric if m.label == "Ranked votes (paper's rule)")
     before = metric.value
     captions = " ".join(c.value for c in at.caption)
     assert "leave-one-reader-out agreement" in captions
     # a reliability that is not on the curves: sampled on demand inside the fragment
     at.select_slider(key="certainty.reliability").set_value(500).run()
     assert not at.exception, [e.value for e in at.exception]
-    after = next(m for m in at.metric if "average certainty of the top label" in m.label).value
+    after = next(m for m in at.metric if m.label == "Ranked votes (paper's rule)").value
     assert float(after) > float(before)
     curves = _traces(_open_tab(at, "Across reliabilities"))
     curve = curves[0]
@@ -110,7 +110,7 @@ def test_certainty_page_plackett_luce_on_a_ranking_upload(app, tmp_path):
     _open_tab(at, "One reliability")
     at.select_slider(key="certainty.reliability").set_value(30).run()
     assert not at.exception, [e.value for e in at.exception]
-    assert len([m for m in at.metric if "average certainty of the top label" in m.label]) == 1
+    assert [m.label for m in at.metric] == ["Ranked votes (paper's rule)"]  # not Plackett-Luce
     _open_tab(at, "Case view")
     at.selectbox(key="certainty.case_model").set_value("pl").run()
     assert not at.exception, [e.value for e in at.exception]
