@@ -161,7 +161,8 @@ if not np.isfinite(headline).any():
     st.info(f"Headline F1 is undefined for every model: {md(head_label)} never occurs in the "
             "test users' labels or the predictions. See accuracy in the table.")
 elif np.nanmax(headline) == 0:
-    st.info(f"Every model scores F1 = 0 for {md(head_label)} at every level: none predicts it "
+    st.info(f"Every model scores F1 = 0 for the class '{md(head_label)}' at every level: none "
+            "predicts it "
             "correctly for any test user (a rare class the baselines never predict does this). "
             "The bars are at 0, not missing; accuracy in the table shows more.")
 st.plotly_chart(comparison_figure(comparison, head_label, model_colours(comparison["model"])),
@@ -174,7 +175,7 @@ report = model_set.report(chosen)
 summary = report.summary()
 glob = summary[summary["level"] == "global"].pivot_table(
     index="label", columns="metric", values="value", sort=False)
-glob = glob.reindex(columns=["precision", "recall", "f1", "accuracy"])
+glob = glob.reindex(columns=["precision", "recall", "f1", "accuracy"]).astype(float)
 st.markdown("**Scores over all test instances** (a class never predicted scores 0)")
 show_table(glob.style.format(precision=3, na_rep="–"), width="stretch")
 c1, c2 = st.columns(2)
