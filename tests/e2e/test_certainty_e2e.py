@@ -53,6 +53,12 @@ def test_certainty_reliability_slider_updates_histogram(page: Page, app_url: str
     assert ticks and "∞" not in ticks and "50" in ticks
     page.wait_for_timeout(1500)
     curves.screenshot(path=str(artifacts / "certainty_curves.png"))
+    # model accuracy: one colour per model, legend below the plot (not clipped)
+    main.get_by_role("tab", name="Model accuracy").click()
+    ua = main.locator(".st-key-certainty-ua .js-plotly-plot").first
+    expect(ua.filter(has_text="derm_model_a")).to_be_visible(timeout=90_000)
+    page.wait_for_timeout(1500)
+    ua.screenshot(path=str(artifacts / "certainty_model_accuracy.png"))
 
 
 def test_certainty_case_view_labels_are_categories(page: Page, app_url: str, artifacts):
