@@ -96,8 +96,8 @@ show_table(sizes, hide_index=True, width="stretch")
 for note in splits.notes:
     st.info(md(note))
 st.caption(
-    f"Seed {seed} · reserve {splits.train_only_text_share:g} · "
-    f"{'extended' if splits.extended else 'strict'} · adaptation "
+    f"Seed {seed} · {splits.train_only_text_share:.0%} of the texts reserved for training · "
+    f"{'extended' if splits.extended else 'strict'} training set · adaptation "
     f"{ADAPTATION_NAMES[adaptation].lower()}. The test split is the same for every adaptation "
     "mode and training variant.")
 d1, d2 = st.columns(2)
