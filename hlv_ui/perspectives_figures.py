@@ -50,7 +50,7 @@ def group_histogram(values: pd.Series, metric_name: str, title: str, unit: str) 
                                  hovertemplate="%{x}: %{y} " + unit + "<extra></extra>"))
     fig.update_xaxes(range=[0, 1 + _BIN], title_text=plot_text(metric_name))
     count_axis(fig, bin_counts_max([v], 0, _BIN, int(round(1 / _BIN)) + 1), title=unit)
-    fig.update_layout(title=title, height=320, margin={"t": 40}, bargap=0.05)
+    fig.update_layout(title=plot_text(title), height=320, margin={"t": 40}, bargap=0.05)
     return fig
 
 
