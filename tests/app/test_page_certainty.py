@@ -228,3 +228,17 @@ def test_user_strings_verbatim_and_one_colour_per_model(app):
     assert by_name["plain"] == colours["plain"] != colours["<i>m1</i>"]
     _open_tab(at, "Case view")
     assert "&lt;b&gt;yes&lt;/b&gt;" in set(_traces(at)[0][0]["x"])
+
+
+def test_only_infinity_is_explained_not_drawn(app):
+    """At reliability ∞ every certainty is 1 by construction: the curves tab says so instead
+    of drawing a flat line, and the one-reliability tab says why every case is at 1."""
+    at = open_page(app, "certainty", "case_review")
+    at.session_state["certainty.curve_rel"] = [math.inf]
+    at.run()
+    at.select_slider(key="certainty.reliability").set_value(math.inf).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("1 by construction" in c.value for c in at.caption)
+    _open_tab(at, "Across reliabilities")
+    assert any("Only reliability ∞ is chosen" in i.value for i in at.info)
+    assert not at.get("plotly_chart")
