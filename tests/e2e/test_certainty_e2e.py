@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from playwright.sync_api import Page, expect
 
 
+@pytest.mark.slow  # about a minute: four tabs on the 1,947-case sample
 def test_certainty_reliability_slider_updates_histogram(page: Page, app_url: str, artifacts):
     page.goto(app_url)
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("240", timeout=60_000)
