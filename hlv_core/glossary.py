@@ -379,6 +379,30 @@ TERMS: dict[str, Term] = {
         "-sum_k P_ik ln P_ik / ln K over the soft label P_i with K labels; multi-label: the mean "
         "binary entropy over labels.",
     ),
+    "perseval_task": Term(
+        "Named and unnamed task (PERSEVAL)",
+        "What a model may know about the people it is tested on. Named: their traits (e.g. "
+        "age group, background), so it can tailor answers to kinds of people. Unnamed: only "
+        "an anonymous id, so it has to learn about them from a few of their own labels "
+        "(adaptation).",
+        "Named scores show whether traits help a model serve each group; an unnamed task "
+        "without adaptation cannot tell the test users apart.",
+        "A hate-speech model told 'annotator is 18-25, from group B' (named) versus only "
+        "'annotator 417' plus five of their labels (unnamed, with adaptation).",
+        "Named when the dataset has annotator traits, unnamed otherwise. Lo, Casola et al., "
+        "section 3.",
+    ),
+    "adaptation": Term(
+        "Adaptation (PERSEVAL)",
+        "A few labels of each test user that the model may see before it is scored on that "
+        "user's other labels.",
+        "None: the model knows nothing of the test users' own labels. Added to training: they "
+        "join the training data. Separate step: used after training, as a personalisation "
+        "step.",
+        "5% of a test user's labels are shown to the model; it is scored on the other 95%.",
+        "Adaptation instances are drawn per test user (share set on the page, PERSEVAL: 5%); "
+        "their texts are never test texts. Lo, Casola et al., section 3.",
+    ),
 }
 
 #: Metric key (as in :func:`hlv_core.soft_metrics.evaluate`) -> name shown to people.

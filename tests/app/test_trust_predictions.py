@@ -63,7 +63,7 @@ def test_perspectives_shows_new_numbers_after_predictions_are_replaced(app):
 def test_certainty_shows_new_numbers_after_predictions_are_replaced(app):
     at = open_page(app, "certainty", "case_review")
     at.session_state["certainty.samples"] = 50
-    at.session_state["certainty.tab"] = "UA accuracy"  # hidden tabs do not run
+    at.session_state["certainty.tab"] = "Model accuracy"  # hidden tabs do not run
     dataset = at.session_state["hlv.dataset"]
 
     def ua_curve() -> np.ndarray:

@@ -16,7 +16,7 @@ PAGES = [
     ("Perspectives", "Acceptability ratings (ordinal 1-5)", "1. Split"),
     ("Soft vs hard metrics", "Legal areas (multi-label)", "All metrics, every model"),
     ("Certainty", "Dermatology differential diagnoses (ranked, real)",
-     "Per-example certainty at one reliability"),
+     "How certain each case is, at one reliability"),
     ("Case review", None, "Case review and meta-evaluation"),
     ("Training lab", None, "What this is."),
 ]
