@@ -12,7 +12,15 @@ from hlv_core.io import DataError
 from hlv_core.text import md
 from hlv_ui.auth import logout_button, require_login
 from hlv_ui.loading import load_sample_cached
-from hlv_ui.state import DEFAULT_SAMPLE, SOURCE_KEY, ensure_dataset, set_dataset, show_data_error
+from hlv_ui.report_button import report_download
+from hlv_ui.state import (
+    DEFAULT_SAMPLE,
+    SOURCE_KEY,
+    ensure_dataset,
+    get_predictions,
+    set_dataset,
+    show_data_error,
+)
 
 st.set_page_config(page_title="HLV Lens", page_icon="🔎", layout="wide")
 require_login()  # team mode ([auth] in secrets): nothing below runs until the visitor signs in
@@ -42,6 +50,7 @@ with st.sidebar:
             f"Current: **{md(current.name)}** · {current.task} · {current.n_items:,} items · "
             f"{len(current.annotations):,} annotations"
         )
+    report_download(current, get_predictions())
 
 pages = {
     "Explore": [
