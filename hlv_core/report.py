@@ -499,8 +499,9 @@ def _items(dataset: Dataset, settings: ReportSettings) -> Section:
                  f"{_num(row.entropy)}; {_num(row.n_annotators)} annotators.")
             + _p(f"Judgement distribution: {dist}", "note")
             + _annotation_list(dataset, item, settings) + "</div>")
-    body = _p(f"The {len(top):,} items with the highest normalised entropy of {len(table):,} "
-              "(the most evenly split judgements), with every annotation.")
+    which = (f"All {len(table):,} items" if len(top) == len(table) else
+             f"The {len(top):,} items of {len(table):,} with the highest normalised entropy")
+    body = _p(f"{which}, most evenly split judgements first, with every annotation.")
     return Section("items", "Most contested items", body + "".join(cards))
 
 
