@@ -55,6 +55,8 @@ class ReportSettings:
     ``n_boot``: bootstrap replicates of alpha's CI; ``seed``: every random draw; ``top_items``:
     contested items listed; ``heatmap_annotators``: annotators in the heatmap (most active);
     ``pairs_min_shared``: shared items for a pairwise alpha (the Agreement page's default);
+    ``pairs_table_min_shared``: shared items for a pair to be listed among the most disagreeing
+    (fewer make pairwise alpha too noisy to single a pair out);
     ``sigma_repeats``: random matrices A_rnd of sigma_rnd; ``max_pair_instances``: the sigma cost
     guard (:data:`hlv_core.balance.SIGMA_MAX_PAIR_INSTANCES`); ``certainty_samples``: plausibility
     samples per item; ``score_boot``: bootstrap resamples of the model scores (skipped when items
@@ -66,6 +68,7 @@ class ReportSettings:
     top_items: int = 15
     heatmap_annotators: int = 30
     pairs_min_shared: int = 2
+    pairs_table_min_shared: int = 20
     sigma_repeats: int = 10
     max_pair_instances: int | None = bl.SIGMA_MAX_PAIR_INSTANCES
     certainty_samples: int = 100
@@ -357,10 +360,13 @@ def _pairs(dataset: Dataset, settings: ReportSettings) -> Section:
         f"{pairs.attrs.get('n_pairs_below_min_shared', 0):,} share fewer than "
         f"{settings.pairs_min_shared} items; {pairs.attrs.get('n_pairs_undefined', 0):,} are "
         "undefined (all shared values identical).", "note")
-    support = max(settings.pairs_min_shared, 5)
+    support = max(settings.pairs_min_shared, settings.pairs_table_min_shared)
     worst = defined[defined["n_shared"] >= support].nsmallest(10, "alpha")
-    if len(worst):
-        body += f"<h3>Pairs that disagree most (sharing at least {support} items)</h3>"
+    body += f"<h3>Pairs that disagree most (sharing at least {support} items)</h3>"
+    if worst.empty:
+        body += _p(f"No pair with a defined α shares {support} items or more: pairwise α on "
+                   "fewer items is too noisy to single a pair out.", "note")
+    else:
         body += html_table(worst[["annotator_a", "annotator_b", "n_shared", "alpha"]].rename(
             columns={"annotator_a": "annotator A", "annotator_b": "annotator B",
                      "n_shared": "shared items", "alpha": "pairwise α"}))
@@ -509,7 +515,8 @@ def _items(dataset: Dataset, settings: ReportSettings) -> Section:
                else "")
             + _p(f"Majority <strong>{esc(row.majority)}</strong> "
                  f"({row.majority_share:.0%} of the judgements); normalised entropy "
-                 f"{_num(row.entropy)}; {_num(row.n_annotators)} annotators.")
+                 f"{_num(row.entropy)}; {_num(row.n_annotators)} "
+                 f"{'readers' if dataset.task == 'ranking' else 'annotators'}.")
             + _p(f"Judgement distribution: {dist}", "note")
             + _annotation_list(dataset, annotations.get(item, pd.DataFrame(
                 columns=["item_id", "annotator_id", "label"])), settings) + "</div>")

@@ -188,3 +188,8 @@ def test_md_agreement_report_is_quick():
     elapsed = time.perf_counter() - start
     assert elapsed < 20, elapsed
     assert "0.494" in html  # Basile's sigma of MD-Agreement (paper Table 2)
+    # pairs on a handful of shared items are too noisy to be listed as the most disagreeing
+    table = re.search(r"sharing at least 20 items\)</h3>(.*?)</table>", html, re.S).group(1)
+    shared = [int(n) for n in re.findall(r'<td class="num">(\d+)</td><td class="num">-?\d',
+                                          table)]
+    assert len(shared) == 10 and min(shared) >= 20
