@@ -590,8 +590,10 @@ def _scores(dataset: Dataset, predictions: pd.DataFrame | None,
     how = ("Upload predictions on the Overview page or train models in the Training lab, then "
            "build the report again; on the command line: report DATA --predictions FILE.")
     if rows is None:
-        return Section("scores", title, _not_applicable(
-            "this dataset has no item-level model predictions.", how), False)
+        why = ("the predictions are per annotator (perspectivist); the Perspectives page and "
+               "the perspectives command score them." if predictions is not None
+               and len(predictions) else "this dataset has no item-level model predictions.")
+        return Section("scores", title, _not_applicable(why, how), False)
     if dataset.task == "ranking":
         return Section("scores", title, _not_applicable(
             "soft and hard metrics need multiclass, rating or multi-label annotations; for "
