@@ -117,8 +117,7 @@ def test_sections_that_do_not_apply_say_why():
     bare = dataclasses.replace(load_sample("ratings"), predictions=None)
     scores = {s.key: s for s in report_sections(bare, generated=FIXED)}["scores"]
     assert not scores.applies and "Upload predictions on the Overview page" in scores.body
-    per_annotator = bare.predictions if bare.predictions is not None else load_sample(
-        "ratings").predictions.assign(annotator_id="rater_01")
+    per_annotator = load_sample("ratings").predictions.assign(annotator_id="rater_01")
     scores = {s.key: s for s in report_sections(bare, per_annotator, generated=FIXED)}["scores"]
     assert not scores.applies and "per annotator (perspectivist)" in scores.body
 
