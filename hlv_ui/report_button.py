@@ -44,13 +44,15 @@ def report_download(dataset: Dataset | None, predictions: pd.DataFrame | None) -
     key = f"{dataset.content_hash}:{frame_hash(predictions)}"
     st.caption("Disagreement report: one HTML file with every analysis of this dataset "
                "(works offline; for a dataset card or a case file).")
-    ready = st.session_state.get(READY_KEY) == key
-    if not ready and not st.button(
-            "Build disagreement report", key="report.build", icon=":material/summarize:",
-            width="stretch", help="Import report, labels, agreement, pairwise heatmap, sigma "
-            "and camps, contested items, certainty and model scores, as one self-contained "
-            "HTML file."):
-        return
+    if st.session_state.get(READY_KEY) != key:
+        slot = st.empty()
+        if not slot.button(
+                "Build disagreement report", key="report.build", icon=":material/summarize:",
+                width="stretch", help="Import report, labels, agreement, pairwise heatmap, "
+                "sigma and camps, contested items, certainty and model scores, as one "
+                "self-contained HTML file."):
+            return
+        slot.empty()  # built: only the download is offered from now on
     with st.spinner("Building the disagreement report…", show_time=True):
         data = _report_bytes(dataset, dataset.content_hash, predictions, frame_hash(predictions))
     st.session_state[READY_KEY] = key

@@ -43,6 +43,7 @@ def test_report_is_built_on_click_and_offered_for_download(monkeypatch):
     at.sidebar.button(key="report.build").click().run()
     assert not at.exception, at.exception
     assert calls == ["case_review"]
+    assert [b.label for b in at.sidebar.button] == []  # the build button makes way at once
     (download,) = _downloads(at)
     assert download.proto.label == "Download disagreement report (HTML)"
     assert download.proto.url.endswith(".html")
