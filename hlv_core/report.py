@@ -42,7 +42,8 @@ from .pair_matrix import PairMatrix, most_active, pairwise_matrix
 from .scoring import metric_ranks, metric_winners, score_models
 from .text import visible_controls
 
-__all__ = ["ReportSettings", "Section", "build_report", "render_report", "report_sections"]
+__all__ = ["ReportSettings", "Section", "build_report", "esc", "html_table", "render_report",
+           "report_sections"]
 
 Progress = Callable[[float, str], None]
 
