@@ -12,11 +12,13 @@ import streamlit as st
 
 from hlv_core.text import md
 from hlv_ui.auth import logout_button, require_login
+from hlv_ui.report_button import report_download
 from hlv_ui.state import (
     DEFAULT_SAMPLE,
     PENDING_SOURCE_KEY,
     SOURCE_KEY,
     ensure_dataset,
+    get_predictions,
     source_label,
     source_options,
     use_source,
@@ -47,6 +49,7 @@ with st.sidebar:
             f"In use: **{md(current.name)}** · {current.task} · {current.n_items:,} items · "
             f"{len(current.annotations):,} annotations"
         )
+    report_download(current, get_predictions())
 
 pages = {
     "Explore": [

@@ -16,6 +16,7 @@ from . import (
     lewidi,
     metrics,
     perspectives,
+    report,
     review,
     sigma,
     summary,
@@ -39,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     review.add_cli(sub)
     lab.add_cli(sub)
     lewidi.add_cli(sub)
+    report.add_cli(sub)
     return parser
 
 
