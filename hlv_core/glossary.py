@@ -1,8 +1,8 @@
 """Plain words for every concept, metric and training method HLV Lens shows.
 
-One place for the names people read: the app's explanations and glossary page, the HTML
-disagreement report and the CLI's ``--human`` column names all use these entries, so a metric is
-called the same everywhere. Pure data (no Streamlit).
+One place for the names people read: the app's explanations, its Glossary page and the HTML
+disagreement report all use these entries, so a metric is called the same everywhere (the CLI
+keeps the machine keys, e.g. ``po_jsd``, which the Glossary page maps to these names). Pure data (no Streamlit).
 
 Each :class:`Term` answers, in this order: what it means (one or two sentences), how to read a
 high and a low value, a concrete example, and, one click deeper, how it is computed and where it
