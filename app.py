@@ -56,6 +56,8 @@ pages = {
                 url_path="perspectives"),
         st.Page("pages/graph.py", title="Annotator graph", icon=":material/hub:",
                 url_path="graph"),
+        st.Page("pages/explorer.py", title="Items and annotators", icon=":material/person_search:",
+                url_path="explorer"),
     ],
     "Experts and training": [
         st.Page("pages/review.py", title="Case review", icon=":material/gavel:",
