@@ -66,9 +66,9 @@ def confusion_figure(confusion: pd.DataFrame, annotator: str) -> go.Figure:
                        "majority %{y}, annotator %{x}: %{z} items<extra></extra>"),
     ))
     fig.update_layout(
-        height=min(700, 160 + 36 * len(y)), margin={"t": 30, "b": 40},
+        height=min(700, 200 + 36 * len(y)), margin={"t": 40, "b": 60},
         title="Their answers against the majority (items)",
-        xaxis={"type": "category", "side": "top", "title": (
+        xaxis={"type": "category", "title": (
             "" if multilabel else f"{html.escape(annotator)} answered")},
         yaxis={"type": "category", "autorange": "reversed",
                "title": "label" if multilabel else "majority label"},
