@@ -13,14 +13,23 @@ from hlv_core.agreement import pair_disagreements
 from hlv_core.samples import load_sample
 
 
-def _click_first_row(page: Page, grid) -> None:
-    """Select the first data row of a selectable ``st.dataframe`` (its row-marker column)."""
-    grid.scroll_into_view_if_needed()
-    page.wait_for_timeout(500)
-    box = grid.bounding_box()
-    assert box is not None
-    grid.hover()
-    page.mouse.click(box["x"] + 16, box["y"] + 35 + 17)
+def _click_first_row(page: Page, grid, opened) -> None:
+    """Select the first data row of a selectable ``st.dataframe`` (its row-marker column) until
+    ``opened`` (a locator) shows: on a busy machine the grid may still be drawing the first
+    time."""
+    for _ in range(4):
+        grid.scroll_into_view_if_needed()
+        page.wait_for_timeout(500)
+        box = grid.bounding_box()
+        assert box is not None
+        grid.hover()
+        page.mouse.click(box["x"] + 16, box["y"] + 35 + 17)
+        try:
+            expect(opened).to_be_visible(timeout=10_000)
+            return
+        except AssertionError:
+            continue
+    expect(opened).to_be_visible(timeout=30_000)
 
 
 def test_item_opened_from_a_disagreement_row(offline_page, app_url, artifacts):
@@ -41,11 +50,10 @@ def test_item_opened_from_a_disagreement_row(offline_page, app_url, artifacts):
     grid = main.get_by_test_id("stDataFrame").filter(visible=True).last
     expect(grid).to_be_visible()
     page.screenshot(path=str(artifacts / "agreement_disagreement_rows.png"))
-    _click_first_row(page, grid)
+    _click_first_row(page, grid, main.get_by_role("heading", name=f"Item {first}"))
 
     # the explorer opens on that item, with every annotation
     expect(page).to_have_url(re.compile(rf"/explorer\?item={re.escape(first)}$"), timeout=30_000)
-    expect(main.get_by_role("heading", name=f"Item {first}")).to_be_visible(timeout=30_000)
     view = annotators.item_view(data, first)
     metric = main.get_by_test_id("stMetric").filter(has_text="Annotators").first
     expect(metric).to_contain_text(str(view.n_annotators))
@@ -73,9 +81,8 @@ def test_annotator_deep_link_and_its_items(offline_page, app_url, artifacts):
 
     # a row of "Items where they differ from the majority" opens that item
     grid = main.get_by_test_id("stDataFrame").first
-    _click_first_row(page, grid)
     first = str(profile.disagreements["item_id"].iloc[0])
-    expect(main.get_by_role("heading", name=f"Item {first}")).to_be_visible(timeout=30_000)
+    _click_first_row(page, grid, main.get_by_role("heading", name=f"Item {first}"))
     expect(page).to_have_url(re.compile(rf"/explorer\?item={re.escape(first)}$"))
     # back to the landing tables
     main.get_by_role("button", name="All items and annotators").click()

@@ -15,7 +15,7 @@ def _open_graph(page: Page, app_url: str):
     # navigate inside the session (a full page load would start a new session)
     page.get_by_test_id("stSidebarNavLink").filter(has_text="Annotator graph").click()
     main = page.get_by_test_id("stMain")
-    expect(main.get_by_text("Signed graph").first).to_be_visible(timeout=90_000)
+    expect(main.get_by_role("heading", name="Signed graph")).to_be_visible(timeout=90_000)
     return main
 
 
