@@ -12,6 +12,7 @@ from ..io import DataError
 from . import (
     agreement,
     certainty,
+    explore,
     lab,
     lewidi,
     metrics,
@@ -39,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     review.add_cli(sub)
     lab.add_cli(sub)
     lewidi.add_cli(sub)
+    explore.add_cli(sub)
     return parser
 
 
