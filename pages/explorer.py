@@ -140,6 +140,7 @@ def items_tab() -> None:
     st.caption(f"{len(table):,} of {dataset.n_items:,} items, most contested first. Click a row "
                "to open the item with every annotation.")
     clickable(table, "item_id", "item", "explorer.items", column_config={
+        "n_annotators": st.column_config.NumberColumn("annotators"),
         "item_agreement": st.column_config.NumberColumn("agreement", format="%.2f"),
         "majority_share": st.column_config.NumberColumn("majority share", format="%.2f"),
         "entropy": st.column_config.NumberColumn(format="%.2f"),
@@ -172,6 +173,9 @@ def annotators_tab() -> None:
                f"{level_options(dataset).default} level, pairs sharing at least 2 "
                "items; camps under Basile's conventions.")
     clickable(table, "annotator_id", "annotator", "explorer.annotators", column_config={
+        "n_items": st.column_config.NumberColumn("items"),
+        "n_compared": st.column_config.NumberColumn("items compared"),
+        "n_agree": st.column_config.NumberColumn("agreed"),
         "majority_agreement": st.column_config.NumberColumn("agrees with majority",
                                                             format="%.2f"),
         "mean_alpha": st.column_config.NumberColumn("mean pairwise α", format="%.3f"),
