@@ -88,9 +88,12 @@ def annotator_cells(dataset: Dataset) -> pd.DataFrame:
     else:
         sep = np.where(first, "", "|")
         top = pd.Series(True, index=frame.index)
-    frame["piece"] = sep + frame["label"].to_numpy(dtype=object)
-    grouped = frame.groupby(keys, sort=False)
-    cells = grouped["piece"].agg("".join).rename("answer").reset_index()
+    if ranking or not first.all():
+        frame["piece"] = sep + frame["label"].to_numpy(dtype=object)
+        grouped = frame.groupby(keys, sort=False)
+        cells = grouped["piece"].agg("".join).rename("answer").reset_index()
+    else:  # one label per cell (the usual case): the answer is the label, no string joins
+        cells = frame[keys].assign(answer=frame["label"].to_numpy()).reset_index(drop=True)
     cells["top"] = (cells["answer"].str.split(" > ").str[0] if ranking else cells["answer"])
 
     majority = dataset.majority_label()

@@ -129,3 +129,26 @@ def test_data_without_annotator_ids(app):
     assert " > " in " ".join(at.dataframe[0].value["answer"])
     at = _deep_link(app, annotator="0#r1")
     assert "no annotator identities" in at.warning[0].value
+
+
+def test_real_data_md_agreement(app, data_dir):
+    """MD-Agreement (10,753 items, 819 annotators): both tables, a profile and an item."""
+    import time
+
+    raw = (data_dir / "md_agreement" / "annotations.csv").read_bytes()
+    app.file_uploader(key="home.upload").set_value(("md.csv", raw, "text/csv")).run()
+    assert not app.exception
+    start = time.perf_counter()
+    at = open_page(app, "explorer")
+    assert len(at.dataframe[0].value) == 10753
+    at.session_state["explorer.tab"] = "Annotators"
+    at.run()
+    table = at.dataframe[0].value
+    assert len(table) == 819 and table["camp"].isin([-1, 0, 1]).all()
+    who = table.sort_values("n_items")["annotator_id"].iloc[-1]
+    at = _deep_link(at, annotator=who)
+    assert _metrics(at)["Items labelled"] == f"{table.set_index('annotator_id').loc[who, 'n_items']:,}"
+    item = at.dataframe[0].value["item_id"].iloc[0]
+    at = _deep_link(at, item=item)
+    assert _metrics(at)["Annotators"] == "5"
+    assert time.perf_counter() - start < 60
