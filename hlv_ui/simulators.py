@@ -118,7 +118,8 @@ def table2_simulator(key: str = KEY) -> None:
                                       title="Per-pair metric values"),
                     width="stretch", key=f"{key}.sim_scatter")
     download_table(res.values.assign(K=res.K, alpha=res.alpha, beta=res.beta, seed=res.seed),
-                   "table2_simulation.csv", key=f"{key}.dl.sim")
+                   "table2_simulation.csv", key=f"{key}.dl.sim",
+                   label="Download the Table 2 simulation (CSV)")
 
 
 @st.cache_data(show_spinner="Simulating…", max_entries=8)
@@ -183,4 +184,5 @@ def multilabel_simulator() -> None:
                      column_config={"paper": st.column_config.NumberColumn(format="%.2f"),
                                     "this_run": st.column_config.NumberColumn(format="%.3f")})
     download_table(curves.assign(seed=sim_seed, n_boot=sim_boot, n_datasets=n_datasets),
-                   "multilabel_simulation.csv", key="agreement.dl_sim")
+                   "multilabel_simulation.csv", key="agreement.dl_sim",
+                   label="Download the multi-label simulation (CSV)")

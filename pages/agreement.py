@@ -147,7 +147,8 @@ def overall_tab() -> None:
                                "share": list(report.value_shares.values())}), hide_index=True)
     summary = pd.DataFrame([{**{k: v for k, v in report.as_dict().items()
                                 if k != "value_shares"}, "dataset": dataset.name}])
-    download_table(summary, "alpha_summary.csv", key="agreement.dl_summary")
+    download_table(summary, "alpha_summary.csv", key="agreement.dl_summary",
+                   label="Download the α summary (CSV)")
 
 
 def pairs_tab() -> None:
