@@ -152,3 +152,28 @@ def test_real_data_md_agreement(app, data_dir):
     at = _deep_link(at, item=item)
     assert _metrics(at)["Annotators"] == "5"
     assert time.perf_counter() - start < 60
+
+
+@pytest.mark.parametrize("name", ["hs_brexit", "varierrnli", "paraphrase", "cifar10h"])
+def test_real_uploads_open_items_and_annotators(app, name):
+    """Real data of every kind (multiclass with traits, multi-label, rating, counts only): the
+    landing tables, the most contested item and the most active annotator open."""
+    from .test_pages_on_real_data import _zip_of
+
+    app.file_uploader(key="home.upload").set_value((f"{name}.zip", _zip_of(name),
+                                                    "application/zip")).run()
+    assert not app.exception
+    data = app.session_state["hlv.dataset"]
+    at = open_page(app, "explorer")
+    item = at.dataframe[0].value["item_id"].iloc[0]
+    at.session_state["explorer.tab"] = "Annotators"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    at = _deep_link(at, item=str(item))
+    assert _metrics(at)["Annotators"] == str(annotators.item_view(data, item).n_annotators)
+    if data.annotator_ids_known:
+        who = data.annotations["annotator_id"].value_counts().index[0]
+        at = _deep_link(at, annotator=str(who))
+        mine = data.annotations.loc[data.annotations["annotator_id"] == who, "item_id"]
+        assert _metrics(at)["Items labelled"] == f"{mine.nunique():,}"
+    assert not at.exception, [e.value for e in at.exception]
