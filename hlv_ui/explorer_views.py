@@ -105,16 +105,17 @@ def annotator_section(dataset: Dataset, profile: AnnotatorProfile, *, other: str
     download_table(p.disagreements, f"annotator_{p.annotator_id}_vs_majority.csv",
                    key="explorer.dl_ann", label="Download their disagreements with the "
                    "majority (CSV)")
-    _compare(dataset, p, other, clickable)
+    other = _compare(dataset, p, other, clickable)
     share_box(dataset, annotator=p.annotator_id, other=other)
 
 
 def _compare(dataset: Dataset, p: AnnotatorProfile, other: str | None,
-             clickable: Callable[..., None]) -> None:
+             clickable: Callable[..., None]) -> str | None:
+    """The pair section; returns the other annotator shown (None when there is none)."""
     st.markdown("**Compared with another annotator**")
     if p.pairs.empty:
         st.caption("No other annotator shares an item with this one.")
-        return
+        return None
     others = p.pairs["other"].astype(str).tolist()
     index = others.index(other) if other in others else 0
     chosen = st.selectbox("Other annotator (most shared items first)", others, index=index,
@@ -133,3 +134,4 @@ def _compare(dataset: Dataset, p: AnnotatorProfile, other: str | None,
     with st.expander("All pairs of this annotator"):
         show_table(p.pairs, hide_index=True,
                    column_config={"alpha": st.column_config.NumberColumn(format="%.3f")})
+    return chosen

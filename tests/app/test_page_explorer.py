@@ -89,6 +89,9 @@ def test_annotator_deep_link_shows_the_profile(app):
     # the items where they differ from the majority, then the pair with the most shared items
     assert len(at.dataframe[0].value) == profile.n_compared - profile.n_agree
     assert at.selectbox[0].value == profile.pairs["other"].iloc[0]
+    # the link names the pair shown
+    assert at.code[0].value.endswith(
+        f"annotator=lawyer_01&with={profile.pairs['other'].iloc[0]}&dataset=case_review")
 
 
 def test_pair_deep_link(app):
