@@ -66,7 +66,9 @@ def mean_agreement_section(pairs: pd.DataFrame, overall: float, level: str,
     show_table(means, hide_index=True, column_config={
         "mean_alpha": st.column_config.NumberColumn("mean pairwise α", format="%.3f"),
         "n_pairs_defined": st.column_config.NumberColumn("pairs (support)"),
-        "n_shared_total": st.column_config.NumberColumn("shared items")})
+        "n_pairs": st.column_config.NumberColumn("pairs sharing an item"),
+        "n_shared_total": st.column_config.NumberColumn("shared items"),
+        "enough_support": st.column_config.CheckboxColumn("ranked (enough support)")})
     download_table(means.assign(level=level, min_shared=min_shared, min_pairs=min_pairs),
                    "annotator_mean_alpha.csv", key="agreement.dl_means",
                    label="Download per-annotator mean α (CSV)")
