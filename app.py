@@ -6,8 +6,6 @@ Uploads happen on the Overview page (pages/home.py); the dataset in use lives in
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import streamlit as st
 
 from hlv_core.text import md
@@ -64,6 +62,8 @@ pages = {
                 url_path="perspectives"),
         st.Page("pages/graph.py", title="Annotator graph", icon=":material/hub:",
                 url_path="graph"),
+        st.Page("pages/explorer.py", title="Items and annotators", icon=":material/person_search:",
+                url_path="explorer"),
     ],
     "Experts and training": [
         st.Page("pages/review.py", title="Case review", icon=":material/gavel:",
@@ -78,7 +78,4 @@ pages = {
                 url_path="glossary"),
     ],
 }
-if (Path(__file__).parent / "pages" / "explorer.py").exists():  # item / annotator explorer
-    pages["Explore"].insert(1, st.Page("pages/explorer.py", title="Explorer",
-                                       icon=":material/person_search:", url_path="explorer"))
 st.navigation(pages).run()

@@ -403,6 +403,35 @@ TERMS: dict[str, Term] = {
         "Adaptation instances are drawn per test user (share set on the page, PERSEVAL: 5%); "
         "their texts are never test texts. Lo, Casola et al., section 3.",
     ),
+    "item_agreement": Term(
+        "Per-item agreement",
+        "For one item: the share of its pairs of annotators who gave the same answer.",
+        "1 = everyone on the item agrees; 0 = no two annotators gave the same answer. "
+        "Undefined with a single annotator.",
+        "Three annotators answer yes, yes, no: of the 3 pairs, 1 agrees, so 0.33.",
+        "P_i = sum_v c_v (c_v − 1) / (n_i (n_i − 1)), the per-item term of Fleiss' kappa "
+        "(Fleiss 1971); rankings compare their top choices. hlv_core.annotators.item_agreement.",
+    ),
+    "majority_agreement": Term(
+        "Agreement with the majority",
+        "How often an annotator gave the label most annotators gave on the same item.",
+        "High: the annotator usually sides with the majority; low: they often see items "
+        "differently (an outlier, or a minority perspective worth a look).",
+        "An annotator who matches the majority on 70 of 100 shared items scores 0.70.",
+        "Items with at least two annotators; the majority is the item's majority label (ties to "
+        "the first label in the label order), the annotator included. "
+        "hlv_core.annotators.majority_agreement.",
+    ),
+    "support": Term(
+        "Support",
+        "How much evidence stands behind a number: here, how many annotator pairs and shared "
+        "items an annotator's mean agreement is based on.",
+        "A mean over 2 pairs can be extreme by luck; trust rankings only among annotators with "
+        "enough support.",
+        "An annotator with mean alpha 0.95 from a single pair sharing 3 items tells little.",
+        "Number of defined pairwise alphas and the items those pairs share; the Agreement page "
+        "ranks only annotators with at least the chosen number of pairs.",
+    ),
 }
 
 #: Metric key (as in :func:`hlv_core.soft_metrics.evaluate`) -> name shown to people.

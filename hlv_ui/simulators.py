@@ -187,4 +187,5 @@ def multilabel_simulator() -> None:
                      column_config={"paper": st.column_config.NumberColumn(format="%.2f"),
                                     "this_run": st.column_config.NumberColumn(format="%.3f")})
     download_table(curves.assign(seed=sim_seed, n_boot=sim_boot, n_datasets=n_datasets),
-                   "multilabel_simulation.csv", key="agreement.dl_sim")
+                   "multilabel_simulation.csv", key="agreement.dl_sim",
+                   label="Download the multi-label simulation (CSV)")

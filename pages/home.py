@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import streamlit as st
 
 from hlv_core.text import md
 from hlv_ui.explain import explain, explain_inline
+from hlv_ui.links import explorer_link
 from hlv_ui.overview_figures import (
     annotators_per_item_figure,
     entropy_figure,
@@ -17,8 +16,6 @@ from hlv_ui.overview_figures import (
 from hlv_ui.state import ensure_dataset, require_dataset
 from hlv_ui.upload_panel import prediction_reports, upload_panel
 from hlv_ui.widgets import download_table, show_table
-
-EXPLORER = Path(__file__).with_name("explorer.py")  # the item / annotator explorer, when present
 
 st.title("HLV Lens")
 st.caption(
@@ -131,9 +128,8 @@ rows = event.selection.rows if event is not None else []
 selected = items.iloc[rows[0]]["item_id"] if rows else (items["item_id"].iloc[0] if len(items) else None)
 if selected is not None:
     st.subheader(f"Item {md(selected)}")
-    if EXPLORER.exists() and st.button("Open in the explorer (every annotation, annotators)",
-                                       key="home.open_explorer", icon=":material/search:"):
-        st.switch_page("pages/explorer.py", query_params={"item": str(selected)})
+    explorer_link("Open in Items and annotators (every annotation, annotator profiles)",
+                  icon=":material/search:", item=str(selected))
     item_row = dataset.items[dataset.items["item_id"] == selected]
     if "text" in item_row.columns and len(item_row):
         st.text(str(item_row["text"].iloc[0]))  # st.text never interprets markup

@@ -12,6 +12,7 @@ from ..io import DataError
 from . import (
     agreement,
     certainty,
+    explore,
     lab,
     lewidi,
     metrics,
@@ -41,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     lab.add_cli(sub)
     lewidi.add_cli(sub)
     report.add_cli(sub)
+    explore.add_cli(sub)
     return parser
 
 

@@ -13,6 +13,7 @@ PAGES = [
     # appear on the page)
     ("Agreement", None, "Krippendorff's α (nominal)"),
     ("Annotator graph", None, "Signed graph"),
+    ("Items and annotators", "Acceptability ratings (ordinal 1-5)", "most contested first"),
     ("Perspectives", "Acceptability ratings (ordinal 1-5)", "1. Split"),
     ("Soft vs hard metrics", "Legal areas (multi-label)", "All metrics, every model"),
     ("Certainty", "Dermatology differential diagnoses (ranked, real)",
