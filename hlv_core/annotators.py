@@ -16,7 +16,8 @@ Conventions (``docs/conventions.md``, "Items and annotators"):
   only annotator always is its majority). Ranking data: an annotator agrees when the majority
   label is in their top block.
 * **Per-item agreement** is the share of the item's annotator pairs who gave the same answer
-  (ranking: the same top block),
+  (multi-label: per label as yes / no, averaged over the labels someone ticked, as
+  :meth:`Dataset.pair_agreement_array`; ranking: the same top block),
   ``P_i = sum_v c_v (c_v - 1) / (n_i (n_i - 1))`` with ``c_v`` the annotators giving answer ``v``
   and ``n_i`` the item's annotators (Fleiss 1971, the per-item term of Fleiss' kappa); undefined
   (NaN) with fewer than two annotators.
@@ -115,27 +116,34 @@ def annotator_cells(dataset: Dataset) -> pd.DataFrame:
 
 def item_agreement(dataset: Dataset, cells: pd.DataFrame | None = None) -> pd.Series:
     """Per-item agreement ``P_i`` (module doc), indexed by item id in ``dataset.item_ids``
-    order; NaN for items with fewer than two annotators. ``cells``: :func:`annotator_cells`
-    (computed when not given)."""
+    order, named ``pair_agreement``; NaN for items with fewer than two annotators.
+
+    Multi-class, rating and multi-label data: :meth:`Dataset.pair_agreement_array` (the one
+    implementation; multi-label: each label a yes / no question, averaged over the labels someone
+    ticked). Ranking data: the same formula over the annotators' top blocks. ``cells``:
+    :func:`annotator_cells` (ranking only; computed when not given)."""
+    ids = dataset.item_ids.astype(str)
+    index = pd.Index(ids, name="item_id")
+    if dataset.task != "ranking":
+        return pd.Series(dataset.pair_agreement_array(), index=index, name="pair_agreement")
     cells = annotator_cells(dataset) if cells is None else cells
     c = cells.groupby(["item_id", "top"], sort=False).size()
     pairs_same = (c * (c - 1)).groupby(level="item_id").sum()
     n = cells.groupby("item_id", sort=False).size()
-    ids = dataset.item_ids.astype(str)
     n = n.reindex(ids).fillna(0).to_numpy(dtype=float)
     same = pairs_same.reindex(ids).fillna(0).to_numpy(dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
         value = np.where(n >= 2, same / (n * (n - 1)), np.nan)
-    return pd.Series(value, index=pd.Index(ids, name="item_id"), name="item_agreement")
+    return pd.Series(value, index=index, name="pair_agreement")
 
 
 def item_overview(dataset: Dataset, cells: pd.DataFrame | None = None) -> pd.DataFrame:
-    """:meth:`Dataset.item_table` (most contested first) with the per-item agreement column
-    ``item_agreement`` after ``majority_share``."""
+    """:meth:`Dataset.item_table` (most contested first) whose ``pair_agreement`` column also
+    covers ranking data (top blocks, :func:`item_agreement`)."""
     table = dataset.item_table()
-    agree = item_agreement(dataset, cells)
-    table.insert(table.columns.get_loc("majority_share") + 1, "item_agreement",
-                 table["item_id"].astype(str).map(agree).to_numpy())
+    if dataset.task == "ranking":
+        agree = item_agreement(dataset, cells)
+        table["pair_agreement"] = table["item_id"].astype(str).map(agree).to_numpy()
     return table.reset_index(drop=True)
 
 

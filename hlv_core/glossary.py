@@ -367,8 +367,9 @@ TERMS: dict[str, Term] = {
         "share it counts every disagreement, not only those with the winner.",
         "Votes 3 'yes' / 2 'no': 4 of the 10 pairs agree on 'yes' and 1 on 'no', so 0.40.",
         "sum_k n_ik (n_ik - 1) / (n_i (n_i - 1)), the per-item observed agreement of Fleiss' "
-        "kappa; multi-label: averaged over the labels someone ticked, each as yes / no; not "
-        "defined for ranked lists or items with one annotator.",
+        "kappa; multi-label: averaged over the labels someone ticked, each as yes / no; "
+        "ranked lists: the annotators' top choices compared; not defined for items with one "
+        "annotator.",
     ),
     "item_entropy": Term(
         "Normalised entropy",
@@ -402,15 +403,6 @@ TERMS: dict[str, Term] = {
         "5% of a test user's labels are shown to the model; it is scored on the other 95%.",
         "Adaptation instances are drawn per test user (share set on the page, PERSEVAL: 5%); "
         "their texts are never test texts. Lo, Casola et al., section 3.",
-    ),
-    "item_agreement": Term(
-        "Per-item agreement",
-        "For one item: the share of its pairs of annotators who gave the same answer.",
-        "1 = everyone on the item agrees; 0 = no two annotators gave the same answer. "
-        "Undefined with a single annotator.",
-        "Three annotators answer yes, yes, no: of the 3 pairs, 1 agrees, so 0.33.",
-        "P_i = sum_v c_v (c_v − 1) / (n_i (n_i − 1)), the per-item term of Fleiss' kappa "
-        "(Fleiss 1971); rankings compare their top choices. hlv_core.annotators.item_agreement.",
     ),
     "majority_agreement": Term(
         "Agreement with the majority",

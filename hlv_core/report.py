@@ -35,6 +35,7 @@ from . import __version__
 from . import balance as bl
 from . import certainty as ce
 from .agreement import alpha_from_counts, alpha_report, kappa_summary, pairwise_alpha
+from .annotators import item_overview
 from .glossary import PAPERS, TERMS, metric_label
 from .io import DataError, Dataset, item_level_predictions, model_matrices
 from .levels import level_options
@@ -497,7 +498,7 @@ def _annotation_list(dataset: Dataset, rows: pd.DataFrame, settings: ReportSetti
 
 
 def _items(dataset: Dataset, settings: ReportSettings) -> Section:
-    table = dataset.item_table()
+    table = item_overview(dataset)
     top = table.head(settings.top_items)
     judgements = dataset.judgements_array()
     annotations = _top_annotations(dataset, [str(i) for i in top["item_id"]])

@@ -49,7 +49,7 @@ def item_section(dataset: Dataset, view: ItemView, *, go: Callable[..., None],
     m3.metric("Per-item agreement", fmt_num(view.agreement, "undefined"),
               help="Share of the item's annotator pairs who gave the same answer.")
     m4.metric("Entropy (0 = unanimous)", fmt_num(view.entropy))
-    explain("item_agreement", "soft_label")
+    explain("pair_agreement", "soft_label")
     left, right = st.columns([2, 3])
     with left:
         st.plotly_chart(soft_label_figure(view.soft_label, view.majority), width="stretch",

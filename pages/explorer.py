@@ -128,7 +128,7 @@ tabs = lazy_tabs(["Items", "Annotators"], key="explorer.tab")
 
 
 def items_tab() -> None:
-    explain("item_agreement", "majority_label")
+    explain("pair_agreement", "majority_label")
     table = item_table(dataset, h)
     query = st.text_input("Find items (id or text contains)", key="explorer.item_query",
                           placeholder="e.g. case_012 or landlord")
@@ -141,7 +141,7 @@ def items_tab() -> None:
                "to open the item with every annotation.")
     clickable(table, "item_id", "item", "explorer.items", column_config={
         "n_annotators": st.column_config.NumberColumn("annotators"),
-        "item_agreement": st.column_config.NumberColumn("agreement", format="%.2f"),
+        "pair_agreement": st.column_config.NumberColumn("agreement", format="%.2f"),
         "majority_share": st.column_config.NumberColumn("majority share", format="%.2f"),
         "entropy": st.column_config.NumberColumn(format="%.2f"),
         "text": st.column_config.TextColumn(width="large")})

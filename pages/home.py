@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from hlv_core.annotators import item_overview
 from hlv_core.text import md
 from hlv_ui.explain import explain, explain_inline
 from hlv_ui.links import explorer_link
@@ -35,7 +36,7 @@ def overview_tables(_dataset, dataset_hash: str) -> dict:
     return {
         "summary": _dataset.summary(),
         "labels": _dataset.label_table(),
-        "items": _dataset.item_table(),
+        "items": item_overview(_dataset),
         "report": _dataset.report.to_frame(),
         "per_item": _dataset.annotators_per_item_array(),
     }

@@ -15,12 +15,12 @@ def test_item_command_lists_items_and_shows_one(capsys):
     data = load_sample("case_review")
     assert main(["item", str(sample_path("case_review")), "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
-    assert len(rows) == data.n_items and "item_agreement" in rows[0]
+    assert len(rows) == data.n_items and "pair_agreement" in rows[0]
     item = rows[0]["item_id"]
     assert main(["item", str(sample_path("case_review")), "--id", item, "--json"]) == 0
     one = json.loads(capsys.readouterr().out)
     view = annotators.item_view(data, item)
-    assert one["item_agreement"] == pytest.approx(view.agreement)
+    assert one["pair_agreement"] == pytest.approx(view.agreement)
     assert len(one["annotations"]) == view.n_annotators
 
 

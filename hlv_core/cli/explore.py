@@ -24,7 +24,7 @@ def run_item(args: argparse.Namespace) -> int:
         return 0
     view = annotators.item_view(dataset, args.id)
     result = {"item_id": view.item_id, "text": view.text, "n_annotators": view.n_annotators,
-              "majority": view.majority, "item_agreement": view.agreement,
+              "majority": view.majority, "pair_agreement": view.agreement,
               "entropy": view.entropy}
     if args.json:
         print_result({**result, "soft_label": records(view.soft_label),

@@ -1,12 +1,13 @@
 """``python -m hlv_core summary FILE [--format F] [--task T] [--json] [--items]``: overview of a
 dataset (:meth:`hlv_core.io.Dataset.summary` and the import report); ``--items``: the per-item
-table instead (:meth:`hlv_core.io.Dataset.item_table`: majority, majority share, pair agreement,
+table instead (:func:`hlv_core.annotators.item_overview`: majority, majority share, pair agreement,
 normalised entropy; most contested first), as on the Overview page."""
 
 from __future__ import annotations
 
 import argparse
 
+from ..annotators import item_overview
 from ._common import add_dataset_arguments, load_from_args, print_result
 
 __all__ = ["add_cli", "run_summary"]
@@ -16,7 +17,7 @@ def run_summary(args: argparse.Namespace) -> int:
     """Handler of the ``summary`` subcommand."""
     dataset = load_from_args(args)
     if getattr(args, "items", False):
-        print_result(dataset.item_table(), args.json)
+        print_result(item_overview(dataset), args.json)
         return 0
     summary = dataset.summary()
     if not args.json:

@@ -28,7 +28,7 @@ def test_landing_lists_items_with_per_item_agreement(app):
     data = load_sample("case_review")
     assert len(table) == data.n_items
     expected = annotators.item_agreement(data)
-    got = table.set_index("item_id")["item_agreement"]
+    got = table.set_index("item_id")["pair_agreement"]
     assert got.to_dict() == pytest.approx(expected.to_dict())
     at.text_input(key="explorer.item_query").set_value("case_01").run()
     assert set(at.dataframe[0].value["item_id"]) == {f"case_01{i}" for i in range(10)}
