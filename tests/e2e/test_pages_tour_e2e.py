@@ -36,7 +36,8 @@ def test_page_renders_offline_without_exception(offline_page, app_url, artifacts
     # navigate inside the session (a full page load would start a new session)
     page.get_by_test_id("stSidebarNavLink").filter(has_text=title).click()
     main = page.get_by_test_id("stMain")
-    expect(main.get_by_text(marker).first).to_be_visible(timeout=90_000)
+    # the first VISIBLE match: a term may also occur in a closed "What does this mean?" expander
+    expect(main.get_by_text(marker).filter(visible=True).first).to_be_visible(timeout=90_000)
     page.wait_for_timeout(2500)
     expect(page.get_by_test_id("stException")).to_have_count(0)
     expect(main.get_by_text("Not built yet")).to_have_count(0)

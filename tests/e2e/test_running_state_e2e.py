@@ -17,8 +17,8 @@ def test_long_run_shows_running_state_and_stop_ends_it(page: Page, app_url: str,
     train = page.get_by_test_id("stBaseButton-primaryFormSubmit")
     expect(train).to_be_visible(timeout=60_000)
     # every method, five seeds from a seed no other test used (results are cached per seed)
-    page.get_by_role("spinbutton", name="Seeds (runs per method)").fill("5")
-    page.get_by_role("spinbutton", name="First seed").fill(str(random.randint(100, 9_000)))
+    page.get_by_role("spinbutton", name="Repeats per method (random starts)").fill("5")
+    page.get_by_role("spinbutton", name="First random seed").fill(str(random.randint(100, 9_000)))
     train.click()
 
     status = page.get_by_test_id("stStatusWidget")
@@ -27,7 +27,7 @@ def test_long_run_shows_running_state_and_stop_ends_it(page: Page, app_url: str,
     stop = status.get_by_role("button", name="Stop")
     expect(stop).to_be_visible()
     progress = page.get_by_test_id("stProgress")
-    expect(progress).to_contain_text("training", timeout=30_000)
+    expect(progress).to_contain_text("training", ignore_case=True, timeout=30_000)
     page.wait_for_timeout(1_500)  # still running well after the click
     expect(status.get_by_test_id("stStatusWidgetRunningIcon")).to_be_visible()
     page.screenshot(path=str(artifacts / "running_state.png"))
