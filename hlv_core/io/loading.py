@@ -7,7 +7,7 @@ from typing import IO
 
 import pandas as pd
 
-from ._read import Source, as_source, read_json, read_jsonl, read_table
+from ._read import Source, as_source, header_columns, read_json, read_jsonl, read_table
 from .cifar10h import looks_like_cifar10h_raw, read_cifar10h_raw
 from .dataset import Dataset
 from .errors import DataError
@@ -85,7 +85,9 @@ def detect_format(source: Source) -> str:
                 "canonical CSV (item_id, annotator_id, label).",
             )
         return found
-    columns = set(read_table(source).columns)
+    header = header_columns(source)  # a big plain CSV: its header line, not the whole table
+    names = header if header is not None else list(read_table(source).columns)
+    columns = set(names)
     if looks_like_cifar10h_raw(columns):
         return "cifar10h_raw"
     if {"item_id", "annotator_id", "label"} <= columns:
@@ -106,8 +108,8 @@ def detect_format(source: Source) -> str:
             fix="name the columns item_id, annotator_id, label (canonical long format), or "
             "choose the format in the override.",
         )
-    first = read_table(source).columns[0].lower()
-    _refuse_misnamed_long(source, list(read_table(source).columns))
+    first = names[0].lower()
+    _refuse_misnamed_long(source, names)
     if first in ("item_id", "item", "unit", "unit_id", "text_id", "id"):
         return "wide_items"
     if first in ("annotator_id", "annotator", "worker", "coder", "rater"):
