@@ -1,47 +1,53 @@
-"""HLV Lens: entry point. Sidebar sample picker shared by every page, and the navigation.
+"""HLV Lens: entry point. The sidebar's dataset selector (bundled samples and this session's
+uploads) shared by every page, and the navigation.
 
-Uploads happen on the Overview page (pages/home.py); the dataset lives in session state
+Uploads happen on the Overview page (pages/home.py); the dataset in use lives in session state
 (``hlv_ui.state``) and every page reads it from there."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from hlv_core import samples
-from hlv_core.io import DataError
 from hlv_core.text import md
 from hlv_ui.auth import logout_button, require_login
-from hlv_ui.loading import load_sample_cached
-from hlv_ui.state import DEFAULT_SAMPLE, SOURCE_KEY, ensure_dataset, set_dataset, show_data_error
+from hlv_ui.report_button import report_download
+from hlv_ui.state import (
+    DEFAULT_SAMPLE,
+    PENDING_SOURCE_KEY,
+    SOURCE_KEY,
+    ensure_dataset,
+    get_predictions,
+    source_label,
+    source_options,
+    use_source,
+)
 
 st.set_page_config(page_title="HLV Lens", page_icon="🔎", layout="wide")
 require_login()  # team mode ([auth] in secrets): nothing below runs until the visitor signs in
 
-
-def _switch_sample() -> None:
-    try:
-        set_dataset(load_sample_cached(st.session_state[SOURCE_KEY]))
-    except DataError as error:
-        show_data_error(error)
-
-
 with st.sidebar:
     logout_button()
-    st.session_state.setdefault(SOURCE_KEY, DEFAULT_SAMPLE)
+    options = source_options()
+    if PENDING_SOURCE_KEY in st.session_state:  # a page asked to select a new upload
+        st.session_state[SOURCE_KEY] = st.session_state.pop(PENDING_SOURCE_KEY)
+    if st.session_state.get(SOURCE_KEY) not in options:
+        st.session_state[SOURCE_KEY] = DEFAULT_SAMPLE
     st.selectbox(
-        "Sample dataset",
-        list(samples.SAMPLES),
-        format_func=lambda key: samples.SAMPLES[key]["title"],
+        "Dataset",
+        options,
+        format_func=source_label,
         key=SOURCE_KEY,
-        on_change=_switch_sample,
-        help="Bundled samples cover every task type. Upload your own data on the Overview page.",
+        on_change=lambda: use_source(st.session_state[SOURCE_KEY]),
+        help="The bundled samples cover every task type; your uploads of this session are "
+        "listed as 'Uploaded: ...' (upload on the Overview page). Switching keeps the uploads.",
     )
     current = ensure_dataset()
     if current is not None:
         st.caption(
-            f"Current: **{md(current.name)}** · {current.task} · {current.n_items:,} items · "
+            f"In use: **{md(current.name)}** · {current.task} · {current.n_items:,} items · "
             f"{len(current.annotations):,} annotations"
         )
+    report_download(current, get_predictions())
 
 pages = {
     "Explore": [
@@ -56,6 +62,8 @@ pages = {
                 url_path="perspectives"),
         st.Page("pages/graph.py", title="Annotator graph", icon=":material/hub:",
                 url_path="graph"),
+        st.Page("pages/explorer.py", title="Items and annotators", icon=":material/person_search:",
+                url_path="explorer"),
     ],
     "Experts and training": [
         st.Page("pages/review.py", title="Case review", icon=":material/gavel:",
@@ -64,6 +72,10 @@ pages = {
                 url_path="training-lab"),
         st.Page("pages/lewidi.py", title="LeWiDi scorer", icon=":material/leaderboard:",
                 url_path="lewidi"),
+    ],
+    "Help": [
+        st.Page("pages/glossary.py", title="Glossary", icon=":material/menu_book:",
+                url_path="glossary"),
     ],
 }
 st.navigation(pages).run()

@@ -54,7 +54,7 @@ ON_DEMAND = [
     ("soft_metrics", "bootstrap CIs toggle (500 x 3 models)", {"soft_metrics.ci": True}),
     ("soft_metrics", "Items tab", {"soft_metrics.tab": "Items"}),
     ("certainty", "Across reliabilities tab (4 sweeps)", {"certainty.tab": "Across reliabilities"}),
-    ("certainty", "UA accuracy tab", {"certainty.tab": "UA accuracy"}),
+    ("certainty", "Model accuracy tab", {"certainty.tab": "Model accuracy"}),
     ("certainty", "Case view tab", {"certainty.tab": "Case view"}),
     ("perspectives", "Per text tab", {"perspectives.tab": "Per text"}),
 ]

@@ -483,7 +483,7 @@ def simulation_curves(
     return pd.concat(frames, ignore_index=True)
 
 
-#: Seed 002 section 5 claims (equal label probabilities, 100 items): (claim, measure,
+#: Marchal et al. (2022), section 5 claims (equal label probabilities, 100 items): (claim, measure,
 #: statistic, agreement, double_share, n_categories, paper value). Approximate ("~") values in
 #: the text are given as printed.
 PAPER_SIMULATION = (

@@ -89,6 +89,7 @@ __all__ = [
     "pl_reliability_allowed",
     "rank_predictors",
     "set_coverage",
+    "certain_by_construction",
 ]
 
 
@@ -687,3 +688,12 @@ def set_coverage(samples: np.ndarray, scores: np.ndarray, k: int) -> tuple[np.nd
     pset = topk_sets(np.asarray(scores, dtype=float), k)
     top1 = np.argmax(np.asarray(samples, dtype=float), axis=1)
     return pset, float(np.isin(top1, pset).mean())
+
+
+def certain_by_construction(k: int, reliability: float, n_classes: int) -> bool:
+    """Whether top-``k`` annotation certainty (Stutz et al., eq. 5) is 1 whatever the data:
+    at reliability infinity every sample is the point estimate (no spread; ties in it, e.g.
+    labels nobody chose when ``k`` exceeds the labels with evidence, are broken by the lowest
+    index), and for ``k >= K`` the top-k set is every class. Such values describe the method,
+    not the data: the Certainty page does not draw them as part of a curve."""
+    return math.isinf(float(reliability)) or int(k) >= int(n_classes)

@@ -28,6 +28,16 @@ import pandas as pd
 from scipy import linalg
 from scipy.sparse.csgraph import connected_components
 
+from .review_cases import (
+    MIN_JUDGEMENTS,
+    CaseProposal,
+    Sufficiency,
+    history_table,
+    judgement_sufficiency,
+    next_case,
+    output_letters,
+    readable_time,
+)
 from .review_store import (
     CHOICES,
     EXPORT_COLUMNS,
@@ -42,6 +52,14 @@ from .review_store import (
 )
 
 __all__ = [
+    "MIN_JUDGEMENTS",
+    "CaseProposal",
+    "Sufficiency",
+    "history_table",
+    "judgement_sufficiency",
+    "next_case",
+    "output_letters",
+    "readable_time",
     "CHOICES",
     "DEFAULT_REGULARIZE",
     "EXPORT_COLUMNS",
@@ -383,6 +401,11 @@ def permutation_pvalue(
     return r, float(min(1.0, p)), test
 
 
+def _constant(values: np.ndarray) -> bool:
+    """True when the values differ by no more than floating-point noise (relative 1e-9)."""
+    return bool(np.ptp(values) <= 1e-9 * max(1.0, float(np.abs(values).max())))
+
+
 def metric_correlations(
     metrics: pd.DataFrame,
     scores: pd.Series | Mapping[str, float],
@@ -426,7 +449,7 @@ def metric_correlations(
         x, y = joined["x"].to_numpy(), joined["y"].to_numpy()
         if n < 3:
             row["note"] += "fewer than 3 models with a value"
-        elif np.ptp(x) == 0 or np.ptp(y) == 0:
+        elif _constant(x) or _constant(y):  # float noise (0.5 vs 0.5000000000000002) too
             row["note"] += "constant values: correlation undefined"
         else:
             row["r"], row["p_value"], row["test"] = permutation_pvalue(

@@ -58,10 +58,12 @@ __all__ = [
 CHOICES: tuple[str, ...] = ("A", "B", "both", "neither")
 """Valid judgements: output A better, output B better, both acceptable, neither acceptable."""
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """Current ``PRAGMA user_version``. Version 1 had no ``uuid`` / ``dataset`` columns and no
 ``own_labels`` table; version 2 had no audit columns (``recorded_at, source, imported_by,
-import_file``) and kept timestamps with any UTC offset. Older files are migrated on open."""
+import_file``) and kept timestamps with any UTC offset; version 3 had no ``batch`` (the
+judgements saved together for one case) and no ``undone_at`` (when the reviewer withdrew
+them). Older files are migrated on open."""
 
 EXPORT_COLUMNS = ["uuid", "reviewer", "item_id", "model_a", "model_b", "choice", "comment",
                   "dataset", "created_at", "recorded_at", "source", "imported_by",
@@ -71,7 +73,7 @@ sets its own)."""
 
 _MAX_TEXT = 20_000  # longest comment / name accepted (characters)
 
-_JUDGEMENT_COLUMNS = ["id", *EXPORT_COLUMNS]
+_JUDGEMENT_COLUMNS = ["id", *EXPORT_COLUMNS, "batch", "undone_at"]
 
 
 class ReviewStoreError(DataError):
@@ -167,7 +169,9 @@ CREATE TABLE IF NOT EXISTS judgements (
     recorded_at TEXT NOT NULL DEFAULT '',
     source TEXT NOT NULL DEFAULT 'app',
     imported_by TEXT NOT NULL DEFAULT '',
-    import_file TEXT NOT NULL DEFAULT ''
+    import_file TEXT NOT NULL DEFAULT '',
+    batch TEXT NOT NULL DEFAULT '',
+    undone_at TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS judgements_reviewer ON judgements (dataset, reviewer);
 CREATE TABLE IF NOT EXISTS own_labels (
@@ -198,6 +202,12 @@ ALTER TABLE judgements ADD COLUMN source TEXT NOT NULL DEFAULT 'app';
 ALTER TABLE judgements ADD COLUMN imported_by TEXT NOT NULL DEFAULT '';
 ALTER TABLE judgements ADD COLUMN import_file TEXT NOT NULL DEFAULT '';
 UPDATE judgements SET source = 'legacy'
+"""
+
+# Migration 3 -> 4: the case a judgement was saved with (for undo) and the undo audit column.
+_MIGRATE_3_TO_4 = """
+ALTER TABLE judgements ADD COLUMN batch TEXT NOT NULL DEFAULT '';
+ALTER TABLE judgements ADD COLUMN undone_at TEXT NOT NULL DEFAULT ''
 """
 
 
@@ -413,6 +423,10 @@ class ReviewStore:
                 for statement in _statements(_MIGRATE_2_TO_3):
                     con.execute(statement)
                 self._canonical_times(con)
+                version = 3
+            if version == 3:
+                for statement in _statements(_MIGRATE_3_TO_4):
+                    con.execute(statement)
             if version < SCHEMA_VERSION:
                 for statement in _statements(_SCHEMA):
                     con.execute(statement)
@@ -457,8 +471,8 @@ class ReviewStore:
         return reviewer, item_id, model_a, model_b, choice, comment, dataset
 
     _INSERT = ("INSERT INTO judgements (uuid, reviewer, item_id, model_a, model_b, choice, "
-               "comment, dataset, created_at, recorded_at, source, imported_by, import_file) "
-               "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+               "comment, dataset, created_at, recorded_at, source, imported_by, import_file, "
+               "batch) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 
     def add(
         self,
@@ -477,22 +491,94 @@ class ReviewStore:
         now = _now()
         with self._write() as con:
             cursor = con.execute(self._INSERT, (str(_uuid.uuid4()), *values, now, now, "app",
-                                                "", ""))
+                                                "", "", str(_uuid.uuid4())))
             return int(cursor.lastrowid)
 
     def add_many(self, rows: Iterable[Mapping[str, str]]) -> int:
         """Insert many judgements (dicts with the :meth:`add` arguments) in ONE transaction;
-        returns the number inserted. All rows are validated before anything is written."""
+        returns the number inserted. All rows are validated before anything is written; each
+        row is its own batch (undone on its own)."""
         records = []
         for row in rows:
             values = self._validate(row["reviewer"], row["item_id"], row["model_a"],
                                     row["model_b"], row["choice"], row.get("comment", ""),
                                     row.get("dataset", ""))
             now = _now()
-            records.append((str(_uuid.uuid4()), *values, now, now, "app", "", ""))
+            records.append((str(_uuid.uuid4()), *values, now, now, "app", "", "",
+                            str(_uuid.uuid4())))
         with self._write() as con:
             con.executemany(self._INSERT, records)
         return len(records)
+
+    def add_case(self, reviewer: str, item_id: str,
+                 judgements: Sequence[tuple[str, str, str]], *, comment: str = "",
+                 dataset: str = "") -> str:
+        """Record every model-pair judgement of one case, ``(model_a, model_b, choice)`` each,
+        in ONE transaction under one new batch id (returned): what :meth:`undo_last` takes
+        back together. Nothing is written when any judgement is invalid."""
+        if not judgements:
+            raise ValueError("a case needs at least one judgement.")
+        batch = str(_uuid.uuid4())
+        records = []
+        for model_a, model_b, choice in judgements:
+            values = self._validate(reviewer, item_id, model_a, model_b, choice, comment,
+                                    dataset)
+            now = _now()
+            records.append((str(_uuid.uuid4()), *values, now, now, "app", "", "", batch))
+        pairs = [frozenset(r[3:5]) for r in records]
+        if len(set(pairs)) != len(pairs):
+            raise ValueError("each model pair may be judged once per case.")
+        with self._write() as con:
+            con.executemany(self._INSERT, records)
+        return batch
+
+    def _last_batch(self, con: sqlite3.Connection, reviewer: str, dataset: str
+                    ) -> tuple[str, int] | None:
+        row = con.execute(
+            "SELECT batch, id FROM judgements WHERE reviewer = ? AND dataset = ? AND "
+            "source = 'app' AND undone_at = '' ORDER BY id DESC LIMIT 1",
+            (reviewer, dataset)).fetchone()
+        return None if row is None else (str(row[0]), int(row[1]))
+
+    def last_batch(self, reviewer: str, *, dataset: str = "") -> pd.DataFrame:
+        """The judgements ``reviewer`` saved last in the app for ``dataset`` and has not undone
+        (one case's pairs, or one row saved on its own); empty when there is none."""
+        _text(reviewer, "reviewer")
+        with self._read() as con:
+            found = self._last_batch(con, reviewer, dataset)
+            if found is None:
+                return pd.DataFrame(columns=_JUDGEMENT_COLUMNS)
+            rows = con.execute(
+                f"SELECT {', '.join(_JUDGEMENT_COLUMNS)} FROM judgements WHERE "
+                + ("batch = ? AND reviewer = ? AND dataset = ? AND undone_at = ''" if found[0]
+                   else "id = ?") + " ORDER BY id",
+                (found[0], reviewer, dataset) if found[0] else (found[1],)).fetchall()
+        return pd.DataFrame(rows, columns=_JUDGEMENT_COLUMNS).astype({"id": "int64"})
+
+    def undo_last(self, reviewer: str, *, dataset: str = "", batch: str | None = None
+                  ) -> pd.DataFrame:
+        """Withdraw ``reviewer``'s own last judgement (the last case saved in the app for
+        ``dataset``, see :meth:`last_batch`) and return its rows. Audited: the rows stay in the
+        file with ``undone_at`` (UTC) set, and every read, count and export leaves them out.
+        Imported rows and other reviewers' rows are never touched. With ``batch`` the undo
+        happens only when that batch is still the reviewer's last (a stale undo button does
+        nothing and returns an empty frame)."""
+        _text(reviewer, "reviewer")
+        with self._write() as con:
+            found = self._last_batch(con, reviewer, dataset)
+            if found is None or (batch is not None and found[0] != batch):
+                return pd.DataFrame(columns=_JUDGEMENT_COLUMNS)
+            ids = [found[1]]
+            if found[0]:
+                ids = [int(r[0]) for r in con.execute(
+                    "SELECT id FROM judgements WHERE batch = ? AND reviewer = ? AND "
+                    "dataset = ? AND undone_at = ''", (found[0], reviewer, dataset))]
+            con.executemany("UPDATE judgements SET undone_at = ? WHERE id = ?",
+                            [(_now(), i) for i in ids])
+            marks = ", ".join("?" * len(ids))
+            rows = con.execute(f"SELECT {', '.join(_JUDGEMENT_COLUMNS)} FROM judgements "
+                               f"WHERE id IN ({marks}) ORDER BY id", ids).fetchall()
+        return pd.DataFrame(rows, columns=_JUDGEMENT_COLUMNS).astype({"id": "int64"})
 
     def add_own_labels(self, reviewer: str, item_id: str, labels: Sequence[str], *,
                        dataset: str = "") -> int:
@@ -513,13 +599,17 @@ class ReviewStore:
     # -- reads -----------------------------------------------------------------------------
 
     def judgements(self, *, dataset: str | None = None, reviewer: str | None = None,
-                   latest_only: bool = False) -> pd.DataFrame:
+                   latest_only: bool = False, include_undone: bool = False) -> pd.DataFrame:
         """One row per judgement: ``id, uuid, reviewer, item_id, model_a, model_b, choice,
-        comment, dataset, created_at`` (canonical UTC ISO 8601) and the audit columns
-        ``recorded_at, source ('app' | 'import' | 'legacy'), imported_by, import_file``, in
-        insertion order. Optional filters; ``latest_only`` keeps each reviewer's latest
-        judgement per (item, model pair) (:func:`latest_judgements`)."""
+        comment, dataset, created_at`` (canonical UTC ISO 8601), the audit columns
+        ``recorded_at, source ('app' | 'import' | 'legacy'), imported_by, import_file`` and
+        ``batch, undone_at``, in insertion order. Optional filters; ``latest_only`` keeps each
+        reviewer's latest judgement per (item, model pair) (:func:`latest_judgements`).
+        Judgements the reviewer undid (:meth:`undo_last`) are left out unless
+        ``include_undone``."""
         where, params = _filters(dataset=dataset, reviewer=reviewer)
+        if not include_undone:
+            where += (" AND " if where else " WHERE ") + "undone_at = ''"
         query = f"SELECT {', '.join(_JUDGEMENT_COLUMNS)} FROM judgements{where} ORDER BY id"
         with self._read() as con:
             rows = con.execute(query, params).fetchall()
@@ -542,7 +632,8 @@ class ReviewStore:
 
     def __len__(self) -> int:
         with self._read() as con:
-            return int(con.execute("SELECT COUNT(*) FROM judgements").fetchone()[0])
+            return int(con.execute(
+                "SELECT COUNT(*) FROM judgements WHERE undone_at = ''").fetchone()[0])
 
     def pair_counts(self, models: Sequence[str], *, dataset: str | None = None,
                     latest_only: bool = True) -> tuple[np.ndarray, np.ndarray]:
@@ -632,8 +723,8 @@ class ReviewStore:
     def export_frame(self, *, dataset: str | None = None, reviewer: str | None = None
                      ) -> pd.DataFrame:
         """The judgements (optionally of one dataset / reviewer) in the export layout
-        (:data:`EXPORT_COLUMNS`), text verbatim: whoever writes it to a file neutralises
-        formulas (:meth:`export_csv`, ``hlv_ui.widgets.download_table``)."""
+        (:data:`EXPORT_COLUMNS`; undone judgements left out), text verbatim: whoever writes it
+        to a file neutralises formulas (:meth:`export_csv`, ``hlv_ui.widgets.download_table``)."""
         return self.judgements(dataset=dataset, reviewer=reviewer)[EXPORT_COLUMNS]
 
     def export_csv(self, path: str | os.PathLike, *, dataset: str | None = None,
@@ -705,7 +796,7 @@ class ReviewStore:
                         fix="use e.g. 2025-01-31T12:00:00+00:00.") from None
             key = row.uuid or str(_uuid.uuid5(_uuid.NAMESPACE_URL, json.dumps(
                 [*values, row.created_at])))
-            records.append((key, *values, created, now, "import", imported_by, file_name))
+            records.append((key, *values, created, now, "import", imported_by, file_name, ""))
         with self._write() as con:
             before = con.execute("SELECT COUNT(*) FROM judgements").fetchone()[0]
             con.executemany(self._INSERT.replace("INSERT", "INSERT OR IGNORE", 1), records)

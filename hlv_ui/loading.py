@@ -13,10 +13,12 @@ from __future__ import annotations
 import os
 from collections import OrderedDict
 
+import pandas as pd
 import streamlit as st
 
 from hlv_core import samples
 from hlv_core.io import DataError, Dataset, load, load_predictions
+from hlv_core.io.errors import ImportReport
 
 SESSION_UPLOADS = 3
 """Parsed uploads (datasets and prediction files together) kept per browser session."""
@@ -67,10 +69,16 @@ def parse_upload(raw: bytes, file_name: str, fmt: str, digest: str, **options) -
                    lambda: load(raw, format=fmt, name=file_name, **options))
 
 
-def parse_predictions(raw: bytes, file_name: str, _dataset: Dataset, dataset_hash: str):
-    """Validate uploaded predictions against the dataset once per (content, dataset)."""
+def parse_predictions(raw: bytes, file_name: str, _dataset: Dataset, dataset_hash: str
+                      ) -> tuple[pd.DataFrame, ImportReport]:
+    """Validate uploaded predictions against the dataset once per (content, dataset); returns
+    the canonical predictions and their import report (notes, e.g. rows renormalised)."""
     import hashlib
 
     digest = hashlib.sha256(raw).hexdigest()
-    return _cached(("predictions", digest, file_name, dataset_hash), len(raw), file_name,
-                   lambda: load_predictions(raw, _dataset, name=file_name))
+
+    def build() -> tuple[pd.DataFrame, ImportReport]:
+        report = ImportReport(file_name, "predictions")
+        return load_predictions(raw, _dataset, name=file_name, report=report), report
+
+    return _cached(("predictions", digest, file_name, dataset_hash), len(raw), file_name, build)

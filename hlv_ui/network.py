@@ -1,10 +1,16 @@
 """Pyvis markup of the Annotator graph page (Basile's signed annotator graph): nodes coloured by
 camp, + / - edges, a static legend, and node positions for graphs too big for live physics. UI
-glue only: every number drawn comes from ``hlv_core.balance``; every user string is escaped."""
+glue only: every number drawn comes from ``hlv_core.balance``.
+
+User strings (annotator ids) are passed to vis-network **unescaped**, and still can never become
+markup: vis-network draws labels on a canvas and puts string tooltips in with ``innerText``;
+pyvis writes nodes and edges with Jinja's ``tojson`` (``<``, ``>``, ``&``, ``'`` become
+``\u003c``...), so no string can close the ``<script>``. The one HTML path, pyvis' "link"
+tooltip template (chosen when a node title contains ``href``), is switched off by
+:class:`_TextTitles`. HTML-escaping here would show ``&lt;b&gt;`` to the user (escaped twice)."""
 
 from __future__ import annotations
 
-import html
 import math
 import re
 
@@ -53,16 +59,38 @@ def spring_positions(edges: pd.DataFrame, nodes: tuple[str, ...], seed: int
     return {k: (float(v[0]) * scale, float(v[1]) * scale) for k, v in pos.items()}
 
 
+class _TextTitles(Network):
+    """A pyvis network whose node titles are never read as HTML: pyvis switches to a template
+    that sets tooltips with ``innerHTML`` when a node title contains ``href``; here the titles
+    are held aside during that check and restored for rendering."""
+
+    def generate_html(self, *args, **kwargs) -> str:
+        self._titles = [node.pop("title", None) for node in self.nodes]
+        try:
+            return super().generate_html(*args, **kwargs)
+        finally:
+            for node, title in zip(self.nodes, self._titles, strict=True):
+                if title is not None:
+                    node["title"] = title
+
+    def get_network_data(self):
+        for node, title in zip(self.nodes, getattr(self, "_titles", []), strict=False):
+            if title is not None:
+                node["title"] = title
+        return super().get_network_data()
+
+
 def network_html(result: balance.SigmaResult, partition: balance.CampsResult,
                  edges: pd.DataFrame, positions: dict | None) -> str:
-    """Self-contained vis-network HTML: every user string escaped, no external resource."""
-    net = Network(height="600px", width="100%", cdn_resources="in_line")
+    """Self-contained vis-network HTML (no external resource); user strings shown verbatim as
+    text (module doc)."""
+    net = _TextTitles(height="600px", width="100%", cdn_resources="in_line")
     camp = partition.camps
     nodes = result.nodes
     biggest = max(int(nodes["n_annotations"].max()), 1)
     index = {a: i for i, a in enumerate(nodes["annotator_id"])}
     for row in nodes.itertuples(index=False):
-        name = html.escape(str(row.annotator_id))
+        name = str(row.annotator_id)
         c = int(camp.get(row.annotator_id, -1))
         kwargs = {}
         if positions is not None:
@@ -81,7 +109,7 @@ def network_html(result: balance.SigmaResult, partition: balance.CampsResult,
             **kwargs,
         )
     for row in edges.itertuples(index=False):
-        a, b = html.escape(str(row.annotator_a)), html.escape(str(row.annotator_b))
+        a, b = str(row.annotator_a), str(row.annotator_b)
         net.add_edge(
             index[row.annotator_a], index[row.annotator_b],
             title=(f"{a} – {b}\npairwise α = {row.alpha:.3f} (overall {result.alpha:.3f})\n"

@@ -20,6 +20,8 @@ from .widgets import download_table
 __all__ = ["figure1_explainer", "multilabel_simulator", "table2_simulator"]
 
 KEY = "soft_metrics"
+#: The Figure 1 curve of PO-JSD, named as everywhere else in the app (the paper's name beside).
+JS_NAME = "JS similarity (PO-JSD)"
 
 
 def figure1_explainer(key: str = KEY) -> None:
@@ -38,18 +40,19 @@ def figure1_explainer(key: str = KEY) -> None:
     curves = figure1_curves(p)
     one = figure1_point(p, q)
     fig = go.Figure()
-    fig.add_scatter(x=curves["q"], y=curves["soft_overlap"], name="soft accuracy")
-    fig.add_scatter(x=curves["q"], y=curves["po_jsd"], name="PO-JSD")
+    fig.add_scatter(x=curves["q"], y=curves["soft_overlap"], name="Soft accuracy")
+    fig.add_scatter(x=curves["q"], y=curves["po_jsd"], name=JS_NAME)
     fig.add_scatter(x=[q, q], y=[one["soft_accuracy"], one["po_jsd"]],
                     mode="markers", marker={"size": 12}, name="your q")
-    fig.update_layout(xaxis_title="q", yaxis_title="score", yaxis_range=[0, 1.02],
+    fig.update_layout(xaxis_title="model's probability q of the positive class",
+                      yaxis_title="score (0 to 1)", yaxis_range=[0, 1.02],
                       title=f"Figure 1 (p = {p:.2f})")
     st.plotly_chart(fig, width="stretch", key=f"{key}.fig1")
     cols = st.columns(3)
     at_paper = abs(p - 0.5) < 1e-9 and abs(q - 0.2) < 1e-9
     cols[0].metric("Soft accuracy", f"{one['soft_accuracy']:.4f}",
                    help="paper (Figure 1, p = 0.5, q = 0.2): 0.7")
-    cols[1].metric("PO-JSD", f"{one['po_jsd']:.4f}",
+    cols[1].metric(JS_NAME, f"{one['po_jsd']:.4f}",
                    help="paper (Figure 1, p = 0.5, q = 0.2): > 0.9")
     if at_paper:
         st.caption(f"At the paper's Figure 1 point: soft accuracy "
@@ -118,7 +121,8 @@ def table2_simulator(key: str = KEY) -> None:
                                       title="Per-pair metric values"),
                     width="stretch", key=f"{key}.sim_scatter")
     download_table(res.values.assign(K=res.K, alpha=res.alpha, beta=res.beta, seed=res.seed),
-                   "table2_simulation.csv", key=f"{key}.dl.sim")
+                   "table2_simulation.csv", key=f"{key}.dl.sim",
+                   label="Download the simulated pairs' scores (CSV)")
 
 
 @st.cache_data(show_spinner="Simulating…", max_entries=8)
@@ -183,4 +187,5 @@ def multilabel_simulator() -> None:
                      column_config={"paper": st.column_config.NumberColumn(format="%.2f"),
                                     "this_run": st.column_config.NumberColumn(format="%.3f")})
     download_table(curves.assign(seed=sim_seed, n_boot=sim_boot, n_datasets=n_datasets),
-                   "multilabel_simulation.csv", key="agreement.dl_sim")
+                   "multilabel_simulation.csv", key="agreement.dl_sim",
+                   label="Download the multi-label simulation (CSV)")

@@ -3,26 +3,25 @@ the measures of Marchal et al. (2022) with bootstrapped chance agreement, plus t
 
 from __future__ import annotations
 
-import html
-
 import numpy as np
 import pandas as pd
 import plotly.express as px
 import streamlit as st
 
 from hlv_core import agreement
-from hlv_core.agreement import average_multilabel_pairs, kappa_summary
+from hlv_core.agreement import kappa_summary
 from hlv_core.io import DataError, Dataset
 from hlv_core.levels import level_options
 from hlv_core.pair_matrix import most_active, pairwise_matrix
 from hlv_core.text import md
+from hlv_ui.agreement_views import mean_agreement_section, multilabel_section, pair_section
+from hlv_ui.explain import explain, explain_inline
 from hlv_ui.heatmap import pair_heatmap
 from hlv_ui.simulators import multilabel_simulator
 from hlv_ui.state import require_dataset, show_data_error
 from hlv_ui.widgets import download_table, fmt_num, lazy_tabs, show_table
 
 HEATMAP_MAX = 60  # annotators drawn in the heatmap (most active first)
-ML_MEMO_KEY = "agreement._ml_memo"
 
 st.title("Agreement")
 st.caption(
@@ -33,6 +32,7 @@ st.caption(
     "human-label-variation data it can reflect genuine differences of perspective."
 )
 
+explain("alpha", "kappa", "level")
 dataset = require_dataset(tasks=("multiclass", "multilabel", "rating"))
 
 if not dataset.annotator_ids_known:
@@ -54,8 +54,7 @@ levels = list(opts.levels)
 c1, c2, c3 = st.columns(3)
 level = c1.selectbox(
     "Level of measurement", levels, index=levels.index(opts.default), key="agreement.level",
-    help="Nominal: labels are unordered categories. Ordinal: ordered (ranks matter). Interval: "
-    "numeric differences matter. Ratio: relative differences matter. Always chosen explicitly.",
+    help=explain_inline("level") + " Always chosen explicitly.",
 )
 n_boot = int(c2.number_input("Bootstrap replicates", 0, 5000, 1000, 100, key="agreement.n_boot"))
 seed = int(c3.number_input("Seed", 0, 2**31 - 1, 0, 1, key="agreement.seed"))
@@ -148,7 +147,8 @@ def overall_tab() -> None:
                                "share": list(report.value_shares.values())}), hide_index=True)
     summary = pd.DataFrame([{**{k: v for k, v in report.as_dict().items()
                                 if k != "value_shares"}, "dataset": dataset.name}])
-    download_table(summary, "alpha_summary.csv", key="agreement.dl_summary")
+    download_table(summary, "alpha_summary.csv", key="agreement.dl_summary",
+                   label="Download the α summary (CSV)")
 
 
 def pairs_tab() -> None:
@@ -168,6 +168,7 @@ def pairs_tab() -> None:
         st.warning("No annotator pair has a defined α: too few shared items or no variation. "
                    "Lower the minimum of shared items or pick another dataset.")
         return
+    explain("pairwise_alpha")
     n_annotators = dataset.annotations["annotator_id"].nunique()
     with_alpha = pd.unique(defined[["annotator_a", "annotator_b"]].to_numpy().ravel())
     shown = most_active(dataset.annotations, HEATMAP_MAX, among=with_alpha)
@@ -188,7 +189,7 @@ def pairs_tab() -> None:
     h1, h2 = st.columns(2)
     with h1:
         st.download_button(
-            "Heatmap HTML",
+            "Download the heatmap (interactive HTML)",
             # built only when clicked (plotly.js inline, ~5 MB): opens offline
             lambda heat=heat: heat.to_html(include_plotlyjs=True).encode("utf-8"),
             file_name="pairwise_alpha_heatmap.html", mime="text/html",
@@ -197,117 +198,19 @@ def pairs_tab() -> None:
         )
     with h2:
         download_table(pairs.assign(level=level, min_shared=min_shared), "pairwise_alpha.csv",
-                       key="agreement.dl_pairs", label="Pairwise α CSV")
-
-    st.subheader("Per-annotator mean agreement")
-    st.caption("Mean of an annotator's defined pairwise α. Low values flag annotators who "
-               "differ from most others (outliers or a minority perspective).")
-    means = agreement.annotator_mean_agreement(pairs)
-    bar = px.bar(means.head(HEATMAP_MAX).assign(
-                     annotator_id=lambda f: f["annotator_id"].map(lambda a: html.escape(str(a)))),
-                 x="annotator_id", y="mean_alpha",
-                 hover_data=["n_pairs_defined", "n_shared_total"],
-                 labels={"annotator_id": "annotator", "mean_alpha": "mean pairwise α"})
-    bar.update_layout(height=380, margin={"t": 30})
-    if np.isfinite(report.alpha):
-        bar.add_hline(y=report.alpha, line_dash="dash", annotation_text="overall α",
-                      annotation_position="top left")
-    st.plotly_chart(bar, width="stretch", key="agreement.mean_bar")
-    show_table(means, hide_index=True)
-    download_table(means.assign(level=level, min_shared=min_shared),
-                   "annotator_mean_alpha.csv", key="agreement.dl_means")
-
-    st.subheader("Where a pair disagreed")
-    st.caption("Click a heatmap cell or pick two annotators.")
+                       key="agreement.dl_pairs", label="Download pairwise α (CSV)")
+    mean_agreement_section(pairs, report.alpha, level, min_shared)
     points = getattr(getattr(event, "selection", None), "points", None) or []
     clicked = None
     if points:
         y, x = str(points[0].get("y")), str(points[0].get("x"))
         clicked = (from_label.get(y, y), from_label.get(x, x))
     worst = defined.sort_values("alpha").iloc[0]
-    default_pair = clicked if clicked and clicked[0] != clicked[1] else (
-        worst["annotator_a"], worst["annotator_b"])
-    annotators = sorted(map(str, dataset.annotations["annotator_id"].unique()))
-    p1, p2 = st.columns(2)
-    a_sel = p1.selectbox("Annotator A", annotators, index=annotators.index(default_pair[0]),
-                         key=f"agreement.pair_a.{default_pair[0]}")
-    b_sel = p2.selectbox("Annotator B", annotators, index=annotators.index(default_pair[1]),
-                         key=f"agreement.pair_b.{default_pair[1]}")
-    row = pairs[((pairs["annotator_a"] == min(a_sel, b_sel))
-                 & (pairs["annotator_b"] == max(a_sel, b_sel)))]
-    if a_sel == b_sel:
-        st.info("Pick two different annotators.")
-        return
-    if row.empty:
-        st.info(f"{md(a_sel)} and {md(b_sel)} share no item.")
-        return
-    r = row.iloc[0]
-    diff = agreement.pair_disagreements(dataset.annotations, a_sel, b_sel)
-    st.markdown(f"**{md(a_sel)}** and **{md(b_sel)}** share {int(r['n_shared'])} items; "
-                f"α = {fmt_num(r['alpha'], 'undefined')}; they disagree on {len(diff)} items.")
-    if "text" in dataset.items.columns and len(diff):
-        diff = diff.assign(text=diff["item_id"].map(dataset.items.set_index("item_id")["text"]))
-    show_table(diff.head(500), hide_index=True,
-                 column_config={"text": st.column_config.TextColumn(width="large")})
-    download_table(diff, f"disagreements_{a_sel}_{b_sel}.csv", key="agreement.dl_diff")
+    pair_section(dataset, pairs, clicked if clicked and clicked[0] != clicked[1] else (
+        worst["annotator_a"], worst["annotator_b"]))
 
 
-def multilabel_tab() -> None:
-    st.markdown(
-        "Measures of Marchal et al. (2022) for label **sets**: *soft-match* (the sets "
-        "intersect), *augmented* (Rosenberg & Binkowski: each coder spreads weight 1 over its "
-        "labels), *precision/recall/F1* of the intersection. **Expected** agreement of the "
-        "*boot-* measures comes from simulating each coder's label shares and set sizes "
-        f"({n_boot} replicates, seed {seed}); **adjusted** = (observed − expected) / "
-        "(1 − expected). Soft-match κ ignores that more labels make chance matches likelier."
-    )
-    view = st.radio("Show", ["Averaged over coder pairs", "Per coder pair"],
-                    horizontal=True, key="agreement.ml_view")
-    ml_boot = max(n_boot, 1)
-    n_ann = dataset.annotations["annotator_id"].nunique()
-    if n_ann > 40:
-        st.warning(f"{n_ann} coders → {n_ann * (n_ann - 1) // 2:,} pairs; this may take a while.")
-    bar_slot = st.empty()
-
-    def _progress(done: int, total: int) -> None:
-        bar_slot.progress(done / total, text=f"Bootstrapping coder pair {done} of {total}")
-
-    # memo in session state (not st.cache_data: the progress bar lives outside the function)
-    memo = st.session_state.setdefault(ML_MEMO_KEY, {})
-    memo_key = (dataset.content_hash, ml_boot, seed)
-    per_pair = memo.get(memo_key)
-    if per_pair is None:
-        try:
-            per_pair = agreement.multilabel_agreement_pairs(
-                dataset.annotations, n_boot=ml_boot, seed=seed, progress=_progress)
-        except ValueError as err:
-            bar_slot.empty()
-            st.warning(f"Multi-label agreement cannot be computed: {md(str(err))}")
-            return
-        if len(memo) >= 6:
-            memo.pop(next(iter(memo)))
-        memo[memo_key] = per_pair
-    bar_slot.empty()
-    table = average_multilabel_pairs(per_pair)
-    n_pairs, averaged = table.attrs["n_pairs"], table.reset_index()
-    if view.startswith("Averaged"):
-        shown_tab = averaged
-        if n_pairs > 1:
-            st.caption("Mean over coder pairs; precision and recall averaged over both "
-                       "orientations of each pair, so they coincide.")
-    else:
-        shown_tab = per_pair
-        st.caption("Coder 1 is the reference for precision and recall.")
-    show_table(shown_tab.round(4), hide_index=True)
-    download_table(shown_tab.assign(seed=seed, n_boot=ml_boot), "multilabel_agreement.csv",
-                   key="agreement.dl_ml")
-    long = averaged.melt(id_vars=["measure"], value_vars=["observed", "expected", "adjusted"])
-    fig = px.bar(long, x="measure", y="value", color="variable", barmode="group",
-                 title="Observed, expected and adjusted agreement")
-    st.plotly_chart(fig, width="stretch", key="agreement.ml_bar")
-
-
-TAB_BODIES = {"Overall α": overall_tab, "Pairs": pairs_tab, "Multi-label": multilabel_tab,
+TAB_BODIES = {"Overall α": overall_tab, "Pairs": pairs_tab, "Multi-label": lambda: multilabel_section(dataset, n_boot, seed),
               "Simulator": multilabel_simulator}
 for name, tab in tabs.items():  # only the open tab runs
     if tab.open:

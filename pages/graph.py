@@ -2,26 +2,29 @@
 
 from __future__ import annotations
 
-import html
-import json
-import math
-
-import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 from hlv_core import balance, samples
 from hlv_core.balance import heatmap_annotators, strongest_edges
-from hlv_core.figures import comparison_figure
 from hlv_core.io import DataError, Dataset
 from hlv_core.levels import level_options
 from hlv_core.pair_matrix import pairwise_matrix
 from hlv_core.text import md
+from hlv_ui.explain import explain
+from hlv_ui.graph_views import (
+    PROCEDURE_LABELS,
+    camps_section,
+    compare_section,
+    downloads_section,
+    graph_controls,
+    sigma_histogram,
+)
 from hlv_ui.heatmap import pair_heatmap
+from hlv_ui.links import explorer_link, open_explorer
 from hlv_ui.network import camp_positions, network_html, spring_positions
 from hlv_ui.state import require_dataset, show_data_error
-from hlv_ui.widgets import download_table, fmt_num, show_table
+from hlv_ui.widgets import fmt_num
 
 #: Above this many annotators: positions precomputed with networkx, physics off.
 PHYSICS_MAX_NODES = 120
@@ -35,13 +38,15 @@ MEMO_KEY = "graph._rnd_memo"
 
 st.title("Annotator graph")
 st.caption(
-    "Basile's systematicity **σ**: annotators are nodes; a pair is joined by a **+** "
-    "edge when its pairwise Krippendorff's α is at least the overall α, by a **−** edge otherwise. "
-    "σ is the share of balanced triangles (+++ or +−−). σ near 1 means annotators form camps; "
-    "compare it with **σ_rnd**, the same measure on random matrices A_rnd, each made by 10 "
-    "steps of splitting the items into two random halves and shuffling the annotators within "
-    "each half (α is unchanged by every step). Defaults follow the paper's conventions."
+    "Do annotators split into camps? Each annotator is a dot; two annotators are joined by a "
+    "**+** line when they agree with each other at least as much as annotators do overall "
+    "(pairwise Krippendorff's α ≥ the overall α), by a **−** line otherwise. **σ** (Basile's "
+    "systematicity) is the share of annotator triangles that are *balanced*: all three agree "
+    "(+++), or two agree and both disagree with the third (+−−). σ near 1 means camps; compare "
+    "it with **σ_rnd**, the same measure after shuffling annotators between random halves of "
+    "the items (α is unchanged by every shuffle). Defaults follow the paper's conventions."
 )
+explain("sigma", "camps", "pairwise_alpha")
 
 dataset = require_dataset(tasks=("multiclass", "multilabel", "rating"), need_ids=True)
 
@@ -50,37 +55,7 @@ dataset = require_dataset(tasks=("multiclass", "multilabel", "rating"), need_ids
 # sigma_rnd. Every other choice is labelled as a deviation below.
 opts = level_options(dataset)
 levels, default_level, multilabel = list(opts.levels), "nominal", opts.multilabel
-PROCEDURE_LABELS = {
-    "composed": "composed: 10 split-and-shuffle steps per A_rnd (paper)",
-    "one_step": "one step per A_rnd (deviation)",
-}
-c1, c2, c3, c4, c5 = st.columns(5)
-level = c1.selectbox(
-    "Level of measurement", levels, index=levels.index(default_level), key="graph.level",
-    help="Used for the overall α and every pairwise α (the same level for both). Basile's "
-    "Table 2 uses nominal α for every dataset (the default here); ordinal or interval numbers "
-    "are not comparable with the paper's.",
-)
-min_shared = int(c2.number_input(
-    "min shared items", min_value=1, max_value=100, value=balance.PAPER_MIN_SHARED, step=1,
-    key="graph.min_shared",
-    help="Pairs sharing fewer items get no edge. 1 is the paper's convention (default); 2 is a "
-    "robust deviation (one shared item can never give a positive α, so such edges are almost "
-    "always −).",
-))
-procedure = c3.selectbox(
-    "σ_rnd procedure", list(balance.PROCEDURES), key="graph.procedure",
-    format_func=PROCEDURE_LABELS.get,
-    help="The paper's 'the entire procedure is repeated ten times, producing A_rnd': each "
-    "random matrix composes 10 split-and-shuffle steps (reproduces Table 2). 'One step' is the "
-    "other reading of the text; it leaves camp structure in place and gives higher σ_rnd.",
-)
-n_repeats = int(c4.number_input(
-    "σ_rnd matrices", min_value=1, max_value=200, value=10, step=1, key="graph.repeats",
-    help="Number of random matrices A_rnd averaged (10 in the paper).",
-))
-seed = int(c5.number_input("Seed", min_value=0, max_value=2**31 - 1, value=0, step=1,
-                           key="graph.seed"))
+level, min_shared, procedure, n_repeats, seed = graph_controls(levels, default_level)
 conventions = balance.conventions_note(level, min_shared, procedure)
 if multilabel == "set":
     st.info("Multi-label data: each annotator's label set on an item is one nominal value "
@@ -116,9 +91,8 @@ def markup(_result: balance.SigmaResult, _partition: balance.CampsResult, _shown
 @st.cache_data(show_spinner="Computing α, σ and σ_rnd of every dataset…", max_entries=4)
 def compare_with_samples(_current: Dataset, current_hash: str, current_name: str,
                          n_repeats: int, seed: int) -> pd.DataFrame:
-    """balance.compare_datasets over samples.comparison_datasets (bundled samples with annotator
-    ids + the current data), always under the paper's conventions (nominal alpha, min_shared 1,
-    composed sigma_rnd; multi-label data as label sets), whatever the controls above say."""
+    """balance.compare_datasets over the bundled samples with annotator ids + the current data,
+    always under the paper's conventions, whatever the controls above say."""
     del current_hash, current_name
     datasets = samples.comparison_datasets(_current)
     return balance.compare_datasets(datasets, level="nominal",
@@ -171,8 +145,9 @@ except (DataError, ValueError) as error:
 rnd_summary = rnd.summary() if rnd is not None else {}
 m1, m2, m3, m4, m5 = st.columns(5)
 m1.metric(f"α (overall, {level})", f"{result.alpha:.3f}", help=f"Conventions: {conventions}.")
-m2.metric("σ", fmt_num(result.sigma), help=f"balanced triangles / triangles. Conventions: "
-          f"{conventions}.")
+m2.metric("σ (systematicity)", fmt_num(result.sigma),
+          help="Share of annotator triangles that are balanced (all three agree, or two agree "
+          f"and both disagree with the third). Conventions: {conventions}.")
 if rnd is None:
     m3.metric("σ_rnd (mean)", "—", help="Switch on 'Compute σ_rnd' above.")
 else:
@@ -233,103 +208,42 @@ with side_col:
     if rnd is None:
         st.info("σ_rnd has not been computed yet (switch it on above).")
     else:
-        fig = go.Figure(go.Histogram(x=rnd.values[np.isfinite(rnd.values)].tolist(),
-                                     name="σ_rnd replicates",
-                                     xbins={"start": 0, "end": 1.0001, "size": 0.05}))
-        if not math.isnan(result.sigma):
-            fig.add_vline(x=result.sigma, line_color="#d62728", line_width=3,
-                          annotation_text=f"σ = {result.sigma:.3f}")
-        fig.update_layout(xaxis_title="σ", yaxis_title="replicates", height=300,
-                          xaxis_range=[0, 1.02], margin={"t": 30, "b": 40}, showlegend=False)
+        fig = sigma_histogram(rnd, result.sigma)
         st.plotly_chart(fig, width="stretch", key="graph.hist")
         st.caption(f"{rnd.n_defined} of {rnd.n_repeats} matrices A_rnd have triangles; seed "
                    f"{seed}; σ_rnd {PROCEDURE_LABELS[procedure]}.")
 
     st.subheader("Camps")
-    sizes = partition.camps.value_counts().sort_index()
-    exact = "exact: the graph is balanced" if partition.balanced else "approximate"
-    st.write(
-        f"Method **{partition.method}** ({exact}); frustration **{partition.frustration:,}** of "
-        f"{partition.n_edges:,} edges (+ across camps or − within); "
-        f"{partition.n_components} connected component(s); "
-        + ", ".join(f"{'no edge' if k < 0 else f'camp {k}'}: {v}" for k, v in sizes.items())
-    )
-    traits = [c for c in dataset.annotators.columns if c != "annotator_id"]
-    if traits:
-        trait = st.selectbox("Compare camps with the trait", traits, key="graph.trait")
-        table, v = balance.camp_trait_table(partition, dataset.annotators, trait)
-        if table.empty:
-            st.info("No annotator with a camp and a value of this trait.")
-        else:
-            show_table(table, width="stretch")
-            st.caption("Cramér's V = " + ("n/a" if math.isnan(v) else f"{v:.2f}")
-                       + " (1: the camps are exactly the trait groups; 0: unrelated).")
-    else:
-        st.caption("This dataset has no annotator traits to compare the camps with.")
+    camps_section(dataset, partition)
+    names = sorted(map(str, result.nodes["annotator_id"]))
+    who = st.selectbox("Open an annotator's profile", names, index=None,
+                       placeholder="Type to search annotators", key="graph.open_annotator")
+    if who is not None:
+        explorer_link(f"Open the profile of {md(who)} (agreement, camp, traits)", annotator=who)
 
 st.subheader("Pairwise α")
 ids = heatmap_annotators(result, partition, HEATMAP_MAX)
 pm = pairwise_matrix(result.pairs[result.pairs["status"] == "edge"], ids, order="given")
-heat, _ = pair_heatmap(pm, result.alpha, max_height=700, cell=12)
-st.plotly_chart(heat, width="stretch", key="graph.heatmap")
+heat, from_label = pair_heatmap(pm, result.alpha, max_height=700, cell=12, clickable=True)
+heat.update_layout(xaxis_title="annotator", yaxis_title="annotator")
+event = st.plotly_chart(heat, width="stretch", key="graph.heatmap", on_select="rerun",
+                        selection_mode="points")
+points = getattr(getattr(event, "selection", None), "points", None) or []
+if points:  # a cell opens the pair in "Items and annotators"
+    y, x = str(points[0].get("y")), str(points[0].get("x"))
+    open_explorer(annotator=from_label.get(y, y), other=from_label.get(x, x))
 st.caption(
     f"Colour centred on the overall α ({result.alpha:.3f}): blue = + edge, red = − edge; blank = "
-    "no edge. Annotators ordered by camp"
+    "no edge. Click a cell to open the pair (where they disagreed) in Items and annotators. "
+    "Annotators ordered by camp"
     + (f"; the {HEATMAP_MAX} most active of {len(result.nodes)} shown." if len(result.nodes)
        > HEATMAP_MAX else ".")
 )
 
-with st.expander("Compare datasets: α vs σ (Basile, Figure 2)",
-                 expanded=bool(st.session_state.get("graph.compare", False))):
-    st.caption(
-        "Each dataset is a point at its overall α (x) and σ (y); the hollow marker below or above "
-        "it is σ_rnd. A large gap σ − σ_rnd means systematic disagreement (camps); datasets whose "
-        "σ sits on its σ_rnd show no annotator structure. Uses the bundled samples with annotator "
-        "ids plus the current dataset, computed under **the paper's conventions** (nominal α, "
-        "min shared 1, undefined pairwise α = no edge, composed σ_rnd) whatever the controls "
-        "above say, so the points are comparable with Table 2; σ_rnd matrices and seed as chosen "
-        "above."
-    )
-    paper_conventions = balance.conventions_note("nominal", balance.PAPER_MIN_SHARED, "composed")
-    if st.toggle("Compute the comparison", key="graph.compare"):
-        table = compare_with_samples(dataset, dataset.content_hash, str(dataset.name),
-                                     n_repeats, seed)
-        show_paper = st.checkbox("Show the paper's datasets (Table 2) as grey reference points",
-                                 value=True, key="graph.compare_paper")
-        # dataset names may come from an upload: escaped (plotly renders a few HTML tags)
-        safe = table.assign(dataset=table["dataset"].map(lambda x: html.escape(str(x))))
-        st.plotly_chart(comparison_figure(safe, paper=show_paper,
-                                          conventions=f"all points: {paper_conventions}"),
-                        width="stretch", key="graph.compare_plot")
-        shown_cols = ["dataset", "n_items", "n_annotators", "alpha", "sigma", "sigma_rnd",
-                      "sigma_rnd_sd", "n_triangles", "note", "error"]
-        show_table(table[shown_cols], width="stretch", hide_index=True)
-        download_table(table.assign(seed=seed), "sigma_comparison.csv",
-                       key="graph.dl_compare", label="Comparison CSV")
-    st.caption(
-        "The real datasets of the paper are not bundled with the app. Compare dataset folders "
-        "from the command line: `python -m hlv_core sigma DIR1 DIR2 ... --plot sigma.html "
-        "--paper` (one folder or annotations file per dataset; the HTML works offline)."
-    )
+compare_section(lambda: compare_with_samples(dataset, dataset.content_hash, str(dataset.name),
+                                             n_repeats, seed), seed)
 
-st.subheader("Downloads")
-camps_table = partition.table.merge(result.nodes, on="annotator_id")
 meta = {"dataset": dataset.name, "seed": seed, "level": level, "min_shared": min_shared,
         "n_repeats": n_repeats, "conventions": conventions, **result.summary(), **rnd_summary,
         "camps_method": partition.method, "camps_frustration": partition.frustration}
-d1, d2, d3, d4, d5 = st.columns(5)
-with d1:
-    download_table(result.edges.assign(seed=seed), "graph_edges.csv", key="graph.dl_edges",
-                   label="Edges CSV")
-with d2:
-    download_table(camps_table, "graph_camps.csv", key="graph.dl_camps", label="Camps CSV")
-with d3:
-    download_table(result.pairs, "graph_pairs.csv", key="graph.dl_pairs", label="All pairs CSV")
-with d4:
-    st.download_button("GraphML", data=lambda: balance.graphml_bytes(result, partition),
-                       file_name="annotator_graph.graphml", mime="application/xml",
-                       key="graph.dl_graphml", on_click="ignore", icon=":material/download:")
-with d5:
-    st.download_button("Summary JSON", data=lambda: json.dumps(meta, indent=2, default=str),
-                       file_name="graph_summary.json", mime="application/json",
-                       key="graph.dl_summary", on_click="ignore", icon=":material/download:")
+downloads_section(result, partition, meta, seed)

@@ -2,27 +2,21 @@
 
 from __future__ import annotations
 
-import hashlib
-
-import numpy as np
-import pandas as pd
-import plotly.express as px
 import streamlit as st
 
-from hlv_core.io import FORMATS, LEVELS, TASKS, DataError, companion_option
+from hlv_core.annotators import item_overview
 from hlv_core.text import md
-from hlv_ui.loading import parse_predictions, parse_upload
-from hlv_ui.state import (
-    add_predictions,
-    ensure_dataset,
-    renamed_note,
-    require_dataset,
-    set_dataset,
-    show_data_error,
+from hlv_ui.explain import explain, explain_inline
+from hlv_ui.links import explorer_link
+from hlv_ui.overview_figures import (
+    annotators_per_item_figure,
+    entropy_figure,
+    item_distribution_figure,
+    label_distribution_figure,
 )
+from hlv_ui.state import ensure_dataset, require_dataset
+from hlv_ui.upload_panel import prediction_reports, upload_panel
 from hlv_ui.widgets import download_table, show_table
-
-MAX_UPLOAD_MB = 200
 
 st.title("HLV Lens")
 st.caption(
@@ -30,111 +24,27 @@ st.caption(
     "Here the disagreement is the signal."
 )
 
-def companion_options(files) -> dict[str, bytes]:
-    """Map companion uploads to loader options by file name."""
-    options: dict[str, bytes] = {}
-    for file in files:
-        option = companion_option(file.name)
-        if option is None:
-            st.warning(f"Ignored companion file '{md(file.name)}': its name does not say what it "
-                       "is (annotators, items, labels, meta, conditions or risks).")
-        else:
-            options[option] = file.getvalue()
-    return options
-
-
 ensure_dataset()
-with st.expander("Load your own data", expanded=False, icon=":material/upload_file:"):
-    st.caption(
-        "Canonical long CSV: `item_id, annotator_id, label` (one row per single label, optional "
-        "`rank`); or a zip with annotations.csv + items.csv + annotators.csv + labels.csv; or any "
-        "format below. Files stay in your browser session."
-    )
-    fmt_col, task_col, level_col = st.columns([3, 1, 1])
-    fmt = fmt_col.selectbox("Format", list(FORMATS), format_func=lambda k: f"{k}: {FORMATS[k]}",
-                            key="home.format")
-    task_choice = task_col.selectbox(
-        "Task", ["auto", *TASKS], key="home.task",
-        help="auto: ranking when there is a rank column, multi-label when many (item, "
-        "annotator) cells hold several labels (a few such cells are reported as an error: "
-        "choose multilabel here if they are meant), rating when every label is a number (more "
-        "than two values), multiclass otherwise.")
-    level_choice = level_col.selectbox(
-        "Level of measurement", ["auto", *LEVELS], key="home.level",
-        help="auto: ordinal for ratings, nominal otherwise. Interval/ratio need numeric labels.")
-    upload = st.file_uploader(
-        f"Annotations (max {MAX_UPLOAD_MB} MB)",
-        # workbooks are accepted only to be answered "Excel is not read, save as CSV"
-        type=["csv", "tsv", "txt", "parquet", "zip", "json", "jsonl", "npy", "xlsx", "xls"],
-        key="home.upload",
-    )
-    companions = st.file_uploader(
-        "Companion files (optional): annotators.csv (traits), items.csv (texts, splits), "
-        "labels.csv (label order), *_annotators_meta.json (LeWiDi 2025), conditions / risks "
-        ".txt (selectors)",
-        type=["csv", "tsv", "json", "txt"],
-        accept_multiple_files=True,
-        key="home.companions",
-    )
-    if upload is not None:
-        raw = upload.getvalue()
-        options = companion_options(companions or [])
-        if task_choice != "auto":
-            options["task"] = task_choice
-        if level_choice != "auto":
-            options["level"] = level_choice
-        digest = hashlib.sha256(
-            raw + b"".join(
-                hashlib.sha256(v if isinstance(v, bytes) else str(v).encode()).digest()
-                for v in options.values()
-            )
-        ).hexdigest()
-        try:
-            loaded = parse_upload(raw, upload.name, fmt, digest, **options)
-        except DataError as error:
-            show_data_error(error)
-        else:
-            if st.session_state.get("home.loaded_digest") != digest:
-                set_dataset(loaded)
-                st.session_state["home.loaded_digest"] = digest
-            st.success(f"Loaded **{md(upload.name)}**: {loaded.n_items:,} items, "
-                       f"{len(loaded.annotations):,} annotations.")
-    pred_upload = st.file_uploader(
-        "Predictions (item_id, label, prob[, model]; or one column per label)",
-        type=["csv", "tsv", "parquet"],
-        key="home.predictions",
-    )
-    if pred_upload is not None:
-        current = ensure_dataset()
-        try:
-            preds = parse_predictions(pred_upload.getvalue(), pred_upload.name, current,
-                                      current.content_hash)
-        except DataError as error:
-            show_data_error(error)
-        else:
-            renamed = add_predictions(preds)
-            if renamed:
-                st.warning(renamed_note(renamed))
-            st.success(f"Predictions of {preds['model'].nunique()} model(s) added.")
-
+upload_panel()
 dataset = require_dataset()
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def overview_tables(_dataset, dataset_hash: str) -> dict:
+    """The Overview's tables, computed once per dataset content."""
     del dataset_hash
     return {
         "summary": _dataset.summary(),
         "labels": _dataset.label_table(),
-        "items": _dataset.item_table(),
+        "items": item_overview(_dataset),
         "report": _dataset.report.to_frame(),
-        "per_item": pd.DataFrame({"n_annotators": _dataset.annotators_per_item_array()}),
+        "per_item": _dataset.annotators_per_item_array(),
     }
 
 
 tables = overview_tables(dataset, dataset.content_hash)
 summary = tables["summary"]
-
+st.subheader(f"{md(dataset.name)}")
 cols = st.columns(5)
 cols[0].metric("Items", f"{summary['n_items']:,}")
 cols[1].metric(
@@ -144,16 +54,23 @@ cols[1].metric(
 )
 cols[2].metric("Annotations", f"{summary['n_annotations']:,}")
 cols[3].metric("Labels", summary["n_labels"])
-cols[4].metric("Mean normalised entropy", f"{summary['mean_entropy']:.3f}")
+cols[4].metric("Mean normalised entropy", f"{summary['mean_entropy']:.3f}",
+               help=explain_inline("item_entropy"))
 st.caption(
     f"Task **{dataset.task}** · level of measurement **{dataset.level}** · annotators per item "
     f"min {summary['annotators_per_item']['min']}, median "
     f"{summary['annotators_per_item']['median']:g}, max {summary['annotators_per_item']['max']}"
 )
+explain("task", "soft_label", "majority_label")
 
 with st.expander("Import report", expanded=False):
     show_table(tables["report"], hide_index=True, width="stretch")
-    download_table(tables["report"], f"{dataset.name}_import_report.csv", key="home.dl.report")
+    download_table(tables["report"], f"{dataset.name}_import_report.csv", key="home.dl.report",
+                   label="Download import report (CSV)")
+    for i, report in enumerate(prediction_reports(dataset.content_hash)):
+        st.markdown(f"**Predictions file {md(report.source)}**")
+        show_table(report.to_frame(), hide_index=True, width="stretch",
+                   key=f"home.pred_report.{i}")
 
 with st.expander(f"Label inventory (order fixes every tie-break): {dataset.n_labels} labels"):
     st.write(", ".join(f"{i + 1}. {md(label)}" for i, label in enumerate(dataset.labels[:60]))
@@ -164,25 +81,19 @@ labels_shown = tables["labels"]
 if dataset.n_labels > 30:
     labels_shown = labels_shown.nlargest(30, "annotations")
 left.plotly_chart(
-    px.bar(labels_shown, x="label", y="annotations", title="Label distribution"
-           + (" (30 most used)" if dataset.n_labels > 30 else "")),
-    width="stretch",
-    key="home.labels",
+    label_distribution_figure(labels_shown, "Label distribution"
+                              + (" (30 most used)" if dataset.n_labels > 30 else "")),
+    width="stretch", key="home.labels",
 )
-middle.plotly_chart(
-    px.histogram(tables["per_item"], x="n_annotators", title="Annotators per item"),
-    width="stretch",
-    key="home.per_item",
-)
-right.plotly_chart(
-    px.histogram(tables["items"], x="entropy", nbins=30, title="Per-item normalised entropy"),
-    width="stretch",
-    key="home.entropy",
-)
+middle.plotly_chart(annotators_per_item_figure(tables["per_item"]), width="stretch",
+                    key="home.per_item")
+right.plotly_chart(entropy_figure(tables["items"]["entropy"].to_numpy()), width="stretch",
+                   key="home.entropy")
 download_table(labels_shown, f"{dataset.name}_labels.csv", key="home.dl.labels",
                label="Download label distribution (CSV)")
 
 st.subheader("Items, most contested first")
+explain("majority_share", "pair_agreement", "item_entropy")
 items = tables["items"]
 query = st.text_input("Filter items (id or text contains)", key="home.filter")
 if query:
@@ -199,18 +110,27 @@ event = show_table(
     selection_mode="single-row",
     key="home.items",
     column_config={
-        "entropy": st.column_config.ProgressColumn("entropy", min_value=0.0, max_value=1.0,
-                                                   format="%.3f"),
-        "majority_share": st.column_config.NumberColumn("majority share", format="%.2f"),
+        "item_id": st.column_config.TextColumn("item"),
+        "n_annotators": st.column_config.NumberColumn("annotators", format="%d"),
+        "majority": st.column_config.TextColumn("majority label"),
+        "majority_share": st.column_config.NumberColumn(
+            "majority share", format="%.2f", help=explain_inline("majority_share")),
+        "pair_agreement": st.column_config.NumberColumn(
+            "pair agreement", format="%.2f", help=explain_inline("pair_agreement")),
+        "entropy": st.column_config.ProgressColumn(
+            "entropy", min_value=0.0, max_value=1.0, format="%.3f",
+            help=explain_inline("item_entropy")),
     },
 )
 download_table(items, f"{dataset.name}_items.csv", key="home.dl.items",
-               label="Download item table (CSV)")
+               label="Download item table with agreement (CSV)")
 
 rows = event.selection.rows if event is not None else []
 selected = items.iloc[rows[0]]["item_id"] if rows else (items["item_id"].iloc[0] if len(items) else None)
 if selected is not None:
     st.subheader(f"Item {md(selected)}")
+    explorer_link("Open in Items and annotators (every annotation, annotator profiles)",
+                  icon=":material/search:", item=str(selected))
     item_row = dataset.items[dataset.items["item_id"] == selected]
     if "text" in item_row.columns and len(item_row):
         st.text(str(item_row["text"].iloc[0]))  # st.text never interprets markup
@@ -218,17 +138,11 @@ if selected is not None:
     if "rank" in annotations.columns:
         annotations = annotations.sort_values(["annotator_id", "rank"], na_position="last")
     show_table(annotations, hide_index=True, width="stretch", key="home.item_annotations")
-    distribution = pd.DataFrame(
-        {"label": list(dataset.labels),
-         "proportion": dataset.judgements().loc[selected].to_numpy()}
-    )
-    distribution = distribution[distribution["proportion"] > 0]
     st.plotly_chart(
-        px.bar(distribution, x="label", y="proportion", title="Judgement distribution",
-               range_y=[0, 1 if dataset.task != "multilabel" else max(1.0, np.nanmax(
-                   distribution["proportion"], initial=0))]),
-        width="stretch",
-        key="home.item_distribution",
+        item_distribution_figure(list(dataset.labels),
+                                 dataset.judgements().loc[selected].to_numpy(),
+                                 multilabel=dataset.task == "multilabel"),
+        width="stretch", key="home.item_distribution",
     )
     download_table(annotations, f"{dataset.name}_{selected}_annotations.csv",
-                   key="home.dl.item")
+                   key="home.dl.item", label="Download this item's annotations (CSV)")

@@ -7,7 +7,6 @@ neighbouring ranks, and the items where two systems differ. Every number comes f
 from __future__ import annotations
 
 import html
-import re
 from pathlib import PurePosixPath
 
 import numpy as np
@@ -16,7 +15,11 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from hlv_core import lewidi
+from hlv_core.glossary import metric_label
 from hlv_core.io import DataError
+from hlv_core.text import md
+from hlv_ui.explain import explain, explain_inline
+from hlv_ui.palette import model_colours
 from hlv_ui.state import show_data_error
 from hlv_ui.widgets import download_table, show_table
 
@@ -28,13 +31,16 @@ st.caption(
     "between neighbouring ranks: is rank 1 really ahead of rank 2? All scores are lower-is-"
     "better except micro F1. The same numbers: `python -m hlv_core lewidi GOLD SUBMISSION`."
 )
+explain("lewidi_soft", "lewidi_pe", "bootstrap_ci", "paired_bootstrap")
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+#: Task codes of the submissions -> what people read.
+TASK_NAMES = {"soft": "Task A: soft labels", "pe": "Task B: perspectivist (each annotator)",
+              "hard": "hard labels (2023)"}
 
 
-def _md(text: str) -> str:
-    """A user string (file name, warning) safe inside Streamlit markdown."""
-    return _MD_SPECIAL.sub(r"\\\1", str(text))
+def task_name(task: str) -> str:
+    """Human name of a LeWiDi task code (``soft`` -> ``Task A: soft labels``)."""
+    return TASK_NAMES.get(task, str(task))
 
 
 @st.cache_data(show_spinner="Scoring…", max_entries=64)
@@ -68,12 +74,17 @@ demo = st.toggle("Use the synthetic demo (an MP-style gold and three systems)",
                  help="Generated data, no download: shows what the page does.")
 c1, c2, c3 = st.columns(3)
 n_boot = int(c1.number_input("Bootstrap resamples", 100, 20000, 1000, step=100,
-                             key="lewidi.n_boot"))
-seed = int(c2.number_input("Seed", 0, 2**31 - 1, 0, key="lewidi.seed"))
-level = float(c3.select_slider("CI level", options=[0.8, 0.9, 0.95, 0.99], value=0.95,
-                               key="lewidi.level"))
+                             key="lewidi.n_boot", help="More resamples: steadier intervals."))
+seed = int(c2.number_input("Random seed (bootstrap)", 0, 2**31 - 1, 0, key="lewidi.seed",
+                           help="The same seed gives the same intervals."))
+level = float(c3.select_slider("Confidence level", options=[0.8, 0.9, 0.95, 0.99], value=0.95,
+                               key="lewidi.level", help=explain_inline("bootstrap_ci")))
 task_choice = st.radio("Task when a file name has no _soft / _pe", ["from name", "soft", "pe"],
-                       horizontal=True, key="lewidi.task")
+                       horizontal=True, key="lewidi.task",
+                       format_func=lambda t: "from the file name" if t == "from name"
+                       else task_name(t),
+                       help=f"Task A: {explain_inline('lewidi_soft')}\n\n"
+                            f"Task B: {explain_inline('lewidi_pe')}")
 forced_task = None if task_choice == "from name" else task_choice
 
 if demo:
@@ -111,7 +122,7 @@ for name, raw in submissions:
     runs.append((system, results))
     for r in results:
         for warning in r.warnings:
-            st.warning(f"{_md(system)} · {r.dataset} {r.task}: {_md(warning)}",
+            st.warning(f"{md(system)} · {md(r.dataset)} {task_name(r.task)}: {md(warning)}",
                        icon=":material/warning:")
 
 if not runs:
@@ -122,27 +133,37 @@ runs_key = tuple((s, tuple((r.file, r.dataset, r.task, r.score, float(np.sum(r.v
 board, tests = board_cached(runs, runs_key, n_boot, seed, level)
 
 st.subheader("Leaderboard")
-st.caption(f"Official score, {level:.0%} percentile bootstrap CI over items of the unrounded "
-           f"mean ({n_boot} resamples, seed {seed}; the same resamples for every system).")
+st.caption(f"Official score, {level:.0%} percentile bootstrap confidence interval over items of "
+           f"the unrounded mean ({n_boot} resamples, random seed {seed}; the same resamples for "
+           "every system).")
+colours = model_colours([system for system, _ in runs])
 for (dataset, split, task), part in board.groupby(["dataset", "split", "task"], sort=False):
-    st.markdown(f"**{_md(dataset)} {_md(split)} · Task {_md(task)}** · "
-                f"metric `{part['metric'].iloc[0]}` · {int(part['n_items'].iloc[0])} items")
+    metric_name = metric_label(part["metric"].iloc[0])
+    better = "higher" if part["metric"].iloc[0] == "micro_f1" else "lower"
+    st.markdown(f"**{md(dataset)} {md(split)} · {task_name(task)}** · {metric_name} "
+                f"({better} is better) · {int(part['n_items'].iloc[0])} items")
     shown = part[["rank", "system", "score", "ci_lower", "ci_upper", "n_items"]]
     show_table(shown, hide_index=True, width="stretch", column_config={
-        c: st.column_config.NumberColumn(format="%.6f")
-        for c in ("score", "ci_lower", "ci_upper")})
+        "score": st.column_config.NumberColumn("official score", format="%.6f"),
+        "ci_lower": st.column_config.NumberColumn("interval from", format="%.6f"),
+        "ci_upper": st.column_config.NumberColumn("interval to", format="%.6f"),
+        "n_items": st.column_config.NumberColumn("items")})
     fig = go.Figure(go.Scatter(
         x=part["mean"], y=[html.escape(s) for s in part["system"]], mode="markers",
+        marker={"size": 11, "color": [colours[s] for s in part["system"]]},
         error_x={"type": "data", "symmetric": False,
                  "array": part["ci_upper"] - part["mean"],
                  "arrayminus": part["mean"] - part["ci_lower"]},
         hovertemplate="%{y}: %{x:.5f}<extra></extra>"))
-    fig.update_layout(height=120 + 40 * len(part), margin={"l": 10, "r": 10, "t": 10, "b": 10},
-                      xaxis_title=part["metric"].iloc[0], yaxis={"autorange": "reversed"})
+    fig.update_layout(height=160 + 40 * len(part), margin={"l": 10, "r": 10, "t": 10, "b": 10},
+                      xaxis_title=f"{metric_name} ({better} is better)",
+                      yaxis={"autorange": "reversed", "title": "system", "type": "category"})
     st.plotly_chart(fig, width="stretch", key=f"lewidi.ci.{dataset}.{split}.{task}")
-download_table(board, "lewidi_leaderboard.csv", key="lewidi.dl.board")
+download_table(board, "lewidi_leaderboard.csv", key="lewidi.dl.board",
+               label="Download the leaderboard with intervals (CSV)")
 
 st.subheader("Is each rank ahead of the next?")
+explain("paired_bootstrap")
 st.caption("Paired bootstrap over items (same resamples for both systems): `diff` = mean of the "
            "lower-ranked system minus the higher-ranked one, its CI, and the two-sided p-value "
            "(1 + #{|d* − d| ≥ |d|}) / (B + 1).")
@@ -151,11 +172,13 @@ if tests.empty:
 else:
     show_table(tests.drop(columns=["n_boot", "seed", "level"]), hide_index=True,
                  width="stretch")
-download_table(tests, "lewidi_paired_tests.csv", key="lewidi.dl.tests")
+download_table(tests, "lewidi_paired_tests.csv", key="lewidi.dl.tests",
+               label="Download the paired tests between ranks (CSV)")
 
 st.subheader("Where two systems differ")
 groups = sorted({(r.dataset, r.split, r.task) for _, results in runs for r in results})
-group = st.selectbox("Dataset and task", groups, format_func=lambda g: f"{g[0]} {g[1]} · {g[2]}",
+group = st.selectbox("Dataset and task", groups,
+                     format_func=lambda g: f"{g[0]} {g[1]} · {task_name(g[2])}",
                      key="lewidi.group")
 by_system = {s: r for s, results in runs for r in results
              if (r.dataset, r.split, r.task) == group}
@@ -168,6 +191,7 @@ else:
     sys_b = cb.selectbox("System B", names, index=1, key="lewidi.sys_b")
     diffs = lewidi.item_differences(by_system[sys_a], by_system[sys_b])
     metric = by_system[sys_a].metric
+    metric_name = metric_label(metric)
     fig = go.Figure(go.Scatter(
         x=diffs["a"], y=diffs["b"], mode="markers",
         text=[html.escape(str(i)) for i in diffs["item_id"]],
@@ -176,8 +200,8 @@ else:
                 "colorbar": {"title": "B − A"}}))
     top = float(np.nanmax([diffs["a"].max(), diffs["b"].max(), 1e-9]))
     fig.add_shape(type="line", x0=0, y0=0, x1=top, y1=top, line={"dash": "dot"})
-    fig.update_layout(height=420, xaxis_title=f"{html.escape(sys_a)}: per-item {metric}",
-                      yaxis_title=f"{html.escape(sys_b)}: per-item {metric}",
+    fig.update_layout(height=420, xaxis_title=f"{html.escape(sys_a)}: per-item {metric_name}",
+                      yaxis_title=f"{html.escape(sys_b)}: per-item {metric_name}",
                       margin={"l": 10, "r": 10, "t": 10, "b": 10})
     st.plotly_chart(fig, width="stretch", key="lewidi.items_plot")
     worse = int((diffs["diff"] > 0).sum())
@@ -187,9 +211,9 @@ else:
                f"{'' if metric != 'micro_f1' else ', except micro F1'}).")
     show_table(diffs.head(200), hide_index=True, width="stretch")
     download_table(diffs.rename(columns={"a": sys_a, "b": sys_b}), "lewidi_item_differences.csv",
-                   key="lewidi.dl.items")
+                   key="lewidi.dl.items", label="Download per-item differences of A and B (CSV)")
 
 items = pd.concat([r.items().assign(system=s) for s, results in runs for r in results],
                   ignore_index=True)
 download_table(items, "lewidi_per_item_values.csv", key="lewidi.dl.all_items",
-               label="Download every per-item value (CSV)")
+               label="Download every system's per-item values (CSV)")

@@ -6,16 +6,16 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
-from plotly.subplots import make_subplots
 
 from hlv_core import lab
+from hlv_core.glossary import method_label, metric_label, paper_label
 from hlv_core.io import DataError
+from hlv_core.progress import ProgressClock
 from hlv_core.text import md
-from hlv_core.training import METHOD_INFO, METHODS
+from hlv_core.training import METHODS
+from hlv_ui.explain import explain, explain_inline
 from hlv_ui.state import (
     add_predictions,
     get_predictions,
@@ -23,15 +23,22 @@ from hlv_ui.state import (
     require_dataset,
     show_data_error,
 )
+from hlv_ui.training_lab_figures import delta_figure, lab_method_label, methods_table
 from hlv_ui.widgets import download_table, show_table
+
+#: Trained methods kept for the session (key: dataset hash, method, seeds, folds); the oldest
+#: go first beyond this many.
+CACHE_KEY, CACHE_MAX = "lab.cache", 64
 
 st.title("Training lab")
 dataset = require_dataset(tasks=("multiclass", "multilabel", "rating"))
 
 st.caption(
-    "Seed 000 (Kurniawan et al.) sections 4-5: one model per HLV training method, compared with "
-    "the six metrics as the difference (delta) to the mean of majority-vote training (MV)."
+    f"{md(paper_label('kurniawan'))}, sections 4-5: one model per training method, compared "
+    "with the soft and hard metrics as the difference (delta) to training on the majority "
+    "label (majority voting, MV)."
 )
+explain("training_method", "soft_metric", "hard_metric")
 st.info(
     "**What this is.** A *fast linear text model* (TF-IDF word and character n-grams, softmax or "
     "per-class sigmoid, trained with L-BFGS) for **comparing training methods on your data in "
@@ -53,50 +60,73 @@ all_metrics = list(lab.METRICS[multilabel])
 skips = {m: lab.skip_reason(dataset, m) for m in METHODS}
 runnable = [m for m in METHODS if skips[m] is None]
 
+with st.expander(f"The {len(METHODS)} training methods: what each one trains on"):
+    show_table(methods_table(skips), hide_index=True, width="stretch")
 with st.form("lab.form"):
     cols = st.columns([3, 2])
     methods = cols[0].multiselect(
-        "Training methods (MV is always trained: it is the reference)", runnable,
-        default=runnable, key="lab.methods",
-        help="\n".join(f"**{m}**: {METHOD_INFO[m][2]}" for m in METHODS),
+        "Training methods (majority voting, MV, is always trained: it is the reference)",
+        runnable, default=runnable, key="lab.methods", format_func=method_label,
+        help=explain_inline("training_method") + " The table above lists all of them.",
     )
-    metrics = cols[0].multiselect("Metrics", all_metrics,
+    metrics = cols[0].multiselect("Metrics", all_metrics, format_func=metric_label,
                                   default=list(lab.PAPER_METRICS[multilabel]), key="lab.metrics")
-    n_seeds = cols[1].number_input("Seeds (runs per method)", 1, 5, 1, key="lab.n_seeds")
-    base_seed = cols[1].number_input("First seed", 0, 10_000, 0, key="lab.seed")
-    n_folds = cols[1].number_input("Folds (only when the data has no train/test split)", 2, 10,
-                                   5, key="lab.folds")
+    n_seeds = cols[1].number_input(
+        "Repeats per method (random starts)", 1, 5, 1, key="lab.n_seeds",
+        help="Each repeat starts the training from different random weights (a different "
+             "seed); with 2 or more the plot shows how much the result varies.")
+    base_seed = cols[1].number_input("First random seed", 0, 10_000, 0, key="lab.seed",
+                                     help="The same seeds give the same models.")
+    n_folds = cols[1].number_input(
+        "Folds (only when the data has no train/test split)", 2, 10, 5, key="lab.folds",
+        help="Without a train/test split every item is predicted by a model trained on the "
+             "other folds (cross-validation).")
     submitted = st.form_submit_button("Train", type="primary", icon=":material/play_arrow:")
 
 for method, reason in skips.items():
     if reason is not None:
-        st.caption(f"Skipped: **{method}** - {md(reason)}")
+        st.caption(f"Not available here: **{method_label(method)}**: {md(reason)}")
 
 seeds = tuple(range(int(base_seed), int(base_seed) + int(n_seeds)))
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def run_method(_dataset, dataset_hash: str, method: str, seeds: tuple[int, ...],
-               n_folds: int) -> lab.LabResult:
-    """One method's lab run (cached per dataset, method, seeds and folds)."""
-    return lab.run_lab_full(_dataset, methods=[method], seeds=seeds, n_folds=n_folds,
-                            reference=False)
+def train(chosen: list[str]) -> list[lab.LabResult]:
+    """Train every method of ``chosen`` in the script thread (so Streamlit's Stop interrupts
+    it between two fits), with a progress bar showing the method, seed, time elapsed and
+    estimated time left. Methods trained earlier this session with the same settings come from
+    the session cache (an interrupted run resumes where it stopped)."""
+    cache = st.session_state.setdefault(CACHE_KEY, {})
+    keys = {m: (dataset.content_hash, m, seeds, int(n_folds)) for m in chosen}
+    to_train = [m for m in chosen if keys[m] not in cache]
+    bar = st.progress(0.0, text="starting")
+    clock = ProgressClock(total=max(len(to_train), 1))
+    for i, method in enumerate(to_train):
+        def progress(fraction: float, message: str, i: int = i, method: str = method) -> None:
+            clock.update(i + fraction)
+            bar.progress(min(clock.fraction, 1.0), text=clock.text(
+                f"Training {method_label(method)}, {i + 1} of {len(to_train)} · "
+                f"{message.removeprefix(method + ', ')}"))
+        cache[keys[method]] = lab.run_lab_full(dataset, methods=[method], seeds=seeds,
+                                               n_folds=int(n_folds), reference=False,
+                                               progress=progress)
+        while len(cache) > CACHE_MAX:
+            cache.pop(next(iter(cache)))
+    bar.empty()
+    return [cache[keys[m]] for m in chosen]
 
 
 run_key = (dataset.content_hash, tuple(methods), seeds, int(n_folds))
 if submitted:
-    chosen = ["MV"] + [m for m in methods if m != "MV"]
-    bar = st.progress(0.0, text="starting")
-    parts = []
+    note = st.empty()
+    note.caption("Training runs here, in this page: the **Stop** button at the top right "
+                 "interrupts it; methods already trained are kept, so pressing **Train** "
+                 "again goes on from there.")
     try:
-        for i, method in enumerate(chosen):
-            bar.progress(i / len(chosen), text=f"training {method} ({i + 1}/{len(chosen)})")
-            parts.append(run_method(dataset, dataset.content_hash, method, seeds, int(n_folds)))
-        bar.progress(1.0, text="done")
+        parts = train(["MV"] + [m for m in methods if m != "MV"])
+        note.empty()
     except DataError as error:
         show_data_error(error)
         st.stop()
-    bar.empty()
     results = lab.compute_deltas(pd.concat([p.results for p in parts], ignore_index=True))
     st.session_state["lab.run"] = {
         "key": run_key,
@@ -111,7 +141,7 @@ if submitted:
 run = st.session_state.get("lab.run")
 if run is None or run["key"][0] != dataset.content_hash:
     st.info("Choose methods and metrics, then press **Train**. On the bundled samples all 14 "
-            "methods with one seed take well under a minute.")
+            "methods with one repeat take well under a minute.")
     st.stop()
 if run["key"] != run_key:
     st.warning("The settings changed since the last run; the results below are from the "
@@ -123,7 +153,7 @@ if shown.empty:
     st.info("Pick at least one metric.")
     st.stop()
 
-st.markdown(f"**Protocol:** {md(run['protocol'])}; seeds "
+st.markdown(f"**Protocol:** {md(run['protocol'])}; random seeds "
             f"{', '.join(map(str, run['seeds']))}; L2 strength chosen per method and seed on "
             "the dev items by the geometric mean of the metrics (macro F1s left out, entropy "
             "correlation as (r+1)/2), as in the paper.")
@@ -132,45 +162,35 @@ st.markdown(f"**Protocol:** {md(run['protocol'])}; seeds "
 order = list(lab.mean_rank(shown).index)
 summary = lab.summarise(shown)
 metric_list = [m for m in metrics if m in set(summary["metric"])]
-n_cols = min(3, len(metric_list))
-n_rows = int(np.ceil(len(metric_list) / n_cols))
-fig = make_subplots(rows=n_rows, cols=n_cols, subplot_titles=metric_list, shared_xaxes=False,
-                    vertical_spacing=0.18 if n_rows > 1 else 0.1)
-for k, metric in enumerate(metric_list):
-    sub = summary[summary["metric"] == metric].set_index("method").reindex(order)
-    err_hi = (sub["delta_high"] - sub["delta"]).to_numpy()
-    err_lo = (sub["delta"] - sub["delta_low"]).to_numpy()
-    colors = ["#2a9d8f" if v >= 0 else "#e76f51" for v in sub["delta"].fillna(0)]
-    fig.add_trace(
-        go.Bar(x=order, y=sub["delta"].tolist(), name=metric, marker_color=colors,
-               showlegend=False,
-               error_y={"type": "data", "array": err_hi.tolist(), "arrayminus": err_lo.tolist(),
-                        "visible": bool(np.isfinite(err_hi).any())},
-               hovertemplate="%{x}: delta %{y:.4f}<extra>" + metric + "</extra>"),
-        row=k // n_cols + 1, col=k % n_cols + 1,
-    )
-fig.update_layout(height=330 * n_rows, margin={"t": 80, "b": 10},
-                  title_text="Delta vs mean MV (methods sorted by mean rank over the metrics)")
-st.plotly_chart(fig, width="stretch", key="lab.delta_plot")
-st.caption("Bars: mean delta over seeds; whiskers: 95% t-interval over seeds (from 2 seeds on). "
-           "Green = better than MV. Paper Figures 2-4.")
+st.plotly_chart(delta_figure(summary, order, metric_list), width="stretch", key="lab.delta_plot")
+st.caption("Bars: mean difference to majority voting over the repeats; whiskers: 95% "
+           "t-interval over the repeats (from 2 repeats on). Each method keeps its colour. "
+           "Paper Figures 2-4.")
 
 # ------------------------------------------------------------------ tables
 table = summary.copy()
 table["method"] = pd.Categorical(table["method"], categories=order, ordered=True)
 table = table.sort_values(["method", "metric"]).reset_index(drop=True)
 table["method"] = table["method"].astype(str)
-st.subheader("Scores with 95% intervals over seeds")
-wide = lab.summary_table(shown).reindex(order)[metric_list]
-show_table(wide.style.format("{:.4f}", na_rep="NaN").highlight_max(axis=0, color="#d8f3dc"),
-             width="stretch")
-download_table(table, "training_lab_summary.csv", key="lab.dl_summary")
-with st.expander("Long table (every method, seed and metric)"):
+st.subheader("Scores with 95% intervals over seeds (repeats with different random starts)")
+means = table.pivot(index="method", columns="metric", values="mean").reindex(order)[metric_list]
+means.index = [lab_method_label(m) for m in means.index]
+means.columns = [metric_label(m) for m in means.columns]
+means.index.name = "training method"
+show_table(means.style.format("{:.4f}", na_rep="undefined").highlight_max(axis=0,
+                                                                          color="#d8f3dc"),
+           width="stretch")
+st.caption("Mean over the repeats; the best method per metric is highlighted.")
+download_table(table, "training_lab_summary.csv", key="lab.dl_summary",
+               label="Download per-method scores and intervals (CSV)")
+with st.expander("Long table (every method, repeat and metric)"):
     show_table(shown, width="stretch", hide_index=True)
-    download_table(results, "training_lab_results.csv", key="lab.dl_results")
+    download_table(results, "training_lab_results.csv", key="lab.dl_results",
+                   label="Download every method, repeat and metric (CSV)")
 with st.expander("Chosen L2 strength, dev score and time per fit"):
     show_table(run["fits"], width="stretch", hide_index=True)
-    download_table(run["fits"], "training_lab_fits.csv", key="lab.dl_fits")
+    download_table(run["fits"], "training_lab_fits.csv", key="lab.dl_fits",
+                   label="Download the fits (L2, dev score, time) (CSV)")
     st.caption("Seconds per method: " + ", ".join(
         f"{m} {s:.1f}" for m, s in run["timings"].items()))
 nan_methods = sorted(set(shown.loc[shown["value"].isna(), "method"]))
@@ -207,7 +227,7 @@ if st.button("Add as models for the other pages", key="lab.send", icon=":materia
     st.success(f"Added {chosen['model'].nunique()} models (named `lab <method>`): open *Soft "
                "metrics*, *Certainty* or *Perspectives* to compare them.")
 download_table(models, "training_lab_predictions.csv", key="lab.dl_preds",
-               label="Download predictions CSV")
+               label="Download the trained models' test predictions (CSV)")
 st.download_button("Download run settings (JSON)", data=json.dumps(
     {"dataset": dataset.name, "content_hash": dataset.content_hash, "seeds": list(run["seeds"]),
      "methods": list(run["key"][1]), "folds": run["key"][3], "protocol": run["protocol"]},

@@ -185,7 +185,7 @@ CASES: list[Case] = [
     Case("number_5000_digits.json", "number_5000_digits.json", words=("too long",),
          item="crash"),
     # misleading messages
-    Case("workbook.xlsx", _xlsx, words=("save the sheet as CSV",), item="message"),
+    Case("workbook.xlsx", _xlsx, words=("export the sheet as CSV",), item="message"),
     Case("workbook_renamed.zip", _xlsx, words=("spreadsheet",), item="message"),
     Case("excel_workbook.xls", "excel_workbook.xls", words=("spreadsheet",), item="message"),
     Case("lewidi2025_1e999.json", "lewidi2025_1e999.json", options={"format": "lewidi2025"},

@@ -598,3 +598,24 @@ def test_gamma_keys_order_matches_log_gamma_values():
     # a tiny shape is almost always last, a large one almost always first
     first = np.argmax(k, axis=0)
     assert np.mean(first == 3) > 0.95 and np.mean(np.argmin(k, axis=0) == 0) > 0.99
+
+
+def test_certain_by_construction():
+    """Top-k certainty is 1 whatever the data at reliability infinity and for k >= K; finite
+    reliabilities with k < K are data (the page draws only those)."""
+    import math
+
+    from hlv_core.certainty import certain_by_construction, sweep
+
+    assert certain_by_construction(1, math.inf, 5) and certain_by_construction(3, 2.0, 3)
+    assert not certain_by_construction(2, 100.0, 3)
+    counts = np.array([[3, 1, 0, 0], [2, 2, 0, 0], [4, 0, 0, 0]], dtype=float)
+    res = sweep("dirichlet", counts, [1.0, 100.0, math.inf], n_samples=300, n_classes=4,
+                ks=(1, 3, 4))
+    for row in res.certainty.itertuples():
+        if certain_by_construction(row.k, row.reliability, 4):
+            assert row.mean_certainty == 1.0
+    # k = 3 exceeds the labels with evidence: at finite reliability a label nobody chose is
+    # drawn at random, so the value stays well below the 1 of the point estimate
+    finite = res.certainty[(res.certainty.k == 3) & (res.certainty.reliability == 100.0)]
+    assert finite["mean_certainty"].iloc[0] < 0.9

@@ -189,7 +189,7 @@ def test_migration_from_version_2_canonicalises_and_clamps(db):
     """)
     con.close()
     store = ReviewStore(db)
-    assert store.schema_version == review.SCHEMA_VERSION == 3
+    assert store.schema_version == review.SCHEMA_VERSION == 4
     frame = store.judgements()
     assert frame["created_at"].tolist()[1] == "2024-03-01T04:30:00.000000+00:00"
     assert (frame["source"] == "legacy").all()

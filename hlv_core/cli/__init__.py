@@ -12,10 +12,12 @@ from ..io import DataError
 from . import (
     agreement,
     certainty,
+    explore,
     lab,
     lewidi,
     metrics,
     perspectives,
+    report,
     review,
     sigma,
     summary,
@@ -39,6 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
     review.add_cli(sub)
     lab.add_cli(sub)
     lewidi.add_cli(sub)
+    report.add_cli(sub)
+    explore.add_cli(sub)
     return parser
 
 

@@ -16,6 +16,7 @@ import pandas as pd
 
 from ..io import FORMATS, load
 from ..lab import DEFAULT_L2_GRID, predictions_as_models, run_lab_full, summary_table
+from ..progress import ProgressClock
 from ..training import METHODS
 from ._output import write_json
 
@@ -26,9 +27,12 @@ def run_lab_cli(args: argparse.Namespace) -> int:
     """Handler of the ``lab`` sub-command; returns the exit status."""
     dataset = load(args.file, format=args.format)
 
+    clock = ProgressClock(total=1.0)
+
     def progress(fraction: float, message: str) -> None:
+        clock.update(fraction)
         if not args.json and not args.quiet:
-            print(f"[{fraction:5.1%}] {message}", file=sys.stderr)
+            print(f"[{fraction:5.1%}] {clock.text(message)}", file=sys.stderr)
 
     result = run_lab_full(dataset, methods=args.methods, seeds=args.seeds, progress=progress,
                           n_folds=args.folds, l2_grid=tuple(args.l2_grid))

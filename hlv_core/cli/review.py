@@ -18,7 +18,7 @@ import getpass
 import warnings
 
 from ..io import DataError
-from ..review import ReviewStore, human_scores, pair_table
+from ..review import ReviewStore, human_scores, judgement_sufficiency, pair_table
 from ._output import write_json
 
 __all__ = ["add_cli", "run_review"]
@@ -39,9 +39,14 @@ def _rank(args: argparse.Namespace) -> int:
         warnings.simplefilter("ignore")
         scores, notes = human_scores(wins, comps, models, regularize=args.regularize)
     pairs = pair_table(frame, models)
+    need = judgement_sufficiency(frame, models)
+    if not need.enough:  # the same rule as the Case review page
+        notes = [f"{need.needed} more judgements needed: {need.rule}; scores below are "
+                 "preliminary.", *notes]
     if args.json:
         write_json({"scores": scores, "pairs": pairs, "notes": notes,
-                    "n_judgements": int(len(frame))}, null_reasons=notes)
+                    "n_judgements": int(len(frame)), "enough_judgements": need.enough,
+                    "more_judgements_needed": need.needed}, null_reasons=notes)
         return 0
     print(f"{len(frame)} judgements (latest per reviewer, item and pair)")
     for note in notes:

@@ -76,9 +76,88 @@ def as_source(path_or_buffer: str | Path | bytes | IO[bytes], name: str | None =
     )
 
 
-def decode_text(source: Source) -> str:
-    """UTF-8 text with an optional BOM removed; non-UTF-8 is a clear error, never guessed."""
+#: Leading bytes of binary files people pick by mistake (a screenshot renamed .csv, ...).
+BINARY_SIGNATURES: tuple[tuple[bytes, str], ...] = (
+    (b"\x89PNG\r\n\x1a\n", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF87a", "a GIF image"),
+    (b"GIF89a", "a GIF image"),
+    (b"BM", "a BMP image"),
+    (b"II*\x00", "a TIFF image"),
+    (b"MM\x00*", "a TIFF image"),
+    (b"%PDF-", "a PDF document"),
+    (b"\x1f\x8b", "a gzip archive"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
+    (b"Rar!\x1a\x07", "a RAR archive"),
+    (b"\x7fELF", "a program (ELF)"),
+    (b"PAR1", "a Parquet file"),
+    (b"\x93NUMPY", "a NumPy array (.npy)"),
+    (b"PK\x03\x04", "a zip archive"),
+)
+
+
+def binary_kind(raw: bytes) -> str | None:
+    """What a known binary file format looks like from its first bytes (``"a PNG image"``), or
+    None for anything else. ``RIFF....WEBP`` is recognised as a WebP image."""
+    if raw[:4] == b"RIFF" and raw[8:12] == b"WEBP":
+        return "a WebP image"
+    for signature, kind in BINARY_SIGNATURES:
+        if raw.startswith(signature) and not (signature == b"BM" and not _bmp_header(raw)):
+            return kind
+    return None
+
+
+def _bmp_header(raw: bytes) -> bool:
+    """``BM`` followed by the file size: a BMP, not a header cell starting with 'BM'."""
+    return len(raw) >= 14 and int.from_bytes(raw[2:6], "little") == len(raw)
+
+
+#: Binary formats HLV Lens reads (passed by ``refuse_binary(..., readable=True)``).
+READABLE_BINARY = ("a Parquet file", "a NumPy array (.npy)", "a zip archive")
+
+
+def refuse_binary(source: Source, *, readable: tuple[str, ...] = ()) -> None:
+    """A known binary format where text was expected is named ("looks like a PNG image"),
+    never answered with "re-save as UTF-8". Kinds in ``readable`` (e.g. Parquet) pass."""
+    kind = binary_kind(source.raw)
+    if kind is None or kind in readable:
+        return
+    raise DataError(
+        f"this is not a text/CSV file (looks like {kind}).",
+        source=source.name,
+        fix="upload the annotations as CSV/TSV/JSON text (or a Parquet or zip file with that "
+        "extension); check you picked the right file.",
+    )
+
+
+EXCEL_SUFFIXES = (".xlsx", ".xlsm", ".xls", ".xlsb", ".ods", ".numbers")
+"""Spreadsheet workbooks: refused with "export as CSV"."""
+
+
+def refuse_spreadsheet(source: Source) -> None:
+    """Excel/ODS workbooks are zips (xlsx, ods) or OLE files (xls): say so, never 'no
+    annotations.csv in the zip'."""
     raw = source.raw
+    is_ole = raw[:8] == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+    is_workbook_zip = raw[:4] == b"PK\x03\x04" and (
+        b"[Content_Types].xml" in raw[:4096] or b"xl/" in raw[:4096]
+        or b"mimetypeapplication/vnd.oasis.opendocument.spreadsheet" in raw[:200]
+    )
+    if source.suffix in EXCEL_SUFFIXES or is_ole or is_workbook_zip:
+        raise DataError(
+            "this is a spreadsheet workbook (Excel / OpenDocument); HLV Lens does not read "
+            "workbooks.",
+            source=source.name,
+            fix="export the sheet as CSV (File > Save as / Download > CSV, UTF-8) in your "
+            "spreadsheet program and upload the CSV.",
+        )
+
+
+def decode_text(source: Source) -> str:
+    """UTF-8 text with an optional BOM removed; non-UTF-8 is a clear error, never guessed (a
+    known binary format is named, see :func:`refuse_binary`)."""
+    raw = source.raw
+    refuse_binary(source)
     if not raw.strip():
         raise DataError("the file is empty.", source=source.name, fix="upload a file with data.")
     try:

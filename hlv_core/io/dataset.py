@@ -421,9 +421,36 @@ class Dataset:
             )
         return dict(zip(self.labels, self.label_numeric_values().tolist(), strict=True))
 
+    def pair_agreement_array(self) -> np.ndarray:
+        """(N,) per-item agreement: the share of the item's annotator pairs who agree (NaN for
+        items with fewer than two annotators, and for ranking data).
+
+        Multiclass / rating: ``sum_k c_ik (c_ik - 1) / (n_i (n_i - 1))``, the observed agreement
+        ``P_i`` of Fleiss' kappa (1 = everyone chose the same label). Multi-label: the same per
+        label as a yes / no question, averaged over the labels at least one annotator of the item
+        ticked (labels nobody chose would make every item look agreed)."""
+        n = self.annotators_per_item_array().astype(float)
+        out = np.full(self.n_items, np.nan)
+        if self.task == "ranking" or not self.n_items:
+            return out
+        c = self.counts_array().astype(float)
+        pairs = n * (n - 1.0)
+        ok = pairs > 0
+        if self.task == "multilabel":
+            per_label = c * (c - 1.0) + (n[:, None] - c) * (n[:, None] - c - 1.0)
+            used = c > 0
+            with np.errstate(divide="ignore", invalid="ignore"):
+                mean = np.where(used, per_label, 0.0).sum(axis=1) / used.sum(axis=1)
+            ok &= used.any(axis=1)
+            out[ok] = mean[ok] / pairs[ok]
+        else:
+            out[ok] = (c * (c - 1.0)).sum(axis=1)[ok] / pairs[ok]
+        return out
+
     def item_table(self) -> pd.DataFrame:
-        """One row per item for browsing: counts, majority, share of the majority, entropy, text.
-        Sorted most contested first (highest entropy)."""
+        """One row per item for browsing: counts, majority, share of the majority, pairwise
+        agreement (:meth:`pair_agreement_array`), normalised entropy, text. Sorted most contested
+        first (highest entropy). The Overview's item table and ``summary --items`` in the CLI."""
         p = self.judgements_array()
         table = pd.DataFrame(
             {
@@ -431,6 +458,7 @@ class Dataset:
                 "n_annotators": self.annotators_per_item_array(),
                 "majority": self.majority_label().to_numpy(),
                 "majority_share": np.nanmax(p, axis=1) if p.size else np.zeros(len(p)),
+                "pair_agreement": self.pair_agreement_array(),
                 "entropy": self.entropy().to_numpy(),
             }
         )

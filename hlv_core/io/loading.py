@@ -7,7 +7,17 @@ from typing import IO
 
 import pandas as pd
 
-from ._read import Source, as_source, header_columns, read_json, read_jsonl, read_table
+from ._read import (
+    READABLE_BINARY,
+    Source,
+    as_source,
+    header_columns,
+    read_json,
+    read_jsonl,
+    read_table,
+    refuse_binary,
+    refuse_spreadsheet,
+)
 from .cifar10h import looks_like_cifar10h_raw, read_cifar10h_raw
 from .dataset import Dataset
 from .errors import DataError
@@ -123,7 +133,6 @@ def detect_format(source: Source) -> str:
     )
 
 
-_EXCEL_SUFFIXES = (".xlsx", ".xlsm", ".xls", ".xlsb", ".ods", ".numbers")
 _LONG_ITEM = ("item", "unit", "unit_id", "text_id", "id", "task", "item_id")
 _LONG_ANNOTATOR = ("annotator", "worker", "worker_id", "coder", "rater", "rater_id", "user",
                    "user_id", "annotator_id", "judge", "participant")
@@ -135,24 +144,6 @@ def _columns_text(columns, limit: int = 12) -> str:
     shown = [repr(c if len(c) <= 40 else c[:39] + "…") for c in names[:limit]]
     more = f", … ({len(names) - limit} more)" if len(names) > limit else ""
     return "[" + ", ".join(shown) + more + "]"
-
-
-def _refuse_spreadsheet(source: Source) -> None:
-    """Excel/ODS workbooks are zips (xlsx, ods) or OLE files (xls): say so, never 'no
-    annotations.csv in the zip'."""
-    raw = source.raw
-    is_ole = raw[:8] == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
-    is_workbook_zip = raw[:4] == b"PK\x03\x04" and (
-        b"[Content_Types].xml" in raw[:4096] or b"xl/" in raw[:4096]
-        or b"mimetypeapplication/vnd.oasis.opendocument.spreadsheet" in raw[:200]
-    )
-    if source.suffix in _EXCEL_SUFFIXES or is_ole or is_workbook_zip:
-        raise DataError(
-            "this is a spreadsheet workbook (Excel / OpenDocument); HLV Lens does not read "
-            "workbooks.",
-            source=source.name,
-            fix="save the sheet as CSV (UTF-8) in your spreadsheet program and load the CSV.",
-        )
 
 
 def _refuse_misnamed_long(source: Source, columns: list[str]) -> None:
@@ -244,7 +235,8 @@ def _load_source(
         raise DataError(
             f"unknown format {format!r}.", source=source.name, fix=f"use one of {list(FORMATS)}."
         )
-    _refuse_spreadsheet(source)
+    refuse_spreadsheet(source)
+    refuse_binary(source, readable=READABLE_BINARY)
     chosen = detect_format(source) if format == "auto" else format
     if chosen == "canonical":
         dataset = read_canonical(source, task=task, level=level, **_companions(options))

@@ -28,9 +28,9 @@ from typing import IO
 import numpy as np
 import pandas as pd
 
-from ._read import as_source, decode_text, read_table
+from ._read import as_source, decode_text, read_table, refuse_binary, refuse_spreadsheet
 from .dataset import Dataset, _as_number, echo
-from .errors import DataError
+from .errors import DataError, ImportReport
 
 __all__ = [
     "load_predictions",
@@ -38,9 +38,16 @@ __all__ = [
     "item_level_predictions",
     "model_matrices",
     "SUM_TOLERANCE",
+    "RENORMALISE_TOLERANCE",
 ]
 
 SUM_TOLERANCE = 1e-6
+"""Multiclass probabilities of one (model, item) summing to 1 within this are taken as they are."""
+
+RENORMALISE_TOLERANCE = 1e-3
+"""Sums within this of 1 (rounding: 0.333 + 0.333 + 0.333 = 0.999) are divided by their sum
+so they sum to 1 exactly, with a note in the import report; further off is refused. The
+analysis functions themselves (``hlv_core.soft_metrics``) never renormalise."""
 
 
 def _first_row(mask: pd.Series) -> int:
@@ -53,13 +60,18 @@ def load_predictions(
     *,
     name: str | None = None,
     default_model: str | None = None,
+    report: ImportReport | None = None,
 ) -> pd.DataFrame:
     """Read and validate predictions for ``dataset``; see the module docstring for layouts.
 
     Returns the canonical long DataFrame. Raises :class:`DataError` naming the file, row and
     column for unknown labels or items, probabilities outside [0, 1] or empty, and multiclass
-    rows that do not sum to 1 (tolerance ``SUM_TOLERANCE``)."""
+    rows whose sum is further than :data:`RENORMALISE_TOLERANCE` from 1. Sums off by more than
+    :data:`SUM_TOLERANCE` but within :data:`RENORMALISE_TOLERANCE` (rounded outputs) are
+    renormalised; ``report`` (optional) gets a note saying how many, and rows read / kept."""
     source = as_source(path_or_buffer, name)
+    refuse_binary(source, readable=("a Parquet file",))
+    refuse_spreadsheet(source)
     if source.suffix != ".parquet" and source.raw[:4] != b"PAR1":
         from .lewidi_submission import load_lewidi_submission, sniff_lewidi_submission
 
@@ -191,25 +203,52 @@ def load_predictions(
             )
         frame["rank"] = ranks.astype(int)
     elif dataset.task in ("multiclass", "rating") and "annotator_id" not in frame.columns:
-        sums = frame.groupby(["model", "item_id"], sort=False)["prob"].sum()
-        off = (sums - 1.0).abs() > SUM_TOLERANCE
-        if off.any():
-            model, item = off[off].index[0]
-            row = frame[(frame["model"] == model) & (frame["item_id"] == item)]["_row"].iloc[0]
-            raise DataError(
-                f"probabilities of model {model!r} for item {item!r} sum to "
-                f"{sums[(model, item)]:.6g}, not 1 ({int(off.sum())} item(s) affected); "
-                "multiclass predictions are distributions.",
-                source=source.name,
-                row=int(row),
-                column="prob",
-                fix="normalise each item's probabilities to sum to 1 (softmax outputs), or "
-                "declare the dataset multilabel.",
-            )
+        frame = _renormalise(frame, source.name, report)
     columns = ["model", "item_id", "label", "prob"] + [
         c for c in ("annotator_id", "rank") if c in frame.columns
     ]
+    if report is not None:
+        report.rows_read = report.rows_kept = int(frame["_row"].nunique())
+        report.n_items = int(frame["item_id"].nunique())
+        report.labels = tuple(dataset.labels)
     return frame[columns].reset_index(drop=True)
+
+
+def _renormalise(frame: pd.DataFrame, source: str, report: ImportReport | None) -> pd.DataFrame:
+    """Multiclass distributions: refuse sums further than :data:`RENORMALISE_TOLERANCE` from 1,
+    divide sums off by more than :data:`SUM_TOLERANCE` (rounding) by their sum, with a note."""
+    sums = frame.groupby(["model", "item_id"], sort=False)["prob"].transform("sum")
+    deviation = (sums - 1.0).abs()
+    off = deviation > RENORMALISE_TOLERANCE + 1e-12  # 0.333 + 0.666 is 0.999 in print only
+    if off.any():
+        i = _first_row(off)
+        model, item = frame["model"].iloc[i], frame["item_id"].iloc[i]
+        n_off = frame.loc[off, ["model", "item_id"]].drop_duplicates().shape[0]
+        raise DataError(
+            f"probabilities of model {model!r} for item {item!r} sum to {sums.iloc[i]:.6g}, "
+            f"not 1 ({n_off} item(s) affected); multiclass predictions are distributions "
+            f"(sums within {RENORMALISE_TOLERANCE:g} of 1 are accepted as rounding and "
+            "renormalised).",
+            source=source,
+            row=int(frame["_row"].iloc[i]),
+            column="prob",
+            fix="normalise each item's probabilities to sum to 1 (softmax outputs), or "
+            "declare the dataset multilabel.",
+        )
+    fixed = deviation > SUM_TOLERANCE
+    if not fixed.any():
+        return frame
+    frame = frame.copy()
+    frame.loc[fixed, "prob"] = frame.loc[fixed, "prob"] / sums[fixed]
+    n_items = frame.loc[fixed, ["model", "item_id"]].drop_duplicates().shape[0]
+    n_rows = int(frame.loc[fixed, "_row"].nunique())
+    note = (f"{n_items} prediction(s) (model, item; {n_rows} file rows) summed to within "
+            f"{RENORMALISE_TOLERANCE:g} of 1 but not to 1 (largest deviation "
+            f"{float(deviation[fixed].max()):.2g}, e.g. rounding); each was divided by its sum so "
+            "it sums to 1.")
+    if report is not None:
+        report.note(note)
+    return frame
 
 
 def prediction_matrix(

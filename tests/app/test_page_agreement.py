@@ -166,3 +166,44 @@ def test_interval_level_on_text_labels_is_a_clear_error(app):
     at.selectbox(key="agreement.level").set_value("interval").run()
     assert not at.exception
     assert "needs numeric labels" in at.error[0].value
+
+
+def _support_upload(app):
+    """Seven annotators on 8 items (6 pairs each) and one, ``rare``, sharing 3 items with a0."""
+    rows = ["item_id,annotator_id,label"]
+    for item in range(8):
+        for j in range(7):
+            rows.append(f"i{item},a{j},{'xy'[(item * (j + 1)) % 3 == 0]}")
+    for item in range(8, 11):  # items only a0 and rare labelled
+        rows += [f"i{item},a0,{'xy'[item % 2]}", f"i{item},rare,{'xy'[item == 9]}"]
+    raw = ("\n".join(rows) + "\n").encode()
+    app.file_uploader(key="home.upload").set_value(("support.csv", raw, "text/csv")).run()
+    assert not app.exception
+    return _open_tab(app.switch_page("pages/agreement.py").run(), "Pairs")
+
+
+def test_mean_alpha_ranks_only_annotators_with_enough_support(app):
+    at = _support_upload(app)
+    assert at.slider(key="agreement.min_pairs").value == 5
+    bars = [t for s in _specs(at) for t in s["data"] if t["type"] == "bar"]
+    assert bars and "rare" not in bars[0]["x"] and len(bars[0]["x"]) == 7
+    table = next(d.value for d in at.dataframe if "enough_support" in d.value.columns)
+    assert table.set_index("annotator_id").loc["rare", "n_pairs_defined"] <= 1
+    assert not table.set_index("annotator_id").loc["rare", "enough_support"]
+    assert "1 with fewer are listed in the table only" in " ".join(c.value for c in at.caption)
+    at.slider(key="agreement.min_pairs").set_value(1).run()
+    bars = [t for s in _specs(at) for t in s["data"] if t["type"] == "bar"]
+    assert "rare" in bars[0]["x"]
+
+
+def test_pair_links_open_the_explorer(app):
+    at = _open_tab(open_page(app, "agreement", "case_review"), "Pairs")
+    text = next(m.value for m in at.markdown if "disagree on" in m.value)
+    links = [p.proto for p in at.get("page_link") if p.proto.page == "explorer"]
+    assert len(links) == 2
+    a, b = (q.split("=")[1] for q in links[0].query_string.split("&"))
+    assert a in text.replace("\\", "") and b in text.replace("\\", "")
+    assert links[1].query_string == f"annotator={b}&with={a}"
+    # the disagreement rows are selectable (a click opens the item; browser-tested)
+    table = next(d for d in at.dataframe if "label_a" in d.value.columns)
+    assert table.proto.selection_mode

@@ -36,8 +36,8 @@ def test_certainty_page_counts_sample(app):
     assert at.multiselect(key="certainty.models").value == ["dirichlet"]
     traces = _traces(at)
     assert traces and all(len(t) > 0 for t in traces)
-    metrics = [m.label for m in at.metric]
-    assert any("mean top-1 certainty" in label for label in metrics)
+    assert [m.label for m in at.metric] == ["Vote counts"]
+    assert any(m.value == "**Average certainty of the top label**" for m in at.markdown)
     # the reliability slider lives in a fragment: move it to infinity -> certainty 1
     at.select_slider(key="certainty.reliability").set_value(math.inf).run()
     assert not at.exception, [e.value for e in at.exception]
@@ -51,22 +51,25 @@ def test_certainty_page_dermatology_defaults(app):
     at = open_page(app, "certainty", "dermatology")
     assert at.multiselect(key="certainty.models").value == ["prirn"]
     per_example = _traces(at)  # histogram, 2 risk histograms
-    metric = next(m for m in at.metric if "mean top-1 certainty" in m.label)
+    metric = next(m for m in at.metric if m.label == "Ranked votes (paper's rule)")
     before = metric.value
     captions = " ".join(c.value for c in at.caption)
     assert "leave-one-reader-out agreement" in captions
     # a reliability that is not on the curves: sampled on demand inside the fragment
     at.select_slider(key="certainty.reliability").set_value(500).run()
     assert not at.exception, [e.value for e in at.exception]
-    after = next(m for m in at.metric if "mean top-1 certainty" in m.label).value
+    after = next(m for m in at.metric if m.label == "Ranked votes (paper's rule)").value
     assert float(after) > float(before)
     curves = _traces(_open_tab(at, "Across reliabilities"))
     curve = curves[0]
     assert {t["line"]["dash"] for t in curve} >= {"solid", "dot", "dash"}  # top-1/2/3
     certainty = np.concatenate([_values(t["y"]) for t in curve])
-    assert certainty.max() == 1.0 and certainty.min() < 0.2  # 1 at infinity, low at r = 1
+    # 1 at infinity by construction: not drawn; low at r = 1
+    assert certainty.max() < 1.0 and certainty.min() < 0.2
+    xs = np.concatenate([_values(t["x"]) for t in curve])
+    assert np.isfinite(xs).all() and xs.max() == 50
     # UA average overlap (depth 3) and the deterministic reference line
-    _open_tab(at, "UA accuracy")
+    _open_tab(at, "Model accuracy")
     at.radio(key="certainty.metric").set_value("ua_average_overlap").run()
     assert not at.exception, [e.value for e in at.exception]
     ua = _traces(at)[0]
@@ -99,15 +102,15 @@ def test_certainty_page_plackett_luce_on_a_ranking_upload(app, tmp_path):
     assert not at.exception, [e.value for e in at.exception]
     _open_tab(at, "Across reliabilities")
     names = {t["name"] for t in _traces(at)[0]}
-    assert any("Plackett" in n for n in names) and any("PrIRN" in n for n in names)
+    assert any("Plackett" in n for n in names) and any("Ranked votes" in n for n in names)
     captions = " ".join(c.value for c in at.caption)
     assert "PL effective sample size" in captions
-    assert "integer reliabilities up to 10" in captions  # r = 30 skipped for PL only
+    assert "whole-number reliabilities up to 10" in captions  # r = 30 skipped for PL only
     # the slider at a PL-only-invalid stop still shows PrIRN; the PL case view works
     _open_tab(at, "One reliability")
     at.select_slider(key="certainty.reliability").set_value(30).run()
     assert not at.exception, [e.value for e in at.exception]
-    assert len([m for m in at.metric if "mean top-1 certainty" in m.label]) == 1
+    assert [m.label for m in at.metric] == ["Ranked votes (paper's rule)"]  # not Plackett-Luce
     _open_tab(at, "Case view")
     at.selectbox(key="certainty.case_model").set_value("pl").run()
     assert not at.exception, [e.value for e in at.exception]
@@ -118,3 +121,124 @@ def test_certainty_page_multilabel_sample_warns(app):
     at = open_page(app, "certainty", "legal_areas")
     assert not at.exception
     assert at.warning, "a multilabel sample must get a warning, not an error"
+
+
+# ------------------------------------------------------------------ plain words, charts (issue 17)
+def _small_dataset(labels=("0", "1")):
+    """Six cases, four annotators, the given labels (binary by default): a tiny upload."""
+    from hlv_core.io import load
+
+    rng = np.random.default_rng(3)
+    rows = ["item_id,annotator_id,label"] + [
+        f"case{i},a{j},{labels[int(rng.random() < 0.3 + 0.1 * i)]}"
+        for i in range(6) for j in range(4)]
+    return load(("\n".join(rows) + "\n").encode(), name="tiny.csv")
+
+
+def _layouts(at) -> list:
+    return [json.loads(chart.proto.spec)["layout"] for chart in at.get("plotly_chart")]
+
+
+def _axis_title(layout: dict, axis: str) -> str:
+    title = layout.get(axis, {}).get("title", {})
+    return title.get("text", "") if isinstance(title, dict) else str(title)
+
+
+def _open_with(app, dataset, predictions=None):
+    at = app
+    at.session_state["hlv.dataset"] = dataset
+    if predictions is not None:
+        at.session_state["hlv.predictions"] = predictions
+    at.switch_page("pages/certainty.py").run(timeout=120)
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_plain_model_names_and_explanations(app):
+    """Technical names (PrIRN, prior a0, Gamma(1, 1), burn-in) only one click deeper."""
+    at = open_page(app, "certainty", "dermatology")
+    select = at.multiselect(key="certainty.models")
+    assert select.label == "How the annotations are combined"
+    shown = list(select.options)  # AppTest lists the labels shown
+    assert shown == ["Ranked votes (paper's rule)", "Ranked votes (released code's rule)",
+                     "Full rankings (Plackett-Luce)"]
+    assert at.number_input(key="certainty.prior").label == "Prior weight per label"
+    deeper = {c.value for e in at.expander for c in e.caption}
+    outside = " ".join(c.value for c in at.main.caption if c.value not in deeper) + " ".join(
+        m.label for m in at.metric)
+    for jargon in ("PrIRN", "Gamma(1, 1)", "burn-in", "prior a0"):
+        assert jargon not in outside
+    technical = next(e for e in at.expander if e.label == "How the models work (technical)")
+    text = " ".join(m.value for m in technical.markdown)
+    assert "PrIRN" in text and "Gamma(1, 1)" in text and "100 burn-in" in text
+    labels = [e.label for e in at.expander]
+    assert "What do these mean?" in labels  # certainty + reliability explained in plain words
+    glossary = " ".join(m.value for m in at.markdown)
+    assert "Annotation certainty" in glossary and "Reliability" in glossary
+
+
+def test_case_view_labels_are_categories_and_axes_titled(app):
+    """Labels 0/1 are categories (no -0.5 / 0.5 ticks); every plot has axis titles; counts
+    have whole-number ticks; nothing 1 by construction is drawn."""
+    at = _open_with(app, _small_dataset())
+    for layout in _layouts(at):  # per-case histogram: 6 cases
+        assert _axis_title(layout, "xaxis") and _axis_title(layout, "yaxis")
+        assert layout["yaxis"]["dtick"] == 1 and layout["yaxis"]["tickformat"] == ",d"
+    _open_tab(at, "Across reliabilities")
+    curves = _traces(at)[0]
+    assert all(np.isfinite(_values(t["x"])).all() for t in curves)  # no ∞ point
+    assert {t["name"] for t in curves} == {"Vote counts, top-1"}  # K = 2: top-2 is always 1
+    _open_tab(at, "Case view")
+    layout = _layouts(at)[0]
+    assert layout["xaxis"]["type"] == "category"
+    assert _axis_title(layout, "xaxis") == "label" and _axis_title(layout, "yaxis")
+    bars = _traces(at)[0][0]
+    assert set(bars["x"]) == {"0", "1"}
+
+
+def test_model_accuracy_without_predictions_says_how_to_get_them(app):
+    dataset = _small_dataset()
+    at = _open_with(app, dataset)
+    _open_tab(at, "Model accuracy")
+    assert any("needs model predictions" in i.value for i in at.info)
+    links = {link.proto.label: link.proto.page for link in at.get("page_link")}
+    assert links["Upload predictions on the Overview"] == "home"
+    assert links["Train models in the Training lab"] in ("training_lab", "training-lab")
+
+
+def test_user_strings_verbatim_and_one_colour_per_model(app):
+    """A label and a model named with HTML tags are shown as typed (escaped once for plotly);
+    each model keeps the session's colour."""
+    import pandas as pd
+
+    dataset = _small_dataset(labels=("<b>yes</b>", "no"))
+    rows = []
+    for i, item in enumerate(dataset.item_ids):
+        for model, p in (("<i>m1</i>", 0.2 + 0.1 * i), ("plain", 0.5)):
+            rows += [(model, item, "<b>yes</b>", p), (model, item, "no", 1 - p)]
+    preds = pd.DataFrame(rows, columns=["model", "item_id", "label", "prob"])
+    at = _open_with(app, dataset, preds)
+    _open_tab(at, "Model accuracy")
+    traces = _traces(at)[0]
+    names = {t["name"] for t in traces}
+    assert "&lt;i&gt;m1&lt;/i&gt; · Vote counts" in names
+    colours = at.session_state["hlv.model_colours"]
+    by_name = {t["name"].split(" · ")[0]: t["line"]["color"] for t in traces}
+    assert by_name["&lt;i&gt;m1&lt;/i&gt;"] == colours["<i>m1</i>"]
+    assert by_name["plain"] == colours["plain"] != colours["<i>m1</i>"]
+    _open_tab(at, "Case view")
+    assert "&lt;b&gt;yes&lt;/b&gt;" in set(_traces(at)[0][0]["x"])
+
+
+def test_only_infinity_is_explained_not_drawn(app):
+    """At reliability ∞ every certainty is 1 by construction: the curves tab says so instead
+    of drawing a flat line, and the one-reliability tab says why every case is at 1."""
+    at = open_page(app, "certainty", "case_review")
+    at.session_state["certainty.curve_rel"] = [math.inf]
+    at.run()
+    at.select_slider(key="certainty.reliability").set_value(math.inf).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("1 by construction" in c.value for c in at.caption)
+    _open_tab(at, "Across reliabilities")
+    assert any("Only reliability ∞ is chosen" in i.value for i in at.info)
+    assert not at.get("plotly_chart")

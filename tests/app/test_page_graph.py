@@ -21,8 +21,8 @@ def srcdoc(at) -> str:
 def test_case_review_graph(app):
     at = open_page(app, "graph", "case_review")
     metrics = {m.label: m.value for m in at.metric}
-    assert set(metrics) >= {"α (overall, nominal)", "σ", "σ_rnd (mean)", "Triangles", "Edges"}
-    assert 0 <= float(metrics["σ"]) <= 1
+    assert set(metrics) >= {"α (overall, nominal)", "σ (systematicity)", "σ_rnd (mean)", "Triangles", "Edges"}
+    assert 0 <= float(metrics["σ (systematicity)"]) <= 1
     assert float(metrics["σ_rnd (mean)"]) <= 1
     doc = srcdoc(at)
     dataset = at.session_state["hlv.dataset"]
@@ -40,6 +40,11 @@ def test_case_review_graph(app):
     hist = next(c for c in charts if c["data"][0]["type"] == "histogram")
     assert len(hist["data"][0]["x"]) == 10  # 10 replicates by default
     assert any(shape.get("type") == "line" for shape in hist["layout"]["shapes"])  # sigma marked
+    # counts of 10 replicates: whole-number ticks, titled axes
+    assert hist["layout"]["yaxis"]["dtick"] == 1
+    assert hist["layout"]["yaxis"]["title"]["text"] == "random matrices (count)"
+    heat = next(c for c in charts if c["data"][0]["type"] == "heatmap")
+    assert heat["layout"]["xaxis"]["title"]["text"] == "annotator"
     # the two camps are the two groups of the sample (claimant-side / defence-side)
     crosstab = at.dataframe[0].value
     assert sorted(crosstab.max(axis=1).tolist()) == [6, 6]
@@ -83,8 +88,8 @@ def test_every_sample_opens(app, name):
         assert len(at.get("iframe")) == 1
 
 
-def test_annotator_names_are_escaped(app):
-    evil = "<img src=x onerror=alert(1)>"
+def test_annotator_names_are_shown_verbatim_and_stay_text(app):
+    evil = "<img src=x onerror=alert(1) href=y>"
     rows = ["item_id,annotator_id,label"]
     for item in range(6):
         for j, name in enumerate([evil, "b", "c", "d"]):
@@ -95,9 +100,12 @@ def test_annotator_names_are_escaped(app):
     at = open_page(app, "graph")
     doc = srcdoc(at)
     assert "<img" not in doc
-    # html.escape'd, then JSON-encoded by pyvis (& -> \u0026): shown as text, never as a tag
-    assert "\\u0026lt;img src=x onerror=alert(1)\\u0026gt;" in doc
-    assert "\\u003cimg" not in doc
+    # passed verbatim (never HTML-escaped, which would show "&lt;img" on the canvas), JSON-encoded
+    # by pyvis' tojson so it cannot close the <script>; vis-network draws it as text
+    assert "\\u003cimg src=x onerror=alert(1) href=y\\u003e" in doc
+    assert "\\u0026lt;" not in doc and "&lt;img" not in doc
+    # a title containing "href" must not switch pyvis to its innerHTML tooltip template
+    assert "popup.innerHTML" not in doc
     for markdown in at.markdown:
         assert "<img" not in markdown.value
 
@@ -116,7 +124,8 @@ def test_compare_datasets_scatter(app):
     at.toggle(key="graph.compare").set_value(True).run()
     assert not at.exception
     scatter = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-    scatter = next(c for c in scatter if c["data"][-1]["type"] == "scatter")
+    # the Figure 2 scatter (the clickable heatmap carries a scatter layer too)
+    scatter = next(c for c in scatter if any(t.get("name") == "σ" for t in c["data"]))
     sigma_trace = next(t for t in scatter["data"] if t.get("name") == "σ")
     names = sigma_trace["text"]
     usable = [n for n, info in samples.SAMPLES.items() if info["task"] != "ranking"]
@@ -155,7 +164,7 @@ def test_large_graph_is_laid_out_and_filtered(app, data_dir):
     at.toggle(key="graph.rnd").set_value(True).run()
     assert not at.exception
     metrics = {m.label: m.value for m in at.metric}  # Basile's MD-Agreement .359 / .494 / .283
-    assert (metrics["α (overall, nominal)"], metrics["σ"]) == ("0.359", "0.494")
+    assert (metrics["α (overall, nominal)"], metrics["σ (systematicity)"]) == ("0.359", "0.494")
     assert abs(float(metrics["σ_rnd (mean)"]) - 0.283) <= 0.006  # 3 Monte Carlo sd of the gap
     assert "1,500 of 10,013 edges drawn" in " ".join(c.value for c in at.caption)  # min_shared 1
     at.number_input(key="graph.max_edges").set_value(300).run()
@@ -172,3 +181,13 @@ def test_ordinal_level_on_text_labels_uses_inventory_order_and_interval_is_refus
     at.selectbox(key="graph.level").set_value("interval").run()
     assert not at.exception
     assert "needs numeric labels" in at.error[0].value
+
+
+def test_an_annotator_opens_in_the_explorer(app):
+    at = open_page(app, "graph", "case_review")
+    assert not [p for p in at.get("page_link") if p.proto.page == "explorer"]
+    at.selectbox(key="graph.open_annotator").set_value("lawyer_03").run()
+    links = [p.proto for p in at.get("page_link") if p.proto.page == "explorer"]
+    assert [link.query_string for link in links] == ["annotator=lawyer_03"]
+    assert any("sigma" in c.value.lower() or "systematicity" in c.value.lower()
+               for c in at.caption)  # plain words for sigma (hlv_ui.explain)

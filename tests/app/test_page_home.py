@@ -11,15 +11,26 @@ from hlv_core import samples
 from .conftest import open_page
 
 
+def _figures(at) -> dict[str, dict]:
+    """The page's plotly figures by title."""
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    return {spec["layout"]["title"]["text"]: spec for spec in specs}
+
+
 def test_default_sample_shows_overview(app):
     metrics = {m.label: m.value for m in app.metric}
     assert metrics["Items"] == "240"
     assert metrics["Annotators"] == "12"
-    charts = app.get("plotly_chart")
-    assert {json.loads(c.proto.spec)["data"][0]["type"] for c in charts} >= {"bar", "histogram"}
+    figures = _figures(app)
+    assert {"Label distribution", "Annotators per item", "Per-item normalised entropy"} <= set(
+        figures)
     assert len(app.dataframe) >= 2
     labels = [b.label for b in app.get("download_button")]
     assert any("item table" in label for label in labels)
+    assert "Download CSV" not in labels  # every download says what it holds
+    items = next(df.value for df in app.dataframe if "pair_agreement" in df.value.columns)
+    assert items["pair_agreement"].between(0, 1).all()
+    assert "Pair agreement" in " ".join(c.value for c in app.caption)
 
 
 @pytest.mark.parametrize("name", list(samples.SAMPLES))

@@ -98,3 +98,27 @@ def test_res_zip_upload_and_demo(page):
     assert not at.exception
     board = at.dataframe[0].value
     assert set(board["system"]) == {"calibrated", "overconfident", "uniform"}
+
+
+def test_plain_names_colours_and_explanations(page):
+    """Metric and task names in words, the paired test explained, one colour per system (the
+    same on a second figure of the session) and specific download labels."""
+    at = page
+    at.toggle(key="lewidi.demo").set_value(True)
+    at.number_input(key="lewidi.n_boot").set_value(200)
+    at.run()
+    assert not at.exception
+    texts = _texts(at)
+    assert "Task A: soft labels" in texts
+    assert "Manhattan distance (LeWiDi 2025, Task A) (lower is better)" in texts
+    for title in ("LeWiDi Task A", "LeWiDi Task B", "Paired bootstrap test"):
+        assert title in texts, title
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    trace = spec["data"][0]
+    assert spec["layout"]["xaxis"]["title"]["text"].startswith("Manhattan distance")
+    colours = at.session_state["hlv.model_colours"]
+    systems = [s for s in trace["y"]]
+    assert trace["marker"]["color"] == [colours[s] for s in systems]
+    assert len(set(trace["marker"]["color"])) == len(systems) == 3
+    labels = [b.label for b in at.get("download_button")]
+    assert "Download CSV" not in labels and len(labels) == len(set(labels))

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
 
 import numpy as np
 import pytest
 
 from hlv_core import soft_metrics as sm
+from hlv_core.glossary import metric_label
 from hlv_core.io import prediction_matrix
 from hlv_core.samples import load_sample
 
@@ -55,12 +57,14 @@ def test_page_on_samples(app, sample):
     dataset = load_sample(sample)
     models = list(dict.fromkeys(dataset.predictions["model"]))
     assert list(table.columns) == ["group", *models]
-    assert "soft_micro_f1" in table.index and "po_jsd" in table.index
+    # human metric names, never snake_case keys
+    assert "Soft micro F1" in table.index and metric_label("po_jsd") in table.index
+    assert not [name for name in table.index if "_" in name]
     # the soft micro F1 cell starts with the engine's value
     ids, Q = prediction_matrix(dataset.predictions, dataset, models[0])
     P = dataset.judgements_array()[dataset.item_ids.get_indexer(ids)]
     expected = sm.soft_micro_f1(P, Q)
-    assert table.loc["soft_micro_f1", models[0]].startswith(f"{expected:.3f} [")
+    assert table.loc["Soft micro F1", models[0]].startswith(f"{expected:.3f} [")
     types = _plot_types(at)  # rank plot
     n_downloads = len(at.get("download_button"))
     types += _plot_types(_open_tab(at, "Classes"))  # class bars
@@ -112,7 +116,7 @@ def test_figure1_sliders(app):
     at.slider(key="soft_metrics.fig1_q").set_value(0.2).run()
     values = {m.label: m.value for m in at.metric}
     assert values["Soft accuracy"] == "0.7000"
-    assert values["PO-JSD"] == f"{0.9268959920681902:.4f}"
+    assert values["JS similarity (PO-JSD)"] == f"{0.9268959920681902:.4f}"
     assert "(paper 0.7)" in " ".join(c.value for c in at.caption)
 
 
@@ -173,3 +177,69 @@ def test_costly_bootstrap_waits_for_the_toggle(app):
     at.toggle(key="soft_metrics.ci").set_value(True).run()
     assert not at.exception
     assert "[" in at.dataframe[0].value.iloc[0, 1]
+
+
+def _spec(at, key: str) -> dict:
+    """The plotly spec of the chart whose element id contains ``key``."""
+    return json.loads(next(c for c in at.get("plotly_chart") if key in c.proto.id).proto.spec)
+
+
+def test_rank_plot_human_names_axis_titles_and_legend(app):
+    at = open_page(app, PAGE, "case_review")
+    spec = _spec(at, "rank_plot")
+    metrics_on_x = {x for trace in spec["data"] for x in trace["x"]}
+    assert "Soft accuracy" in metrics_on_x and "hard_accuracy" not in metrics_on_x
+    layout = spec["layout"]
+    assert layout["yaxis"]["title"]["text"] == "rank (1 = best)"
+    assert layout["xaxis"]["tickangle"] == -30  # metric names slanted, the legend below them
+    assert layout["yaxis"]["dtick"] == 1  # integer ranks
+    assert layout["legend"]["orientation"] == "h"  # below the plot, never clipped
+    # plain-words explanations where the concepts appear
+    texts = _texts(at)
+    for title in ("Soft metric", "Hard metric", "Entropy correlation", "Coverage"):
+        assert title in texts, title
+    labels = [b.label for b in at.get("download_button")]
+    assert "Download per-model scores (CSV)" in labels
+    assert "Download CSV" not in labels
+
+
+def test_one_colour_per_model_across_figures(app):
+    at = open_page(app, PAGE, "case_review")
+    rank = {t["name"]: t["line"]["color"] for t in _spec(at, "rank_plot")["data"]}
+    assert len(set(rank.values())) == len(rank) == 3
+    at = _open_tab(at, "Items")
+    for model in ("overconfident", "weak"):
+        at.selectbox(key="soft_metrics.item_model").set_value(model).run()
+        dist = _spec(at, "soft_metrics.item_dist")["data"]
+        bar = next(t for t in dist if t["name"] == model)
+        assert bar["marker"]["color"] == rank[model]
+        humans = next(t for t in dist if t["name"] == "humans")
+        assert humans["marker"]["color"] not in rank.values()
+
+
+def test_user_strings_verbatim_in_plotly(app):
+    dataset = load_sample("case_review")
+    rows = ["item_id,label,prob,model"]
+    for item in dataset.item_ids[:30]:
+        rows += [f"{item},liable,0.5,<b>x</b>", f"{item},not_liable,0.3,<b>x</b>",
+                 f"{item},unclear,0.2,<b>x</b>"]
+    at = open_page(app, PAGE, "case_review")
+    at.file_uploader(key="soft_metrics.upload").set_value(
+        ("bold.csv", "\n".join(rows).encode(), "text/csv")).run()
+    assert not at.exception
+    names = [t["name"] for t in _spec(at, "rank_plot")["data"]]
+    # escaped once: plotly shows "<b>x</b>" as typed (not bold, not "&lt;b&gt;")
+    assert "&lt;b&gt;x&lt;/b&gt;" in names and "<b>x</b>" not in names
+    assert "<b>x</b>" in at.dataframe[0].value.columns  # tables show the raw string
+
+
+def test_no_predictions_says_how_to_get_them(app):
+    at = open_page(app, PAGE, "case_review")
+    at.session_state["hlv.dataset"] = dataclasses.replace(load_sample("case_review"),
+                                                          predictions=None)
+    at.run()
+    assert not at.exception
+    assert "no model predictions" in _texts(at)
+    links = [link.proto.label for link in at.get("page_link")]
+    assert any(label.startswith("Overview") for label in links)
+    assert any(label.startswith("Training lab") for label in links)

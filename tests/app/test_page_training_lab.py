@@ -10,6 +10,9 @@ import numpy as np
 import pytest
 
 from hlv_core import lab
+from hlv_core.glossary import method_label, metric_label
+from hlv_core.progress import ProgressClock
+from hlv_ui.palette import method_colours
 
 from .conftest import open_page
 
@@ -44,14 +47,16 @@ def test_case_review_small_run_and_send_models(app):
     # the plotted deltas are the engine's
     expected = lab.run_lab(dataset, methods=["SL"], metrics=["po_jsd"])
     sl = expected[(expected.method == "SL") & (expected.metric == "po_jsd")]["delta_vs_mv"]
-    panel = [t for t in spec["data"] if t["name"] == "po_jsd"][0]
+    panel = [t for t in spec["data"] if t["name"] == metric_label("po_jsd")][0]
     y = dict(zip(panel["x"], np.asarray(panel["y"], dtype=float), strict=True))
     assert y["SL"] == pytest.approx(float(sl.iloc[0]), abs=1e-6)
     assert y["MV"] == pytest.approx(0.0, abs=1e-12)
-    wide = at.dataframe[0].value
-    assert set(wide.index) == {"MV", "SL", "LA-min"}
+    wide = at.dataframe[1].value  # after the table of methods
+    assert set(wide.index) == {method_label(m) for m in ("MV", "SL", "LA-min")}
+    assert metric_label("po_jsd") in wide.columns
     labels = {b.label for b in at.get("download_button")}
-    assert {"Download CSV", "Download predictions CSV"} <= labels
+    assert "Download CSV" not in labels
+    assert "Download the trained models' test predictions (CSV)" in labels
     # send the predictions to the other pages
     at.button(key="lab.send").click().run()
     assert not at.exception
@@ -69,7 +74,8 @@ def test_legal_areas_multilabel_skips_al(app):
     assert "AL" not in at.multiselect(key="lab.methods").options
     _train(at, ["SL"], metrics=["soft_micro_f1", "po_jsd"])
     spec = charts(at)[0]
-    assert [t["name"] for t in spec["data"]] == ["soft_micro_f1", "po_jsd"]
+    assert [t["name"] for t in spec["data"]] == [metric_label("soft_micro_f1"),
+                                                  metric_label("po_jsd")]
 
 
 def test_dataset_without_texts_and_ranking_sample(app):
@@ -83,3 +89,38 @@ def test_dataset_without_texts_and_ranking_sample(app):
     at = open_page(app, "training_lab", "dermatology")
     assert any("multiclass" in w.value for w in at.warning)
     assert not at.get("plotly_chart")
+
+
+def test_plain_names_colours_axis_titles_and_eta(app, monkeypatch):
+    """Method names in words, one fixed colour per method, axis titles, and a progress line
+    with the time elapsed and the time left (estimated from the completed fits)."""
+    texts: list[str] = []
+    original = ProgressClock.text
+
+    def record(self, label):
+        out = original(self, label)
+        texts.append(out)
+        return out
+
+    monkeypatch.setattr(ProgressClock, "text", record)
+    at = open_page(app, "training_lab", "case_review")
+    methods_frame = at.dataframe[0].value
+    assert "Soft labelling" in set(methods_frame["method"]) and len(methods_frame) == 14
+    assert "Seed 000" not in " ".join(c.value for c in at.caption)
+    assert "Kurniawan et al." in " ".join(c.value for c in at.caption)
+    _train(at, ["SL", "JSD"], metrics=["soft_accuracy", "po_jsd"])
+    spec = charts(at)[0]
+    colours = method_colours()
+    for trace in spec["data"]:
+        assert trace["marker"]["color"] == [colours[m] for m in trace["x"]]
+        assert "Soft labelling (SL)" in trace["customdata"]
+    layout = spec["layout"]
+    assert layout["xaxis"]["title"]["text"] == "training method"
+    assert layout["yaxis"]["title"]["text"] == "difference to MV"
+    assert any("Soft labelling (SL)" in t for t in texts)
+    assert any("Jensen-Shannon loss (JSD)" in t for t in texts)
+    assert all(" elapsed · " in t for t in texts)
+    # an estimate once fits are complete ("about 3 s left" or, on fast runs, "less than ...")
+    assert any(t.endswith(" left") and "estimating" not in t for t in texts)
+    assert texts[0].endswith("estimating time left")
+    assert "Training runs here" not in " ".join(c.value for c in at.caption)  # gone when done

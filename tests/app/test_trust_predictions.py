@@ -63,7 +63,7 @@ def test_perspectives_shows_new_numbers_after_predictions_are_replaced(app):
 def test_certainty_shows_new_numbers_after_predictions_are_replaced(app):
     at = open_page(app, "certainty", "case_review")
     at.session_state["certainty.samples"] = 50
-    at.session_state["certainty.tab"] = "UA accuracy"  # hidden tabs do not run
+    at.session_state["certainty.tab"] = "Model accuracy"  # hidden tabs do not run
     dataset = at.session_state["hlv.dataset"]
 
     def ua_curve() -> np.ndarray:
@@ -114,4 +114,4 @@ def test_upload_with_a_bundled_model_name_is_renamed_not_summed(app):
             model=f"{name} (uploaded)"))):
         ids, Q = prediction_matrix(frame, dataset, model)
         P_ = dataset.judgements_array()[dataset.item_ids.get_indexer(ids)]
-        assert table.loc["soft_accuracy", model] == f"{sm.soft_accuracy(P_, Q):.3f}"
+        assert table.loc["Soft accuracy", model] == f"{sm.soft_accuracy(P_, Q):.3f}"  # human name

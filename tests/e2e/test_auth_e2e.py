@@ -67,7 +67,7 @@ def test_visitor_sees_only_the_login(browser: Browser, team_server):
         expect(page.get_by_role("button", name="Log in")).to_be_visible(timeout=60_000)
         page.wait_for_timeout(500)
         assert page.get_by_test_id("stSidebarNavLink").count() == 0
-        assert page.get_by_text("Sample dataset").count() == 0
+        assert page.get_by_role("combobox", name="Dataset").count() == 0
         assert page.get_by_role("tab", name="Meta-evaluation").count() == 0
     page.context.close()
 
@@ -81,14 +81,18 @@ def test_alice_bob_admin(browser: Browser, team_server, artifacts):
     expect(skip.first).to_be_visible(timeout=60_000)
     skip.first.click()
     expect(main.get_by_text("Output A", exact=True).first).to_be_visible(timeout=60_000)
-    main.get_by_label("Comment (optional)").fill(SECRET_NOTE)
-    main.get_by_label("Comment (optional)").press("Control+Enter")
+    main.get_by_label("Comment on this case (optional)").fill(SECRET_NOTE)
+    main.get_by_label("Comment on this case (optional)").press("Control+Enter")
     alice.wait_for_timeout(500)
-    main.get_by_role("button", name="A is more accurate").first.click()
-    expect(main.get_by_test_id("stMetricValue").first).to_have_text("1", timeout=60_000)
+    for question in ("Output A or output B?", "Output A or output C?", "Output B or output C?"):
+        group = main.get_by_test_id("stRadio").filter(has_text=question)
+        group.get_by_text("Both acceptable", exact=True).click()
+        expect(group.get_by_role("radio", name="Both acceptable")).to_be_checked(timeout=60_000)
+    main.get_by_role("button", name="Save judgements for this case").click()
+    expect(main.get_by_test_id("stMetricValue").first).to_have_text("1 of 20", timeout=60_000)
     rows = ReviewStore(db).judgements()
-    assert rows["reviewer"].tolist() == [ALICE]  # the verified e-mail, never a typed name
-    assert rows["comment"].tolist() == [SECRET_NOTE]
+    assert rows["reviewer"].tolist() == [ALICE] * 3  # the verified e-mail, never a typed name
+    assert rows["comment"].tolist() == [SECRET_NOTE] * 3
     alice.get_by_role("tab", name="Meta-evaluation").click()
     assert SECRET_NOTE in _download_text(alice, "Download my judgements (CSV)")
     assert alice.get_by_role("button", name="Download all judgements (CSV, admin)").count() == 0
@@ -97,8 +101,8 @@ def test_alice_bob_admin(browser: Browser, team_server, artifacts):
     bob = _login(browser, url, BOB)
     bob.get_by_role("tab", name="Meta-evaluation").click()
     main = bob.get_by_test_id("stMain")
-    expect(main.get_by_text("by 1 reviewers")).to_be_visible(timeout=60_000)
-    expect(main.get_by_text("Human scores (rank centrality)")).to_be_visible(timeout=60_000)
+    expect(main.get_by_text("by 1 reviewer.")).to_be_visible(timeout=60_000)
+    expect(main.get_by_text("7 more judgements needed")).to_be_visible(timeout=60_000)
     mine = _download_text(bob, "Download my judgements (CSV)")
     assert SECRET_NOTE not in mine and ALICE not in mine
     assert bob.get_by_role("button", name="Download all judgements (CSV, admin)").count() == 0

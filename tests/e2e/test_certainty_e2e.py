@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from playwright.sync_api import Page, expect
 
 
+@pytest.mark.slow  # about a minute: four tabs on the 1,947-case sample
 def test_certainty_reliability_slider_updates_histogram(page: Page, app_url: str, artifacts):
     page.goto(app_url)
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("240", timeout=60_000)
@@ -20,7 +22,7 @@ def test_certainty_reliability_slider_updates_histogram(page: Page, app_url: str
     # .filter/.first: during a rerun Streamlit briefly keeps the previous run's elements
     hist = main.locator(".st-key-certainty-hist .js-plotly-plot")
     expect(hist.filter(has_text="at reliability 10").first).to_be_visible(timeout=90_000)
-    metric = main.get_by_test_id("stMetric").filter(has_text="mean top-1 certainty").first
+    metric = main.get_by_test_id("stMetric").filter(has_text="Ranked votes (paper's rule)").first
     expect(metric).to_be_visible(timeout=30_000)
     before = metric.get_by_test_id("stMetricValue").inner_text()
     page.wait_for_timeout(1500)
@@ -45,3 +47,38 @@ def test_certainty_reliability_slider_updates_histogram(page: Page, app_url: str
         timeout=60_000)
     page.wait_for_timeout(2000)
     main.screenshot(path=str(artifacts / "certainty_full.png"))
+    main.get_by_role("tab", name="Across reliabilities").click()
+    curves = main.locator(".st-key-certainty-curves .js-plotly-plot").first
+    expect(curves).to_be_visible(timeout=90_000)
+    # ∞ is 1 by construction: not a tick of the curves
+    ticks = curves.locator(".xtick text").all_text_contents()
+    assert ticks and "∞" not in ticks and "50" in ticks
+    page.wait_for_timeout(1500)
+    curves.screenshot(path=str(artifacts / "certainty_curves.png"))
+    # model accuracy: one colour per model, legend below the plot (not clipped)
+    main.get_by_role("tab", name="Model accuracy").click()
+    ua = main.locator(".st-key-certainty-ua .js-plotly-plot").first
+    expect(ua.filter(has_text="derm_model_a")).to_be_visible(timeout=90_000)
+    page.wait_for_timeout(1500)
+    ua.screenshot(path=str(artifacts / "certainty_model_accuracy.png"))
+
+
+def test_certainty_case_view_labels_are_categories(page: Page, app_url: str, artifacts):
+    """On the 1-5 ratings sample the case view's x axis shows the labels as names (no -0.5 /
+    0.5 ticks), and the model-accuracy tab explains itself."""
+    page.goto(app_url)
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240", timeout=60_000)
+    sidebar = page.get_by_test_id("stSidebar")
+    sidebar.get_by_test_id("stSelectbox").click()
+    page.get_by_role("option", name=re.compile("Acceptability ratings")).click()
+    expect(page.get_by_test_id("stMetricValue").first).not_to_have_text("240", timeout=60_000)
+    page.get_by_test_id("stSidebarNavLink").filter(has_text="Certainty").click()
+    main = page.get_by_test_id("stMain")
+    expect(main.get_by_role("tab", name="Case view")).to_be_visible(timeout=60_000)
+    main.get_by_role("tab", name="Case view").click()
+    plot = main.locator(".st-key-certainty-case_plot .js-plotly-plot").first
+    expect(plot).to_be_visible(timeout=60_000)
+    page.wait_for_timeout(1500)
+    ticks = plot.locator(".xtick text").all_text_contents()
+    assert ticks and set(ticks) <= {"1", "2", "3", "4", "5"}, ticks
+    plot.screenshot(path=str(artifacts / "certainty_case_ratings.png"))

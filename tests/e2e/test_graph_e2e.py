@@ -15,7 +15,7 @@ def _open_graph(page: Page, app_url: str):
     # navigate inside the session (a full page load would start a new session)
     page.get_by_test_id("stSidebarNavLink").filter(has_text="Annotator graph").click()
     main = page.get_by_test_id("stMain")
-    expect(main.get_by_text("Signed graph").first).to_be_visible(timeout=90_000)
+    expect(main.get_by_role("heading", name="Signed graph")).to_be_visible(timeout=90_000)
     return main
 
 
@@ -118,3 +118,50 @@ def test_graph_compare_datasets_scatter(offline_page, app_url, artifacts):
     chart.screenshot(path=str(artifacts / "graph_compare_scatter.png"))
     expect(page.get_by_test_id("stException")).to_have_count(0)
     assert outside == [], f"requests left the app origin: {outside[:5]}"
+
+
+def test_user_strings_are_drawn_verbatim_in_the_graph(offline_page, app_url, artifacts):
+    """An annotator called ``<b>ann&1</b>`` is drawn and hovered as exactly that text: not
+    bold, not ``&lt;b&gt;`` (escaped twice), and no ``<b>`` element in the tooltip."""
+    from .conftest import annotations_input
+
+    page, outside = offline_page
+    evil = "<b>ann&1</b>"
+    rows = ["item_id,annotator_id,label"]
+    for item in range(6):
+        for j, name in enumerate([evil, "b", "c", "d"]):
+            rows.append(f'{item},"{name}",{(item + (j // 2)) % 2}')
+    page.goto(app_url)
+    expect(page.get_by_test_id("stMetricValue").first).to_be_visible(timeout=60_000)
+    page.get_by_text("Load your own data").click()
+    annotations_input(page).set_input_files(files=[{
+        "name": "verbatim.csv", "mimeType": "text/csv",
+        "buffer": ("\n".join(rows) + "\n").encode()}])
+    expect(page.get_by_text("Loaded verbatim.csv").first).to_be_visible(timeout=60_000)
+    page.get_by_test_id("stSidebarNavLink").filter(has_text="Annotator graph").click()
+    main = page.get_by_test_id("stMain")
+    expect(main.get_by_role("heading", name="Signed graph")).to_be_visible(timeout=90_000)
+    frame = _network_frame(page)
+    labels = frame.evaluate("() => nodes.get().map(n => n.label)")
+    assert evil in labels and not any("&lt;" in str(x) or "&amp;" in str(x) for x in labels)
+    frame.evaluate("() => network.stopSimulation()")
+    page.wait_for_timeout(300)
+    node_id = frame.evaluate(f"() => nodes.get().find(n => n.label === {evil!r}).id")
+    point = frame.evaluate(
+        "(id) => { const p = network.getPositions([id])[id]; return network.canvasToDOM(p); }",
+        node_id)
+    canvas = page.frame_locator('[data-testid="stIFrame"] iframe, iframe').first.locator(
+        "#mynetwork canvas").first
+    box = canvas.bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + point["x"], box["y"] + point["y"])
+    page.wait_for_timeout(150)
+    page.mouse.move(box["x"] + point["x"] + 1, box["y"] + point["y"] + 1)
+    tooltip = page.frame_locator('[data-testid="stIFrame"] iframe, iframe').first.locator(
+        "div.vis-tooltip").first
+    expect(tooltip).to_be_visible(timeout=5_000)
+    expect(tooltip).to_contain_text(evil)  # innerText: the literal characters
+    assert tooltip.locator("b").count() == 0
+    canvas.screenshot(path=str(artifacts / "graph_verbatim_labels.png"))
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    assert outside == []

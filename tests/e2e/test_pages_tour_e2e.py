@@ -13,10 +13,11 @@ PAGES = [
     # appear on the page)
     ("Agreement", None, "Krippendorff's α (nominal)"),
     ("Annotator graph", None, "Signed graph"),
+    ("Items and annotators", "Acceptability ratings (ordinal 1-5)", "most contested first"),
     ("Perspectives", "Acceptability ratings (ordinal 1-5)", "1. Split"),
     ("Soft vs hard metrics", "Legal areas (multi-label)", "All metrics, every model"),
     ("Certainty", "Dermatology differential diagnoses (ranked, real)",
-     "Per-example certainty at one reliability"),
+     "How certain each case is, at one reliability"),
     ("Case review", None, "Case review and meta-evaluation"),
     ("Training lab", None, "What this is."),
 ]
@@ -41,7 +42,7 @@ def test_page_renders_offline_without_exception(offline_page, app_url, artifacts
     expect(main.get_by_text("Not built yet")).to_have_count(0)
     if sample is not None:  # the sample chosen in the sidebar is still the session's dataset
         key = {v["title"]: k for k, v in SAMPLES.items()}[sample]
-        expect(page.get_by_test_id("stSidebar")).to_contain_text(f"Current: {key}")
+        expect(page.get_by_test_id("stSidebar")).to_contain_text(f"In use: {key}")
     main.screenshot(path=str(artifacts / f"tour_{title.lower().replace(' ', '_')}.png"))
     assert outside == [], f"requests left localhost: {outside[:5]}"
 

@@ -6,7 +6,10 @@ from __future__ import annotations
 import csv
 import io
 
+import numpy as np
 from playwright.sync_api import Page, expect
+
+from .conftest import annotations_input
 
 
 def test_split_download_predict_upload(page: Page, app_url: str, artifacts):
@@ -27,14 +30,45 @@ def test_split_download_predict_upload(page: Page, app_url: str, artifacts):
         f"{r[id_user]},{r[id_text]},liable\n" for r in rows
     )
     main.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(
-        files=[{"name": "always_liable.csv", "mimeType": "text/csv",
+        files=[{"name": "always_<b>liable</b>.csv", "mimeType": "text/csv",
                 "buffer": predictions.encode()}]
     )
     # tables are canvas grids; the comparison bar chart (SVG) names the uploaded model
-    expect(main.locator(".js-plotly-plot").filter(has_text="always_liable").first
-           ).to_be_visible(timeout=60_000)
+    # the model's name with HTML tags is shown as typed (not bold, not &lt;b&gt;)
+    chart = main.locator(".st-key-perspectives-cmp_chart .js-plotly-plot").first
+    expect(chart.filter(has_text="upload: always_<b>liable</b>.csv")).to_be_visible(
+        timeout=60_000)
     expect(page.get_by_test_id("stException")).to_have_count(0)
+    page.wait_for_timeout(1500)
+    chart.screenshot(path=str(artifacts / "perspectives_comparison.png"))
     page.get_by_role("tab", name="Per trait").click()
     expect(main.locator(".js-plotly-plot").last).to_be_visible(timeout=30_000)
     page.wait_for_timeout(1500)
     main.screenshot(path=str(artifacts / "perspectives_upload.png"))
+    trait = main.locator(".st-key-perspectives-trait_bars .js-plotly-plot").first
+    expect(trait).to_be_visible(timeout=30_000)
+    trait.screenshot(path=str(artifacts / "perspectives_trait_bars.png"))
+
+
+def test_zero_f1_is_shown_and_explained(page: Page, app_url: str, artifacts):
+    """An upload with a rare positive class: every model's headline F1 is 0. The comparison
+    shows labelled zero bars and says why, instead of an empty chart."""
+    rng = np.random.default_rng(7)
+    rows = "item_id,annotator_id,label\n" + "".join(
+        f"t{t:02d},u{u:02d},{int(rng.random() < 0.08)}\n" for t in range(30) for u in range(24))
+    page.goto(app_url)
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240", timeout=60_000)
+    annotations_input(page).set_input_files(files=[
+        {"name": "rare.csv", "mimeType": "text/csv", "buffer": rows.encode()}])
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("30", timeout=60_000)
+    page.get_by_test_id("stSidebarNavLink").filter(has_text="Perspectives").click()
+    main = page.get_by_test_id("stMain")
+    expect(main.get_by_text("Every model scores F1 = 0").first).to_be_visible(timeout=60_000)
+    chart = main.locator(".st-key-perspectives-cmp_chart .js-plotly-plot").first
+    expect(chart).to_be_visible(timeout=30_000)
+    labels = chart.locator(".bartext").all_text_contents()
+    assert labels and set(labels) == {"0.00"}, labels
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    page.wait_for_timeout(1500)
+    main.screenshot(path=str(artifacts / "perspectives_zero_f1.png"))
+    chart.screenshot(path=str(artifacts / "perspectives_zero_f1_chart.png"))

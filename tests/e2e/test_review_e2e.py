@@ -1,14 +1,17 @@
-"""Two reviewers judge cases in two separate browser contexts; the meta-evaluation then shows
+"""Two reviewers judge cases (every model pair of a case on one screen) in two separate browser
+contexts, one of them undoes her last case and judges it again; the meta-evaluation then shows
 both. Runs its own server so the review database is a temporary file (HLV_REVIEW_DB)."""
 
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Locator, Page, expect
 
 from hlv_core.review import ReviewStore
 
 from .conftest import running_app
+
+PAIRS = ["Output A or output B?", "Output A or output C?", "Output B or output C?"]
 
 
 @pytest.fixture(scope="module")
@@ -18,7 +21,7 @@ def review_server(tmp_path_factory):
         yield url, db
 
 
-def _desk_name(page: Page, name: str):
+def _desk_name(page: Page, name: str) -> Locator:
     """Desk mode: name the reviewer once for this browser session."""
     main = page.get_by_test_id("stMain")
     name_box = main.get_by_label("Your name (fixed for this browser session)")
@@ -29,43 +32,96 @@ def _desk_name(page: Page, name: str):
     return main
 
 
-def _judge(page: Page, url: str, name: str, choices: list[str]) -> None:
-    page.goto(f"{url}/review")
-    main = _desk_name(page, name)
+def _session_count(main: Locator, n: int) -> None:
+    expect(main.get_by_test_id("stMetricValue").first).to_have_text(f"{n} of 20",
+                                                                     timeout=60_000)
+
+
+def _judge_case(main: Locator, choices: list[str], n: int, *, screenshot=None) -> None:
+    """Skip the own label, answer the three pairs of the case, save; ``n`` cases done after."""
     skip = main.get_by_role("button", name="Skip")
-    for n, choice in enumerate(choices, start=1):
-        button = main.get_by_role("button", name=choice)
-        # each case first asks for the reviewer's own labels (skipped here)
-        expect(skip.or_(button).first).to_be_visible(timeout=60_000)
-        if skip.first.is_visible():
-            skip.first.click()
-            expect(skip).to_have_count(0, timeout=60_000)
-        # .first: during a rerun Streamlit briefly keeps the previous run's elements (stale)
-        expect(main.get_by_text("Output A", exact=True).first).to_be_visible(timeout=60_000)
-        expect(main.get_by_text("Output B", exact=True).first).to_be_visible()
-        button.first.click()
-        expect(main.get_by_test_id("stMetricValue").first).to_have_text(str(n), timeout=60_000)
+    expect(skip).to_be_visible(timeout=60_000)
+    skip.click()
+    expect(skip).to_have_count(0, timeout=60_000)
+    # every output of the case side by side, blind
+    for letter in "ABC":
+        expect(main.get_by_text(f"Output {letter}", exact=True).first).to_be_visible(
+            timeout=60_000)
+    for question, choice in zip(PAIRS, choices, strict=True):
+        group = main.get_by_test_id("stRadio").filter(has_text=question)
+        group.get_by_text(choice, exact=True).click()
+        expect(group.get_by_role("radio", name=choice)).to_be_checked(timeout=60_000)
+    save = main.get_by_role("button", name="Save judgements for this case")
+    expect(save).to_be_enabled(timeout=60_000)
+    if screenshot:
+        main.screenshot(path=screenshot)
+    save.click()
+    _session_count(main, n)
 
 
-def test_two_reviewers_then_meta_evaluation(browser: Browser, review_server, artifacts):
+@pytest.mark.slow
+def test_case_pairs_together_undo_then_meta_evaluation(browser: Browser, review_server,
+                                                       artifacts):
     url, db = review_server
     ann = browser.new_context(viewport={"width": 1400, "height": 1800})
     bob = browser.new_context(viewport={"width": 1400, "height": 1800})
     try:
-        _judge(ann.new_page(), url, "Ann", ["A is more accurate", "B is more accurate",
-                                            "Both acceptable"])
-        _judge(bob.new_page(), url, "Bob", ["Neither acceptable", "A is more accurate",
-                                            "A is more accurate"])
-        frame = ReviewStore(db).judgements()
-        assert sorted(frame["reviewer"].unique()) == ["Ann", "Bob"]
-        assert len(frame) == 6
+        page = ann.new_page()
+        page.goto(f"{url}/review")
+        main = _desk_name(page, "Ann")
+        _judge_case(main, ["A is more accurate", "C is more accurate", "Both acceptable"], 1,
+                    screenshot=str(artifacts / "review_case.png"))
+        # too few judgements: the meta-evaluation says how many more, no degenerate charts
+        page.get_by_role("tab", name="Meta-evaluation").click()
+        expect(main.get_by_text("7 more judgements needed")).to_be_visible(timeout=60_000)
+        expect(main.locator(".js-plotly-plot").filter(visible=True)).to_have_count(0)
+        main.screenshot(path=str(artifacts / "review_needed.png"))
+        page.get_by_role("tab", name="Review").click()
+        _judge_case(main, ["B is more accurate", "Neither acceptable", "B is more accurate"],
+                    2)
+        main.get_by_text("Your judgements on this dataset (6)").click()
+        history = main.get_by_test_id("stDataFrame").filter(visible=True).last
+        expect(history).to_be_visible(timeout=60_000)
+        history.screenshot(path=str(artifacts / "review_history.png"))
+        store = ReviewStore(db)
+        assert len(store) == 6 and store.judgements()["item_id"].nunique() == 2
+        last_case = store.judgements()["item_id"].iloc[-1]
+        # undo: the last case is withdrawn (kept, marked) and comes back with its answers
+        main.get_by_role("button", name="Undo last judgement").click()
+        expect(main.get_by_text("Undone: your judgements of case")).to_be_visible(
+            timeout=60_000)
+        _session_count(main, 1)
+        assert len(store) == 3
+        assert (store.judgements(include_undone=True)["undone_at"] != "").sum() == 3
+        expect(main.get_by_role("heading", name=f"Case {last_case}")).to_be_visible()
+        group = main.get_by_test_id("stRadio").filter(has_text=PAIRS[0])
+        expect(group.get_by_role("radio", name="B is more accurate")).to_be_checked()
+        page.wait_for_timeout(500)
+        main.screenshot(path=str(artifacts / "review_undo.png"))
+        group.get_by_text("A is more accurate", exact=True).click()
+        expect(group.get_by_role("radio", name="A is more accurate")).to_be_checked(
+            timeout=60_000)
+        main.get_by_role("button", name="Save judgements for this case").click()
+        _session_count(main, 2)
+        assert len(store) == 6
+
+        bob_page = bob.new_page()
+        bob_page.goto(f"{url}/review")
+        bob_main = _desk_name(bob_page, "Bob")
+        for n, choices in enumerate([["A is more accurate", "A is more accurate",
+                                      "B is more accurate"],
+                                     ["B is more accurate", "A is more accurate",
+                                      "Both acceptable"]], start=1):
+            _judge_case(bob_main, choices, n)
+        frame = store.judgements()
+        assert sorted(frame["reviewer"].unique()) == ["Ann", "Bob"] and len(frame) == 12
+
         page = ann.new_page()
         page.goto(f"{url}/review")  # a new browser session: the desk name is asked again
         main = _desk_name(page, "Ann")
         page.get_by_role("tab", name="Meta-evaluation").click()
         expect(main.get_by_text("by 2 reviewers")).to_be_visible(timeout=60_000)
-        expect(main.get_by_text("Human scores (rank centrality)")).to_be_visible()
-        # .filter(visible=True): the Review tab (hidden now) holds Ann's own judgements table
+        expect(main.get_by_text("Human scores (rank centrality)").first).to_be_visible()
         expect(main.get_by_test_id("stDataFrame").filter(visible=True).first).to_be_visible(
             timeout=60_000)
         trend = main.locator(".js-plotly-plot").filter(has_text="Metric value vs human score")

@@ -1,8 +1,13 @@
-"""A person opens "Soft vs hard metrics" and sees the metrics table and the charts."""
+"""A person opens "Soft vs hard metrics" and sees the metrics table and the charts (human metric
+names, legend below the plot, the item drill-down), then the explainer and the simulator."""
 
 from __future__ import annotations
 
+import numpy as np
+import pytest
 from playwright.sync_api import Page, expect
+
+from hlv_core.samples import load_sample
 
 
 def test_soft_metrics_page_shows_table_and_chart(page: Page, app_url: str, artifacts):
@@ -12,9 +17,41 @@ def test_soft_metrics_page_shows_table_and_chart(page: Page, app_url: str, artif
     main = page.get_by_test_id("stMain")
     expect(main.get_by_text("All metrics, every model").first).to_be_visible(timeout=60_000)
     expect(main.get_by_test_id("stDataFrame").first).to_be_visible(timeout=60_000)
-    expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=60_000)
+    rank_plot = main.locator(".js-plotly-plot").filter(has_text="Rank of each model").first
+    expect(rank_plot).to_be_visible(timeout=60_000)
+    # human metric names on the axis, a horizontal legend with every model, nothing clipped
+    expect(rank_plot.locator(".xtick").filter(has_text="Soft accuracy").first).to_be_attached()
+    expect(rank_plot.locator(".xtick").filter(has_text="soft_accuracy")).to_have_count(0)
+    expect(rank_plot.locator(".legend .traces")).to_have_count(3)
+    plot_box = rank_plot.bounding_box()
+    legend_box = rank_plot.locator(".legend").bounding_box()
+    assert legend_box["y"] + legend_box["height"] <= plot_box["y"] + plot_box["height"] + 1
+    # the plain-words explanation opens one click deeper
+    main.get_by_text("What do these mean?").first.click()
+    expect(main.get_by_text("How to read it:").first).to_be_visible()
     page.wait_for_timeout(1000)
     main.screenshot(path=str(artifacts / "soft_metrics_models.png"))
+    rank_plot.scroll_into_view_if_needed()
+    rank_plot.screenshot(path=str(artifacts / "soft_metrics_rank_plot.png"))
+
+    page.get_by_role("tab", name="Items").click()
+    expect(main.get_by_text("Item drill-down").first).to_be_visible(timeout=60_000)
+    expect(main.locator(".js-plotly-plot").filter(has_text="Human judgements vs model").first
+           ).to_be_visible(timeout=60_000)
+    page.wait_for_timeout(1000)
+    main.screenshot(path=str(artifacts / "soft_metrics_items.png"))
+    drill = main.locator(".js-plotly-plot").filter(has_text="Human judgements vs model").first
+    drill.scroll_into_view_if_needed()
+    drill.screenshot(path=str(artifacts / "soft_metrics_item_drilldown.png"))
+    scatter = main.locator(".js-plotly-plot").filter(has_text="Per-item soft overlap").first
+    scatter.scroll_into_view_if_needed()
+    scatter.screenshot(path=str(artifacts / "soft_metrics_item_scatter.png"))
+    page.get_by_role("tab", name="Classes").click()
+    classes = main.locator(".js-plotly-plot").filter(has_text="Class-wise soft").first
+    expect(classes).to_be_visible(timeout=60_000)
+    page.wait_for_timeout(1000)
+    classes.screenshot(path=str(artifacts / "soft_metrics_classes.png"))
+
     page.get_by_role("tab", name="Figure 1 explainer").click()
     expect(main.get_by_text("Soft accuracy", exact=True).first).to_be_visible(timeout=30_000)
     expect(main.get_by_test_id("stMetricValue").filter(has_text="0.7000").first).to_be_visible()
@@ -26,3 +63,52 @@ def test_soft_metrics_page_shows_table_and_chart(page: Page, app_url: str, artif
            ).to_be_visible(timeout=60_000)
     page.wait_for_timeout(1500)
     main.screenshot(path=str(artifacts / "soft_metrics_simulator.png"))
+
+
+def _many_models_csv(n_models: int) -> bytes:
+    """Predictions of ``n_models`` random models (one named ``<b>bold</b>``) on case_review."""
+    dataset = load_sample("case_review")
+    rng = np.random.default_rng(0)
+    names = [f"model {k:02d}" for k in range(1, n_models)] + ["<b>bold</b>"]
+    rows = ["item_id,label,prob,model"]
+    for name in names:
+        probs = rng.dirichlet(np.ones(len(dataset.labels)), size=dataset.n_items)
+        for item, row in zip(dataset.item_ids, probs, strict=True):
+            row = np.round(row, 6)
+            row[-1] = round(1 - row[:-1].sum(), 6)
+            rows += [f"{item},{label},{p:.6f},{name}" for label, p in
+                     zip(dataset.labels, row, strict=True)]
+    return "\n".join(rows).encode()
+
+
+@pytest.mark.slow
+def test_many_models_legend_not_clipped_and_names_verbatim(page: Page, app_url: str, artifacts):
+    """15 uploaded models + 3 bundled: the legend sits under the plot, inside the figure, every
+    model has its own colour, and a model named <b>bold</b> shows as typed."""
+    page.goto(app_url)
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240", timeout=60_000)
+    page.get_by_test_id("stSidebarNavLink").filter(has_text="Soft vs hard metrics").click()
+    main = page.get_by_test_id("stMain")
+    expect(main.get_by_text("All metrics, every model").first).to_be_visible(timeout=60_000)
+    uploader = (main.get_by_test_id("stFileUploader").filter(has_text="Add predictions")
+                .get_by_test_id("stFileUploaderDropzoneInput"))
+    uploader.set_input_files(files=[{"name": "many.csv", "mimeType": "text/csv",
+                                     "buffer": _many_models_csv(15)}])
+    expect(main.get_by_text("Added predictions of 15 model(s)").first).to_be_visible(
+        timeout=120_000)
+    rank_plot = main.locator(".js-plotly-plot").filter(has_text="Rank of each model").first
+    expect(rank_plot.locator(".legend .traces")).to_have_count(18, timeout=120_000)
+    expect(rank_plot.locator(".legend").get_by_text("<b>bold</b>", exact=True)).to_be_visible()
+    plot_box = rank_plot.bounding_box()
+    legend_box = rank_plot.locator(".legend").bounding_box()
+    assert legend_box["y"] + legend_box["height"] <= plot_box["y"] + plot_box["height"] + 1
+    ticks = rank_plot.locator(".xtick text")
+    lowest_tick = max(ticks.nth(i).bounding_box()["y"] + ticks.nth(i).bounding_box()["height"]
+                      for i in range(ticks.count()))
+    assert legend_box["y"] >= lowest_tick - 1, "legend overlaps the metric names"
+    colours = rank_plot.locator(".legend .traces path.js-line").evaluate_all(
+        "els => els.map(e => e.style.stroke)")
+    assert len(set(colours)) == 18
+    rank_plot.scroll_into_view_if_needed()
+    page.wait_for_timeout(1000)
+    rank_plot.screenshot(path=str(artifacts / "soft_metrics_rank_plot_18_models.png"))

@@ -1,0 +1,388 @@
+"""Items and annotators one at a time: what each annotator answered, how often they side with the
+majority, their agreement with the others and their camp, and how much the annotators of one item
+agree. The numbers of the "Items and annotators" page and of the ``annotator`` / ``item``
+commands.
+
+Conventions (``docs/conventions.md``, "Items and annotators"):
+
+* An annotator's **answer** on an item is their label (multi-class, rating), their label set in
+  inventory order joined by ``|`` (multi-label), or their ranking written ``a > b = c`` (ranking:
+  ``>`` between rank blocks, ``=`` inside a tie).
+* The **majority** of an item is :meth:`Dataset.majority_label` (ties go to the lowest label in
+  the inventory; multi-label: the labels chosen by more than half of the annotators) computed on
+  every annotator of the item, the annotator themself included: the label every page shows as the
+  item's majority.
+* Agreement with the majority is counted only on items with at least two annotators (an item's
+  only annotator always is its majority). Ranking data: an annotator agrees when the majority
+  label is in their top block.
+* **Per-item agreement** is the share of the item's annotator pairs who gave the same answer
+  (multi-label: per label as yes / no, averaged over the labels someone ticked, as
+  :meth:`Dataset.pair_agreement_array`; ranking: the same top block),
+  ``P_i = sum_v c_v (c_v - 1) / (n_i (n_i - 1))`` with ``c_v`` the annotators giving answer ``v``
+  and ``n_i`` the item's annotators (Fleiss 1971, the per-item term of Fleiss' kappa); undefined
+  (NaN) with fewer than two annotators.
+* Mean pairwise alpha of an annotator: :func:`hlv_core.agreement.annotator_mean_agreement`, shown
+  with its support (defined pairs, items shared); :func:`mean_alpha_with_support` marks the
+  annotators with fewer than ``min_pairs`` defined pairs (default :data:`MIN_PAIRS`) so that a
+  ranking is not led by annotators with one or two pairs.
+* Camps: :func:`hlv_core.balance.camps` of Basile's signed graph under the paper's conventions
+  (nominal alpha, ``min_shared`` 1); ``-1`` = the annotator has no edge.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from . import agreement, balance
+from .io import Dataset
+from .levels import level_options
+
+__all__ = [
+    "MIN_PAIRS",
+    "AnnotatorProfile",
+    "ItemView",
+    "annotator_camps",
+    "annotator_cells",
+    "annotator_pairs",
+    "annotator_profile",
+    "annotator_table",
+    "confusion_vs_majority",
+    "item_agreement",
+    "item_overview",
+    "item_view",
+    "majority_agreement",
+    "mean_alpha_with_support",
+]
+
+#: Default minimum number of defined pairwise alphas before an annotator's mean alpha is ranked.
+MIN_PAIRS = 5
+
+
+def annotator_cells(dataset: Dataset) -> pd.DataFrame:
+    """One row per (item, annotator) cell: ``item_id, annotator_id, answer, top, majority,
+    n_annotators, agrees`` (see the module doc for answer, majority and agrees; ``top`` is the
+    top block of a ranking, e.g. ``a = c``, and the answer itself for other tasks).
+
+    Rows in the order of the items (``dataset.item_ids``), then of the annotators' first
+    annotation. ``agrees`` is computed for every cell; callers keep ``n_annotators >= 2``."""
+    ann = dataset.annotations
+    pos = {label: i for i, label in enumerate(dataset.labels)}
+    frame = pd.DataFrame({
+        "item_id": ann["item_id"].astype(str).to_numpy(),
+        "annotator_id": ann["annotator_id"].astype(str).to_numpy(),
+        "label": ann["label"].astype(str).to_numpy(),
+    })
+    frame["pos"] = frame["label"].map(pos).fillna(len(pos)).astype(int)
+    ranking = dataset.task == "ranking" and "rank" in ann.columns
+    frame["rank"] = (ann["rank"].to_numpy(dtype="float64", na_value=np.inf) if ranking
+                     else 0.0)
+    frame = frame.sort_values(["item_id", "annotator_id", "rank", "pos"], kind="stable")
+    keys = ["item_id", "annotator_id"]
+    first = ~frame.duplicated(keys)
+    if ranking:
+        same_block = (~first) & (frame["rank"].to_numpy() == frame["rank"].shift().to_numpy())
+        sep = np.where(first, "", np.where(same_block, " = ", " > "))
+        top = frame["rank"] == frame.groupby(keys, sort=False)["rank"].transform("min")
+    else:
+        sep = np.where(first, "", "|")
+        top = pd.Series(True, index=frame.index)
+    if ranking or not first.all():
+        frame["piece"] = sep + frame["label"].to_numpy(dtype=object)
+        grouped = frame.groupby(keys, sort=False)
+        cells = grouped["piece"].agg("".join).rename("answer").reset_index()
+    else:  # one label per cell (the usual case): the answer is the label, no string joins
+        cells = frame[keys].assign(answer=frame["label"].to_numpy()).reset_index(drop=True)
+    cells["top"] = (cells["answer"].str.split(" > ").str[0] if ranking else cells["answer"])
+
+    majority = dataset.majority_label()
+    majority.index = majority.index.astype(str)
+    n_per_item = pd.Series(dataset.annotators_per_item_array(),
+                           index=dataset.item_ids.astype(str))
+    cells["majority"] = cells["item_id"].map(majority).fillna("")
+    cells["n_annotators"] = cells["item_id"].map(n_per_item).fillna(0).astype(int)
+    if ranking:
+        hit = top & (frame["label"] == frame["item_id"].map(majority))
+        agrees = hit.groupby([frame["item_id"], frame["annotator_id"]], sort=False).any()
+        cells["agrees"] = agrees.to_numpy()
+    else:
+        cells["agrees"] = cells["answer"] == cells["majority"]
+    order = pd.Series(np.arange(dataset.n_items), index=dataset.item_ids.astype(str))
+    cells = cells.iloc[np.argsort(cells["item_id"].map(order).to_numpy(), kind="stable")]
+    return cells.reset_index(drop=True)
+
+
+def item_agreement(dataset: Dataset, cells: pd.DataFrame | None = None) -> pd.Series:
+    """Per-item agreement ``P_i`` (module doc), indexed by item id in ``dataset.item_ids``
+    order, named ``pair_agreement``; NaN for items with fewer than two annotators.
+
+    Multi-class, rating and multi-label data: :meth:`Dataset.pair_agreement_array` (the one
+    implementation; multi-label: each label a yes / no question, averaged over the labels someone
+    ticked). Ranking data: the same formula over the annotators' top blocks. ``cells``:
+    :func:`annotator_cells` (ranking only; computed when not given)."""
+    ids = dataset.item_ids.astype(str)
+    index = pd.Index(ids, name="item_id")
+    if dataset.task != "ranking":
+        return pd.Series(dataset.pair_agreement_array(), index=index, name="pair_agreement")
+    cells = annotator_cells(dataset) if cells is None else cells
+    c = cells.groupby(["item_id", "top"], sort=False).size()
+    pairs_same = (c * (c - 1)).groupby(level="item_id").sum()
+    n = cells.groupby("item_id", sort=False).size()
+    n = n.reindex(ids).fillna(0).to_numpy(dtype=float)
+    same = pairs_same.reindex(ids).fillna(0).to_numpy(dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        value = np.where(n >= 2, same / (n * (n - 1)), np.nan)
+    return pd.Series(value, index=index, name="pair_agreement")
+
+
+def item_overview(dataset: Dataset, cells: pd.DataFrame | None = None) -> pd.DataFrame:
+    """:meth:`Dataset.item_table` (most contested first) whose ``pair_agreement`` column also
+    covers ranking data (top blocks, :func:`item_agreement`)."""
+    table = dataset.item_table()
+    if dataset.task == "ranking":
+        agree = item_agreement(dataset, cells)
+        table["pair_agreement"] = table["item_id"].astype(str).map(agree).to_numpy()
+    return table.reset_index(drop=True)
+
+
+def majority_agreement(dataset: Dataset, cells: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per annotator: ``annotator_id, n_items`` (items labelled), ``n_compared`` (of those, items
+    with at least two annotators), ``n_agree`` (answer = the item's majority),
+    ``majority_agreement = n_agree / n_compared`` (NaN when nothing is compared). One grouped
+    pass over :func:`annotator_cells`; rows in ``dataset.annotator_ids`` order."""
+    cells = annotator_cells(dataset) if cells is None else cells
+    compared = cells["n_annotators"] >= 2
+    frame = pd.DataFrame({
+        "annotator_id": cells["annotator_id"],
+        "n_items": 1,
+        "n_compared": compared.astype(int),
+        "n_agree": (compared & cells["agrees"]).astype(int),
+    })
+    out = frame.groupby("annotator_id", sort=False)[["n_items", "n_compared", "n_agree"]].sum()
+    out = out.reindex(dataset.annotator_ids.astype(str)).fillna(0).astype(int)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out["majority_agreement"] = np.where(out["n_compared"] > 0,
+                                             out["n_agree"] / out["n_compared"], np.nan)
+    out.index.name = "annotator_id"
+    return out.reset_index()
+
+
+def confusion_vs_majority(dataset: Dataset, annotator_id: str,
+                          cells: pd.DataFrame | None = None) -> pd.DataFrame:
+    """How one annotator's answers line up with the majority, on items with >= 2 annotators.
+
+    Multi-class, rating, ranking: counts with rows = the majority label (every label of the
+    inventory, in order) and columns = the annotator's answer (ranking: their top choice, the
+    first label of their top block). Multi-label: one row per label, columns ``both``,
+    ``majority only``, ``annotator only``, ``neither`` (items where the label is in the
+    majority set and/or in the annotator's set)."""
+    cells = annotator_cells(dataset) if cells is None else cells
+    mine = cells[(cells["annotator_id"] == str(annotator_id)) & (cells["n_annotators"] >= 2)]
+    labels = list(dataset.labels)
+    if dataset.task == "multilabel":
+        chosen = mine["answer"].str.split("|")
+        major = mine["majority"].map(lambda s: s.split("|") if s else [])
+        rows = []
+        for label in labels:
+            a = chosen.map(lambda s, label=label: label in s).to_numpy(dtype=bool)
+            m = major.map(lambda s, label=label: label in s).to_numpy(dtype=bool)
+            rows.append({"label": label, "both": int((a & m).sum()),
+                         "majority only": int((m & ~a).sum()),
+                         "annotator only": int((a & ~m).sum()),
+                         "neither": int((~a & ~m).sum())})
+        return pd.DataFrame(rows).set_index("label")
+    answer = mine["top"]
+    if dataset.task == "ranking":
+        answer = answer.str.split(" = ").str[0]
+    columns = labels + sorted(set(answer) - set(labels))
+    table = pd.crosstab(pd.Categorical(mine["majority"], categories=labels),
+                        pd.Categorical(answer, categories=columns), dropna=False)
+    table.index.name, table.columns.name = "majority", "annotator"
+    return table.astype(int)
+
+
+def annotator_pairs(dataset: Dataset, *, level: str | None = None,
+                    min_shared: int = 2) -> pd.DataFrame:
+    """:func:`hlv_core.agreement.pairwise_alpha` of the dataset at ``level`` (default: the
+    dataset's default level, :func:`hlv_core.levels.level_options`)."""
+    opts = level_options(dataset)
+    level = opts.resolve(level)
+    return agreement.pairwise_alpha(dataset.annotations, level=level, min_shared=min_shared,
+                                    values=opts.values(level), multilabel=opts.multilabel)
+
+
+def annotator_camps(dataset: Dataset) -> pd.Series:
+    """Camp of each annotator (0, 1; -1 without an edge) under Basile's conventions (nominal
+    alpha, ``min_shared`` 1): :func:`hlv_core.balance.camps` of :func:`hlv_core.balance.sigma`."""
+    result = balance.sigma(dataset.annotations, level="nominal",
+                           min_shared=balance.PAPER_MIN_SHARED,
+                           multilabel=level_options(dataset).multilabel)
+    return balance.camps(result).camps.rename("camp")
+
+
+def mean_alpha_with_support(pairs: pd.DataFrame, min_pairs: int = MIN_PAIRS) -> pd.DataFrame:
+    """:func:`hlv_core.agreement.annotator_mean_agreement` with ``enough_support`` (at least
+    ``min_pairs`` defined pairwise alphas). Annotators with enough support come first (lowest
+    mean first), then the others."""
+    means = agreement.annotator_mean_agreement(pairs)
+    means["enough_support"] = means["n_pairs_defined"] >= int(min_pairs)
+    return means.sort_values(["enough_support", "mean_alpha", "annotator_id"],
+                             ascending=[False, True, True], na_position="last",
+                             kind="stable").reset_index(drop=True)
+
+
+def annotator_table(dataset: Dataset, *, pairs: pd.DataFrame | None = None,
+                    camps: pd.Series | None = None,
+                    cells: pd.DataFrame | None = None) -> pd.DataFrame:
+    """One row per annotator for browsing: :func:`majority_agreement`, then (when given) the
+    mean pairwise alpha with its support (``mean_alpha, n_pairs_defined, n_shared_total``) and
+    the camp, then the annotator's traits."""
+    table = majority_agreement(dataset, cells)
+    if pairs is not None:
+        means = agreement.annotator_mean_agreement(pairs)
+        table = table.merge(means[["annotator_id", "mean_alpha", "n_pairs_defined",
+                                   "n_shared_total"]], on="annotator_id", how="left")
+        for column in ("n_pairs_defined", "n_shared_total"):
+            table[column] = table[column].fillna(0).astype(int)
+    if camps is not None:
+        camp_of = pd.Series(camps.to_numpy(), index=camps.index.astype(str))
+        table["camp"] = table["annotator_id"].map(camp_of).fillna(-1).astype(int)
+    traits = dataset.annotators.assign(annotator_id=dataset.annotators["annotator_id"].astype(str))
+    return table.merge(traits, on="annotator_id", how="left")
+
+
+@dataclass(frozen=True)
+class AnnotatorProfile:
+    """What :func:`annotator_profile` returns. ``mean_alpha`` is NaN and the pair counts 0 when no
+    pairs were given; ``camp`` is None when camps were not given (``-1``: no edge)."""
+
+    annotator_id: str
+    n_items: int
+    n_compared: int
+    n_agree: int
+    majority_agreement: float
+    mean_alpha: float
+    n_pairs_defined: int
+    n_shared_total: int
+    camp: int | None
+    traits: dict
+    label_shares: pd.DataFrame
+    confusion: pd.DataFrame
+    disagreements: pd.DataFrame
+    pairs: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+
+def annotator_profile(dataset: Dataset, annotator_id: str, *, pairs: pd.DataFrame | None = None,
+                      camps: pd.Series | None = None,
+                      cells: pd.DataFrame | None = None) -> AnnotatorProfile:
+    """Everything the explorer shows about one annotator. ``pairs``: :func:`annotator_pairs`
+    (or any :func:`hlv_core.agreement.pairwise_alpha` table), ``camps``:
+    :func:`annotator_camps`, ``cells``: :func:`annotator_cells` (each computed elsewhere and
+    cached by the caller; omitted ones are left out of the profile, except ``cells``).
+
+    ``label_shares``: ``label, annotator, everyone`` = share of the annotator's annotations and of
+    all annotations per label; ``disagreements``: the items (>= 2 annotators) where the
+    annotator's answer is not the majority: ``item_id, answer, majority, n_annotators``;
+    ``pairs``: the annotator's pairs ``other, n_shared, alpha`` (most shared first).
+    ValueError for an unknown annotator."""
+    annotator_id = str(annotator_id)
+    known = dataset.annotator_ids.astype(str)
+    if annotator_id not in set(known):
+        raise ValueError(f"no annotator {annotator_id!r} in this dataset")
+    cells = annotator_cells(dataset) if cells is None else cells
+    row = majority_agreement(dataset, cells).set_index("annotator_id").loc[annotator_id]
+    ann = dataset.annotations
+    own = ann.loc[ann["annotator_id"].astype(str) == annotator_id, "label"].astype(str)
+    everyone = ann["label"].astype(str).value_counts(normalize=True)
+    labels = list(dataset.labels)
+    shares = pd.DataFrame({
+        "label": labels,
+        "annotator": own.value_counts(normalize=True).reindex(labels).fillna(0.0).to_numpy(),
+        "everyone": everyone.reindex(labels).fillna(0.0).to_numpy(),
+    })
+    mine = cells[(cells["annotator_id"] == annotator_id) & (cells["n_annotators"] >= 2)]
+    disagreements = mine.loc[~mine["agrees"], ["item_id", "answer", "majority",
+                                                "n_annotators"]].reset_index(drop=True)
+    mean_alpha, n_defined, n_shared = float("nan"), 0, 0
+    own_pairs = pd.DataFrame(columns=["other", "n_shared", "alpha"])
+    if pairs is not None and len(pairs):
+        means = agreement.annotator_mean_agreement(pairs).set_index("annotator_id")
+        if annotator_id in means.index:
+            m = means.loc[annotator_id]
+            mean_alpha = float(m["mean_alpha"])
+            n_defined, n_shared = int(m["n_pairs_defined"]), int(m["n_shared_total"])
+        a, b = pairs["annotator_a"].astype(str), pairs["annotator_b"].astype(str)
+        hit = (a == annotator_id) | (b == annotator_id)
+        own_pairs = pd.DataFrame({
+            "other": np.where(a[hit] == annotator_id, b[hit], a[hit]),
+            "n_shared": pairs.loc[hit, "n_shared"].to_numpy(),
+            "alpha": pairs.loc[hit, "alpha"].to_numpy(),
+        }).sort_values(["n_shared", "other"], ascending=[False, True]).reset_index(drop=True)
+    camp = None
+    if camps is not None:
+        camp_of = pd.Series(camps.to_numpy(), index=camps.index.astype(str))
+        camp = int(camp_of.get(annotator_id, -1))
+    traits_row = dataset.annotators[dataset.annotators["annotator_id"].astype(str)
+                                    == annotator_id]
+    traits = ({} if traits_row.empty else
+              {k: v for k, v in traits_row.iloc[0].items() if k != "annotator_id"})
+    return AnnotatorProfile(
+        annotator_id=annotator_id, n_items=int(row["n_items"]),
+        n_compared=int(row["n_compared"]), n_agree=int(row["n_agree"]),
+        majority_agreement=float(row["majority_agreement"]), mean_alpha=mean_alpha,
+        n_pairs_defined=n_defined, n_shared_total=n_shared, camp=camp, traits=traits,
+        label_shares=shares, confusion=confusion_vs_majority(dataset, annotator_id, cells),
+        disagreements=disagreements, pairs=own_pairs,
+    )
+
+
+@dataclass(frozen=True)
+class ItemView:
+    """What :func:`item_view` returns: the item's text (None when the data has none), every
+    annotation with the annotator's traits, the soft label (``label, share, count``), the
+    majority, the per-item agreement and the normalised entropy."""
+
+    item_id: str
+    text: str | None
+    annotations: pd.DataFrame
+    soft_label: pd.DataFrame
+    majority: str
+    agreement: float
+    entropy: float
+    n_annotators: int
+
+
+def item_view(dataset: Dataset, item_id: str, cells: pd.DataFrame | None = None) -> ItemView:
+    """Everything the explorer shows about one item; ValueError for an unknown item.
+
+    ``annotations``: one row per annotator (``annotator_id, answer, agrees`` with the majority,
+    then traits); the soft label is row ``i`` of :meth:`Dataset.judgements_array` with the counts
+    of :meth:`Dataset.counts_array`; agreement as :func:`item_agreement`."""
+    item_id = str(item_id)
+    ids = dataset.item_ids.astype(str)
+    where = np.flatnonzero(ids == item_id)
+    if not len(where):
+        raise ValueError(f"no item {item_id!r} in this dataset")
+    i = int(where[0])
+    cells = annotator_cells(dataset) if cells is None else cells
+    mine = cells[cells["item_id"] == item_id]
+    traits = dataset.annotators.assign(annotator_id=dataset.annotators["annotator_id"].astype(str))
+    table = mine[["annotator_id", "answer", "agrees"]].merge(traits, on="annotator_id",
+                                                              how="left")
+    soft = pd.DataFrame({"label": list(dataset.labels),
+                         "share": dataset.judgements_array()[i],
+                         "count": dataset.counts_array()[i]})
+    c = mine.groupby("top").size().to_numpy(dtype=float)
+    n = float(len(mine))
+    agree = float((c * (c - 1)).sum() / (n * (n - 1))) if n >= 2 else float("nan")
+    text = None
+    if "text" in dataset.items.columns:
+        value = dataset.items["text"].iloc[i]
+        text = None if pd.isna(value) else str(value)
+    return ItemView(
+        item_id=item_id, text=text, annotations=table.reset_index(drop=True), soft_label=soft,
+        majority=str(dataset.majority_label().iloc[i]), agreement=agree,
+        entropy=float(dataset.entropy().iloc[i]), n_annotators=int(len(mine)),
+    )

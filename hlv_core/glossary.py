@@ -1,0 +1,496 @@
+"""Plain words for every concept, metric and training method HLV Lens shows.
+
+One place for the names people read: the app's explanations, its Glossary page and the HTML
+disagreement report all use these entries, so a metric is called the same everywhere (the CLI
+keeps the machine keys, e.g. ``po_jsd``, which the Glossary page maps to these names). Pure data (no Streamlit).
+
+Each :class:`Term` answers, in this order: what it means (one or two sentences), how to read a
+high and a low value, a concrete example, and, one click deeper, how it is computed and where it
+comes from (paper and section).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "METHOD_NAMES",
+    "METRIC_NAMES",
+    "PAPERS",
+    "TERMS",
+    "Term",
+    "method_label",
+    "metric_label",
+    "paper_label",
+    "term",
+]
+
+
+@dataclass(frozen=True)
+class Term:
+    """One glossary entry.
+
+    ``title``: the name shown to people; ``meaning``: what it is, in plain words; ``reading``: how
+    to read high and low values; ``example``: a concrete case; ``technical``: the formula or
+    procedure and its source (shown one click deeper).
+    """
+
+    title: str
+    meaning: str
+    reading: str
+    example: str
+    technical: str
+
+
+#: The five papers HLV Lens implements, by the names people cite them with.
+PAPERS: dict[str, str] = {
+    "kurniawan": "Kurniawan et al., Training and Evaluating with Human Label Variation",
+    "stutz": "Stutz et al., Evaluating AI systems under uncertain ground truth",
+    "marchal": "Marchal et al. (2022), Establishing Annotation Quality in Multi-Label Annotations",
+    "perseval": "Lo, Casola et al., PERSEVAL: A Framework for Perspectivist Classification "
+                "Evaluation",
+    "basile": "Basile, A Measure of Systematic Disagreement",
+}
+
+TERMS: dict[str, Term] = {
+    "soft_label": Term(
+        "Soft label",
+        "The share of annotators who chose each label for an item, kept as a distribution "
+        "instead of being reduced to one winner.",
+        "A soft label near 100% for one class means annotators agree; an even spread means the "
+        "item is genuinely contested.",
+        "3 of 5 annotators say 'offensive', 2 say 'not offensive': the soft label is 60% / 40%, "
+        "where majority voting would keep only 'offensive'.",
+        "P_ik = n_ik / n_i, the count of annotations of label k on item i over the item's "
+        "annotations (multi-label: the share of annotators who ticked k). Kurniawan et al., "
+        "section 3.",
+    ),
+    "majority_label": Term(
+        "Majority label",
+        "The single label most annotators chose for an item: the 'one gold label' that "
+        "traditional evaluation uses.",
+        "It hides how many people disagreed: 51% and 100% majorities look the same.",
+        "Votes 3 'yes' / 2 'no' and 5 'yes' / 0 'no' both become 'yes'.",
+        "argmax_k P_ik; ties go to the first label in the inventory order (docs/conventions.md). "
+        "Multi-label: the labels chosen by more than half of the annotators.",
+    ),
+    "hard_metric": Term(
+        "Hard metric",
+        "A score that compares the model's top label with the majority label, ignoring how "
+        "confident the model was and how divided the annotators were.",
+        "Higher is better (0 to 1). A model that matches every majority scores 1 even if the "
+        "humans were split 51/49.",
+        "Hard accuracy: share of items where the model's most likely label is the majority label.",
+        "Accuracy and F1 of argmax Q against argmax P (multi-label: sets of labels above 0.5). "
+        "Kurniawan et al., section 3.1.",
+    ),
+    "soft_metric": Term(
+        "Soft metric",
+        "A score that compares the model's whole probability distribution with the annotators' "
+        "distribution, so a model is rewarded for reproducing human disagreement.",
+        "Higher is better (0 to 1): 1 means the model's probabilities equal the annotators' "
+        "shares on every item.",
+        "Humans 60/40, model 70/30: soft accuracy for the item is min(.6,.7)+min(.4,.3) = 0.9.",
+        "Soft accuracy = (1/N) sum_ik min(P_ik, Q_ik); soft micro / macro F1 use the same "
+        "min-overlap as true positives. Kurniawan et al., section 3.2.",
+    ),
+    "jsd": Term(
+        "Jensen-Shannon similarity (1 − JSD)",
+        "How close two distributions are, from information theory: 1 minus the Jensen-Shannon "
+        "divergence between the model's and the annotators' distributions.",
+        "Higher is better (0 to 1). Kurniawan et al. show it can give a wrong prediction a score "
+        "near its maximum, so read it beside soft accuracy.",
+        "Humans 50/50, model 100/0: similarity 0.69, although the model ignores one view.",
+        "1 − (1/N) sum_i JSD(p_i, q_i) in bits, terms below 1e-8 dropped. Kurniawan et al., "
+        "section 3.2 (PO-JSD).",
+    ),
+    "entropy_correlation": Term(
+        "Entropy correlation",
+        "Whether the model is unsure on the same items where the annotators disagree.",
+        "From −1 to 1; near 1 means the model's uncertainty tracks human disagreement; near 0 "
+        "means it does not.",
+        "A model that is 50/50 exactly on the items humans split on, and sure elsewhere, "
+        "scores close to 1.",
+        "Pearson correlation of the items' normalised entropies of P and Q (multi-label: per "
+        "class, then averaged). Undefined when either side has constant entropy. Kurniawan et "
+        "al., section 3.2.",
+    ),
+    "alpha": Term(
+        "Krippendorff's alpha",
+        "Agreement among annotators beyond what chance would give, for any number of "
+        "annotators and missing labels.",
+        "1 = perfect agreement, 0 = no better than chance, below 0 = systematic disagreement. "
+        "Values below ~0.67 are usually called low, but in subjective tasks low agreement can "
+        "be signal, not noise.",
+        "Two annotators who agree on 90% of items where chance alone would give 50%: "
+        "alpha = 1 − 0.1/0.5 = 0.8.",
+        "alpha = 1 − D_o / D_e, observed over expected disagreement from the coincidence "
+        "matrix (Krippendorff 2011), with nominal / ordinal / interval / ratio distances.",
+    ),
+    "pairwise_alpha": Term(
+        "Pairwise alpha",
+        "Krippendorff's alpha computed for one pair of annotators on the items both labelled.",
+        "High: the two tend to give the same labels; negative: they systematically differ.",
+        "Two annotators who always pick opposite labels on shared items have a strongly "
+        "negative pairwise alpha.",
+        "alpha on the two annotators' shared items (at least `min_shared`); the matrix of all "
+        "pairs drives the annotator graph and sigma. Basile, section 3.",
+    ),
+    "kappa": Term(
+        "Cohen's, Fleiss' and Light's kappa",
+        "Older agreement-beyond-chance scores: Cohen's for two annotators, Fleiss' for a fixed "
+        "number per item, Light's as the mean of Cohen's over pairs.",
+        "Same reading as alpha: 1 perfect, 0 chance, negative worse than chance.",
+        "Two annotators with 80% raw agreement where chance gives 50%: kappa = 0.6.",
+        "kappa = (p_o − p_e) / (1 − p_e). Cohen (1960), Fleiss (1971), Light (1971).",
+    ),
+    "multilabel_agreement": Term(
+        "Multi-label agreement",
+        "Agreement when each annotator may tick several labels per item: partial matches "
+        "count, and chance agreement is estimated by shuffling labels between items.",
+        "Read like alpha: 1 perfect, 0 chance level.",
+        "Annotator A ticks {cause, contrast}, B ticks {cause}: they partly agree.",
+        "Set-overlap agreement with chance agreement by bootstrap; Marchal et al. (2022), "
+        "section 4.",
+    ),
+    "sigma": Term(
+        "Systematicity (sigma)",
+        "How much the disagreement is organised into camps, i.e. groups of annotators who "
+        "agree with each other and disagree with the others, rather than scattered at random.",
+        "Near 1: annotators split into consistent camps (systematic disagreement); lower: "
+        "disagreement is unstructured. Compare with sigma on shuffled data (sigma_rnd).",
+        "Two political camps labelling hate speech: each camp agrees inside and disagrees "
+        "across, so most triangles of annotators are balanced and sigma is high.",
+        "Share of balanced triangles in the signed graph whose edges are pairwise alphas above "
+        "(+) or below (−) a threshold (structural balance theory). Basile, sections 3-4.",
+    ),
+    "camps": Term(
+        "Camps",
+        "Groups of annotators that agree among themselves, found from the signed annotator "
+        "graph.",
+        "Camps that line up with annotator traits (age, gender, background) suggest the "
+        "disagreement reflects perspectives.",
+        "Annotators who see a tweet as ironic end up in one camp, those who do not in another.",
+        "Spectral partition of the signed pairwise-alpha graph; see hlv_core.balance.",
+    ),
+    "certainty": Term(
+        "Annotation certainty",
+        "How sure we can be about an item's true label, given that the annotators disagree and "
+        "are not perfectly reliable.",
+        "Near 1: the experts' evidence points to one label; low: several labels remain "
+        "plausible, so grading a model against one 'correct' answer is unfair on this item.",
+        "Three dermatologists list different top diagnoses: the top-1 certainty is low.",
+        "Probability that the top label of a plausibility sample equals the point estimate's "
+        "top label, averaged over samples. Stutz et al., section 4.",
+    ),
+    "reliability": Term(
+        "Reliability",
+        "How much we trust each annotation: higher reliability counts every annotation as more "
+        "evidence.",
+        "Low reliability: even unanimous annotators leave room for doubt; high: the annotators' "
+        "majority is taken as near-certain.",
+        "With reliability 10, two annotators saying 'eczema' weigh like twenty.",
+        "Multiplies the evidence before the Dirichlet prior is added (Plackett-Luce: repeats "
+        "each reader). Stutz et al., section 3.",
+    ),
+    "plausibility": Term(
+        "Plausibility",
+        "A distribution over the possible labels of an item, drawn from the aggregation model; "
+        "many draws show how uncertain the ground truth is.",
+        "Draws that always put the same label first mean a certain ground truth.",
+        "For one skin case, 1,000 draws: 'eczema' first 700 times, 'psoriasis' 300 times.",
+        "Samples from a Dirichlet on (reliability x evidence + prior) or from the Plackett-Luce "
+        "posterior. Stutz et al., section 3.",
+    ),
+    "ua_accuracy": Term(
+        "Uncertainty-adjusted accuracy",
+        "Accuracy of a model when the ground truth itself is uncertain: each item counts by how "
+        "plausible the model's answer is, not by a single gold label.",
+        "Higher is better (0 to 1). It is lower than the usual accuracy on items where experts "
+        "disagree.",
+        "Model says 'eczema' on a case where eczema is first in 70% of plausibility draws: it "
+        "earns 0.7 for that case.",
+        "Mean over items and plausibility samples of top-k accuracy against the sampled label "
+        "ranking. Stutz et al., section 5.",
+    ),
+    "irn": Term(
+        "Inverse rank normalisation (IRN)",
+        "Turns each expert's ranked list of answers into scores: the first answer weighs most.",
+        "A label many experts rank high gets a large score.",
+        "Ranking (eczema, psoriasis): eczema 2/3, psoriasis 1/3.",
+        "Scores proportional to 1/rank, normalised per reader; the paper splits ties, the "
+        "released code does not (both offered). Stutz et al., section 3.",
+    ),
+    "plackett_luce": Term(
+        "Plackett-Luce model",
+        "A statistical model of rankings: it infers how strongly each label is preferred from "
+        "the experts' ranked answers.",
+        "Its samples are slower to draw but use the full order of every ranking.",
+        "Experts ranking (A, B) and (B, A) leave A and B equally plausible.",
+        "Gibbs sampler with Gamma(1, 1) priors and burn-in. Stutz et al., section 3.",
+    ),
+    "prior": Term(
+        "Prior pseudo-count",
+        "How much weight every label gets before any annotation is seen.",
+        "Small: the annotations decide; large: every label stays plausible.",
+        "With 400 possible diagnoses, a prior of 0.1 each adds up to 40 imaginary annotators.",
+        "Dirichlet concentration a0 added to every class. Stutz et al., section 3.",
+    ),
+    "perseval": Term(
+        "Perspectivist evaluation (PERSEVAL)",
+        "Scores a model per annotator: how well it predicts each person's own labels, then "
+        "averages over people, so minority views count as much as the majority.",
+        "Higher is better. A model good on average but bad for some annotators shows a low "
+        "per-annotator score.",
+        "A model that always agrees with the majority scores well globally but poorly for the "
+        "annotators who often dissent.",
+        "F1 / accuracy per annotator (and per text), averaged; splits keep each annotator's "
+        "texts apart. Lo, Casola et al., sections 3-4.",
+    ),
+    "rank_centrality": Term(
+        "Rank centrality (case review)",
+        "Turns many pairwise expert judgements ('model A is better on this case than B') into "
+        "one ranking of models.",
+        "A higher score: the model wins more pairwise judgements, weighted by whom it beat.",
+        "If experts prefer A over B and B over C, A ranks first.",
+        "Stationary distribution of the random walk on the comparison graph (Negahban, Oh "
+        "and Shah 2012), as used in the meta-evaluation of Kurniawan et al., section 6.",
+    ),
+    "training_method": Term(
+        "Training method",
+        "How the disagreeing labels are turned into training examples: keep every label, keep "
+        "the majority, keep the distribution, or model each annotator.",
+        "Compare methods by the soft and hard metrics; Kurniawan et al. find repeated and soft "
+        "labelling strong.",
+        "Votes 3 'yes' / 2 'no': majority voting trains on 'yes'; soft labelling on 60/40; "
+        "repeated labelling on five examples.",
+        "The 14 methods of Kurniawan et al., section 4, Table 3, each with a linear model here.",
+    ),
+    "bootstrap_ci": Term(
+        "Confidence interval (bootstrap)",
+        "The range the score would likely fall in if the items had been sampled again.",
+        "Narrow: the score is stable; wide, or overlapping another model's: the difference may "
+        "be chance.",
+        "0.71 [0.68, 0.74] on 1,000 resamples.",
+        "Percentile interval over resamples of the items (or annotators), fixed seed.",
+    ),
+    "coverage": Term(
+        "Coverage",
+        "How many of the dataset's items a model has predictions for; scores use only those.",
+        "Low coverage: the score may not describe the whole dataset.",
+        "'scored on 6 of 8 items'.",
+        "Items with both annotations and predictions.",
+    ),
+    "task": Term(
+        "Task type",
+        "What kind of answer each annotator gives: one label (multiclass), several labels "
+        "(multi-label), a number on a scale (rating), a ranked list (ranking) or free opinions.",
+        "It decides which measures apply.",
+        "'Which diagnoses, in order?' is a ranking task.",
+        "Detected from the file format, a schema or the evidence in the cells; the import report "
+        "says which.",
+    ),
+    "level": Term(
+        "Level of measurement",
+        "Whether labels are names (nominal), ordered (ordinal), or numbers with distances "
+        "(interval, ratio); it decides how far apart two different labels count.",
+        "For ratings, 4 vs 5 is a small disagreement only at the ordinal or interval level.",
+        "A 1-5 offensiveness scale is ordinal: 1 vs 5 disagrees more than 4 vs 5.",
+        "The distance metric of Krippendorff's alpha (Krippendorff 2011).",
+    ),
+    "review_judgement": Term(
+        "Judgement (case review)",
+        "Your answer, for one case and two anonymous model outputs, to 'which output matches how "
+        "people would label this case better?': the first, the second, both acceptable or "
+        "neither acceptable.",
+        "Each judgement is one vote in a pairwise contest between two models; many votes over "
+        "many cases decide the models' human scores. Both/neither count as comparisons "
+        "without a winner.",
+        "Case 12: output A gives 'liable' 0.7, output C gives 'liable' 0.3; you think the case "
+        "is clearly liable, so you answer 'A is more accurate'.",
+        "Stored as (reviewer, case, model pair, choice) with the time in UTC; only your latest "
+        "judgement of a case and pair counts; undoing keeps the row, marked withdrawn "
+        "(Kurniawan et al., section 6.1).",
+    ),
+    "lewidi_soft": Term(
+        "LeWiDi Task A (soft labels)",
+        "The shared task's first track: a system predicts, for every item, how the annotators' "
+        "answers are distributed, and is scored by the distance between that distribution and "
+        "the real one.",
+        "Lower is better: 0 means the predicted distribution equals the annotators' on every "
+        "item.",
+        "Annotators 70% 'sarcastic' / 30% 'not', system 50/50: Manhattan distance "
+        "|0.7 − 0.5| + |0.3 − 0.5| = 0.4 for that item.",
+        "LeWiDi 2025: mean over items of the Manhattan distance (MP; VariErrNLI per label, "
+        "averaged) or of the Wasserstein distance between the score histograms (CSC, "
+        "Paraphrase), rounded to 5 decimals as in the organisers' scorer. LeWiDi 2023: "
+        "cross-entropy of the predicted soft label against the annotators'.",
+    ),
+    "lewidi_pe": Term(
+        "LeWiDi Task B (perspectivist)",
+        "The shared task's second track: a system predicts each annotator's own answer on every "
+        "item, and is scored by how far those predictions are from what each person said.",
+        "Lower is better: 0 means every annotator's answer was predicted exactly.",
+        "An item with 4 annotators where the system gets 3 of their labels right: error rate "
+        "0.25 for that item.",
+        "LeWiDi 2025: mean over items of the error rate (MP, VariErrNLI per label) or of the "
+        "absolute distance between predicted and given scores over the scale's range (CSC, "
+        "Paraphrase), rounded to 5 decimals. LeWiDi 2023's hard task: micro F1 of the "
+        "majority label (higher is better).",
+    ),
+    "paired_bootstrap": Term(
+        "Paired bootstrap test",
+        "Whether one system is really ahead of the next: the test items are resampled many "
+        "times and both systems are scored on the same resample, to see how often the order "
+        "flips.",
+        "A small p-value (below 0.05) and an interval for the difference that excludes 0: "
+        "the ranking is unlikely to be luck of the test items; otherwise the two systems are "
+        "tied within what the data can tell.",
+        "Rank 1 scores 0.210 and rank 2 0.214, difference interval [−0.002, 0.010], p = 0.21: "
+        "the two are not separable on this test set.",
+        "Difference d of the mean per-item scores; the same B resamples of the items for both "
+        "systems; p = (1 + #{|d* − d| ≥ |d|}) / (B + 1) (two-sided, percentile interval).",
+    ),
+    "majority_share": Term(
+        "Majority share",
+        "The share of an item's annotators who chose its majority label.",
+        "1.00 means everyone agreed; 0.50 on a yes / no item means a split vote; with three "
+        "labels the lowest possible value is about 0.33.",
+        "4 of 5 annotators say 'offensive': majority share 0.80.",
+        "max_k P_ik, the largest entry of the item's soft label (multi-label: of the per-label "
+        "shares).",
+    ),
+    "pair_agreement": Term(
+        "Pair agreement",
+        "Pick two annotators of the item at random: the chance that they gave the same label.",
+        "1.00: every pair agrees; near 0: almost every pair disagrees. Unlike the majority "
+        "share it counts every disagreement, not only those with the winner.",
+        "Votes 3 'yes' / 2 'no': 4 of the 10 pairs agree on 'yes' and 1 on 'no', so 0.40.",
+        "sum_k n_ik (n_ik - 1) / (n_i (n_i - 1)), the per-item observed agreement of Fleiss' "
+        "kappa; multi-label: averaged over the labels someone ticked, each as yes / no; "
+        "ranked lists: the annotators' top choices compared; not defined for items with one "
+        "annotator.",
+    ),
+    "item_entropy": Term(
+        "Normalised entropy",
+        "How spread out an item's labels are, from 0 (everyone chose the same label) to 1 "
+        "(every label equally often).",
+        "High values are the contested items, which the item table lists first.",
+        "Two labels, votes 5 / 5: entropy 1.00; votes 9 / 1: 0.47; votes 10 / 0: 0.",
+        "-sum_k P_ik ln P_ik / ln K over the soft label P_i with K labels; multi-label: the mean "
+        "binary entropy over labels.",
+    ),
+    "perseval_task": Term(
+        "Named and unnamed task (PERSEVAL)",
+        "What a model may know about the people it is tested on. Named: their traits (e.g. "
+        "age group, background), so it can tailor answers to kinds of people. Unnamed: only "
+        "an anonymous id, so it has to learn about them from a few of their own labels "
+        "(adaptation).",
+        "Named scores show whether traits help a model serve each group; an unnamed task "
+        "without adaptation cannot tell the test users apart.",
+        "A hate-speech model told 'annotator is 18-25, from group B' (named) versus only "
+        "'annotator 417' plus five of their labels (unnamed, with adaptation).",
+        "Named when the dataset has annotator traits, unnamed otherwise. Lo, Casola et al., "
+        "section 3.",
+    ),
+    "adaptation": Term(
+        "Adaptation (PERSEVAL)",
+        "A few labels of each test user that the model may see before it is scored on that "
+        "user's other labels.",
+        "None: the model knows nothing of the test users' own labels. Added to training: they "
+        "join the training data. Separate step: used after training, as a personalisation "
+        "step.",
+        "5% of a test user's labels are shown to the model; it is scored on the other 95%.",
+        "Adaptation instances are drawn per test user (share set on the page, PERSEVAL: 5%); "
+        "their texts are never test texts. Lo, Casola et al., section 3.",
+    ),
+    "majority_agreement": Term(
+        "Agreement with the majority",
+        "How often an annotator gave the label most annotators gave on the same item.",
+        "High: the annotator usually sides with the majority; low: they often see items "
+        "differently (an outlier, or a minority perspective worth a look).",
+        "An annotator who matches the majority on 70 of 100 shared items scores 0.70.",
+        "Items with at least two annotators; the majority is the item's majority label (ties to "
+        "the first label in the label order), the annotator included. "
+        "hlv_core.annotators.majority_agreement.",
+    ),
+    "support": Term(
+        "Support",
+        "How much evidence stands behind a number: here, how many annotator pairs and shared "
+        "items an annotator's mean agreement is based on.",
+        "A mean over 2 pairs can be extreme by luck; trust rankings only among annotators with "
+        "enough support.",
+        "An annotator with mean alpha 0.95 from a single pair sharing 3 items tells little.",
+        "Number of defined pairwise alphas and the items those pairs share; the Agreement page "
+        "ranks only annotators with at least the chosen number of pairs.",
+    ),
+}
+
+#: Metric key (as in :func:`hlv_core.soft_metrics.evaluate`) -> name shown to people.
+METRIC_NAMES: dict[str, str] = {
+    "hard_accuracy": "Hard accuracy",
+    "hard_micro_f1": "Hard micro F1",
+    "hard_macro_f1": "Hard macro F1",
+    "soft_accuracy": "Soft accuracy",
+    "soft_micro_f1": "Soft micro F1",
+    "soft_macro_f1": "Soft macro F1",
+    "po_jsd": "JS similarity (1 − JSD)",
+    "entropy_correlation": "Entropy correlation",
+    "lewidi_cross_entropy": "Cross-entropy (LeWiDi 2023)",
+    "lewidi_manhattan": "Manhattan distance (LeWiDi 2025)",
+    "lewidi_wasserstein": "Wasserstein distance (LeWiDi 2025)",
+    "selection": "Selection score",
+    "average_manhattan": "Manhattan distance (LeWiDi 2025, Task A)",
+    "multilabel_average_manhattan": "Manhattan distance per label (LeWiDi 2025, Task A)",
+    "average_wasserstein": "Wasserstein distance (LeWiDi 2025, Task A)",
+    "error_rate": "Error rate per annotator (LeWiDi 2025, Task B)",
+    "multilabel_error_rate": "Error rate per annotator and label (LeWiDi 2025, Task B)",
+    "normalised_absolute_distance": "Normalised absolute distance (LeWiDi 2025, Task B)",
+    "cross_entropy": "Cross-entropy (LeWiDi 2023, soft)",
+    "micro_f1": "Micro F1 (LeWiDi 2023, hard)",
+}
+
+#: Training method abbreviation -> "Name (ABBR)" as in Kurniawan et al., Table 3.
+METHOD_NAMES: dict[str, str] = {
+    "ReL": "Repeated labelling",
+    "MV": "Majority voting",
+    "AR": "Annotator ranking",
+    "ARh": "Annotator ranking (hard)",
+    "AL": "Ambiguous labelling",
+    "SL": "Soft labelling",
+    "SLMV": "Soft + majority multitask",
+    "AE": "Annotator ensemble",
+    "AEh": "Annotator ensemble (hard)",
+    "JSD": "Jensen-Shannon loss",
+    "SmF1": "Soft micro F1 loss",
+    "SMF1": "Soft macro F1 loss",
+    "LA-min": "Loss aggregation (min)",
+    "LA-max": "Loss aggregation (max)",
+}
+
+
+def term(key: str) -> Term:
+    """The glossary entry ``key`` (one of :data:`TERMS`); ``KeyError`` names the valid keys."""
+    try:
+        return TERMS[key]
+    except KeyError:
+        raise KeyError(f"no glossary term {key!r}; known: {sorted(TERMS)}") from None
+
+
+def metric_label(name: str) -> str:
+    """Human name of a metric key (``"po_jsd"`` -> ``"JS similarity (1 − JSD)"``); unknown keys
+    (e.g. a per-class column) are returned with underscores replaced by spaces."""
+    return METRIC_NAMES.get(name, str(name).replace("_", " "))
+
+
+def method_label(abbr: str, *, with_abbr: bool = True) -> str:
+    """Human name of a training method (``"SL"`` -> ``"Soft labelling (SL)"``)."""
+    name = METHOD_NAMES.get(abbr)
+    if name is None:
+        return str(abbr)
+    return f"{name} ({abbr})" if with_abbr else name
+
+
+def paper_label(key: str) -> str:
+    """Citation of one of the five papers (:data:`PAPERS`), e.g. ``"stutz"``."""
+    return PAPERS[key]

@@ -1,0 +1,82 @@
+"""Time elapsed and an estimate of the time left for long runs (the training lab's fits), from
+the fraction of the work completed so far. Pure Python: the Training lab page and the ``lab``
+CLI command show the same text.
+
+The estimate assumes the remaining work goes at the pace of the completed work:
+``left = elapsed / done * (total - done)``. Before anything is completed there is no estimate
+(``None``): the first fits say nothing yet about the pace."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+__all__ = ["ProgressClock", "format_duration"]
+
+
+def format_duration(seconds: float) -> str:
+    """``"45 s"``, ``"3 min 05 s"``, ``"1 h 02 min"`` (rounded to whole seconds; below one
+    second ``"< 1 s"``)."""
+    if seconds != seconds or seconds < 0:  # NaN or negative
+        raise ValueError(f"a duration must be a non-negative number, got {seconds!r}")
+    whole = int(round(seconds))
+    if whole < 1:
+        return "< 1 s"
+    if whole < 60:
+        return f"{whole} s"
+    minutes, secs = divmod(whole, 60)
+    if minutes < 60:
+        return f"{minutes} min {secs:02d} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min"
+
+
+@dataclass
+class ProgressClock:
+    """Clock of a run of ``total`` units of work (e.g. methods to train).
+
+    ``update(done)`` records how many units are complete (fractions allowed: 2.5 = two methods
+    and half of the third); ``elapsed()`` and ``remaining()`` give seconds; ``text(label)`` the
+    line a progress bar shows. ``clock`` is injectable for tests."""
+
+    total: float
+    clock: Callable[[], float] = time.monotonic
+    start: float = field(init=False)
+    done: float = field(init=False, default=0.0)
+
+    def __post_init__(self) -> None:
+        if not self.total > 0:
+            raise ValueError(f"total work must be positive, got {self.total!r}")
+        self.start = self.clock()
+
+    def update(self, done: float) -> None:
+        """Record ``done`` units complete (clipped to ``[0, total]``)."""
+        self.done = min(max(float(done), 0.0), float(self.total))
+
+    @property
+    def fraction(self) -> float:
+        """Share of the work complete (0 to 1)."""
+        return self.done / self.total
+
+    def elapsed(self) -> float:
+        """Seconds since the clock started."""
+        return max(self.clock() - self.start, 0.0)
+
+    def remaining(self) -> float | None:
+        """Estimated seconds left at the pace so far; ``None`` while nothing is complete."""
+        if self.done <= 0:
+            return None
+        return self.elapsed() / self.done * (self.total - self.done)
+
+    def text(self, label: str) -> str:
+        """``"<label> · 12 s elapsed · about 40 s left"`` (``"estimating time left"`` before
+        the first completed work, ``"less than a second left"`` at the end)."""
+        left = self.remaining()
+        if left is None:
+            estimate = "estimating time left"
+        elif left < 1:
+            estimate = "less than a second left"
+        else:
+            estimate = f"about {format_duration(left)} left"
+        return f"{label} · {format_duration(self.elapsed())} elapsed · {estimate}"

@@ -1,0 +1,91 @@
+"""Items and annotators in a real browser: an item opened from a pair's disagreement row on the
+Agreement page, and deep links (``/explorer?annotator=...``) that open a profile whose rows open
+items. Nothing leaves the app's origin."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import Page, expect
+
+from hlv_core import annotators
+from hlv_core.agreement import pair_disagreements
+from hlv_core.samples import load_sample
+
+
+def _click_first_row(page: Page, grid, opened) -> None:
+    """Select the first data row of a selectable ``st.dataframe`` (its row-marker column) until
+    ``opened`` (a locator) shows: on a busy machine the grid may still be drawing the first
+    time."""
+    for _ in range(4):
+        grid.scroll_into_view_if_needed()
+        page.wait_for_timeout(500)
+        box = grid.bounding_box()
+        assert box is not None
+        grid.hover()
+        page.mouse.click(box["x"] + 16, box["y"] + 35 + 17)
+        try:
+            expect(opened).to_be_visible(timeout=10_000)
+            return
+        except AssertionError:
+            continue
+    expect(opened).to_be_visible(timeout=30_000)
+
+
+def test_item_opened_from_a_disagreement_row(offline_page, app_url, artifacts):
+    page, outside = offline_page
+    page.goto(app_url)
+    expect(page.get_by_test_id("stMetricValue").first).to_be_visible(timeout=60_000)
+    page.get_by_test_id("stSidebarNavLink").filter(has_text="Agreement").click()
+    main = page.get_by_test_id("stMain")
+    expect(main.get_by_text("Krippendorff's α (nominal)").first).to_be_visible(timeout=90_000)
+    main.get_by_role("tab", name="Pairs").click()
+    sentence = main.get_by_text(re.compile(r"share \d+ items; α = .* disagree on \d+ items")).first
+    expect(sentence).to_be_visible(timeout=60_000)
+    m = re.search(r"(\S+) and (\S+) share", sentence.inner_text())
+    assert m
+    data = load_sample("case_review")
+    diff = pair_disagreements(data.annotations, m.group(1), m.group(2))
+    first = str(diff["item_id"].iloc[0])
+    grid = main.get_by_test_id("stDataFrame").filter(visible=True).last
+    expect(grid).to_be_visible()
+    page.screenshot(path=str(artifacts / "agreement_disagreement_rows.png"))
+    _click_first_row(page, grid, main.get_by_role("heading", name=f"Item {first}"))
+
+    # the explorer opens on that item, with every annotation
+    expect(page).to_have_url(re.compile(rf"/explorer\?item={re.escape(first)}$"), timeout=30_000)
+    view = annotators.item_view(data, first)
+    metric = main.get_by_test_id("stMetric").filter(has_text="Annotators").first
+    expect(metric).to_contain_text(str(view.n_annotators))
+    expect(main.get_by_text(f"Every annotation ({view.n_annotators})")).to_be_visible()
+    expect(main.get_by_test_id("stCode").first).to_contain_text(f"/explorer?item={first}")
+    page.wait_for_timeout(800)
+    page.screenshot(path=str(artifacts / "explorer_item.png"), full_page=True)
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    assert outside == [], f"requests left the app origin: {outside[:5]}"
+
+
+def test_annotator_deep_link_and_its_items(offline_page, app_url, artifacts):
+    page, outside = offline_page
+    page.goto(f"{app_url}/explorer?annotator=lawyer_01")
+    main = page.get_by_test_id("stMain")
+    expect(main.get_by_role("heading", name="Annotator lawyer_01")).to_be_visible(
+        timeout=90_000)
+    data = load_sample("case_review")
+    profile = annotators.annotator_profile(data, "lawyer_01")
+    metric = main.get_by_test_id("stMetric").filter(has_text="Agrees with the majority").first
+    expect(metric).to_contain_text(f"{profile.majority_agreement:.0%}")
+    expect(main.get_by_test_id("stPlotlyChart")).to_have_count(2, timeout=30_000)
+    page.wait_for_timeout(1000)
+    page.screenshot(path=str(artifacts / "explorer_annotator.png"), full_page=True)
+
+    # a row of "Items where they differ from the majority" opens that item
+    grid = main.get_by_test_id("stDataFrame").first
+    first = str(profile.disagreements["item_id"].iloc[0])
+    _click_first_row(page, grid, main.get_by_role("heading", name=f"Item {first}"))
+    expect(page).to_have_url(re.compile(rf"/explorer\?item={re.escape(first)}$"))
+    # back to the landing tables
+    main.get_by_role("button", name="All items and annotators").click()
+    expect(main.get_by_role("tab", name="Annotators")).to_be_visible(timeout=30_000)
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    assert outside == [], f"requests left the app origin: {outside[:5]}"

@@ -1,0 +1,28 @@
+"""LeWiDi scorer in a browser on the synthetic demo: leaderboard with metric and task names in
+words, one colour per system, the paired test explained."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Page, expect
+
+
+def test_lewidi_demo_leaderboard(page: Page, app_url: str, artifacts):
+    page.goto(app_url)
+    expect(page.get_by_test_id("stMetricValue").first).to_be_visible(timeout=60_000)
+    page.get_by_test_id("stSidebarNavLink").filter(has_text="LeWiDi scorer").click()
+    main = page.get_by_test_id("stMain")
+    expect(main.get_by_text("Use the synthetic demo").first).to_be_visible(timeout=60_000)
+    main.get_by_text("Use the synthetic demo").first.click()
+    expect(main.get_by_text("Leaderboard", exact=True).first).to_be_visible(timeout=120_000)
+    expect(main.get_by_text("Task A: soft labels").first).to_be_visible()
+    expect(main.get_by_text("Manhattan distance (LeWiDi 2025, Task A) (lower is better)").first
+           ).to_be_visible()
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    ci_plot = main.locator(".js-plotly-plot").first
+    expect(ci_plot).to_be_visible(timeout=60_000)
+    colours = ci_plot.locator(".scatterlayer path.point").evaluate_all(
+        "els => els.map(e => e.style.fill)")
+    assert len(colours) == 3 and len(set(colours)) == 3
+    page.wait_for_timeout(1500)
+    main.screenshot(path=str(artifacts / "lewidi_demo.png"))
+    ci_plot.screenshot(path=str(artifacts / "lewidi_leaderboard_plot.png"))

@@ -1,0 +1,49 @@
+"""Training lab in a browser: the progress bar names the method in words and shows the time
+elapsed and left while training; Streamlit's Stop interrupts the run (it trains in the script
+thread); Train again resumes from the methods already trained and draws the delta plot."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+from playwright.sync_api import Page, expect
+
+
+@pytest.mark.slow
+def test_progress_shows_time_left_and_stop_interrupts(page: Page, app_url: str, artifacts):
+    page.goto(app_url)
+    expect(page.get_by_test_id("stMetricValue").first).to_be_visible(timeout=60_000)
+    page.get_by_test_id("stSidebarNavLink").filter(has_text="Training lab").click()
+    main = page.get_by_test_id("stMain")
+    repeats = main.get_by_role("spinbutton", name="Repeats per method (random starts)")
+    expect(repeats).to_be_visible(timeout=60_000)
+    repeats.fill("5")
+    main.get_by_role("button", name="Train", exact=True).click()
+    bar = main.get_by_test_id("stProgress")
+    expect(bar).to_contain_text(re.compile(r"Training .+ \(\w+\), \d+ of \d+ · seed \d+"),
+                                timeout=60_000)
+    expect(bar).to_contain_text(re.compile(r"elapsed · about .+ left"), timeout=60_000)
+    expect(main.get_by_text("Training runs here, in this page").first).to_be_visible()
+    page.wait_for_timeout(500)
+    main.screenshot(path=str(artifacts / "training_lab_progress.png"))
+    before = bar.inner_text()
+
+    page.get_by_role("button", name="Stop").click()
+    status = page.get_by_test_id("stStatusWidget")
+    expect(status.get_by_role("button", name="Stop")).to_have_count(0, timeout=30_000)
+    time.sleep(3)  # a stopped run draws nothing more
+    assert bar.inner_text() == before or "elapsed" in bar.inner_text()
+    expect(main.get_by_text("Scores with 95% intervals")).to_have_count(0)
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+
+    main.get_by_role("button", name="Train", exact=True).click()  # resumes
+    expect(main.get_by_text("Scores with 95% intervals").first).to_be_visible(timeout=300_000)
+    delta = main.locator(".js-plotly-plot").filter(has_text="Difference to majority voting")
+    expect(delta.first).to_be_visible(timeout=30_000)
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    expect(main.get_by_text("Training runs here, in this page")).to_have_count(0)  # done: gone
+    delta.first.scroll_into_view_if_needed()
+    page.wait_for_timeout(1500)
+    delta.first.screenshot(path=str(artifacts / "training_lab_delta_plot.png"))

@@ -1,0 +1,47 @@
+"""``python -m hlv_core item`` / ``annotator``: the numbers of the Items and annotators page."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from hlv_core import annotators
+from hlv_core.cli import main
+from hlv_core.samples import load_sample, sample_path
+
+
+def test_item_command_lists_items_and_shows_one(capsys):
+    data = load_sample("case_review")
+    assert main(["item", str(sample_path("case_review")), "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert len(rows) == data.n_items and "pair_agreement" in rows[0]
+    item = rows[0]["item_id"]
+    assert main(["item", str(sample_path("case_review")), "--id", item, "--json"]) == 0
+    one = json.loads(capsys.readouterr().out)
+    view = annotators.item_view(data, item)
+    assert one["pair_agreement"] == pytest.approx(view.agreement)
+    assert len(one["annotations"]) == view.n_annotators
+
+
+def test_annotator_command_profile_equals_the_engine(capsys):
+    data = load_sample("ratings")
+    assert main(["annotator", str(sample_path("ratings")), "--id", "rater_01", "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    profile = annotators.annotator_profile(data, "rater_01", pairs=annotators.annotator_pairs(data),
+                                           camps=annotators.annotator_camps(data))
+    assert got["majority_agreement"] == pytest.approx(profile.majority_agreement)
+    assert got["mean_alpha"] == pytest.approx(profile.mean_alpha)
+    assert got["camp"] == profile.camp and got["trait:age_group"] == profile.traits["age_group"]
+    assert sum(sum(v for k, v in row.items() if k != "majority")
+               for row in got["confusion_vs_majority"]) == profile.n_compared
+    assert main(["annotator", str(sample_path("ratings"))]) == 0
+    assert "rater_10" in capsys.readouterr().out
+
+
+def test_unknown_ids_and_anonymous_data_are_one_line_errors(capsys):
+    assert main(["item", str(sample_path("case_review")), "--id", "nope"]) == 2
+    assert main(["annotator", str(sample_path("case_review")), "--id", "nope"]) == 2
+    assert main(["annotator", str(sample_path("dermatology"))]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 3 and all(line.startswith("error:") for line in err)
