@@ -90,11 +90,22 @@ class AlphaInput:
         return len(self.domain)
 
     def counts(self) -> sp.csr_matrix:
-        """(N, K) sparse value counts per item."""
-        return sp.csr_matrix(
-            (np.ones(len(self.item)), (self.item, self.value)),
-            shape=(self.n_items, self.n_values),
-        )
+        """(N, K) sparse value counts per item (float), from one sort of the (item, value)
+        keys: no (R,) COO triplets."""
+        k = max(self.n_values, 1)
+        key = np.asarray(self.item, dtype=np.int64) * k
+        key += self.value
+        key.sort()
+        if len(key):
+            start = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
+            data = np.diff(np.append(start, len(key))).astype(float)
+            key = key[start]
+        else:
+            data = np.zeros(0)
+        row = key // k
+        indptr = np.zeros(self.n_items + 1, dtype=np.int64)
+        np.cumsum(np.bincount(row, minlength=self.n_items), out=indptr[1:])
+        return sp.csr_matrix((data, key - row * k, indptr), shape=(self.n_items, self.n_values))
 
     def with_annotators(self, annotator: np.ndarray) -> AlphaInput:
         """A copy whose ratings are re-assigned to the annotator codes ``annotator`` (R,).
@@ -180,6 +191,9 @@ def prepare_alpha_input(
     missing = [c for c in ("item_id", "annotator_id", "label") if c not in annotations.columns]
     if missing:
         raise ValueError(f"annotations lack the column(s) {', '.join(missing)}")
+    coded = _coded_columns(annotations)  # a loaded Dataset's integer codes: no string work
+    if coded is not None:
+        return _input_from_codes(*coded, level=level, values=values)
     frame = annotations[["item_id", "annotator_id", "label"]].dropna()
     if not all(pd.api.types.is_string_dtype(frame[c]) for c in frame.columns):
         frame = frame.astype(str)
@@ -211,6 +225,51 @@ def prepare_alpha_input(
         item_codes, item_ids = pd.factorize(frame["item_id"], sort=True)
         ann_codes, ann_ids = pd.factorize(frame["annotator_id"], sort=True)
     lab_codes, labs = pd.factorize(frame["label"], sort=True)
+    return _input_from_codes(
+        (item_codes, item_ids), (ann_codes, ann_ids), (lab_codes, labs), level=level,
+        values=values,
+    )
+
+
+def _observed(codes: np.ndarray, categories) -> tuple[np.ndarray, pd.Index]:
+    """Codes into sorted categories (no NA) renumbered over the categories that occur, as
+    ``pandas.factorize(values, sort=True)`` numbers them, and those categories."""
+    used = np.bincount(codes, minlength=len(categories)) > 0
+    if used.all():
+        return codes, categories
+    renumber = np.cumsum(used, dtype=np.int64) - 1
+    return renumber[codes], categories[used]
+
+
+def _coded_columns(annotations: pd.DataFrame):
+    """``((codes, ids), ...)`` for item, annotator and label as ``pandas.factorize(sort=True)``
+    gives them, read from categorical columns (a loaded Dataset's annotations), or None where
+    the columns are not categorical, hold NA or an (item, annotator) cell holds several labels
+    (the general path handles those)."""
+    from .io.dataset import as_categorical
+
+    names = ("item_id", "annotator_id", "label")
+    if not all(isinstance(annotations[c].dtype, pd.CategoricalDtype) for c in names):
+        return None
+    out = []
+    for name in names:
+        values = as_categorical(annotations[name])  # sorted str categories (checked once)
+        codes = values.cat.codes.to_numpy()
+        if len(codes) and codes.min() < 0:
+            return None
+        out.append(_observed(codes.astype(np.int64), values.cat.categories))
+    (item, _), (annotator, annotator_ids) = out[0], out[1]
+    cell = item * max(len(annotator_ids), 1)
+    cell += annotator
+    cell.sort()
+    if len(cell) > 1 and bool((cell[1:] == cell[:-1]).any()):
+        return None
+    return out
+
+
+def _input_from_codes(items, annotators, labels, *, level, values) -> AlphaInput:
+    """The :class:`AlphaInput` of sorted-factorised columns: ``(codes, ids)`` per column."""
+    (item_codes, item_ids), (ann_codes, ann_ids), (lab_codes, labs) = items, annotators, labels
     labs = [str(x) for x in labs]
     if level == "nominal":
         numbers = np.arange(len(labs), dtype=float)
@@ -230,12 +289,19 @@ def prepare_alpha_input(
         np.asarray(item_codes, dtype=np.int64),
         np.asarray(ann_codes, dtype=np.int64),
         np.asarray(value, dtype=np.int64),
-        pd.Index(np.asarray(item_ids, dtype=object).astype(str)),
-        pd.Index(np.asarray(ann_ids, dtype=object).astype(str)),
+        _id_index(item_ids),
+        _id_index(ann_ids),
         domain,
         numbers,
         level,
     )
+
+
+def _id_index(ids) -> pd.Index:
+    """Sorted ids as a ``str`` Index (categories of a coded column are one already)."""
+    if isinstance(ids, pd.Index) and isinstance(ids.dtype, pd.StringDtype):
+        return pd.Index(ids, dtype=str, name=None)
+    return pd.Index(np.asarray(ids, dtype=object).astype(str))
 
 
 def _fixed_delta(level: str, numbers: np.ndarray) -> np.ndarray | None:

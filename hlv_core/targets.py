@@ -99,7 +99,7 @@ def annotation_matrix(dataset: Dataset) -> tuple[np.ndarray, np.ndarray, np.ndar
     Y = np.zeros((len(uniq), dataset.n_labels))
     Y[pair, label_code] = 1.0
     firsts = first[order]
-    return item_code[firsts], annot_code[firsts], Y
+    return item_code[firsts].astype(np.int64), annot_code[firsts].astype(np.int64), Y
 
 
 def _frame(dataset: Dataset, item_rows: np.ndarray, Y: np.ndarray, **extra) -> pd.DataFrame:

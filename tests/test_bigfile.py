@@ -201,3 +201,60 @@ def test_streamed_block_counts_give_the_one_shot_alpha(tmp_path):
     # one block (the whole file) gives the same summed counts
     _, _, first = _read.stream_label_counts(path, block_size=1 << 30)
     assert (first != counts).nnz == 0
+
+
+# ------------------------------------------------- second pass: coded read without strings
+def test_string_ranks_are_the_sorted_factorisation():
+    import pyarrow as pa
+
+    rng = np.random.default_rng(5)
+    alphabet = ["a", "b", "A", "0", " ", "é", "ß", "\u4e2d", "\U0001f600", "ab", "~"]
+    for trial in range(60):
+        size = int(rng.integers(0, 200))
+        longest = int(rng.choice([2, 9, 17, 40, 90]))  # 90: the pyarrow fallback
+        strings = ["".join(rng.choice(alphabet, size=rng.integers(0, longest)))
+                   for _ in range(size)]
+        cut = sorted(rng.integers(0, size + 1, size=2).tolist()) if size else [0, 0]
+        parts = [strings[:cut[0]], strings[cut[0]:cut[1]], strings[cut[1]:]]
+        arrays = [pa.array(p, pa.large_string() if (trial + j) % 2 else pa.string())
+                  for j, p in enumerate(parts)]
+        if trial % 4 == 0:  # a sliced array (non-zero offset into its buffers)
+            arrays = [pa.array(["zz", *strings], pa.string()).slice(1)]
+        rank, n_distinct = _read._string_ranks(arrays)
+        distinct = sorted(set(strings))  # Python order = code points
+        assert n_distinct == len(distinct)
+        assert rank.tolist() == [distinct.index(x) for x in strings]
+
+
+def test_big_csv_detection_reads_the_header_only(tmp_path, monkeypatch):
+    rows = "".join(f"i{i % 11},a{i % 7},{'xyz'[i % 3]}\n" for i in range(77))
+    path = _synthetic(tmp_path, rows)
+    expected = _outcome(path, monkeypatch, False)
+
+    def no_string_table(source):
+        raise AssertionError("the string table was parsed")
+
+    monkeypatch.setattr(_read, "_arrow_table", no_string_table)
+    assert _outcome(path, monkeypatch, True) == expected
+
+
+def test_alpha_input_from_codes_equals_the_string_path(tmp_path, monkeypatch):
+    from hlv_core.agreement import krippendorff_alpha, prepare_alpha_input
+
+    rows = "".join(f"i{i % 13},a{i % 6},{(i * 7) % 4}\n" for i in range(78))
+    monkeypatch.setattr(_read, "COLUMNAR_MIN_BYTES", 0)
+    ds = load(_synthetic(tmp_path, rows))
+    assert isinstance(ds.annotations["annotator_id"].dtype, pd.CategoricalDtype)
+    for frame in (ds.annotations, ds.annotations.iloc[::3]):  # a subset: unused categories
+        for level in ("nominal", "ordinal", "interval"):
+            coded = prepare_alpha_input(frame, level=level)
+            text = prepare_alpha_input(frame.astype(str), level=level)
+            for name in ("item", "annotator", "value"):
+                np.testing.assert_array_equal(getattr(coded, name), getattr(text, name))
+            assert coded.item_ids.equals(text.item_ids)
+            assert coded.annotator_ids.equals(text.annotator_ids)
+            assert coded.domain == text.domain
+            np.testing.assert_array_equal(coded.numbers, text.numbers)
+            assert (coded.counts() != text.counts()).nnz == 0
+            assert krippendorff_alpha(frame, level=level) == pytest.approx(
+                krippendorff_alpha(frame.astype(str), level=level), abs=1e-12)

@@ -17,6 +17,7 @@ from .errors import DataError
 __all__ = [
     "COLUMNAR_MIN_BYTES",
     "Source",
+    "header_columns",
     "as_source",
     "decode_text",
     "read_coded",
@@ -327,13 +328,10 @@ def _header_line(raw: bytes) -> str | None:
     return text
 
 
-def _arrow_table(source: Source):
-    """A big CSV/TSV as a pyarrow Table of string columns (memoised on the source), or None
-    where the pandas reader must be used (small file, Parquet, anything unusual: the pandas
-    reader then gives the same table or the precise error)."""
-    if source.arrow is not None:
-        return source.arrow or None
-    source.arrow = False
+def _columnar_layout(source: Source) -> tuple[list[str], str] | None:
+    """Column names (from the header line) and separator of a CSV/TSV the columnar reader
+    takes, or None where the pandas reader must be used (small file, Parquet, anything unusual:
+    NUL bytes, an unclosed quote, an odd or duplicated header cell)."""
     raw = source.raw
     if len(raw) < COLUMNAR_MIN_BYTES or source.suffix == ".parquet" or raw[:4] == b"PAR1":
         return None
@@ -351,12 +349,28 @@ def _arrow_table(source: Source):
     names = [c.strip() for c in next(csv.reader([first], delimiter=sep))]
     if any(not c or c.startswith("Unnamed:") for c in names) or len(set(names)) != len(names):
         return None
+    return names, sep
+
+
+def header_columns(source: Source) -> list[str] | None:
+    """The column names of a big plain CSV/TSV read from its header line alone (the columns
+    :func:`read_table` would give), or None where the whole table must be read to know them
+    (small files, Parquet, unusual headers: use ``read_table(source).columns``)."""
+    layout = _columnar_layout(source)
+    return None if layout is None else layout[0]
+
+
+def _parse_arrow(source: Source, names: list[str], sep: str, dictionary=()):
+    """pyarrow's multi-threaded CSV parse of ``source`` (every cell a string, empty = null);
+    the ``dictionary`` columns come dictionary-encoded per block (no string column at all).
+    None when pyarrow refuses the file (the pandas reader then names the problem)."""
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
+    coded = pa.dictionary(pa.int32(), pa.large_string())
     try:
-        table = pacsv.read_csv(
-            pa.BufferReader(pa.py_buffer(raw)),
+        return pacsv.read_csv(
+            pa.BufferReader(pa.py_buffer(source.raw)),
             read_options=pacsv.ReadOptions(
                 column_names=names, skip_rows=1, use_threads=True, block_size=1 << 24
             ),
@@ -365,7 +379,9 @@ def _arrow_table(source: Source):
                 newlines_in_values=True, ignore_empty_lines=True,
             ),
             convert_options=pacsv.ConvertOptions(
-                column_types={c: pa.large_string() for c in names},  # pandas' str layout
+                column_types={  # large_string: pandas' str layout
+                    c: coded if c in dictionary else pa.large_string() for c in names
+                },
                 strings_can_be_null=True,
                 quoted_strings_can_be_null=True,
                 null_values=[""],
@@ -374,68 +390,156 @@ def _arrow_table(source: Source):
         )
     except (pa.ArrowException, ValueError):
         return None
+
+
+def _arrow_table(source: Source):
+    """A big CSV/TSV as a pyarrow Table of string columns (memoised on the source), or None
+    where the pandas reader must be used (small file, Parquet, anything unusual: the pandas
+    reader then gives the same table or the precise error)."""
+    if source.arrow is not None:
+        return source.arrow or None
+    source.arrow = False
+    layout = _columnar_layout(source)
+    if layout is None:
+        return None
+    table = _parse_arrow(source, *layout)
+    if table is None:
+        return None
     source.arrow = table
     return table
 
 
-def _sorted_dictionary(dictionary) -> np.ndarray:
-    """Positions that sort a pyarrow string dictionary in code-point order (Python's order)."""
+#: Strings up to this many UTF-8 bytes are ranked through 64-bit integer words (hash and sort
+#: of integers); longer ones through pyarrow's string hash and sort.
+_MAX_WORD_BYTES = 64
+
+
+def _string_word(arrays, word: int) -> np.ndarray:
+    """Bytes ``8 word .. 8 word + 7`` of every string of pyarrow (large_)string ``arrays``
+    (no nulls; chunks in order), zero-padded, as one big-endian 64-bit integer each: comparing
+    the word tuples of two strings compares them byte-wise, i.e. in code-point (Python) order.
+    (The padding cannot tie two strings: cells never hold NUL bytes on this path.)"""
+    import pyarrow as pa
+
+    out = np.empty(sum(len(a) for a in arrays), dtype=np.uint64)
+    columns = np.arange(8 * word, 8 * word + 8)
+    row, step = 0, 1 << 16
+    for strings in arrays:
+        bufs = strings.buffers()
+        kind = np.int64 if pa.types.is_large_string(strings.type) else np.int32
+        offsets = np.frombuffer(bufs[1], dtype=kind)[strings.offset:strings.offset + len(strings) + 1]
+        data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.zeros(0, np.uint8)
+        for start in range(0, len(strings), step):
+            bounds = offsets[start:start + step + 1].astype(np.int64)
+            first, length = bounds[:-1], np.diff(bounds)
+            block = np.zeros((len(first), 8), dtype=np.uint8)
+            inside = columns[None, :] < length[:, None]
+            block[inside] = data[(first[:, None] + columns[None, :])[inside]]
+            out[row:row + len(first)] = block.view(">u8")[:, 0]
+            row += len(first)
+    return out
+
+
+def _dense_rank(values: np.ndarray, bound: int | None = None) -> tuple[np.ndarray, int]:
+    """Rank of every value among the distinct values (0 = smallest) and their number: one
+    hash pass (``pandas.factorize``) and a sort of the distinct values only; for values known
+    to lie in ``0..bound-1`` with a bound of the order of their number, a presence table and
+    its running count instead (no hashing, no sort)."""
+    if bound is not None and bound <= 4 * len(values) + (1 << 20):
+        present = np.zeros(bound, dtype=bool)
+        present[values] = True
+        rank_of = np.cumsum(present, dtype=np.int64)
+        rank_of -= 1
+        return rank_of[values], int(rank_of[-1]) + 1 if bound else 0
+    codes, uniques = pd.factorize(values)
+    rank = np.empty(len(uniques), dtype=np.int64)
+    rank[np.argsort(uniques, kind="stable")] = np.arange(len(uniques), dtype=np.int64)
+    return rank[codes], len(uniques)
+
+
+def _string_ranks(arrays) -> tuple[np.ndarray, int]:
+    """Rank of every string of pyarrow (large_)string ``arrays`` (no nulls; the chunks taken in
+    order) among the distinct strings in code-point order, and the number of distinct strings:
+    the exact sorted factorisation, without one Python object or string hash table per row.
+    Strings up to :data:`_MAX_WORD_BYTES` bytes are ranked 8 bytes at a time: ``key <- rank of
+    (key, next word)``, integers only, one word alive at a time."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    lengths = pc.binary_length(dictionary)
-    longest = pc.max(lengths).as_py() or 0
-    if longest <= 64:  # fixed-width bytes sort fast in numpy; UTF-8 byte order = code points
-        width = f"S{max(longest, 1)}"
-        binary = dictionary.cast(pa.binary())
-        fixed = np.concatenate([np.zeros(0, dtype=width)] + [  # in slices: few Python objects
-            np.asarray(binary.slice(start, 1 << 20).to_numpy(zero_copy_only=False)).astype(width)
-            for start in range(0, len(binary), 1 << 20)
-        ])
-        return np.argsort(fixed, kind="stable")
-    return pc.array_sort_indices(dictionary).to_numpy()
+    arrays = [a for a in arrays if len(a)]
+    if not arrays:
+        return np.zeros(0, dtype=np.int64), 0
+    longest = max(pc.max(pc.binary_length(a)).as_py() or 0 for a in arrays)
+    if longest > _MAX_WORD_BYTES:
+        encoded = pc.dictionary_encode(
+            pa.concat_arrays([a.cast(pa.large_string()) for a in arrays])
+        )
+        order = pc.array_sort_indices(encoded.dictionary).to_numpy()  # byte order
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[order] = np.arange(len(order), dtype=np.int64)
+        return rank[encoded.indices.to_numpy()], len(order)
+    key, n_distinct = _dense_rank(_string_word(arrays, 0))
+    for word in range(1, -(-longest // 8)):
+        if n_distinct == len(key):  # all distinct: later bytes cannot change the order
+            break
+        rank, n_word = _dense_rank(_string_word(arrays, word))
+        key *= n_word  # lexicographic (key, word) as one int64 (< n^2), ranked again
+        key += rank
+        del rank
+        key, n_distinct = _dense_rank(key, n_distinct * n_word)
+    return key, n_distinct
 
 
-def _encode(column) -> pd.Categorical:
-    """A pyarrow string column as a pandas Categorical: integer codes straight from a
-    dictionary encoding of the column, ``str`` categories in sorted order (NA = code -1)."""
-    import pyarrow.compute as pc
+def _encode_chunks(chunks) -> pd.Categorical:
+    """One dictionary-encoded pyarrow column (chunks with their own dictionaries, as the CSV
+    reader gives them) as a pandas Categorical: sorted unique ``str`` categories and int32
+    codes (NA = -1). The block dictionaries are ranked together (:func:`_string_ranks`)."""
+    import pyarrow as pa
 
-    encoded = pc.dictionary_encode(column).combine_chunks()
-    dictionary = encoded.dictionary
-    codes = encoded.indices.fill_null(-1).to_numpy().astype(np.int32, copy=False)
-    order = _sorted_dictionary(dictionary)
-    rank = np.empty(len(order) + 1, dtype=np.int32)
-    rank[order] = np.arange(len(order), dtype=np.int32)
-    rank[-1] = -1  # code -1 (NA) stays -1
-    categories = pd.Index(dictionary.take(order).to_pandas(), dtype=str)
-    from .dataset import _remember_sorted
+    dictionaries = [chunk.dictionary for chunk in chunks]
+    rank, n_distinct = _string_ranks(dictionaries)
+    some_entry = np.empty(n_distinct, dtype=np.int64)
+    some_entry[rank] = np.arange(len(rank), dtype=np.int64)
+    entries = pa.chunked_array(dictionaries, type=pa.large_string())
+    categories = pd.Index(entries.take(some_entry).to_pandas(), dtype=str)
+    del entries, some_entry
+    codes = np.empty(sum(len(chunk) for chunk in chunks), dtype=np.int32)
+    row = entry = 0
+    for chunk, dictionary in zip(chunks, dictionaries, strict=True):
+        lookup = np.append(rank[entry:entry + len(dictionary)], -1).astype(np.int32)
+        local = chunk.indices.fill_null(-1).to_numpy(zero_copy_only=False)
+        codes[row:row + len(chunk)] = lookup[local]
+        row, entry = row + len(chunk), entry + len(dictionary)
+    from .dataset import _remember_sorted, coded_categorical
 
-    return pd.Categorical.from_codes(rank[codes], categories=_remember_sorted(categories),
-                                     validate=False)
+    return coded_categorical(codes, _remember_sorted(categories))
 
 
 def read_coded(source: Source, columns: tuple[str, ...]) -> pd.DataFrame | None:
     """A big CSV/TSV with ``columns`` integer-coded (pandas Categoricals with sorted ``str``
-    categories, codes from pyarrow's dictionary encoding, no per-row Python), other columns
-    ``str``; the same cells as :func:`read_table`. None when the columnar reader does not apply
-    (then use :func:`read_table`). The columns are encoded in parallel threads."""
-    table = _arrow_table(source)
-    if table is None or not set(columns) <= set(table.column_names):
-        return None
-    from concurrent.futures import ThreadPoolExecutor
+    categories, int32 codes), other columns ``str``; the same cells as :func:`read_table`.
+    None when the columnar reader does not apply (then use :func:`read_table`).
 
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        encoded = dict(zip(columns, pool.map(_encode, [table.column(c) for c in columns]),
-                           strict=True))
-    rest = [c for c in table.column_names if c not in encoded]
-    frame = table.select(rest).to_pandas() if rest else pd.DataFrame(index=range(table.num_rows))
-    for name in table.column_names:
-        if name in encoded:
-            frame[name] = encoded[name]
-    source.arrow = False  # the strings are no longer needed: free them
+    The coded columns are parsed straight into per-block dictionaries (pyarrow's dictionary
+    column type: no string column is ever built) and the block dictionaries ranked together;
+    each column's arrow data is dropped as soon as it is coded."""
+    layout = _columnar_layout(source)
+    if layout is None or not set(columns) <= set(layout[0]):
+        return None
+    source.arrow = False  # a string table parsed earlier is not needed: free it
     source.table = None
+    table = _parse_arrow(source, *layout, dictionary=columns)
+    if table is None:
+        return None
     names = table.column_names
+    rest = [c for c in names if c not in columns]
+    frame = table.select(rest).to_pandas() if rest else pd.DataFrame(index=range(table.num_rows))
+    table = table.select(list(columns))
+    for name in columns:
+        chunks = table.column(name).chunks
+        table = table.drop_columns([name])
+        frame[name] = _encode_chunks(chunks)
+        del chunks
     del table
     import pyarrow as pa
 

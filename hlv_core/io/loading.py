@@ -11,6 +11,7 @@ from ._read import (
     READABLE_BINARY,
     Source,
     as_source,
+    header_columns,
     read_json,
     read_jsonl,
     read_table,
@@ -94,7 +95,9 @@ def detect_format(source: Source) -> str:
                 "canonical CSV (item_id, annotator_id, label).",
             )
         return found
-    columns = set(read_table(source).columns)
+    header = header_columns(source)  # a big plain CSV: its header line, not the whole table
+    names = header if header is not None else list(read_table(source).columns)
+    columns = set(names)
     if looks_like_cifar10h_raw(columns):
         return "cifar10h_raw"
     if {"item_id", "annotator_id", "label"} <= columns:
@@ -115,8 +118,8 @@ def detect_format(source: Source) -> str:
             fix="name the columns item_id, annotator_id, label (canonical long format), or "
             "choose the format in the override.",
         )
-    first = read_table(source).columns[0].lower()
-    _refuse_misnamed_long(source, list(read_table(source).columns))
+    first = names[0].lower()
+    _refuse_misnamed_long(source, names)
     if first in ("item_id", "item", "unit", "unit_id", "text_id", "id"):
         return "wide_items"
     if first in ("annotator_id", "annotator", "worker", "coder", "rater"):

@@ -15,7 +15,7 @@ from pathlib import PurePosixPath
 import numpy as np
 import pandas as pd
 
-from ._read import Source, read_coded, read_table
+from ._read import Source, header_columns, read_coded, read_table
 from .dataset import (
     Dataset,
     build_dataset,
@@ -115,12 +115,13 @@ def read_canonical(
     format_name: str = "canonical",
 ) -> Dataset:
     """Canonical long table ``item_id, annotator_id, label[, rank]`` (CSV/TSV/Parquet)."""
-    frame = read_table(source)
-    if {"item_id", "label", "count"} <= set(frame.columns) and "annotator_id" not in frame.columns:
+    columns = header_columns(source)  # a big plain CSV: no string table before the coded read
+    frame = read_table(source) if columns is None else None
+    columns = list(frame.columns) if frame is not None else columns
+    if {"item_id", "label", "count"} <= set(columns) and "annotator_id" not in columns:
         return read_counts(source, frame=frame)
     coded = read_coded(source, ("item_id", "annotator_id", "label"))  # big files: integer codes
-    if coded is not None:
-        frame = coded
+    frame = coded if coded is not None else frame if frame is not None else read_table(source)
     report = ImportReport(source.name, format_name, rows_read=len(frame))
     frame = _strip_cells(frame, report)
     schema = schema or {}
