@@ -42,8 +42,8 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from hlv_core.io import load, load_predictions  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "md_agreement"
-PAGES = ["home", "soft_metrics", "certainty", "agreement", "perspectives", "graph", "review",
-         "training_lab"]
+PAGES = ["home", "soft_metrics", "certainty", "agreement", "perspectives", "graph", "explorer",
+         "review", "training_lab", "lewidi", "glossary"]
 GOAL_FIRST, GOAL_RERUN = 2.0, 0.3
 #: Parts that run on demand (a tab opened, a toggle switched on): (page, what, session-state
 #: changes). Timed as one ``run()`` after the page's first render, caches warm from it.
