@@ -46,7 +46,7 @@ def item_section(dataset: Dataset, view: ItemView, *, go: Callable[..., None],
     m2.metric("Majority label", view.majority if view.majority else "none",
               help="Ties go to the first label in the label order; multi-label: the labels "
               "more than half of the annotators chose.")
-    m3.metric("Per-item agreement", fmt_num(view.agreement, "undefined"),
+    m3.metric("Pair agreement", fmt_num(view.agreement, "undefined"),
               help="Share of the item's annotator pairs who gave the same answer.")
     m4.metric("Entropy (0 = unanimous)", fmt_num(view.entropy))
     explain("pair_agreement", "soft_label")

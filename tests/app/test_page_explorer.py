@@ -57,7 +57,7 @@ def test_item_deep_link_shows_every_annotation(app):
     metrics = _metrics(at)
     assert metrics["Annotators"] == str(view.n_annotators)
     assert metrics["Majority label"] == view.majority
-    assert metrics["Per-item agreement"] == f"{view.agreement:.3f}"
+    assert metrics["Pair agreement"] == f"{view.agreement:.3f}"
     table = at.dataframe[0].value
     assert sorted(table["annotator_id"]) == sorted(data.item_annotations(item)["annotator_id"])
     assert {"answer", "agrees with majority", "group"} <= set(table.columns)
