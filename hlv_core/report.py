@@ -327,13 +327,20 @@ def _agreement(dataset: Dataset, settings: ReportSettings) -> Section:
     return Section("agreement", title, body)
 
 
+def _without_linked_labels(dataset: Dataset, what: str) -> str:
+    """Why ``what`` does not apply (rankings, or annotators not linked across items), or ""."""
+    if dataset.task != "ranking" and dataset.annotator_ids_known:
+        return ""
+    return (f"{what} needs one label per (item, annotator) with annotator ids linked across "
+            "items; this dataset has "
+            + ("rankings." if dataset.task == "ranking" else "anonymous annotations."))
+
+
 def _pairs(dataset: Dataset, settings: ReportSettings) -> Section:
     title = "Pairwise agreement of the most active annotators"
-    if dataset.task == "ranking" or not dataset.annotator_ids_known:
-        return Section("pairs", title, _not_applicable(
-            "pairwise agreement needs one label per (item, annotator) with annotator ids "
-            "linked across items; this dataset has "
-            + ("rankings." if dataset.task == "ranking" else "anonymous annotations.")), False)
+    missing = _without_linked_labels(dataset, "pairwise agreement")
+    if missing:
+        return Section("pairs", title, _not_applicable(missing), False)
     opts = level_options(dataset)
     level = opts.default
     pairs = pairwise_alpha(dataset.annotations, level=level,
@@ -378,11 +385,9 @@ def _pairs(dataset: Dataset, settings: ReportSettings) -> Section:
 
 def _sigma(dataset: Dataset, settings: ReportSettings) -> Section:
     title = "Systematic disagreement: sigma and camps"
-    if dataset.task == "ranking" or not dataset.annotator_ids_known:
-        return Section("sigma", title, _not_applicable(
-            "sigma needs one label per (item, annotator) with annotator ids linked across items; "
-            "this dataset has "
-            + ("rankings." if dataset.task == "ranking" else "anonymous annotations.")), False)
+    missing = _without_linked_labels(dataset, "sigma")
+    if missing:
+        return Section("sigma", title, _not_applicable(missing), False)
     cost = bl.estimate_sigma_cost(dataset.annotations)
     try:
         bl.check_sigma_cost(cost, settings.max_pair_instances, source=str(dataset.name))
