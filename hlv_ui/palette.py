@@ -1,8 +1,9 @@
 """One colour per model across the whole app: the first time a session shows a model it gets the
-next free colour of a 24-colour qualitative palette, and keeps it on every page and figure.
+first palette colour no other model of the session has, and keeps it on every page and figure.
 
 Training-lab methods (the 14 of Kurniawan et al.) have fixed colours so that screenshots of two
-sessions match."""
+sessions match; a Training lab model sent on to the other pages ("lab SL") keeps its method's
+colour there unless another model of the session already has that colour."""
 
 from __future__ import annotations
 
@@ -19,15 +20,25 @@ __all__ = ["PALETTE", "assign_colours", "method_colours", "model_colours"]
 #: before a colour repeats.
 PALETTE: tuple[str, ...] = tuple(px.colors.qualitative.Dark24) + tuple(px.colors.qualitative.Light24)
 _REGISTRY_KEY = "hlv.model_colours"
+LAB_PREFIX = "lab "  # hlv_core.lab.predictions_as_models names its models "lab <METHOD>"
 
 
 def assign_colours(names: Iterable[str], registry: MutableMapping[str, str]) -> dict[str, str]:
-    """Colours of ``names`` from ``registry``; names not yet in it get the next palette colour
-    (in the order given) and are added. Pure function of its inputs (testable without Streamlit)."""
+    """Colours of ``names`` from ``registry``; a name not yet in it gets its method's colour
+    (``"lab SL"`` -> the colour of SL, when free), else the first palette colour no registered
+    name has (colours repeat only past 48 models), and is added. Pure function of its inputs."""
+    methods = method_colours()
     out = {}
     for name in names:
         if name not in registry:
-            registry[name] = PALETTE[len(registry) % len(PALETTE)]
+            used = set(registry.values())
+            preferred = methods.get(name.removeprefix(LAB_PREFIX)) if name.startswith(
+                LAB_PREFIX) else None
+            free = [c for c in PALETTE if c not in used]
+            if preferred is not None and preferred not in used:
+                registry[name] = preferred
+            else:
+                registry[name] = free[0] if free else PALETTE[len(registry) % len(PALETTE)]
         out[name] = registry[name]
     return out
 

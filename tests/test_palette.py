@@ -18,3 +18,13 @@ def test_colours_are_stable_and_distinct():
 def test_method_colours_cover_the_14_methods_distinctly():
     colours = method_colours()
     assert len(colours) == 14 and len(set(colours.values())) == 14
+
+
+def test_lab_models_keep_their_method_colour_unless_taken():
+    registry: dict[str, str] = {}
+    colours = assign_colours(["calibrated", "lab MV", "lab ReL"], registry)
+    methods = method_colours()
+    assert colours["lab MV"] == methods["MV"]
+    # ReL's colour went to "calibrated" (first free colour): the lab model gets another one
+    assert colours["calibrated"] == methods["ReL"] and colours["lab ReL"] != colours["calibrated"]
+    assert len(set(colours.values())) == 3
