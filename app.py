@@ -15,6 +15,7 @@ from hlv_ui.state import (
     DEFAULT_SAMPLE,
     PENDING_SOURCE_KEY,
     SOURCE_KEY,
+    apply_dataset_link,
     ensure_dataset,
     get_predictions,
     source_label,
@@ -27,6 +28,7 @@ require_login()  # team mode ([auth] in secrets): nothing below runs until the v
 
 with st.sidebar:
     logout_button()
+    apply_dataset_link()  # ?dataset=<sample> in a shared link, on the session's first run
     options = source_options()
     if PENDING_SOURCE_KEY in st.session_state:  # a page asked to select a new upload
         st.session_state[SOURCE_KEY] = st.session_state.pop(PENDING_SOURCE_KEY)

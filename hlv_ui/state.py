@@ -23,6 +23,7 @@ from hlv_core.text import md
 DATASET_KEY = "hlv.dataset"
 SOURCE_KEY = "app.source"  # the sidebar's dataset selectbox: a sample key or "upload:<id>"
 PENDING_SOURCE_KEY = "hlv.pending_source"  # set by a page, applied before the selectbox is drawn
+LINK_APPLIED_KEY = "hlv.link_applied"  # a ?dataset= link is applied once per session
 UPLOADS_KEY = "hlv.uploads"  # OrderedDict upload id -> (raw size, Dataset named by the user)
 DEFAULT_SAMPLE = "case_review"
 PREDICTIONS_KEY = "hlv.predictions"  # predictions the user added to the dataset in use
@@ -141,6 +142,20 @@ def use_source(source: str) -> None:
         set_dataset(dataset_for_source(source))
     except DataError as error:
         show_data_error(error)
+
+
+def apply_dataset_link() -> None:
+    """A shared link (``?dataset=<sample key>``, e.g. from Items and annotators) opened in a new
+    session selects that bundled sample before anything is loaded; later runs never override the
+    user's choice, and an upload's name is only informative (uploads are not shared)."""
+    from hlv_core.samples import SAMPLES
+
+    if DATASET_KEY in st.session_state or st.session_state.get(LINK_APPLIED_KEY):
+        return
+    st.session_state[LINK_APPLIED_KEY] = True
+    linked = st.query_params.get("dataset")
+    if linked in SAMPLES:
+        st.session_state[SOURCE_KEY] = linked
 
 
 def current_source() -> str | None:
