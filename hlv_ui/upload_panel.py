@@ -44,10 +44,20 @@ _ANNOTATION_TYPES = ["csv", "tsv", "txt", "parquet", "zip", "json", "jsonl", "np
 _PREDICTION_TYPES = ["csv", "tsv", "parquet", "xlsx", "xls", "xlsm", "ods"]
 
 
-def companion_options(files) -> dict[str, bytes]:
-    """Map companion uploads to loader options by file name."""
+_SPREADSHEETS = (".xlsx", ".xls", ".xlsm", ".ods")
+
+
+def companion_options(files) -> dict[str, bytes] | None:
+    """Map companion uploads to loader options by file name; None (after showing the error)
+    when one is a spreadsheet, which the loader cannot read: nothing is loaded without it."""
     options: dict[str, bytes] = {}
     for file in files:
+        if file.name.lower().endswith(_SPREADSHEETS):
+            show_data_error(DataError(
+                "this companion file is a spreadsheet workbook, not a CSV table.",
+                source=file.name, fix="open it in your spreadsheet program, export the sheet as "
+                "CSV (File > Save as / Download > CSV) and upload the CSV file instead."))
+            return None
         option = companion_option(file.name)
         if option is None:
             st.warning(f"Ignored companion file '{md(file.name)}': its name does not say what it "
@@ -90,10 +100,11 @@ def upload_panel() -> None:
             "Companion files (optional): annotators.csv (traits), items.csv (texts, splits), "
             "labels.csv (label order), *_annotators_meta.json (LeWiDi 2025), conditions / "
             "risks .txt (selectors)",
-            type=["csv", "tsv", "json", "txt"], accept_multiple_files=True,
+            type=["csv", "tsv", "json", "txt", "xlsx", "xls", "xlsm", "ods"],
+            accept_multiple_files=True,
             key="home.companions")
-        if upload is not None:
-            options = companion_options(companions or [])
+        options = companion_options(companions or []) if upload is not None else None
+        if options is not None:
             if task_choice != "auto":
                 options["task"] = task_choice
             if level_choice != "auto":

@@ -107,3 +107,15 @@ def test_task_and_level_override_on_upload(app):
     app.file_uploader(key="home.upload").set_value(("t.csv", bad, "text/csv")).run()
     assert not app.exception
     assert "needs numeric labels" in app.error[0].value
+
+
+def test_spreadsheet_companion_is_answered_export_as_csv_and_nothing_loads(app):
+    raw = b"item_id,annotator_id,label\n1,ann1,x\n1,ann2,y\n2,ann1,x\n2,ann2,x\n"
+    app.file_uploader(key="home.companions").set_value(
+        [("annotators.xlsx", b"PK\x03\x04 not really a workbook", "application/vnd.ms-excel")]
+    )
+    app.file_uploader(key="home.upload").set_value(("mine.csv", raw, "text/csv")).run()
+    assert not app.exception
+    errors = " ".join(e.value for e in app.error)
+    assert "annotators.xlsx" in errors and "export the sheet as CSV" in errors
+    assert app.session_state["hlv.dataset"].name == "case_review"  # the upload did not load
