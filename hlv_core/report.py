@@ -185,7 +185,12 @@ def _not_applicable(why: str, how: str = "") -> str:
 
 
 def _figure_html(fig, div_id: str) -> str:
-    """A plotly figure as a ``<div>`` + inline script (plotly.js itself is in the head once)."""
+    """A plotly figure as a ``<div>`` + inline script (plotly.js itself is in the head once).
+
+    The template is set to plotly's own: inside the app the default template is Streamlit's,
+    whose placeholder colours only Streamlit's front end fills in (offline they would be
+    near-black), so the report looks the same from the app and from the CLI."""
+    fig.update_layout(template="plotly")
     return fig.to_html(full_html=False, include_plotlyjs=False, div_id=div_id,
                        default_width="100%", default_height=f"{fig.layout.height or 420}px",
                        config={"displaylogo": False, "responsive": True})

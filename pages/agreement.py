@@ -116,12 +116,13 @@ tabs = lazy_tabs(tab_names, key="agreement.tab")
 
 
 def overall_tab() -> None:
-    m1, m2, m3, m4 = st.columns(4)
+    m1, m2, m3, m4 = st.columns([1, 1.4, 1, 1])  # the CI needs the room
     m1.metric(f"Krippendorff's α ({level})", fmt_num(report.alpha, "undefined"))
     ci = (f"[{report.ci_low:.3f}, {report.ci_high:.3f}]" if np.isfinite(report.ci_low)
           else "—")
     m2.metric("95% bootstrap CI (items)", ci)
-    m3.metric("Pairable items", f"{report.n_pairable_items:,} / {report.n_items:,}")
+    m3.metric("Pairable items", f"{report.n_pairable_items:,}", delta=f"of {report.n_items:,}",
+              delta_color="off", delta_arrow="off")
     m4.metric("Annotators", f"{report.n_annotators:,}")
     if np.isfinite(report.alpha) and report.alpha > 0:
         st.info(report.explanation)

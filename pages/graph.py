@@ -144,7 +144,7 @@ except (DataError, ValueError) as error:
 
 rnd_summary = rnd.summary() if rnd is not None else {}
 m1, m2, m3, m4, m5 = st.columns(5)
-m1.metric(f"α (overall, {level})", f"{result.alpha:.3f}", help=f"Conventions: {conventions}.")
+m1.metric(f"α ({level})", f"{result.alpha:.3f}", help=f"Krippendorff's α. {conventions}.")
 m2.metric("σ (systematicity)", fmt_num(result.sigma),
           help="Share of annotator triangles that are balanced (all three agree, or two agree "
           f"and both disagree with the third). Conventions: {conventions}.")
@@ -156,7 +156,7 @@ else:
               f"Monte Carlo standard error {fmt_num(rnd.se)}. Conventions: {conventions}.")
 m4.metric("Triangles", f"{result.n_triangles:,}",
           help=f"{result.n_balanced:,} balanced, {result.n_unbalanced:,} unbalanced")
-m5.metric("Edges", f"{result.n_pos_edges:,} + / {result.n_neg_edges:,} −")
+m5.metric("Edges", f"{result.n_pos_edges + result.n_neg_edges:,}", help="+ and − in the caption")
 if result.explanation:
     st.warning(result.explanation)
 if "deviation" in conventions or level != "nominal":
@@ -164,6 +164,7 @@ if "deviation" in conventions or level != "nominal":
             f"composed σ_rnd), so they are not comparable with Basile's Table 2: {conventions}.")
 change = rnd_summary.get("max_alpha_change")
 st.caption(
+    f"Edges: **{result.n_pos_edges:,}** + and **{result.n_neg_edges:,}** −. "
     f"{result.n_pairs_overlapping:,} annotator pairs share at least one item; "
     f"**{result.n_dropped_min_shared:,}** dropped for sharing fewer than {min_shared} items, "
     f"**{result.n_dropped_undefined:,}** dropped because their pairwise α is undefined (all "

@@ -54,7 +54,7 @@ cols[1].metric(
 )
 cols[2].metric("Annotations", f"{summary['n_annotations']:,}")
 cols[3].metric("Labels", summary["n_labels"])
-cols[4].metric("Mean normalised entropy", f"{summary['mean_entropy']:.3f}",
+cols[4].metric("Mean entropy", f"{summary['mean_entropy']:.3f}",
                help=explain_inline("item_entropy"))
 st.caption(
     f"Task **{dataset.task}** · level of measurement **{dataset.level}** · annotators per item "

@@ -196,3 +196,22 @@ def test_md_agreement_report_is_quick():
     shared = [int(n) for n in re.findall(r'<td class="num">(\d+)</td><td class="num">-?\d',
                                           table)]
     assert len(shared) == 10 and min(shared) >= 20
+
+
+def test_report_figures_use_plotly_template_even_inside_streamlit():
+    """Importing streamlit makes its placeholder-colour template plotly's default; the report
+    must not carry it (offline, nothing would replace the placeholders)."""
+    import plotly.io as pio
+    import streamlit  # noqa: F401  (registers the "streamlit" template)
+
+    from hlv_core.report import build_report
+    from hlv_core.samples import load_sample
+
+    previous = pio.templates.default
+    pio.templates.default = "streamlit"
+    try:
+        html_text = build_report(load_sample("case_review"))
+    finally:
+        pio.templates.default = previous
+    assert '"colorway":["#000001"' not in html_text
+    assert '"colorway":["#636efa"' in html_text
