@@ -39,19 +39,19 @@ ADAPTATION_NAMES = {"none": "None", "train": "Added to training",
 # ------------------------------------------------------------------------------- split controls
 st.subheader("1. Split")
 has_traits = P.trait_table(dataset.annotators).shape[1] > 0
-cols = st.columns(4)
+cols = st.columns(3)
 share = cols[0].slider("Share of people kept for testing", 0.05, 0.5, 0.2, 0.05,
                        key="perspectives.share",
                        help="Share of annotators that become test users (PERSEVAL: 20%).")
 adaptation = cols[1].radio(
     "Adaptation", list(ADAPTATION), index=0 if has_traits else 2, key="perspectives.adaptation",
     horizontal=True, format_func=ADAPTATION_NAMES.get, help=explain_inline("adaptation"))
-extended = cols[2].toggle(
+seed = int(cols[2].number_input("Random seed", 0, 2**31 - 1, 0, key="perspectives.seed",
+                                help="Same seed, same split: stored in every download."))
+extended = st.toggle(
     "Extended training set", value=False, key="perspectives.extended",
     help="Keep test texts in training when other (training) annotators labelled them. Off: "
     "every label of a test text is removed from training (strict).")
-seed = int(cols[3].number_input("Random seed", 0, 2**31 - 1, 0, key="perspectives.seed",
-                                help="Same seed, same split: stored in every download."))
 with st.expander("More split settings"):
     trait_columns = list(P.trait_table(dataset.annotators).columns)
     stratify_choice = st.selectbox(

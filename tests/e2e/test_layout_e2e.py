@@ -11,7 +11,8 @@ from tests.conftest import shared_path
 
 from .conftest import annotations_input
 
-PAGES = [("Overview", None), ("Agreement", "Krippendorff"), ("Annotator graph", "Signed graph")]
+PAGES = [("Overview", None), ("Agreement", "Krippendorff"), ("Annotator graph", "Signed graph"),
+         ("Perspectives", "1. Split")]
 
 # every visible metric value and label, and every element inside them (Streamlit truncates with
 # an ellipsis on an inner element): [text, scrollWidth, clientWidth]
