@@ -3,7 +3,9 @@ annotator or an annotator pair from any page, and the shareable URL of what is o
 
 Query parameters (the page's public URL contract): ``item=<item id>``, ``annotator=<id>``,
 ``with=<other annotator id>`` (a pair, shown in the first annotator's profile) and
-``dataset=<dataset name>`` (informative: named when an id is not in the loaded data)."""
+``dataset=<dataset name>`` (a bundled sample's name opens that sample when the link starts a new
+session, :func:`hlv_ui.state.apply_dataset_link`; otherwise informative: named when an id is not
+in the loaded data)."""
 
 from __future__ import annotations
 
