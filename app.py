@@ -49,7 +49,7 @@ with st.sidebar:
             f"In use: **{md(current.name)}** · {current.task} · {current.n_items:,} items · "
             f"{len(current.annotations):,} annotations"
         )
-    report_download(current, get_predictions())
+    report_download(current, get_predictions)  # gathered only when a report is asked for
 
 pages = {
     "Explore": [

@@ -6,6 +6,7 @@ on the content of the dataset and predictions."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import pandas as pd
 import streamlit as st
@@ -35,16 +36,25 @@ def report_file_name(dataset: Dataset) -> str:
     return f"disagreement_report_{name[:60]}.html"
 
 
-def report_download(dataset: Dataset | None, predictions: pd.DataFrame | None) -> None:
+def report_download(dataset: Dataset | None,
+                    predictions: pd.DataFrame | None | Callable[[], pd.DataFrame | None]) -> None:
     """Sidebar block: a "Build disagreement report" button (spinner while it builds), then a
     download button for the HTML. A report built for other data (another dataset, new
-    predictions) is not offered: the build button comes back. Does nothing without a dataset."""
+    predictions) is not offered: the build button comes back. Does nothing without a dataset.
+
+    ``predictions`` may be a callable (e.g. ``hlv_ui.state.get_predictions``): the sidebar runs
+    on every rerun of every page, so the predictions are gathered and hashed only once a report
+    is asked for or was built for this dataset."""
     if dataset is None:
         return
-    key = f"{dataset.content_hash}:{frame_hash(predictions)}"
     st.caption("Disagreement report: one HTML file with every analysis of this dataset "
                "(works offline; for a dataset card or a case file).")
-    if st.session_state.get(READY_KEY) != key:
+    ready = st.session_state.get(READY_KEY)
+    preds, key = None, None
+    if ready is not None and ready.startswith(f"{dataset.content_hash}:"):
+        preds = predictions() if callable(predictions) else predictions
+        key = f"{dataset.content_hash}:{frame_hash(preds)}"
+    if ready is None or ready != key:
         slot = st.empty()
         if not slot.button(
                 "Build disagreement report", key="report.build", icon=":material/summarize:",
@@ -53,8 +63,11 @@ def report_download(dataset: Dataset | None, predictions: pd.DataFrame | None) -
                 "self-contained HTML file."):
             return
         slot.empty()  # built: only the download is offered from now on
+        if key is None:
+            preds = predictions() if callable(predictions) else predictions
+            key = f"{dataset.content_hash}:{frame_hash(preds)}"
     with st.spinner("Building the disagreement report…", show_time=True):
-        data = _report_bytes(dataset, dataset.content_hash, predictions, frame_hash(predictions))
+        data = _report_bytes(dataset, dataset.content_hash, preds, key.split(":", 1)[1])
     st.session_state[READY_KEY] = key
     st.download_button(
         "Download disagreement report (HTML)", data=data, file_name=report_file_name(dataset),
