@@ -5,11 +5,11 @@ shows as typed. Every number drawn comes from :class:`hlv_core.io.Dataset` table
 
 from __future__ import annotations
 
-import html
-
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+
+from .plot_axes import plot_text
 
 __all__ = [
     "annotators_per_item_figure",
@@ -17,15 +17,9 @@ __all__ = [
     "entropy_figure",
     "item_distribution_figure",
     "label_distribution_figure",
-    "plotly_text",
 ]
 
 _HEIGHT = 360
-
-
-def plotly_text(value: object) -> str:
-    """A user string for a plotly label, tick or hover: shown verbatim (escaped once)."""
-    return html.escape(str(value), quote=False)
 
 
 def count_axis(largest: float) -> dict:
@@ -45,7 +39,7 @@ def _layout(fig: go.Figure, title: str, x_title: str, y_title: str) -> go.Figure
 def label_distribution_figure(labels: pd.DataFrame, title: str) -> go.Figure:
     """Bars of annotations per label (``label``, ``annotations``, ``share`` columns) on a
     categorical axis in inventory order."""
-    names = [plotly_text(v) for v in labels["label"]]
+    names = [plot_text(v) for v in labels["label"]]
     counts = labels["annotations"].to_numpy()
     fig = go.Figure(go.Bar(
         x=names, y=counts, customdata=labels["share"].to_numpy(),
@@ -89,7 +83,7 @@ def item_distribution_figure(labels: list[str], proportions: np.ndarray, *,
     left out), labels as categories."""
     shares = np.asarray(proportions, dtype=float)
     keep = shares > 0
-    names = [plotly_text(v) for v, k in zip(labels, keep, strict=True) if k]
+    names = [plot_text(v) for v, k in zip(labels, keep, strict=True) if k]
     fig = go.Figure(go.Bar(x=names, y=shares[keep],
                            hovertemplate="label %{x}<br>%{y:.0%} of annotators<extra></extra>"))
     fig.update_xaxes(type="category", categoryorder="array", categoryarray=names)
