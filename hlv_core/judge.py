@@ -1,0 +1,611 @@
+"""Can a model replace one of the annotators? The Alternative Annotator Test and the human ceiling.
+
+Sources: Calderon, Reichart & Dror, "The Alternative Annotator Test for LLM-as-a-Judge" (ACL 2025,
+arXiv 2501.10970, section 3): leave each annotator out in turn, let the model and that annotator
+compete on representing the remaining annotators item by item, test one-sidedly with a
+cost-benefit allowance epsilon, correct with Benjamini-Yekutieli. The defaults reproduce the
+authors' reference notebook, including its tie rule (a tie counts for both sides) and its
+filtering (items need 2 annotators and a model label; annotators need 30 such items).
+
+The human ceiling (every annotator scored against the others on the metrics of Kurniawan et al.)
+lives in :mod:`hlv_core.ceiling` and is re-exported here (:func:`human_ceiling`).
+
+Input shapes: ``annotations`` is a :class:`~hlv_core.io.Dataset` or a long DataFrame with
+columns ``item_id, annotator_id, label``; model labels are ``{item: label}`` (one label per item),
+``{annotator: {item: label}}`` (a label per left-out annotator, e.g. :func:`leave_one_out_majority`)
+or a DataFrame ``item_id, label`` / ``annotator_id, item_id, label``. Everything is computed on
+flat annotation rows with ``bincount``; no Python loop runs over items or annotators (except a
+user-supplied callable score, which is called once per (item, annotator) pair).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import special, stats
+
+from ._rows import Long as _Long
+from ._rows import label_key as _label_key
+from ._rows import long_rows as _long
+from .ceiling import HumanCeilingResult, human_ceiling
+from .io import Dataset
+
+__all__ = [
+    "EPSILON_PRESETS",
+    "AltTestResult",
+    "HumanCeilingResult",
+    "alignment_accuracy",
+    "alignment_jaccard",
+    "alignment_neg_rmse",
+    "alt_test",
+    "alt_test_sweep",
+    "by_rejections",
+    "constant_majority_labels",
+    "human_ceiling",
+    "leave_one_out_majority",
+    "model_labels_from_predictions",
+]
+
+#: The paper's guidance for epsilon (Calderon et al., section 3): experts, skilled annotators,
+#: crowd workers. Lower it when inter-annotator agreement is low.
+EPSILON_PRESETS: dict[str, float] = {"expert": 0.2, "skilled": 0.15, "crowd": 0.1}
+
+_SCORINGS = ("accuracy", "neg_rmse", "jaccard")
+
+
+# ------------------------------------------------------------------ scalar alignment scores
+def alignment_accuracy(x, others: Sequence) -> float:
+    """Alignment score "accuracy" (Calderon et al., section 3): the share of the other
+    annotators' labels ``others`` equal to ``x`` (labels compared as values)."""
+    if len(others) == 0:
+        raise ValueError("the alignment score needs at least one other annotator.")
+    return float(np.mean([x == r for r in others]))
+
+
+def alignment_neg_rmse(x, others: Sequence) -> float:
+    """Alignment score "negative RMSE" (Calderon et al., section 3) for numeric labels:
+    ``-sqrt(mean_r (x - r)^2)`` over the other annotators' labels."""
+    if len(others) == 0:
+        raise ValueError("the alignment score needs at least one other annotator.")
+    values = np.asarray(others, dtype=float)
+    return -float(np.sqrt(np.mean((float(x) - values) ** 2)))
+
+
+def alignment_jaccard(x: frozenset, others: Sequence[frozenset]) -> float:
+    """Mean Jaccard similarity ``|x & r| / |x | r|`` of a label set to the others' sets (two
+    empty sets: 1). HLV Lens extension for multi-label data, not in the reference code."""
+    if len(others) == 0:
+        raise ValueError("the alignment score needs at least one other annotator.")
+    sims = [1.0 if not (x | r) else len(x & r) / len(x | r) for r in others]
+    return float(np.mean(sims))
+
+
+# ------------------------------------------------------------------------- BY procedure
+def by_rejections(p_values: Sequence[float], q: float = 0.05) -> np.ndarray:
+    """Benjamini-Yekutieli step-up procedure (Benjamini & Yekutieli 2001; Calderon et al.,
+    section 3): with ``c(m) = sum_{i<=m} 1/i``, sort the m p-values ascending, find the largest
+    rank k with ``p_(k) <= k q / (m c(m))`` and reject the k smallest. NaN p-values are never
+    rejected but count in m. Returns a boolean array in the input order.
+
+    Hand check: p = (0.001, 0.01, 0.02, 0.5), q = 0.05 -> thresholds 0.006 k -> the first two
+    are rejected."""
+    p = np.asarray(p_values, dtype=float).ravel()
+    m = p.size
+    if m == 0:
+        return np.zeros(0, dtype=bool)
+    order = np.argsort(p, kind="stable")  # NaN last
+    c_m = np.sum(1.0 / np.arange(1, m + 1))
+    thresholds = np.arange(1, m + 1) * q / (m * c_m)
+    below = p[order] <= thresholds  # NaN compares False
+    k = int(np.flatnonzero(below)[-1]) + 1 if below.any() else 0
+    out = np.zeros(m, dtype=bool)
+    out[order[:k]] = True
+    return out
+
+
+# ---------------------------------------------------------------------------- inputs
+def _model_rows(long: _Long, model_labels) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Model label for every annotation row (object array, None where missing), a mask of rows
+    that have one, and whether the labels are per left-out annotator."""
+    item_ids = long.item_ids
+    per_annotator = False
+    if isinstance(model_labels, pd.Series):
+        model_labels = model_labels.to_dict()
+    if isinstance(model_labels, pd.DataFrame):
+        if "label" not in model_labels.columns or "item_id" not in model_labels.columns:
+            raise ValueError("model labels as a table need item_id and label columns "
+                             "(+ annotator_id for per-annotator labels).")
+        per_annotator = "annotator_id" in model_labels.columns
+        table = model_labels
+    elif isinstance(model_labels, Mapping):
+        values = list(model_labels.values())
+        per_annotator = bool(values) and all(isinstance(v, (Mapping, pd.Series)) for v in values)
+        if per_annotator:
+            table = pd.DataFrame(
+                [(a, i, lab) for a, inner in model_labels.items()
+                 for i, lab in (inner.items() if isinstance(inner, Mapping)
+                                else inner.to_dict().items())],
+                columns=["annotator_id", "item_id", "label"])
+        else:
+            table = pd.DataFrame({"item_id": list(model_labels.keys()), "label": values})
+    else:
+        raise TypeError("model_labels must be {item: label}, {annotator: {item: label}} or a "
+                        "DataFrame with item_id, label (and annotator_id).")
+    table = table[table["label"].notna()]
+    items = table["item_id"].astype(str).to_numpy(dtype=object)
+    item_code = item_ids.get_indexer(items)
+    unknown = item_code < 0
+    if unknown.any():
+        raise ValueError(f"the model labels item {items[np.flatnonzero(unknown)[0]]!r}, which has "
+                         f"no human annotation ({int(unknown.sum())} such label(s)); check the "
+                         "item ids.")
+    labels = table["label"].to_numpy(dtype=object)
+    R = long.item.size
+    out = np.full(R, None, dtype=object)
+    if per_annotator:
+        annot_code = long.annotator_ids.get_indexer(table["annotator_id"].astype(str)
+                                                    .to_numpy(dtype=object))
+        keep = annot_code >= 0
+        key = item_code[keep].astype(np.int64) * len(long.annotator_ids) + annot_code[keep]
+        if pd.Series(key).duplicated().any():
+            raise ValueError("the per-annotator model labels give one (annotator, item) twice.")
+        row_key = long.item.astype(np.int64) * len(long.annotator_ids) + long.annot
+        pos = pd.Index(key).get_indexer(row_key)
+        has = pos >= 0
+        out[has] = labels[keep][pos[has]]
+    else:
+        if pd.Series(item_code).duplicated().any():
+            dup = items[pd.Series(item_code).duplicated().to_numpy()][0]
+            raise ValueError(f"the model gives item {dup!r} more than one label.")
+        per_item = np.full(len(item_ids), None, dtype=object)
+        per_item[item_code] = labels
+        out = per_item[long.item]
+    has = np.array([v is not None for v in out], dtype=bool)
+    return out, has, per_annotator
+
+
+# -------------------------------------------------------------------- alignment per row
+def _numeric(values: np.ndarray, what: str) -> np.ndarray:
+    try:
+        return np.array([float(v) for v in values], dtype=float)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"scoring 'neg_rmse' needs numeric {what}; got a label that is not a "
+                         f"number ({err}). Use scoring='accuracy' for categorical labels.") from None
+
+
+def _row_scores(long: _Long, model: np.ndarray, rows: np.ndarray, scoring
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """(s_h, s_f) alignment scores of the left-out annotator and the model on ``rows``
+    (indices into the annotation rows), against all other annotators of the row's item.
+
+    Accuracy compares integer counts ``#others equal to x`` (the same denominator on both
+    sides, so it orders exactly as the reference's shares); negative RMSE uses per-item counts
+    of every distinct value, so a model label equal to the human's scores bit-identically."""
+    item = long.item
+    n_items = len(long.item_ids)
+    n_per_item = np.bincount(item, minlength=n_items)
+    if callable(scoring):
+        return _callable_scores(long, model, rows, scoring)
+    if scoring == "accuracy":
+        codes, uniques = pd.factorize(long.label)
+        key_of = {u: k for k, u in enumerate(uniques)}
+        K = len(uniques)
+        counts = np.zeros((n_items, K), dtype=np.int64)
+        np.add.at(counts, (item, codes), 1)
+        m_codes, m_uniques = pd.factorize(pd.Series(model[rows], dtype=object))
+        m_keys = [(_label_key(v) if not isinstance(v, (frozenset, set)) else
+                   "|".join(x for x in long.labels if x in v)) for v in m_uniques]
+        lookup = np.array([key_of.get(k, -1) for k in m_keys] + [-1], dtype=np.int64)
+        mcode = lookup[m_codes]
+        i, y = item[rows], codes[rows]
+        s_h = counts[i, y] - 1
+        s_f = np.where(mcode >= 0, counts[i, np.maximum(mcode, 0)], 0) - (mcode == y)
+        return s_h.astype(float), s_f.astype(float)
+    if scoring == "neg_rmse":
+        if long.multilabel:
+            raise ValueError("scoring 'neg_rmse' needs one numeric label per annotation.")
+        values = _numeric(long.label, "human labels")
+        uniq, codes = np.unique(values, return_inverse=True)
+        counts = np.zeros((n_items, uniq.size), dtype=float)
+        np.add.at(counts, (item, codes), 1.0)
+        i, y = item[rows], codes[rows]
+        others = counts[i]
+        others[np.arange(rows.size), y] -= 1.0
+        n_others = (n_per_item[i] - 1).astype(float)
+        xh = uniq[y]
+        xf = _numeric(model[rows], "model labels")
+        ss_h = (others * (xh[:, None] - uniq[None, :]) ** 2).sum(axis=1)
+        ss_f = (others * (xf[:, None] - uniq[None, :]) ** 2).sum(axis=1)
+        return -np.sqrt(ss_h / n_others), -np.sqrt(ss_f / n_others)
+    if scoring == "jaccard":
+        if not long.multilabel:
+            raise ValueError("scoring 'jaccard' is for multi-label data (label sets); pass "
+                             "multilabel=True.")
+        return _jaccard_scores(long, model, rows)
+    raise ValueError(f"unknown scoring {scoring!r}; use one of {_SCORINGS} or a callable "
+                     "(x, others) -> float.")
+
+
+def _model_bits(long: _Long, model: np.ndarray) -> np.ndarray:
+    index = {lab: k for k, lab in enumerate(long.labels)}
+    out = np.zeros((model.size, len(long.labels)), dtype=np.int8)
+    for r, value in enumerate(model):  # label sets: one small set per row
+        for lab in value if isinstance(value, (frozenset, set, tuple, list)) else [value]:
+            k = index.get(str(lab))
+            if k is not None:
+                out[r, k] = 1
+    return out
+
+
+def _jaccard_scores(long: _Long, model: np.ndarray, rows: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """Mean Jaccard similarity to the other annotators' sets, on all (row, other) pairs of an
+    item at once (pairs generated by ``repeat``; extension, not in the reference)."""
+    item, bits = long.item, long.bits.astype(np.int64)
+    order = np.argsort(item, kind="stable")
+    n_per_item = np.bincount(item, minlength=len(long.item_ids))
+    start = np.concatenate([[0], np.cumsum(n_per_item)[:-1]])
+    i = item[rows]
+    n = n_per_item[i]
+    a = np.repeat(rows, n)
+    offs = np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n)
+    b = order[np.repeat(start[i], n) + offs]
+    keep = a != b
+    a_pos = np.repeat(np.arange(rows.size), n)[keep]
+    b = b[keep]
+    mbits = _model_bits(long, model[rows]).astype(np.int64)
+
+    def sims(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        inter = (x & y).sum(axis=1)
+        union = (x | y).sum(axis=1)
+        return np.where(union > 0, inter / np.where(union > 0, union, 1), 1.0)
+
+    n_others = (n - 1).astype(float)
+    s_h = np.bincount(a_pos, weights=sims(bits[a[keep]], bits[b]), minlength=rows.size)
+    s_f = np.bincount(a_pos, weights=sims(mbits[a_pos], bits[b]), minlength=rows.size)
+    return s_h / n_others, s_f / n_others
+
+
+def _callable_scores(long: _Long, model: np.ndarray, rows: np.ndarray, fn: Callable
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """A user score ``fn(x, others)``: called once per (item, left-out annotator) pair for the
+    human and once for the model (the paper's similarity option)."""
+    values = long.sets if long.multilabel else _original_labels(long)
+    by_item: dict[int, list[int]] = pd.Series(np.arange(long.item.size)).groupby(
+        long.item).apply(list).to_dict()
+    s_h = np.empty(rows.size)
+    s_f = np.empty(rows.size)
+    for pos, r in enumerate(rows):  # a Python callable: one call per pair is unavoidable
+        others = [values[o] for o in by_item[int(long.item[r])] if o != r]
+        s_h[pos] = fn(values[r], others)
+        s_f[pos] = fn(model[r], others)
+    return s_h, s_f
+
+
+def _original_labels(long: _Long) -> list:
+    return long.extra.get("original", list(long.label))
+
+
+# ------------------------------------------------------------------------- the test
+@dataclass(frozen=True)
+class AltTestResult:
+    """Result of :func:`alt_test`.
+
+    ``winning_rate`` omega = share of tested annotators whose null hypothesis was rejected
+    (Benjamini-Yekutieli); ``passed`` iff omega >= 0.5; ``rho`` = unweighted mean over tested
+    annotators of the model's advantage probability. ``per_annotator``: one row per tested
+    annotator (``annotator, n_items, rho_model, rho_human, mean_d, t, p_value, rejected``);
+    ``skipped``: annotator -> reason; ``n_items_dropped``: annotated items without a model label
+    or with fewer than ``min_humans_per_item`` annotators; ``warnings``: caveats to show."""
+
+    winning_rate: float
+    rho: float
+    passed: bool
+    epsilon: float
+    q_fdr: float
+    per_annotator: pd.DataFrame
+    skipped: dict[str, str]
+    n_items_dropped: int
+    n_items_used: int = 0
+    test: str = "ttest"
+    scoring: str = "accuracy"
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def n_tested(self) -> int:
+        return len(self.per_annotator)
+
+    def to_dict(self) -> dict:
+        """Plain summary (for JSON and the CLI)."""
+        return {"winning_rate": self.winning_rate, "rho": self.rho, "passed": self.passed,
+                "epsilon": self.epsilon, "q_fdr": self.q_fdr, "test": self.test,
+                "scoring": self.scoring, "n_tested": self.n_tested,
+                "n_skipped": len(self.skipped), "n_items_used": self.n_items_used,
+                "n_items_dropped": self.n_items_dropped, "warnings": list(self.warnings)}
+
+
+@dataclass(frozen=True)
+class _Indicators:
+    """Per tested annotator: counts of d = -1 (model strictly better), 0 (tie), +1 (human
+    strictly better) and the advantage counts; everything epsilon does not change."""
+
+    annotators: list[str]
+    n: np.ndarray
+    n_neg: np.ndarray
+    n_zero: np.ndarray
+    n_pos: np.ndarray
+    skipped: dict[str, str]
+    n_items_dropped: int
+    n_items_used: int
+    scoring: str
+    labels_constant_majority: bool = False
+
+
+def _indicators(annotations, model_labels, *, scoring, min_humans_per_item,
+                min_items_per_annotator, multilabel=None) -> _Indicators:
+    long = _long(annotations, multilabel)
+    if scoring == "jaccard" and not long.multilabel:
+        raise ValueError("scoring 'jaccard' is for multi-label data; pass multilabel=True.")
+    if callable(scoring) and not long.multilabel and isinstance(annotations, pd.DataFrame):
+        long.extra["original"] = list(annotations["label"].to_numpy(dtype=object))
+    model, has_model, per_annotator = _model_rows(long, model_labels)
+    n_items = len(long.item_ids)
+    n_per_item = np.bincount(long.item, minlength=n_items)
+    enough = n_per_item >= max(int(min_humans_per_item), 2)
+    item_has_model = np.bincount(long.item, weights=has_model.astype(float),
+                                 minlength=n_items) > 0
+    kept_item = enough & item_has_model
+    rows = np.flatnonzero(kept_item[long.item] & has_model)
+    s_h, s_f = _row_scores(long, model, rows, scoring)
+    w_f = s_f >= s_h
+    w_h = s_h >= s_f
+    d = w_h.astype(int) - w_f.astype(int)
+    A = len(long.annotator_ids)
+    a = long.annot[rows]
+    n = np.bincount(a, minlength=A)
+    n_neg = np.bincount(a, weights=(d == -1), minlength=A).astype(np.int64)
+    n_pos = np.bincount(a, weights=(d == 1), minlength=A).astype(np.int64)
+    n_zero = n - n_neg - n_pos
+    tested = n >= int(min_items_per_annotator)
+    names = [str(x) for x in long.annotator_ids]
+    skipped = {
+        names[j]: (f"{int(n[j])} item(s) with a model label and >= "
+                   f"{max(int(min_humans_per_item), 2)} annotators (fewer than "
+                   f"{int(min_items_per_annotator)}); not tested")
+        for j in np.flatnonzero(~tested)
+    }
+    idx = np.flatnonzero(tested)
+    name = scoring if isinstance(scoring, str) else getattr(scoring, "__name__", "callable")
+    del per_annotator
+    return _Indicators([names[j] for j in idx], n[idx], n_neg[idx], n_zero[idx], n_pos[idx],
+                       skipped, int((~kept_item).sum()), int(kept_item.sum()), name)
+
+
+def _t_test_less(ind: _Indicators, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
+    """One-sample one-sided t-test of H0 E[d] >= epsilon per annotator, from the counts of
+    d in {-1, 0, 1}: ``t = (mean(d) - eps) / (sd(d) / sqrt(n))`` (ddof 1), ``p = F_{n-1}(t)``
+    (as scipy ``ttest_1samp(..., alternative="less")``). Zero variance gives t = -inf (p = 0),
+    +inf (p = 1) or 0/0 (p = NaN), scipy's behaviour."""
+    n = ind.n.astype(float)
+    mean = (ind.n_pos - ind.n_neg) / n
+    m2 = (ind.n_neg * (-1.0 - mean) ** 2 + ind.n_zero * (0.0 - mean) ** 2
+          + ind.n_pos * (1.0 - mean) ** 2) / n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        var = m2 * (n / (n - 1.0))
+        t = (mean - epsilon) / np.sqrt(var / n)
+    p = special.stdtr(n - 1.0, t)
+    return t, p
+
+
+def _wilcoxon_less(ind: _Indicators, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
+    """One-sided Wilcoxon signed-rank test of ``d - epsilon`` (H1: location < 0), normal
+    approximation with tie correction, zeros dropped (scipy ``wilcoxon(method="approx",
+    zero_method="wilcox", correction=False)``), from the counts of the three values of d.
+    HLV Lens extension (the paper's FAQ suggests it below 30 items); not in the reference."""
+    vals = np.array([-1.0 - epsilon, 0.0 - epsilon, 1.0 - epsilon])
+    cnt = np.stack([ind.n_neg, ind.n_zero, ind.n_pos], axis=1).astype(float)
+    nonzero = vals != 0
+    cnt = cnt * nonzero
+    absv = np.abs(vals)
+    # average ranks of |v| with ties: group equal absolute values
+    groups = {}
+    for k in range(3):  # three values only
+        if nonzero[k]:
+            groups.setdefault(round(absv[k], 12), []).append(k)
+    keys = sorted(groups)
+    n_eff = cnt.sum(axis=1)
+    r_plus = np.zeros(len(cnt))
+    tie_term = np.zeros(len(cnt))
+    below = np.zeros(len(cnt))
+    for key in keys:  # at most three groups of tied |values|
+        ks = groups[key]
+        size = cnt[:, ks].sum(axis=1)
+        avg_rank = below + (size + 1.0) / 2.0
+        for k in ks:
+            if vals[k] > 0:
+                r_plus += cnt[:, k] * avg_rank
+        tie_term += size**3 - size
+        below += size
+    mean = n_eff * (n_eff + 1.0) / 4.0
+    var = n_eff * (n_eff + 1.0) * (2.0 * n_eff + 1.0) / 24.0 - tie_term / 48.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = (r_plus - mean) / np.sqrt(var)
+    p = stats.norm.cdf(z)
+    return z, np.where(n_eff > 0, p, np.nan)
+
+
+def _finish(ind: _Indicators, epsilon: float, q_fdr: float, test: str) -> AltTestResult:
+    if not ind.annotators:
+        raise ValueError(
+            "no annotator can be tested: every annotator has fewer items with a model label and "
+            "another annotator than min_items_per_annotator "
+            f"({len(ind.skipped)} annotator(s) skipped). Lower min_items_per_annotator or check "
+            "that the model labels the annotated items.")
+    if test == "ttest":
+        t, p = _t_test_less(ind, epsilon)
+    elif test == "wilcoxon":
+        t, p = _wilcoxon_less(ind, epsilon)
+    else:
+        raise ValueError(f"unknown test {test!r}; use 'ttest' (reference) or 'wilcoxon' "
+                         "(HLV Lens extension).")
+    rejected = by_rejections(p, q_fdr)
+    n = ind.n.astype(float)
+    rho_model = (ind.n_neg + ind.n_zero) / n
+    rho_human = (ind.n_pos + ind.n_zero) / n
+    table = pd.DataFrame({
+        "annotator": ind.annotators, "n_items": ind.n, "rho_model": rho_model,
+        "rho_human": rho_human, "mean_d": (ind.n_pos - ind.n_neg) / n,
+        "t": t, "p_value": p, "rejected": rejected,
+    })
+    omega = float(rejected.sum() / rejected.size)
+    notes = []
+    if rejected.size < 3:
+        notes.append(f"only {rejected.size} annotator(s) could be tested; Calderon et al. "
+                     "recommend at least 3: treat the verdict as weak evidence.")
+    if ind.skipped:
+        notes.append(f"{len(ind.skipped)} annotator(s) skipped (fewer items than "
+                     "min_items_per_annotator); they count neither in the winning rate nor in "
+                     "rho.")
+    return AltTestResult(
+        winning_rate=omega, rho=float(np.mean(rho_model)), passed=bool(omega >= 0.5),
+        epsilon=float(epsilon), q_fdr=float(q_fdr), per_annotator=table,
+        skipped=dict(ind.skipped), n_items_dropped=ind.n_items_dropped,
+        n_items_used=ind.n_items_used, test=test, scoring=ind.scoring, warnings=tuple(notes))
+
+
+def alt_test(
+    annotations,
+    model_labels,
+    *,
+    epsilon: float = 0.2,
+    scoring: str | Callable = "accuracy",
+    q_fdr: float = 0.05,
+    min_humans_per_item: int = 2,
+    min_items_per_annotator: int = 30,
+    test: str = "ttest",
+    multilabel: bool | None = None,
+) -> AltTestResult:
+    """The Alternative Annotator Test (Calderon, Reichart & Dror, ACL 2025, section 3).
+
+    For every annotator j (items i it labelled; R_ij = the other annotators' labels):
+    ``s_h = S(y_ij, R_ij)``, ``s_f = S(model_i, R_ij)``; ``W_f = [s_f >= s_h]``,
+    ``W_h = [s_h >= s_f]`` (a tie counts for both), ``d_i = W_h - W_f``. ``rho_j = mean W_f``
+    (the model's advantage probability). One-sided one-sample t-test of H0 ``E[d] >= epsilon``
+    (``p = F_{n_j-1}((mean d - eps) / (sd d / sqrt n_j))``; zero variance: p = 0 below
+    epsilon, 1 above, NaN at epsilon). Benjamini-Yekutieli at ``q_fdr`` over the m tested
+    annotators (:func:`by_rejections`); winning rate ``omega = #rejected / m``; passes iff
+    ``omega >= 0.5``; ``rho`` = mean of rho_j.
+
+    Filtering (reference): an item counts iff it has a model label and at least
+    ``min_humans_per_item`` annotators; an annotator with fewer than
+    ``min_items_per_annotator`` such items is skipped (listed with the reason). Raises
+    ``ValueError`` when no annotator can be tested.
+
+    ``scoring``: ``"accuracy"`` (share of the others equal to x; categorical, the default),
+    ``"neg_rmse"`` (numeric labels), ``"jaccard"`` (multi-label sets; HLV Lens extension), or a
+    callable ``(x, others) -> float``. With ``multilabel=True`` a label is the frozenset of the
+    annotator's labels on the item and ``"accuracy"`` is exact set equality.
+    ``test="wilcoxon"``: one-sided signed-rank test instead of the t-test (HLV Lens extension,
+    not in the reference). A model label outside the human inventory is legal and never matches.
+    """
+    ind = _indicators(annotations, model_labels, scoring=scoring,
+                      min_humans_per_item=min_humans_per_item,
+                      min_items_per_annotator=min_items_per_annotator, multilabel=multilabel)
+    return _finish(ind, epsilon, q_fdr, test)
+
+
+def alt_test_sweep(
+    annotations,
+    models: Mapping[str, object],
+    epsilons: Iterable[float] = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3),
+    *,
+    scoring: str | Callable = "accuracy",
+    q_fdr: float = 0.05,
+    min_humans_per_item: int = 2,
+    min_items_per_annotator: int = 30,
+    test: str = "ttest",
+    multilabel: bool | None = None,
+) -> pd.DataFrame:
+    """:func:`alt_test` of every model at every epsilon (the winning-rate-versus-epsilon curve;
+    Calderon et al., section 3). The per-item indicators are computed once per model; only the
+    t-tests and the BY step change with epsilon. Returns a DataFrame with columns ``model,
+    epsilon, winning_rate, rho, passed, n_tested``."""
+    rows = []
+    eps = [float(e) for e in epsilons]
+    for name, labels in models.items():  # a handful of models
+        ind = _indicators(annotations, labels, scoring=scoring,
+                          min_humans_per_item=min_humans_per_item,
+                          min_items_per_annotator=min_items_per_annotator, multilabel=multilabel)
+        for e in eps:
+            res = _finish(ind, e, q_fdr, test)
+            rows.append({"model": str(name), "epsilon": e, "winning_rate": res.winning_rate,
+                         "rho": res.rho, "passed": res.passed, "n_tested": res.n_tested})
+    return pd.DataFrame(rows, columns=["model", "epsilon", "winning_rate", "rho", "passed",
+                                       "n_tested"])
+
+
+# ------------------------------------------------------------------------- baselines
+def leave_one_out_majority(annotations, *, as_frame: bool = False):
+    """Leave-one-out majority baseline: for annotator j and item i, the most frequent label
+    among the *other* annotators of i (ties -> lowest inventory index; items with no other
+    annotator get none). Returns ``{annotator: {item: label}}`` (the per-annotator form of
+    :func:`alt_test`), or with ``as_frame=True`` a DataFrame ``annotator_id, item_id, label``."""
+    long = _long(annotations, False)
+    lab_index = pd.Index(long.labels)
+    codes = lab_index.get_indexer(long.label)
+    if (codes < 0).any():
+        raise ValueError("a label is not in the inventory.")
+    counts = np.zeros((len(long.item_ids), len(long.labels)), dtype=np.int64)
+    np.add.at(counts, (long.item, codes), 1)
+    others = counts[long.item]
+    others[np.arange(codes.size), codes] -= 1
+    has = others.sum(axis=1) > 0
+    best = np.argmax(others, axis=1)
+    frame = pd.DataFrame({
+        "annotator_id": np.asarray(long.annotator_ids, dtype=object)[long.annot[has]],
+        "item_id": np.asarray(long.item_ids, dtype=object)[long.item[has]],
+        "label": np.asarray(long.labels, dtype=object)[best[has]],
+    })
+    if as_frame:
+        return frame
+    return {str(a): dict(zip(g["item_id"], g["label"], strict=True))
+            for a, g in frame.groupby("annotator_id", sort=False)}
+
+
+def constant_majority_labels(annotations) -> dict[str, str]:
+    """The constant majority-label baseline: every item gets the label chosen most often over
+    all annotations (ties -> lowest inventory index). On skewed binary data this model can pass
+    the alt-test with accuracy (Calderon et al., section 3 caveat), so the page shows it beside
+    every model."""
+    long = _long(annotations, False)
+    codes = pd.Index(long.labels).get_indexer(long.label)
+    label = long.labels[int(np.argmax(np.bincount(codes, minlength=len(long.labels))))]
+    return {str(i): label for i in long.item_ids}
+
+
+def model_labels_from_predictions(predictions: pd.DataFrame, dataset: Dataset, model: str):
+    """Model labels for :func:`alt_test` from a predictions table (:func:`hlv_core.io.
+    load_predictions`): per-annotator rows (``annotator_id`` set) give the per-annotator form
+    (the label with the highest probability per (annotator, item)); item-level rows give
+    ``{item: argmax label}`` (hard labels have probability 1; ties -> lowest inventory index).
+    Raises ``ValueError`` for an unknown model."""
+    from .io import item_level_predictions, prediction_matrix
+
+    rows = predictions[predictions["model"] == model]
+    if rows.empty:
+        raise ValueError(f"no predictions for model {model!r}; choose one of "
+                         f"{sorted(map(str, predictions['model'].unique()))}.")
+    if "annotator_id" in rows.columns and rows["annotator_id"].notna().any():
+        per = rows[rows["annotator_id"].notna()].copy()
+        per["_k"] = pd.Index(dataset.labels).get_indexer(per["label"])
+        per = per.sort_values(["annotator_id", "item_id", "prob", "_k"],
+                              ascending=[True, True, False, True], kind="stable")
+        top = per.drop_duplicates(["annotator_id", "item_id"])
+        return top[["annotator_id", "item_id", "label"]].reset_index(drop=True)
+    item_rows = item_level_predictions(rows)
+    ids, Q = prediction_matrix(item_rows, dataset, model)
+    labels = np.asarray(dataset.labels, dtype=object)[np.argmax(Q, axis=1)]
+    return dict(zip(map(str, ids), labels, strict=True))
