@@ -590,8 +590,8 @@ def model_labels_from_predictions(predictions: pd.DataFrame, dataset: Dataset, m
     """Model labels for :func:`alt_test` from a predictions table (:func:`hlv_core.io.
     load_predictions`): per-annotator rows (``annotator_id`` set) give the per-annotator form
     (the label with the highest probability per (annotator, item)); item-level rows give
-    ``{item: argmax label}`` (hard labels have probability 1; ties -> lowest inventory index).
-    Raises ``ValueError`` for an unknown model."""
+    ``{item: argmax label}`` (hard labels have probability 1; ties -> lowest inventory index);
+    on multi-label data the label set of the labels with probability > 0.5. Raises ``ValueError`` for an unknown model."""
     from .io import item_level_predictions, prediction_matrix
 
     rows = predictions[predictions["model"] == model]
@@ -607,5 +607,8 @@ def model_labels_from_predictions(predictions: pd.DataFrame, dataset: Dataset, m
         return top[["annotator_id", "item_id", "label"]].reset_index(drop=True)
     item_rows = item_level_predictions(rows)
     ids, Q = prediction_matrix(item_rows, dataset, model)
+    if dataset.task == "multilabel":  # a label set: the labels with probability > 0.5
+        names = np.asarray(dataset.labels, dtype=object)
+        return {str(i): frozenset(names[row > 0.5]) for i, row in zip(ids, Q, strict=True)}
     labels = np.asarray(dataset.labels, dtype=object)[np.argmax(Q, axis=1)]
     return dict(zip(map(str, ids), labels, strict=True))

@@ -175,3 +175,20 @@ def test_temperature_and_fit():
     assert min(nll) >= fit["nll"] - 1e-9
     table = cal.calibration_table(C, {"m": cal.temperature_scale(z)})
     assert table.loc["oracle (Q = human distribution)", "dist_ce"] == 0.0
+
+
+@pytest.mark.slow
+def test_page_door_equals_logits_at_t2():
+    from hlv_core.io import load, load_predictions
+    from hlv_core.judging import run_calibration
+
+    folder = shared_path("data", "chaosnli_calibration")
+    dataset = load(folder)
+    preds = load_predictions(folder / "predictions.csv", dataset)
+    table = run_calibration(dataset, preds, temperature=2.0, label_order=LABELS,
+                            subset={"source": "snli"}).set_index("model")
+    C, _, logits = _source("snli")
+    for model, z in logits.items():
+        want = cal.evaluate_calibration(C, cal.temperature_scale(z, 2.0))
+        for key, value in want.items():
+            assert table.at[model, key] == pytest.approx(value, abs=1e-9)

@@ -347,3 +347,22 @@ def test_counts_only_data_is_refused():
     dataset = load(shared_path("data", "chaosnli_calibration"))
     with pytest.raises(ValueError, match="annotator ids"):
         judge.alt_test(dataset, {})
+
+
+def test_model_labels_from_predictions_forms():
+    from hlv_core.samples import sample_path
+
+    dataset = load(sample_path("case_review"))
+    ann = dataset.annotations.astype(str)
+    per = ann.assign(model="copy", prob=1.0)[["model", "item_id", "label", "prob",
+                                               "annotator_id"]]
+    labels = judge.model_labels_from_predictions(per, dataset, "copy")
+    assert set(labels.columns) == {"annotator_id", "item_id", "label"}
+    res = judge.alt_test(dataset, labels, epsilon=0.0)  # a copy of every annotator
+    assert res.rho == 1.0 and res.per_annotator["p_value"].isna().all()
+    items = judge.model_labels_from_predictions(dataset.predictions, dataset, "calibrated")
+    assert len(items) == dataset.n_items and set(items.values()) <= set(dataset.labels)
+    ml = load(sample_path("legal_areas"))
+    sets = judge.model_labels_from_predictions(ml.predictions, ml, "overconfident")
+    assert all(isinstance(v, frozenset) for v in sets.values())
+    assert judge.alt_test(ml, sets, epsilon=0.1, min_items_per_annotator=10).n_tested > 0

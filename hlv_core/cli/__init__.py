@@ -13,6 +13,7 @@ from . import (
     agreement,
     certainty,
     explore,
+    judge,
     lab,
     lewidi,
     metrics,
@@ -43,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     lewidi.add_cli(sub)
     report.add_cli(sub)
     explore.add_cli(sub)
+    judge.add_cli(sub)
     return parser
 
 
