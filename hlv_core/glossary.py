@@ -494,3 +494,129 @@ def method_label(abbr: str, *, with_abbr: bool = True) -> str:
 def paper_label(key: str) -> str:
     """Citation of one of the five papers (:data:`PAPERS`), e.g. ``"stutz"``."""
     return PAPERS[key]
+
+
+# ------------------------------------------------------ models against the human pool
+PAPERS.update({
+    "calderon": "Calderon, Reichart & Dror (ACL 2025), The Alternative Annotator Test for "
+                "LLM-as-a-Judge",
+    "baan": "Baan, Aziz, Plank & Fernández (EMNLP 2022), Stop Measuring Calibration When "
+            "Humans Disagree",
+})
+
+METRIC_NAMES.update({
+    "hard_macro_precision": "Hard macro precision",
+    "hard_macro_recall": "Hard macro recall",
+    "soft_macro_precision": "Soft macro precision",
+    "soft_macro_recall": "Soft macro recall",
+    "dist_ce": "DistCE (distance to the human distribution)",
+    "ent_ce": "EntCE (entropy gap, absolute)",
+    "ent_ce_signed": "EntCE (entropy gap, signed)",
+    "rank_cs": "RankCS (same class ranking as humans)",
+    "top1": "Human top-1 accuracy",
+    "top2": "Human 2nd-class match",
+    "top3": "Human 3rd-class match",
+    "ece": "ECE against the human majority",
+    "f1_macro": "Macro F1 against the human majority",
+})
+
+TERMS.update({
+    "alt_test": Term(
+        "Alternative Annotator Test",
+        "Can the model replace one of your annotators? Each annotator is left out in turn, and "
+        "the model and that annotator compete on who agrees better with the remaining "
+        "annotators, item by item.",
+        "The model 'wins' against an annotator when a one-sided test shows it is not worse by "
+        "more than epsilon; it passes when it wins against at least half of the annotators.",
+        "5 annotators tested, the model wins against 3: winning rate 0.6, so it passes: "
+        "dropping one annotator for the model is justified at this epsilon.",
+        "Per annotator j: d_i = [s_h >= s_f] - [s_f >= s_h] with s = share of the other "
+        "annotators agreeing (or minus RMSE); one-sided t-test of E[d] >= epsilon; "
+        "Benjamini-Yekutieli over annotators; winning rate = rejected / tested, pass iff >= "
+        "0.5. Calderon, Reichart & Dror (ACL 2025), section 3.",
+    ),
+    "winning_rate": Term(
+        "Winning rate (omega)",
+        "The share of tested annotators the model 'beats': where it represents the other "
+        "annotators at least as well as that annotator, allowing the margin epsilon.",
+        "0.5 or more: the paper's threshold to replace an annotator by the model. Below: keep "
+        "the humans.",
+        "A winning rate of 0.6 with 5 annotators: the test found the model as good as 3 of "
+        "them (within epsilon); you could drop one annotator and use the model's label instead.",
+        "omega = (annotators whose null hypothesis 'the human is better by more than epsilon' "
+        "is rejected by Benjamini-Yekutieli at q) / (annotators tested). Calderon et al., "
+        "section 3.",
+    ),
+    "advantage_probability": Term(
+        "Advantage probability (rho)",
+        "How often the model matches the other annotators at least as well as the left-out "
+        "annotator, averaged over annotators; use it to rank models.",
+        "1: never worse than a human; 0.5: as often better as worse.",
+        "rho = 0.8: on 8 items in 10 the model's label agrees with the others at least as much "
+        "as the human's label does.",
+        "rho_j = mean over j's items of [s_f >= s_h] (ties count for the model); rho = mean "
+        "over tested annotators. Calderon et al., section 3.",
+    ),
+    "alt_epsilon": Term(
+        "Epsilon (cost-benefit margin)",
+        "How much worse than a human the model may be and still count as a replacement, in "
+        "exchange for being cheaper and faster.",
+        "Higher epsilon makes passing easier. The paper suggests 0.2 for experts, 0.15 for "
+        "skilled annotators, 0.1 for crowd workers, lower when annotators agree little.",
+        "Epsilon 0.1: the model may lose 10 percentage points more item duels than it wins.",
+        "The null hypothesis of the one-sided test is E[W_h - W_f] >= epsilon. Calderon et al., "
+        "section 3.",
+    ),
+    "human_ceiling": Term(
+        "Human ceiling",
+        "Every annotator scored against the other annotators with the same metric as the "
+        "model: the range a model score should be read against.",
+        "A model inside the range scores like one more annotator; above the range it agrees "
+        "with the crowd better than a single person does.",
+        "Annotators reach hard accuracy 0.80-0.90 against the others and the model 0.86 on the "
+        "same items: the model is inside the human range.",
+        "Target P^{-j} = distribution of the other annotators' labels on each item j labelled; "
+        "j's one-hot label is scored against it with the metrics of Kurniawan et al.; percentile "
+        "bootstrap over items. An HLV Lens definition.",
+    ),
+    "dist_ce": Term(
+        "DistCE",
+        "How far the model's probabilities are from the share of people who chose each label, "
+        "item by item.",
+        "0: the model splits its probability exactly like the humans. 1: completely different.",
+        "Humans split 50% / 50%, the model says 80% / 20%: distance 0.3 on that item.",
+        "Mean over items of the total variation distance 1/2 sum_k |Q_ik - H_ik|. Baan et al. "
+        "(EMNLP 2022), section 5.",
+    ),
+    "ent_ce": Term(
+        "EntCE",
+        "Whether the model is as uncertain as the humans are divided, item by item.",
+        "0: same uncertainty; signed > 0: the model hesitates more than people do, < 0: it is "
+        "more confident than the disagreement warrants.",
+        "Humans split 50/50 (entropy 0.69), the model says 99/1 (entropy 0.06): gap 0.64.",
+        "Mean over items of |Ent(Q_i) - Ent(H_i)| in nats (signed: without the absolute "
+        "value). Baan et al., section 5.",
+    ),
+    "rank_cs": Term(
+        "RankCS",
+        "The share of items where the model orders the labels exactly like the humans do, "
+        "from most to least chosen.",
+        "1: always the same order; low values mean the model's second guesses are not the "
+        "people's.",
+        "Humans: neutral > entailment > contradiction; the model: neutral > contradiction > "
+        "entailment: a mismatch on that item.",
+        "Rankings by a stable ascending sort (ties: the lower class index ranks lower); share "
+        "of items with identical rankings. Baan et al., section 5.",
+    ),
+    "ece_majority": Term(
+        "ECE against the majority",
+        "The usual calibration error: does a model that says 70% get the majority label right "
+        "70% of the time?",
+        "When people disagree it punishes a model that copies their split: the 'oracle' that "
+        "predicts the human distribution exactly still has ECE above 0.",
+        "Humans split 60/40 on many items; a model saying 60% is right 100% of the time "
+        "against the majority, so ECE reports an error of 0.4 there.",
+        "Equal-width confidence bins (a, b]; sum over bins of (n_b / n) |mean confidence - "
+        "accuracy against argmax of the votes|. Guo et al. (2017); Baan et al., section 3.",
+    ),
+})

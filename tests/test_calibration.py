@@ -192,3 +192,10 @@ def test_page_door_equals_logits_at_t2():
         want = cal.evaluate_calibration(C, cal.temperature_scale(z, 2.0))
         for key, value in want.items():
             assert table.at[model, key] == pytest.approx(value, abs=1e-9)
+
+
+def test_glossary_examples_are_the_engine():
+    assert cal.dist_ce([[1, 1]], [[0.8, 0.2]]) == pytest.approx(0.3)
+    assert round(cal.ent_ce([[1, 1]], [[0.99, 0.01]]), 2) == 0.64
+    assert cal.ece(np.tile([3, 2], (10, 1)), np.tile([0.6, 0.4], (10, 1))) == pytest.approx(0.4)
+    assert cal.ece([[1, 1]], [[0.5, 0.5]]) == pytest.approx(0.5)  # the oracle is punished

@@ -366,3 +366,8 @@ def test_model_labels_from_predictions_forms():
     sets = judge.model_labels_from_predictions(ml.predictions, ml, "overconfident")
     assert all(isinstance(v, frozenset) for v in sets.values())
     assert judge.alt_test(ml, sets, epsilon=0.1, min_items_per_annotator=10).n_tested > 0
+
+
+def test_glossary_winning_rate_example():
+    # 5 annotators, the model beats 3 of them: winning rate 0.6, passes
+    assert judge.by_rejections([1e-6, 2e-6, 3e-6, 0.4, 0.9], 0.05).sum() / 5 == 0.6
