@@ -16,6 +16,7 @@ from hlv_core.targets import available_targets
 from hlv_core.text import md
 from hlv_ui import soft_metrics_figures as figs
 from hlv_ui.explain import explain, explain_inline
+from hlv_ui.judge_views import human_pool_views
 from hlv_ui.palette import model_colours
 from hlv_ui.predictions_ui import choose_models, how_to_get_predictions, upload_predictions
 from hlv_ui.simulators import figure1_explainer, table2_simulator
@@ -214,8 +215,8 @@ else:
     )
     results, n_boot, seed, skip = {}, 0, 0, False
 
-tabs = lazy_tabs(["Models", "Classes", "Items", "Figure 1 explainer", "Table 2 simulator"],
-                 key=f"{KEY}.tab")
+tabs = lazy_tabs(["Models", "Classes", "Items", "Against the human pool", "Figure 1 explainer",
+                  "Table 2 simulator"], key=f"{KEY}.tab")
 NEEDS_RESULTS = {
     "Models": (lambda: models_tab(results, n_boot, seed, skip), "Choose at least one model."),
     "Classes": (lambda: classes_tab(results),
@@ -231,6 +232,8 @@ for name, tab in tabs.items():  # only the open tab runs
             figure1_explainer(KEY)
         elif name == "Table 2 simulator":
             table2_simulator(KEY)
+        elif name == "Against the human pool":
+            human_pool_views(dataset, get_predictions(), KEY)
         elif results:
             NEEDS_RESULTS[name][0]()
         elif SUPPORTED:

@@ -1,0 +1,111 @@
+"""AppTest of the "Against the human pool" tab of pages/soft_metrics.py: the human ceiling, the
+alternative annotator test and calibration to humans, on the bundled samples and on counts-only
+data; every number shown is the engine's (hlv_core.judging)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hlv_core.io import load
+from hlv_core.judging import alt_test_summary, ceiling_table, run_alt_tests, run_ceiling
+from hlv_core.samples import load_sample
+from hlv_ui.judge_views import COUNTS_ONLY, VIEWS
+from tests.conftest import shared_path
+
+from .conftest import open_page
+
+PAGE = "soft_metrics"
+TAB = "Against the human pool"
+
+
+def _open(app, sample, view, **state):
+    at = open_page(app, PAGE, sample)
+    at.session_state["soft_metrics.tab"] = TAB
+    at.session_state["soft_metrics.pool_view"] = view
+    for k, v in state.items():
+        at.session_state[f"soft_metrics.{k}"] = v
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _texts(at) -> str:
+    parts = [m.value for m in at.markdown] + [c.value for c in at.caption]
+    parts += [i.value for i in at.info] + [w.value for w in at.warning]
+    return "\n".join(parts + [s.value for s in at.success])
+
+
+def test_ceiling_view_shows_the_engine_numbers(app):
+    at = _open(app, "case_review", VIEWS[0], ceil_boot=100)
+    dataset = load_sample("case_review")
+    res, _ = run_ceiling(dataset, dataset.predictions, "calibrated", n_boot=100, seed=0)
+    want = ceiling_table(res)
+    shown = at.dataframe[-2].value if len(at.dataframe) > 1 else at.dataframe[0].value
+    shown = next(d.value for d in at.dataframe if "ceiling" in d.value.columns)
+    assert np.allclose(shown["ceiling"].to_numpy(float), want["ceiling"].to_numpy(float),
+                       equal_nan=True)
+    assert np.allclose(shown["model_same_targets"].to_numpy(float),
+                       want["model_same_targets"].to_numpy(float), equal_nan=True)
+    text = _texts(at)
+    assert "zero entropy" in text and "single-annotator ceiling" in text
+    assert "random seed 0" in text
+    assert len(at.get("plotly_chart")) >= 1
+
+
+def test_alt_test_view_with_baseline_and_curve(app):
+    at = _open(app, "case_review", VIEWS[1])
+    dataset = load_sample("case_review")
+    results, _ = run_alt_tests(dataset, dataset.predictions, epsilon=0.2)
+    want = alt_test_summary(results)
+    shown = next(d.value for d in at.dataframe if "winning_rate" in d.value.columns)
+    assert list(shown["model"]) == list(want["model"])
+    assert "constant majority (baseline)" in list(shown["model"])
+    assert np.allclose(shown["winning_rate"].to_numpy(float), want["winning_rate"].to_numpy(float))
+    text = _texts(at)
+    assert "winning rate" in text and "ε = 0.2" in text
+    assert len(at.get("plotly_chart")) == 1  # the omega-versus-epsilon curve
+    # crowd preset: epsilon 0.1
+    at.session_state["soft_metrics.alt_preset"] = "crowd"
+    at.run()
+    assert not at.exception
+    assert "ε = 0.1" in _texts(at)
+
+
+def test_calibration_view(app):
+    at = _open(app, "case_review", VIEWS[2], cal_t=2.0)
+    shown = next(d.value for d in at.dataframe if "model" in d.value.columns
+                 and any("DistCE" in str(c) for c in d.value.columns))
+    assert "oracle (Q = human distribution)" in list(shown["model"])
+    assert len(at.get("plotly_chart")) == 2  # reliability diagram + DistCE histogram
+    assert "Temperature 2" in _texts(at)
+
+
+def test_multilabel_sample_and_ratings(app):
+    at = _open(app, "legal_areas", VIEWS[0], ceil_boot=50)
+    assert any("ceiling" in d.value.columns for d in at.dataframe)
+    at = _open(app, "legal_areas", VIEWS[2])
+    assert "one label per vote" in _texts(at)
+    at = _open(app, "ratings", VIEWS[1])
+    assert "constant majority (baseline)" in _texts(at)
+
+
+@pytest.mark.slow
+def test_counts_only_data_says_why(app):
+    folder = shared_path("data", "chaosnli_calibration")
+    dataset = load(folder)
+    assert dataset.predictions is not None  # predictions.csv is read with the folder
+    at = open_page(app, PAGE, "case_review")
+    at.session_state["hlv.dataset"] = dataset  # as if uploaded (a counts-only dataset)
+    at.session_state["soft_metrics.tab"] = TAB
+    for view in VIEWS[:2]:
+        at.session_state["soft_metrics.pool_view"] = view
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert COUNTS_ONLY in _texts(at)
+    at.session_state["soft_metrics.pool_view"] = VIEWS[2]
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    shown = next(d.value for d in at.dataframe if any("DistCE" in str(c)
+                                                      for c in d.value.columns))
+    assert len(shown) == 4  # three RoBERTa runs + the oracle
