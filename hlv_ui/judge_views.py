@@ -36,6 +36,11 @@ __all__ = ["VIEWS", "human_pool_views"]
 
 VIEWS = ("Human ceiling", "Can the model replace an annotator?", "Calibration to humans")
 PRESET_NAMES = {"expert": "experts", "skilled": "skilled annotators", "crowd": "crowd workers"}
+CEILING_COLUMNS = {"model_full": "model vs all annotators",
+                   "model_same_targets": "model vs the others (same targets, mean)",
+                   "ceiling": "human ceiling (mean)", "lower": "CI lower", "upper": "CI upper",
+                   "n_defined": "annotators", "best": "best annotator",
+                   "worst": "worst annotator", "above_ceiling": "model above the range"}
 COUNTS_ONLY = ("These data hold vote counts only, without annotator ids (e.g. ChaosNLI's 100 "
                "anonymous votes per item). The human ceiling and the alternative annotator test "
                "leave one *annotator* out at a time and compare that person with the others, so "
@@ -122,7 +127,7 @@ def ceiling_view(dataset, predictions, key: str) -> None:
                f"resamples, random seed {res.seed}]. 'Same targets': the model scored on each "
                "annotator's items against the same leave-one-out label (a paired comparison); "
                "'all annotators': against the soft label of everyone.")
-    shown = table.assign(metric=table["metric"].map(metric_label))
+    shown = table.assign(metric=table["metric"].map(metric_label)).rename(columns=CEILING_COLUMNS)
     show_table(shown, hide_index=True, width="stretch")
     download_table(table.assign(n_boot=res.n_boot, seed=res.seed, dataset=dataset.name),
                    f"{dataset.name}_human_ceiling.csv", key=f"{key}.dl.ceiling",
@@ -171,6 +176,11 @@ def alt_test_view(dataset, predictions, key: str) -> None:
                            help="Accuracy: share of the other annotators giving the same label. "
                                 "Negative RMSE: for numeric ratings (greyed out when the labels "
                                 "are not numbers).")
+    st.caption("In plain words: a winning rate of 0.6 means that for 6 in 10 of your annotators "
+               "the test shows the model agrees with the remaining annotators at least as well "
+               "as that person does (allowing the margin ε). From 0.5 up, the paper says you "
+               "may drop one annotator and use the model's label instead; below, keep the "
+               "humans.")
     ph = frame_hash(predictions)
     results, notes = _alt(dataset, dataset.content_hash, predictions, ph, epsilon, q, scoring)
     summary = alt_test_summary(results)
@@ -205,7 +215,8 @@ def alt_test_view(dataset, predictions, key: str) -> None:
     if tested:
         chosen = st.selectbox("Per-annotator test of", tested, key=f"{key}.alt_model")
         res = results[chosen]
-        show_table(res.per_annotator, hide_index=True, width="stretch")
+        show_table(res.per_annotator, hide_index=True, width="stretch", column_config={
+            "p_value": st.column_config.NumberColumn("p-value", format="%.3g")})
         download_table(res.per_annotator.assign(model=chosen, epsilon=epsilon, q=q),
                        f"{dataset.name}_alt_test_per_annotator.csv", key=f"{key}.dl.alt_per",
                        label="Download the per-annotator tests (CSV)")
