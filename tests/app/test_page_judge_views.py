@@ -110,3 +110,32 @@ def test_counts_only_data_says_why(app):
     shown = next(d.value for d in at.dataframe if any("DistCE" in str(c)
                                                       for c in d.value.columns))
     assert len(shown) == 4  # three RoBERTa runs + the oracle
+
+
+@pytest.mark.slow
+def test_hs_brexit_with_an_uploaded_model(app):
+    """hs_brexit (6 annotators on every item) with a model the user adds: all three views."""
+    import pandas as pd
+
+    folder = shared_path("data", "hs_brexit")
+    dataset = load(folder)
+    items = pd.read_csv(folder / "items.csv", dtype=str)
+    preds = pd.DataFrame({"model": "my model", "item_id": items["item_id"],
+                          "label": items["hard_label"], "prob": 1.0})
+    at = open_page(app, PAGE, "case_review")
+    at.session_state["hlv.dataset"] = dataset
+    at.session_state["hlv.predictions"] = preds
+    at.session_state["hlv.predictions_owner"] = dataset.content_hash
+    at.session_state["soft_metrics.tab"] = TAB
+    at.session_state["soft_metrics.ceil_boot"] = 100
+    for view in VIEWS:
+        at.session_state["soft_metrics.pool_view"] = view
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        text = _texts(at)
+        if view == VIEWS[1]:
+            assert "my model" in text and "constant majority (baseline)" in text
+        if view == VIEWS[0]:
+            assert any(CEILING_COLUMNS["ceiling"] in d.value.columns for d in at.dataframe)
+        if view == VIEWS[2]:
+            assert any(any("DistCE" in str(c) for c in d.value.columns) for d in at.dataframe)
