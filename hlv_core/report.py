@@ -652,6 +652,58 @@ def _scores(dataset: Dataset, predictions: pd.DataFrame | None,
     return Section("scores", title, body)
 
 
+def _human_pool(dataset: Dataset, predictions: pd.DataFrame | None,
+                settings: ReportSettings) -> Section:
+    """Models against the human pool: the alternative annotator test (Calderon et al., ACL
+    2025), the human ceiling and calibration to humans (Baan et al., EMNLP 2022), through
+    :mod:`hlv_core.judging` (the functions the page and ``judge`` command call)."""
+    from . import judging
+
+    title = "Models against the human pool"
+    if predictions is None or not len(predictions):
+        return Section("human_pool", title, _not_applicable(
+            "this dataset has no model predictions.", "Load predictions and build the report "
+            "again; on the command line: judge alt-test DATA PREDICTIONS."), False)
+    if not dataset.annotator_ids_known:
+        body = _p("The alternative annotator test and the human ceiling leave one annotator "
+                  "out at a time; these data have vote counts only, so only calibration is "
+                  "shown.", "note")
+    else:
+        results, notes = judging.run_alt_tests(dataset, predictions, epsilon=0.2)
+        body = _p("Can a model replace one of the annotators? Each annotator is left out in "
+                  "turn and competes with the model on agreeing with the others (Calderon et "
+                  "al., ACL 2025, section 3; epsilon 0.2, q 0.05). A model passes when its "
+                  "winning rate is at least 0.5; the constant majority label is the baseline.")
+        body += html_table(judging.alt_test_summary(results))
+        body += "".join(_p(esc(n), "note") for n in notes)
+        item_models = list(pd.unique(item_level_predictions(predictions)["model"])) \
+            if item_level_predictions(predictions) is not None else []
+        try:
+            res = judging.run_ceiling(dataset, predictions, str(item_models[0]),
+                                      n_boot=settings.score_boot, seed=settings.seed)[0] \
+                if item_models else None
+        except ValueError as error:  # e.g. no annotator with enough items
+            res = None
+            body += _p(f"Human ceiling not available: {esc(error)}", "note")
+        if res is not None:
+            table = judging.ceiling_table(res)
+            table["metric"] = table["metric"].map(metric_label)
+            body += _p(f"Human ceiling: every annotator scored against the others, beside "
+                       f"model {esc(item_models[0])} on the same targets (95% bootstrap CI, "
+                       f"{res.n_boot} resamples, seed {res.seed}).")
+            body += html_table(table)
+            body += "".join(_p(esc(n), "note") for n in res.notes)
+        body += _explain("alt_test", "winning_rate", "human_ceiling")
+    if dataset.task in ("multiclass", "rating") and item_level_predictions(predictions) \
+            is not None:
+        body += _p("Calibration to the human label distribution (Baan et al., EMNLP 2022): "
+                   "the oracle row predicts the human distribution itself and still has ECE "
+                   "above 0 against the majority.")
+        body += html_table(judging.run_calibration(dataset, predictions))
+        body += _explain("dist_ce", "ece_majority")
+    return Section("human_pool", title, body)
+
+
 def _about(dataset: Dataset, settings: ReportSettings, generated: str,
            sections: Sequence[Section]) -> Section:
     timing = ", ".join(f"{s.title.split(':')[0].lower()} {s.seconds:.1f} s" for s in sections)
@@ -690,6 +742,8 @@ def report_sections(dataset: Dataset, predictions: pd.DataFrame | None = None, *
         ("items", "Most contested items", lambda: _items(dataset, settings)),
         ("certainty", "Certainty", lambda: _certainty(dataset, predictions, settings)),
         ("scores", "Soft vs hard metrics", lambda: _scores(dataset, predictions, settings)),
+        ("human_pool", "Models against the human pool",
+         lambda: _human_pool(dataset, predictions, settings)),
     ]
     sections: list[Section] = []
     for i, (key, name, build) in enumerate(builders):

@@ -71,7 +71,7 @@ def hostile(tmp_path_factory):
 def test_every_section_applies_to_case_review(case_review):
     sections = report_sections(case_review, generated=FIXED)
     assert [s.key for s in sections] == ["overview", "labels", "agreement", "pairs", "sigma",
-                                         "items", "certainty", "scores", "about"]
+                                         "items", "certainty", "scores", "human_pool", "about"]
     assert all(s.applies for s in sections), [s.key for s in sections if not s.applies]
     assert sum(s.figures for s in sections) == 3
 
@@ -215,3 +215,19 @@ def test_report_figures_use_plotly_template_even_inside_streamlit():
         pio.templates.default = previous
     assert '"colorway":["#000001"' not in html_text
     assert '"colorway":["#636efa"' in html_text
+
+
+def test_human_pool_section_when_models_are_loaded():
+    from hlv_core.judging import alt_test_summary, run_alt_tests
+    from hlv_core.report import report_sections
+    from hlv_core.samples import sample_path
+
+    dataset = load(sample_path("case_review"))
+    sections = {s.key: s for s in report_sections(dataset)}
+    pool = sections["human_pool"]
+    assert pool.applies
+    assert "constant majority (baseline)" in pool.body and "human ceiling" in pool.body.lower()
+    summary = alt_test_summary(run_alt_tests(dataset, dataset.predictions, epsilon=0.2)[0])
+    assert f"{summary['rho'].iloc[0]:.3f}" in pool.body
+    bare = dataclasses.replace(dataset, predictions=None)
+    assert not {s.key: s for s in report_sections(bare)}["human_pool"].applies
