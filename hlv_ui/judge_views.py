@@ -181,6 +181,10 @@ def alt_test_view(dataset, predictions, key: str) -> None:
                "as that person does (allowing the margin ε). From 0.5 up, the paper says you "
                "may drop one annotator and use the model's label instead; below, keep the "
                "humans.")
+    st.caption("Caveats: with fewer than 3 tested annotators the verdict is weak evidence; "
+               "annotators with fewer than 30 items are skipped; on imbalanced labels a model "
+               "that always answers the majority label can pass with accuracy, so the constant "
+               "majority baseline is always tested beside your models.")
     ph = frame_hash(predictions)
     results, notes = _alt(dataset, dataset.content_hash, predictions, ph, epsilon, q, scoring)
     summary = alt_test_summary(results)
