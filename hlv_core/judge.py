@@ -280,6 +280,9 @@ def _callable_scores(long: _Long, model: np.ndarray, rows: np.ndarray, fn: Calla
     s_f = np.empty(rows.size)
     for pos, r in enumerate(rows):  # a Python callable: one call per pair is unavoidable
         others = [values[o] for o in by_item[int(long.item[r])] if o != r]
+        if not others:  # no other annotator: undefined, neither side wins the item
+            s_h[pos] = s_f[pos] = np.nan
+            continue
         s_h[pos] = fn(values[r], others)
         s_f[pos] = fn(model[r], others)
     return s_h, s_f
@@ -341,7 +344,8 @@ class _Indicators:
     n_items_dropped: int
     n_items_used: int
     scoring: str
-    labels_constant_majority: bool = False
+    n_wf: np.ndarray | None = None  # items where the model is at least as good (W_f = 1)
+    n_wh: np.ndarray | None = None  # items where the annotator is at least as good (W_h = 1)
 
 
 def _indicators(annotations, model_labels, *, scoring, min_humans_per_item,
@@ -354,14 +358,18 @@ def _indicators(annotations, model_labels, *, scoring, min_humans_per_item,
     model, has_model, per_annotator = _model_rows(long, model_labels)
     n_items = len(long.item_ids)
     n_per_item = np.bincount(long.item, minlength=n_items)
-    enough = n_per_item >= max(int(min_humans_per_item), 2)
+    enough = n_per_item >= int(min_humans_per_item)
     item_has_model = np.bincount(long.item, weights=has_model.astype(float),
                                  minlength=n_items) > 0
     kept_item = enough & item_has_model
     rows = np.flatnonzero(kept_item[long.item] & has_model)
-    s_h, s_f = _row_scores(long, model, rows, scoring)
-    w_f = s_f >= s_h
-    w_h = s_h >= s_f
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s_h, s_f = _row_scores(long, model, rows, scoring)
+    # an item with no other annotator (min_humans_per_item < 2): the reference's score is the
+    # mean of an empty list (NaN), so neither side wins it (d = 0, W_f = 0)
+    alone = n_per_item[long.item[rows]] < 2
+    w_f = (s_f >= s_h) & ~alone
+    w_h = (s_h >= s_f) & ~alone
     d = w_h.astype(int) - w_f.astype(int)
     A = len(long.annotator_ids)
     a = long.annot[rows]
@@ -369,11 +377,13 @@ def _indicators(annotations, model_labels, *, scoring, min_humans_per_item,
     n_neg = np.bincount(a, weights=(d == -1), minlength=A).astype(np.int64)
     n_pos = np.bincount(a, weights=(d == 1), minlength=A).astype(np.int64)
     n_zero = n - n_neg - n_pos
+    n_wf = np.bincount(a, weights=w_f, minlength=A).astype(np.int64)
+    n_wh = np.bincount(a, weights=w_h, minlength=A).astype(np.int64)
     tested = n >= int(min_items_per_annotator)
     names = [str(x) for x in long.annotator_ids]
     skipped = {
         names[j]: (f"{int(n[j])} item(s) with a model label and >= "
-                   f"{max(int(min_humans_per_item), 2)} annotators (fewer than "
+                   f"{int(min_humans_per_item)} annotators (fewer than "
                    f"{int(min_items_per_annotator)}); not tested")
         for j in np.flatnonzero(~tested)
     }
@@ -381,7 +391,8 @@ def _indicators(annotations, model_labels, *, scoring, min_humans_per_item,
     name = scoring if isinstance(scoring, str) else getattr(scoring, "__name__", "callable")
     del per_annotator
     return _Indicators([names[j] for j in idx], n[idx], n_neg[idx], n_zero[idx], n_pos[idx],
-                       skipped, int((~kept_item).sum()), int(kept_item.sum()), name)
+                       skipped, int((~kept_item).sum()), int(kept_item.sum()), name,
+                       n_wf[idx], n_wh[idx])
 
 
 def _t_test_less(ind: _Indicators, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
@@ -453,8 +464,8 @@ def _finish(ind: _Indicators, epsilon: float, q_fdr: float, test: str) -> AltTes
                          "(HLV Lens extension).")
     rejected = by_rejections(p, q_fdr)
     n = ind.n.astype(float)
-    rho_model = (ind.n_neg + ind.n_zero) / n
-    rho_human = (ind.n_pos + ind.n_zero) / n
+    rho_model = ind.n_wf / n
+    rho_human = ind.n_wh / n
     table = pd.DataFrame({
         "annotator": ind.annotators, "n_items": ind.n, "rho_model": rho_model,
         "rho_human": rho_human, "mean_d": (ind.n_pos - ind.n_neg) / n,

@@ -61,8 +61,11 @@ def oracle_indicators(humans: dict, model, score, min_humans=2, min_items=30):
             if label is None or len(per_item[i]) < min_humans:
                 continue
             others = [humans[o][i] for o in per_item[i] if o != h]
+            if not others:  # the reference's mean of an empty list is NaN: nobody wins
+                ds.append((0, 0))
+                continue
             s_h, s_f = score(y, others), score(label, others)
-            ds.append(int(s_h >= s_f) - int(s_f >= s_h))
+            ds.append((int(s_h >= s_f) - int(s_f >= s_h), int(s_f >= s_h)))
         if len(ds) < min_items:
             skipped.append(h)
         else:
@@ -71,6 +74,8 @@ def oracle_indicators(humans: dict, model, score, min_humans=2, min_items=30):
 
 
 def oracle_result(ind: dict, epsilon: float, q: float = 0.05):
+    wins = {h: [w for _, w in v] for h, v in ind.items()}
+    ind = {h: [d for d, _ in v] for h, v in ind.items()}
     names = list(ind)
     p_of = {}
     by_length: dict = {}
@@ -83,7 +88,7 @@ def oracle_result(ind: dict, epsilon: float, q: float = 0.05):
             p_of.update(zip(group, np.atleast_1d(pv).astype(float).tolist(), strict=True))
     p = [p_of[h] for h in names]
     rej = _by_loop(p, q)
-    rho = {h: float(np.mean([d <= 0 for d in ind[h]])) for h in names}
+    rho = {h: float(np.mean(wins[h])) for h in names}
     return {"p": dict(zip(names, p, strict=True)), "rejected": dict(zip(names, rej, strict=True)),
             "omega": sum(rej) / len(rej), "rho": float(np.mean(list(rho.values()))),
             "rho_j": rho}
@@ -330,7 +335,8 @@ def test_wilcoxon_extension_matches_scipy():
     frame = frame.assign(label=np.where(rng.random(len(frame)) < 0.2, "y", frame["label"]))
     res = judge.alt_test(frame, model, epsilon=0.1, test="wilcoxon")
     ind, _ = oracle_indicators(_humans(frame), model, _acc)
-    for h, ds in ind.items():
+    for h, pairs in ind.items():
+        ds = [d for d, _ in pairs]
         ref = stats.wilcoxon(np.array(ds) - 0.1, alternative="less", method="approx",
                              zero_method="wilcox", correction=False).pvalue
         got = res.per_annotator.set_index("annotator").at[h, "p_value"]
@@ -371,3 +377,16 @@ def test_model_labels_from_predictions_forms():
 def test_glossary_winning_rate_example():
     # 5 annotators, the model beats 3 of them: winning rate 0.6, passes
     assert judge.by_rejections([1e-6, 2e-6, 3e-6, 0.4, 0.9], 0.05).sum() / 5 == 0.6
+
+
+def test_single_annotator_items_with_min_humans_1():
+    frame, model = _unanimous(n_items=40, n_ann=3)
+    extra = pd.DataFrame([(f"solo{i}", "a0", "x") for i in range(10)],
+                         columns=["item_id", "annotator_id", "label"])
+    frame = pd.concat([frame, extra], ignore_index=True)
+    model = {**model, **{f"solo{i}": "x" for i in range(10)}}
+    for scoring in ("accuracy", judge.alignment_accuracy):
+        res = judge.alt_test(frame, model, epsilon=0.1, min_humans_per_item=1, scoring=scoring)
+        ind, skipped = oracle_indicators(_humans(frame), model, _acc, min_humans=1)
+        assert_same(res, oracle_result(ind, 0.1), skipped)
+    assert judge.alt_test(frame, model, epsilon=0.1).n_items_dropped == 10
