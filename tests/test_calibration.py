@@ -199,3 +199,16 @@ def test_glossary_examples_are_the_engine():
     assert round(cal.ent_ce([[1, 1]], [[0.99, 0.01]]), 2) == 0.64
     assert cal.ece(np.tile([3, 2], (10, 1)), np.tile([0.6, 0.4], (10, 1))) == pytest.approx(0.4)
     assert cal.ece([[1, 1]], [[0.5, 0.5]]) == pytest.approx(0.5)  # the oracle is punished
+
+
+def test_reference_notebook_bonus_numbers():
+    """The authors' notebook (analysis.ipynb, "Bonus figure") prints, for H1, H2 (first two
+    blocks of 20 votes, default_rng(1)), RoBERTa seed 0 and RoBERTa-TS (T = 2) against the
+    remaining 60 votes: ECE [0.142 0.142 0.151 0.042], DistCE [0.092 0.094 0.261 0.219]."""
+    C, _, logits = _source("snli")
+    S = cal.subsample_votes(C, 20, np.random.default_rng(1))
+    rest = S[2] + S[3] + S[4]
+    z = logits["roberta-base_seed0"]
+    models = [S[0] / 20, S[1] / 20, cal.temperature_scale(z, 1), cal.temperature_scale(z, 2)]
+    assert [round(cal.ece(rest, Q), 3) for Q in models] == [0.142, 0.142, 0.151, 0.042]
+    assert [round(cal.dist_ce(rest, Q), 3) for Q in models] == [0.092, 0.094, 0.261, 0.219]
