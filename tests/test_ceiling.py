@@ -98,6 +98,7 @@ def _data(draw):
     return pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"]), labels
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(_data())
 def test_per_annotator_values_equal_soft_metrics(data):

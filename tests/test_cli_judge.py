@@ -80,6 +80,7 @@ def test_too_few_annotators(tmp_path, capsys):
     assert "no annotator can be tested" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_counts_only_data_says_why(capsys):
     from tests.conftest import shared_path
 

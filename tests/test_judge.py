@@ -189,6 +189,7 @@ def _small_data(draw):
     return pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"]), model
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None)
 @given(_small_data(), st.randoms(use_true_random=False))
 def test_order_invariance_and_oracle(data, rnd):
@@ -210,6 +211,8 @@ def test_order_invariance_and_oracle(data, rnd):
 
 
 # -------------------------------------------------------------- the paper's datasets
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(PAPER))
 def test_alttest_examples_equal_the_oracle(name):
@@ -349,6 +352,7 @@ def test_neg_rmse_refuses_text_labels():
         judge.alt_test(frame, model, scoring="neg_rmse")
 
 
+@pytest.mark.slow
 def test_counts_only_data_is_refused():
     dataset = load(shared_path("data", "chaosnli_calibration"))
     with pytest.raises(ValueError, match="annotator ids"):
