@@ -264,6 +264,10 @@ def calibration_view(dataset, predictions, key: str) -> None:
                "the human distribution itself: DistCE 0 and RankCS 1, yet its ECE against "
                "the majority is above 0: ECE punishes a model that is calibrated to how "
                f"people split ({md(paper_label('baan'))}, section 3).")
+    for name, n in zip(table["model"], table["n_items"], strict=True):
+        if n < dataset.n_items and not str(name).startswith("oracle"):
+            st.warning(f"**{md(name)}** is scored on only {int(n)} of {dataset.n_items} items "
+                       "(the others have no prediction).", icon=":material/warning:")
     show_table(table.rename(columns=metric_label), hide_index=True, width="stretch")
     download_table(table.assign(dataset=dataset.name), f"{dataset.name}_calibration.csv",
                    key=f"{key}.dl.cal", label="Download the calibration table (CSV)")

@@ -52,6 +52,12 @@ def test_missing_items_are_said(tmp_path, capsys):
     rows = [{"item_id": f"case_{i:03d}", "label": "liable"} for i in range(1, 101)]
     assert main(["judge", "alt-test", str(CASES), _preds(tmp_path, rows)]) == 0
     assert "labels 100 of the 240 items" in capsys.readouterr().out
+    probs = [{"item_id": f"case_{i:03d}", "label": "liable", "prob": 1.0} for i in range(1, 51)]
+    assert main(["judge", "calibration", str(CASES), _preds(tmp_path, probs, "q.csv")]) == 0
+    assert "scored on only 50 of the 240 items" in capsys.readouterr().out
+    assert main(["judge", "ceiling", str(CASES), _preds(tmp_path, probs, "q.csv"),
+                 "--n-boot", "0", "--min-items", "20"]) == 0
+    assert "predicts 50 of the 240 items" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("rows, message", [

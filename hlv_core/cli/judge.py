@@ -134,6 +134,11 @@ def _run_calibration(args: argparse.Namespace) -> int:
     lines = [f"temperature {args.temperature:g} (fixed, applied to the probabilities), "
              f"{args.bins} ECE bins; ECE is measured against the human majority, so even the "
              "oracle row (Q = human distribution) has ECE > 0 on ambiguous items."]
+    if not args.subset:
+        lines += [f"coverage: model {name!r} is scored on only {int(n)} of the "
+                  f"{dataset.n_items} items (the others have no prediction)."
+                  for name, n in zip(table["model"], table["n_items"], strict=True)
+                  if n < dataset.n_items and not str(name).startswith("oracle")]
     _emit(args, table, {"notes": lines}, lines)
     return 0
 
