@@ -355,7 +355,7 @@ def _indicators(annotations, model_labels, *, scoring, min_humans_per_item,
         raise ValueError("scoring 'jaccard' is for multi-label data; pass multilabel=True.")
     if callable(scoring) and not long.multilabel and isinstance(annotations, pd.DataFrame):
         long.extra["original"] = list(annotations["label"].to_numpy(dtype=object))
-    model, has_model, per_annotator = _model_rows(long, model_labels)
+    model, has_model, _ = _model_rows(long, model_labels)
     n_items = len(long.item_ids)
     n_per_item = np.bincount(long.item, minlength=n_items)
     enough = n_per_item >= int(min_humans_per_item)
@@ -389,7 +389,6 @@ def _indicators(annotations, model_labels, *, scoring, min_humans_per_item,
     }
     idx = np.flatnonzero(tested)
     name = scoring if isinstance(scoring, str) else getattr(scoring, "__name__", "callable")
-    del per_annotator
     return _Indicators([names[j] for j in idx], n[idx], n_neg[idx], n_zero[idx], n_pos[idx],
                        skipped, int((~kept_item).sum()), int(kept_item.sum()), name,
                        n_wf[idx], n_wh[idx])
