@@ -589,8 +589,14 @@ def constant_majority_labels(annotations) -> dict[str, str]:
     """The constant majority-label baseline: every item gets the label chosen most often over
     all annotations (ties -> lowest inventory index). On skewed binary data this model can pass
     the alt-test with accuracy (Calderon et al., section 3 caveat), so the page shows it beside
-    every model."""
-    long = _long(annotations, False)
+    every model. Multi-label data: the most frequent label set (ties: the first in sorted
+    order)."""
+    long = _long(annotations)
+    if long.multilabel:  # the most frequent label set of an (item, annotator)
+        counts = pd.Series(long.label).value_counts(sort=False)
+        key = sorted(counts[counts == counts.max()].index)[0]
+        chosen = frozenset(key.split("|")) if key else frozenset()
+        return {str(i): chosen for i in long.item_ids}
     codes = pd.Index(long.labels).get_indexer(long.label)
     label = long.labels[int(np.argmax(np.bincount(codes, minlength=len(long.labels))))]
     return {str(i): label for i in long.item_ids}

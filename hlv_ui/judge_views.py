@@ -97,6 +97,8 @@ def human_pool_views(dataset, predictions: pd.DataFrame | None, key: str) -> Non
             alt_test_view(dataset, predictions, key)
     except DataError as error:
         show_data_error(error)
+    except ValueError as error:  # the engine refuses these data: say why, never a traceback
+        st.warning(md(str(error)), icon=":material/warning:")
 
 
 def _item_models(predictions) -> list[str]:

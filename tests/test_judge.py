@@ -394,3 +394,13 @@ def test_single_annotator_items_with_min_humans_1():
         ind, skipped = oracle_indicators(_humans(frame), model, _acc, min_humans=1)
         assert_same(res, oracle_result(ind, 0.1), skipped)
     assert judge.alt_test(frame, model, epsilon=0.1).n_items_dropped == 10
+
+
+def test_constant_majority_on_label_sets():
+    from hlv_core.samples import sample_path
+
+    dataset = load(sample_path("legal_areas"))
+    base = judge.constant_majority_labels(dataset)
+    assert len(set(base.values())) == 1 and isinstance(next(iter(base.values())), frozenset)
+    res = judge.alt_test(dataset, base, epsilon=0.1, min_items_per_annotator=10)
+    assert 0.0 <= res.rho <= 1.0

@@ -87,6 +87,8 @@ def test_multilabel_sample_and_ratings(app):
     assert any(CEILING_COLUMNS["ceiling"] in d.value.columns for d in at.dataframe)
     at = _open(app, "legal_areas", VIEWS[2])
     assert "one label per vote" in _texts(at)
+    at = _open(app, "legal_areas", VIEWS[1])  # label sets: exact set equality
+    assert "constant majority (baseline)" in _texts(at)
     at = _open(app, "ratings", VIEWS[1])
     assert "constant majority (baseline)" in _texts(at)
 
