@@ -294,3 +294,29 @@ def test_the_command_line_gives_the_in_memory_json(client, split_data, capsys):
     distributed = json.loads(capsys.readouterr().out)
     assert main(["agreement", str(whole), "--json", "--n-boot", "300"]) == 0
     _assert_same(distributed, json.loads(capsys.readouterr().out))
+
+
+@pytest.mark.slow
+def test_pairwise_alpha_sigma_and_sigma_rnd_equal_the_in_memory_engine(client, split_data):
+    from hlv_core.agreement import pairwise_alpha
+    from hlv_core.balance import sigma, sigma_random
+    from hlv_core.scale import pairs
+
+    folder, whole = split_data
+    data = scale.load(folder, keep_rows=True)
+    memory = load(whole).annotations
+    for min_shared in (1, 2):
+        distributed = pairs.pairwise_alpha(data, min_shared=min_shared)
+        expected = pairwise_alpha(memory, level="nominal", min_shared=min_shared)
+        pd.testing.assert_frame_equal(distributed, expected)
+        assert distributed.attrs == expected.attrs
+    for min_shared, tile in ((1, 5), (2, 64)):  # 3 x 3 tiles of the 12 annotators, one tile
+        result = pairs.sigma(data, min_shared=min_shared, tile=tile)
+        expected = sigma(memory, min_shared=min_shared)
+        _assert_same(result.summary(), expected.summary(), skip=())
+        pd.testing.assert_frame_equal(result.pairs, expected.pairs)
+    rnd = pairs.sigma_random(data, n_repeats=2, seed=11)
+    expected = sigma_random(memory, n_repeats=2, seed=11)
+    np.testing.assert_array_equal(rnd.values, expected.values)
+    np.testing.assert_array_equal(rnd.n_triangles, expected.n_triangles)
+    assert rnd.mean == pytest.approx(expected.mean, abs=1e-12)

@@ -42,13 +42,15 @@ __all__ = [
 ]
 
 
-def load(path_or_frame, *, name: str | None = None) -> ReducedDataset:
+def load(path_or_frame, *, name: str | None = None, keep_rows: bool = False) -> ReducedDataset:
     """Load a folder of Parquet files, a glob of canonical CSVs, one file, or a
     ``dask.dataframe.DataFrame`` (columns ``item_id, annotator_id, label``) on the current Dask
     scheduler, with the in-memory loader's rules; see :func:`reduce.reduce_dataset`.
 
     Raises :class:`~hlv_core.io.DataError` (file and row) for bad input and
-    :class:`ClusterError` when the cluster fails (no partial result)."""
+    :class:`ClusterError` when the cluster fails (no partial result). ``keep_rows``: keep the
+    coded rows in the cluster's memory for :mod:`hlv_core.scale.pairs` (pairwise alpha, sigma,
+    sigma_rnd)."""
     if isinstance(path_or_frame, str | Path):
         frame, files = read_annotations(path_or_frame)
         text = str(path_or_frame).rstrip("/")
@@ -57,7 +59,8 @@ def load(path_or_frame, *, name: str | None = None) -> ReducedDataset:
     else:
         frame, files, default, source = path_or_frame, None, "dask dataframe", None
     try:
-        return reduce_dataset(frame, files, name=name or default, source=source)
+        return reduce_dataset(frame, files, name=name or default, source=source,
+                              keep_rows=keep_rows)
     except Exception as error:
         failure = cluster_failure(error)
         if failure is not None:

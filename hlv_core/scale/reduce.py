@@ -299,10 +299,14 @@ def _raise_empty_ids(scans, files, total_rows):
 
 
 def reduce_dataset(ddf, files: list[str] | None = None, *, name: str | None = None,
-                   source: str | None = None) -> ReducedDataset:
+                   source: str | None = None, keep_rows: bool = False) -> ReducedDataset:
     """Load a ``dask.dataframe`` of long annotations (one partition per file; ``files`` names
     them, for messages) into a :class:`ReducedDataset`, with the loader's checks and import
     report. Runs on the current Dask scheduler (a ``distributed.Client`` when one is active).
+
+    ``keep_rows``: keep the coded rows, partitioned by item, in the cluster's memory
+    (``extra["rows"]``, a persisted ``dask.dataframe``) for the pairwise analyses
+    (:mod:`hlv_core.scale.pairs`).
 
     Raises :class:`~hlv_core.io.DataError` naming the file and row, as the in-memory loader."""
     import dask
@@ -333,13 +337,18 @@ def reduce_dataset(ddf, files: list[str] | None = None, *, name: str | None = No
                          "pos": pd.Series([], dtype=np.int64)})
     coded = ddf.map_partitions(code_partition, code_of, meta=meta)
     shuffled = coded.shuffle(on="item_id", npartitions=max(ddf.npartitions, 1))
+    if keep_rows:
+        shuffled = shuffled.persist()
     index = list(annotator_ids) if few else None
     blocks = list(dask.compute(*[
         dask.delayed(reduce_partition)(p, len(inventory), index) for p in shuffled.to_delayed()
     ]))
     _check_cells(blocks, files, inventory, source)
-    return _assemble(blocks, scans, files, inventory, annotator_ids, report, total,
+    data = _assemble(blocks, scans, files, inventory, annotator_ids, report, total,
                      name=name or source)
+    if keep_rows:
+        data.extra["rows"] = shuffled
+    return data
 
 
 def _check_cells(blocks, files, inventory, source) -> None:
