@@ -320,3 +320,35 @@ def test_pairwise_alpha_sigma_and_sigma_rnd_equal_the_in_memory_engine(client, s
     np.testing.assert_array_equal(rnd.values, expected.values)
     np.testing.assert_array_equal(rnd.n_triangles, expected.n_triangles)
     assert rnd.mean == pytest.approx(expected.mean, abs=1e-12)
+
+
+@pytest.mark.slow
+def test_dawid_skene_and_one_coin_as_map_reduce_em_equal_the_in_memory_fit(client, split_data):
+    competence = pytest.importorskip("hlv_core.competence")  # the in-memory engine (oracle)
+    from hlv_core.scale import competence as scaled
+
+    folder, whole = split_data
+    data = scale.load(folder, keep_rows=True)
+    memory = load(whole).annotations
+    for fit, name in ((scaled.dawid_skene, "dawid_skene"),
+                      (scaled.one_coin_dawid_skene, "one_coin_dawid_skene")):
+        result = fit(data, max_iter=40, tol=1e-9)
+        with pytest.warns(RuntimeWarning) if not result.converged else _nothing():
+            expected = getattr(competence, name)(memory, max_iter=40, tol=1e-9)
+        assert result.n_iter == expected.n_iter and result.converged == expected.converged
+        pd.testing.assert_frame_equal(result.posteriors, expected.posteriors, atol=1e-9, rtol=0)
+        pd.testing.assert_series_equal(result.labels, expected.labels)
+        pd.testing.assert_series_equal(result.n_rows, expected.n_rows, check_dtype=False)
+        np.testing.assert_allclose(result.confusion_array, expected.confusion_array, atol=1e-9)
+        assert result.loglik == pytest.approx(expected.loglik, rel=1e-10)
+        other = result.accuracy if name == "dawid_skene" else result.skill
+        mine = expected.accuracy if name == "dawid_skene" else expected.skill
+        pd.testing.assert_series_equal(other, mine, atol=1e-9, rtol=0)
+
+
+class _nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
