@@ -45,7 +45,7 @@ def _partition(frame: pd.DataFrame, annotator_ids: pd.Index, label_order: np.nda
     steps = _steps()
     items, item = np.unique(frame["item_id"].to_numpy(dtype=object).astype(str),
                             return_inverse=True)
-    annotator = annotator_ids.get_indexer(frame["annotator_id"].to_numpy(dtype=object))
+    annotator = frame["annotator"].to_numpy().astype(np.int64)
     label = label_order[frame["label"].to_numpy().astype(np.int64)]
     R = steps._pair_matrix(item, annotator, label, len(items), len(annotator_ids), n_labels)
     column_sums = np.asarray(R.sum(axis=0)).ravel()

@@ -56,7 +56,7 @@ def _codes(frame: pd.DataFrame, annotator_ids: pd.Index, item_ids: pd.Index | No
         item, _ = pd.factorize(frame["item_id"].to_numpy(dtype=object))
     else:
         item = item_ids.get_indexer(frame["item_id"].to_numpy(dtype=object))
-    annotator = annotator_ids.get_indexer(frame["annotator_id"].to_numpy(dtype=object))
+    annotator = frame["annotator"].to_numpy()
     return (np.asarray(item, dtype=np.int64), np.asarray(annotator, dtype=np.int64),
             frame["label"].to_numpy().astype(np.int64))
 

@@ -52,8 +52,12 @@ def list_files(path: str | Path) -> list[str]:
 
 
 def _as_text(values: pd.Series) -> pd.Series:
-    """A Parquet column as ``str`` cells (NA kept): string columns as they are, other types
-    through ``str`` of each distinct value (as the in-memory reader turns every cell into text)."""
+    """A Parquet column as ``str`` cells (NA kept): string columns as they are (a dictionary
+    column as a categorical of its strings: no per-row string work), other types through
+    ``str`` of each distinct value (as the in-memory reader turns every cell into text)."""
+    if isinstance(values.dtype, pd.CategoricalDtype) and pd.api.types.is_string_dtype(
+            values.cat.categories.dtype):
+        return values
     if pd.api.types.is_string_dtype(values.dtype) and values.dtype != object:
         return values
     codes, uniques = pd.factorize(values, use_na_sentinel=True)
@@ -63,7 +67,8 @@ def _as_text(values: pd.Series) -> pd.Series:
 
 def read_file(path: str) -> pd.DataFrame:
     """One file as a DataFrame ``item_id, annotator_id, label`` of ``str`` cells (NA where a
-    cell is empty), index = 0-based row. Bad files raise :class:`~hlv_core.io.DataError` naming
+    cell is empty; Parquet string columns as categoricals of their dictionary), index = 0-based
+    row. Bad files raise :class:`~hlv_core.io.DataError` naming
     the file (and the row, for CSV parse errors)."""
     if path.endswith(".parquet"):
         import pyarrow.parquet as pq
@@ -71,7 +76,7 @@ def read_file(path: str) -> pd.DataFrame:
         try:
             names = pq.read_schema(path).names
             present = [c for c in COLUMNS if c in names]
-            frame = pq.read_table(path, columns=present).to_pandas()
+            frame = pq.read_table(path, columns=present, read_dictionary=present).to_pandas()
         except (OSError, ValueError) as exc:
             raise DataError(f"not a readable Parquet file ({exc}).", source=path,
                             fix="re-export the table as Parquet or CSV.") from None
@@ -93,7 +98,9 @@ def read_file(path: str) -> pd.DataFrame:
             source=path, row=1, column="rank",
             fix="load ranking data without --dask (in memory).",
         )
-    frame = frame[list(COLUMNS)].astype("str")
+    frame = frame[list(COLUMNS)]
+    frame = frame.astype({c: "str" for c in COLUMNS
+                          if not isinstance(frame[c].dtype, pd.CategoricalDtype)})
     frame.index = pd.RangeIndex(len(frame))
     return frame
 

@@ -105,19 +105,23 @@ def _label_key(frame: pd.DataFrame) -> tuple[np.ndarray, pd.Index]:
     return stripped.cat.codes.to_numpy(), stripped.cat.categories
 
 
-def code_partition(frame: pd.DataFrame, mapping: dict[str, int], partition_info=None
-                   ) -> pd.DataFrame:
-    """Pass 2 before the shuffle: stripped ids, the final label code (``mapping``: stripped raw
-    label -> position in the label inventory) and each row's global position ``pos`` =
-    ``(partition << 32) | row``."""
+def code_partition(frame: pd.DataFrame, mapping: dict[str, int], annotator_ids: pd.Index,
+                   partition_info=None) -> pd.DataFrame:
+    """Pass 2 before the shuffle: the stripped item id, the annotator's code in the global
+    annotator index ``annotator_ids`` (sorted ids), the final label code (``mapping``: stripped
+    raw label -> position in the label inventory) and each row's global position ``pos`` =
+    ``(partition << 32) | row``. Every lookup runs over the partition's dictionary, gathered to
+    rows by code."""
     number = (partition_info or {}).get("number", 0)
     item, _ = _strip(frame["item_id"])
     annotator, _ = _strip(frame["annotator_id"])
+    annotator_lookup = np.append(annotator_ids.get_indexer(annotator.cat.categories), -1)
     codes, categories = _label_key(frame)
     lookup = np.array([mapping[str(x)] for x in categories] + [-1], dtype=np.int16)
+    names = np.asarray(item.cat.categories, dtype=object)
     return pd.DataFrame({
-        "item_id": item.astype("str").to_numpy(),
-        "annotator_id": annotator.astype("str").to_numpy(),
+        "item_id": pd.array(names[item.cat.codes.to_numpy()], dtype="str"),
+        "annotator": annotator_lookup.astype(np.int32)[annotator.cat.codes.to_numpy()],
         "label": lookup[codes],
         "pos": (np.int64(number) << _ROW_BITS) + np.arange(len(frame), dtype=np.int64),
     })
@@ -132,19 +136,20 @@ def _first_per_group(keys: np.ndarray, pos: np.ndarray) -> tuple[np.ndarray, np.
     return k[start], pos[order][start]
 
 
-def reduce_partition(frame: pd.DataFrame, n_labels: int, annotator_index: list | None = None
-                     ) -> dict:
+def reduce_partition(frame: pd.DataFrame, n_labels: int, annotator_ids: pd.Index,
+                     pair_tables: bool = False) -> dict:
     """Pass 2 after the shuffle (every item's rows in this partition): the partition's block.
 
     Returns ``counts`` (items x labels CSR, int64), ``n_annotators`` (per item), ``first``
     (each item's first global position, to put items in order of appearance), ``n_dup`` and
     ``dup`` (the earliest repeated row: pos, item, annotator, label code), ``n_cells``,
     ``n_multi`` and ``multi`` (the 5 earliest cells with several labels: pos, item,
-    annotator) and, with ``annotator_index`` (few annotators), ``pairs``: for the annotator codes
-    of that index, ``shared`` = M'M, ``agree`` = sum_c X_c'X_c and ``by_label`` (K, A, A) =
-    X_c'M (M: item x annotator incidence, X_c: incidence of label c)."""
+    annotator) and, with ``pair_tables`` (few annotators), ``pairs``: over the annotator codes,
+    ``shared`` = M'M, ``agree`` = sum_c X_c'X_c and ``by_label`` (K, A, A) = X_c'M (M: item x
+    annotator incidence, X_c: incidence of label c)."""
     item, item_ids = pd.factorize(frame["item_id"].to_numpy(dtype=object))
-    annot, annot_ids = pd.factorize(frame["annotator_id"].to_numpy(dtype=object))
+    annot = frame["annotator"].to_numpy().astype(np.int64)
+    annot_ids = np.asarray(annotator_ids, dtype=object)
     label = frame["label"].to_numpy().astype(np.int64)
     pos = frame["pos"].to_numpy().astype(np.int64)
     n_items, n_annot = len(item_ids), max(len(annot_ids), 1)
@@ -176,17 +181,14 @@ def reduce_partition(frame: pd.DataFrame, n_labels: int, annotator_index: list |
     out["counts"] = counts
     out["n_annotators"] = np.bincount(cells // n_annot, minlength=n_items).astype(np.int64)
     _, out["first"] = _first_per_group(item.astype(np.int64), pos)
-    if annotator_index is not None:
-        out["pairs"] = _pair_tables(item[keep], annot_ids[annot[keep]], label[keep], n_items,
-                                    n_labels, annotator_index)
+    if pair_tables:
+        out["pairs"] = _pair_tables(item[keep], annot[keep], label[keep], n_items, n_labels,
+                                    len(annot_ids))
     return out
 
 
-def _pair_tables(item, annot_names, label, n_items, n_labels, annotator_index) -> dict:
+def _pair_tables(item, a, label, n_items, n_labels, n_a) -> dict:
     """Dense per-pair tables over few annotators (see :func:`reduce_partition`)."""
-    index = pd.Index(annotator_index)
-    a = index.get_indexer(np.asarray(annot_names, dtype=object))
-    n_a = len(index)
     ones = np.ones(len(item))
     m = sparse.csr_matrix((ones, (item, a)), shape=(n_items, n_a))
     shared = (m.T @ m).toarray()
@@ -332,16 +334,17 @@ def reduce_dataset(ddf, files: list[str] | None = None, *, name: str | None = No
         [s["annotators"] for s in scans] + [np.zeros(0, dtype=object)]).astype(str)), dtype=str)
     few = len(annotator_ids) <= PAIR_STATS_MAX_ANNOTATORS
     meta = pd.DataFrame({"item_id": pd.Series([], dtype="str"),
-                         "annotator_id": pd.Series([], dtype="str"),
+                         "annotator": pd.Series([], dtype=np.int32),
                          "label": pd.Series([], dtype=np.int16),
                          "pos": pd.Series([], dtype=np.int64)})
-    coded = ddf.map_partitions(code_partition, code_of, meta=meta)
+    index = dask.delayed(annotator_ids, pure=True)
+    coded = ddf.map_partitions(code_partition, code_of, index, meta=meta)
     shuffled = coded.shuffle(on="item_id", npartitions=max(ddf.npartitions, 1))
     if keep_rows:
         shuffled = shuffled.persist()
-    index = list(annotator_ids) if few else None
     blocks = list(dask.compute(*[
-        dask.delayed(reduce_partition)(p, len(inventory), index) for p in shuffled.to_delayed()
+        dask.delayed(reduce_partition)(p, len(inventory), index, few)
+        for p in shuffled.to_delayed()
     ]))
     _check_cells(blocks, files, inventory, source)
     data = _assemble(blocks, scans, files, inventory, annotator_ids, report, total,
