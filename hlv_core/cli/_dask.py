@@ -37,7 +37,7 @@ def run_dask_summary(args: argparse.Namespace) -> int:
         raise ValueError("--items lists every item: not available with --dask.")
     with scale.dask_client(args.dask):
         data = scale.load(args.file)
-    result = scale.summary(data)
+        result = scale.summary(data)
     if not args.json:
         result["labels"] = ", ".join(result["labels"][:20])
         result["label_counts"] = ", ".join(

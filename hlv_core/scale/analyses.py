@@ -11,8 +11,6 @@ count matrix) with replacement, ``n_boot`` times; percentile CI.
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 import pandas as pd
 
@@ -32,22 +30,9 @@ def _entropy(counts, per_item: np.ndarray, n_labels: int) -> np.ndarray:
         return -np.where(p > 0, p * np.log(p), 0.0).sum(axis=1) / np.log(k)
 
 
-def content_hash(data: ReducedDataset) -> str:
-    """A stable hash of the reduced content (label order, task, level, the item x label counts
-    in order of appearance, annotators per item, the annotator ids). It identifies a dataset on
-    the distributed path; it is not the in-memory :attr:`~hlv_core.io.Dataset.content_hash`,
-    which hashes every annotation row."""
-    h = hashlib.sha256(b"dask\x1f")
-    h.update("\x1f".join([*data.labels, data.task, data.level]).encode())
-    counts = data.counts.tocsr()
-    for part in (counts.indptr, counts.indices, counts.data, data.n_annotators_per_item):
-        h.update(np.ascontiguousarray(part, dtype=np.int64).tobytes())
-    h.update("\x1f".join(data.annotator_ids.tolist()).encode())
-    return h.hexdigest()[:16]
-
-
 def summary(data: ReducedDataset) -> dict:
-    """The keys of :meth:`hlv_core.io.Dataset.summary`, from the reduced data."""
+    """The keys of :meth:`hlv_core.io.Dataset.summary`, from the reduced data (the content hash
+    streams the row hashes from the partitions: call it with the cluster still open)."""
     per_item = data.n_annotators_per_item
     label_totals = np.asarray(data.counts.sum(axis=0)).ravel()
     entropy = _entropy(data.counts, per_item, data.n_labels)
@@ -70,7 +55,7 @@ def summary(data: ReducedDataset) -> dict:
         "mean_entropy": float(np.nanmean(entropy)) if data.n_items else float("nan"),
         "has_text": False,
         "has_predictions": False,
-        "content_hash": content_hash(data),
+        "content_hash": data.content_hash(),
     }
 
 

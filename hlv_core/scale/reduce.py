@@ -66,7 +66,8 @@ def scan_partition(frame: pd.DataFrame) -> dict:
     Returns ``n_rows``; ``changed`` (cells whose surrounding whitespace was removed); per id
     column ``empty_<col>`` = (rows, first row or -1); ``labels`` = DataFrame ``label, count,
     first`` (the partition's label dictionary after stripping, an empty cell read as ``""``);
-    ``annotators`` = its distinct annotator ids (object array)."""
+    ``annotators`` = its distinct annotator ids (object array) and ``annotator_first`` the row
+    where each first occurs."""
     out: dict = {"n_rows": len(frame), "changed": 0}
     for column in ("item_id", "annotator_id"):
         values, changed = _strip(frame[column])
@@ -76,8 +77,10 @@ def scan_partition(frame: pd.DataFrame) -> dict:
         out[f"empty_{column}"] = (int(empty.sum()),
                                   int(np.argmax(empty)) if empty.any() else -1)
         if column == "annotator_id":
-            used = np.unique(codes[codes >= 0])
-            out["annotators"] = np.asarray(values.cat.categories[used], dtype=object)
+            used, first = np.unique(codes, return_index=True)
+            keep = used >= 0
+            out["annotators"] = np.asarray(values.cat.categories[used[keep]], dtype=object)
+            out["annotator_first"] = first[keep].astype(np.int64)
     labels = as_categorical(frame["label"])
     codes = labels.cat.codes.to_numpy()
     if (codes < 0).any():  # an empty cell is the label "" (a missing-value spelling)
@@ -125,6 +128,28 @@ def code_partition(frame: pd.DataFrame, mapping: dict[str, int], annotator_ids: 
         "label": lookup[codes],
         "pos": (np.int64(number) << _ROW_BITS) + np.arange(len(frame), dtype=np.int64),
     })
+
+
+def _hash_strings(values) -> np.ndarray:
+    """``pandas.util.hash_array`` of strings (uint64 each; the in-memory content hash's)."""
+    return pd.util.hash_array(np.asarray(values, dtype=object), categorize=False)
+
+
+def row_hashes(frame: pd.DataFrame, final: dict[str, str]) -> np.ndarray:
+    """Per-row uint64 hash of ``(item_id, annotator_id, final label)`` of one partition, as
+    ``pandas.util.hash_pandas_object(annotations, index=False)`` hashes the in-memory table;
+    every string is hashed once per partition dictionary."""
+    from pandas.core.util.hashing import combine_hash_arrays
+
+    item, _ = _strip(frame["item_id"])
+    annotator, _ = _strip(frame["annotator_id"])
+    codes, categories = _label_key(frame)
+    columns = (
+        _hash_strings(item.cat.categories)[item.cat.codes.to_numpy()],
+        _hash_strings(annotator.cat.categories)[annotator.cat.codes.to_numpy()],
+        _hash_strings([final[str(x)] for x in categories])[codes],
+    )
+    return combine_hash_arrays(iter(columns), 3, len(frame))
 
 
 def _first_per_group(keys: np.ndarray, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -181,6 +206,7 @@ def reduce_partition(frame: pd.DataFrame, n_labels: int, annotator_ids: pd.Index
     out["counts"] = counts
     out["n_annotators"] = np.bincount(cells // n_annot, minlength=n_items).astype(np.int64)
     _, out["first"] = _first_per_group(item.astype(np.int64), pos)
+    out["item_hash"] = _hash_strings(item_ids)
     if pair_tables:
         out["pairs"] = _pair_tables(item[keep], annot[keep], label[keep], n_items, n_labels,
                                     len(annot_ids))
@@ -225,6 +251,16 @@ class ReducedDataset:
     report: ImportReport
     pairs: dict | None = None
     extra: dict = field(default_factory=dict)
+    hash_state: dict | None = field(default=None, repr=False)
+
+    def content_hash(self) -> str:
+        """:attr:`hlv_core.io.Dataset.content_hash` of the same rows (files with the columns
+        ``item_id, annotator_id, label`` in that order), computed on the current Dask scheduler:
+        the per-row hashes are streamed from the partitions in file order into one SHA-256,
+        then the item and annotator tables in order of first appearance. Cached."""
+        if "content_hash" not in self.extra:
+            self.extra["content_hash"] = _content_hash(self)
+        return self.extra["content_hash"]
 
     @property
     def n_items(self) -> int:
@@ -349,6 +385,8 @@ def reduce_dataset(ddf, files: list[str] | None = None, *, name: str | None = No
     _check_cells(blocks, files, inventory, source)
     data = _assemble(blocks, scans, files, inventory, annotator_ids, report, total,
                      name=name or source)
+    data.hash_state = {"ddf": ddf, "final": mapping, "item_hash": data.extra.pop("item_hash"),
+                       "annotator_order": _annotator_order(scans, annotator_ids)}
     if keep_rows:
         data.extra["rows"] = shuffled
     return data
@@ -407,6 +445,7 @@ def _assemble(blocks, scans, files, inventory, annotator_ids, report, total, *, 
     first = np.concatenate([b["first"] for b in blocks])
     order = np.argsort(first, kind="stable")  # items in order of first appearance
     counts, per_item = counts[order], per_item[order]
+    item_hash = np.concatenate([b["item_hash"] for b in blocks])[order]
     pairs = None
     if blocks and "pairs" in blocks[0]:
         pairs = {key: sum(b["pairs"][key] for b in blocks) for key in blocks[0]["pairs"]}
@@ -432,5 +471,51 @@ def _assemble(blocks, scans, files, inventory, annotator_ids, report, total, *, 
     return ReducedDataset(
         name=name, files=list(files), labels=tuple(inventory), task=task, level=level,
         counts=counts, n_annotators_per_item=per_item, annotator_ids=annotator_ids,
-        n_annotations=total, report=report, pairs=pairs,
+        n_annotations=total, report=report, pairs=pairs, extra={"item_hash": item_hash},
     )
+
+
+def _annotator_order(scans, annotator_ids: pd.Index) -> np.ndarray:
+    """Positions in ``annotator_ids`` of the annotators in order of first appearance."""
+    names = np.concatenate([s["annotators"] for s in scans] + [np.zeros(0, dtype=object)])
+    first = np.concatenate([(np.int64(part) << _ROW_BITS) + s["annotator_first"]
+                            for part, s in enumerate(scans)] + [np.zeros(0, dtype=np.int64)])
+    code = annotator_ids.get_indexer(names.astype(str))
+    best = np.full(len(annotator_ids), np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(best, code, first)
+    return np.argsort(best, kind="stable")
+
+
+def _content_hash(data: ReducedDataset) -> str:
+    import hashlib
+
+    import dask
+    from pandas.core.util.hashing import combine_hash_arrays
+
+    state = data.hash_state
+    if state is None:
+        raise ValueError("no content hash state (a ReducedDataset not built by reduce_dataset)")
+    h = hashlib.sha256()
+    h.update("\x1f".join([*data.labels, data.task, data.level]).encode())
+    h.update("\x1f".join(["item_id", "annotator_id", "label"]).encode())
+    parts = [dask.delayed(row_hashes)(p, state["final"]) for p in state["ddf"].to_delayed()]
+    try:
+        from distributed import get_client
+
+        client = get_client()
+    except (ImportError, ValueError):
+        client = None
+    if client is not None:  # stream: one partition's hashes on the client at a time
+        for future in client.compute(parts):
+            h.update(future.result().tobytes())
+            future.release()
+    else:
+        for part in dask.compute(*parts):
+            h.update(part.tobytes())
+    for column, hashes in (
+        ("item_id", state["item_hash"]),
+        ("annotator_id", _hash_strings(data.annotator_ids)[state["annotator_order"]]),
+    ):
+        h.update(column.encode())
+        h.update(combine_hash_arrays(iter([hashes]), 1, len(hashes)).tobytes())
+    return h.hexdigest()[:16]
