@@ -219,7 +219,7 @@ def slow_partition(path: str) -> pd.DataFrame:
 
 
 @pytest.mark.slow
-def test_separate_scheduler_and_workers_and_a_worker_killed_mid_run(tmp_path):
+def test_separate_scheduler_and_workers_and_a_worker_killed_mid_run(tmp_path, capsys):
     frame = generate(n_items=300, seed=9)
     folder, whole = write_parts(frame, tmp_path / "sep", n_files=12)
     port = _free_port()
@@ -233,11 +233,8 @@ def test_separate_scheduler_and_workers_and_a_worker_killed_mid_run(tmp_path):
                                 tmp_path / f"worker{i}.log"))
         with Client(address, timeout="60s") as dask_client:
             dask_client.wait_for_workers(2, timeout=120)
-            proc = subprocess.run(
-                [sys.executable, "-m", "hlv_core", "agreement", str(folder), "--json", "--dask",
-                 address], capture_output=True, text=True, cwd=ROOT, timeout=300)
-            assert proc.returncode == 0, proc.stderr
-            _assert_same(json.loads(proc.stdout), _agreement_in_memory(load(whole)))
+            assert main(["agreement", str(folder), "--json", "--dask", address]) == 0
+            _assert_same(json.loads(capsys.readouterr().out), _agreement_in_memory(load(whole)))
             import dask.dataframe as dd
 
             files = scale.list_files(folder)
@@ -247,7 +244,6 @@ def test_separate_scheduler_and_workers_and_a_worker_killed_mid_run(tmp_path):
                 time.sleep(1.5)
                 procs[1].kill()  # a worker dies mid-computation
                 result, error = future.join()
-        print("worker killed ->", "error" if error is not None else "retried result", repr(error))
         if error is not None:  # a clear error, never a partial number
             assert isinstance(error, scale.ClusterError), repr(error)
             assert "no result was produced" in str(error)
