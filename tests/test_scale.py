@@ -129,6 +129,7 @@ def test_csv_glob_ratings_at_every_level(client, tmp_path):
         _assert_same(scale.agreement_result(data, level=level, n_boot=200, seed=4),
                      _agreement_in_memory(memory, level, n_boot=200, seed=4))
     assert "cohen_kappa" in scale.agreement_result(data, n_boot=10)
+    assert scale.summary(str(folder / "part-*.csv")) == scale.summary(data)  # a path works too
 
 
 def test_label_rules_run_on_the_global_dictionary(client, tmp_path):

@@ -5,7 +5,8 @@ option). Functions take a path (a folder of Parquet files, a glob of canonical C
 ``dask.dataframe.DataFrame`` and return the in-memory engine's result objects:
 
 * :func:`load` -> :class:`ReducedDataset` (global dictionaries, the loader's rules and import
-  report, the sparse item x label counts; ``docs/scaling.md``);
+  report, the sparse item x label counts; ``docs/scaling.md``); every function below takes a
+  :class:`ReducedDataset`, a path or a ``dask.dataframe.DataFrame`` (loaded first);
 * :func:`summary` -> the dict of :meth:`hlv_core.io.Dataset.summary`;
 * :func:`alpha_report` -> :class:`hlv_core.agreement.AlphaResult`; :func:`agreement_result`
   -> the JSON of ``python -m hlv_core agreement``; :func:`kappa_summary`.
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
-from .analyses import agreement_result, alpha_report, fleiss_kappa, kappa_summary, summary
+from . import analyses as _analyses
 from .cluster import LOCAL_WORKERS, ClusterError, cluster_failure, dask_client
 from .reading import COLUMNS, list_files, read_annotations, read_file
 from .reduce import PAIR_STATS_MAX_ANNOTATORS, ReducedDataset, reduce_dataset
@@ -66,3 +67,35 @@ def load(path_or_frame, *, name: str | None = None, keep_rows: bool = False) -> 
         if failure is not None:
             raise failure from None
         raise
+
+
+def _reduced(data) -> ReducedDataset:
+    return data if isinstance(data, ReducedDataset) else load(data)
+
+
+def summary(data) -> dict:
+    """:meth:`hlv_core.io.Dataset.summary` on Dask (``analyses.summary``)."""
+    return _analyses.summary(_reduced(data))
+
+
+def alpha_report(data, *, level: str | None = None, n_boot: int = 1000, seed: int = 0,
+                 ci: float = 0.95):
+    """:func:`hlv_core.agreement.alpha_report` on Dask (``analyses.alpha_report``): alpha,
+    bootstrap CI (item rows resampled), counts and explanation."""
+    return _analyses.alpha_report(_reduced(data), level=level, n_boot=n_boot, seed=seed, ci=ci)
+
+
+def agreement_result(data, *, level: str | None = None, n_boot: int = 1000,
+                     seed: int = 0) -> dict:
+    """The JSON of ``python -m hlv_core agreement`` on Dask (``analyses.agreement_result``)."""
+    return _analyses.agreement_result(_reduced(data), level=level, n_boot=n_boot, seed=seed)
+
+
+def kappa_summary(data) -> dict[str, float]:
+    """:func:`hlv_core.agreement.kappa_summary` on Dask (``analyses.kappa_summary``)."""
+    return _analyses.kappa_summary(_reduced(data))
+
+
+def fleiss_kappa(data) -> float:
+    """:func:`hlv_core.agreement.fleiss_kappa` on Dask (``analyses.fleiss_kappa``)."""
+    return _analyses.fleiss_kappa(_reduced(data))
