@@ -17,6 +17,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from distributed import Client, LocalCluster
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from hlv_core import scale
 from hlv_core.agreement import alpha_report, kappa_summary
@@ -349,3 +351,19 @@ class _nothing:
 
     def __exit__(self, *exc):
         return False
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 10_000), n_files=st.integers(1, 6), numeric=st.booleans())
+def test_any_split_into_files_gives_the_in_memory_numbers(client, tmp_path_factory, seed, n_files,
+                                                          numeric):
+    """Property: however the rows are shuffled and cut into files, the summary (counts, content
+    hash) and alpha with its CI are the in-memory ones."""
+    labels = ("1", "2", "3") if numeric else ("a", "b", "c", "d")
+    frame = generate(n_items=40, n_annotators=5, seed=seed, labels=labels)
+    folder, whole = write_parts(frame, tmp_path_factory.mktemp("prop") / "parts", n_files=n_files,
+                                fmt="csv" if seed % 2 else "parquet")
+    data, memory = scale.load(folder), load(whole)
+    _assert_same(scale.summary(data), memory.summary())
+    _assert_same(scale.agreement_result(data, n_boot=100, seed=seed),
+                 _agreement_in_memory(memory, n_boot=100, seed=seed))
