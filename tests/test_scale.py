@@ -114,6 +114,12 @@ def test_summary_alpha_and_kappas_equal_the_in_memory_engine(client, split_data)
     expected = _agreement_in_memory(memory)
     _assert_same(distributed, expected)
     assert "light_kappa" in distributed
+    # annotator statistics: each annotator's label counts
+    expected_counts = pd.crosstab(memory.annotations["annotator_id"].astype(str),
+                                  memory.annotations["label"].astype(str))
+    expected_counts = expected_counts.reindex(index=list(data.annotator_ids),
+                                              columns=list(data.labels), fill_value=0)
+    np.testing.assert_array_equal(data.annotator_counts.toarray(), expected_counts.to_numpy())
     # the bootstrap resamples item rows of the same counts with the same seed: equal CI
     assert distributed["ci_low"] == pytest.approx(expected["ci_low"], abs=1e-12)
     assert distributed["ci_high"] == pytest.approx(expected["ci_high"], abs=1e-12)

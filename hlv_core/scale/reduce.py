@@ -169,7 +169,8 @@ def reduce_partition(frame: pd.DataFrame, n_labels: int, annotator_ids: pd.Index
     (each item's first global position, to put items in order of appearance), ``n_dup`` and
     ``dup`` (the earliest repeated row: pos, item, annotator, label code), ``n_cells``,
     ``n_multi`` and ``multi`` (the 5 earliest cells with several labels: pos, item,
-    annotator) and, with ``pair_tables`` (few annotators), ``pairs``: over the annotator codes,
+    annotator), ``annotator_counts`` (annotators x labels CSR: each annotator's labels) and,
+    with ``pair_tables`` (few annotators), ``pairs``: over the annotator codes,
     ``shared`` = M'M, ``agree`` = sum_c X_c'X_c and ``by_label`` (K, A, A) = X_c'M (M: item x
     annotator incidence, X_c: incidence of label c)."""
     item, item_ids = pd.factorize(frame["item_id"].to_numpy(dtype=object))
@@ -205,6 +206,10 @@ def reduce_partition(frame: pd.DataFrame, n_labels: int, annotator_ids: pd.Index
     counts.sum_duplicates()
     out["counts"] = counts
     out["n_annotators"] = np.bincount(cells // n_annot, minlength=n_items).astype(np.int64)
+    out["annotator_counts"] = sparse.csr_matrix(
+        (np.ones(len(keep), dtype=np.int64), (annot[keep], label[keep])),
+        shape=(len(annot_ids), n_labels),
+    )
     _, out["first"] = _first_per_group(item.astype(np.int64), pos)
     out["item_hash"] = _hash_strings(item_ids)
     if pair_tables:
@@ -236,6 +241,7 @@ class ReducedDataset:
     ``counts``: (N, K) sparse int64 item x label counts, items in order of first appearance
     (as the in-memory :class:`~hlv_core.io.Dataset`), labels in inventory order ``labels``;
     ``n_annotators_per_item`` (N,); ``annotator_ids``: sorted distinct annotator ids;
+    ``annotator_counts``: (A, K) sparse labels given by each annotator (rows ``annotator_ids``);
     ``pairs``: the kappas' pair tables over ``annotator_ids`` (None past
     :data:`PAIR_STATS_MAX_ANNOTATORS` annotators); ``report``: the import report."""
 
@@ -249,6 +255,7 @@ class ReducedDataset:
     annotator_ids: pd.Index
     n_annotations: int
     report: ImportReport
+    annotator_counts: sparse.csr_matrix | None = None
     pairs: dict | None = None
     extra: dict = field(default_factory=dict)
     hash_state: dict | None = field(default=None, repr=False)
@@ -446,6 +453,8 @@ def _assemble(blocks, scans, files, inventory, annotator_ids, report, total, *, 
     order = np.argsort(first, kind="stable")  # items in order of first appearance
     counts, per_item = counts[order], per_item[order]
     item_hash = np.concatenate([b["item_hash"] for b in blocks])[order]
+    by_annotator = sum((b["annotator_counts"] for b in blocks[1:]),
+                       blocks[0]["annotator_counts"]).tocsr()
     pairs = None
     if blocks and "pairs" in blocks[0]:
         pairs = {key: sum(b["pairs"][key] for b in blocks) for key in blocks[0]["pairs"]}
@@ -471,6 +480,7 @@ def _assemble(blocks, scans, files, inventory, annotator_ids, report, total, *, 
     return ReducedDataset(
         name=name, files=list(files), labels=tuple(inventory), task=task, level=level,
         counts=counts, n_annotators_per_item=per_item, annotator_ids=annotator_ids,
+        annotator_counts=by_annotator,
         n_annotations=total, report=report, pairs=pairs, extra={"item_hash": item_hash},
     )
 
