@@ -373,3 +373,25 @@ def test_any_split_into_files_gives_the_in_memory_numbers(client, tmp_path_facto
     _assert_same(scale.summary(data), memory.summary())
     _assert_same(scale.agreement_result(data, n_boot=100, seed=seed),
                  _agreement_in_memory(memory, n_boot=100, seed=seed))
+
+
+def test_a_lost_worker_becomes_one_clear_error_and_data_errors_pass_unchanged():
+    from types import SimpleNamespace
+
+    from distributed import KilledWorker
+
+    from hlv_core.scale.cluster import on_cluster
+
+    @on_cluster
+    def lost():
+        raise KilledWorker("('read-1', 0)", SimpleNamespace(address="tcp://127.0.0.1:1"), 3)
+
+    @on_cluster
+    def bad():
+        raise DataError("bad label", source="part-06.csv", row=6)
+
+    with pytest.raises(scale.ClusterError, match="no result was produced"):
+        lost()
+    with pytest.raises(DataError, match="row 6"):
+        bad()
+    assert issubclass(scale.ClusterError, OSError)  # the command line: one line, exit 2

@@ -20,7 +20,7 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 
 from . import analyses as _analyses
-from .cluster import LOCAL_WORKERS, ClusterError, cluster_failure, dask_client
+from .cluster import LOCAL_WORKERS, ClusterError, dask_client, on_cluster
 from .reading import COLUMNS, list_files, read_annotations, read_file
 from .reduce import PAIR_STATS_MAX_ANNOTATORS, ReducedDataset, reduce_dataset
 
@@ -43,6 +43,7 @@ __all__ = [
 ]
 
 
+@on_cluster
 def load(path_or_frame, *, name: str | None = None, keep_rows: bool = False) -> ReducedDataset:
     """Load a folder of Parquet files, a glob of canonical CSVs, one file, or a
     ``dask.dataframe.DataFrame`` (columns ``item_id, annotator_id, label``) on the current Dask
@@ -59,25 +60,21 @@ def load(path_or_frame, *, name: str | None = None, keep_rows: bool = False) -> 
         source = files[0] if len(files) == 1 else text
     else:
         frame, files, default, source = path_or_frame, None, "dask dataframe", None
-    try:
-        return reduce_dataset(frame, files, name=name or default, source=source,
-                              keep_rows=keep_rows)
-    except Exception as error:
-        failure = cluster_failure(error)
-        if failure is not None:
-            raise failure from None
-        raise
+    return reduce_dataset(frame, files, name=name or default, source=source,
+                          keep_rows=keep_rows)
 
 
 def _reduced(data) -> ReducedDataset:
     return data if isinstance(data, ReducedDataset) else load(data)
 
 
+@on_cluster
 def summary(data) -> dict:
     """:meth:`hlv_core.io.Dataset.summary` on Dask (``analyses.summary``)."""
     return _analyses.summary(_reduced(data))
 
 
+@on_cluster
 def alpha_report(data, *, level: str | None = None, n_boot: int = 1000, seed: int = 0,
                  ci: float = 0.95):
     """:func:`hlv_core.agreement.alpha_report` on Dask (``analyses.alpha_report``): alpha,
@@ -85,17 +82,20 @@ def alpha_report(data, *, level: str | None = None, n_boot: int = 1000, seed: in
     return _analyses.alpha_report(_reduced(data), level=level, n_boot=n_boot, seed=seed, ci=ci)
 
 
+@on_cluster
 def agreement_result(data, *, level: str | None = None, n_boot: int = 1000,
                      seed: int = 0) -> dict:
     """The JSON of ``python -m hlv_core agreement`` on Dask (``analyses.agreement_result``)."""
     return _analyses.agreement_result(_reduced(data), level=level, n_boot=n_boot, seed=seed)
 
 
+@on_cluster
 def kappa_summary(data) -> dict[str, float]:
     """:func:`hlv_core.agreement.kappa_summary` on Dask (``analyses.kappa_summary``)."""
     return _analyses.kappa_summary(_reduced(data))
 
 
+@on_cluster
 def fleiss_kappa(data) -> float:
     """:func:`hlv_core.agreement.fleiss_kappa` on Dask (``analyses.fleiss_kappa``)."""
     return _analyses.fleiss_kappa(_reduced(data))

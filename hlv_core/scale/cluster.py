@@ -11,10 +11,11 @@ computation fails as a whole and :class:`ClusterError` says so: no partial numbe
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
-__all__ = ["ClusterError", "LOCAL_WORKERS", "dask_client"]
+__all__ = ["ClusterError", "LOCAL_WORKERS", "cluster_failure", "dask_client", "on_cluster"]
 
 #: Workers of ``--dask local`` (one thread each; this machine's cores by default).
 LOCAL_WORKERS = 2
@@ -67,7 +68,10 @@ def cluster_failure(error: BaseException) -> ClusterError | None:
 
     chain = [error, *_chain(error)]
     names = {type(e).__name__ for e in chain}
-    text = str(error)
+    try:
+        text = str(error)
+    except Exception:  # an exception whose message cannot be built
+        text = ""
     lost = isinstance(error, KilledWorker) or bool(names & {
         "KilledWorker", "CommClosedError", "FutureCancelledError", "CancelledError",
         "ShuffleClosedError", "P2PConsistencyError"})
@@ -85,3 +89,22 @@ def _chain(error: BaseException):
     while seen is not None:
         yield seen
         seen = seen.__cause__ or seen.__context__
+
+
+def on_cluster(fn: Callable) -> Callable:
+    """Decorator: a lost worker or failed shuffle inside ``fn`` becomes :class:`ClusterError`
+    (no partial result); data errors and bugs pass unchanged."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except ClusterError:
+            raise
+        except Exception as error:
+            failure = cluster_failure(error)
+            if failure is not None:
+                raise failure from None
+            raise
+
+    return wrapper

@@ -26,6 +26,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from .cluster import on_cluster
 from .reduce import ReducedDataset
 
 __all__ = ["dawid_skene", "one_coin_dawid_skene"]
@@ -156,12 +157,14 @@ def _result(data: ReducedDataset, model: str, fitted):
     return result
 
 
+@on_cluster
 def dawid_skene(data: ReducedDataset, *, max_iter: int = 10_000, tol: float = 1e-10):
     """:func:`hlv_core.competence.dawid_skene` (full confusion matrices, fixed-point stopping)
     on Dask; returns its :class:`~hlv_core.competence.CompetenceResult`."""
     return _result(data, "ds", _fit(data, "ds", max_iter=max_iter, tol=tol))
 
 
+@on_cluster
 def one_coin_dawid_skene(data: ReducedDataset, *, max_iter: int = 10_000, tol: float = 1e-10):
     """:func:`hlv_core.competence.one_coin_dawid_skene` on Dask (one skill per annotator)."""
     return _result(data, "one-coin", _fit(data, "one-coin", max_iter=max_iter, tol=tol))

@@ -33,6 +33,7 @@ from scipy import sparse
 
 from ..balance import DEFAULT_STEPS, PAPER_MIN_SHARED, RandomSigmaResult, signed_adjacency
 from .analyses import alpha_report
+from .cluster import on_cluster
 from .reduce import ReducedDataset
 
 __all__ = ["TILE", "ScaledSigma", "pair_statistics", "pairwise_alpha", "sigma",
@@ -139,6 +140,7 @@ def _pair_alpha(stats: dict, n_labels: int, min_shared: int):
     return a, b, n_shared.astype(np.int64), alpha.astype(float)
 
 
+@on_cluster
 def pairwise_alpha(data: ReducedDataset, *, min_shared: int = 2) -> pd.DataFrame:
     """:func:`hlv_core.agreement.pairwise_alpha` at the nominal level, on Dask: one row per pair
     sharing an item, ``annotator_a, annotator_b, n_shared, alpha`` (sorted ids; NaN below
@@ -225,6 +227,7 @@ def _sigma_of(stats: dict, n_ann: int, n_labels: int, alpha: float, min_shared: 
     return (a, b, n_shared, pair_alpha, too_few, undefined, signs, tr_a3, tr_s3, n_tri, value)
 
 
+@on_cluster
 def sigma(data: ReducedDataset, *, min_shared: int = PAPER_MIN_SHARED, tile: int = TILE
           ) -> ScaledSigma:
     """Basile's sigma (nominal) on Dask; equal to :func:`hlv_core.balance.sigma` (its summary
@@ -262,6 +265,7 @@ def _item_index(data: ReducedDataset) -> pd.Index:
     return pd.Index(np.unique(np.concatenate([*parts, np.zeros(0, dtype=str)])), dtype=str)
 
 
+@on_cluster
 def sigma_random(data: ReducedDataset, *, n_repeats: int = 10, seed: int | None = 0,
                  min_shared: int = 1, n_steps: int = DEFAULT_STEPS, tile: int = TILE
                  ) -> RandomSigmaResult:
