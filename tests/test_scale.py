@@ -337,9 +337,9 @@ def test_dawid_skene_and_one_coin_as_map_reduce_em_equal_the_in_memory_fit(clien
     memory = load(whole).annotations
     for fit, name in ((scaled.dawid_skene, "dawid_skene"),
                       (scaled.one_coin_dawid_skene, "one_coin_dawid_skene")):
-        result = fit(data, max_iter=40, tol=1e-9)
+        result = fit(data, max_iter=15, tol=1e-9)
         with pytest.warns(RuntimeWarning) if not result.converged else _nothing():
-            expected = getattr(competence, name)(memory, max_iter=40, tol=1e-9)
+            expected = getattr(competence, name)(memory, max_iter=15, tol=1e-9)
         assert result.n_iter == expected.n_iter and result.converged == expected.converged
         pd.testing.assert_frame_equal(result.posteriors, expected.posteriors, atol=1e-9, rtol=0)
         pd.testing.assert_series_equal(result.labels, expected.labels)
