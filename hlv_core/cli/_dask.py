@@ -25,8 +25,10 @@ def _load(args: argparse.Namespace):
     if getattr(args, "format", "auto") not in ("auto", "canonical"):
         raise ValueError("--dask reads canonical long files (item_id, annotator_id, label); "
                          f"--format {args.format} is not supported with it.")
-    if getattr(args, "task", None) not in (None, "multiclass", "rating"):
-        raise ValueError(f"--task {args.task} is not supported with --dask.")
+    if getattr(args, "task", None) is not None:
+        raise ValueError(f"--task {args.task} is not supported with --dask (the task is inferred "
+                         "from the labels, as in memory: rating for 3+ numeric labels, else "
+                         "multiclass).")
     return scale
 
 
