@@ -151,3 +151,41 @@ def test_pages_stay_thin():
                for path in (ROOT / "pages").glob("*.py")}
     assert lengths and max(lengths.values()) <= 250, lengths
     assert sum(lengths.values()) / len(lengths) < 220, lengths
+
+
+#: The modules that may import Dask: the distributed engine and the command line's --dask glue.
+DASK_MODULES = ("hlv_core.scale", "hlv_core.cli._dask")
+
+
+def _dask_importers(imports: dict[str, set[str]]) -> list[str]:
+    """Modules outside :data:`DASK_MODULES` that import ``dask`` or ``distributed`` (or the
+    distributed engine ``hlv_core.scale``, which would run Dask on import)."""
+    found = []
+    for importer, targets in imports.items():
+        if importer == DASK_MODULES[0] or importer.startswith(DASK_MODULES[0] + ".") \
+                or importer == DASK_MODULES[1]:
+            continue
+        for target in targets:
+            root = target.split(".")[0]
+            if root in ("dask", "distributed") or target == DASK_MODULES[0] \
+                    or target.startswith(DASK_MODULES[0] + "."):
+                found.append(f"{importer} imports {target}")
+    return sorted(found)
+
+
+def test_dask_is_imported_only_by_the_distributed_engine():
+    files = [*(ROOT / "hlv_core").rglob("*.py"), *(ROOT / "hlv_ui").rglob("*.py"),
+             *(ROOT / "pages").glob("*.py"), ROOT / "app.py"]
+    assert _dask_importers({_module_name(f): _imports(f) for f in files}) == []
+
+
+def test_the_dask_check_sees_a_violation():
+    found = _dask_importers({
+        "hlv_core.agreement": {"dask.dataframe"},
+        "hlv_core.cli.summary": {"hlv_core.cli._dask"},
+        "pages.probe": {"hlv_core.scale.reduce"},
+        "hlv_core.scale.reduce": {"dask"},
+        "hlv_core.cli._dask": {"hlv_core.scale"},
+    })
+    assert found == ["hlv_core.agreement imports dask.dataframe",
+                     "pages.probe imports hlv_core.scale.reduce"]

@@ -23,12 +23,15 @@ from ..agreement import (
 from ..io import FORMATS, DataError, load
 from ..levels import level_options
 from ._common import print_result
+from ._dask import add_dask_argument, run_dask_agreement
 
 __all__ = ["add_cli", "run_agreement"]
 
 
 def run_agreement(args: argparse.Namespace) -> int:
     """Handler of the ``agreement`` subcommand (errors go up to :func:`hlv_core.cli.main`)."""
+    if getattr(args, "dask", None):
+        return run_dask_agreement(args)
     dataset = load(args.file, format=args.format)
     if dataset.task == "ranking":
         raise DataError(
@@ -98,4 +101,5 @@ def add_cli(subparsers) -> None:
     parser.add_argument("--n-boot", type=int, default=1000, help="bootstrap replicates")
     parser.add_argument("--seed", type=int, default=0, help="random seed")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    add_dask_argument(parser)
     parser.set_defaults(handler=run_agreement)

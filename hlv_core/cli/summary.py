@@ -9,12 +9,15 @@ import argparse
 
 from ..annotators import item_overview
 from ._common import add_dataset_arguments, load_from_args, print_result
+from ._dask import add_dask_argument, run_dask_summary
 
 __all__ = ["add_cli", "run_summary"]
 
 
 def run_summary(args: argparse.Namespace) -> int:
     """Handler of the ``summary`` subcommand."""
+    if getattr(args, "dask", None):
+        return run_dask_summary(args)
     dataset = load_from_args(args)
     if getattr(args, "items", False):
         print_result(item_overview(dataset), args.json)
@@ -41,4 +44,5 @@ def add_cli(subparsers) -> None:
     summary.add_argument("--items", action="store_true",
                          help="print the per-item table (majority share, pair agreement, "
                          "entropy; most contested first) instead of the summary")
+    add_dask_argument(summary)
     summary.set_defaults(handler=run_summary)

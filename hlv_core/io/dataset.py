@@ -29,6 +29,7 @@ __all__ = [
     "MISSING_SPELLINGS",
     "MULTILABEL_MIN_CELLS",
     "Dataset",
+    "apply_label_rules",
     "build_dataset",
     "echo",
     "is_missing_spelling",
@@ -619,10 +620,7 @@ def build_dataset(
                 fix="drop rows without an annotation (a missing annotation is a missing row).",
             )
         ann[column] = values
-    ann["label"] = _clean_labels(ann["label"], labels, report, source, row_offset)
-    _refuse_infinite_numbers(ann["label"], source, row_offset)
-    ann, labels = _merge_number_spellings(ann, labels, report, source)
-    _note_case_variants(ann["label"], report)
+    ann, labels = apply_label_rules(ann, labels, report, source, row_offset)
     item_c, annot_c, label_c = (ann[c].cat.codes.to_numpy() for c in required)
     n_annot = max(len(ann["annotator_id"].cat.categories), 1)
     n_lab = max(len(ann["label"].cat.categories), 1)
@@ -847,6 +845,24 @@ def build_dataset(
         "max": float(per_item.max()),
     }
     return dataset
+
+
+def apply_label_rules(
+    ann: pd.DataFrame, labels: list | tuple | None, report: ImportReport, source: str,
+    row_offset: int = 2,
+) -> tuple[pd.DataFrame, list | tuple | None]:
+    """The loader's label rules, in order, on the ``label`` column of ``ann`` (categorical):
+    whitespace, missing-value spellings, infinite numbers, spellings of one number merged, case
+    variants noted. Returns ``(ann, labels)``; raises :class:`DataError` naming the first bad
+    row (``row_offset`` maps a 0-based row to the file line). The one entry point of these rules:
+    :func:`build_dataset` calls it, and so does the distributed reader (``hlv_core.scale``), on
+    its global label dictionary."""
+    ann = ann.copy(deep=False)
+    ann["label"] = _clean_labels(ann["label"], labels, report, source, row_offset)
+    _refuse_infinite_numbers(ann["label"], source, row_offset)
+    ann, labels = _merge_number_spellings(ann, labels, report, source)
+    _note_case_variants(ann["label"], report)
+    return ann, labels
 
 
 def _clean_labels(

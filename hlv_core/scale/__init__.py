@@ -1,0 +1,101 @@
+"""The same analyses past one machine, on Dask (``dask.dataframe`` + ``dask.distributed``).
+
+The one package of ``hlv_core`` that imports Dask (besides the command line's ``--dask``
+option). Functions take a path (a folder of Parquet files, a glob of canonical CSVs) or a
+``dask.dataframe.DataFrame`` and return the in-memory engine's result objects:
+
+* :func:`load` -> :class:`ReducedDataset` (global dictionaries, the loader's rules and import
+  report, the sparse item x label counts; ``docs/scaling.md``); every function below takes a
+  :class:`ReducedDataset`, a path or a ``dask.dataframe.DataFrame`` (loaded first);
+* :func:`summary` -> the dict of :meth:`hlv_core.io.Dataset.summary`;
+* :func:`alpha_report` -> :class:`hlv_core.agreement.AlphaResult`; :func:`agreement_result`
+  -> the JSON of ``python -m hlv_core agreement``; :func:`kappa_summary`.
+
+Computations run on the current Dask scheduler: open one with :func:`dask_client`
+(``"local"`` or ``"tcp://HOST:PORT"``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path, PurePosixPath
+
+from . import analyses as _analyses
+from .cluster import LOCAL_WORKERS, ClusterError, dask_client, on_cluster
+from .reading import COLUMNS, list_files, read_annotations, read_file
+from .reduce import PAIR_STATS_MAX_ANNOTATORS, ReducedDataset, reduce_dataset
+
+__all__ = [
+    "COLUMNS",
+    "ClusterError",
+    "LOCAL_WORKERS",
+    "PAIR_STATS_MAX_ANNOTATORS",
+    "ReducedDataset",
+    "agreement_result",
+    "alpha_report",
+    "dask_client",
+    "fleiss_kappa",
+    "kappa_summary",
+    "list_files",
+    "load",
+    "read_annotations",
+    "read_file",
+    "summary",
+]
+
+
+@on_cluster
+def load(path_or_frame, *, name: str | None = None, keep_rows: bool = False) -> ReducedDataset:
+    """Load a folder of Parquet files, a glob of canonical CSVs, one file, or a
+    ``dask.dataframe.DataFrame`` (columns ``item_id, annotator_id, label``) on the current Dask
+    scheduler, with the in-memory loader's rules; see :func:`reduce.reduce_dataset`.
+
+    Raises :class:`~hlv_core.io.DataError` (file and row) for bad input and
+    :class:`ClusterError` when the cluster fails (no partial result). ``keep_rows``: keep the
+    coded rows in the cluster's memory for :mod:`hlv_core.scale.pairs` (pairwise alpha, sigma,
+    sigma_rnd)."""
+    if isinstance(path_or_frame, str | Path):
+        frame, files = read_annotations(path_or_frame)
+        text = str(path_or_frame).rstrip("/")
+        default = PurePosixPath(text).stem if len(files) == 1 else PurePosixPath(text).name
+        source = files[0] if len(files) == 1 else text
+    else:
+        frame, files, default, source = path_or_frame, None, "dask dataframe", None
+    return reduce_dataset(frame, files, name=name or default, source=source,
+                          keep_rows=keep_rows)
+
+
+def _reduced(data) -> ReducedDataset:
+    return data if isinstance(data, ReducedDataset) else load(data)
+
+
+@on_cluster
+def summary(data) -> dict:
+    """:meth:`hlv_core.io.Dataset.summary` on Dask (``analyses.summary``)."""
+    return _analyses.summary(_reduced(data))
+
+
+@on_cluster
+def alpha_report(data, *, level: str | None = None, n_boot: int = 1000, seed: int = 0,
+                 ci: float = 0.95):
+    """:func:`hlv_core.agreement.alpha_report` on Dask (``analyses.alpha_report``): alpha,
+    bootstrap CI (item rows resampled), counts and explanation."""
+    return _analyses.alpha_report(_reduced(data), level=level, n_boot=n_boot, seed=seed, ci=ci)
+
+
+@on_cluster
+def agreement_result(data, *, level: str | None = None, n_boot: int = 1000,
+                     seed: int = 0) -> dict:
+    """The JSON of ``python -m hlv_core agreement`` on Dask (``analyses.agreement_result``)."""
+    return _analyses.agreement_result(_reduced(data), level=level, n_boot=n_boot, seed=seed)
+
+
+@on_cluster
+def kappa_summary(data) -> dict[str, float]:
+    """:func:`hlv_core.agreement.kappa_summary` on Dask (``analyses.kappa_summary``)."""
+    return _analyses.kappa_summary(_reduced(data))
+
+
+@on_cluster
+def fleiss_kappa(data) -> float:
+    """:func:`hlv_core.agreement.fleiss_kappa` on Dask (``analyses.fleiss_kappa``)."""
+    return _analyses.fleiss_kappa(_reduced(data))

@@ -1,0 +1,304 @@
+"""All-pairs annotator alpha, Basile's sigma and sigma_rnd on Dask (nominal level).
+
+The rows stay in the cluster, partitioned by item (:func:`hlv_core.scale.load` with
+``keep_rows=True``). With the annotator codes of the global annotator index (sorted ids, as in
+memory):
+
+* **Pair statistics** (spec of the all-pairs closed form; Krippendorff 2011 per pair): per
+  partition b, with ``M_b`` the annotator x item incidence, ``Y_b`` the annotator x
+  (item, label) incidence and ``X_c`` the incidence of label c, the sparse products
+  ``n = triu(M_b M_b')``, ``agree = triu(Y_b Y_b')`` and ``P_c = X_c M_b'``; items are disjoint
+  between partitions, so the statistics of all items are the sums, reduced in a tree of tasks.
+  Then ``alpha_ij = 1 - (n - 1) 2 d_ij / (n^2 - sum_c m_c^2)`` with ``n = 2 n_ij``,
+  ``d_ij = n_ij - agree_ij`` and ``m_c = P_c[i, j] + P_c[j, i]``: the in-memory closed form on
+  the same integers, hence the same numbers.
+* **sigma** (Basile, section 3): signs ``+`` iff ``alpha_ij >= alpha``, then the triangle traces
+  ``tr(A^3) = 6 T`` and ``tr(S^3) = 6 (B - U)`` summed over tiles ``(I, J)`` of annotator blocks,
+  each tile one task: ``sum((S[I, :] S[:, J]) o S[I, J])``.
+* **sigma_rnd** (Basile, section 4.1, the composed reading): the random draws are made on the
+  client in the in-memory order (``numpy.random.default_rng(seed)``: per step a permutation of
+  the items in sorted id order, then two permutations of the annotators), so each replicate is
+  the in-memory replicate; every replicate is its own set of tasks (remap the annotator codes of
+  a partition, its pair statistics), reduced independently.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import sparse
+
+from ..balance import DEFAULT_STEPS, PAPER_MIN_SHARED, RandomSigmaResult, signed_adjacency
+from .analyses import alpha_report
+from .cluster import on_cluster
+from .reduce import ReducedDataset
+
+__all__ = ["TILE", "ScaledSigma", "pair_statistics", "pairwise_alpha", "sigma",
+           "sigma_random", "triangle_traces"]
+
+#: Annotators per tile side of the triangle traces (one task per tile).
+TILE = 2048
+
+
+def _rows(data: ReducedDataset):
+    rows = data.extra.get("rows")
+    if rows is None:
+        raise ValueError("pairwise analyses need the rows: load with keep_rows=True")
+    return rows
+
+
+def _codes(frame: pd.DataFrame, annotator_ids: pd.Index, item_ids: pd.Index | None):
+    """(item, annotator, label) int64 codes of a partition; items local (0..n_b-1) or, with
+    ``item_ids``, positions in the sorted global item index."""
+    if item_ids is None:
+        item, _ = pd.factorize(frame["item_id"].to_numpy(dtype=object))
+    else:
+        item = item_ids.get_indexer(frame["item_id"].to_numpy(dtype=object))
+    annotator = frame["annotator"].to_numpy()
+    return (np.asarray(item, dtype=np.int64), np.asarray(annotator, dtype=np.int64),
+            frame["label"].to_numpy().astype(np.int64))
+
+
+def _stats(item, annotator, label, n_ann: int, n_labels: int) -> dict:
+    """Pair statistics of one partition (items local 0..n_b-1)."""
+    _, item = np.unique(item, return_inverse=True)
+    n_items = int(item.max()) + 1 if len(item) else 0
+    ones = np.ones(len(item))
+    m = sparse.csr_matrix((ones, (annotator, item)), shape=(n_ann, n_items))
+    y = sparse.csr_matrix((ones, (annotator, item * n_labels + label)),
+                          shape=(n_ann, n_items * n_labels))
+    out = {"shared": sparse.triu(m @ m.T, k=1).tocsr(), "agree": sparse.triu(y @ y.T, k=1).tocsr()}
+    for c in range(n_labels):
+        sel = label == c
+        xc = sparse.csr_matrix((ones[sel], (annotator[sel], item[sel])), shape=(n_ann, n_items))
+        out[c] = (xc @ m.T).tocsr()
+    return out
+
+
+def _partition_stats(frame, annotator_ids, n_labels, remap=None, item_ids=None) -> dict:
+    item, annotator, label = _codes(frame, annotator_ids, item_ids)
+    if remap is not None:  # sigma_rnd: the composed split-and-shuffle steps of a replicate
+        for half_mask, p_first, p_second in remap:
+            annotator = np.where(half_mask[item], p_first[annotator], p_second[annotator])
+    return _stats(item, annotator, label, len(annotator_ids), n_labels)
+
+
+def _add(a: dict, b: dict) -> dict:
+    return {key: a[key] + b[key] for key in a}
+
+
+def _tree_sum(parts: list):
+    """Sum a list of delayed dicts of sparse matrices in a binary tree of tasks."""
+    import dask
+
+    while len(parts) > 1:
+        parts = [dask.delayed(_add)(parts[i], parts[i + 1]) if i + 1 < len(parts) else parts[i]
+                 for i in range(0, len(parts), 2)]
+    return parts[0]
+
+
+def pair_statistics(data: ReducedDataset, remaps: list | None = None, item_ids=None) -> list:
+    """The summed pair statistics (one dict per replicate in ``remaps``; ``[None]`` = the data
+    as it is), computed on the current Dask scheduler."""
+    import dask
+
+    rows = _rows(data).to_delayed()
+    index = dask.delayed(data.annotator_ids, pure=True)
+    totals = []
+    for remap in remaps or [None]:
+        shared = dask.delayed(remap, pure=True) if remap is not None else None
+        parts = [dask.delayed(_partition_stats)(p, index, data.n_labels, shared, item_ids)
+                 for p in rows]
+        totals.append(_tree_sum(parts))
+    return list(dask.compute(*totals))
+
+
+def _at(matrix: sparse.csr_matrix, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """Entries ``matrix[rows, cols]`` (0 where absent)."""
+    return np.asarray(matrix[rows, cols]).ravel() if len(rows) else np.zeros(0)
+
+
+def _pair_alpha(stats: dict, n_labels: int, min_shared: int):
+    """(a, b, n_shared, alpha) of every pair sharing an item, sorted by (a, b)."""
+    shared = stats["shared"].tocoo()
+    order = np.lexsort((shared.col, shared.row))
+    a, b = shared.row[order].astype(np.int64), shared.col[order].astype(np.int64)
+    n_shared = shared.data[order]
+    agree = _at(stats["agree"], a, b)
+    sum_m2 = np.zeros(len(a))
+    for c in range(n_labels):
+        sum_m2 += (_at(stats[c], a, b) + _at(stats[c], b, a)) ** 2
+    n = 2.0 * n_shared
+    num = n_shared - agree
+    den = (n * n - sum_m2) / 2.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        alpha = 1.0 - (n - 1.0) * num / den
+    alpha = np.where((den > 0) & (n_shared >= min_shared), alpha, np.nan)
+    return a, b, n_shared.astype(np.int64), alpha.astype(float)
+
+
+@on_cluster
+def pairwise_alpha(data: ReducedDataset, *, min_shared: int = 2) -> pd.DataFrame:
+    """:func:`hlv_core.agreement.pairwise_alpha` at the nominal level, on Dask: one row per pair
+    sharing an item, ``annotator_a, annotator_b, n_shared, alpha`` (sorted ids; NaN below
+    ``min_shared`` or undefined)."""
+    if min_shared < 1:
+        raise ValueError("min_shared must be at least 1")
+    (stats,) = pair_statistics(data)
+    a, b, n_shared, alpha = _pair_alpha(stats, data.n_labels, min_shared)
+    ids = np.asarray(data.annotator_ids, dtype=object)
+    frame = pd.DataFrame({"annotator_a": pd.Series(ids[a], dtype=str),
+                          "annotator_b": pd.Series(ids[b], dtype=str),
+                          "n_shared": n_shared, "alpha": alpha})
+    below = frame["n_shared"] < min_shared
+    frame.attrs.update(level="nominal", min_shared=int(min_shared),
+                       n_pairs_below_min_shared=int(below.sum()),
+                       n_pairs_undefined=int((~below & frame["alpha"].isna()).sum()))
+    return frame
+
+
+def _tile_traces(S: sparse.csr_matrix, rows: slice, cols: slice) -> tuple[int, int]:
+    """This tile's share of ``tr(A^3)`` and ``tr(S^3)``: ``sum((X[I,:] X[:,J]) o X[I,J])``."""
+    s_ij = S[rows, cols]
+    if s_ij.nnz == 0:
+        return 0, 0
+    a = abs(S)
+    tr_a = (a[rows, :] @ a[:, cols]).multiply(abs(s_ij)).sum()
+    tr_s = (S[rows, :] @ S[:, cols]).multiply(s_ij).sum()
+    return int(round(tr_a)), int(round(tr_s))
+
+
+def triangle_traces(S: sparse.csr_matrix, tile: int = TILE) -> tuple[int, int]:
+    """``(tr(A^3), tr(S^3))`` of a signed adjacency, one task per tile of ``tile`` annotators
+    a side (Basile: T = tr(A^3)/6, B = (tr A^3 + tr S^3)/12, U = (tr A^3 - tr S^3)/12)."""
+    import dask
+
+    n = S.shape[0]
+    S = sparse.csr_matrix(S, dtype=np.int64)
+    shared = dask.delayed(S, pure=True)
+    blocks = [slice(i, min(i + tile, n)) for i in range(0, n, tile)]
+    parts = [dask.delayed(_tile_traces)(shared, r, c) for r in blocks for c in blocks]
+    results = dask.compute(*parts) if parts else []
+    return sum(x for x, _ in results), sum(y for _, y in results)
+
+
+@dataclass
+class ScaledSigma:
+    """sigma on Dask: the numbers of :meth:`hlv_core.balance.SigmaResult.summary` (same keys)
+    and the pairs table (``annotator_a, annotator_b, n_shared, alpha, status``)."""
+
+    alpha: float
+    sigma: float
+    n_balanced: int
+    n_unbalanced: int
+    n_triangles: int
+    n_annotators: int
+    n_pos_edges: int
+    n_neg_edges: int
+    n_pairs_overlapping: int
+    n_dropped_min_shared: int
+    n_dropped_undefined: int
+    level: str
+    min_shared: int
+    explanation: str | None
+    pairs: pd.DataFrame
+
+    def summary(self) -> dict:
+        out = {k: v for k, v in self.__dict__.items() if k != "pairs"}
+        out["alpha"] = None if math.isnan(self.alpha) else self.alpha
+        out["sigma"] = None if math.isnan(self.sigma) else self.sigma
+        return out
+
+
+def _sigma_of(stats: dict, n_ann: int, n_labels: int, alpha: float, min_shared: int,
+              tile: int):
+    a, b, n_shared, pair_alpha = _pair_alpha(stats, n_labels, 1)
+    too_few = n_shared < min_shared
+    undefined = ~too_few & ~np.isfinite(pair_alpha)
+    keep = ~too_few & ~undefined
+    signs = np.where(pair_alpha[keep] >= alpha, 1, -1).astype(np.int8)
+    S = signed_adjacency(n_ann, a[keep], b[keep], signs)
+    tr_a3, tr_s3 = triangle_traces(S, tile)
+    n_tri = tr_a3 // 6
+    value = (tr_a3 + tr_s3) // 12 / n_tri if n_tri else math.nan
+    return (a, b, n_shared, pair_alpha, too_few, undefined, signs, tr_a3, tr_s3, n_tri, value)
+
+
+@on_cluster
+def sigma(data: ReducedDataset, *, min_shared: int = PAPER_MIN_SHARED, tile: int = TILE
+          ) -> ScaledSigma:
+    """Basile's sigma (nominal) on Dask; equal to :func:`hlv_core.balance.sigma` (its summary
+    numbers and pairs table)."""
+    alpha = alpha_report(data, level="nominal", n_boot=0).alpha
+    (stats,) = pair_statistics(data)
+    (a, b, n_shared, pair_alpha, too_few, undefined, signs, tr_a3, tr_s3, n_tri,
+     value) = _sigma_of(stats, data.n_annotators, data.n_labels, alpha, min_shared, tile)
+    ids = np.asarray(data.annotator_ids, dtype=object)
+    status = np.where(too_few, "too_few_shared", np.where(undefined, "undefined_alpha", "edge"))
+    pairs = pd.DataFrame({"annotator_a": pd.Series(ids[a], dtype=str),
+                          "annotator_b": pd.Series(ids[b], dtype=str), "n_shared": n_shared,
+                          "alpha": pair_alpha, "status": status})
+    explanation = None
+    if math.isnan(value):
+        explanation = (f"sigma is undefined: the signed graph ({data.n_annotators} annotators, "
+                       f"{len(signs)} edges) has no triangle.")
+    return ScaledSigma(
+        alpha=alpha, sigma=value, n_balanced=(tr_a3 + tr_s3) // 12,
+        n_unbalanced=(tr_a3 - tr_s3) // 12, n_triangles=n_tri, n_annotators=data.n_annotators,
+        n_pos_edges=int((signs > 0).sum()), n_neg_edges=int((signs < 0).sum()),
+        n_pairs_overlapping=len(a), n_dropped_min_shared=int(too_few.sum()),
+        n_dropped_undefined=int(undefined.sum()), level="nominal", min_shared=int(min_shared),
+        explanation=explanation, pairs=pairs,
+    )
+
+
+def _item_index(data: ReducedDataset) -> pd.Index:
+    """The sorted distinct item ids (the in-memory item codes), gathered from the partitions."""
+    import dask
+
+    rows = _rows(data).to_delayed()
+    parts = dask.compute(*[dask.delayed(lambda f: np.unique(
+        f["item_id"].to_numpy(dtype=object).astype(str)))(p) for p in rows])
+    return pd.Index(np.unique(np.concatenate([*parts, np.zeros(0, dtype=str)])), dtype=str)
+
+
+@on_cluster
+def sigma_random(data: ReducedDataset, *, n_repeats: int = 10, seed: int | None = 0,
+                 min_shared: int = 1, n_steps: int = DEFAULT_STEPS, tile: int = TILE
+                 ) -> RandomSigmaResult:
+    """sigma_rnd (nominal, the composed reading) on Dask, equal to
+    :func:`hlv_core.balance.sigma_random` with the same seed: the draws are made here in the
+    in-memory order; each replicate's remapping and pair statistics run as its own tasks."""
+    if int(n_repeats) != n_repeats or n_repeats < 1:
+        raise ValueError(f"n_repeats must be a positive integer, got {n_repeats!r}")
+    rng = np.random.default_rng(seed)
+    items = _item_index(data)
+    n_items, m = len(items), data.n_annotators
+    remaps = []
+    for _ in range(int(n_repeats)):
+        steps = []
+        for _ in range(int(n_steps)):  # the draws of balance._draw_shuffle, in its order
+            perm = rng.permutation(n_items)
+            half_mask = np.zeros(n_items, dtype=bool)
+            half_mask[perm[: n_items // 2]] = True
+            steps.append((half_mask, rng.permutation(m), rng.permutation(m)))
+        remaps.append(steps)
+    alpha = alpha_report(data, level="nominal", n_boot=0).alpha
+    all_stats = pair_statistics(data, remaps, item_ids=items)
+    sigmas = np.full(n_repeats, np.nan)
+    tris = np.zeros(n_repeats, dtype=np.int64)
+    for r, stats in enumerate(all_stats):
+        *_, n_tri, value = _sigma_of(stats, m, data.n_labels, alpha, min_shared, tile)
+        sigmas[r], tris[r] = value, n_tri
+    defined = sigmas[~np.isnan(sigmas)]
+    return RandomSigmaResult(
+        mean=float(defined.mean()) if len(defined) else math.nan,
+        sd=float(defined.std(ddof=1)) if len(defined) > 1 else math.nan,
+        values=sigmas, n_defined=len(defined), alpha=alpha,
+        alphas=np.full(n_repeats, alpha),  # shuffling keeps every item's values: alpha fixed
+        n_triangles=tris, n_repeats=int(n_repeats), seed=seed, level="nominal",
+        min_shared=int(min_shared), procedure="composed", n_steps=int(n_steps),
+    )

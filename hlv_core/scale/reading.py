@@ -1,0 +1,120 @@
+"""Files -> a ``dask.dataframe`` of canonical long annotations, one partition per file.
+
+Input: a folder of Parquet files, a folder of CSV/TSV files, a glob (``data/part-*.csv``) or one
+file; columns ``item_id, annotator_id, label`` (an item may be split across files). Files are
+read in sorted name order, so "row r of file f" means the same line a user sees in that file.
+CSV/TSV files go through the in-memory loader's own table reader
+(:func:`hlv_core.io.load_table`: the same cells, the same parse errors); Parquet files are read
+column by column with pyarrow, every value turned into ``str`` as that reader does.
+"""
+
+from __future__ import annotations
+
+import glob
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..io import DataError, load_table
+
+__all__ = ["COLUMNS", "list_files", "read_annotations", "read_file"]
+
+#: The canonical long columns every file must have.
+COLUMNS = ("item_id", "annotator_id", "label")
+
+_TABLE_SUFFIXES = (".parquet", ".csv", ".tsv", ".tab", ".txt")
+
+
+def list_files(path: str | Path) -> list[str]:
+    """The files behind ``path`` in sorted name order: a folder (its Parquet files, else its
+    CSV/TSV files), a glob pattern or one file. A :class:`~hlv_core.io.DataError` when none."""
+    text = str(path)
+    folder = Path(text)
+    if folder.is_dir():
+        files = sorted(str(p) for p in folder.iterdir() if p.suffix == ".parquet")
+        if not files:
+            files = sorted(str(p) for p in folder.iterdir()
+                           if p.suffix.lower() in _TABLE_SUFFIXES and p.is_file())
+    elif any(ch in text for ch in "*?["):
+        files = sorted(p for p in glob.glob(text) if Path(p).is_file())
+    elif folder.is_file():
+        files = [text]
+    else:
+        raise DataError("file or folder not found.", source=text,
+                        fix="give a folder of Parquet/CSV files, a glob such as "
+                        "'data/part-*.csv', or one file.")
+    if not files:
+        raise DataError("no Parquet or CSV files found.", source=text,
+                        fix="put the annotation files (item_id, annotator_id, label) in the "
+                        "folder, or give a glob that matches them.")
+    return files
+
+
+def _as_text(values: pd.Series) -> pd.Series:
+    """A Parquet column as ``str`` cells (NA kept): string columns as they are (a dictionary
+    column as a categorical of its strings: no per-row string work), other types through
+    ``str`` of each distinct value (as the in-memory reader turns every cell into text)."""
+    if isinstance(values.dtype, pd.CategoricalDtype) and pd.api.types.is_string_dtype(
+            values.cat.categories.dtype):
+        return values
+    if pd.api.types.is_string_dtype(values.dtype) and values.dtype != object:
+        return values
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    names = np.array([str(v) for v in uniques.tolist()] + [None], dtype=object)
+    return pd.Series(names[codes], index=values.index, dtype="str")
+
+
+def read_file(path: str) -> pd.DataFrame:
+    """One file as a DataFrame ``item_id, annotator_id, label`` of ``str`` cells (NA where a
+    cell is empty; Parquet string columns as categoricals of their dictionary), index = 0-based
+    row. Bad files raise :class:`~hlv_core.io.DataError` naming
+    the file (and the row, for CSV parse errors)."""
+    if path.endswith(".parquet"):
+        import pyarrow.parquet as pq
+
+        try:
+            names = pq.read_schema(path).names
+            present = [c for c in COLUMNS if c in names]
+            frame = pq.read_table(path, columns=present, read_dictionary=present).to_pandas()
+        except (OSError, ValueError) as exc:
+            raise DataError(f"not a readable Parquet file ({exc}).", source=path,
+                            fix="re-export the table as Parquet or CSV.") from None
+        frame = pd.DataFrame({c: _as_text(frame[c]) for c in present})
+        columns = names
+    else:
+        frame = load_table(path)
+        columns = list(frame.columns)
+    missing = [c for c in COLUMNS if c not in columns]
+    if missing:
+        raise DataError(
+            f"missing required column(s) {missing}; found {list(columns)}.",
+            source=path, row=1, column=missing[0],
+            fix="name the columns item_id, annotator_id, label (one row per single label).",
+        )
+    if "rank" in columns:
+        raise DataError(
+            "ranking data (a rank column) is not supported on the distributed engine.",
+            source=path, row=1, column="rank",
+            fix="load ranking data without --dask (in memory).",
+        )
+    frame = frame[list(COLUMNS)]
+    frame = frame.astype({c: "str" for c in COLUMNS
+                          if not isinstance(frame[c].dtype, pd.CategoricalDtype)})
+    frame.index = pd.RangeIndex(len(frame))
+    return frame
+
+
+def _meta() -> pd.DataFrame:
+    return pd.DataFrame({c: pd.Series([], dtype="str") for c in COLUMNS})
+
+
+def read_annotations(path: str | Path):
+    """``(ddf, files)``: a ``dask.dataframe.DataFrame`` with one partition per file (columns
+    :data:`COLUMNS`, ``str``) and the file names in partition order. Lazy: nothing is read until
+    a computation runs."""
+    import dask.dataframe as dd
+
+    files = list_files(path)
+    ddf = dd.from_map(read_file, files, meta=_meta(), enforce_metadata=False)
+    return ddf, files

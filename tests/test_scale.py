@@ -1,0 +1,397 @@
+"""The distributed engine (``hlv_core.scale``) on a real ``dask.distributed`` cluster: the same
+numbers, reports and refusals as the in-memory engine on the same rows, with items split across
+files. One cluster (2 in-process workers) per module; one test starts a scheduler and two
+workers as separate processes on 127.0.0.1 and kills a worker mid-computation."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from distributed import Client, LocalCluster
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hlv_core import scale
+from hlv_core.agreement import alpha_report, kappa_summary
+from hlv_core.cli import main
+from hlv_core.io import DataError, load
+
+ROOT = Path(__file__).resolve().parents[1]
+LABELS = ("neg", "neu", "pos", "mixed")
+
+
+def generate(n_items: int = 240, n_annotators: int = 12, seed: int = 0,
+             labels=LABELS) -> pd.DataFrame:
+    """Seeded long annotations: 2-6 annotators per item, a preferred label per item (60 %)."""
+    rng = np.random.default_rng(seed)
+    per_item = rng.integers(2, min(7, n_annotators + 1), size=n_items)
+    item = np.repeat(np.arange(n_items), per_item)
+    annotator = np.concatenate([rng.choice(n_annotators, size=k, replace=False)
+                                for k in per_item])
+    preferred = rng.integers(0, len(labels), size=n_items)[item]
+    label = np.where(rng.random(len(item)) < 0.6, preferred,
+                     rng.integers(0, len(labels), size=len(item)))
+    frame = pd.DataFrame({"item_id": [f"it{i}" for i in item],
+                          "annotator_id": [f"an{a}" for a in annotator],
+                          "label": np.asarray(labels, dtype=object)[label]})
+    return frame.sample(frac=1.0, random_state=seed).reset_index(drop=True)  # items split
+
+
+def write_parts(frame: pd.DataFrame, folder: Path, n_files: int = 8, fmt: str = "parquet"
+                ) -> tuple[Path, Path]:
+    """``frame`` in ``n_files`` files ``part-NN`` (row blocks, in order) and the whole table as
+    one CSV beside the folder (the in-memory oracle reads it)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for j, rows in enumerate(np.array_split(np.arange(len(frame)), n_files)):
+        part = frame.iloc[rows]
+        if fmt == "parquet":
+            part.to_parquet(folder / f"part-{j:02d}.parquet", index=False)
+        else:
+            part.to_csv(folder / f"part-{j:02d}.csv", index=False)
+    whole = folder.parent / f"{folder.name}_all.csv"
+    frame.to_csv(whole, index=False)
+    return folder, whole
+
+
+@pytest.fixture(scope="module")
+def client():
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                      dashboard_address=None) as cluster, Client(cluster) as dask_client:
+        yield dask_client
+
+
+def _agreement_in_memory(dataset, level=None, n_boot=1000, seed=0) -> dict:
+    level = level or dataset.level
+    values = dataset.numeric_label_map(level)
+    rep = alpha_report(dataset.annotations, level=level, values=values, n_boot=n_boot,
+                       seed=seed).as_dict()
+    rep.pop("value_shares")
+    rep.update({f"{k}_kappa": v for k, v in kappa_summary(dataset.annotations).items()})
+    return rep
+
+
+def _assert_same(distributed: dict, memory: dict, skip=("name",)) -> None:
+    assert list(distributed) == list(memory)
+    for key, value in memory.items():
+        if key in skip:
+            continue
+        if isinstance(value, float) and key.startswith(("ci_",)):
+            assert distributed[key] == pytest.approx(value, abs=0.005), key
+        elif isinstance(value, float):
+            assert distributed[key] == pytest.approx(value, abs=1e-12, nan_ok=True), key
+        else:
+            assert distributed[key] == value, key
+
+
+@pytest.fixture(scope="module")
+def split_data(tmp_path_factory):
+    frame = generate()
+    folder, whole = write_parts(frame, tmp_path_factory.mktemp("pq") / "parts")
+    files = {}
+    for j, rows in enumerate(np.array_split(np.arange(len(frame)), 8)):
+        for item in frame["item_id"].iloc[rows].unique():
+            files.setdefault(item, set()).add(j)
+    assert sum(len(v) > 1 for v in files.values()) > 50  # many items are split across files
+    return folder, whole
+
+
+def test_summary_alpha_and_kappas_equal_the_in_memory_engine(client, split_data):
+    folder, whole = split_data
+    data = scale.load(folder)
+    memory = load(whole)
+    _assert_same(scale.summary(data), memory.summary())
+    assert data.report.to_frame().iloc[1:].equals(memory.report.to_frame().iloc[1:])
+    distributed = scale.agreement_result(data)
+    expected = _agreement_in_memory(memory)
+    _assert_same(distributed, expected)
+    assert "light_kappa" in distributed
+    # annotator statistics: each annotator's label counts
+    expected_counts = pd.crosstab(memory.annotations["annotator_id"].astype(str),
+                                  memory.annotations["label"].astype(str))
+    expected_counts = expected_counts.reindex(index=list(data.annotator_ids),
+                                              columns=list(data.labels), fill_value=0)
+    np.testing.assert_array_equal(data.annotator_counts.toarray(), expected_counts.to_numpy())
+    # the bootstrap resamples item rows of the same counts with the same seed: equal CI
+    assert distributed["ci_low"] == pytest.approx(expected["ci_low"], abs=1e-12)
+    assert distributed["ci_high"] == pytest.approx(expected["ci_high"], abs=1e-12)
+
+
+def test_csv_glob_ratings_at_every_level(client, tmp_path):
+    frame = generate(n_items=150, n_annotators=2, seed=3, labels=("1", "2", "3", "4", "5"))
+    frame = frame.drop_duplicates(["item_id", "annotator_id"])
+    folder, whole = write_parts(frame, tmp_path / "csv", n_files=5, fmt="csv")
+    data = scale.load(str(folder / "part-*.csv"))
+    memory = load(whole)
+    assert data.task == memory.task == "rating"
+    _assert_same(scale.summary(data), memory.summary())
+    for level in ("nominal", "ordinal", "interval", "ratio"):
+        _assert_same(scale.agreement_result(data, level=level, n_boot=200, seed=4),
+                     _agreement_in_memory(memory, level, n_boot=200, seed=4))
+    assert "cohen_kappa" in scale.agreement_result(data, n_boot=10)
+    assert scale.summary(str(folder / "part-*.csv")) == scale.summary(data)  # a path works too
+
+
+def test_label_rules_run_on_the_global_dictionary(client, tmp_path):
+    """Whitespace, spellings of one number and case variants: the same labels and report."""
+    frame = generate(n_items=120, seed=5, labels=("1", "2", "3"))
+    frame.loc[3, "label"] = "2.0"
+    frame.loc[200, "label"] = " 3"
+    frame.loc[7, "annotator_id"] = frame.loc[7, "annotator_id"] + " "
+    folder, whole = write_parts(frame, tmp_path / "rules", n_files=6)
+    data, memory = scale.load(folder), load(whole)
+    assert data.labels == memory.labels
+    assert data.report.notes == memory.report.notes
+    assert any("merged" in note for note in data.report.notes)
+    _assert_same(scale.summary(data), memory.summary())
+
+
+def _error_of(fn, *args) -> DataError:
+    with pytest.raises(DataError) as info:
+        fn(*args)
+    return info.value
+
+
+def test_a_bad_label_in_the_seventh_file_is_named_with_file_and_row(client, tmp_path, capsys):
+    frame = generate(n_items=200, seed=6)
+    rows = np.array_split(np.arange(len(frame)), 8)
+    frame.loc[rows[6][4], "label"] = "N/A"  # the 7th file, its 5th data row (line 6)
+    folder, whole = write_parts(frame, tmp_path / "bad", n_files=8, fmt="csv")
+    error = _error_of(scale.load, folder)
+    assert error.source == str(folder / "part-06.csv")
+    assert error.row == 6 and error.column == "label"
+    memory = _error_of(load, whole)
+    assert error.problem == memory.problem and error.fix == memory.fix
+    assert memory.row == rows[6][4] + 2
+    # the command line prints one line naming the file and row, exit 2
+    assert main(["summary", str(folder), "--json", "--dask", client.scheduler.address]) == 2
+    line = capsys.readouterr().err.strip()
+    assert "\n" not in line
+    assert "part-06.csv" in line and "row 6" in line and "'N/A'" in line
+
+
+def test_duplicates_and_conflicting_cells_are_found_across_files(client, tmp_path):
+    frame = generate(n_items=200, seed=7)
+    repeat = frame.iloc[[2]]
+    dup = pd.concat([frame, repeat], ignore_index=True)  # the last file repeats row 2 of file 0
+    folder, whole = write_parts(dup, tmp_path / "dup", n_files=4)
+    error = _error_of(scale.load, folder)
+    memory = _error_of(load, whole)
+    assert error.problem == memory.problem
+    assert error.source.endswith("part-03.parquet")
+    assert error.row == len(np.array_split(np.arange(len(dup)), 4)[3]) + 1  # its last line
+    conflict = repeat.assign(label=[x for x in LABELS if x != repeat["label"].iloc[0]][0])
+    both = pd.concat([frame, conflict], ignore_index=True)
+    folder, whole = write_parts(both, tmp_path / "conflict", n_files=4)
+    error = _error_of(scale.load, folder)
+    assert error.problem == _error_of(load, whole).problem
+    assert "conflicting duplicates" in error.problem
+
+
+def test_a_dask_dataframe_is_accepted_and_empty_ids_refused(client, split_data, tmp_path):
+    import dask.dataframe as dd
+
+    folder, whole = split_data
+    ddf = dd.read_parquet(str(folder))
+    _assert_same(scale.summary(scale.load(ddf)), load(whole).summary())
+    frame = generate(n_items=60, seed=8)
+    frame.loc[30, "item_id"] = ""
+    folder, whole = write_parts(frame, tmp_path / "empty", n_files=3, fmt="csv")
+    error = _error_of(scale.load, folder)
+    assert error.problem == _error_of(load, whole).problem and error.column == "item_id"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _start(args: list[str], log: Path) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen([sys.executable, "-m", *args], stdout=log.open("w"),
+                            stderr=subprocess.STDOUT, env=env, cwd=ROOT)
+
+
+def slow_partition(path: str) -> pd.DataFrame:
+    """A partition that takes a while to read (so a worker can be killed mid-computation)."""
+    time.sleep(0.4)
+    return scale.read_file(path)
+
+
+@pytest.mark.slow
+def test_separate_scheduler_and_workers_and_a_worker_killed_mid_run(tmp_path, capsys):
+    frame = generate(n_items=300, seed=9)
+    folder, whole = write_parts(frame, tmp_path / "sep", n_files=12)
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    procs = [_start(["distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port",
+                     str(port), "--no-dashboard"], tmp_path / "scheduler.log")]
+    try:
+        for i in range(2):
+            procs.append(_start(["distributed.cli.dask_worker", address, "--nthreads", "1",
+                                 "--no-dashboard", "--host", "127.0.0.1"],
+                                tmp_path / f"worker{i}.log"))
+        with Client(address, timeout="60s") as dask_client:
+            dask_client.wait_for_workers(2, timeout=120)
+            assert main(["agreement", str(folder), "--json", "--dask", address]) == 0
+            _assert_same(json.loads(capsys.readouterr().out), _agreement_in_memory(load(whole)))
+            import dask.dataframe as dd
+
+            files = scale.list_files(folder)
+            ddf = dd.from_map(slow_partition, files, meta=scale.read_file(files[0]).iloc[:0])
+            with dask_client.as_current():
+                future = _Background(scale.load, ddf)
+                time.sleep(1.5)
+                procs[1].kill()  # a worker dies mid-computation
+                result, error = future.join()
+        if error is not None:  # a clear error, never a partial number
+            assert isinstance(error, scale.ClusterError), repr(error)
+            assert "no result was produced" in str(error)
+        else:
+            _assert_same(scale.summary(result), load(whole).summary())
+    finally:
+        for proc in procs:
+            proc.kill()
+            proc.wait(timeout=30)
+
+
+class _Background:
+    """Run ``fn(*args)`` in a thread (the test kills a worker meanwhile)."""
+
+    def __init__(self, fn, *args):
+        import contextvars
+        import threading
+
+        self.result = self.error = None
+        context = contextvars.copy_context()
+        self.thread = threading.Thread(target=context.run, args=(self._run, fn, args))
+        self.thread.start()
+
+    def _run(self, fn, args):
+        try:
+            self.result = fn(*args)
+        except Exception as exc:  # recorded, checked by the test
+            self.error = exc
+
+    def join(self):
+        self.thread.join(timeout=240)
+        assert not self.thread.is_alive()
+        return self.result, self.error
+
+
+def test_the_command_line_gives_the_in_memory_json(client, split_data, capsys):
+    folder, whole = split_data
+    address = client.scheduler.address
+    assert main(["summary", str(folder), "--json", "--dask", address]) == 0
+    distributed = json.loads(capsys.readouterr().out)
+    assert main(["summary", str(whole), "--json"]) == 0
+    _assert_same(distributed, json.loads(capsys.readouterr().out))
+    assert main(["agreement", str(folder), "--json", "--dask", address, "--n-boot", "300"]) == 0
+    distributed = json.loads(capsys.readouterr().out)
+    assert main(["agreement", str(whole), "--json", "--n-boot", "300"]) == 0
+    _assert_same(distributed, json.loads(capsys.readouterr().out))
+
+
+@pytest.mark.slow
+def test_pairwise_alpha_sigma_and_sigma_rnd_equal_the_in_memory_engine(client, split_data):
+    from hlv_core.agreement import pairwise_alpha
+    from hlv_core.balance import sigma, sigma_random
+    from hlv_core.scale import pairs
+
+    folder, whole = split_data
+    data = scale.load(folder, keep_rows=True)
+    memory = load(whole).annotations
+    for min_shared in (1, 2):
+        distributed = pairs.pairwise_alpha(data, min_shared=min_shared)
+        expected = pairwise_alpha(memory, level="nominal", min_shared=min_shared)
+        pd.testing.assert_frame_equal(distributed, expected)
+        assert distributed.attrs == expected.attrs
+    for min_shared, tile in ((1, 5), (2, 64)):  # 3 x 3 tiles of the 12 annotators, one tile
+        result = pairs.sigma(data, min_shared=min_shared, tile=tile)
+        expected = sigma(memory, min_shared=min_shared)
+        _assert_same(result.summary(), expected.summary(), skip=())
+        pd.testing.assert_frame_equal(result.pairs, expected.pairs)
+    rnd = pairs.sigma_random(data, n_repeats=2, seed=11)
+    expected = sigma_random(memory, n_repeats=2, seed=11)
+    np.testing.assert_array_equal(rnd.values, expected.values)
+    np.testing.assert_array_equal(rnd.n_triangles, expected.n_triangles)
+    assert rnd.mean == pytest.approx(expected.mean, abs=1e-12)
+
+
+@pytest.mark.slow
+def test_dawid_skene_and_one_coin_as_map_reduce_em_equal_the_in_memory_fit(client, split_data):
+    competence = pytest.importorskip("hlv_core.competence")  # the in-memory engine (oracle)
+    from hlv_core.scale import competence as scaled
+
+    folder, whole = split_data
+    data = scale.load(folder, keep_rows=True)
+    memory = load(whole).annotations
+    for fit, name in ((scaled.dawid_skene, "dawid_skene"),
+                      (scaled.one_coin_dawid_skene, "one_coin_dawid_skene")):
+        result = fit(data, max_iter=15, tol=1e-9)
+        with pytest.warns(RuntimeWarning) if not result.converged else _nothing():
+            expected = getattr(competence, name)(memory, max_iter=15, tol=1e-9)
+        assert result.n_iter == expected.n_iter and result.converged == expected.converged
+        pd.testing.assert_frame_equal(result.posteriors, expected.posteriors, atol=1e-9, rtol=0)
+        pd.testing.assert_series_equal(result.labels, expected.labels)
+        pd.testing.assert_series_equal(result.n_rows, expected.n_rows, check_dtype=False)
+        np.testing.assert_allclose(result.confusion_array, expected.confusion_array, atol=1e-9)
+        assert result.loglik == pytest.approx(expected.loglik, rel=1e-10)
+        other = result.accuracy if name == "dawid_skene" else result.skill
+        mine = expected.accuracy if name == "dawid_skene" else expected.skill
+        pd.testing.assert_series_equal(other, mine, atol=1e-9, rtol=0)
+
+
+class _nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 10_000), n_files=st.integers(1, 6), numeric=st.booleans())
+def test_any_split_into_files_gives_the_in_memory_numbers(client, tmp_path_factory, seed, n_files,
+                                                          numeric):
+    """Property: however the rows are shuffled and cut into files, the summary (counts, content
+    hash) and alpha with its CI are the in-memory ones."""
+    labels = ("1", "2", "3") if numeric else ("a", "b", "c", "d")
+    frame = generate(n_items=40, n_annotators=5, seed=seed, labels=labels)
+    folder, whole = write_parts(frame, tmp_path_factory.mktemp("prop") / "parts", n_files=n_files,
+                                fmt="csv" if seed % 2 else "parquet")
+    data, memory = scale.load(folder), load(whole)
+    _assert_same(scale.summary(data), memory.summary())
+    _assert_same(scale.agreement_result(data, n_boot=100, seed=seed),
+                 _agreement_in_memory(memory, n_boot=100, seed=seed))
+
+
+def test_a_lost_worker_becomes_one_clear_error_and_data_errors_pass_unchanged():
+    from types import SimpleNamespace
+
+    from distributed import KilledWorker
+
+    from hlv_core.scale.cluster import on_cluster
+
+    @on_cluster
+    def lost():
+        raise KilledWorker("('read-1', 0)", SimpleNamespace(address="tcp://127.0.0.1:1"), 3)
+
+    @on_cluster
+    def bad():
+        raise DataError("bad label", source="part-06.csv", row=6)
+
+    with pytest.raises(scale.ClusterError, match="no result was produced"):
+        lost()
+    with pytest.raises(DataError, match="row 6"):
+        bad()
+    assert issubclass(scale.ClusterError, OSError)  # the command line: one line, exit 2
