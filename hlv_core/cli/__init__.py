@@ -12,6 +12,8 @@ from ..io import DataError
 from . import (
     agreement,
     certainty,
+    competence,
+    errors,
     explore,
     lab,
     lewidi,
@@ -43,6 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
     lewidi.add_cli(sub)
     report.add_cli(sub)
     explore.add_cli(sub)
+    competence.add_cli(sub)
+    errors.add_cli(sub)
     return parser
 
 
