@@ -37,12 +37,13 @@ several partitions can run the E-step per partition and add the statistics befor
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from scipy.special import digamma, logsumexp
+from scipy.special import digamma
 
 __all__ = [
     "CompetenceResult",
@@ -82,7 +83,7 @@ class CompetenceResult:
         Marginal log-likelihood sum_i log sum_k p_k prod_rows P(row | k) at the returned state.
     loglik_history : ndarray
         The marginal log-likelihood after every E-step.
-    confusion : dict or None
+    confusion : mapping or None
         Annotator -> DataFrame (true x observed, rows sum to 1 over the labels the annotator used).
     accuracy : Series or None
         DS: sum_k p_k pi_a[k, k].
@@ -155,22 +156,20 @@ def _encode(df: pd.DataFrame, labels=None, *, min_annotators: int = 2,
         bad = int(np.flatnonzero(frame.isna().to_numpy().any(axis=1))[0])
         raise ValueError(f"annotations: row {bad + 1} has an empty item_id, annotator_id or label; "
                          "drop the row (missing = no row)")
-    item_s = frame["item_id"].astype(str).to_numpy(dtype=object)
-    ann_s = frame["annotator_id"].astype(str).to_numpy(dtype=object)
-    lab_s = frame["label"].astype(str).to_numpy(dtype=object)
-    items, ii = np.unique(item_s, return_inverse=True)
-    annotators, aa = np.unique(ann_s, return_inverse=True)
+    ii, items = _factorize_sorted(frame["item_id"])
+    aa, annotators = _factorize_sorted(frame["annotator_id"])
+    ll_raw, present = _factorize_sorted(frame["label"])
     if labels is None:
-        order = tuple(np.unique(lab_s).tolist())
+        order = tuple(present.tolist())
+        ll = ll_raw
     else:
         order = tuple(str(x) for x in labels)
         if len(set(order)) != len(order):
             raise ValueError("labels=: the label order lists a label twice")
-        extra = sorted(set(np.unique(lab_s).tolist()) - set(order))
+        extra = sorted(set(present.tolist()) - set(order))
         if extra:
             raise ValueError(f"annotations: label '{extra[0]}' is not in labels=; add it to the order")
-    lookup = {lab: k for k, lab in enumerate(order)}
-    ll = np.fromiter((lookup[x] for x in lab_s), dtype=np.int64, count=len(lab_s))
+        ll = pd.Index(order).get_indexer(present)[ll_raw]
     if len(annotators) < min_annotators:
         raise ValueError(
             f"annotations: {len(annotators)} annotator(s); competence models compare annotators "
@@ -185,6 +184,32 @@ def _encode(df: pd.DataFrame, labels=None, *, min_annotators: int = 2,
     aa = aa.astype(np.int64)
     R = _pair_matrix(ii, aa, ll, len(items), len(annotators), len(order))
     return _Encoded(items, annotators, order, ii, aa, ll, R, R.T.tocsr())
+
+
+def _factorize_sorted(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """Integer codes and the sorted unique values (as ``str``) of one column."""
+    codes, uniques = pd.factorize(column.astype(str), sort=True)
+    return codes.astype(np.int64), np.asarray(uniques, dtype=object)
+
+
+class _ConfusionMap(Mapping):
+    """Annotator -> confusion DataFrame (true x observed), built on access from the array."""
+
+    def __init__(self, pi: np.ndarray, annotators, labels) -> None:
+        self._pi = pi
+        self._pos = {a: j for j, a in enumerate(annotators)}
+        self._labels = list(labels)
+
+    def __getitem__(self, annotator) -> pd.DataFrame:
+        j = self._pos[annotator]
+        return pd.DataFrame(self._pi[j], index=pd.Index(self._labels, name="true", dtype=object),
+                            columns=pd.Index(self._labels, name="observed", dtype=object))
+
+    def __iter__(self):
+        return iter(self._pos)
+
+    def __len__(self) -> int:
+        return len(self._pos)
 
 
 def _pair_matrix(item_codes, annotator_codes, label_codes, n_items: int, n_annotators: int,
@@ -294,9 +319,16 @@ def _e_step(R: sp.csr_matrix, priors: np.ndarray, pi: np.ndarray) -> tuple[np.nd
     """
     logp = np.log(np.maximum(priors, EPS))
     L = np.asarray(R @ _log_pi_flat(pi)) + logp
-    norm = logsumexp(L, axis=1)
-    T = np.exp(L - norm[:, None])
+    T, norm = _normalise_logs(L)
     return T, float(norm.sum())
+
+
+def _normalise_logs(L: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row-wise softmax of log-scores and the row log-sum-exp (max shifted, no overflow)."""
+    top = L.max(axis=1, keepdims=True)
+    E = np.exp(L - top)
+    s = E.sum(axis=1, keepdims=True)
+    return E / s, (np.log(s) + top).ravel()
 
 
 def _crowdkit_elbo(enc: _Encoded, T: np.ndarray, priors: np.ndarray, pi: np.ndarray) -> float:
@@ -305,11 +337,12 @@ def _crowdkit_elbo(enc: _Encoded, T: np.ndarray, priors: np.ndarray, pi: np.ndar
     sum over rows (i, a, l) of sum_k T[i, k] (log pi_a[k, l] + log max(p_k, 1e-10)) plus the
     entropy of max(T, 1e-10) summed over items; log p is added once per row, not per item.
     """
-    K = T.shape[1]
     logp = np.log(np.maximum(priors, EPS))
-    lp = _log_pi_flat(pi)                                    # (A*K, K)
-    per_row = lp[enc.aa * K + enc.ll] + logp                 # (rows, K)
-    joint = float((T[enc.ii] * per_row).sum())
+    counts, _ = _sufficient_stats(enc.R, T)                  # (A, K, K) true x observed
+    with np.errstate(divide="ignore"):
+        lp = np.where(pi > 0, np.log(np.where(pi > 0, pi, 1.0)), 0.0)
+    rows_per_item = np.asarray(enc.R.sum(axis=1)).ravel()
+    joint = float((counts * lp).sum() + (rows_per_item @ T) @ logp)
     Tc = np.maximum(T, EPS)
     entropy = float(-(np.log(Tc) * Tc).sum())
     return (joint + entropy) / len(enc.ii)
@@ -390,11 +423,7 @@ def _package(enc: _Encoded, model: str, T, priors, pi, n_iter, converged, histor
     hard = pd.Series(np.asarray(labs, dtype=object)[_hard_labels(T)], index=items, name="label")
     n_rows = pd.Series(np.bincount(enc.aa, minlength=len(anns)), index=anns, name="n_rows")
     loglik = float(history[-1]) if len(history) else float("nan")
-    confusion = None
-    if pi is not None:
-        confusion = {a: pd.DataFrame(pi[j], index=pd.Index(labs, name="true", dtype=object),
-                                     columns=pd.Index(labs, name="observed", dtype=object))
-                     for j, a in enumerate(enc.annotators)}
+    confusion = None if pi is None else _ConfusionMap(pi, enc.annotators, labs)
     return CompetenceResult(
         model=model, posteriors=post, labels=hard,
         priors=pd.Series(priors, index=pd.Index(labs, name="label", dtype=object), name="prior"),
@@ -481,8 +510,7 @@ def _mace_e_step(enc: _Encoded, log_prior: np.ndarray, spam: np.ndarray, theta: 
     bonus = np.bincount(ii * K + ll, weights=np.log(b + s1) - np.log(b),
                         minlength=N * K).reshape(N, K)
     L = base[:, None] + bonus + log_prior
-    norm = logsumexp(L, axis=1)
-    T = np.exp(L - norm[:, None])
+    T, norm = _normalise_logs(L)
     t_row = T[ii, ll]
     know = t_row * s1 / (b + s1)
     guess = 1.0 - know
@@ -511,6 +539,19 @@ def _mace_m_step(guess_c, know_c, strat_c, *, method: str, alpha: float, beta: f
         spam = (sc + smoothing) / (sc + smoothing).sum(axis=1, keepdims=True)
         theta = (strat_c + smoothing) / (strat_c + smoothing).sum(axis=1, keepdims=True)
     return spam, theta
+
+
+def _mace_run(enc: _Encoded, log_prior, spam, theta, n_iter: int, **m_options):
+    """One MACE restart from a given start: E-step, then ``n_iter`` x (M-step, E-step).
+
+    Returns the final (spamming, theta), the last log marginal likelihood and its history."""
+    T, ll, g, k, s = _mace_e_step(enc, log_prior, spam, theta)
+    hist = [ll]
+    for _ in range(n_iter):
+        spam, theta = _mace_m_step(g, k, s, **m_options)
+        T, ll, g, k, s = _mace_e_step(enc, log_prior, spam, theta)
+        hist.append(ll)
+    return spam, theta, ll, hist
 
 
 def mace(df: pd.DataFrame, *, n_restarts: int = 10, n_iter: int = 50, method: str = "vb",
@@ -565,13 +606,9 @@ def mace(df: pd.DataFrame, *, n_restarts: int = 10, n_iter: int = 50, method: st
         spam /= spam.sum(axis=1, keepdims=True)
         theta = 1.0 + init_noise * rng.random((A, K))
         theta /= theta.sum(axis=1, keepdims=True)
-        T, ll, g, k, s = _mace_e_step(enc, log_prior, spam, theta)
-        hist = [ll]
-        for _ in range(n_iter):
-            spam, theta = _mace_m_step(g, k, s, method=method, alpha=alpha, beta=beta,
-                                       strategy_prior=strategy_prior, smoothing=smooth)
-            T, ll, g, k, s = _mace_e_step(enc, log_prior, spam, theta)
-            hist.append(ll)
+        spam, theta, ll, hist = _mace_run(enc, log_prior, spam, theta, n_iter, method=method,
+                                          alpha=alpha, beta=beta, strategy_prior=strategy_prior,
+                                          smoothing=smooth)
         finals.append(ll)
         if best is None or ll > best[0]:
             best = (ll, r, spam.copy(), theta.copy(), hist)

@@ -406,3 +406,34 @@ def test_loo_majority_agreement_hand_example():
     # i1: a vs others {b:x, c:y} tie -> 1/2; b -> 1/2; c vs {x, x} -> 0; i2: a vs {y} -> 0; b -> 0
     np.testing.assert_allclose(credit, [0.5, 0.5, 0, 0, 0])
     assert defined.all()
+
+
+def test_mace_steps_match_crowdkit_from_the_same_start():
+    """crowd-kit's MACE (VB) and ours agree when started from the same values (its restarts all
+    use one random_state, so we feed its start into our restart loop)."""
+    ck = pytest.importorskip("crowdkit.aggregation")
+    import scipy.stats as sps
+
+    df = read("armis", "annotations.csv")
+    data = crowdkit_frame(df).sort_values(["worker", "label", "task"]).reset_index(drop=True)
+    est = ck.MACE(n_restarts=1, n_iter=3, random_state=0).fit(data)
+    enc = C._encode(df)
+    A, K = len(enc.annotators), len(enc.labels)
+    spam = sps.uniform(1, 1.5).rvs(size=(A, 2), random_state=0)
+    theta = sps.uniform(1, 1.5).rvs(size=(A, K), random_state=0)
+    spam /= spam.sum(axis=1, keepdims=True)
+    theta /= theta.sum(axis=1, keepdims=True)
+    workers = pd.Index(pd.factorize(data["worker"])[1])
+    labels = pd.Index(pd.factorize(data["label"])[1]).astype(str)
+    rows = workers.get_indexer(pd.Index(enc.annotators))
+    cols = labels.get_indexer(pd.Index(enc.labels))
+    log_prior = np.log(np.full(K, 1.0 / K))
+    spam, theta, _, _ = C._mace_run(enc, log_prior, spam[rows], theta[rows][:, cols], 3,
+                                    method="vb", alpha=0.5, beta=0.5, strategy_prior=10.0,
+                                    smoothing=0.01 / K)
+    np.testing.assert_allclose(est.spamming_[rows, 1], spam[:, 1], atol=1e-12)
+    T, *_ = C._mace_e_step(enc, log_prior, spam, theta)
+    theirs = est.probas_.copy()
+    theirs.columns = theirs.columns.astype(str)
+    theirs = theirs.reindex(index=enc.items, columns=list(enc.labels)).to_numpy()
+    np.testing.assert_allclose(theirs, T, atol=1e-12)
