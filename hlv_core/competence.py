@@ -137,6 +137,7 @@ class _Encoded:
     ll: np.ndarray           # (rows,) label code
     R: sp.csr_matrix         # (N, A*K) counts of (annotator, label) per item
     RT: sp.csr_matrix        # its transpose
+    rows_per_item: np.ndarray  # (N,) rows per item
 
 
 def _encode(df: pd.DataFrame, labels=None, *, min_annotators: int = 2,
@@ -183,7 +184,8 @@ def _encode(df: pd.DataFrame, labels=None, *, min_annotators: int = 2,
     ii = ii.astype(np.int64)
     aa = aa.astype(np.int64)
     R = _pair_matrix(ii, aa, ll, len(items), len(annotators), len(order))
-    return _Encoded(items, annotators, order, ii, aa, ll, R, R.T.tocsr())
+    return _Encoded(items, annotators, order, ii, aa, ll, R, R.T.tocsr(),
+                    np.bincount(ii, minlength=len(items)).astype(float))
 
 
 def _factorize_sorted(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
@@ -331,18 +333,19 @@ def _normalise_logs(L: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return E / s, (np.log(s) + top).ravel()
 
 
-def _crowdkit_elbo(enc: _Encoded, T: np.ndarray, priors: np.ndarray, pi: np.ndarray) -> float:
+def _crowdkit_elbo(enc: _Encoded, T: np.ndarray, priors: np.ndarray, pi: np.ndarray,
+                   counts: np.ndarray | None = None) -> float:
     """crowd-kit 1.4.2's per-row 'ELBO' divided by the number of rows (its stopping quantity).
 
     sum over rows (i, a, l) of sum_k T[i, k] (log pi_a[k, l] + log max(p_k, 1e-10)) plus the
     entropy of max(T, 1e-10) summed over items; log p is added once per row, not per item.
     """
     logp = np.log(np.maximum(priors, EPS))
-    counts, _ = _sufficient_stats(enc.R, T)                  # (A, K, K) true x observed
+    if counts is None:
+        counts, _ = _sufficient_stats(enc.R, T)              # (A, K, K) true x observed
     with np.errstate(divide="ignore"):
         lp = np.where(pi > 0, np.log(np.where(pi > 0, pi, 1.0)), 0.0)
-    rows_per_item = np.asarray(enc.R.sum(axis=1)).ravel()
-    joint = float((counts * lp).sum() + (rows_per_item @ T) @ logp)
+    joint = float((counts * lp).sum() + (enc.rows_per_item @ T) @ logp)
     Tc = np.maximum(T, EPS)
     entropy = float(-(np.log(Tc) * Tc).sum())
     return (joint + entropy) / len(enc.ii)
@@ -370,8 +373,11 @@ def _run_em(enc: _Encoded, model: str, *, max_iter: int, tol: float, init: str, 
     used = _used(enc)
     T = _soft_majority(enc)
 
+    last = {}
+
     def m_step(T):
         counts, mass = _sufficient_stats(enc.R, T)
+        last["counts"] = counts
         if model == "ds":
             priors, pi = _ds_m_step(counts, used, mass, N)
             return priors, pi, None
@@ -388,7 +394,7 @@ def _run_em(enc: _Encoded, model: str, *, max_iter: int, tol: float, init: str, 
             T, ll = _e_step(enc.R, priors, pi)
             history.append(ll)
             priors, pi, skill = m_step(T)
-            new_loss = _crowdkit_elbo(enc, T, priors, pi)
+            new_loss = _crowdkit_elbo(enc, T, priors, pi, last["counts"])
             if new_loss - loss < tol:
                 converged = True
                 break
