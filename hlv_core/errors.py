@@ -218,7 +218,7 @@ def error_scores(df: pd.DataFrame, *, method: str, validity: pd.DataFrame | None
     Returns
     -------
     DataFrame ``item_id, label, n_chose, n_annotators, score`` sorted by descending score
-    (ties kept, then item and label), plus ``rank`` (1 = most likely an error; ties share the
+    (ties kept; within a tie fewer choosers first, then item and label), plus ``rank`` (1 = most likely an error; ties share the
     best rank of their group).
     """
     if method not in METHODS:
@@ -261,7 +261,8 @@ def error_scores(df: pd.DataFrame, *, method: str, validity: pd.DataFrame | None
     if rerank_by_count:
         score = -u["n_chose"].to_numpy(float) + _dense_unit(np.asarray(score, float))
     out = u.assign(score=np.asarray(score, dtype=float))
-    out = out.sort_values(["score", "item_id", "label"], ascending=[False, True, True],
+    out = out.sort_values(["score", "n_chose", "item_id", "label"],
+                          ascending=[False, True, True, True],
                           kind="mergesort").reset_index(drop=True)
     out["rank"] = out["score"].rank(method="min", ascending=False).astype(int)
     return out
