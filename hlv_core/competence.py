@@ -744,6 +744,7 @@ def annotator_report(df: pd.DataFrame, *, camps=None, subset=None, traits=None,
     ``systematic`` when not unreliable and (a) ``cell_ratio`` >= 2.5 or (b) own-camp agreement
     exceeds majority agreement on ``subset`` by >= ``camp_gain``; else ``reliable``. ``rules``
     picks which of (a), (b) apply. Multi-label cells are collapsed to label sets first.
+    ``mace_restarts=0`` skips MACE (``mace_competence`` NaN; it never enters the verdict).
 
     Parameters
     ----------
@@ -759,7 +760,7 @@ def annotator_report(df: pd.DataFrame, *, camps=None, subset=None, traits=None,
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         ds = dawid_skene(cells, max_iter=max_iter, tol=tol)
-    mc = mace(cells, n_restarts=mace_restarts, seed=seed)
+    mc = mace(cells, n_restarts=mace_restarts, seed=seed) if mace_restarts > 0 else None
     enc = _encode(cells)
     A, K, N = len(enc.annotators), len(enc.labels), len(enc.items)
     anns = pd.Index(enc.annotators, name="annotator_id", dtype=object)
@@ -804,7 +805,7 @@ def annotator_report(df: pd.DataFrame, *, camps=None, subset=None, traits=None,
     out["majority_agreement"] = per_annotator(defined)
     codes = pd.DataFrame({"ii": enc.ii, "aa": enc.aa, "ll": enc.ll})
     out["top3_peer_agreement"] = _top_peer_agreement(codes)
-    out["mace_competence"] = mc.competence.to_numpy()
+    out["mace_competence"] = mc.competence.to_numpy() if mc is not None else np.nan
     in_subset = None
     if subset is not None:
         items = pd.Index(enc.items)
