@@ -213,6 +213,11 @@ def test_md_agreement_one_coin_converges_and_is_crowdkits_fixed_point():
     big = res.n_rows >= 200
     np.testing.assert_allclose(skills[big].to_numpy(), res.skill[big].to_numpy(), atol=1e-6)
     assert (np.diff(res.loglik_history) >= -1e-9).all()
+    # crowd-kit's default DS (its own stopping rule) reproduced with stop="crowdkit"
+    ours = C.dawid_skene(df, stop="crowdkit", tol=1e-5, max_iter=100)
+    theirs = ck.DawidSkene().fit_predict_proba(crowdkit_frame(df))
+    theirs = theirs.reindex(index=ours.posteriors.index, columns=ours.posteriors.columns)
+    np.testing.assert_allclose(theirs.to_numpy(), ours.posteriors.to_numpy(), atol=1e-8)
 
 
 # ---------------------------------------------------------------------------------- MACE (9C)
