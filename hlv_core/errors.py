@@ -115,7 +115,7 @@ def _posterior_present(d: pd.DataFrame, method: str, *, seed: int, max_iter: int
     return pd.concat(parts, ignore_index=True)
 
 
-def _peer_counts(validity: pd.DataFrame, allow_self: bool) -> pd.DataFrame:
+def _peer_counts(validity: pd.DataFrame, allow_self: bool, judges: str = "peer") -> pd.DataFrame:
     need = ["item_id", "annotator_id", "label", "judge", "valid"]
     missing = [c for c in need if c not in validity.columns]
     if missing:
@@ -137,7 +137,16 @@ def _peer_counts(validity: pd.DataFrame, allow_self: bool) -> pd.DataFrame:
     v["valid"] = valid.astype(int)
     key = ["item_id", "annotator_id", "label", "explanation_index"]
     explanations = v[key].drop_duplicates()
-    if allow_self:
+    if judges not in ("peer", "self", "all"):
+        raise ValueError(f"judges='{judges}': use 'peer' (default), 'self' or 'all'")
+    if judges != "peer" and not allow_self:
+        raise ValueError(
+            f"judges='{judges}' scores with self judgments (judge = author), which define "
+            "VariErr's gold errors: that leaks the answer. Use judges='peer', or "
+            "allow_self=True for analysis only")
+    if judges == "self":
+        judged = v[is_self.to_numpy()]
+    elif judges == "all" or allow_self:
         judged = v
     else:
         judged = v[~is_self.to_numpy()]
@@ -174,7 +183,8 @@ def _dense_unit(score: np.ndarray) -> np.ndarray:
 
 
 def error_scores(df: pd.DataFrame, *, method: str, validity: pd.DataFrame | None = None,
-                 allow_self: bool = False, rerank_by_count: bool = False, seed: int = 0,
+                 allow_self: bool = False, judges: str = "peer",
+                 rerank_by_count: bool = False, seed: int = 0,
                  max_iter: int = 10_000, tol: float = 1e-10) -> pd.DataFrame:
     """Per-(item, label) error score: higher = more likely an annotation error.
 
@@ -205,7 +215,8 @@ def error_scores(df: pd.DataFrame, *, method: str, validity: pd.DataFrame | None
     ``"peer_ratio_all"`` = -sum_e v_e / sum_e m_e, ``"peer_ratio_per"`` = -mean_e v_e / m_e
     (e over the label's explanations, ratio 0 when m = 0). Self judgments (judge = author) decide
     VariErr's gold errors: they are dropped, and a frame holding only self judgments raises
-    unless ``allow_self=True``.
+    unless ``allow_self=True``; ``judges="self"`` / ``"all"`` (score with self judgments) raise
+    a ValueError naming the leak unless ``allow_self=True`` (analysis only).
 
     Parameters
     ----------
@@ -254,7 +265,7 @@ def error_scores(df: pd.DataFrame, *, method: str, validity: pd.DataFrame | None
         if validity is None:
             raise ValueError(f"method='{method}' needs validity judgments (validity=...); "
                              "this dataset has none, use a label-only method")
-        per = _peer_counts(validity, allow_self)
+        per = _peer_counts(validity, allow_self, judges)
         s = _validity_score(per, method).set_index(["item_id", "label"])["score"]
         score = s.reindex(pd.MultiIndex.from_frame(u[["item_id", "label"]])).fillna(0.0)
         score = score.to_numpy(float)

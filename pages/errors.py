@@ -46,7 +46,7 @@ with st.expander("Settings: scoring method, seed, iterations, verdict thresholds
                           key="errors.method")
     seed = int(c2.number_input("Seed (MACE)", 0, 2**31 - 1, 0, key="errors.seed",
                                help="Same seed, same result; stored in every download."))
-    max_iter = int(c3.number_input("Most EM iterations", 50, 10_000, 1000, 50,
+    max_iter = int(c3.number_input("Most EM iterations", 50, 10_000, 500, 50,
                                    key="errors.max_iter",
                                    help="Dawid-Skene stops earlier at its fixed point."))
     rerank = st.toggle("Order by label count first", False, key="errors.rerank",

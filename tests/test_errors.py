@@ -95,6 +95,12 @@ def test_validity_methods_by_hand_and_self_refused():
     disguised = only_self.assign(judge_type="peer")
     with pytest.raises(ValueError, match="self judgments"):
         E.error_scores(frame(TOY), method="peer_sum_all", validity=disguised)
+    for judges in ("self", "all"):
+        with pytest.raises(ValueError, match="leaks the answer"):
+            E.error_scores(frame(TOY), method="peer_sum_all", validity=validity, judges=judges)
+    mixed = E.error_scores(frame(TOY), method="peer_sum_all", validity=validity, judges="self",
+                           allow_self=True).set_index(["item_id", "label"])["score"]
+    assert mixed[("i1", "y")] == 0           # c's own judgment of its explanation: not valid
     ok = E.error_scores(frame(TOY), method="peer_sum_all", validity=only_self, allow_self=True)
     assert len(ok) == 5
     with pytest.raises(ValueError, match="needs validity"):
