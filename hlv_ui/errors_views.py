@@ -143,10 +143,14 @@ def item_detail(dataset: Dataset, scores: pd.DataFrame, item_id: str, label: str
             ["annotator_id", "label"])["explanation"].agg(" | ".join).reset_index()
         mine = mine.merge(ex, on=["annotator_id", "label"], how="left")
     st.markdown("**Every annotator's labels on this item**")
-    show_table(mine.sort_values(["annotator_id", "label"]), hide_index=True, width="stretch")
+    mine = mine.sort_values(["annotator_id", "label"])
+    show_table(mine, hide_index=True, width="stretch")
+    download_table(mine.assign(item_id=item_id), "item_labels.csv", key="errors.dl_item")
     same = scores[scores["item_id"] == item_id][["label", "score", "rank", "n_chose"]]
     st.markdown("**Scores of every label of this item**")
-    show_table(same, hide_index=True, width="stretch")
+    show_table(same, hide_index=True, width="stretch",
+               column_config={"score": st.column_config.NumberColumn(format="%.4f")})
+    download_table(same.assign(item_id=item_id), "item_scores.csv", key="errors.dl_item_scores")
     explorer_link(f"Open item {md(item_id)} in Items and annotators", item=item_id)
 
 

@@ -122,6 +122,8 @@ if gold is not None:
                     f"draws, seed {seed}; P@k and R@k expected over tie orders)")
         ev = V.evaluation_table(scores, gold, seed)
         show_table(ev, hide_index=True, width="stretch")
+        download_table(ev.assign(method=method, seed=seed), "error_ranking_evaluation.csv",
+                       key="errors.dl_eval")
     except (DataError, ValueError) as error:
         show_data_error(DataError(str(error), source=up_gold.name))
 
@@ -161,6 +163,7 @@ if len(system):
                 "disagreement concentrates on one confusion (true label -> their label); treat "
                 "it as a reading to understand, not as noise to remove.")
     show_table(system, hide_index=True, width="stretch")
+    download_table(system, "systematic_annotators.csv", key="errors.dl_system")
 show_table(report.reset_index(), hide_index=True, width="stretch")
 V.report_download(report, seed)
 profile = st.selectbox("Open an annotator's profile", list(report.index), index=None,
