@@ -66,6 +66,8 @@ pages = {
                 url_path="graph"),
         st.Page("pages/explorer.py", title="Items and annotators", icon=":material/person_search:",
                 url_path="explorer"),
+        st.Page("pages/errors.py", title="Errors and perspectives", icon=":material/rule:",
+                url_path="errors"),
     ],
     "Experts and training": [
         st.Page("pages/review.py", title="Case review", icon=":material/gavel:",

@@ -10,6 +10,8 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet -r requirements-dev.txt
+# Test-only oracles whose own pins we do not want (crowd-kit pins transformers it never needs here)
+.venv/bin/python -m pip install --quiet --no-deps -r requirements-oracle.txt
 if [ ! -x /usr/bin/chromium ]; then
     if [ "$(id -u)" = "0" ]; then
         apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null

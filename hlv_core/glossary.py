@@ -620,3 +620,57 @@ TERMS.update({
         "accuracy against argmax of the votes|. Guo et al. (2017); Baan et al., section 3.",
     ),
 })
+
+
+# ------------------------------------------------------------ signal or noise (errors, competence)
+PAPERS.update({
+    "varierr": "Weber-Genzel et al. (2024), VariErr NLI: Separating Annotation Error from Human "
+               "Label Variation",
+    "dawid_skene": "Dawid & Skene (1979), Maximum Likelihood Estimation of Observer Error-Rates "
+                   "Using the EM Algorithm",
+    "mace": "Hovy et al. (2013), Learning Whom to Trust with MACE",
+})
+
+TERMS.update({
+    "possible_error": Term(
+        "Possible error",
+        "A label that looks more like a slip than a reading: few people chose it, and those who "
+        "did often stand alone. It is a score and a rank for re-checking, never a verdict.",
+        "Rank 1 is the label most worth a second look. A high score can still be a legitimate "
+        "minority reading: look at who chose it (reliable, systematic) and at their explanation.",
+        "On VariErr NLI, 'contradiction' chosen by one of four annotators, who rarely stands "
+        "alone elsewhere, ranks high; the same label chosen by a systematic camp ranks lower.",
+        "Default score: 1 - P(label present) from a Dawid-Skene fit (one binary fit per class for "
+        "multi-label data), EM to the fixed point. Other scores: label count, share of others not "
+        "choosing, the choosers' singleton rate, one-coin DS, MACE, peer validity judgments. "
+        "Evaluated by average precision and tie-aware P@k / R@k as in Weber-Genzel et al. (2024), "
+        "VariErr NLI, section 5.",
+    ),
+    "annotator_verdict": Term(
+        "Reliable, unreliable or systematic",
+        "Whether an annotator's disagreements look random (unreliable: careless or guessing) or "
+        "follow a pattern (systematic: a consistent reading of some kind of item, a perspective).",
+        "Unreliable = skill far below the typical annotator's, across the board. Systematic = one "
+        "kind of confusion at least 2.5 times as frequent as for the median annotator, or "
+        "agreeing with their own camp on a subset more than with the majority. A systematic "
+        "minority is a perspective, not noise.",
+        "A reviewer who answers 'offensive' on every tweet about one topic but agrees elsewhere "
+        "is systematic; one who answers at random everywhere is unreliable.",
+        "One-coin Dawid-Skene skill (unreliable when below the midpoint of chance 1/K and the "
+        "median skill), the Dawid-Skene confusion cell with the largest prior-weighted "
+        "off-diagonal mass against the median of that cell (systematic at >= 2.5x), camp "
+        "agreement from Basile's signed graph; fewer than 20 labels = insufficient data. "
+        "Dawid & Skene (1979), section 2; Hovy et al. (2013), MACE, section 2.",
+    ),
+    "annotator_skill": Term(
+        "Skill (Dawid-Skene)",
+        "How often an annotator gives the label a statistical model believes is right, learned "
+        "from everyone's labels at once (no gold needed).",
+        "1 = always right; 1/K (K labels) = no better than guessing. Compare annotators of the "
+        "same dataset, not across datasets.",
+        "With two labels, skill 0.95 is a careful annotator, 0.5 a coin flip.",
+        "One-coin Dawid-Skene: EM alternates posteriors of the true class per item and one "
+        "accuracy s_a per annotator (share of the posterior mass on the labels a gave), run to a "
+        "fixed point (changes below 1e-10). Dawid & Skene (1979), section 2.",
+    ),
+})

@@ -79,6 +79,10 @@ class ReportSettings:
     max_traits: int = 6
     max_trait_values: int = 12
     max_annotations_per_item: int = 40
+    # signal or noise: EM iterations (DS, one-coin), MACE restarts, possible errors listed
+    signal_max_iter: int = 100
+    signal_mace_restarts: int = 0
+    signal_top_errors: int = 15
 
 
 @dataclass
@@ -722,6 +726,51 @@ def _about(dataset: Dataset, settings: ReportSettings, generated: str,
 
 
 # ------------------------------------------------------------------------------- assembly
+def _signal(dataset: Dataset, settings: ReportSettings) -> Section:
+    """Possible errors (Weber-Genzel et al. 2024, VariErr NLI, section 5) and the annotator
+    report (Dawid & Skene 1979; Hovy et al. 2013, MACE): the numbers of the Errors and
+    perspectives page and of ``python -m hlv_core errors`` / ``competence --report``."""
+    from . import competence as comp
+    from . import errors as err
+
+    title = "Possible errors and annotators: signal or noise"
+    missing = _without_linked_labels(dataset, "this analysis")
+    if missing:
+        return Section("signal", title, _not_applicable(missing), False)
+    annotations = dataset.annotations[["item_id", "annotator_id", "label"]]
+    if annotations["label"].nunique() < 2:
+        return Section("signal", title, _not_applicable(
+            "every annotation has the same label: nothing can be a possible error."), False)
+    report = comp.annotator_report(annotations, seed=settings.seed,
+                                   max_iter=settings.signal_max_iter,
+                                   mace_restarts=settings.signal_mace_restarts)
+    scores = err.error_scores(annotations, method="ds_posterior", seed=settings.seed,
+                              max_iter=settings.signal_max_iter)
+    counts = report["kind"].value_counts()
+    body = _facts([(kind.replace("_", " "), _num(int(counts.get(kind, 0))))
+                   for kind in ("reliable", "unreliable", "systematic", "insufficient_data")])
+    body += _p(f"Unreliable = one-coin Dawid-Skene skill below "
+               f"{_num(report.attrs.get('skill_cut'))} (midway between chance and the median "
+               "annotator): disagreement that looks random. Systematic = one confusion at least "
+               f"{_num(comp.REPORT_THRESHOLDS['cell_ratio'], 1)}x as frequent as for the median "
+               "annotator: a consistent reading, shown as a perspective, not as noise.")
+    flagged = report[report["kind"].isin(["unreliable", "systematic"])].reset_index()
+    if len(flagged):
+        body += html_table(flagged[["annotator_id", "kind", "n_rows", "skill", "reason"]],
+                           max_rows=50, caption="Annotators whose disagreement stands out")
+    top = scores.head(settings.signal_top_errors)
+    body += html_table(top[["rank", "item_id", "label", "score", "n_chose", "n_annotators"]],
+                       caption=f"The {len(top)} highest-ranked possible errors (of "
+                               f"{len(scores):,} labels; score = 1 - P(label present) under "
+                               "Dawid-Skene). A score and a rank for re-checking, not a verdict.")
+    mace_note = (f"MACE {settings.signal_mace_restarts} restarts, seed {settings.seed}"
+                 if settings.signal_mace_restarts else "MACE skipped (not used by the verdicts)")
+    body += _p(f"EM at most {settings.signal_max_iter} iterations (the command line runs to "
+               f"the fixed point); {mace_note}.", "note")
+    body += _explain("possible_error", "annotator_verdict")
+    return Section("signal", title, body)
+
+
 def report_sections(dataset: Dataset, predictions: pd.DataFrame | None = None, *,
                     settings: ReportSettings | None = None, progress: Progress | None = None,
                     generated: str | None = None) -> list[Section]:
@@ -744,6 +793,7 @@ def report_sections(dataset: Dataset, predictions: pd.DataFrame | None = None, *
         ("scores", "Soft vs hard metrics", lambda: _scores(dataset, predictions, settings)),
         ("human_pool", "Models against the human pool",
          lambda: _human_pool(dataset, predictions, settings)),
+        ("signal", "Possible errors and annotators", lambda: _signal(dataset, settings)),
     ]
     sections: list[Section] = []
     for i, (key, name, build) in enumerate(builders):

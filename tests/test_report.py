@@ -71,7 +71,8 @@ def hostile(tmp_path_factory):
 def test_every_section_applies_to_case_review(case_review):
     sections = report_sections(case_review, generated=FIXED)
     assert [s.key for s in sections] == ["overview", "labels", "agreement", "pairs", "sigma",
-                                         "items", "certainty", "scores", "human_pool", "about"]
+                                         "items", "certainty", "scores", "human_pool", "signal",
+                                         "about"]
     assert all(s.applies for s in sections), [s.key for s in sections if not s.applies]
     assert sum(s.figures for s in sections) == 3
 

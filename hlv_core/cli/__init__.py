@@ -12,6 +12,8 @@ from ..io import DataError
 from . import (
     agreement,
     certainty,
+    competence,
+    errors,
     explore,
     judge,
     lab,
@@ -45,6 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_cli(sub)
     explore.add_cli(sub)
     judge.add_cli(sub)
+    competence.add_cli(sub)
+    errors.add_cli(sub)
     return parser
 
 

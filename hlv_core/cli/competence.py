@@ -1,0 +1,108 @@
+"""``python -m hlv_core competence DATA [--model ds|one-coin|mace] [--json] [--report]``.
+
+Annotator competence by Dawid-Skene (Dawid & Skene 1979), one-coin Dawid-Skene or MACE (Hovy et
+al. 2013), fitted by :mod:`hlv_core.competence` (EM to a fixed point; MACE seeded). Prints one
+row per annotator (rows, accuracy / skill / competence) and the fit's iterations, convergence and
+log-likelihood; ``--items`` adds the hard label and posterior per item. ``--report`` prints the
+annotator report (verdicts reliable / unreliable / systematic / insufficient data, camps from
+Basile's sigma graph).
+
+Example: ``python -m hlv_core competence ../shared/data/hs_brexit --model one-coin``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import warnings
+
+import pandas as pd
+
+from .. import competence as comp
+from ._common import add_dataset_arguments, load_from_args, print_result
+from ._output import write_json
+
+__all__ = ["add_cli", "run_competence"]
+
+MODELS = ("ds", "one-coin", "mace")
+
+
+def add_cli(sub) -> None:
+    p = sub.add_parser("competence", help="annotator competence: Dawid-Skene, one-coin DS, MACE",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_dataset_arguments(p)
+    p.add_argument("--model", default="ds", choices=MODELS, help="competence model (default ds)")
+    p.add_argument("--max-iter", type=int, default=10_000, help="most EM iterations (DS models)")
+    p.add_argument("--tol", type=float, default=1e-10, help="fixed-point tolerance (DS models)")
+    p.add_argument("--seed", type=int, default=0, help="MACE seed (default 0)")
+    p.add_argument("--restarts", type=int, default=10, help="MACE restarts (default 10)")
+    p.add_argument("--items", action="store_true", help="also print each item's label/posterior")
+    p.add_argument("--report", action="store_true",
+                   help="print the annotator report with verdicts instead")
+    p.set_defaults(handler=run_competence)
+
+
+def fit(annotations: pd.DataFrame, model: str, *, max_iter: int = 10_000, tol: float = 1e-10,
+        seed: int = 0, restarts: int = 10) -> comp.CompetenceResult:
+    """The one call the CLI and the page make to fit a competence model."""
+    if model == "ds":
+        return comp.dawid_skene(annotations, max_iter=max_iter, tol=tol)
+    if model == "one-coin":
+        return comp.one_coin_dawid_skene(annotations, max_iter=max_iter, tol=tol)
+    if model == "mace":
+        return comp.mace(annotations, seed=seed, n_restarts=restarts)
+    raise ValueError(f"--model {model}: choose one of {', '.join(MODELS)}")
+
+
+def annotator_table(res: comp.CompetenceResult) -> pd.DataFrame:
+    out = pd.DataFrame({"annotator_id": res.n_rows.index, "n_rows": res.n_rows.to_numpy()})
+    for name in ("accuracy", "skill", "competence"):
+        series = getattr(res, name)
+        if series is not None:
+            out[name] = series.to_numpy()
+    return out
+
+
+def run_competence(args) -> int:
+    dataset = load_from_args(args)
+    annotations = dataset.annotations[["item_id", "annotator_id", "label"]]
+    if args.report:
+        camps = comp.sigma_camps(annotations)
+        rep = comp.annotator_report(annotations, camps=camps, seed=args.seed,
+                                    mace_restarts=args.restarts, traits=dataset.annotators)
+        rep = rep.reset_index()
+        if args.json:
+            write_json({"thresholds": comp.REPORT_THRESHOLDS,
+                        "skill_cut": rep.attrs.get("skill_cut"), "annotators": rep})
+        else:
+            print_result(rep, False)
+        return 0
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RuntimeWarning)
+        res = fit(annotations, args.model, max_iter=args.max_iter, tol=args.tol,
+                  seed=args.seed, restarts=args.restarts)
+    table = annotator_table(res)
+    head = {"model": res.model, "n_items": len(res.posteriors), "n_annotators": len(table),
+            "labels": list(res.label_order), "n_iter": res.n_iter, "converged": res.converged,
+            "loglik": res.loglik}
+    if res.model == "mace":
+        head.update(seed=args.seed, restarts=args.restarts, best_restart=res.best_restart)
+    notes = [str(w.message) for w in caught]
+    items = None
+    if args.items:
+        items = res.posteriors.add_prefix("p_").reset_index()
+        items.insert(1, "label", res.labels.to_numpy())
+    if args.json:
+        payload = {**head, "priors": res.priors, "warnings": notes, "annotators": table}
+        if items is not None:
+            payload["items"] = items
+        write_json(payload)
+        return 0
+    print_result(head, False)
+    for note in notes:
+        print(f"warning: {note}")
+    print()
+    print_result(table, False)
+    if items is not None:
+        print()
+        print_result(items, False)
+    return 0

@@ -1,0 +1,870 @@
+"""Annotator competence: Dawid-Skene, one-coin Dawid-Skene and MACE, vectorised over rows.
+
+Input everywhere is the canonical long frame ``item_id, annotator_id, label`` (strings; one row
+per given label, so a multi-label annotator has several rows on an item). Each fit returns a
+:class:`CompetenceResult`.
+
+Models
+------
+- :func:`dawid_skene`: Dawid & Skene (1979), full confusion matrix per annotator, EM run to a
+  real fixed point (largest change of any posterior and any confusion entry below ``tol``).
+- :func:`one_coin_dawid_skene`: the same EM with one skill per annotator (the "one-coin" model).
+- :func:`mace`: Hovy et al. (2013), *Learning Whom to Trust with MACE*, section 2: each annotator
+  either knows the answer or guesses from a personal strategy; variational Bayes (default) or EM,
+  seeded restarts.
+- :func:`annotator_report`: one row per annotator with the numbers above plus majority and camp
+  agreement, and a verdict ``reliable`` / ``unreliable`` / ``systematic`` / ``insufficient_data``.
+
+Sufficient statistics (for callers that split the rows into partitions)
+------------------------------------------------------------------------
+The EM steps are separate private functions on count arrays, so a caller holding the rows in
+several partitions can run the E-step per partition and add the statistics before one M-step:
+
+- ``_pair_matrix(item_codes, annotator_codes, label_codes, n_items, n_annotators, n_labels)``:
+  the sparse (items x annotators*labels) count matrix ``R`` of one partition (column
+  ``a * K + l``). Item codes must be local to the partition (0..n_items-1); annotator and label
+  codes global.
+- ``_sufficient_stats(R, T) -> (counts, class_mass)``: ``counts[a, k, l]`` = sum over a's rows
+  (i, l) of ``T[i, k]`` (true class k x observed label l, shape (A, K, K)) and
+  ``class_mass[k] = sum_i T[i, k]`` (shape (K,)). Both add over partitions.
+- ``_ds_m_step(counts, used, class_mass, n_items) -> (priors, pi)`` and
+  ``_one_coin_m_step(counts, class_mass, n_items) -> (priors, pi, skill)``: parameters from the
+  summed statistics; ``used[a, l]`` says whether annotator a ever gave label l (OR over partitions).
+- ``_e_step(R, priors, pi) -> (T, loglik)``: posteriors of one partition's items and their
+  marginal log-likelihood (add over partitions).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+from scipy.special import digamma
+
+__all__ = [
+    "CompetenceResult",
+    "REPORT_THRESHOLDS",
+    "annotator_report",
+    "dawid_skene",
+    "mace",
+    "one_coin_dawid_skene",
+    "sigma_camps",
+]
+
+#: Floor applied to counts and priors before a log (crowd-kit's and the spec's convention).
+EPS = 1e-10
+
+
+@dataclass
+class CompetenceResult:
+    """What a competence model estimated.
+
+    Attributes
+    ----------
+    model : str
+        ``"ds"``, ``"one-coin"`` or ``"mace"``.
+    posteriors : DataFrame
+        Items x labels, P(true class | data); rows sum to 1.
+    labels : Series
+        Hard label per item (argmax; ties -> first label in ``label_order``).
+    priors : Series
+        Class prior p_k (MACE: the prior it was given, uniform by default).
+    n_rows : Series
+        Rows per annotator.
+    n_iter : int
+        EM iterations run (MACE: iterations per restart).
+    converged : bool
+        True when the stopping rule was met before ``max_iter`` (MACE: always True, fixed count).
+    loglik : float
+        Marginal log-likelihood sum_i log sum_k p_k prod_rows P(row | k) at the returned state.
+    loglik_history : ndarray
+        The marginal log-likelihood after every E-step.
+    confusion : mapping or None
+        Annotator -> DataFrame (true x observed, rows sum to 1 over the labels the annotator used).
+    accuracy : Series or None
+        DS: sum_k p_k pi_a[k, k].
+    skill : Series or None
+        One-coin: s_a.
+    competence : Series or None
+        MACE: P(knowing) per annotator (the variational value is sub-normalised, as MACE writes it).
+    entropy : Series or None
+        MACE: entropy (natural log) of each item's posterior.
+    strategy : DataFrame or None
+        MACE: annotators x labels guessing strategy theta_a.
+    best_restart : int or None
+        MACE: index of the restart kept.
+    restart_loglik : ndarray or None
+        MACE: final log marginal likelihood of every restart.
+    confusion_array : ndarray or None
+        (A, K, K) array behind ``confusion`` (annotators in ``n_rows.index`` order).
+    label_order : tuple
+        The label order (columns of ``posteriors``).
+    """
+
+    model: str
+    posteriors: pd.DataFrame
+    labels: pd.Series
+    priors: pd.Series
+    n_rows: pd.Series
+    n_iter: int
+    converged: bool
+    loglik: float
+    loglik_history: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0))
+    confusion: dict | None = field(repr=False, default=None)
+    accuracy: pd.Series | None = None
+    skill: pd.Series | None = None
+    competence: pd.Series | None = None
+    entropy: pd.Series | None = None
+    strategy: pd.DataFrame | None = None
+    best_restart: int | None = None
+    restart_loglik: np.ndarray | None = field(repr=False, default=None)
+    confusion_array: np.ndarray | None = field(repr=False, default=None)
+    label_order: tuple = ()
+
+
+# ----------------------------------------------------------------------------------- encoding
+@dataclass
+class _Encoded:
+    items: np.ndarray        # (N,) item ids, sorted
+    annotators: np.ndarray   # (A,) annotator ids, sorted
+    labels: tuple            # (K,) label order
+    ii: np.ndarray           # (rows,) item code
+    aa: np.ndarray           # (rows,) annotator code
+    ll: np.ndarray           # (rows,) label code
+    R: sp.csr_matrix         # (N, A*K) counts of (annotator, label) per item
+    RT: sp.csr_matrix        # its transpose
+    rows_per_item: np.ndarray  # (N,) rows per item
+
+
+def _encode(df: pd.DataFrame, labels=None, *, min_annotators: int = 2,
+            min_labels: int = 2) -> _Encoded:
+    if not isinstance(df, pd.DataFrame):
+        raise ValueError("annotations must be a DataFrame with columns item_id, annotator_id, label")
+    missing = [c for c in ("item_id", "annotator_id", "label") if c not in df.columns]
+    if missing:
+        raise ValueError(
+            f"annotations: column(s) {', '.join(missing)} missing; expected the long format "
+            "item_id, annotator_id, label"
+        )
+    if len(df) == 0:
+        raise ValueError("annotations: no rows; load a dataset with at least one annotation")
+    frame = df[["item_id", "annotator_id", "label"]]
+    if frame.isna().to_numpy().any():
+        bad = int(np.flatnonzero(frame.isna().to_numpy().any(axis=1))[0])
+        raise ValueError(f"annotations: row {bad + 1} has an empty item_id, annotator_id or label; "
+                         "drop the row (missing = no row)")
+    ii, items = _factorize_sorted(frame["item_id"])
+    aa, annotators = _factorize_sorted(frame["annotator_id"])
+    ll_raw, present = _factorize_sorted(frame["label"])
+    if labels is None:
+        order = tuple(present.tolist())
+        ll = ll_raw
+    else:
+        order = tuple(str(x) for x in labels)
+        if len(set(order)) != len(order):
+            raise ValueError("labels=: the label order lists a label twice")
+        extra = sorted(set(present.tolist()) - set(order))
+        if extra:
+            raise ValueError(f"annotations: label '{extra[0]}' is not in labels=; add it to the order")
+        ll = pd.Index(order).get_indexer(present)[ll_raw]
+    if len(annotators) < min_annotators:
+        raise ValueError(
+            f"annotations: {len(annotators)} annotator(s); competence models compare annotators "
+            f"with each other and need at least {min_annotators}"
+        )
+    if len(order) < min_labels:
+        raise ValueError(
+            f"annotations: only one label ('{order[0]}') in the data; with a single label there "
+            "is nothing to estimate (every annotator agrees by construction)"
+        )
+    ii = ii.astype(np.int64)
+    aa = aa.astype(np.int64)
+    R = _pair_matrix(ii, aa, ll, len(items), len(annotators), len(order))
+    return _Encoded(items, annotators, order, ii, aa, ll, R, R.T.tocsr(),
+                    np.bincount(ii, minlength=len(items)).astype(float))
+
+
+def _factorize_sorted(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """Integer codes and the sorted unique values (as ``str``) of one column."""
+    codes, uniques = pd.factorize(column.astype(str), sort=True)
+    return codes.astype(np.int64), np.asarray(uniques, dtype=object)
+
+
+class _ConfusionMap(Mapping):
+    """Annotator -> confusion DataFrame (true x observed), built on access from the array."""
+
+    def __init__(self, pi: np.ndarray, annotators, labels) -> None:
+        self._pi = pi
+        self._pos = {a: j for j, a in enumerate(annotators)}
+        self._labels = list(labels)
+
+    def __getitem__(self, annotator) -> pd.DataFrame:
+        j = self._pos[annotator]
+        return pd.DataFrame(self._pi[j], index=pd.Index(self._labels, name="true", dtype=object),
+                            columns=pd.Index(self._labels, name="observed", dtype=object))
+
+    def __iter__(self):
+        return iter(self._pos)
+
+    def __len__(self) -> int:
+        return len(self._pos)
+
+
+def _pair_matrix(item_codes, annotator_codes, label_codes, n_items: int, n_annotators: int,
+                 n_labels: int) -> sp.csr_matrix:
+    """Sparse (n_items, n_annotators * n_labels) matrix of row counts; column ``a * K + l``."""
+    cols = np.asarray(annotator_codes) * n_labels + np.asarray(label_codes)
+    data = np.ones(len(cols), dtype=np.float64)
+    R = sp.csr_matrix((data, (np.asarray(item_codes), cols)),
+                      shape=(n_items, n_annotators * n_labels))
+    R.sum_duplicates()
+    return R
+
+
+def _soft_majority(enc: _Encoded) -> np.ndarray:
+    """T[i, k] = share of item i's rows with label k (ties stay split)."""
+    K = len(enc.labels)
+    counts = np.bincount(enc.ii * K + enc.ll, minlength=len(enc.items) * K).reshape(-1, K)
+    return counts / counts.sum(axis=1, keepdims=True)
+
+
+# ---------------------------------------------------------------------------- EM building blocks
+def _sufficient_stats(R: sp.csr_matrix, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Expected counts from posteriors.
+
+    Parameters
+    ----------
+    R : sparse (N, A*K)
+        Row counts per item and (annotator, label) pair (see :func:`_pair_matrix`).
+    T : ndarray (N, K)
+        Posteriors of the same items.
+
+    Returns
+    -------
+    counts : ndarray (A, K, K)
+        ``counts[a, k, l]`` = sum over a's rows (i, l) of T[i, k] (true k x observed l).
+    class_mass : ndarray (K,)
+        sum_i T[i, k].
+    """
+    K = T.shape[1]
+    flat = np.asarray(R.T @ T)                      # (A*K_obs, K_true)
+    counts = flat.reshape(-1, K, K).transpose(0, 2, 1)
+    return np.ascontiguousarray(counts), T.sum(axis=0)
+
+
+def _ds_m_step(counts: np.ndarray, used: np.ndarray, class_mass: np.ndarray,
+               n_items: int) -> tuple[np.ndarray, np.ndarray]:
+    """Full Dawid-Skene M-step (Dawid & Skene 1979, section 2).
+
+    p_k = class_mass_k / n_items; pi_a[k, l] = max(n_a[k, l], 1e-10) / sum_{l' used by a}
+    max(n_a[k, l'], 1e-10); labels a never used get pi = 0.
+
+    Parameters
+    ----------
+    counts : (A, K, K) expected counts (true x observed); used : (A, K) bool; class_mass : (K,).
+
+    Returns
+    -------
+    priors : (K,), pi : (A, K, K)
+    """
+    priors = class_mass / n_items
+    c = np.maximum(counts, EPS) * used[:, None, :]
+    pi = c / c.sum(axis=2, keepdims=True)
+    return priors, pi
+
+
+def _one_coin_m_step(counts: np.ndarray, class_mass: np.ndarray,
+                     n_items: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One-coin M-step: s_a = mean over a's rows of T[i, l] = trace(n_a) / sum(n_a).
+
+    pi_a[k, k] = s_a, pi_a[k, l] = (1 - s_a) / (K - 1), clipped to [1e-10, 1 - 1e-10].
+
+    Returns
+    -------
+    priors : (K,), pi : (A, K, K), skill : (A,)
+    """
+    K = counts.shape[1]
+    total = counts.sum(axis=(1, 2))
+    skill = np.trace(counts, axis1=1, axis2=2) / total
+    off = (1.0 - skill) / (K - 1)
+    pi = np.broadcast_to(off[:, None, None], counts.shape).copy()
+    idx = np.arange(K)
+    pi[:, idx, idx] = skill[:, None]
+    np.clip(pi, EPS, 1 - EPS, out=pi)
+    return class_mass / n_items, pi, skill
+
+
+def _log_pi_flat(pi: np.ndarray) -> np.ndarray:
+    """(A*K_obs, K_true) log pi with unused entries (pi = 0) as 0: they never meet a row."""
+    A, K, _ = pi.shape
+    with np.errstate(divide="ignore"):
+        lp = np.log(pi)
+    lp[~np.isfinite(lp)] = 0.0
+    return lp.transpose(0, 2, 1).reshape(A * K, K)
+
+
+def _e_step(R: sp.csr_matrix, priors: np.ndarray, pi: np.ndarray) -> tuple[np.ndarray, float]:
+    """Dawid-Skene E-step.
+
+    log T[i, k] = log max(p_k, 1e-10) + sum over i's rows (a, l) of log pi_a[k, l], normalised
+    with log-sum-exp.
+
+    Returns
+    -------
+    T : ndarray (N, K)
+    loglik : float
+        sum_i log sum_k p_k prod pi_a[k, l] (with the 1e-10 floor on p).
+    """
+    logp = np.log(np.maximum(priors, EPS))
+    L = np.asarray(R @ _log_pi_flat(pi)) + logp
+    T, norm = _normalise_logs(L)
+    return T, float(norm.sum())
+
+
+def _normalise_logs(L: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row-wise softmax of log-scores and the row log-sum-exp (max shifted, no overflow)."""
+    top = L.max(axis=1, keepdims=True)
+    E = np.exp(L - top)
+    s = E.sum(axis=1, keepdims=True)
+    return E / s, (np.log(s) + top).ravel()
+
+
+def _crowdkit_elbo(enc: _Encoded, T: np.ndarray, priors: np.ndarray, pi: np.ndarray,
+                   counts: np.ndarray | None = None) -> float:
+    """crowd-kit 1.4.2's per-row 'ELBO' divided by the number of rows (its stopping quantity).
+
+    sum over rows (i, a, l) of sum_k T[i, k] (log pi_a[k, l] + log max(p_k, 1e-10)) plus the
+    entropy of max(T, 1e-10) summed over items; log p is added once per row, not per item.
+    """
+    logp = np.log(np.maximum(priors, EPS))
+    if counts is None:
+        counts, _ = _sufficient_stats(enc.R, T)              # (A, K, K) true x observed
+    with np.errstate(divide="ignore"):
+        lp = np.where(pi > 0, np.log(np.where(pi > 0, pi, 1.0)), 0.0)
+    joint = float((counts * lp).sum() + (enc.rows_per_item @ T) @ logp)
+    Tc = np.maximum(T, EPS)
+    entropy = float(-(np.log(Tc) * Tc).sum())
+    return (joint + entropy) / len(enc.ii)
+
+
+def _hard_labels(T: np.ndarray) -> np.ndarray:
+    return np.argmax(T, axis=1)     # first maximum = first label in order
+
+
+def _used(enc: _Encoded) -> np.ndarray:
+    K = len(enc.labels)
+    used = np.zeros(len(enc.annotators) * K, dtype=bool)
+    used[enc.aa * K + enc.ll] = True
+    return used.reshape(-1, K)
+
+
+def _run_em(enc: _Encoded, model: str, *, max_iter: int, tol: float, init: str, stop: str):
+    if init not in ("soft_majority", "majority"):
+        raise ValueError(f"init='{init}': use 'soft_majority'")
+    if stop not in ("fixed_point", "crowdkit"):
+        raise ValueError(f"stop='{stop}': use 'fixed_point' or 'crowdkit'")
+    if max_iter < 1:
+        raise ValueError("max_iter must be at least 1")
+    N = len(enc.items)
+    used = _used(enc)
+    T = _soft_majority(enc)
+
+    last = {}
+
+    def m_step(T):
+        counts, mass = _sufficient_stats(enc.R, T)
+        last["counts"] = counts
+        if model == "ds":
+            priors, pi = _ds_m_step(counts, used, mass, N)
+            return priors, pi, None
+        return _one_coin_m_step(counts, mass, N)
+
+    history = []
+    converged = False
+    if stop == "crowdkit":
+        priors, pi, skill = m_step(T)
+        loss = -np.inf
+        n_iter = 0
+        for it in range(1, max_iter + 1):
+            n_iter = it
+            T, ll = _e_step(enc.R, priors, pi)
+            history.append(ll)
+            priors, pi, skill = m_step(T)
+            new_loss = _crowdkit_elbo(enc, T, priors, pi, last["counts"])
+            if new_loss - loss < tol:
+                converged = True
+                break
+            loss = new_loss
+        return T, priors, pi, skill, n_iter, converged, np.asarray(history)
+
+    pi_prev = None
+    n_iter = 0
+    for it in range(1, max_iter + 1):
+        n_iter = it
+        priors, pi, skill = m_step(T)
+        T_new, ll = _e_step(enc.R, priors, pi)
+        history.append(ll)
+        d_t = float(np.max(np.abs(T_new - T)))
+        d_pi = np.inf if pi_prev is None else float(np.max(np.abs(pi - pi_prev)))
+        T, pi_prev = T_new, pi
+        if d_t < tol and d_pi < tol:
+            converged = True
+            break
+    if not converged:
+        warnings.warn(f"{model} EM did not converge in {max_iter} iterations (tol {tol:g})",
+                      RuntimeWarning, stacklevel=3)
+    return T, priors, pi, skill, n_iter, converged, np.asarray(history)
+
+
+def _package(enc: _Encoded, model: str, T, priors, pi, n_iter, converged, history,
+             **extra) -> CompetenceResult:
+    labs = list(enc.labels)
+    items = pd.Index(enc.items, name="item_id", dtype=object)
+    anns = pd.Index(enc.annotators, name="annotator_id", dtype=object)
+    post = pd.DataFrame(T, index=items, columns=pd.Index(labs, name="label", dtype=object))
+    hard = pd.Series(np.asarray(labs, dtype=object)[_hard_labels(T)], index=items, name="label")
+    n_rows = pd.Series(np.bincount(enc.aa, minlength=len(anns)), index=anns, name="n_rows")
+    loglik = float(history[-1]) if len(history) else float("nan")
+    confusion = None if pi is None else _ConfusionMap(pi, enc.annotators, labs)
+    return CompetenceResult(
+        model=model, posteriors=post, labels=hard,
+        priors=pd.Series(priors, index=pd.Index(labs, name="label", dtype=object), name="prior"),
+        n_rows=n_rows, n_iter=int(n_iter), converged=bool(converged), loglik=loglik,
+        loglik_history=np.asarray(history, dtype=float), confusion=confusion,
+        confusion_array=pi, label_order=tuple(labs), **extra)
+
+
+# ----------------------------------------------------------------------------------- public fits
+def dawid_skene(df: pd.DataFrame, *, max_iter: int = 10_000, tol: float = 1e-10,
+                init: str = "soft_majority", labels=None,
+                stop: str = "fixed_point") -> CompetenceResult:
+    """Dawid-Skene with a full confusion matrix per annotator, by EM (Dawid & Skene 1979).
+
+    Model: z_i ~ p; annotator a answers l given z_i = k with probability pi_a[k, l].
+    Start from the soft majority vote T[i, k] (share of item i's rows with label k), then
+    alternate M-step (p_k = mean_i T[i, k]; pi_a[k, l] proportional to max(n_a[k, l], 1e-10)
+    over the labels a used) and E-step (log T[i, k] = log p_k + sum log pi_a[k, l]).
+
+    Parameters
+    ----------
+    df : DataFrame
+        Long annotations ``item_id, annotator_id, label`` (R rows).
+    max_iter : int
+        Most EM iterations (a RuntimeWarning when reached without converging).
+    tol : float
+        ``stop="fixed_point"``: stop when the largest change of any T and any pi entry between
+        two iterations is below ``tol``. ``stop="crowdkit"``: crowd-kit 1.4.2's rule (its per-row
+        ELBO gains less than ``tol``; use ``tol=1e-5, max_iter=100`` for its defaults), for
+        cross-checks only: that quantity is not monotone and stops far from the fixed point.
+    init : str
+        ``"soft_majority"``.
+    labels : sequence of str, optional
+        Label order (default: sorted strings); fixes ties of the hard label (first wins).
+
+    Returns
+    -------
+    CompetenceResult
+        ``posteriors`` (N, K), ``labels``, ``priors``, ``confusion``, ``accuracy``
+        (sum_k p_k pi_a[k, k]), ``n_rows``, ``n_iter``, ``converged``, ``loglik``.
+    """
+    enc = _encode(df, labels)
+    T, priors, pi, _, n_iter, conv, hist = _run_em(enc, "ds", max_iter=max_iter, tol=tol,
+                                                   init=init, stop=stop)
+    acc = np.einsum("k,akk->a", priors, pi)
+    res = _package(enc, "ds", T, priors, pi, n_iter, conv, hist)
+    res.accuracy = pd.Series(acc, index=res.n_rows.index, name="accuracy")
+    return res
+
+
+def one_coin_dawid_skene(df: pd.DataFrame, *, max_iter: int = 10_000, tol: float = 1e-10,
+                         init: str = "soft_majority", labels=None,
+                         stop: str = "fixed_point") -> CompetenceResult:
+    """One-coin Dawid-Skene: one skill s_a per annotator, by EM.
+
+    M-step: s_a = mean over a's rows (i, l) of T[i, l]; pi_a[k, k] = s_a and
+    pi_a[k, l] = (1 - s_a) / (K - 1), clipped to [1e-10, 1 - 1e-10] (K = labels in the data).
+    Priors, E-step, stopping rule and parameters as :func:`dawid_skene`.
+
+    Returns
+    -------
+    CompetenceResult
+        ``skill`` (Series) in place of ``accuracy``, plus everything of :func:`dawid_skene`.
+    """
+    enc = _encode(df, labels)
+    T, priors, pi, skill, n_iter, conv, hist = _run_em(enc, "one-coin", max_iter=max_iter,
+                                                       tol=tol, init=init, stop=stop)
+    res = _package(enc, "one-coin", T, priors, pi, n_iter, conv, hist)
+    res.skill = pd.Series(skill, index=res.n_rows.index, name="skill")
+    return res
+
+
+# -------------------------------------------------------------------------------------- MACE
+def _mace_e_step(enc: _Encoded, log_prior: np.ndarray, spam: np.ndarray, theta: np.ndarray):
+    """MACE E-step: posteriors, log marginal likelihood and expected counts.
+
+    Row likelihood under class k: b + s1 [k == l], b = g_a theta_a[l], s1 = spamming[a, 1].
+    """
+    N, K = len(enc.items), len(enc.labels)
+    ii, aa, ll = enc.ii, enc.aa, enc.ll
+    b = spam[aa, 0] * theta[aa, ll]
+    s1 = spam[aa, 1]
+    base = np.bincount(ii, weights=np.log(b), minlength=N)
+    bonus = np.bincount(ii * K + ll, weights=np.log(b + s1) - np.log(b),
+                        minlength=N * K).reshape(N, K)
+    L = base[:, None] + bonus + log_prior
+    T, norm = _normalise_logs(L)
+    t_row = T[ii, ll]
+    know = t_row * s1 / (b + s1)
+    guess = 1.0 - know
+    A = len(enc.annotators)
+    know_c = np.bincount(aa, weights=know, minlength=A)
+    guess_c = np.bincount(aa, weights=guess, minlength=A)
+    strat_c = np.bincount(aa * K + ll, weights=guess, minlength=A * K).reshape(A, K)
+    return T, float(norm.sum()), guess_c, know_c, strat_c
+
+
+def _mace_m_step(guess_c, know_c, strat_c, *, method: str, alpha: float, beta: float,
+                 strategy_prior: float, smoothing: float):
+    """MACE M-step (Hovy et al. 2013, section 2; variational update of their section 2.2).
+
+    VB: value_j = exp(digamma(c_j + h_j)) / exp(digamma(sum_j (c_j + h_j))), priors (alpha, beta)
+    on (guess, know) and ``strategy_prior`` on each strategy entry; not renormalised.
+    EM: value_j = (c_j + smoothing) / sum (c + smoothing).
+    """
+    sc = np.stack([guess_c, know_c], axis=1)
+    if method == "vb":
+        h = np.array([alpha, beta])
+        spam = np.exp(digamma(sc + h) - digamma((sc + h).sum(axis=1, keepdims=True)))
+        th = strat_c + strategy_prior
+        theta = np.exp(digamma(th) - digamma(th.sum(axis=1, keepdims=True)))
+    else:
+        spam = (sc + smoothing) / (sc + smoothing).sum(axis=1, keepdims=True)
+        theta = (strat_c + smoothing) / (strat_c + smoothing).sum(axis=1, keepdims=True)
+    return spam, theta
+
+
+def _mace_run(enc: _Encoded, log_prior, spam, theta, n_iter: int, **m_options):
+    """One MACE restart from a given start: E-step, then ``n_iter`` x (M-step, E-step).
+
+    Returns the final (spamming, theta), the last log marginal likelihood and its history."""
+    T, ll, g, k, s = _mace_e_step(enc, log_prior, spam, theta)
+    hist = [ll]
+    for _ in range(n_iter):
+        spam, theta = _mace_m_step(g, k, s, **m_options)
+        T, ll, g, k, s = _mace_e_step(enc, log_prior, spam, theta)
+        hist.append(ll)
+    return spam, theta, ll, hist
+
+
+def mace(df: pd.DataFrame, *, n_restarts: int = 10, n_iter: int = 50, method: str = "vb",
+         alpha: float = 0.5, beta: float = 0.5, strategy_prior: float = 10.0,
+         init_noise: float = 0.5, smoothing: float | None = None, label_priors=None,
+         seed: int = 0, labels=None) -> CompetenceResult:
+    """MACE (Hovy et al. 2013, *Learning Whom to Trust with MACE*, section 2).
+
+    z_i ~ uniform over K labels (or ``label_priors``); annotator a guesses with probability
+    g_a = spamming[a, 0] (drawing from its strategy theta_a) and knows with 1 - g_a. Row
+    likelihood under class k: g_a theta_a[l] + (1 - g_a) [k == l].
+
+    Each restart draws spamming[a] = normalise(1 + init_noise U, 1 + init_noise U) and
+    theta_a = normalise(1 + init_noise U) from ``numpy.random.default_rng(seed)`` (one generator,
+    so restarts differ), runs one E-step and then ``n_iter`` times M-step + E-step. The restart
+    with the highest log marginal likelihood is kept and a final E-step is run with it.
+
+    Parameters
+    ----------
+    method : ``"vb"`` (variational Bayes, MACE's default) or ``"em"``.
+    alpha, beta : Beta prior on (guess, know) for ``"vb"``.
+    strategy_prior : Dirichlet prior on each strategy entry for ``"vb"``.
+    smoothing : ``"em"`` add-constant (default 0.01 / K).
+    label_priors : optional (K,) prior over classes in label order.
+
+    Returns
+    -------
+    CompetenceResult
+        ``competence`` (spamming[a, 1]), ``posteriors``, ``labels``, ``entropy`` (natural log),
+        ``strategy`` (theta), ``best_restart``, ``loglik``.
+    """
+    if method not in ("vb", "em"):
+        raise ValueError(f"method='{method}': use 'vb' or 'em'")
+    if n_restarts < 1 or n_iter < 0:
+        raise ValueError("n_restarts must be >= 1 and n_iter >= 0")
+    enc = _encode(df, labels)
+    A, K = len(enc.annotators), len(enc.labels)
+    if label_priors is None:
+        prior = np.full(K, 1.0 / K)
+    else:
+        prior = np.asarray(label_priors, dtype=float)
+        if prior.shape != (K,) or np.any(prior < 0) or prior.sum() <= 0:
+            raise ValueError(f"label_priors must be {K} non-negative numbers in label order")
+        prior = prior / prior.sum()
+    log_prior = np.log(np.maximum(prior, EPS))
+    smooth = 0.01 / K if smoothing is None else float(smoothing)
+    rng = np.random.default_rng(seed)
+    best = None
+    finals = []
+    for r in range(n_restarts):
+        spam = 1.0 + init_noise * rng.random((A, 2))
+        spam /= spam.sum(axis=1, keepdims=True)
+        theta = 1.0 + init_noise * rng.random((A, K))
+        theta /= theta.sum(axis=1, keepdims=True)
+        spam, theta, ll, hist = _mace_run(enc, log_prior, spam, theta, n_iter, method=method,
+                                          alpha=alpha, beta=beta, strategy_prior=strategy_prior,
+                                          smoothing=smooth)
+        finals.append(ll)
+        if best is None or ll > best[0]:
+            best = (ll, r, spam.copy(), theta.copy(), hist)
+    ll, r, spam, theta, hist = best
+    T, ll, _, _, _ = _mace_e_step(enc, log_prior, spam, theta)
+    res = _package(enc, "mace", T, prior, None, n_iter, True, np.asarray(hist))
+    res.loglik = ll
+    anns = res.n_rows.index
+    res.competence = pd.Series(spam[:, 1], index=anns, name="competence")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ent = -np.where(T > 0, T * np.log(T), 0.0).sum(axis=1)
+    res.entropy = pd.Series(ent, index=res.posteriors.index, name="entropy")
+    res.strategy = pd.DataFrame(theta, index=anns,
+                                columns=pd.Index(list(enc.labels), name="label", dtype=object))
+    res.best_restart = int(r)
+    res.restart_loglik = np.asarray(finals)
+    return res
+
+
+# ------------------------------------------------------------------------------ annotator report
+#: Default verdict thresholds of :func:`annotator_report` (all adjustable by keyword).
+REPORT_THRESHOLDS: dict = {
+    # fewer rows than this -> "insufficient_data"
+    "min_rows": 20,
+    # "unreliable" when skill < 1/K + unreliable_fraction * (median skill - 1/K)
+    # (0.5 = the midpoint between chance and the median annotator)
+    "unreliable_fraction": 0.5,
+    # rule (a): the annotator's dominant confusion cell >= cell_ratio x the median of that cell
+    "cell_ratio": 2.5,
+    # rule (b): own-camp agreement - majority agreement on the subset >= camp_gain
+    "camp_gain": 0.1,
+}
+
+
+def _loo_agreement(ii, aa, ll, cell_of_row, n_items, K, group=None, n_groups=1):
+    """Per row: credit for matching the majority of the *other* annotators on the item.
+
+    ``group`` (per row) restricts "the others" to annotators of the same group (a camp).
+    Returns (credit, defined) per row; ties among the others' top labels share credit 1/#tied.
+    """
+    g = np.zeros_like(ii) if group is None else group
+    key = g * n_items + ii
+    counts = np.bincount(key * K + ll, minlength=n_groups * n_items * K).reshape(-1, K)
+    own = np.bincount(cell_of_row * K + ll, minlength=(cell_of_row.max() + 1) * K).reshape(-1, K)
+    others = counts[key] - own[cell_of_row]
+    top = others.max(axis=1)
+    defined = top > 0
+    is_top = (others == top[:, None]) & defined[:, None]
+    n_top = np.maximum(is_top.sum(axis=1), 1)
+    credit = is_top[np.arange(len(ll)), ll] / n_top
+    return credit.astype(float), defined
+
+
+def _top_peer_agreement(enc_cells: pd.DataFrame, n_top: int = 3, min_shared: int = 5):
+    """Mean of each annotator's ``n_top`` highest raw pairwise agreements (share of shared items
+    with the same label), over partners sharing >= ``min_shared`` items; sparse products."""
+    ii, aa, ll = (enc_cells[c].to_numpy() for c in ("ii", "aa", "ll"))
+    N, A, K = int(ii.max()) + 1, int(aa.max()) + 1, int(ll.max()) + 1
+    B = sp.csr_matrix((np.ones(len(ii)), (ii, aa)), shape=(N, A))
+    X = sp.csr_matrix((np.ones(len(ii)), (ii * K + ll, aa)), shape=(N * K, A))
+    shared = (B.T @ B).tocsr()
+    agree = (X.T @ X).tocsr()
+    shared.setdiag(0)
+    shared.eliminate_zeros()
+    eligible = shared.multiply(shared >= min_shared).tocsr()
+    eligible.eliminate_zeros()
+    inv = eligible.copy()
+    inv.data = 1.0 / inv.data
+    ratio = agree.multiply(inv).tocsr()        # agree / shared on eligible pairs only
+    ratio.eliminate_zeros()
+    n_elig = np.diff(eligible.indptr)
+    out = np.full(A, np.nan)
+    indptr, data = ratio.indptr, ratio.data
+    lengths = np.diff(indptr)
+    # top values per row: sort each row's data descending via a lexsort on (row, -value)
+    rows = np.repeat(np.arange(A), lengths)
+    order = np.lexsort((-data, rows))
+    rank = np.arange(len(order)) - np.repeat(indptr[:-1], lengths)
+    keep = rank < n_top
+    sums = np.bincount(rows[order][keep], weights=data[order][keep], minlength=A)
+    denom = np.minimum(n_elig, n_top)
+    ok = denom > 0
+    out[ok] = sums[ok] / denom[ok]
+    return out
+
+
+def sigma_camps(df: pd.DataFrame) -> pd.Series:
+    """Camp of each annotator from Basile's signed agreement graph (:func:`hlv_core.balance.camps`
+    of :func:`hlv_core.balance.sigma`, nominal, ``min_shared`` 1), as ``"<component>:<camp>"``;
+    annotators without an edge get ``NaN``. Multi-label cells are collapsed to label sets."""
+    from hlv_core import balance
+
+    cells = balance.collapse_label_sets(df)
+    result = balance.sigma(cells, level="nominal", min_shared=balance.PAPER_MIN_SHARED)
+    table = balance.camps(result).table
+    key = table["component"].astype(str) + ":" + table["camp"].astype(str)
+    key = key.where(table["camp"].to_numpy() >= 0)
+    return pd.Series(key.to_numpy(), index=pd.Index(table["annotator_id"].astype(str),
+                                                     name="annotator_id"), name="camp")
+
+
+def annotator_report(df: pd.DataFrame, *, camps=None, subset=None, traits=None,
+                     min_rows: int = REPORT_THRESHOLDS["min_rows"],
+                     unreliable_fraction: float = REPORT_THRESHOLDS["unreliable_fraction"],
+                     cell_ratio: float = REPORT_THRESHOLDS["cell_ratio"],
+                     camp_gain: float = REPORT_THRESHOLDS["camp_gain"],
+                     rules: tuple = ("a", "b"), mace_restarts: int = 10, seed: int = 0,
+                     max_iter: int = 10_000, tol: float = 1e-10) -> pd.DataFrame:
+    """Who disagrees at random and who disagrees systematically: one row per annotator.
+
+    Columns: ``n_rows``; ``skill`` (one-coin DS); ``ds_accuracy`` (sum_k p_k pi_a[k, k]);
+    ``concentration`` (largest prior-weighted off-diagonal p_k pi_a[k, l] over the total
+    off-diagonal weighted mass: 1/(K(K-1)) = errors spread evenly, 1 = one systematic confusion;
+    reported, not used by the verdict); ``confusion_cell`` (the (true -> observed) cell holding
+    the largest weighted off-diagonal mass) and ``cell_ratio`` (its pi over the median of that
+    cell over annotators with >= ``min_rows`` rows); ``majority_agreement`` (leave-one-out: share
+    of the annotator's rows equal to the majority label of the other annotators on the item, ties
+    share credit 1/#tied); ``top3_peer_agreement`` (mean of the 3 highest raw pairwise agreements
+    with annotators sharing >= 5 items); ``mace_competence``; with ``camps``: ``camp`` and
+    ``camp_agreement`` (leave-one-out majority of the annotator's own camp); with ``subset``:
+    ``majority_agreement_in`` / ``_out`` and ``camp_agreement_in``; ``traits`` columns; the
+    verdict ``kind`` and the ``reason``.
+
+    Verdict (defaults in :data:`REPORT_THRESHOLDS`, every one a keyword):
+    ``insufficient_data`` when n_rows < ``min_rows``; ``unreliable`` when skill <
+    1/K + ``unreliable_fraction`` (median skill - 1/K) (the midpoint of chance and the median);
+    ``systematic`` when not unreliable and (a) ``cell_ratio`` >= 2.5 or (b) own-camp agreement
+    exceeds majority agreement on ``subset`` by >= ``camp_gain``; else ``reliable``. ``rules``
+    picks which of (a), (b) apply. Multi-label cells are collapsed to label sets first.
+    ``mace_restarts=0`` skips MACE (``mace_competence`` NaN; it never enters the verdict).
+
+    Parameters
+    ----------
+    df : DataFrame ``item_id, annotator_id, label``.
+    camps : Series or mapping annotator -> camp (e.g. :func:`sigma_camps`), optional.
+    subset : item mask (boolean Series indexed by item_id) or a collection of item ids, optional.
+    traits : DataFrame with ``annotator_id`` + trait columns, optional.
+    """
+    from hlv_core import balance
+
+    cells = balance.collapse_label_sets(df)
+    oc = one_coin_dawid_skene(cells, max_iter=max_iter, tol=tol)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        ds = dawid_skene(cells, max_iter=max_iter, tol=tol)
+    mc = mace(cells, n_restarts=mace_restarts, seed=seed) if mace_restarts > 0 else None
+    enc = _encode(cells)
+    A, K, N = len(enc.annotators), len(enc.labels), len(enc.items)
+    anns = pd.Index(enc.annotators, name="annotator_id", dtype=object)
+    n_rows = np.bincount(enc.aa, minlength=A)
+    # DS confusion: dominant weighted off-diagonal cell
+    pi = ds.confusion_array
+    w = ds.priors.to_numpy()[None, :, None] * pi
+    off = ~np.eye(K, dtype=bool)
+    w_off = np.where(off[None], w, 0.0)
+    total_off = w_off.sum(axis=(1, 2))
+    flat_arg = w_off.reshape(A, -1).argmax(axis=1)
+    k_star, l_star = np.unravel_index(flat_arg, (K, K))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        concentration = np.where(total_off > 0, w_off.reshape(A, -1).max(axis=1) / total_off,
+                                 np.nan)
+    enough = n_rows >= min_rows
+    ref = enough if enough.any() else np.ones(A, dtype=bool)
+    cell_median = np.median(pi[ref], axis=0)                     # (K, K)
+    own_cell = pi[np.arange(A), k_star, l_star]
+    med_cell = cell_median[k_star, l_star]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = np.where(med_cell > 0, own_cell / med_cell, np.inf)
+    ratio = np.where(total_off > 0, ratio, np.nan)
+    labs = np.asarray(enc.labels, dtype=object)
+    cell_name = np.char.add(np.char.add(labs[k_star].astype(str), " -> "), labs[l_star].astype(str))
+    # leave-one-out majority agreement (one row per cell after collapsing)
+    cell_id = np.arange(len(enc.ii))
+    credit, defined = _loo_agreement(enc.ii, enc.aa, enc.ll, cell_id, N, K)
+
+    def per_annotator(mask):
+        num = np.bincount(enc.aa, weights=credit * mask, minlength=A)
+        den = np.bincount(enc.aa, weights=mask.astype(float), minlength=A)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(den > 0, num / den, np.nan)
+
+    out = pd.DataFrame({"n_rows": n_rows}, index=anns)
+    out["skill"] = oc.skill.to_numpy()
+    out["ds_accuracy"] = ds.accuracy.to_numpy()
+    out["concentration"] = concentration
+    out["confusion_cell"] = cell_name
+    out["cell_ratio"] = ratio
+    out["majority_agreement"] = per_annotator(defined)
+    codes = pd.DataFrame({"ii": enc.ii, "aa": enc.aa, "ll": enc.ll})
+    out["top3_peer_agreement"] = _top_peer_agreement(codes)
+    out["mace_competence"] = mc.competence.to_numpy() if mc is not None else np.nan
+    in_subset = None
+    if subset is not None:
+        items = pd.Index(enc.items)
+        if isinstance(subset, pd.Series) and subset.dtype == bool:
+            chosen = set(subset.index[subset.to_numpy()].astype(str))
+        else:
+            chosen = {str(x) for x in subset}
+        in_item = items.isin(list(chosen))
+        in_subset = in_item[enc.ii]
+        out["majority_agreement_in"] = per_annotator(defined & in_subset)
+        out["majority_agreement_out"] = per_annotator(defined & ~in_subset)
+    if camps is not None:
+        camp_s = pd.Series(camps)
+        camp_s.index = camp_s.index.astype(str)
+        camp_of = camp_s.reindex(anns)
+        codes_c, uniq = pd.factorize(camp_of, use_na_sentinel=True)
+        out["camp"] = camp_of.to_numpy()
+        g_row = codes_c[enc.aa]
+        has = g_row >= 0
+        g = np.where(has, g_row, len(uniq))
+        c_credit, c_def = _loo_agreement(enc.ii, enc.aa, enc.ll, cell_id, N, K, group=g,
+                                         n_groups=len(uniq) + 1)
+        c_def = c_def & has
+        saved = credit
+        credit = c_credit
+        out["camp_agreement"] = per_annotator(c_def)
+        if in_subset is not None:
+            out["camp_agreement_in"] = per_annotator(c_def & in_subset)
+        credit = saved
+    if traits is not None and len(traits):
+        t = traits.copy()
+        t["annotator_id"] = t["annotator_id"].astype(str)
+        t = t.drop_duplicates("annotator_id").set_index("annotator_id")
+        t = t[[c for c in t.columns if c not in out.columns]]
+        out = out.join(t)
+    # verdicts
+    skill = out["skill"].to_numpy()
+    med_skill = float(np.median(skill[ref]))
+    cut = 1.0 / K + unreliable_fraction * (med_skill - 1.0 / K)
+    kind = np.full(A, "reliable", dtype=object)
+    reason = np.full(A, "", dtype=object)
+    rule_a = ("a" in rules) & (np.nan_to_num(ratio, nan=0.0) >= cell_ratio)
+    rule_b = np.zeros(A, dtype=bool)
+    if "b" in rules and "camp_agreement_in" in out and "majority_agreement_in" in out:
+        gain = (out["camp_agreement_in"] - out["majority_agreement_in"]).to_numpy()
+        rule_b = np.nan_to_num(gain, nan=-np.inf) >= camp_gain
+    unrel = skill < cut
+    kind[rule_a | rule_b] = "systematic"
+    reason[rule_a] = [f"confusion {c} at {r:.1f}x the median annotator"
+                      for c, r in zip(cell_name[rule_a], ratio[rule_a], strict=True)]
+    reason[rule_b & ~rule_a] = "agrees with own camp on the subset more than with the majority"
+    kind[unrel] = "unreliable"
+    reason[unrel] = [f"skill {s:.3f} below {cut:.3f} (midway between chance and the median)"
+                     for s in skill[unrel]]
+    few = n_rows < min_rows
+    kind[few] = "insufficient_data"
+    reason[few] = [f"{n} rows (< {min_rows})" for n in n_rows[few]]
+    out["kind"] = kind
+    out["reason"] = reason
+    out.attrs["skill_cut"] = cut
+    out.attrs["labels"] = tuple(enc.labels)
+    return out

@@ -1,0 +1,126 @@
+"""AppTest of the "Errors and perspectives" page: ranking, item detail, verdicts that persist,
+the annotator map and report, clear messages on data it cannot analyse."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import pandas as pd
+import pytest
+
+from hlv_core.verdict_store import VerdictStore
+
+from ..conftest import shared_path
+from .conftest import open_page
+
+
+@pytest.fixture(autouse=True)
+def _dbs(tmp_path, monkeypatch):
+    monkeypatch.setenv("HLV_REVIEW_DB", str(tmp_path / "reviews.sqlite3"))
+    monkeypatch.setenv("HLV_VERDICT_DB", str(tmp_path / "verdicts.sqlite3"))
+
+
+def _upload(app, name: str, raw: bytes) -> None:
+    app.file_uploader(key="home.upload").set_value((name, raw, "application/zip")).run()
+    assert not app.exception, [e.value for e in app.exception]
+
+
+def _zip_of(folder) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for path in folder.iterdir():
+            if path.stem in ("annotations", "items", "annotators"):
+                archive.write(path, path.name)
+    return buffer.getvalue()
+
+
+def _texts(at) -> str:
+    return " ".join(str(m.value) for m in [*at.markdown, *at.caption, *at.info, *at.warning,
+                                            *at.error, *at.success])
+
+
+def test_page_on_a_sample_with_verdict_saved(app):
+    at = open_page(app, "errors", "case_review")
+    assert at.title[0].value == "Errors and perspectives"
+    assert "never a verdict" in _texts(at)
+    assert len(at.dataframe) >= 3
+    # desk mode: name once, then record a verdict on the selected label
+    at.text_input(key="errors.desk_name").set_value("Rita")
+    forms = [b for b in at.button if "Start" in str(b.label)]
+    forms[0].click().run()
+    assert not at.exception
+    radios = [r for r in at.radio if r.key and r.key.startswith("errors.verdict.")]
+    radios[0].set_value("variation")
+    [b for b in at.button if "Save verdict" in str(b.label)][0].click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "Saved" in _texts(at)
+    rows = VerdictStore().verdicts()
+    assert len(rows) == 1 and rows["reviewer"].iloc[0] == "Rita"
+    assert rows["verdict"].iloc[0] == "variation"
+
+
+def test_page_on_planted_camps_calls_spammers_unreliable(app):
+    _upload(app, "planted_camps.zip", _zip_of(shared_path("data", "planted_camps")))
+    app.switch_page("pages/errors.py").run()
+    assert not app.exception, [e.value for e in app.exception]
+    roles = pd.read_csv(shared_path("data", "planted_camps", "annotators.csv"), dtype=str)
+    tables = [d.value for d in app.dataframe]
+    report = next(t for t in tables if "kind" in t.columns and "skill" in t.columns)
+    kinds = report.set_index("annotator_id")["kind"]
+    spam = roles.loc[roles["role"] == "spammer", "annotator_id"]
+    assert (kinds.reindex(spam) == "unreliable").all()
+    assert "perspective" in _texts(app)
+
+
+def test_page_on_varierr_with_explanations_and_gold(app):
+    folder = shared_path("data", "varierrnli")
+    _upload(app, "varierrnli.zip", _zip_of(folder))
+    app.switch_page("pages/errors.py").run()
+    assert not app.exception
+    app.file_uploader(key="errors.up_expl").set_value(
+        ("explanations.csv", (folder / "explanations.csv").read_bytes(), "text/csv"))
+    app.file_uploader(key="errors.up_gold").set_value(
+        ("errors.csv", (folder / "errors.csv").read_bytes(), "text/csv")).run()
+    assert not app.exception, [e.value for e in app.exception]
+    tables = [d.value for d in app.dataframe]
+    assert any("explanation" in t.columns for t in tables)
+    ev = next(t for t in tables if "ap" in t.columns)
+    assert ev["ap"].iloc[0] > 0.5   # ds_posterior on VariErr: 0.514
+
+
+@pytest.mark.parametrize("rows, words", [
+    ("item_id,annotator_id,label\n1,a,x\n1,b,x\n2,a,x\n2,b,x\n", "same label"),
+])
+def test_bad_data_gives_a_clear_message(app, rows, words):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("annotations.csv", rows)
+    _upload(app, "tiny.zip", buffer.getvalue())
+    app.switch_page("pages/errors.py").run()
+    assert not app.exception
+    assert words in _texts(app)
+
+
+@pytest.mark.slow
+def test_ten_thousand_annotators_get_a_clear_message(app):
+    rows = "\n".join(f"{i},r{a},{'x' if (a + i) % 3 else 'y'}"
+                     for a in range(10_000) for i in range(2))
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("annotations.csv", "item_id,annotator_id,label\n" + rows + "\n")
+    _upload(app, "crowd.zip", buffer.getvalue())
+    app.switch_page("pages/errors.py").run()
+    assert not app.exception
+    assert "10,000 annotators" in _texts(app) and "command line" in _texts(app)
+    assert not app.dataframe
+
+
+def test_page_limits_one_annotator():
+    from types import SimpleNamespace
+
+    from hlv_ui.errors_views import page_limits
+
+    one = SimpleNamespace(annotations=pd.DataFrame(
+        {"item_id": ["1", "2"], "annotator_id": ["a", "a"], "label": ["x", "y"]}))
+    assert "one annotator" in page_limits(one).lower()

@@ -1,0 +1,68 @@
+"""Errors and perspectives in a real browser on real data (uploaded as a zip of the canonical
+files): the ranking, one label in context, the annotator map with a click through to the
+annotator's profile. Screenshots in tests/artifacts/errors_<name>.png."""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.conftest import shared_path
+from tests.e2e.conftest import annotations_input
+
+
+def _zip_of(name: str) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for path in shared_path("data", name).iterdir():
+            if path.stem in ("annotations", "items", "annotators"):
+                archive.write(path, path.name)
+    return buffer.getvalue()
+
+
+def _open_errors_page(page: Page, app_url: str, name: str):
+    page.goto(app_url)
+    expect(page.get_by_test_id("stMetricValue").first).to_be_visible(timeout=60_000)
+    page.get_by_text("Load your own data").click()
+    annotations_input(page).set_input_files(
+        files=[{"name": f"{name}.zip", "mimeType": "application/zip", "buffer": _zip_of(name)}])
+    expect(page.get_by_text(f"Loaded {name}.zip").first).to_be_visible(timeout=120_000)
+    page.get_by_test_id("stSidebarNavLink").filter(has_text="Errors and perspectives").click()
+    main = page.get_by_test_id("stMain")
+    expect(main.get_by_role("heading", name="Errors and perspectives")).to_be_visible(
+        timeout=60_000)
+    heading = main.get_by_role("heading", name=re.compile("3. Annotators"))
+    expect(heading).to_be_visible(timeout=300_000)
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=300_000)
+    return main
+
+
+@pytest.mark.parametrize("name", ["planted_camps", "varierrnli", "hs_brexit", "md_agreement"])
+def test_errors_page_on_real_data(offline_page, app_url, artifacts, name):
+    page, outside = offline_page
+    main = _open_errors_page(page, app_url, name)
+    expect(main.get_by_text("Possible error", exact=False).first).to_be_visible()
+    expect(main.locator(".js-plotly-plot").first).to_be_visible(timeout=60_000)
+    expect(main.get_by_text(re.compile(r"score .*, rank \d+ of \d+")).first).to_be_visible()
+    page.wait_for_timeout(1000)
+    page.screenshot(path=str(artifacts / f"errors_{name}.png"), full_page=True)
+    assert not outside, outside
+
+
+def test_map_click_opens_the_annotator_profile(offline_page, app_url, artifacts):
+    page, _ = offline_page
+    main = _open_errors_page(page, app_url, "planted_camps")
+    plot = main.locator(".js-plotly-plot").first
+    plot.scroll_into_view_if_needed()
+    point = plot.locator(".scatterlayer .trace .points path").first
+    expect(point).to_be_visible(timeout=60_000)
+    point.click(force=True)
+    link = main.get_by_role("link", name=re.compile("Open the profile of"))
+    expect(link.first).to_be_visible(timeout=60_000)
+    page.screenshot(path=str(artifacts / "errors_map_click.png"))
+    link.first.click()
+    expect(page).to_have_url(re.compile(r"/explorer\?annotator="), timeout=60_000)

@@ -1,0 +1,66 @@
+"""``python -m hlv_core competence`` / ``errors``: output, JSON and the one-line error contract."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from hlv_core.cli import main
+from tests.conftest import shared_path
+
+
+def test_competence_json_matches_the_engine(capsys):
+    from hlv_core import competence
+    from hlv_core.io import load
+
+    folder = shared_path("data", "armis")
+    assert main(["competence", str(folder), "--model", "one-coin", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    res = competence.one_coin_dawid_skene(load(folder).annotations)
+    assert out["converged"] and out["n_iter"] == res.n_iter
+    skills = {r["annotator_id"]: r["skill"] for r in out["annotators"]}
+    assert skills == pytest.approx(res.skill.to_dict())
+
+
+def test_competence_table_mace_and_report(capsys):
+    folder = shared_path("data", "planted_camps")
+    assert main(["competence", str(folder), "--model", "mace", "--restarts", "2"]) == 0
+    text = capsys.readouterr().out
+    assert "competence" in text and "seed: 0" in text
+    assert main(["competence", str(folder), "--report", "--restarts", "1", "--json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    kinds = {r["annotator_id"]: r["kind"] for r in rep["annotators"]}
+    assert set(kinds.values()) <= {"reliable", "unreliable", "systematic", "insufficient_data"}
+    assert rep["thresholds"]["min_rows"] == 20
+
+
+def test_errors_ranking_and_gold_table(capsys):
+    folder = shared_path("data", "varierrnli")
+    assert main(["errors", str(folder), "--method", "label_count", "--top", "3"]) == 0
+    text = capsys.readouterr().out
+    assert "not a verdict" in text and len(text.strip().splitlines()) == 5
+    gold = folder / "errors.csv"
+    assert main(["errors", str(folder), "--method", "label_count", "--gold", str(gold),
+                 "--boot", "20", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert round(out["methods"][0]["ap"], 1) == 40.8
+
+
+@pytest.mark.parametrize("argv", [
+    ["competence", "{one}"],
+    ["competence", "{two}", "--model", "ds"],
+    ["errors", "{two}", "--method", "peer_sum_all"],
+    ["errors", "{two}", "--method", "all"],
+    ["errors", "{two}", "--gold", "{missing}"],
+])
+def test_bad_input_is_one_line_and_exit_2(argv, tmp_path, capsys):
+    one = tmp_path / "one.csv"
+    one.write_text("item_id,annotator_id,label\n1,a,x\n2,a,y\n")
+    two = tmp_path / "two.csv"
+    two.write_text("item_id,annotator_id,label\n1,a,x\n1,b,x\n2,a,x\n2,b,x\n")
+    paths = {"one": one, "two": two, "missing": tmp_path / "nope.csv"}
+    args = [a.format(**paths) for a in argv]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error:") and len(err.strip().splitlines()) == 1
