@@ -407,7 +407,8 @@ def sample_top_classes(
     :func:`gamma_log_quantile`, their class identities uniform without replacement among the
     unranked classes (exchangeability). Normalisation is irrelevant to the order. Cost
     O(N S (E/N + depth) depth) instead of O(N S K). ``"pl"``: the Gibbs sampler's compact
-    output, the super-class mass split case-block by case-block. ``reliability=inf``: the
+    output, the super-class mass's Dirichlet(1) split drawn as order statistics (only its top
+    ``depth`` shares; same distribution as the dense split, see :func:`_pl_top`). ``reliability=inf``: the
     point estimate's top ``depth`` (ties: lowest index) for every sample.
 
     Seedable (same seed, same result), but not the same random stream as
