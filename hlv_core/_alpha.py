@@ -449,8 +449,10 @@ def bootstrap_alpha_from_counts(
 
 
 #: Above this many (item, annotator pair) instances the all-pairs counts come from sparse
-#: matrix products instead of explicit pair instances (memory: ~40 bytes per instance).
-PAIR_INSTANCE_LIMIT = 4_000_000
+#: matrix products instead of explicit pair instances (memory: ~150 bytes per instance at the
+#: peak of the sort, so up to ~9 GiB; sigma's own limit is the same number). On sparse crowd data
+#: the instances are 3-4x faster than the products (5 M instances: 2.8 s vs 10.9 s CPU).
+PAIR_INSTANCE_LIMIT = 60_000_000
 
 
 class PairAlpha:
@@ -474,11 +476,13 @@ class PairAlpha:
 
     def frame(self, annotator_ids) -> pd.DataFrame:
         """``annotator_a, annotator_b, n_shared, alpha`` with the codes mapped to the ids."""
-        ids = np.asarray(annotator_ids, dtype=object)
+        # the ids as one string array (n_annotators strings), then taken per pair: no Python
+        # object per pair (millions of pairs on big crowd data)
+        ids = pd.Series(np.asarray(annotator_ids, dtype=object), dtype=str).array
         return pd.DataFrame(
             {
-                "annotator_a": pd.Series(ids[self.a], dtype=str),
-                "annotator_b": pd.Series(ids[self.b], dtype=str),
+                "annotator_a": pd.Series(ids.take(self.a)),
+                "annotator_b": pd.Series(ids.take(self.b)),
                 "n_shared": self.n_shared.astype(np.int64),
                 "alpha": self.alpha.astype(float),
             }

@@ -17,7 +17,6 @@ from ._plackett_luce import pl_gibbs
 from .aggregation import (
     MODELS,
     check_sampler_args,
-    densify_samples,
     irn,
     pl_mle,
     topk_sets,
@@ -295,17 +294,92 @@ def compact_engine(model: str, data, base: np.ndarray, prior: float, n_samples: 
 
 
 def _pl_top(lay, local: np.ndarray, rng: np.random.Generator, split: str, depth: int,
-            chunk: int = 1 << 23) -> np.ndarray:
-    """Top-``depth`` ids (N, S, depth) of the PL samples: the super-class split of
-    :func:`densify_samples` done a block of cases at a time (never the whole (N, S, K) array)."""
+            chunk: int = 1 << 22) -> np.ndarray:
+    """Top-``depth`` ids (N, S, depth) of the PL samples, distributed exactly as
+    ``topk_sets(densify_samples(...), depth)`` without drawing a value for every unranked class.
+
+    The super-class mass m of a case is split over its n unranked classes by a Dirichlet(1)
+    vector D (``split="dirichlet"``) or equally. Only D's ``depth`` largest shares can enter the
+    top, and by Renyi's representation of exponential order statistics (D = E / sum E, E iid
+    Exp(1)) they are D_(1) = (sum_{j<=n} Z_j / j) / T, D_(j+1) = D_(j) - Z_j / (j T) with Z iid
+    Exp(1) and T = sum Z_j; exchangeability makes their classes a uniform draw without
+    replacement among the n unranked ones. Where m is below the depth-th ranked value no
+    unranked class can enter the top (every share is < 1), and nothing is drawn. Ties (equal
+    split): lowest class id first, as :func:`topk_sets`."""
     N, K, S = lay.n_cases, lay.n_classes, local.shape[0]
+    n_r = lay.case_n_ranked.astype(np.int64)
+    n_u = lay.case_n_unranked.astype(np.int64)
+    has_sup = n_u > 0
+    n_loc = n_r + has_sup
+    first = np.concatenate([[0], np.cumsum(n_loc)[:-1]]).astype(np.int64)
+    R = max(int(n_r.max(initial=0)), 1)
+    col = np.arange(R)
+    valid = col[None, :] < n_r[:, None]
+    idx = np.where(valid, first[:, None] + col, 0)
+    vals = np.where(valid[:, None, :], local.T[idx].transpose(0, 2, 1), -np.inf)  # (N, S, R)
+    ids = np.where(valid, lay.local_class[idx], K)  # (N, R)
+    du = min(depth, K)
+    u_vals = np.full((N, S, du), -np.inf)
+    u_ids = np.full((N, S, du), K, dtype=np.int64)
+    if has_sup.any():
+        ranked = np.zeros((N, K), dtype=bool)
+        ranked[np.repeat(np.arange(N), n_r), ids[valid]] = True
+        unranked_ids = np.argsort(ranked, axis=1, kind="stable")  # unranked ids first, ascending
+        m = np.where(has_sup[:, None], local.T[np.where(has_sup, first + n_r, 0)], 0.0)  # (N, S)
+        if split == "equal":
+            share = np.where(col[:du][None, :] < n_u[:, None], 1.0 / np.maximum(n_u, 1)[:, None],
+                             -np.inf)
+            u_vals[:] = m[:, :, None] * share[:, None, :]
+            u_ids[:] = np.where(col[:du][None, :] < n_u[:, None], unranked_ids[:, :du], K)[:, None]
+        else:
+            kth = np.sort(vals, axis=2)[:, :, -depth] if depth <= R else np.full((N, S), -np.inf)
+            need = has_sup[:, None] & (m >= kth)  # (N, S): could an unranked class enter?
+            _draw_unranked_top(rng, need, m, n_u, unranked_ids, du, chunk, u_vals, u_ids)
+    cand_v = np.concatenate([vals, u_vals], axis=2)
+    cand_i = np.concatenate([np.broadcast_to(ids[:, None, :], (N, S, R)), u_ids], axis=2)
     out = np.empty((N, S, depth), dtype=np.int32)
-    per = max(1, chunk // max(1, S * K))
-    for c0 in range(0, N, per):
-        c1 = min(N, c0 + per)
-        dense = densify_samples(lay, local, rng, split, cases=(c0, c1))
-        out[c0:c1] = topk_sets(dense, depth)
+    for j in range(depth):  # largest value, ties to the lowest class id
+        best = cand_v.max(axis=2, keepdims=True)
+        pick = np.where(cand_v == best, cand_i, K + 1).argmin(axis=2)
+        out[:, :, j] = np.take_along_axis(cand_i, pick[..., None], axis=2)[..., 0]
+        np.put_along_axis(cand_v, pick[..., None], -np.inf, axis=2)
     return out
+
+
+def _draw_unranked_top(rng, need, m, n_u, unranked_ids, du, chunk, u_vals, u_ids) -> None:
+    """Fill u_vals / u_ids (N, S, du) where ``need`` with the du largest of m * Dirichlet(1)
+    shares over the case's n_u unranked classes (Renyi order statistics; classes uniform without
+    replacement). Cases are taken by equal n_u, rows in chunks of ``chunk`` exponentials."""
+    rows_c, rows_s = np.nonzero(need)
+    if not rows_c.size:
+        return
+    nu_row = n_u[rows_c]
+    for n in np.unique(nu_row):
+        sel = np.flatnonzero(nu_row == n)
+        n = int(n)
+        d = min(du, n)
+        weights = np.zeros((n, 2))
+        weights[:, 0] = 1.0 / np.arange(1, n + 1)
+        weights[:, 1] = 1.0
+        per = max(1, chunk // n)
+        for a in range(0, sel.size, per):
+            part = sel[a:a + per]
+            z = rng.standard_exponential((part.size, n))
+            ws = z @ weights  # (rows, 2): sum Z_j / j, T
+            e = np.empty((part.size, d))
+            e[:, 0] = ws[:, 0]
+            for j in range(1, d):
+                e[:, j] = e[:, j - 1] - z[:, j - 1] / j
+            c, s_ = rows_c[part], rows_s[part]
+            u_vals[c, s_, :d] = m[c, s_][:, None] * (e / ws[:, 1:2])
+            # d distinct positions among n, uniformly: the j-th draw skips the earlier ones
+            pos = np.empty((part.size, d), dtype=np.int64)
+            for j in range(d):
+                p = (rng.random(part.size) * (n - j)).astype(np.int64)
+                for q in np.sort(pos[:, :j], axis=1).T:
+                    p += p >= q
+                pos[:, j] = p
+            u_ids[c, s_, :d] = unranked_ids[c[:, None], pos]
 
 
 def sample_top_classes(
@@ -333,7 +407,8 @@ def sample_top_classes(
     :func:`gamma_log_quantile`, their class identities uniform without replacement among the
     unranked classes (exchangeability). Normalisation is irrelevant to the order. Cost
     O(N S (E/N + depth) depth) instead of O(N S K). ``"pl"``: the Gibbs sampler's compact
-    output, the super-class mass split case-block by case-block. ``reliability=inf``: the
+    output, the super-class mass's Dirichlet(1) split drawn as order statistics (only its top
+    ``depth`` shares; same distribution as the dense split, see :func:`_pl_top`). ``reliability=inf``: the
     point estimate's top ``depth`` (ties: lowest index) for every sample.
 
     Seedable (same seed, same result), but not the same random stream as

@@ -18,6 +18,7 @@ O(2^b b) instead of enumerating b! permutations (reference ``pl_samplers.py``).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -157,6 +158,42 @@ def build_layout(selectors, n_classes: int | None = None, *, with_super: bool = 
     )
 
 
+def _sub_layout(lay: Layout, cases: np.ndarray) -> Layout:
+    """The layout of the cases ``cases`` (sorted ids) alone, every array in the same order as
+    in ``lay`` (so sums over it run in the same order)."""
+    def renumber(keep):
+        new = np.full(len(keep), -1, dtype=np.int64)
+        new[keep] = np.arange(int(keep.sum()))
+        return new
+
+    case_keep = np.zeros(lay.n_cases, dtype=bool)
+    case_keep[cases] = True
+    lk, rk = case_keep[lay.local_case], case_keep[lay.reader_case]
+    bk = rk[lay.block_reader]
+    ek = bk[lay.entry_block]
+    cmap, lmap, rmap, bmap = renumber(case_keep), renumber(lk), renumber(rk), renumber(bk)
+    size = lay.block_size[bk]
+    return Layout(
+        n_cases=int(case_keep.sum()),
+        n_classes=lay.n_classes,
+        local_case=cmap[lay.local_case[lk]],
+        local_class=lay.local_class[lk],
+        case_n_unranked=lay.case_n_unranked[case_keep],
+        case_n_readers=lay.case_n_readers[case_keep],
+        case_n_ranked=lay.case_n_ranked[case_keep],
+        reader_case=cmap[lay.reader_case[rk]],
+        reader_n_blocks=lay.reader_n_blocks[rk],
+        block_reader=rmap[lay.block_reader[bk]],
+        block_pos=lay.block_pos[bk],
+        block_size=size,
+        block_start=np.concatenate([[0], np.cumsum(size)[:-1]]).astype(np.int64),
+        block_pool_n=lay.block_pool_n[bk],
+        entry_block=bmap[lay.entry_block[ek]],
+        entry_local=lmap[lay.entry_local[ek]],
+        local_n_ranked_by=lay.local_n_ranked_by[lk],
+    )
+
+
 # ---------------------------------------------------------------------------------- helpers
 def _group_sum(values: np.ndarray, groups: np.ndarray, n_groups: int) -> np.ndarray:
     """Sum the last axis of ``values`` (C, X) by ``groups`` (X,) -> (C, n_groups)."""
@@ -166,27 +203,73 @@ def _group_sum(values: np.ndarray, groups: np.ndarray, n_groups: int) -> np.ndar
     return out.reshape(C, n_groups)
 
 
-def _logsumexp(x: np.ndarray, axis: int = -1) -> np.ndarray:
-    m = np.max(x, axis=axis, keepdims=True)
+def _lse_last(x: np.ndarray) -> np.ndarray:
+    """log-sum-exp over the last axis (the caller holds ``np.errstate``); rows of -inf give
+    -inf."""
+    m = np.max(x, axis=-1, keepdims=True)
     m = np.where(np.isfinite(m), m, 0.0)
-    with np.errstate(divide="ignore"):
-        return np.log(np.sum(np.exp(x - m), axis=axis)) + np.squeeze(m, axis=axis)
+    return np.log(np.sum(np.exp(x - m), axis=-1)) + m[..., 0]
+
+
+@functools.cache
+def _mask_layers(b: int):
+    """Index tables of the subset DP of a block of size b, one layer per popcount (every mask of
+    a layer depends only on the layer before, so a layer is one vectorised step).
+
+    Returns (sums, forward, backward): ``sums`` = (masks, lowest bit, mask without it) per
+    popcount 1..b; ``forward`` = (masks (n,), bits (n, j) ascending, masks without each bit
+    (n, j)) per popcount j = 1..b; ``backward`` = (masks, bits not in the mask (n, b - j)
+    ascending, masks with each bit) per popcount j = b - 1..0."""
+    masks = np.arange(1 << b)
+    popc = np.array([bin(m).count("1") for m in masks])
+    sums, fwd, bwd = [], [], []
+    for j in range(1, b + 1):
+        ms = masks[popc == j]
+        low = ms & -ms
+        lowbit = np.array([int(v).bit_length() - 1 for v in low], dtype=np.intp)
+        sums.append((ms, lowbit, ms ^ low))
+        bits = np.array([[k for k in range(b) if m >> k & 1] for m in ms], dtype=np.intp)
+        fwd.append((ms, bits, ms[:, None] ^ (1 << bits)))
+    for j in range(b - 1, -1, -1):
+        ms = masks[popc == j]
+        bits = np.array([[k for k in range(b) if not m >> k & 1] for m in ms], dtype=np.intp)
+        bwd.append((ms, bits, ms[:, None] | (1 << bits)))
+    return sums, fwd, bwd
 
 
 def _subset_sums(lam: np.ndarray) -> np.ndarray:
-    """lam (..., b) -> (..., 2^b) sums over every subset mask."""
+    """lam (..., b) -> (..., 2^b) sums over every subset mask (sum(S) = sum(S minus its lowest
+    bit) + lam[lowest bit], one popcount layer at a time)."""
     b = lam.shape[-1]
     out = np.zeros(lam.shape[:-1] + (1 << b,))
-    for mask in range(1, 1 << b):
-        low = mask & -mask
-        out[..., mask] = out[..., mask ^ low] + lam[..., low.bit_length() - 1]
+    for ms, lowbit, rest in _mask_layers(b)[0]:
+        out[..., ms] = out[..., rest] + lam[..., lowbit]
     return out
+
+
+def _forward(loglam: np.ndarray, logpool: np.ndarray) -> np.ndarray:
+    """logf of the subset DP from log lambda (..., b) and log pool (..., 2^b)."""
+    b = loglam.shape[-1]
+    logf = np.full(logpool.shape, -np.inf)
+    logf[..., 0] = 0.0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for ms, bits, prev in _mask_layers(b)[1]:
+            cand = logf[..., prev] + loglam[..., bits] - logpool[..., prev]  # (..., n, j)
+            cand[np.isnan(cand)] = -np.inf
+            logf[..., ms] = _lse_last(cand)
+    return logf
 
 
 def block_forward(lam: np.ndarray, rest: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Subset DP of one tied block. lam (..., b) > = 0, rest (...,) >= 0.
 
-    Returns (logf (..., 2^b), logpool (..., 2^b)) with logpool[S] = log(lambda(B \\ S) + rest)."""
+    Returns (logf (..., 2^b), logpool (..., 2^b)) with logpool[S] = log(lambda(B \\ S) + rest).
+    Computed one popcount layer at a time (all masks with j classes drawn in one step)."""
+    logf, logpool, _ = _block_forward_full(lam, rest)
+    return logf, logpool
+
+
+def _block_forward_full(lam, rest):
     b = lam.shape[-1]
     full = (1 << b) - 1
     sums = _subset_sums(lam)
@@ -194,68 +277,96 @@ def block_forward(lam: np.ndarray, rest: np.ndarray) -> tuple[np.ndarray, np.nda
     with np.errstate(divide="ignore"):
         logpool = np.log(sums[..., full ^ masks] + rest[..., None])
         loglam = np.log(lam)
-    logf = np.full(lam.shape[:-1] + (1 << b,), -np.inf)
-    logf[..., 0] = 0.0
-    for mask in range(1, 1 << b):
-        bits = [k for k in range(b) if mask >> k & 1]
-        prev = [mask ^ (1 << k) for k in bits]
-        with np.errstate(invalid="ignore"):
-            cand = logf[..., prev] + loglam[..., bits] - logpool[..., prev]
-        cand = np.where(np.isnan(cand), -np.inf, cand)
-        logf[..., mask] = _logsumexp(cand)
-    return logf, logpool
+    return _forward(loglam, logpool), logpool, loglam
 
 
 def _block_backward(loglam: np.ndarray, logpool: np.ndarray) -> np.ndarray:
-    """logh[S] = log P(complete B from state S) (h(B) = 1)."""
+    """logh[S] = log P(complete B from state S) (h(B) = 1), one popcount layer at a time."""
     b = loglam.shape[-1]
     full = (1 << b) - 1
     logh = np.full(logpool.shape, -np.inf)
     logh[..., full] = 0.0
-    for mask in range(full - 1, -1, -1):
-        bits = [k for k in range(b) if not mask >> k & 1]
-        nxt = [mask | (1 << k) for k in bits]
-        with np.errstate(invalid="ignore"):
-            cand = logh[..., nxt] + loglam[..., bits] - logpool[..., [mask]]
-        cand = np.where(np.isnan(cand), -np.inf, cand)
-        logh[..., mask] = _logsumexp(cand)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for ms, bits, nxt in _mask_layers(b)[2]:
+            cand = logh[..., nxt] + loglam[..., bits] - logpool[..., ms][..., None]
+            cand[np.isnan(cand)] = -np.inf
+            logh[..., ms] = _lse_last(cand)
     return logh
 
 
-def _sample_block_orders(
-    rng: np.random.Generator, lam: np.ndarray, rest: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Posterior ordering of a tied block by backward sampling from the subset DP.
+def _skip_draws(rng: np.random.Generator, n: int) -> None:
+    """Consume the stream of ``n`` Gumbel draws whose values are not needed (numpy draws each
+    from one 64-bit output; it redraws on an output of exactly 1.0, probability 2^-53 per
+    draw, which skipping ignores)."""
+    bitgen = rng.bit_generator
+    if hasattr(bitgen, "advance"):
+        bitgen.advance(n)
+    else:
+        rng.gumbel(size=n)
 
-    lam (..., b), rest (...,). Returns (order (..., b) of in-block indices, pool (..., b): pool
-    mass at each draw position)."""
-    b = lam.shape[-1]
-    logf, logpool = block_forward(lam, rest)
-    with np.errstate(divide="ignore"):
-        loglam = np.log(lam)
-    shape = lam.shape[:-1]
-    state = np.full(shape, (1 << b) - 1, dtype=np.int64)
-    order = np.zeros(shape + (b,), dtype=np.int64)
-    pool = np.zeros(shape + (b,))
+
+def _sample_block_orders(
+    rng: np.random.Generator, lam: np.ndarray, rest: np.ndarray, reps: int = 1
+) -> tuple[np.ndarray, np.ndarray]:
+    """Posterior ordering of tied blocks by backward sampling from the subset DP.
+
+    lam (C, nb, b), rest (C, nb) stand for ``reps`` identical copies of every block: outputs
+    (C, reps, nb, b), the DP computed once per block (it does not depend on the copy). Returns
+    (order of in-block indices, pool mass at each draw position). Random stream: one Gumbel
+    array of the output's shape per position, drawn last position first; the first position's
+    class is the one left, so its draws are skipped, not computed."""
+    C, nb, b = lam.shape
+    reps = int(reps)
+    logf, logpool, loglam = _block_forward_full(lam, rest)
+    W = 1 << b
+    full = W - 1
+    shape = (C, reps, nb)
+    M = C * reps * nb
     bitv = 1 << np.arange(b)
-    for pos in range(b - 1, -1, -1):
-        inside = (state[..., None] & bitv) > 0  # (..., b)
-        prev = state[..., None] ^ bitv  # state without k (only valid where inside)
-        prev = np.where(inside, prev, 0)
-        lf = np.take_along_axis(logf, prev, axis=-1)
-        lp = np.take_along_axis(logpool, prev, axis=-1)
-        with np.errstate(invalid="ignore"):
-            w = np.where(inside, lf + loglam - lp, -np.inf)
-        w = np.where(np.isnan(w), -np.inf, w)
-        gumbel = rng.gumbel(size=w.shape)
-        score = np.where(np.isfinite(w), w + gumbel, -np.inf)
-        # a block of zero-mass classes: fall back to any class still inside
-        score = np.where(np.isfinite(score).any(-1, keepdims=True), score,
-                         np.where(inside, gumbel, -np.inf))
-        k = np.argmax(score, axis=-1)
-        order[..., pos] = k
-        state = state ^ (1 << k)
-        pool[..., pos] = np.exp(np.take_along_axis(logpool, state[..., None], axis=-1)[..., 0])
+    flat_f, flat_p = logf.ravel(), logpool.ravel()
+    base = np.broadcast_to((np.arange(C * nb) * W).reshape(C, 1, nb), shape)  # row offsets
+    order = np.empty(shape + (b,), dtype=np.int64)
+    pool = np.empty(shape + (b,))
+    # last position first: every class inside, so the weights depend on the block only
+    prev0 = full ^ bitv
+    with np.errstate(invalid="ignore"):
+        w0 = logf[..., prev0] + loglam - logpool[..., prev0]  # (C, nb, b)
+    w0[np.isnan(w0)] = -np.inf
+    finite0 = np.isfinite(w0)
+    gumbel = rng.gumbel(size=shape + (b,))
+    score = np.where(finite0[:, None], w0[:, None] + gumbel, -np.inf)
+    none0 = ~finite0.any(-1)
+    if none0.any():  # a block of zero-mass classes: any class still inside
+        score = np.where(none0[:, None, :, None], gumbel, score)
+    k = np.argmax(score, axis=-1)
+    order[..., b - 1] = k
+    state = full ^ (1 << k)
+    pool[..., b - 1] = np.exp(flat_p[base + state])
+    if b > 2:
+        st = state.ravel()
+        bflat = base.ravel()
+        ll = np.broadcast_to(loglam[:, None], shape + (b,)).reshape(M, b)
+        for pos in range(b - 2, 0, -1):
+            inside = (st[:, None] & bitv) > 0  # (M, b)
+            prev = np.where(inside, st[:, None] ^ bitv, 0) + bflat[:, None]
+            with np.errstate(invalid="ignore"):
+                w = np.where(inside, flat_f[prev] + ll - flat_p[prev], -np.inf)
+            w[np.isnan(w)] = -np.inf
+            g = rng.gumbel(size=shape + (b,)).reshape(M, b)
+            finite = np.isfinite(w)
+            sc = np.where(finite, w + g, -np.inf)
+            none = ~finite.any(-1)
+            if none.any():
+                sc[none] = np.where(inside[none], g[none], -np.inf)
+            kk = np.argmax(sc, axis=-1)
+            order[..., pos] = kk.reshape(shape)
+            st = st ^ (1 << kk)
+            pool[..., pos] = np.exp(flat_p[bflat + st]).reshape(shape)
+        state = st.reshape(shape)
+    # first position: the one class left is drawn whatever its weight
+    _skip_draws(rng, M * b)
+    order[..., 0] = np.log2(state).astype(np.int64)
+    pool[..., 0] = np.exp(logpool[..., 0])[:, None]
     return order, pool
 
 
@@ -311,6 +422,42 @@ def _block_rest(lam: np.ndarray, lay: Layout) -> tuple[np.ndarray, np.ndarray]:
     return bmass, rest
 
 
+class _Sums:
+    """Group sums and within-reader cumulative sums of (C, X) arrays on a fixed layout, with the
+    flattened bincount indices built once (sums in the same order as :func:`_group_sum` and
+    ``np.cumsum``, so results are bit-identical to them)."""
+
+    def __init__(self, lay: Layout, C: int):
+        self.C = C
+        self.groups = {
+            "entry_block": (lay.entry_block, len(lay.block_size)),
+            "local_case": (lay.local_case, lay.n_cases),
+            "block_reader": (lay.block_reader, len(lay.reader_case)),
+            "reader_case": (lay.reader_case, lay.n_cases),
+            "entry_local": (lay.entry_local, lay.n_local),
+        }
+        self._idx: dict[str, np.ndarray] = {}
+        pos = lay.block_pos
+        self.pos_blocks = [np.flatnonzero(pos == p) for p in range(1, int(pos.max(initial=0)) + 1)]
+
+    def group(self, values: np.ndarray, name: str) -> np.ndarray:
+        groups, n = self.groups[name]
+        idx = self._idx.get(name)
+        if idx is None:
+            idx = (np.arange(self.C)[:, None] * n + groups[None, :]).ravel()
+            self._idx[name] = idx
+        out = np.bincount(idx, weights=values.ravel(), minlength=self.C * n)
+        return out.reshape(self.C, n)
+
+    def within_reader_cumsum(self, values: np.ndarray) -> np.ndarray:
+        """Inclusive cumulative sum of per-block values (C, B) within each reader (blocks of a
+        reader are consecutive: block p adds to block p - 1, position by position)."""
+        out = values.copy()
+        for blocks in self.pos_blocks:
+            out[:, blocks] = out[:, blocks - 1] + values[:, blocks]
+        return out
+
+
 # ---------------------------------------------------------------------------------- MLE
 def pl_mle(
     selectors, n_classes: int | None = None, *, max_iter: int = 1000, tol: float = 1e-10,
@@ -328,66 +475,136 @@ def pl_mle(
     A case without rankings gets a uniform row."""
     lay = build_layout(selectors, n_classes, with_super=False)
     N, K, L = lay.n_cases, lay.n_classes, lay.n_local
-    lam = np.ones((1, L))
+    # The update is per case (every sum runs within a case), so a case whose state repeats is
+    # taken out of the loop: after a step that leaves it exactly where it was (a fixed point) or
+    # where it was 2 or 4 steps before (a cycle at the last bit; some boundary cases also cycle
+    # visibly), its state at any later iteration is known exactly. The rest iterate on a layout
+    # of their own, bit for bit as in the whole-set loop (same sums in the same order), so the
+    # result equals iterating every case to the same stopping step.
+    lam = np.ones(L)
+    active = np.arange(N)
+    sub, slots = lay, np.arange(L)
+    done = 0
+    frozen = []  # (slots, iteration of the cycle's last state, cycle states (p, n_slots))
+    blocked = False  # a frozen cycle moves by >= tol: the whole-set loop never stops early
+    while done < max_iter and active.size:
+        steps = min(_MLE_CHUNK, max_iter - done)
+        new, ran, hist = _mle_steps(sub, lam[slots], steps, tol, pseudo_count, blocked)
+        lam[slots] = new
+        done += ran
+        if ran < steps:  # every case (frozen ones included) moved by < tol: stop, as before
+            break
+        period = np.zeros(sub.n_cases, dtype=np.int64)
+        for p in (4, 2, 1) if len(hist) == 5 else ():  # the smallest period wins
+            same = hist[-1] == hist[-1 - p]
+            differ = np.bincount(sub.local_case[~same], minlength=sub.n_cases)
+            period[differ == 0] = p
+        if not period.any():
+            continue
+        for p in (1, 2, 4):
+            cases = np.flatnonzero(period == p)
+            if not cases.size:
+                continue
+            pick = np.isin(sub.local_case, cases)
+            cycle = np.stack([h[pick] for h in hist[-p:]])
+            if p > 1 and np.abs(np.diff(np.vstack([cycle, cycle[:1]]), axis=0)).max() >= tol:
+                blocked = True
+            frozen.append((slots[pick], done, cycle))
+        keep = period == 0
+        active = active[keep]
+        if active.size:
+            sub = _sub_layout(lay, active)
+            slots = np.flatnonzero(np.isin(lay.local_case, active))
+    for where, t, cycle in frozen:  # the state at the stopping step `done`
+        p = len(cycle)
+        lam[where] = cycle[(done - t - 1) % p]
+    out = np.zeros((N, K))
+    out[lay.local_case, lay.local_class] = lam
+    empty = lay.case_n_ranked == 0
+    out[empty] = 1.0 / K
+    return out
+
+
+_MLE_CHUNK = 12  # EM steps between checks for repeating states (>= 5: periods up to 4)
+
+
+def _mle_steps(lay: Layout, lam0: np.ndarray, n_steps: int, tol: float,
+               pseudo_count: float, blocked: bool) -> tuple[np.ndarray, int, list]:
+    """Up to ``n_steps`` EM-MM steps of :func:`pl_mle` on ``lay`` from lam0 (L,); stops early
+    when every case moved by less than ``tol`` (unless ``blocked``). Returns (lam (L,), steps
+    run, the states after the last 5 steps)."""
+    L = lay.n_local
+    lam = lam0[None, :].copy()
     nB = len(lay.block_size)
     pool_n = lay.block_pool_n
-    sizes = np.unique(lay.block_size)
-    for _ in range(max_iter):
-        tot = _group_sum(lam, lay.local_case, N)
+    sums = _Sums(lay, 1)
+    plan = []
+    for b in (int(v) for v in np.unique(lay.block_size)):
+        blk = np.flatnonzero(lay.block_size == b)
+        ent = lay.block_start[blk][:, None] + np.arange(b)
+        pn = pool_n[blk]
+        if b == 1:
+            plan.append((b, blk, ent, lay.entry_local[ent], pn >= 2, None))
+            continue
+        masks = np.arange(1 << b)
+        popc = np.array([bin(m).count("1") for m in masks])
+        valid = (pn[:, None] - popc[None, :] >= 2) & (masks[None, :] != (1 << b) - 1)
+        notk = [(masks >> k & 1) == 0 for k in range(b)]
+        last = [((1 << b) - 1) ^ (1 << k) for k in range(b)]
+        plan.append((b, blk, ent, lay.entry_local[ent], pn, (valid, notk, last)))
+    reader_of_entry = lay.block_reader[lay.entry_block]
+    block_case = lay.reader_case[lay.block_reader]
+    n_entries = len(lay.entry_local)
+    ran = 0
+    hist: list[np.ndarray] = []
+    for _ in range(n_steps):
+        tot = sums.group(lam, "local_case")
         lam = lam / np.maximum(tot[:, lay.local_case], _TINY)
-        bmass, rest = _block_rest(lam, lay)
+        bmass = sums.group(lam[:, lay.entry_local], "entry_block")
+        incl = sums.within_reader_cumsum(bmass)
+        tot = sums.group(lam, "local_case")
+        rest = np.maximum(tot[:, block_case] - incl, 0.0)
         T = np.zeros((1, nB))
-        entry_E = np.zeros((1, len(lay.entry_local)))
-        entry_w = np.ones((1, len(lay.entry_local)))
-        for b in sizes:
-            blk = np.flatnonzero(lay.block_size == b)
-            ent = lay.block_start[blk][:, None] + np.arange(b)
-            lb = lam[:, lay.entry_local[ent]]  # (1, nb, b)
+        entry_E = np.zeros((1, n_entries))
+        entry_w = np.ones((1, n_entries))
+        for b, blk, ent, ent_local, pn, extra in plan:
+            lb = lam[:, ent_local]  # (1, nb, b)
             rb = rest[:, blk]
-            pn = pool_n[blk]
             if b == 1:
-                v = np.where(pn >= 2, 1.0 / np.maximum(lb[..., 0] + rb, _TINY), 0.0)
+                v = np.where(pn, 1.0 / np.maximum(lb[..., 0] + rb, _TINY), 0.0)
                 T[:, blk] = v
                 entry_E[:, ent[:, 0]] = v
-                entry_w[:, ent[:, 0]] = np.where(pn >= 2, 1.0, 0.0)
+                entry_w[:, ent[:, 0]] = np.where(pn, 1.0, 0.0)
                 continue
-            logf, logpool = block_forward(lb, rb)
-            with np.errstate(divide="ignore"):
-                logh = _block_backward(np.log(lb), logpool)
+            valid, notk, last = extra
+            logf, logpool, loglam = _block_forward_full(lb, rb)
+            logh = _block_backward(loglam, logpool)
             logg = logf[..., -1:]
             with np.errstate(invalid="ignore"):
                 P = np.exp(logf + logh - logg)
             P = np.nan_to_num(P)
-            masks = np.arange(1 << b)
-            popc = np.array([bin(m).count("1") for m in masks])
-            valid = (pn[:, None] - popc[None, :] >= 2) & (masks[None, :] != (1 << b) - 1)
             ok = valid[None] & np.isfinite(logpool)
             v = np.where(ok, P * np.exp(-np.where(ok, logpool, 0.0)), 0.0)  # (1, nb, 2^b)
             T[:, blk] = v.sum(-1)
             for k in range(b):
-                notk = (masks >> k & 1) == 0
-                entry_E[:, ent[:, k]] = v[..., notk].sum(-1)
-                last = P[..., ((1 << b) - 1) ^ (1 << k)]
-                entry_w[:, ent[:, k]] = 1.0 - np.where(pn == b, last, 0.0)
-        Ttot = _reader_totals(T, lay)  # (1, R)
-        Tcum = _within_reader_cumsum(T, lay) - T  # exclusive
-        case_T = _group_sum(Ttot, lay.reader_case, N)
-        reader_of_entry = lay.block_reader[lay.entry_block]
+                entry_E[:, ent[:, k]] = v[..., notk[k]].sum(-1)
+                entry_w[:, ent[:, k]] = 1.0 - np.where(pn == b, P[..., last[k]], 0.0)
+        Ttot = sums.group(T, "block_reader")  # (1, R)
+        Tcum = sums.within_reader_cumsum(T) - T  # exclusive
+        case_T = sums.group(Ttot, "reader_case")
         adjust = Ttot[:, reader_of_entry] - Tcum[:, lay.entry_block] - entry_E
-        D = case_T[:, lay.local_case] - _group_sum(adjust, lay.entry_local, L)
-        w = np.maximum(_group_sum(entry_w, lay.entry_local, L), 0.0) + pseudo_count
+        D = case_T[:, lay.local_case] - sums.group(adjust, "entry_local")
+        w = np.maximum(sums.group(entry_w, "entry_local"), 0.0) + pseudo_count
         new = np.where(D > 0, w / np.maximum(D, _TINY), lam)
-        tot = _group_sum(new, lay.local_case, N)
+        tot = sums.group(new, "local_case")
         new = new / np.maximum(tot[:, lay.local_case], _TINY)
-        delta = np.max(np.abs(new - lam)) if L else 0.0
+        move = np.max(np.abs(new - lam)) if L else 0.0
         lam = new
-        if delta < tol:
+        ran += 1
+        hist = hist[-4:] + [lam[0]]
+        if move < tol and not blocked:
             break
-    out = np.zeros((N, K))
-    out[lay.local_case, lay.local_class] = lam[0]
-    empty = lay.case_n_ranked == 0
-    out[empty] = 1.0 / K
-    return out
+    return lam[0], ran, hist
 
 
 # ---------------------------------------------------------------------------------- Gibbs
@@ -446,43 +663,58 @@ def pl_gibbs(
     groups = {}
     for b in sizes:
         blk = np.flatnonzero(lay.block_size == b)
-        groups[b] = (blk, lay.block_start[blk][:, None] + np.arange(b))
+        ent = lay.block_start[blk][:, None] + np.arange(b)
+        groups[b] = (blk, ent, lay.entry_local[ent])
     reader_of_entry = lay.block_reader[lay.entry_block]
+    sums = _Sums(lay, C)
+    block_case = lay.reader_case[lay.block_reader]
+    has_extra = n_unranked_by > 0
+    extra_shape = np.maximum(n_unranked_by, 1)
     out = np.empty((keep, C, L))
     total_iter = burn_in + keep
+    # Every step below is the arithmetic of the plain formulation (same sums in the same order,
+    # same random draws in the same order), on index tables built once: bit-identical samples.
+    SD = np.empty((C, nB))  # sum over copies of block durations
+    SO = np.empty((C, E))  # sum over copies of in-block arrival offsets
     for it in range(total_iter):
-        lam = np.maximum(lam, _TINY)
-        _, rest = _block_rest(lam, lay)
-        SD = np.zeros((C, nB))  # sum over copies of block durations
-        SO = np.zeros((C, E))  # sum over copies of in-block arrival offsets
+        np.maximum(lam, _TINY, out=lam)
+        bmass = sums.group(lam[:, lay.entry_local], "entry_block")
+        incl = sums.within_reader_cumsum(bmass)
+        tot = sums.group(lam, "local_case")
+        rest = tot[:, block_case]
+        rest -= incl
+        np.maximum(rest, 0.0, out=rest)
         for b in sizes:
-            blk, ent = groups[b]
-            lb = lam[:, lay.entry_local[ent]]  # (C, nb, b)
+            blk, ent, ent_local = groups[b]
+            lb = lam[:, ent_local]  # (C, nb, b)
             rb = rest[:, blk]
             if b == 1:
                 d = rng.standard_gamma(float(reps), size=rb.shape) / (lb[..., 0] + rb)
                 SD[:, blk] = d
                 SO[:, ent[:, 0]] = d
                 continue
-            lbr = np.broadcast_to(lb[:, None], (C, reps) + lb.shape[1:])
-            rbr = np.broadcast_to(rb[:, None], (C, reps) + rb.shape[1:])
-            order, pool = _sample_block_orders(rng, lbr, rbr)
+            order, pool = _sample_block_orders(rng, lb, rb, reps)
             t = rng.standard_exponential(size=pool.shape) / pool
             arrival = np.cumsum(t, axis=-1)  # by position
             offs = np.empty_like(arrival)
             np.put_along_axis(offs, order, arrival, axis=-1)  # by in-block index
             SD[:, blk] = arrival[..., -1].sum(1)
             SO[:, ent] = offs.sum(1)
-        start = _within_reader_cumsum(SD, lay) - SD  # exclusive, summed over copies
-        SE = _reader_totals(SD, lay)  # (C, R)
-        case_SE = _group_sum(SE, lay.reader_case, N)
-        entry_tau = start[:, lay.entry_block] + SO - SE[:, reader_of_entry]
-        tau_local = _group_sum(entry_tau, lay.entry_local, L) + case_SE[:, lay.local_case]
-        extra = np.where(
-            n_unranked_by > 0, rng.standard_gamma(np.maximum(n_unranked_by, 1), size=(C, L)), 0.0
-        )
-        tau_local = tau_local + extra / lam
-        lam = rng.standard_gamma(post_shape, size=(C, L)) / (rate + tau_local)
+        start = sums.within_reader_cumsum(SD)
+        start -= SD  # exclusive, summed over copies
+        SE = sums.group(SD, "block_reader")  # (C, R)
+        case_SE = sums.group(SE, "reader_case")
+        entry_tau = start[:, lay.entry_block]
+        entry_tau += SO
+        entry_tau -= SE[:, reader_of_entry]
+        tau_local = sums.group(entry_tau, "entry_local")
+        tau_local += case_SE[:, lay.local_case]
+        extra = np.where(has_extra, rng.standard_gamma(extra_shape, size=(C, L)), 0.0)
+        extra /= lam
+        tau_local += extra
+        tau_local += rate
+        lam = rng.standard_gamma(post_shape, size=(C, L))
+        lam /= tau_local
         if it >= burn_in:
             out[it - burn_in] = lam
         if progress is not None and (it % 10 == 0 or it == total_iter - 1):

@@ -86,9 +86,12 @@ DEFAULT_STEPS = 10
 PAPER_MIN_SHARED = 1
 #: Default size limit of :func:`sigma` / :func:`sigma_random`: (item, annotator pair) instances,
 #: ``sum_i n_i (n_i - 1) / 2``, an upper bound on the overlapping annotator pairs. Every pair
-#: gets a pairwise alpha, possibly an edge and triangle work; about 20 M instances take a few
-#: GB and minutes on one machine (docs/scaling.md). Override with ``max_pair_instances``.
-SIGMA_MAX_PAIR_INSTANCES = 20_000_000
+#: gets a pairwise alpha, possibly an edge and triangle work. Measured peak: ~320 bytes per
+#: instance above the loaded data (pair instances, their sort, the edge list, the triangle
+#: enumeration's blocks and the result tables), so 60 M instances need ~18 GiB: what a 24 GiB
+#: machine holds beside the data and the interpreter (docs/scaling.md). Override with
+#: ``max_pair_instances``.
+SIGMA_MAX_PAIR_INSTANCES = 60_000_000
 #: Graphs with at most this many nodes, or denser than DENSE_FRACTION, use dense BLAS products.
 DENSE_NODES = 300
 DENSE_FRACTION = 0.05
@@ -143,6 +146,60 @@ def _check_signed(S) -> sp.csr_matrix | np.ndarray:
     return S
 
 
+#: Wedges (pairs of out-edges of one node) checked per block of the triangle enumeration.
+_WEDGE_BLOCK = 1 << 23
+
+
+def _edge_triangle_sums(n: int, rows: np.ndarray, cols: np.ndarray, signs: np.ndarray):
+    """Per edge (rows[e] < cols[e]) the entries of X2 = (A A) o A and Y2 = (S S) o S at e: the
+    number of triangles through e and the sum over them of their sign products.
+
+    Every triangle is enumerated once (edge-iterator with degree ordering, Schank & Wagner 2005):
+    edges point from the lower to the higher (degree, id) rank, each node's out-neighbours
+    (at most sqrt(2E) of them) are paired, and a pair (v, w) closes a triangle when the edge
+    v -> w exists (hash lookup of its key). Work sum_u C(d_out(u), 2) wedges in blocks, instead of
+    the sum_v d_v^2 products of A A and S S; integer results equal to the products'."""
+    E = len(rows)
+    ex = np.zeros(E, dtype=np.int64)
+    ey = np.zeros(E, dtype=np.int64)
+    if E < 3:
+        return ex, ey
+    deg = np.bincount(rows, minlength=n) + np.bincount(cols, minlength=n)
+    rank = np.empty(n, dtype=np.int64)
+    rank[np.lexsort((np.arange(n), deg))] = np.arange(n)
+    low_first = rank[rows] < rank[cols]
+    src = np.where(low_first, rows, cols)
+    dst = np.where(low_first, cols, rows)
+    order = np.lexsort((rank[dst], src))  # out-lists by source, targets by rank
+    src, dst, sgn = src[order], dst[order], signs[order]
+    lookup = pd.Index(src * n + dst)  # oriented edge keys -> position in the sorted list
+    out_deg = np.bincount(src, minlength=n)
+    start = np.cumsum(out_deg) - out_deg
+    later = out_deg[src] - 1 - (np.arange(E) - start[src])  # out-edges after me, same source
+    cum = np.cumsum(later)
+    first_edge = 0
+    while first_edge < E:  # blocks of whole edges, about _WEDGE_BLOCK wedges each
+        base = cum[first_edge - 1] if first_edge else 0
+        last = int(np.searchsorted(cum, base + _WEDGE_BLOCK, side="right"))
+        last = min(max(last, first_edge + 1), E)
+        ids = np.arange(first_edge, last)
+        cnt = later[ids]
+        e1 = np.repeat(ids, cnt)
+        offset = np.arange(len(e1)) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+        e2 = e1 + offset + 1
+        e3 = lookup.get_indexer(dst[e1] * n + dst[e2])  # the closing edge v -> w
+        hit = e3 >= 0
+        e1, e2, e3 = e1[hit], e2[hit], e3[hit]
+        product = (sgn[e1] * sgn[e2] * sgn[e3]).astype(float)  # +1 balanced, -1 not
+        for e in (e1, e2, e3):
+            ex += np.bincount(e, minlength=E)
+            ey += np.rint(np.bincount(e, weights=product, minlength=E)).astype(np.int64)
+        first_edge = last
+    back = np.empty(E, dtype=np.int64)
+    back[order] = np.arange(E)
+    return ex[back], ey[back]
+
+
 def count_triangles(S, *, dense: bool | None = None) -> TriangleCounts:
     """Count balanced and unbalanced triangles of a signed graph by trace identities.
 
@@ -180,16 +237,14 @@ def count_triangles(S, *, dense: bool | None = None) -> TriangleCounts:
         ex, ey = X2[rows, cols], Y2[rows, cols]
         node_x, node_y = X2.sum(axis=1), Y2.sum(axis=1)
     else:
-        Si = S.astype(np.int64)
-        Ai = abs(Si)
-        X2 = sp.csr_matrix((Ai @ Ai).multiply(Ai))
-        Y2 = sp.csr_matrix((Si @ Si).multiply(Si))
-        upper = sp.triu(Si, 1).tocoo()
+        upper = sp.triu(S, 1).tocoo()
         rows, cols = upper.row.astype(np.int64), upper.col.astype(np.int64)
-        ex = np.asarray(X2[rows, cols]).ravel().astype(np.int64)
-        ey = np.asarray(Y2[rows, cols]).ravel().astype(np.int64)
-        node_x = np.asarray(X2.sum(axis=1)).ravel().astype(np.int64)
-        node_y = np.asarray(Y2.sum(axis=1)).ravel().astype(np.int64)
+        ex, ey = _edge_triangle_sums(n, rows, cols, upper.data.astype(np.int64))
+        node_x = np.bincount(rows, weights=ex, minlength=n) + np.bincount(
+            cols, weights=ex, minlength=n)
+        node_y = np.bincount(rows, weights=ey, minlength=n) + np.bincount(
+            cols, weights=ey, minlength=n)
+        node_x, node_y = np.rint(node_x).astype(np.int64), np.rint(node_y).astype(np.int64)
     tr_a3 = int(node_x.sum())
     tr_s3 = int(node_y.sum())
     balanced = (tr_a3 + tr_s3) // 12
@@ -306,7 +361,11 @@ def _num(value: float) -> float | None:
 def _check_annotations(
     annotations: pd.DataFrame, level: str, min_shared: int, multilabel: str = "error"
 ) -> pd.DataFrame:
+    one_label_per_cell = False
     if isinstance(annotations, Dataset):
+        # the loader refuses several labels in one (item, annotator) cell unless the task is
+        # multilabel (or ranking): no second duplicate check of millions of rows here
+        one_label_per_cell = annotations.task in ("multiclass", "rating") and multilabel == "error"
         annotations = annotations.annotations
     if not isinstance(annotations, pd.DataFrame):
         raise TypeError("annotations must be a long DataFrame (item_id, annotator_id, label)")
@@ -327,6 +386,8 @@ def _check_annotations(
         if level != "nominal":
             raise ValueError("multilabel='set' makes nominal values; use level='nominal'")
         annotations = collapse_label_sets(annotations)
+    if one_label_per_cell:  # a multiclass / rating Dataset: its loader refused such cells
+        return annotations
     dup = annotations.duplicated(["item_id", "annotator_id"])
     if dup.any():
         first = annotations.loc[dup, ["item_id", "annotator_id"]].iloc[0]
@@ -519,8 +580,9 @@ def sigma(
 
 
 # ------------------------------------------------------------------------- cost and refusal
-#: Working memory per pair instance (keys, codes, pair statistics, sort copies), in bytes.
-_BYTES_PER_INSTANCE = 96
+#: Working memory per pair instance (keys, codes, pair statistics, sort copies, edge list,
+#: result tables), in bytes: the measured peak of sigma on 1 M rows (5.0 M instances, +1.5 GiB).
+_BYTES_PER_INSTANCE = 320
 
 
 @dataclass(frozen=True)

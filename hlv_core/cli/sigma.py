@@ -159,11 +159,12 @@ def run_sigma(args: argparse.Namespace) -> int:
               "pair instances (--max-pairs).")
     check_sigma_cost(cost, limit, source=args.files[0])  # refuse before the heavy work
     _progress("computing alpha, pairwise alpha, the signed graph and its triangles ...")
-    result = sigma(frame, level=args.level, min_shared=args.min_shared, values=values,
+    # the Dataset itself: its loader already refused several labels in one cell
+    result = sigma(dataset, level=args.level, min_shared=args.min_shared, values=values,
                    multilabel=multilabel, max_pair_instances=None)
     _progress(f"sigma done; sigma_rnd: {args.repeats} shuffled matrices ...")
     rnd = sigma_random(
-        frame, n_repeats=args.repeats, seed=args.seed, level=args.level,
+        dataset, n_repeats=args.repeats, seed=args.seed, level=args.level,
         min_shared=args.min_shared, procedure=args.procedure, n_steps=args.steps,
         values=values, multilabel=multilabel, max_pair_instances=None,
         progress=lambda done, total: _progress(f"sigma_rnd {done}/{total}"),

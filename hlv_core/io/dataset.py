@@ -367,16 +367,18 @@ class Dataset:
 
         Multiclass/rating/ranking: ``-sum_k P_ik ln P_ik / ln K``. Multilabel: mean over labels of
         the binary entropy (bits) of ``P_ik``."""
+        return pd.Series(self._entropy_values(), index=self.item_ids, name="entropy")
+
+    def _entropy_values(self) -> np.ndarray:
+        """:meth:`entropy` as a plain (n_items,) array (no item index to build)."""
         p = self.judgements_array()
         with np.errstate(divide="ignore", invalid="ignore"):
             if self.task == "multilabel":
                 q = 1.0 - p
                 h = -(np.where(p > 0, p * np.log2(p), 0.0) + np.where(q > 0, q * np.log2(q), 0.0))
-                values = h.mean(axis=1)
-            else:
-                k = max(self.n_labels, 2)
-                values = -np.where(p > 0, p * np.log(p), 0.0).sum(axis=1) / np.log(k)
-        return pd.Series(values, index=self.item_ids, name="entropy")
+                return h.mean(axis=1)
+            k = max(self.n_labels, 2)
+            return -np.where(p > 0, p * np.log(p), 0.0).sum(axis=1) / np.log(k)
 
     def majority_label(self) -> pd.Series:
         """Majority label per item; ties go to the lowest index in the inventory (``docs/conventions.md``, tie-break).
@@ -533,7 +535,10 @@ class Dataset:
                 "max": int(per_item.max()) if per_item.size else 0,
             },
             "label_counts": {lab: int(c) for lab, c in zip(self.labels, label_totals, strict=True)},
-            "mean_entropy": float(np.nanmean(self.entropy())) if self.n_items else float("nan"),
+            # the mean of the plain array: a Series indexed by millions of item ids would build
+            # its index's hash table first (same value)
+            "mean_entropy": (float(np.nanmean(self._entropy_values())) if self.n_items
+                             else float("nan")),
             "has_text": "text" in self.items.columns,
             "has_predictions": self.predictions is not None,
             "content_hash": self.content_hash,

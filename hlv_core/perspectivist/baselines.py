@@ -134,14 +134,14 @@ def item_predictions_per_user(
     if rows is None:
         return {}, []
     names = np.array(list(labels), dtype=object)
-    test_items = set(test["item_id"])
+    test_items = pd.Index(test["item_id"].drop_duplicates())  # distinct test texts
     models: dict[str, pd.DataFrame] = {}
     notes: list[str] = []
     for model, group in rows.groupby("model", sort=True):
         table = group.pivot_table(index="item_id", columns="label", values="prob",
                                   aggfunc="sum").reindex(columns=list(labels),
                                                          fill_value=0.0).fillna(0.0)
-        if not test_items <= set(table.index):
+        if not test_items.isin(table.index).all():
             notes.append(f"Model {model} does not cover every test text; left out.")
             continue
         best = pd.Series(names[np.argmax(table.to_numpy(), axis=1)], index=table.index)

@@ -106,10 +106,74 @@ def _check_pairs(pred: pd.DataFrame, true: pd.DataFrame) -> pd.DataFrame:
     return merged
 
 
+def _match_on_codes(pred: pd.DataFrame, true: pd.DataFrame):
+    """Gold and predictions matched on integer (user, text) codes, in the order of the outer
+    merge of :func:`_check_pairs` (pairs sorted by user id, then text id). ``None`` when the
+    pairs are not the same unique pairs on both sides: the caller then takes the checking path,
+    which names the problem."""
+    if len(pred) != len(true):
+        return None
+    u_code, u_ids = pd.factorize(true["annotator_id"])
+    t_code, t_ids = pd.factorize(true["item_id"])
+    nt = max(len(t_ids), 1)
+    gold_key = u_code.astype(np.int64) * nt + t_code
+    pu = pd.Index(u_ids).get_indexer(pred["annotator_id"])
+    pt = pd.Index(t_ids).get_indexer(pred["item_id"])
+    if (pu < 0).any() or (pt < 0).any():
+        return None
+    pred_key = pu.astype(np.int64) * nt + pt
+    key_index = pd.Index(gold_key)
+    if not key_index.is_unique or not pd.Index(pred_key).is_unique:
+        return None
+    at = pd.Index(pred_key).get_indexer(gold_key)  # prediction row of every gold row
+    if (at < 0).any():
+        return None
+    u_sorted = np.argsort(np.asarray(u_ids, dtype=object), kind="stable")
+    t_sorted = np.argsort(np.asarray(t_ids, dtype=object), kind="stable")
+    u_rank = np.empty(len(u_ids), dtype=np.int64)
+    u_rank[u_sorted] = np.arange(len(u_ids))
+    t_rank = np.empty(len(t_ids), dtype=np.int64)
+    t_rank[t_sorted] = np.arange(len(t_ids))
+    order = np.lexsort((t_rank[t_code], u_rank[u_code]))
+    merged = pd.DataFrame({
+        "annotator_id": true["annotator_id"].to_numpy()[order],
+        "item_id": true["item_id"].to_numpy()[order],
+        "label_gold": true["label"].to_numpy()[order],
+        "label_pred": pred["label"].to_numpy()[at[order]],
+    })
+    users = pd.Index(np.asarray(u_ids, dtype=object)[u_sorted].tolist(), name="annotator_id")
+    texts = pd.Index(np.asarray(t_ids, dtype=object)[t_sorted].tolist(), name="item_id")
+    return merged, users, texts
+
+
+def _prepared(labels, true, merged, users, texts) -> _Prepared:
+    """:class:`_Prepared` of matched pairs (labels checked as in :func:`_prepare`)."""
+    if labels is None:
+        labels = order_labels(true["label"].unique())
+    labels = tuple(str(x) for x in labels)
+    index = pd.Index(labels)
+    y = index.get_indexer(merged["label_gold"])
+    p = index.get_indexer(merged["label_pred"])
+    for codes, column, what in ((y, "label_gold", "gold"), (p, "label_pred", "predictions")):
+        bad = codes < 0
+        if bad.any():
+            unknown = sorted(pd.unique(merged.loc[bad, column]))[:5]
+            raise DataError(
+                f"{what} use label(s) {unknown} outside the label inventory {list(labels)} "
+                f"({int(bad.sum())} row(s)).",
+                source=what, column="label",
+                fix="use the dataset's label strings exactly.",
+            )
+    return _finish(labels, users, texts, merged, y, p)
+
+
 def _prepare(predictions: pd.DataFrame, gold: pd.DataFrame,
              labels: tuple[str, ...] | list[str] | None) -> _Prepared:
     pred = _standardise(predictions, "predictions")
     true = _standardise(gold, "gold")
+    matched = _match_on_codes(pred, true)
+    if matched is not None:  # the usual case: the same unique pairs on both sides
+        return _prepared(labels, true, *matched)
     for frame, what in ((true, "gold"), (pred, "predictions")):
         dup = frame.duplicated(PAIR_KEYS)
         if dup.any():
@@ -138,6 +202,10 @@ def _prepare(predictions: pd.DataFrame, gold: pd.DataFrame,
             )
     users = pd.Index(sorted(pd.unique(merged["annotator_id"])), name="annotator_id")
     texts = pd.Index(sorted(pd.unique(merged["item_id"])), name="item_id")
+    return _finish(labels, users, texts, merged, y, p)
+
+
+def _finish(labels, users, texts, merged, y, p) -> _Prepared:
     frame = pd.DataFrame({
         "annotator_id": merged["annotator_id"].to_numpy(),
         "item_id": merged["item_id"].to_numpy(),

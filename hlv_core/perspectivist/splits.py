@@ -166,9 +166,9 @@ class PerspectivistSplits:
 
         Raises ``ValueError`` naming the violated rule.
         """
-        train_users = set(self.train["annotator_id"])
+        train_users = _id_set(self.train["annotator_id"])
         test_users = set(self.test_users)
-        if set(self.test["annotator_id"]) != test_users:
+        if _id_set(self.test["annotator_id"]) != test_users:
             raise ValueError("split check failed: some test users have no test label.")
         if self.adaptation_mode is False and len(self.adaptation):
             raise ValueError("split check failed: adaptation=False but the adaptation split "
@@ -177,27 +177,33 @@ class PerspectivistSplits:
             if train_users & test_users:
                 raise ValueError("split check failed: training annotators and test users "
                                  f"overlap ({sorted(train_users & test_users)[:5]}).")
-            if train_users & set(self.adaptation["annotator_id"]):
+            if train_users & _id_set(self.adaptation["annotator_id"]):
                 raise ValueError("split check failed: adaptation users are training "
                                  "annotators.")
         if self.adaptation_mode == "train" and not test_users <= train_users:
             raise ValueError("split check failed: adaptation='train' but test users "
                              f"{sorted(test_users - train_users)[:5]} have no training label.")
-        if self.adaptation_mode == "test" and set(self.adaptation["annotator_id"]) != test_users:
+        if self.adaptation_mode == "test" and _id_set(self.adaptation["annotator_id"]) != test_users:
             raise ValueError("split check failed: some test users have no adaptation label.")
         adapt = self.adaptation_labels()
-        shared = set(adapt["item_id"]) & set(self.test["item_id"])
+        shared = _id_set(adapt["item_id"]) & _id_set(self.test["item_id"])
         if shared:
             raise ValueError("split check failed: adaptation and test texts overlap "
                              f"({sorted(shared)[:5]}).")
         if not self.extended:
-            shared = set(self.train["item_id"]) & set(self.test["item_id"])
+            shared = _id_set(self.train["item_id"]) & _id_set(self.test["item_id"])
             if shared:
                 raise ValueError("split check failed: extended=False but training and test "
                                  f"texts overlap ({sorted(shared)[:5]}).")
         pairs = pd.concat([self.train[PAIR_KEYS], self.adaptation[PAIR_KEYS], self.test[PAIR_KEYS]])
         if pairs.duplicated().any():
             raise ValueError("split check failed: a (user, text) pair is in two splits.")
+
+
+def _id_set(column: pd.Series) -> set:
+    """The distinct ids of a column as a Python set (distinct values first: no Python object
+    per row of an Arrow string column)."""
+    return set(column.drop_duplicates().to_numpy())
 
 
 def long_annotations(dataset: Dataset) -> pd.DataFrame:
@@ -230,15 +236,18 @@ def long_annotations(dataset: Dataset) -> pd.DataFrame:
 
 
 def _assemble(
-    ann: pd.DataFrame,
+    item_code: np.ndarray,
+    user_code: np.ndarray,
+    n_users: int,
     test_mask_user: np.ndarray,
     reserved_text: np.ndarray,
     adapt_row_order: np.ndarray,
     adaptation_share: float,
     min_adaptation: int,
     min_test: int,
-) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, np.ndarray]:
-    """Train rows (training users), adaptation rows, test rows and the dropped-user mask."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Row masks of the training users, adaptation rows and test rows, and the dropped test
+    users' codes (in order of first appearance), on integer item / user codes of ``ann``."""
     pool = test_mask_user & ~reserved_text  # test users' labels on non-reserved texts
     pool_idx = np.flatnonzero(pool)
     # adaptation texts: texts of a random adaptation_share of the pooled *annotations*
@@ -249,26 +258,20 @@ def _assemble(
     if adaptation_share > 0 and pool_idx.size:
         n_adapt = max(1, n_adapt)
     chosen = pool_idx[np.argsort(adapt_row_order[pool_idx], kind="stable")[:n_adapt]]
-    adapt_texts = np.zeros(len(ann), dtype=bool)
-    if chosen.size:
-        adapt_texts = ann["item_id"].isin(ann["item_id"].to_numpy()[chosen]).to_numpy()
+    text_chosen = np.zeros(int(item_code.max(initial=-1)) + 1, dtype=bool)
+    text_chosen[item_code[chosen]] = True
+    adapt_texts = text_chosen[item_code]
     adapt_rows = pool & adapt_texts
     test_rows = pool & ~adapt_texts
-    users = ann["annotator_id"]
-    n_test = users[test_rows].value_counts()
-    n_adapt_u = users[adapt_rows].value_counts()
-    test_user_ids = pd.Index(pd.unique(users[test_mask_user]))
-    ok = (n_test.reindex(test_user_ids, fill_value=0) >= min_test) & (
-        n_adapt_u.reindex(test_user_ids, fill_value=0) >= min_adaptation
-    )
-    dropped = test_user_ids[~ok.to_numpy()]
-    keep = ~users.isin(dropped).to_numpy()
-    return (
-        ann[~test_mask_user],
-        ann[adapt_rows & keep],
-        ann[test_rows & keep],
-        np.asarray(dropped, dtype=object),
-    )
+    n_test = np.bincount(user_code[test_rows], minlength=n_users)
+    n_adapt_u = np.bincount(user_code[adapt_rows], minlength=n_users)
+    test_user_codes = pd.unique(user_code[test_mask_user])  # order of first appearance
+    ok = (n_test[test_user_codes] >= min_test) & (n_adapt_u[test_user_codes] >= min_adaptation)
+    dropped = test_user_codes[~ok]
+    is_dropped = np.zeros(n_users, dtype=bool)
+    is_dropped[dropped] = True
+    keep = ~is_dropped[user_code]
+    return ~test_mask_user, adapt_rows & keep, test_rows & keep, dropped
 
 
 def _stratified_test_users(users, traits, column, share, rng, dataset) -> np.ndarray:
@@ -398,35 +401,50 @@ def make_splits(
     text_perm = pd.Series(np.arange(texts.size), index=rng.permutation(texts))
     text_priority = text_perm.reindex(ann["item_id"]).to_numpy()
     adapt_row_order = rng.permutation(len(ann))
-    test_mask_user = ann["annotator_id"].isin(test_users).to_numpy()
+    # integer codes once: every split variant below is mask arithmetic on them
+    item_code, _ = pd.factorize(ann["item_id"])
+    user_code, user_uniques = pd.factorize(ann["annotator_id"])
+    n_users = len(user_uniques)
+    is_test_user = np.zeros(n_users, dtype=bool)
+    is_test_user[pd.Index(user_uniques).get_indexer(test_users)] = True
+    test_mask_user = is_test_user[user_code]
     if min_adaptation is None:
         min_adaptation = 1 if adaptation_share > 0 else 0
 
     def build(share: float, mode, strict: bool):
+        """(train rows in order, adaptation mask, test mask, dropped user codes): training
+        users' rows then, with ``mode="train"``, the adaptation rows."""
         reserved = text_priority < int(share * texts.size)
-        train_rows, adapt_rows, test_rows, dropped = _assemble(
-            ann, test_mask_user, reserved, adapt_row_order, adaptation_share,
-            min_adaptation, min_test,
+        train_m, adapt_m, test_m, dropped_codes = _assemble(
+            item_code, user_code, n_users, test_mask_user, reserved, adapt_row_order,
+            adaptation_share, min_adaptation, min_test,
         )
-        if mode == "train":
-            train_rows = pd.concat([train_rows, adapt_rows])
+        parts = [train_m, adapt_m] if mode == "train" else [train_m]
         if strict:
-            train_rows = train_rows[~train_rows["item_id"].isin(set(test_rows["item_id"]))]
-        return train_rows, adapt_rows, test_rows, dropped
+            test_text = np.zeros(int(item_code.max(initial=-1)) + 1, dtype=bool)
+            test_text[item_code[test_m]] = True
+            parts = [m & ~test_text[item_code] for m in parts]
+        return parts, adapt_m, test_m, dropped_codes
 
     if train_only_text_share == "auto":
         # chosen on the strict, no-adaptation variant so that the test split stays the same
         # across adaptation modes and extended/strict (PERSEVAL 3.4)
         share = 0.0
         for share in np.round(np.arange(0.0, 0.91, 0.05), 2):
-            train_rows, _, test_rows, _ = build(float(share), False, True)
-            total = len(train_rows) + len(test_rows)
-            if len(test_rows) and len(train_rows) and len(test_rows) <= max_test_share * total:
+            parts, _, test_m, _ = build(float(share), False, True)
+            n_train = sum(int(m.sum()) for m in parts)
+            n_test_rows = int(test_m.sum())
+            total = n_train + n_test_rows
+            if n_test_rows and n_train and n_test_rows <= max_test_share * total:
                 break
         share = float(share)
     else:
         share = float(train_only_text_share)
-    train_rows, adapt_rows, test_rows, dropped = build(share, adaptation, not extended)
+    parts, adapt_m, test_m, dropped_codes = build(share, adaptation, not extended)
+    train_rows = pd.concat([ann[m] for m in parts]) if len(parts) > 1 else ann[parts[0]]
+    adapt_rows = ann[adapt_m]
+    test_rows = ann[test_m]
+    dropped = np.asarray(user_uniques[dropped_codes], dtype=object)
     notes = []
     if len(dropped):
         notes.append(
@@ -449,7 +467,8 @@ def make_splits(
             "(or 'auto').",
         )
     kept_test = tuple(sorted(pd.unique(test_rows["annotator_id"])))
-    train_users = tuple(u for u in users if u not in set(test_users))
+    test_set = set(test_users)
+    train_users = tuple(u for u in users if u not in test_set)
     adapt_pool = adapt_rows.reset_index(drop=True)
     splits = PerspectivistSplits(
         train=train_rows.reset_index(drop=True),
