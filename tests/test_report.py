@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import time
 
 import numpy as np
 import pandas as pd
@@ -184,13 +183,12 @@ def test_esc_shortens_and_escapes():
 
 
 # ------------------------------------------------------------------------------- time
-def test_md_agreement_report_is_quick():
-    """MD-Agreement (10,753 items, 819 annotators): the whole report well under 20 s."""
+@pytest.mark.slow
+def test_md_agreement_report():
+    """MD-Agreement (10,753 items, 819 annotators): the whole report builds (its time is measured
+    in bench/, never asserted here)."""
     dataset = load(shared_path("data", "md_agreement"))
-    start = time.perf_counter()
     html = build_report(dataset, generated=FIXED)
-    elapsed = time.perf_counter() - start
-    assert elapsed < 20, elapsed
     assert "0.494" in html  # Basile's sigma of MD-Agreement (paper Table 2)
     # pairs on a handful of shared items are too noisy to be listed as the most disagreeing
     table = re.search(r"sharing at least 20 items\)</h3>(.*?)</table>", html, re.S).group(1)

@@ -136,12 +136,9 @@ def test_data_without_annotator_ids(app):
 
 def test_real_data_md_agreement(app, data_dir):
     """MD-Agreement (10,753 items, 819 annotators): both tables, a profile and an item."""
-    import time
-
     raw = (data_dir / "md_agreement" / "annotations.csv").read_bytes()
     app.file_uploader(key="home.upload").set_value(("md.csv", raw, "text/csv")).run()
     assert not app.exception
-    start = time.perf_counter()
     at = open_page(app, "explorer")
     assert len(at.dataframe[0].value) == 10753
     at.session_state["explorer.tab"] = "Annotators"
@@ -154,7 +151,6 @@ def test_real_data_md_agreement(app, data_dir):
     item = at.dataframe[0].value["item_id"].iloc[0]
     at = _deep_link(at, item=item)
     assert _metrics(at)["Annotators"] == "5"
-    assert time.perf_counter() - start < 60
 
 
 @pytest.mark.parametrize("name", ["hs_brexit", "varierrnli", "paraphrase", "cifar10h"])
