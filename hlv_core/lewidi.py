@@ -57,7 +57,7 @@ from typing import IO, Any
 import numpy as np
 import pandas as pd
 
-from .io import Source, as_source, decode_text
+from .io import Source, as_source, decode_text, parse_json
 from .io.errors import DataError
 from .io.lewidi_submission import parse_submission_lines
 
@@ -289,11 +289,7 @@ def load_gold(gold: str | Path | bytes | IO[bytes] | dict, *, name: str | None =
     else:
         source = as_source(gold, name)
         source_name = source.name
-        try:
-            data = json.loads(decode_text(source))
-        except json.JSONDecodeError as exc:
-            raise DataError(f"invalid JSON ({exc.msg}).", source=source_name, row=exc.lineno,
-                            fix="pass the organisers' <Dataset>_test.json (or _dev.json).") from None
+        data = parse_json(decode_text(source), source_name)
     records = list(data.values()) if isinstance(data, dict) else []
     if not records or not all(isinstance(r, dict) and "annotations" in r for r in records):
         raise DataError(

@@ -88,6 +88,47 @@ def _schema_zip(labels: str, annotations: str | None = None) -> bytes:
                  "labels.csv": labels})
 
 
+def _parquet(frame_dict: dict) -> bytes:
+    import pandas as pd
+
+    buffer = io.BytesIO()
+    pd.DataFrame(frame_dict).to_parquet(buffer)
+    return buffer.getvalue()
+
+
+def _parquet_label_sets() -> bytes:
+    return _parquet({"item_id": ["i1", "i1", "i2", "i2", "i3", "i3"],
+                     "annotator_id": ["a", "b", "a", "b", "a", "b"],
+                     "label": [["x", "y"], ["x"], ["y"], ["x", "y"], ["z"], ["x", "z"]]})
+
+
+def _parquet_list_id() -> bytes:
+    return _parquet({"item_id": [["i1"], ["i1"]], "annotator_id": ["a", "b"],
+                     "label": ["x", "y"]})
+
+
+def _two_formats() -> bytes:
+    clean = _text("spelling_clean.csv")
+    return _zip({"annotations.csv": clean, "annotations.tsv": clean.replace(",", "\t")})
+
+
+def _companion_elsewhere() -> bytes:
+    return _zip({"study/annotations.csv": _text("spelling_clean.csv"),
+                 "pilot/labels.csv": "label\n5\n4\n3\n2\n1\n"})
+
+
+def _schemas_disagree() -> bytes:
+    return _zip({"annotations.csv": _text("spelling_clean.csv"),
+                 "labels.csv": "label\n1\n2\n3\n4\n5\n",
+                 "schema.json": '{"labels": ["5", "4", "3", "2", "1"]}'})
+
+
+def _schema_repeated_key() -> bytes:
+    return _zip({"annotations.csv": _text("spelling_clean.csv"),
+                 "schema.json": '{"labels": ["1", "2", "3", "4", "5"],\n'
+                                ' "labels": ["5", "4", "3", "2", "1"]}'})
+
+
 # --------------------------------------------------------------------------- checks of numbers
 def _alphas(ds) -> tuple[float, float, float]:
     ann = ds.annotations
@@ -196,6 +237,37 @@ CASES: list[Case] = [
          words=("'id' -> item_id", "'rater' -> annotator_id", "'answer' -> label"),
          item="message"),
     Case("long_header.csv", "long_header.csv", words=("more)",), item="message"),
+    # round two, class 1: look-alike spellings are one value (reported), a decimal comma refused
+    Case("lookalike_nfc_nfd_labels.csv", "lookalike_nfc_nfd_labels.csv",
+         check=lambda ds: ds.labels == ("caf\u00e9", "th\u00e9")
+         and "4 row(s)" in _notes(ds) and "NFD" in _notes(ds), item="r2-1"),
+    Case("lookalike_invisible_ids.csv", "lookalike_invisible_ids.csv",
+         check=lambda ds: list(ds.annotator_ids) == ["ann 1", "ann2", "ann 3"]
+         and "U+200B" in _notes(ds) and "repeated or special spaces" in _notes(ds),
+         item="r2-1"),
+    Case("rating_decimal_comma.csv", "rating_decimal_comma.csv",
+         words=("'1,5'", "decimal comma", "row 12", "1.5"), item="r2-1"),
+    # class 2: inputs that say two things are refused naming both
+    Case("repeated_label_column.csv", "repeated_label_column.csv",
+         words=("'label' twice", "column 3", "column 4"), item="r2-2"),
+    Case("wide_annotator_twice.csv", "wide_annotator_twice.csv",
+         words=("'ann1' twice", "column 2", "column 4"), item="r2-2"),
+    Case("two_formats.zip", _two_formats, words=("annotations.csv", "annotations.tsv"),
+         item="r2-2"),
+    Case("companion_elsewhere.zip", _companion_elsewhere,
+         words=("pilot/labels.csv", "study/annotations.csv"), item="r2-2"),
+    Case("schemas_disagree.zip", _schemas_disagree, words=("schema.json", "labels.csv"),
+         item="r2-2"),
+    Case("schema_repeated_key.zip", _schema_repeated_key,
+         words=('"labels" appears twice', "lines 1 and 2"), item="r2-2"),
+    Case("lewidi2025_repeated_item.json", "lewidi2025_repeated_item.json",
+         words=('"7" appears twice', "lines 2 and 24"), item="r2-2"),
+    # class 3: Parquet list columns are label sets, or refused
+    Case("label_sets.parquet", _parquet_label_sets,
+         check=lambda ds: ds.task == "multilabel" and ds.labels == ("x", "y", "z")
+         and len(ds.annotations) == 9, item="r2-3"),
+    Case("list_item_id.parquet", _parquet_list_id, words=("'item_id' holds lists",),
+         item="r2-3"),
 ]
 
 

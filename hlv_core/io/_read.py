@@ -13,12 +13,14 @@ import numpy as np
 import pandas as pd
 
 from .errors import DataError
+from .spelling import normalise_spelling
 
 __all__ = [
     "COLUMNAR_MIN_BYTES",
     "Source",
     "header_columns",
     "as_source",
+    "parse_json",
     "decode_text",
     "read_coded",
     "read_table",
@@ -207,9 +209,7 @@ def _parse_table(source: Source, sep: str | None) -> pd.DataFrame:
                 source=source.name,
                 fix="re-export the table as Parquet or CSV.",
             ) from None
-        return frame.astype(object).where(frame.notna(), None).map(
-            lambda v: None if v is None else str(v)
-        )
+        return _parquet_strings(frame, source.name)
     text = decode_text(source)
     if sep is None:
         first = text.splitlines()[0] if text.splitlines() else ""
@@ -245,7 +245,14 @@ def _parse_table(source: Source, sep: str | None) -> pd.DataFrame:
             row=row,
             fix="check that every row has the same number of fields and that quotes are closed.",
         ) from None
-    frame.columns = [str(c).strip() for c in frame.columns]
+    header = _raw_header(text, sep)
+    if header is not None and len(header) == len(frame.columns):
+        refuse_repeated_columns(header, source.name)
+        # pandas renames a repeated name ("label.1"); the header as written, one spelling each
+        frame.columns = [normalise_spelling(c) or str(m).strip()
+                         for c, m in zip(header, frame.columns, strict=True)]
+    else:
+        frame.columns = [normalise_spelling(str(c)) for c in frame.columns]
     unnamed = [c for c in frame.columns if c.startswith("Unnamed:") or c == ""]
     if unnamed:
         raise DataError(
@@ -258,37 +265,184 @@ def _parse_table(source: Source, sep: str | None) -> pd.DataFrame:
     return frame
 
 
-def read_json(source: Source):
-    """Parse a JSON document (or raise naming the line and column of the syntax error)."""
-    text = decode_text(source)
+class _RepeatedKey(ValueError):
+    """A JSON object names one key twice (raised by :func:`_unique_keys`)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list) -> dict:
+    """``object_pairs_hook`` of every JSON parse: a key given twice in one object is refused
+    (``json`` would silently keep the last value: a LeWiDi gold naming one item twice would
+    change the score)."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _RepeatedKey(key)
+            seen.add(key)
+    return out
+
+
+def parse_json(text: str, name: str, *, line: int | None = None):
+    """``json.loads`` with every failure one :class:`DataError` naming the file and line:
+    syntax errors, a key repeated in one object (both lines named), nesting too deep for the
+    parser (Python's ``RecursionError``), integers with thousands of digits (Python's
+    int-conversion limit). ``line``: the file line of ``text`` (JSON Lines)."""
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
-        raise DataError(
-            f"invalid JSON ({exc.msg}, character {exc.colno}).",
-            source=source.name,
-            row=exc.lineno,
-            fix="check the file is valid JSON (a JSON Lines file needs the .jsonl extension).",
-        ) from None
+        if line is None:
+            error = DataError(
+                f"invalid JSON ({exc.msg}, character {exc.colno}).",
+                source=name,
+                row=exc.lineno,
+                fix="check the file is valid JSON (a JSON Lines file needs the .jsonl "
+                "extension).",
+            )
+        else:
+            error = DataError(f"line is not valid JSON ({exc.msg}).", source=name, row=line,
+                              fix="JSON Lines needs one complete JSON object per line.")
+        error.syntax = True  # a syntax error (callers may try a laxer reading)
+        raise error from None
+    except _RepeatedKey as exc:
+        raise _repeated_key_error(text, exc.key, name, line) from None
     except (RecursionError, ValueError) as exc:
-        raise _json_limit_error(exc, source.name, None) from None
+        raise _json_limit_error(exc, name, line, text) from None
 
 
-def _json_limit_error(exc: BaseException, name: str, row: int | None) -> DataError:
+def _repeated_key_error(text: str, key: str, name: str, line: int | None) -> DataError:
+    quoted = json.dumps(key)
+    lines = [text.count("\n", 0, m.start()) + 1
+             for m in re.finditer(re.escape(quoted) + r"\s*:", text)][:2]
+    both = line is None and len(lines) == 2
+    where = f"lines {lines[0]} and {lines[1]}" if both else "one object"
+    return DataError(
+        f"the key {quoted[:80]} appears twice in {where}; JSON keeps only the last, so one of "
+        "the two entries would be dropped silently.",
+        source=name,
+        row=line if line is not None else (lines[1] if len(lines) == 2 else None),
+        fix="keep one entry per key (merge or rename the repeated one).",
+    )
+
+
+#: Nesting depth reported as "too deep" when Python's parser gives up (its recursion limit).
+_DEPTH_SHOWN = 500
+
+
+def _deep_line(text: str) -> int | None:
+    """The line where ``[``/``{`` nesting first passes :data:`_DEPTH_SHOWN` (brackets inside
+    strings counted too: a pointer for the message, not a parse)."""
+    raw = np.frombuffer(text.encode("utf-8", "replace"), dtype=np.uint8)
+    step = (np.isin(raw, (ord("["), ord("{"))).astype(np.int32)
+            - np.isin(raw, (ord("]"), ord("}"))).astype(np.int32))
+    deep = np.flatnonzero(np.cumsum(step) > _DEPTH_SHOWN)
+    if not len(deep):
+        return None
+    return int(np.count_nonzero(raw[: deep[0]] == ord("\n"))) + 1
+
+
+def _json_limit_error(exc: BaseException, name: str, row: int | None,
+                      text: str = "") -> DataError:
     """JSON that parses in principle but exceeds a limit: nesting depth or number length."""
     if isinstance(exc, RecursionError):
         return DataError(
             "the JSON is nested too deeply to read (hundreds of levels of [ or {).",
             source=name,
-            row=row,
+            row=row if row is not None else _deep_line(text),
             fix="export the data flat (one record per item), as the supported formats are.",
         )
+    long_number = re.search(r"\d{1000,}", text)
+    if row is None and long_number is not None:
+        row = text.count("\n", 0, long_number.start()) + 1
     return DataError(
         "the JSON holds a number too long to read (thousands of digits).",
         source=name,
         row=row,
         fix="write numbers with at most a few dozen digits (labels and counts are short).",
     )
+
+
+def _is_list(value) -> bool:
+    return isinstance(value, (list, tuple, np.ndarray))
+
+
+def _parquet_strings(frame: pd.DataFrame, name: str) -> pd.DataFrame:
+    """A Parquet table as strings (None for missing). A column of list type is never turned
+    into text like ``['a' 'b']``: a ``label`` column of lists stays a column of Python lists
+    of strings (one label set per row: multi-label, exploded by the reader); any other list
+    column is refused."""
+    refuse_repeated_columns([str(c) for c in frame.columns], name)
+    out = {}
+    for column in frame.columns:
+        values = frame[column].astype(object)
+        lists = values.map(_is_list)
+        if lists.any():
+            if str(column).strip() != "label":
+                row = int(np.flatnonzero(lists.to_numpy())[0])
+                raise DataError(
+                    f"column {str(column)!r} holds lists (e.g. {echo_list(values.iloc[row])}); "
+                    "only the label column may hold a list (a set of labels per row).",
+                    source=name, row=row + 1, column=str(column),
+                    fix="write one value per cell in this column (one row per value), or "
+                    "export it as text.",
+                )
+            out[column] = values.map(
+                lambda v: [None if _missing(x) else str(x) for x in v] if _is_list(v)
+                else None if _missing(v) else [str(v)])
+        else:
+            out[column] = values.where(frame[column].notna(), None).map(
+                lambda v: None if v is None else str(v))
+    return pd.DataFrame(out, index=frame.index)
+
+
+def _missing(value) -> bool:
+    return value is None or (isinstance(value, float) and value != value)
+
+
+def echo_list(value) -> str:
+    text = repr([getattr(x, "item", lambda x=x: x)() for x in value]) if _is_list(value) \
+        else repr(value)
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
+def _raw_header(text: str, sep: str) -> list[str] | None:
+    """The header cells as written (pandas renames repeated names), or None if unreadable."""
+    try:
+        return next(csv.reader(io.StringIO(text[: 1 << 20]), delimiter=sep))
+    except (csv.Error, StopIteration):
+        return None
+
+
+def refuse_repeated_columns(names: list[str], source: str) -> None:
+    """Two header cells naming one column (after the spelling rule, see
+    :func:`hlv_core.io.spelling.normalise_spelling`): a table that says two things (two
+    ``label`` columns; a wide file naming one annotator twice) is refused, naming both."""
+    seen: dict[str, int] = {}
+    for position, name in enumerate(names, 1):
+        key = normalise_spelling(str(name))
+        if not key:
+            continue
+        if key in seen:
+            raise DataError(
+                f"the header names the column {key[:80]!r} twice (column {seen[key]} and column "
+                f"{position}); only one of the two could be read.",
+                source=source,
+                row=1,
+                column=key,
+                fix="rename or delete one of the two columns (in a wide file: one column per "
+                "annotator or item).",
+            )
+        seen[key] = position
+
+
+def read_json(source: Source):
+    """Parse a JSON document (or raise naming the line and column of the syntax error; see
+    :func:`parse_json`)."""
+    return parse_json(decode_text(source), source.name)
 
 
 def read_jsonl(source: Source) -> list:
@@ -298,7 +452,7 @@ def read_jsonl(source: Source) -> list:
         if not line.strip():
             continue
         try:
-            records.append(json.loads(line))
+            records.append(json.loads(line, object_pairs_hook=_unique_keys))
         except json.JSONDecodeError as exc:
             raise DataError(
                 f"line is not valid JSON ({exc.msg}).",
@@ -306,6 +460,8 @@ def read_jsonl(source: Source) -> list:
                 row=number,
                 fix="JSON Lines needs one complete JSON object per line.",
             ) from None
+        except _RepeatedKey as exc:
+            raise _repeated_key_error(line, exc.key, source.name, number) from None
         except (RecursionError, ValueError) as exc:
             raise _json_limit_error(exc, source.name, number) from None
     if not records:
@@ -346,7 +502,7 @@ def _columnar_layout(source: Source) -> tuple[list[str], str] | None:
         sep = ";"
     else:
         sep = ","
-    names = [c.strip() for c in next(csv.reader([first], delimiter=sep))]
+    names = [normalise_spelling(c) for c in next(csv.reader([first], delimiter=sep))]
     if any(not c or c.startswith("Unnamed:") for c in names) or len(set(names)) != len(names):
         return None
     return names, sep

@@ -6,7 +6,6 @@ from __future__ import annotations
 import ast
 import dataclasses
 import io
-import json
 import zipfile
 import zlib
 from collections.abc import Mapping
@@ -15,7 +14,7 @@ from pathlib import PurePosixPath
 import numpy as np
 import pandas as pd
 
-from ._read import Source, header_columns, read_coded, read_table
+from ._read import Source, header_columns, read_coded, read_json, read_table
 from .dataset import (
     Dataset,
     build_dataset,
@@ -123,6 +122,7 @@ def read_canonical(
     coded = read_coded(source, ("item_id", "annotator_id", "label"))  # big files: integer codes
     frame = coded if coded is not None else frame if frame is not None else read_table(source)
     report = ImportReport(source.name, format_name, rows_read=len(frame))
+    frame, evidence = _explode_label_lists(frame, report, source.name)
     frame = _strip_cells(frame, report)
     schema = schema or {}
     return build_dataset(
@@ -137,7 +137,34 @@ def read_canonical(
         level=level or schema.get("level"),
         label_values=schema.get("label_values"),
         name=PurePosixPath(source.name).stem,
+        multilabel_evidence=evidence,
     )
+
+
+def _explode_label_lists(frame: pd.DataFrame, report: ImportReport, name: str
+                         ) -> tuple[pd.DataFrame, str | None]:
+    """A Parquet ``label`` column of lists (label sets): one row per label (multi-label
+    evidence when a set holds several labels); empty sets and missing labels are refused as
+    any missing label is (a missing annotation is a missing row)."""
+    labels = frame["label"] if "label" in frame.columns else None
+    if labels is None or labels.dtype != object or not labels.map(
+            lambda v: isinstance(v, list)).any():
+        return frame, None
+    sizes = labels.map(lambda v: len(v) if isinstance(v, list) else 1)
+    empty = sizes == 0
+    if empty.any():
+        row = int(np.flatnonzero(empty.to_numpy())[0])
+        raise DataError(
+            f"{int(empty.sum())} row(s) hold an empty label list; the first is shown.",
+            source=name, row=row + 1, column="label",
+            fix="drop the rows without labels (a missing annotation is a missing row).",
+        )
+    exploded = frame.explode("label", ignore_index=True)
+    report.note(f"Parquet label lists read as label sets: {len(frame)} row(s) -> "
+                f"{len(exploded)} (item, annotator, label) row(s).")
+    several = int((sizes > 1).sum())
+    evidence = f"{several} Parquet label list(s) with several labels" if several else None
+    return exploded, evidence
 
 
 def read_canonical_zip(source: Source, *, task: str | None = None, level: str | None = None):
@@ -167,9 +194,30 @@ def read_canonical_zip(source: Source, *, task: str | None = None, level: str | 
                 fix="zip one dataset at a time (remove or rename one of the two files).",
             )
         members.setdefault(base, info.filename)
+    _refuse_companions_elsewhere(members, source.name)
     files = _ZipMembers(archive, members, source.name)
     return read_canonical_files(files, source=source.name, task=task, level=level,
                                 name=PurePosixPath(source.name).stem, container="zip")
+
+
+def _refuse_companions_elsewhere(members: dict[str, str], name: str) -> None:
+    """Every dataset file of a zip must sit in the folder of its annotations: an items.csv in
+    another folder belongs to another dataset (refused naming both paths)."""
+    anchor = next((members[b] for b in sorted(members) if b in _ZIP_WANTED
+                   and b.split(".")[0] in ("annotations", "label_counts")), None)
+    if anchor is None:
+        return
+    folder = PurePosixPath(anchor).parent
+    for base in sorted(members):
+        path = members[base]
+        if base in _ZIP_WANTED and PurePosixPath(path).parent != folder:
+            raise DataError(
+                f"{path!r} is in another folder of the zip than {anchor!r}; a companion file "
+                "from another folder may belong to another dataset.",
+                source=name,
+                fix=f"put {base} beside {PurePosixPath(anchor).name} (one dataset per folder), "
+                "or remove it.",
+            )
 
 
 class _ZipMembers(Mapping):
@@ -211,10 +259,24 @@ def read_canonical_files(
     dataset_name = name or PurePosixPath(source).stem
 
     def member(base: str) -> Source | None:
-        for candidate in (base, base.replace(".csv", ".tsv"), base.replace(".csv", ".parquet")):
-            if candidate in files:
-                return files[candidate]
-        return None
+        stem = base.rsplit(".", 1)[0]
+        found = [f"{stem}{ext}" for ext in (".csv", ".tsv", ".parquet", ".json")
+                 if f"{stem}{ext}" in files and (stem == "schema") == (ext == ".json")]
+        if len(found) > 1:  # the same table twice, in two formats: which one is meant?
+            raise DataError(
+                f"the {container} holds {stem} twice, as {found[0]!r} and {found[1]!r}; only "
+                "one can be read and they may differ.",
+                source=source,
+                fix=f"keep one of {found[0]} and {found[1]} (delete or rename the other).",
+            )
+        return files[found[0]] if found else None
+
+    if (member("annotations.csv") is not None) and (member("label_counts.csv") is not None):
+        raise DataError(
+            f"the {container} holds both annotations and label_counts; only one can be read.",
+            source=source,
+            fix="keep annotations.csv (with annotator ids) or label_counts.csv, not both.",
+        )
 
     ann_src = member("annotations.csv") or member("label_counts.csv")
     if ann_src is None:
@@ -239,10 +301,14 @@ def read_canonical_files(
     schema = None
     if member("schema.json"):
         src = member("schema.json")
-        schema = read_schema(json.loads(src.raw.decode("utf-8-sig")), source=src.name)
-    elif member("labels.csv"):
+        schema = read_schema(read_json(src), source=src.name)
+    if member("labels.csv"):
         src = member("labels.csv")
-        schema = read_schema(read_table(src), source=src.name)
+        listed = read_schema(read_table(src), source=src.name)
+        if schema is not None:
+            _refuse_disagreeing_schemas(schema, listed, member("schema.json").name, src.name)
+        else:
+            schema = listed
     if PurePosixPath(ann_src.name).name.startswith("label_counts"):
         dataset = read_counts(ann_src, items=items, schema=schema)
     else:
@@ -263,6 +329,32 @@ def read_canonical_files(
         dataset = dataclasses.replace(dataset, predictions=preds)
         dataset.report.note(f"predictions loaded for {preds['model'].nunique()} model(s).")
     return dataclasses.replace(dataset, name=dataset_name)
+
+
+def _refuse_disagreeing_schemas(schema: dict, listed: dict, schema_name: str,
+                                labels_name: str) -> None:
+    """``schema.json`` and ``labels.csv`` both give the label inventory (and maybe values):
+    they must agree, or the dataset says two things."""
+    if list(schema["labels"]) != list(listed["labels"]):
+        raise DataError(
+            f"{schema_name} lists the labels {echo(schema['labels'], 120)} but {labels_name} "
+            f"lists {echo(listed['labels'], 120)}; the label order fixes every tie-break, so "
+            "the two must agree.",
+            source=labels_name,
+            column="label",
+            fix="keep one of the two files, or write the same labels in the same order in both.",
+        )
+    both = set(schema.get("label_values", {})) & set(listed.get("label_values", {}))
+    differ = [x for x in sorted(both)
+              if schema["label_values"][x] != listed["label_values"][x]]
+    if differ:
+        raise DataError(
+            f"{schema_name} and {labels_name} give label {differ[0]!r} different values "
+            f"({schema['label_values'][differ[0]]:g} and {listed['label_values'][differ[0]]:g}).",
+            source=labels_name,
+            column="value",
+            fix="keep one of the two files, or give every label the same value in both.",
+        )
 
 
 #: Limits of a zip upload, checked before inflating: number of members, total size after
@@ -359,7 +451,8 @@ def read_crowdkit(source: Source, *, task: str | None = None, level: str | None 
         )
     report = ImportReport(source.name, "crowd-kit", rows_read=len(frame))
     rows = frame.rename(columns={"task": "item_id", worker: "annotator_id"})
-    parsed = rows["label"].map(lambda v: _parse_list_label(v) if isinstance(v, str) else None)
+    parsed = rows["label"].map(lambda v: _parse_list_label(v) if isinstance(v, str)
+                               else v if isinstance(v, list) else None)  # Parquet lists
     evidence = None
     if parsed.map(lambda v: v is not None and len(v) > 1).any():
         evidence = "crowd-kit list-valued labels with several entries"
