@@ -57,7 +57,16 @@ from typing import IO, Any
 import numpy as np
 import pandas as pd
 
-from .io import Source, as_source, decode_text, parse_json
+from .io import (
+    InflateBudget,
+    Source,
+    as_source,
+    check_parse_memory,
+    decode_text,
+    open_zip,
+    parse_json,
+    read_member,
+)
 from .io.errors import DataError
 from .io.lewidi_submission import parse_submission_lines
 
@@ -289,6 +298,7 @@ def load_gold(gold: str | Path | bytes | IO[bytes] | dict, *, name: str | None =
     else:
         source = as_source(gold, name)
         source_name = source.name
+        check_parse_memory(source, "json")
         data = parse_json(decode_text(source), source_name)
     records = list(data.values()) if isinstance(data, dict) else []
     if not records or not all(isinstance(r, dict) and "annotations" in r for r in records):
@@ -483,6 +493,7 @@ def task_from_name(name: str) -> str | None:
 
 
 def _lines(source: Source) -> list[str]:
+    check_parse_memory(source, "json")  # every line a JSON list
     lines = decode_text(source).splitlines()
     while lines and not lines[-1].strip():
         lines.pop()
@@ -875,11 +886,9 @@ def _score_tsv(golds: list[LewidiGold], source: Source, task: str | None, single
 
 
 def _zip_members(source: Source) -> tuple[list[Source], list[str]]:
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(source.raw))
-    except zipfile.BadZipFile:
-        raise DataError("not a readable zip file.", source=source.name,
-                        fix="upload the res.zip you submit to Codabench.") from None
+    archive = open_zip(source, fix="zip only the <dataset>_test_<soft|pe>.tsv files (the "
+                       "res.zip you submit to Codabench).")
+    budget = InflateBudget()
     members, ignored = [], []
     with archive:
         for info in archive.infolist():
@@ -892,7 +901,8 @@ def _zip_members(source: Source) -> tuple[list[Source], list[str]]:
             if path.suffix.lower() not in (".tsv", ".txt"):
                 ignored.append(info.filename)
                 continue
-            members.append(Source(archive.read(info), f"{source.name}/{info.filename}"))
+            raw = read_member(archive, info.filename, budget, source.name)
+            members.append(Source(raw, f"{source.name}/{info.filename}"))
     if not members:
         raise DataError("the zip holds no .tsv submission file.", source=source.name,
                         fix="zip the <dataset>_test_<soft|pe>.tsv files at the top level.")

@@ -18,6 +18,7 @@ import contextlib
 import io
 import json
 import math
+import os
 import sys
 import zipfile
 from collections.abc import Callable
@@ -31,8 +32,7 @@ if __name__ == "__main__":  # run as a script from the repository root
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from hlv_core import agreement
-from hlv_core.io import DataError, load
-from hlv_core.io import tabular as _tabular
+from hlv_core.io import DataError, limit, load
 
 BAD = Path(__file__).parent / "data" / "bad"
 MAX_MESSAGE = 1500
@@ -63,7 +63,7 @@ def _two_annotations() -> bytes:
 
 def _many_members() -> bytes:
     members: dict[str, bytes | str] = {"annotations.csv": _text("spelling_clean.csv")}
-    members.update({f"junk/{i}.txt": "" for i in range(_tabular.MAX_ZIP_MEMBERS + 1)})
+    members.update({f"junk/{i}.txt": "" for i in range(limit("zip_members") + 1)})
     return _zip(members)
 
 
@@ -159,7 +159,7 @@ class Case:
     words: tuple[str, ...] = ()
     check: Callable | None = None
     options: dict = field(default_factory=dict)
-    patches: dict = field(default_factory=dict)
+    patches: dict = field(default_factory=dict)  # environment variables (limits) to set
     item: str = ""
 
     def raw(self) -> bytes:
@@ -217,7 +217,7 @@ CASES: list[Case] = [
          words=("batch1/annotations.csv", "batch2/annotations.csv"), item="4"),
     Case("too_many_members.zip", _many_members, words=("members",), item="zip"),
     Case("inflates_too_much.zip", _inflating_zip, words=("inflate",),
-         patches={"MAX_ZIP_UNCOMPRESSED": 1 << 20}, item="zip"),
+         patches={"HLV_MAX_INFLATED_MB": "1"}, item="zip"),
     Case("lying_sizes.zip", _lying_zip, words=("corrupted",), item="zip"),
     # crashes to end
     Case("deep_nesting.json", "deep_nesting.json", words=("nested too deeply",), item="crash"),
@@ -299,8 +299,7 @@ def _load_case(case: Case):
     options = dict(case.options)
     fmt = options.pop("format", "auto")
     with contextlib.ExitStack() as stack:
-        for attribute, value in case.patches.items():
-            stack.enter_context(mock.patch.object(_tabular, attribute, value))
+        stack.enter_context(mock.patch.dict(os.environ, case.patches))
         return load(case.raw(), format=fmt, name=case.name, **options)
 
 
@@ -394,16 +393,24 @@ def test_zip_limits_are_checked_before_inflating(monkeypatch):
                         lambda self, *a, **k: opened.append(a) or real_open(self, *a, **k))
     with pytest.raises(DataError, match="members"):
         load(many, name="many.zip")
-    monkeypatch.setattr(_tabular, "MAX_ZIP_UNCOMPRESSED", 1 << 20)
-    with pytest.raises(DataError, match="would inflate"):
+    monkeypatch.setenv("HLV_MAX_INFLATED_MB", "1")
+    with pytest.raises(DataError, match="would inflate.*HLV_MAX_INFLATED_MB"):
         load(big, name="big.zip")
     assert opened == []
 
 
 def test_zip_reading_stops_at_the_budget(monkeypatch):
     """Sizes in a zip header can lie: inflating stops once the budget is spent."""
-    monkeypatch.setattr(_tabular, "MAX_ZIP_UNCOMPRESSED", 1 << 20)
-    monkeypatch.setattr(_tabular, "_check_zip_limits", lambda archive, name: None)
+    monkeypatch.setenv("HLV_MAX_INFLATED_MB", "1")
+    from hlv_core.io import _read
+
+    real_check = _read.check_limit
+
+    def declared_sizes_pass(key, amount, *, what, **kw):  # as if the header had lied
+        if not what.startswith("the zip would inflate"):
+            real_check(key, amount, what=what, **kw)
+
+    monkeypatch.setattr(_read, "check_limit", declared_sizes_pass)
     with pytest.raises(DataError, match="inflates to more than"):
         load(_inflating_zip(), name="big.zip")
 

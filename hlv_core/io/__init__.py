@@ -9,10 +9,20 @@ rule of labels and ids (:func:`normalise_spelling`, :func:`spelling_changes` ove
 values, :func:`decimal_comma_labels`) for loaders outside this package.
 """
 
-from ._read import Source, as_source, decode_text, parse_json
+from ._read import (
+    InflateBudget,
+    Source,
+    as_source,
+    check_parse_memory,
+    decode_text,
+    open_zip,
+    parse_json,
+    read_member,
+)
 from .dataset import LEVELS, MISSING_SPELLINGS, TASKS, Dataset, build_dataset, order_labels
 from .errors import DataError, ImportReport
 from .lewidi_submission import load_lewidi_submission
+from .limits import LIMITS, check_limit, limit
 from .loading import (
     COMPANION_OPTIONS,
     FORMATS,
@@ -31,6 +41,13 @@ from .predictions import (
 from .spelling import decimal_comma_labels, normalise_spelling, spelling_changes
 
 __all__ = [
+    "InflateBudget",
+    "LIMITS",
+    "check_limit",
+    "check_parse_memory",
+    "limit",
+    "open_zip",
+    "read_member",
     "COMPANION_OPTIONS",
     "companion_option",
     "FORMATS",

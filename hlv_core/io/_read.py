@@ -6,6 +6,8 @@ import csv
 import io
 import json
 import re
+import zipfile
+import zlib
 from pathlib import Path
 from typing import IO
 
@@ -13,12 +15,18 @@ import numpy as np
 import pandas as pd
 
 from .errors import DataError
+from .limits import check_limit, limit
 from .spelling import normalise_spelling
 
 __all__ = [
     "COLUMNAR_MIN_BYTES",
     "Source",
+    "InflateBudget",
+    "check_parse_memory",
     "header_columns",
+    "open_zip",
+    "read_file",
+    "read_member",
     "as_source",
     "parse_json",
     "decode_text",
@@ -63,19 +71,128 @@ def as_source(path_or_buffer: str | Path | bytes | IO[bytes], name: str | None =
                 source=str(path),
                 fix="zip the folder (annotations.csv, items.csv, ...) or pass annotations.csv.",
             )
-        return Source(path.read_bytes(), name or str(path))
+        return Source(read_file(path), name or str(path))
     if isinstance(path_or_buffer, (bytes, bytearray, memoryview)):
-        return Source(bytes(path_or_buffer), name or "<upload>")
+        label = name or "<upload>"
+        check_limit("file", len(path_or_buffer), what="the file is", source=label,
+                    fix=_SPLIT)
+        return Source(bytes(path_or_buffer), label)
     if hasattr(path_or_buffer, "read"):
-        raw = path_or_buffer.read()
+        guessed = getattr(path_or_buffer, "name", None)
+        label = name or (str(guessed) if guessed else "<upload>")
+        size = getattr(path_or_buffer, "size", None)  # a Streamlit upload knows its size
+        if isinstance(size, int):
+            check_limit("file", size, what="the file is", source=label, fix=_SPLIT)
+        raw = path_or_buffer.read(limit("file") + 1)
         if isinstance(raw, str):
             raw = raw.encode("utf-8")
-        guessed = getattr(path_or_buffer, "name", None)
-        return Source(raw, name or (str(guessed) if guessed else "<upload>"))
+        check_limit("file", len(raw), what="the file is more than", source=label, fix=_SPLIT)
+        return Source(raw, label)
     raise DataError(
         f"cannot read an object of type {type(path_or_buffer).__name__}.",
         fix="pass a file path, bytes or an open binary file.",
     )
+
+
+_SPLIT = "load a smaller file (e.g. one split of the dataset)."
+
+
+def read_file(path: Path) -> bytes:
+    """The bytes of a file, refused before reading when it is over the file-size limit
+    (:mod:`hlv_core.io.limits`); a file that grows while read is cut at the limit."""
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise DataError(f"cannot read this file ({exc.strerror or exc}).", source=str(path),
+                        fix="check the path and its permissions.") from None
+    check_limit("file", size, what="the file is", source=str(path), fix=_SPLIT)
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(limit("file") + 1)
+    except OSError as exc:
+        raise DataError(f"cannot read this file ({exc.strerror or exc}).", source=str(path),
+                        fix="check the path and its permissions.") from None
+    check_limit("file", len(raw), what="the file is more than", source=str(path), fix=_SPLIT)
+    return raw
+
+
+# ------------------------------------------------------------------------ zips, bounded
+def open_zip(source: Source, *, fix: str) -> zipfile.ZipFile:
+    """``source`` as a zip archive, its member count and declared inflated size checked
+    against the limits before anything is inflated (``fix``: what to zip instead)."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(source.raw))
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError):
+        raise DataError("not a readable zip archive.", source=source.name,
+                        fix="re-create the zip file.") from None
+    infos = archive.infolist()
+    check_limit("zip_members", len(infos), what="the zip has", source=source.name, fix=fix)
+    check_limit("inflated", sum(info.file_size for info in infos),
+                what="the zip would inflate to", source=source.name,
+                fix="upload a smaller dataset, or the CSV files themselves.")
+    return archive
+
+
+class InflateBudget:
+    """The bytes a zip may still inflate to (the sizes in a zip header can lie)."""
+
+    def __init__(self) -> None:
+        self.left = limit("inflated")
+
+
+def read_member(archive: zipfile.ZipFile, member: str, budget: InflateBudget, name: str
+                ) -> bytes:
+    """Inflate one member in chunks, stopping once the remaining size budget is exceeded."""
+    out = bytearray()
+    try:
+        handle = archive.open(member)
+    except (zipfile.BadZipFile, NotImplementedError, RuntimeError) as exc:
+        raise DataError(
+            f"cannot open {member!r} in the zip ({exc}).",
+            source=name,
+            fix="re-create the zip without encryption and with standard (deflate) compression.",
+        ) from None
+    with handle:
+        while True:
+            try:
+                chunk = handle.read(1 << 20)
+            except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
+                raise DataError(
+                    f"{member!r} in the zip is corrupted ({exc}).",
+                    source=name,
+                    fix="re-create the zip file.",
+                ) from None
+            if not chunk:
+                break
+            budget.left -= len(chunk)
+            if budget.left < 0:
+                check_limit("inflated", limit("inflated") + 1,
+                            what=f"(while reading {member!r}) the zip inflates to more than",
+                            source=name,
+                            fix="upload a smaller dataset, or the CSV files themselves.")
+            out += chunk
+    return bytes(out)
+
+
+# ------------------------------------------------------------------ memory a parse will need
+#: Bytes per parsed cell: a Python ``str`` object and its pointer (pandas), an int32 code and
+#: its share of the dictionary (the columnar reader), a parsed JSON value.
+_CELL_BYTES = {"pandas": 64, "columnar": 12, "json": 80}
+
+
+def check_parse_memory(source: Source, kind: str, *, columns: int = 1) -> None:
+    """Refuse before parsing when the memory the parse will need (estimated from the bytes:
+    ``2 x bytes`` for the text and its decoded copy, plus ``cells x bytes per cell``, cells
+    counted as lines x ``columns`` for tables, as ``, : [ {`` for JSON) is over the limit
+    ``HLV_MAX_PARSE_MB``."""
+    raw = source.raw
+    if kind == "json":
+        cells = sum(raw.count(c) for c in (b",", b":", b"[", b"{")) + 1
+    else:
+        cells = (raw.count(b"\n") + 1) * max(columns, 1)
+    need = 2 * len(raw) + cells * _CELL_BYTES[kind]
+    check_limit("parse", need, what=f"reading it would need about ({cells:,} cells)",
+                source=source.name, fix=_SPLIT)
 
 
 #: Leading bytes of binary files people pick by mistake (a screenshot renamed .csv, ...).
@@ -198,6 +315,13 @@ def read_table(source: Source, *, sep: str | None = None) -> pd.DataFrame:
 
 
 def _parse_table(source: Source, sep: str | None) -> pd.DataFrame:
+    if source.suffix == ".parquet" or source.raw[:4] == b"PAR1":
+        _check_parquet_memory(source)
+    else:
+        first = source.raw[:1 << 16].split(b"\n", 1)[0]
+        columns = max(first.count(b","), first.count(b"\t"), first.count(b";")) + 1
+        check_parse_memory(source, "pandas" if _columnar_layout(source) is None
+                           else "columnar", columns=columns)
     if sep is None and _arrow_table(source) is not None:
         return source.arrow.to_pandas()
     if source.suffix == ".parquet" or source.raw[:4] == b"PAR1":
@@ -409,6 +533,19 @@ def echo_list(value) -> str:
     return text if len(text) <= 60 else text[:59] + "…"
 
 
+def _check_parquet_memory(source: Source) -> None:
+    try:
+        import pyarrow.parquet as pq
+
+        meta = pq.ParquetFile(io.BytesIO(source.raw)).metadata
+        cells = meta.num_rows * meta.num_columns
+    except Exception:  # unreadable: the reader names the problem
+        return
+    check_limit("parse", 2 * len(source.raw) + cells * _CELL_BYTES["pandas"],
+                what=f"reading it would need about ({cells:,} cells)", source=source.name,
+                fix=_SPLIT)
+
+
 def _raw_header(text: str, sep: str) -> list[str] | None:
     """The header cells as written (pandas renames repeated names), or None if unreadable."""
     try:
@@ -442,11 +579,13 @@ def refuse_repeated_columns(names: list[str], source: str) -> None:
 def read_json(source: Source):
     """Parse a JSON document (or raise naming the line and column of the syntax error; see
     :func:`parse_json`)."""
+    check_parse_memory(source, "json")
     return parse_json(decode_text(source), source.name)
 
 
 def read_jsonl(source: Source) -> list:
     """Parse JSON Lines: one JSON object per non-empty line."""
+    check_parse_memory(source, "json")
     records = []
     for number, line in enumerate(decode_text(source).splitlines(), 1):
         if not line.strip():
@@ -682,6 +821,7 @@ def read_coded(source: Source, columns: tuple[str, ...]) -> pd.DataFrame | None:
     layout = _columnar_layout(source)
     if layout is None or not set(columns) <= set(layout[0]):
         return None
+    check_parse_memory(source, "columnar", columns=len(layout[0]))
     source.arrow = False  # a string table parsed earlier is not needed: free it
     source.table = None
     table = _parse_arrow(source, *layout, dictionary=columns)

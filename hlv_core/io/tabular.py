@@ -7,14 +7,22 @@ import ast
 import dataclasses
 import io
 import zipfile
-import zlib
 from collections.abc import Mapping
 from pathlib import PurePosixPath
 
 import numpy as np
 import pandas as pd
 
-from ._read import Source, header_columns, read_coded, read_json, read_table
+from ._read import (
+    InflateBudget,
+    Source,
+    header_columns,
+    open_zip,
+    read_coded,
+    read_json,
+    read_member,
+    read_table,
+)
 from .dataset import (
     Dataset,
     build_dataset,
@@ -171,18 +179,13 @@ def read_canonical_zip(source: Source, *, task: str | None = None, level: str | 
     """A zip of the canonical files: ``annotations.csv`` (required; or ``label_counts.csv``),
     optional ``items.csv``, ``annotators.csv``, ``labels.csv``/``schema.json``,
     ``predictions.csv``. Files may sit in one sub-folder."""
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(source.raw))
-    except zipfile.BadZipFile:
-        raise DataError(
-            "not a valid zip archive.", source=source.name, fix="re-create the zip file."
-        ) from None
+    archive = open_zip(source, fix="zip only the dataset files (annotations.csv, items.csv, "
+                       "annotators.csv, labels.csv).")
     infos = [
         info for info in archive.infolist()
         if not info.is_dir() and not PurePosixPath(info.filename).name.startswith(".")
         and "__MACOSX" not in PurePosixPath(info.filename).parts
     ]
-    _check_zip_limits(archive, source.name)
     members: dict[str, str] = {}
     for info in infos:
         base = PurePosixPath(info.filename).name
@@ -221,17 +224,17 @@ def _refuse_companions_elsewhere(members: dict[str, str], name: str) -> None:
 
 
 class _ZipMembers(Mapping):
-    """The members of a zip by base name, inflated on first access (within
-    :data:`MAX_ZIP_UNCOMPRESSED` in total)."""
+    """The members of a zip by base name, inflated on first access (within the inflated-size
+    limit in total, :mod:`hlv_core.io.limits`)."""
 
     def __init__(self, archive: zipfile.ZipFile, members: dict[str, str], name: str) -> None:
         self._archive, self._members, self._name = archive, members, name
-        self._budget = [MAX_ZIP_UNCOMPRESSED]
+        self._budget = InflateBudget()
         self._inflated: dict[str, Source] = {}
 
     def __getitem__(self, base: str) -> Source:
         if base not in self._inflated:
-            raw = _read_member(self._archive, self._members[base], self._budget, self._name)
+            raw = read_member(self._archive, self._members[base], self._budget, self._name)
             self._inflated[base] = Source(raw, f"{self._name}/{base}")
         return self._inflated[base]
 
@@ -357,70 +360,13 @@ def _refuse_disagreeing_schemas(schema: dict, listed: dict, schema_name: str,
         )
 
 
-#: Limits of a zip upload, checked before inflating: number of members, total size after
-#: decompression (also enforced while reading, since the sizes in a zip header can lie).
-MAX_ZIP_MEMBERS = 1000
-MAX_ZIP_UNCOMPRESSED = 1 << 30  # 1 GiB
+#: Base names of the dataset files a zip may hold (one of each; all beside the annotations).
 _ZIP_WANTED = {
     f"{stem}{ext}"
     for stem in ("annotations", "label_counts", "items", "annotators", "labels", "schema",
                  "predictions")
     for ext in (".csv", ".tsv", ".parquet", ".json")
 }
-
-
-def _check_zip_limits(archive: zipfile.ZipFile, name: str) -> None:
-    infos = archive.infolist()
-    if len(infos) > MAX_ZIP_MEMBERS:
-        raise DataError(
-            f"the zip has {len(infos):,} members (limit {MAX_ZIP_MEMBERS:,}).",
-            source=name,
-            fix="zip only the dataset files (annotations.csv, items.csv, annotators.csv, "
-            "labels.csv).",
-        )
-    total = sum(info.file_size for info in infos)
-    if total > MAX_ZIP_UNCOMPRESSED:
-        raise DataError(
-            f"the zip would inflate to {total / 2**20:,.0f} MiB (limit "
-            f"{MAX_ZIP_UNCOMPRESSED / 2**20:,.0f} MiB).",
-            source=name,
-            fix="upload a smaller dataset, or the CSV files themselves.",
-        )
-
-
-def _read_member(archive: zipfile.ZipFile, member: str, budget: list[int], name: str) -> bytes:
-    """Inflate one member in chunks, stopping once the remaining size budget is exceeded."""
-    chunks = []
-    try:
-        handle = archive.open(member)
-    except (zipfile.BadZipFile, NotImplementedError, RuntimeError) as exc:
-        raise DataError(
-            f"cannot open {member!r} in the zip ({exc}).",
-            source=name,
-            fix="re-create the zip without encryption and with standard (deflate) compression.",
-        ) from None
-    with handle:
-        while True:
-            try:
-                chunk = handle.read(1 << 20)
-            except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
-                raise DataError(
-                    f"{member!r} in the zip is corrupted ({exc}).",
-                    source=name,
-                    fix="re-create the zip file.",
-                ) from None
-            if not chunk:
-                break
-            budget[0] -= len(chunk)
-            if budget[0] < 0:
-                raise DataError(
-                    f"the zip inflates to more than {MAX_ZIP_UNCOMPRESSED / 2**20:,.0f} MiB "
-                    f"(while reading {member!r}).",
-                    source=name,
-                    fix="upload a smaller dataset, or the CSV files themselves.",
-                )
-            chunks.append(chunk)
-    return b"".join(chunks)
 
 
 def _parse_list_label(text: str):
