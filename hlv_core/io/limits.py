@@ -13,7 +13,7 @@ size of one file           ``HLV_MAX_FILE_MB``     1024 MiB
 members of a zip           ``HLV_MAX_ZIP_MEMBERS`` 1000
 bytes a zip inflates to    ``HLV_MAX_INFLATED_MB`` 1024 MiB
 memory parsing will need   ``HLV_MAX_PARSE_MB``    4096 MiB (estimated before parsing)
-annotator pairs            ``HLV_MAX_PAIRS``       50 M pairs (dense pairwise matrices)
+annotator pairs            ``HLV_MAX_PAIRS``       5 M pairs (pair tables, matrices)
 =========================  ======================  =========================================
 
 Uploads through the app are also capped by Streamlit's ``server.maxUploadSize``
@@ -34,7 +34,7 @@ LIMITS: dict[str, tuple[str, int, str]] = {
     "zip_members": ("HLV_MAX_ZIP_MEMBERS", 1000, "members"),
     "inflated": ("HLV_MAX_INFLATED_MB", 1024, "MiB"),
     "parse": ("HLV_MAX_PARSE_MB", 4096, "MiB"),
-    "pairs": ("HLV_MAX_PAIRS", 50_000_000, "pairs"),
+    "pairs": ("HLV_MAX_PAIRS", 5_000_000, "pairs"),
 }
 
 

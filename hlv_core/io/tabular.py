@@ -435,7 +435,7 @@ def read_wide(
     When ``orientation`` is None it is inferred from the first header cell
     (``item_id``/``item`` -> items, ``annotator_id``/``annotator``/``coder`` -> annotators);
     otherwise a :class:`DataError` asks the user to choose."""
-    frame = _strip_cells(read_table(source))
+    frame = read_table(source)  # cells stripped after the melt: one column, not one per annotator
     first = frame.columns[0]
     if orientation is None:
         if first.lower() in _ITEM_ALIASES:
@@ -457,7 +457,7 @@ def read_wide(
             source=source.name,
             fix="use 'items' or 'annotators'.",
         )
-    ids = frame[first]
+    ids = frame[first].str.strip()
     if ids.isna().any():
         bad = int(np.flatnonzero(ids.isna().to_numpy())[0])
         raise DataError(
@@ -476,8 +476,17 @@ def read_wide(
             column=first,
             fix="merge the duplicated rows.",
         )
-    long = frame.melt(id_vars=[first], var_name="other", value_name="label")
+    # melt by hand (column after column, as DataFrame.melt orders it): one 2-D array, no
+    # per-column pandas work, so a file with 10,000 annotator columns stays fast
+    others = [c for c in frame.columns if c != first]
+    cells = frame[others].to_numpy(dtype=object, na_value=None)
+    long = pd.DataFrame({
+        first: np.tile(ids.to_numpy(dtype=object), len(others)),
+        "other": np.repeat(np.asarray(others, dtype=object), len(frame)),
+        "label": pd.Series(cells.T.ravel(), dtype=str),
+    })
     report = ImportReport(source.name, f"wide ({orientation} x ...)", rows_read=len(frame))
+    long = _strip_cells(long, report)
     missing = is_missing_spelling(long["label"])
     if missing.any():
         # a matrix has no row to leave out: every spelling on the one list is a missing cell
