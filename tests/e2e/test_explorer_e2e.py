@@ -22,6 +22,7 @@ def _click_first_row(page: Page, grid, opened) -> None:
     for _ in range(4):
         grid.scroll_into_view_if_needed()
         wait_for_app(page)
+        expect(grid.locator("canvas").first).to_be_visible()  # the grid has drawn
         box = grid.bounding_box()
         assert box is not None
         grid.hover()
