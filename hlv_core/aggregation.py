@@ -28,8 +28,10 @@ from ._plackett_luce import pl_gibbs
 from .io import DataError
 
 __all__ = [
+    "DEFAULT_PRIOR",
     "MODELS",
     "check_sampler_args",
+    "default_prior",
     "densify_samples",
     "irn",
     "irn_reference",
@@ -45,6 +47,19 @@ __all__ = [
 ]
 
 MODELS = ("dirichlet", "prirn", "pl")
+
+#: The one default Dirichlet pseudo-count a0 per label, by model (used by the engine, the CLI
+#: and the Certainty page): 0.1 for vote counts (small, visible), 0.01 for PrIRN as in the
+#: reference notebook of Stutz et al. (``colab_ua_accuracy.ipynb``: ``alpha = 0.01``). The
+#: Plackett-Luce model has a Gamma prior instead (``pl_shape``, ``pl_rate``).
+DEFAULT_PRIOR: dict[str, float] = {"dirichlet": 0.1, "prirn": 0.01, "pl": 0.1}
+
+
+def default_prior(model: str) -> float:
+    """The default prior a0 of ``model`` (:data:`DEFAULT_PRIOR`)."""
+    if model not in DEFAULT_PRIOR:
+        raise ValueError(f"unknown model {model!r}; choose one of {MODELS}")
+    return DEFAULT_PRIOR[model]
 
 
 # ---------------------------------------------------------------------------------- formats
@@ -155,7 +170,7 @@ def sample_plausibilities(
     reliability: float,
     n_samples: int,
     seed: int = 0,
-    prior: float = 0.1,
+    prior: float | None = None,
     n_classes: int | None = None,
     tie_split: bool = True,
     burn_in: int = 100,
@@ -171,7 +186,8 @@ def sample_plausibilities(
 
     * ``"dirichlet"`` (``data`` = (N, K) counts): Dir(r * c + prior) (paper App. A).
     * ``"prirn"`` (``data`` = selectors): Dir(r * IRN + prior), IRN normalised (paper App. B.3,
-      ``irn.py::sample_prirn``; the reference notebook uses alpha = 0.01, our default 0.1).
+      ``irn.py::sample_prirn``). ``prior=None``: :func:`default_prior` of the model (0.1
+      for Dirichlet, 0.01 for PrIRN as in the reference notebook).
     * ``"pl"`` (selectors): Gibbs sampler (:func:`pl_gibbs`), every reader repeated r times
       (integer r), prior Gamma(``pl_shape``, ``pl_rate``) = reference Gamma(1, 1), ``burn_in``
       iterations per chain, ``n_chains`` chains. The mass of the classes nobody ranked is split
@@ -182,6 +198,7 @@ def sample_plausibilities(
     if model not in MODELS:
         raise ValueError(f"unknown model {model!r}; choose one of {MODELS}")
     r = check_sampler_args(reliability, n_samples)
+    prior = default_prior(model) if prior is None else float(prior)
     S = int(n_samples)
     rng = np.random.default_rng(seed)
     info: dict = {"model": model, "reliability": r, "n_samples": S, "seed": seed}

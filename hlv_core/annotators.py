@@ -39,6 +39,7 @@ import pandas as pd
 from . import agreement, balance
 from .io import Dataset
 from .levels import level_options
+from .pair_matrix import check_pairs
 
 __all__ = [
     "MIN_PAIRS",
@@ -209,6 +210,7 @@ def annotator_pairs(dataset: Dataset, *, level: str | None = None,
     dataset's default level, :func:`hlv_core.levels.level_options`)."""
     opts = level_options(dataset)
     level = opts.resolve(level)
+    check_pairs(dataset.annotations, what="pairwise alpha", source=dataset.name)
     return agreement.pairwise_alpha(dataset.annotations, level=level, min_shared=min_shared,
                                     values=opts.values(level), multilabel=opts.multilabel)
 
@@ -216,6 +218,7 @@ def annotator_pairs(dataset: Dataset, *, level: str | None = None,
 def annotator_camps(dataset: Dataset) -> pd.Series:
     """Camp of each annotator (0, 1; -1 without an edge) under Basile's conventions (nominal
     alpha, ``min_shared`` 1): :func:`hlv_core.balance.camps` of :func:`hlv_core.balance.sigma`."""
+    check_pairs(dataset.annotations, what="the annotator graph (camps)", source=dataset.name)
     result = balance.sigma(dataset.annotations, level="nominal",
                            min_shared=balance.PAPER_MIN_SHARED,
                            multilabel=level_options(dataset).multilabel)

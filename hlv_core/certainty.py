@@ -37,6 +37,7 @@ from ._plackett_luce import effective_sample_size, pl_gibbs, pl_log_likelihood
 from .aggregation import (
     MODELS,
     check_sampler_args,
+    default_prior,
     irn,
     irn_reference,
     model_data,
@@ -499,7 +500,7 @@ def sweep(
     *,
     n_samples: int = 100,
     seed: int = 0,
-    prior: float = 0.1,
+    prior: float | None = None,
     n_classes: int | None = None,
     ks: Sequence[int] = (1, 2, 3),
     predictions: dict[str, np.ndarray] | None = None,
@@ -521,7 +522,9 @@ def sweep(
     accuracy (point estimate's top-1, i.e. r = inf) is added for every predictor as the
     reference line. ``ao_depth``: also UA average overlap at that depth (Stutz et al.). ``point``:
     the precomputed :func:`point_estimate` (N, K) (PL maximum likelihood is slow to recompute);
-    reliability inf uses it for every sample."""
+    reliability inf uses it for every sample. ``prior=None``: the model's
+    :func:`~hlv_core.aggregation.default_prior`."""
+    prior = default_prior(model) if prior is None else float(prior)
     if method not in ("compact", "dense"):
         raise ValueError("method must be 'compact' or 'dense'")
     if len(data) == 0:

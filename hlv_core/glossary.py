@@ -92,7 +92,8 @@ TERMS: dict[str, Term] = {
         "shares on every item.",
         "Humans 60/40, model 70/30: soft accuracy for the item is min(.6,.7)+min(.4,.3) = 0.9.",
         "Soft accuracy = (1/N) sum_ik min(P_ik, Q_ik); soft micro / macro F1 use the same "
-        "min-overlap as true positives. Kurniawan et al., section 3.2.",
+        "min-overlap as true positives. Kurniawan et al., section 3.1 (multi-label: section "
+        "3.2).",
     ),
     "jsd": Term(
         "Jensen-Shannon similarity (1 − JSD)",
@@ -102,7 +103,7 @@ TERMS: dict[str, Term] = {
         "near its maximum, so read it beside soft accuracy.",
         "Humans 50/50, model 100/0: similarity 0.69, although the model ignores one view.",
         "1 − (1/N) sum_i JSD(p_i, q_i) in bits, terms below 1e-8 dropped. Kurniawan et al., "
-        "section 3.2 (PO-JSD).",
+        "section 3.1 (PO-JSD; multi-label: per class, section 3.2).",
     ),
     "entropy_correlation": Term(
         "Entropy correlation",
@@ -113,7 +114,7 @@ TERMS: dict[str, Term] = {
         "scores close to 1.",
         "Pearson correlation of the items' normalised entropies of P and Q (multi-label: per "
         "class, then averaged). Undefined when either side has constant entropy. Kurniawan et "
-        "al., section 3.2.",
+        "al., section 3.1 (multi-label: section 3.2).",
     ),
     "alpha": Term(
         "Krippendorff's alpha",
@@ -125,7 +126,9 @@ TERMS: dict[str, Term] = {
         "Two annotators who agree on 90% of items where chance alone would give 50%: "
         "alpha = 1 − 0.1/0.5 = 0.8.",
         "alpha = 1 − D_o / D_e, observed over expected disagreement from the coincidence "
-        "matrix (Krippendorff 2011), with nominal / ordinal / interval / ratio distances.",
+        "matrix, with nominal / ordinal / interval / ratio distances (Krippendorff 2011, "
+        "Computing Krippendorff's alpha-reliability, sections on the coincidence matrix and "
+        "the difference functions).",
     ),
     "pairwise_alpha": Term(
         "Pairwise alpha",
@@ -147,11 +150,15 @@ TERMS: dict[str, Term] = {
     "multilabel_agreement": Term(
         "Multi-label agreement",
         "Agreement when each annotator may tick several labels per item: partial matches "
-        "count, and chance agreement is estimated by shuffling labels between items.",
+        "count, and chance agreement is estimated from simulated datasets in which every "
+        "annotator labels at random in their own habits.",
         "Read like alpha: 1 perfect, 0 chance level.",
         "Annotator A ticks {cause, contrast}, B ticks {cause}: they partly agree.",
-        "Set-overlap agreement with chance agreement by bootstrap; Marchal et al. (2022), "
-        "section 4.",
+        "Observed set-overlap agreement (soft-match, augmented kappa, F1) against the expected "
+        "agreement of B simulated datasets: per coder, each item's number of labels is drawn "
+        "from that coder's own distribution of set sizes and the labels from that coder's "
+        "label shares (counts / total labels), without replacement; chance-adjusted = (A_o − "
+        "A_e) / (1 − A_e). Marchal et al. (2022), section 4 (measures: section 3).",
     ),
     "sigma": Term(
         "Systematicity (sigma)",
@@ -161,8 +168,9 @@ TERMS: dict[str, Term] = {
         "disagreement is unstructured. Compare with sigma on shuffled data (sigma_rnd).",
         "Two political camps labelling hate speech: each camp agrees inside and disagrees "
         "across, so most triangles of annotators are balanced and sigma is high.",
-        "Share of balanced triangles in the signed graph whose edges are pairwise alphas above "
-        "(+) or below (−) a threshold (structural balance theory). Basile, sections 3-4.",
+        "Share of balanced triangles in the signed annotator graph (structural balance "
+        "theory): the edge of a pair is + when its pairwise alpha is at least the overall "
+        "alpha, − when below. Basile, section 3 (validation: section 4).",
     ),
     "camps": Term(
         "Camps",
@@ -171,7 +179,8 @@ TERMS: dict[str, Term] = {
         "Camps that line up with annotator traits (age, gender, background) suggest the "
         "disagreement reflects perspectives.",
         "Annotators who see a tweet as ironic end up in one camp, those who do not in another.",
-        "Spectral partition of the signed pairwise-alpha graph; see hlv_core.balance.",
+        "Spectral partition of the signed pairwise-alpha graph of Basile, section 3 (a "
+        "balanced graph has a unique split into two camps, Davis 1967); see hlv_core.balance.",
     ),
     "certainty": Term(
         "Annotation certainty",
@@ -179,9 +188,11 @@ TERMS: dict[str, Term] = {
         "are not perfectly reliable.",
         "Near 1: the experts' evidence points to one label; low: several labels remain "
         "plausible, so grading a model against one 'correct' answer is unfair on this item.",
-        "Three dermatologists list different top diagnoses: the top-1 certainty is low.",
-        "Probability that the top label of a plausibility sample equals the point estimate's "
-        "top label, averaged over samples. Stutz et al., section 4.",
+        "Of 5 plausibility draws for a skin case, 3 put 'eczema' first, 1 'psoriasis' and 1 "
+        "'acne': the top-1 certainty is 3/5 = 0.60.",
+        "For every label y, the share of plausibility samples whose top label is y; the "
+        "certainty is the largest of these shares over the labels (top-k: the same with the "
+        "samples' top-k sets). It needs no point estimate. Stutz et al., section 2.3.",
     ),
     "reliability": Term(
         "Reliability",
@@ -189,9 +200,14 @@ TERMS: dict[str, Term] = {
         "evidence.",
         "Low reliability: even unanimous annotators leave room for doubt; high: the annotators' "
         "majority is taken as near-certain.",
-        "With reliability 10, two annotators saying 'eczema' weigh like twenty.",
-        "Multiplies the evidence before the Dirichlet prior is added (Plackett-Luce: repeats "
-        "each reader). Stutz et al., section 3.",
+        "Vote counts: with reliability 10, two annotators saying 'eczema' weigh like twenty. "
+        "Ranked answers (PrIRN): the IRN scores are normalised to sum 1 first, so with "
+        "reliability 10 all readers together weigh like ten annotators, however many there "
+        "are: IRN 0.8 / 0.2 becomes Dirichlet(8 + prior, 2 + prior).",
+        "Multiplies the evidence before the Dirichlet prior is added: the counts (Dirichlet, "
+        "Stutz et al., App. A) or the normalised IRN, so r is the effective number of "
+        "annotators (PrIRN, App. B.3); Plackett-Luce repeats each reader r times (App. B.4). "
+        "Stutz et al., section 2.2.",
     ),
     "plausibility": Term(
         "Plausibility",
@@ -200,7 +216,7 @@ TERMS: dict[str, Term] = {
         "Draws that always put the same label first mean a certain ground truth.",
         "For one skin case, 1,000 draws: 'eczema' first 700 times, 'psoriasis' 300 times.",
         "Samples from a Dirichlet on (reliability x evidence + prior) or from the Plackett-Luce "
-        "posterior. Stutz et al., section 3.",
+        "posterior. Stutz et al., sections 2.1-2.2 (models: App. A, B.3, B.4).",
     ),
     "ua_accuracy": Term(
         "Uncertainty-adjusted accuracy",
@@ -210,16 +226,20 @@ TERMS: dict[str, Term] = {
         "disagree.",
         "Model says 'eczema' on a case where eczema is first in 70% of plausibility draws: it "
         "earns 0.7 for that case.",
-        "Mean over items and plausibility samples of top-k accuracy against the sampled label "
-        "ranking. Stutz et al., section 5.",
+        "Mean over items and plausibility samples of whether the sample's top label is in the "
+        "model's top-k labels (set accuracy: whether the two top-k sets are equal). Stutz et "
+        "al., section 2.4.",
     ),
     "irn": Term(
         "Inverse rank normalisation (IRN)",
         "Turns each expert's ranked list of answers into scores: the first answer weighs most.",
         "A label many experts rank high gets a large score.",
-        "Ranking (eczema, psoriasis): eczema 2/3, psoriasis 1/3.",
-        "Scores proportional to 1/rank, normalised per reader; the paper splits ties, the "
-        "released code does not (both offered). Stutz et al., section 3.",
+        "Two readers rank (eczema, psoriasis) and (eczema): eczema 1 + 1 = 2, psoriasis 1/2; "
+        "normalised once after summing: eczema 0.8, psoriasis 0.2.",
+        "Each reader gives block b of their ranking the weight 1/b (the paper shares it among "
+        "the block's tied labels; the released code does not: both offered); the weights are "
+        "summed over readers and normalised once, after aggregation, never per reader. Stutz "
+        "et al., App. B.2.",
     ),
     "plackett_luce": Term(
         "Plackett-Luce model",
@@ -227,14 +247,16 @@ TERMS: dict[str, Term] = {
         "the experts' ranked answers.",
         "Its samples are slower to draw but use the full order of every ranking.",
         "Experts ranking (A, B) and (B, A) leave A and B equally plausible.",
-        "Gibbs sampler with Gamma(1, 1) priors and burn-in. Stutz et al., section 3.",
+        "Gibbs sampler with Gamma(1, 1) priors and burn-in, extended to partial rankings with "
+        "ties and unranked labels. Stutz et al., App. B.4.",
     ),
     "prior": Term(
         "Prior pseudo-count",
         "How much weight every label gets before any annotation is seen.",
         "Small: the annotations decide; large: every label stays plausible.",
         "With 400 possible diagnoses, a prior of 0.1 each adds up to 40 imaginary annotators.",
-        "Dirichlet concentration a0 added to every class. Stutz et al., section 3.",
+        "Dirichlet concentration a0 added to every class (default 0.1 for vote counts, 0.01 "
+        "for PrIRN as in the reference notebook). Stutz et al., App. A and B.3.",
     ),
     "perseval": Term(
         "Perspectivist evaluation (PERSEVAL)",
@@ -245,7 +267,8 @@ TERMS: dict[str, Term] = {
         "A model that always agrees with the majority scores well globally but poorly for the "
         "annotators who often dissent.",
         "F1 / accuracy per annotator (and per text), averaged; splits keep each annotator's "
-        "texts apart. Lo, Casola et al., sections 3-4.",
+        "texts apart. Lo, Casola et al., section 3.1 (data split) and section 5 (evaluation "
+        "metrics).",
     ),
     "rank_centrality": Term(
         "Rank centrality (case review)",
@@ -254,7 +277,7 @@ TERMS: dict[str, Term] = {
         "A higher score: the model wins more pairwise judgements, weighted by whom it beat.",
         "If experts prefer A over B and B over C, A ranks first.",
         "Stationary distribution of the random walk on the comparison graph (Negahban, Oh "
-        "and Shah 2012), as used in the meta-evaluation of Kurniawan et al., section 6.",
+        "and Shah 2012), as used in the meta-evaluation of Kurniawan et al., section 6.3.",
     ),
     "training_method": Term(
         "Training method",
@@ -272,14 +295,16 @@ TERMS: dict[str, Term] = {
         "Narrow: the score is stable; wide, or overlapping another model's: the difference may "
         "be chance.",
         "0.71 [0.68, 0.74] on 1,000 resamples.",
-        "Percentile interval over resamples of the items (or annotators), fixed seed.",
+        "Percentile interval over resamples of the items (or annotators), fixed seed (Efron "
+        "and Tibshirani 1993, An Introduction to the Bootstrap, chapter 13).",
     ),
     "coverage": Term(
         "Coverage",
         "How many of the dataset's items a model has predictions for; scores use only those.",
         "Low coverage: the score may not describe the whole dataset.",
         "'scored on 6 of 8 items'.",
-        "Items with both annotations and predictions.",
+        "Items with both annotations and predictions (HLV Lens convention, "
+        "docs/conventions.md).",
     ),
     "task": Term(
         "Task type",
@@ -288,7 +313,7 @@ TERMS: dict[str, Term] = {
         "It decides which measures apply.",
         "'Which diagnoses, in order?' is a ranking task.",
         "Detected from the file format, a schema or the evidence in the cells; the import report "
-        "says which.",
+        "says which (HLV Lens convention, docs/conventions.md).",
     ),
     "level": Term(
         "Level of measurement",
@@ -296,7 +321,8 @@ TERMS: dict[str, Term] = {
         "(interval, ratio); it decides how far apart two different labels count.",
         "For ratings, 4 vs 5 is a small disagreement only at the ordinal or interval level.",
         "A 1-5 offensiveness scale is ordinal: 1 vs 5 disagrees more than 4 vs 5.",
-        "The distance metric of Krippendorff's alpha (Krippendorff 2011).",
+        "The difference function of Krippendorff's alpha (Krippendorff 2011, section on the "
+        "difference functions).",
     ),
     "review_judgement": Term(
         "Judgement (case review)",
@@ -349,7 +375,9 @@ TERMS: dict[str, Term] = {
         "Rank 1 scores 0.210 and rank 2 0.214, difference interval [−0.002, 0.010], p = 0.21: "
         "the two are not separable on this test set.",
         "Difference d of the mean per-item scores; the same B resamples of the items for both "
-        "systems; p = (1 + #{|d* − d| ≥ |d|}) / (B + 1) (two-sided, percentile interval).",
+        "systems; p = (1 + #{|d* − d| ≥ |d|}) / (B + 1) (two-sided, percentile interval; "
+        "Koehn 2004, Statistical significance tests for machine translation evaluation, "
+        "section 4).",
     ),
     "majority_share": Term(
         "Majority share",
@@ -358,7 +386,7 @@ TERMS: dict[str, Term] = {
         "labels the lowest possible value is about 0.33.",
         "4 of 5 annotators say 'offensive': majority share 0.80.",
         "max_k P_ik, the largest entry of the item's soft label (multi-label: of the per-label "
-        "shares).",
+        "shares); the soft label of Kurniawan et al., section 3.",
     ),
     "pair_agreement": Term(
         "Pair agreement",
@@ -369,7 +397,7 @@ TERMS: dict[str, Term] = {
         "sum_k n_ik (n_ik - 1) / (n_i (n_i - 1)), the per-item observed agreement of Fleiss' "
         "kappa; multi-label: averaged over the labels someone ticked, each as yes / no; "
         "ranked lists: the annotators' top choices compared; not defined for items with one "
-        "annotator.",
+        "annotator (Fleiss 1971, the per-item agreement P_i).",
     ),
     "item_entropy": Term(
         "Normalised entropy",
@@ -378,7 +406,8 @@ TERMS: dict[str, Term] = {
         "High values are the contested items, which the item table lists first.",
         "Two labels, votes 5 / 5: entropy 1.00; votes 9 / 1: 0.47; votes 10 / 0: 0.",
         "-sum_k P_ik ln P_ik / ln K over the soft label P_i with K labels; multi-label: the mean "
-        "binary entropy over labels.",
+        "binary entropy over labels (the normalised entropy of Kurniawan et al., section 3.1, "
+        "entropy correlation).",
     ),
     "perseval_task": Term(
         "Named and unnamed task (PERSEVAL)",
@@ -391,7 +420,7 @@ TERMS: dict[str, Term] = {
         "A hate-speech model told 'annotator is 18-25, from group B' (named) versus only "
         "'annotator 417' plus five of their labels (unnamed, with adaptation).",
         "Named when the dataset has annotator traits, unnamed otherwise. Lo, Casola et al., "
-        "section 3.",
+        "section 3.2 (user representation).",
     ),
     "adaptation": Term(
         "Adaptation (PERSEVAL)",
@@ -402,7 +431,8 @@ TERMS: dict[str, Term] = {
         "step.",
         "5% of a test user's labels are shown to the model; it is scored on the other 95%.",
         "Adaptation instances are drawn per test user (share set on the page, PERSEVAL: 5%); "
-        "their texts are never test texts. Lo, Casola et al., section 3.",
+        "their texts are never test texts. Lo, Casola et al., section 3.1 (data split: "
+        "adaptation at training or at inference time).",
     ),
     "majority_agreement": Term(
         "Agreement with the majority",
@@ -411,8 +441,8 @@ TERMS: dict[str, Term] = {
         "differently (an outlier, or a minority perspective worth a look).",
         "An annotator who matches the majority on 70 of 100 shared items scores 0.70.",
         "Items with at least two annotators; the majority is the item's majority label (ties to "
-        "the first label in the label order), the annotator included. "
-        "hlv_core.annotators.majority_agreement.",
+        "the first label in the label order), the annotator included (HLV Lens convention, "
+        "docs/conventions.md; hlv_core.annotators.majority_agreement).",
     ),
     "support": Term(
         "Support",
@@ -422,7 +452,8 @@ TERMS: dict[str, Term] = {
         "enough support.",
         "An annotator with mean alpha 0.95 from a single pair sharing 3 items tells little.",
         "Number of defined pairwise alphas and the items those pairs share; the Agreement page "
-        "ranks only annotators with at least the chosen number of pairs.",
+        "ranks only annotators with at least the chosen number of pairs (HLV Lens convention, "
+        "docs/conventions.md; pairwise alpha: Basile, section 3).",
     ),
 }
 

@@ -57,7 +57,16 @@ from typing import IO, Any
 import numpy as np
 import pandas as pd
 
-from .io import Source, as_source, decode_text
+from .io import (
+    InflateBudget,
+    Source,
+    as_source,
+    check_parse_memory,
+    decode_text,
+    open_zip,
+    parse_json,
+    read_member,
+)
 from .io.errors import DataError
 from .io.lewidi_submission import parse_submission_lines
 
@@ -71,8 +80,10 @@ __all__ = [
     "score_results",
     "score_items",
     "round_half",
+    "manhattan_distance",
     "manhattan_items",
     "multilabel_manhattan_items",
+    "wasserstein_distance",
     "wasserstein_items",
     "error_rate_items",
     "multilabel_error_rate_items",
@@ -145,12 +156,39 @@ def official_mean(values: np.ndarray, metric: str) -> float:
 
 
 # ----------------------------------------------------------------------- per-item metrics
-def manhattan_items(P: np.ndarray, T: np.ndarray) -> np.ndarray:
-    """MP Task A per item: ``round5(sum_k |P_ik - T_ik|)``. ``P``, ``T``: (N, K) -> (N,)."""
+def manhattan_distance(P: np.ndarray, T: np.ndarray) -> np.ndarray:
+    """The one Manhattan distance of HLV Lens (LeWiDi 2025 Task A; also
+    :func:`hlv_core.soft_metrics.lewidi_manhattan`): ``sum_k |P_ik - T_ik|`` over the last
+    axis, summed left to right as the organisers' notebook does, unrounded; rows are taken as
+    written (the organisers do not renormalise). ``P``, ``T``: (..., K) -> (...)."""
+    P, T = np.asarray(P, dtype=float), np.asarray(T, dtype=float)
     d = np.zeros(P.shape[:-1])
     for k in range(P.shape[-1]):  # left to right over the K bins, as the notebook's sum()
         d = d + np.abs(P[..., k] - T[..., k])
-    return round_half(d)
+    return d
+
+
+def wasserstein_distance(P: np.ndarray, T: np.ndarray,
+                         values: np.ndarray | None = None) -> np.ndarray:
+    """The one 1-D Wasserstein (earth mover's) distance of HLV Lens (LeWiDi 2025 Task A; also
+    :func:`hlv_core.soft_metrics.lewidi_wasserstein`): both rows renormalised to sum 1 (the
+    organisers' optimal-transport call needs equal masses), then
+    ``sum_k |CDF_P(k) - CDF_T(k)| (v_{k+1} - v_k)`` with bins at ``values`` (default
+    0..K-1: ground cost ``|h - k|``), unrounded. ``P``, ``T``: (N, K) -> (N,)."""
+    P, T = np.asarray(P, dtype=float), np.asarray(T, dtype=float)
+    K = P.shape[1]
+    gaps = np.ones(K - 1) if values is None else np.diff(np.asarray(values, dtype=float))
+    if values is not None and (len(gaps) != K - 1 or (gaps <= 0).any()):
+        raise ValueError("values must be K strictly increasing numbers (one per ordinal bin).")
+    P = P / P.sum(axis=1, keepdims=True)
+    T = T / T.sum(axis=1, keepdims=True)
+    return np.abs(np.cumsum(P, axis=1) - np.cumsum(T, axis=1))[:, :-1] @ gaps
+
+
+def manhattan_items(P: np.ndarray, T: np.ndarray) -> np.ndarray:
+    """MP Task A per item: ``round5(sum_k |P_ik - T_ik|)`` (:func:`manhattan_distance`
+    rounded). ``P``, ``T``: (N, K) -> (N,)."""
+    return round_half(manhattan_distance(P, T))
 
 
 def multilabel_manhattan_items(P: np.ndarray, T: np.ndarray) -> np.ndarray:
@@ -165,13 +203,10 @@ def multilabel_manhattan_items(P: np.ndarray, T: np.ndarray) -> np.ndarray:
 
 
 def wasserstein_items(P: np.ndarray, T: np.ndarray) -> np.ndarray:
-    """CSC / Paraphrase Task A per item: 1-D earth mover's distance between bins 0..K-1 with
-    ground cost ``|h - k|`` = ``sum_k |CDF_P(k) - CDF_T(k)|`` (equal to the notebook's
-    ``ot.emd2``), both rows renormalised to sum 1 first. ``P``, ``T``: (N, K) -> (N,),
-    unrounded (the notebook rounds only the mean)."""
-    P = P / P.sum(axis=1, keepdims=True)
-    T = T / T.sum(axis=1, keepdims=True)
-    return np.abs(np.cumsum(P, axis=1) - np.cumsum(T, axis=1))[:, :-1].sum(axis=1)
+    """CSC / Paraphrase Task A per item: :func:`wasserstein_distance` between bins 0..K-1
+    (equal to the notebook's ``ot.emd2``), both rows renormalised to sum 1 first.
+    ``P``, ``T``: (N, K) -> (N,), unrounded (the notebook rounds only the mean)."""
+    return wasserstein_distance(P, T)
 
 
 def _errors(pred: np.ndarray, target: np.ndarray) -> np.ndarray:
@@ -289,11 +324,8 @@ def load_gold(gold: str | Path | bytes | IO[bytes] | dict, *, name: str | None =
     else:
         source = as_source(gold, name)
         source_name = source.name
-        try:
-            data = json.loads(decode_text(source))
-        except json.JSONDecodeError as exc:
-            raise DataError(f"invalid JSON ({exc.msg}).", source=source_name, row=exc.lineno,
-                            fix="pass the organisers' <Dataset>_test.json (or _dev.json).") from None
+        check_parse_memory(source, "json")
+        data = parse_json(decode_text(source), source_name)
     records = list(data.values()) if isinstance(data, dict) else []
     if not records or not all(isinstance(r, dict) and "annotations" in r for r in records):
         raise DataError(
@@ -487,6 +519,7 @@ def task_from_name(name: str) -> str | None:
 
 
 def _lines(source: Source) -> list[str]:
+    check_parse_memory(source, "json")  # every line a JSON list
     lines = decode_text(source).splitlines()
     while lines and not lines[-1].strip():
         lines.pop()
@@ -879,11 +912,9 @@ def _score_tsv(golds: list[LewidiGold], source: Source, task: str | None, single
 
 
 def _zip_members(source: Source) -> tuple[list[Source], list[str]]:
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(source.raw))
-    except zipfile.BadZipFile:
-        raise DataError("not a readable zip file.", source=source.name,
-                        fix="upload the res.zip you submit to Codabench.") from None
+    archive = open_zip(source, fix="zip only the <dataset>_test_<soft|pe>.tsv files (the "
+                       "res.zip you submit to Codabench).")
+    budget = InflateBudget()
     members, ignored = [], []
     with archive:
         for info in archive.infolist():
@@ -896,7 +927,8 @@ def _zip_members(source: Source) -> tuple[list[Source], list[str]]:
             if path.suffix.lower() not in (".tsv", ".txt"):
                 ignored.append(info.filename)
                 continue
-            members.append(Source(archive.read(info), f"{source.name}/{info.filename}"))
+            raw = read_member(archive, info.filename, budget, source.name)
+            members.append(Source(raw, f"{source.name}/{info.filename}"))
     if not members:
         raise DataError("the zip holds no .tsv submission file.", source=source.name,
                         fix="zip the <dataset>_test_<soft|pe>.tsv files at the top level.")

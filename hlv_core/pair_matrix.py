@@ -16,7 +16,65 @@ import pandas as pd
 from scipy.cluster.hierarchy import leaves_list, linkage
 from scipy.spatial.distance import squareform
 
-__all__ = ["PairMatrix", "cluster_order", "most_active", "pairwise_matrix"]
+from .io import DataError, check_limit, limit
+
+__all__ = [
+    "PairEstimate",
+    "PairMatrix",
+    "check_pairs",
+    "cluster_order",
+    "estimate_pairs",
+    "most_active",
+    "pairwise_matrix",
+]
+
+#: Bytes per annotator pair of a pair table and the sparse products behind it (ids, counts,
+#: the disagreement sums and alpha as float64 / int64 columns, plus the co-occurrence matrix).
+PAIR_BYTES = 96
+
+
+@dataclass(frozen=True)
+class PairEstimate:
+    """Size of the pairwise structures of an annotations table, known before any is built:
+    ``n_annotators`` A, ``pair_instances`` = sum over items of n_i (n_i - 1) / 2 (n_i the
+    item's annotators), ``pairs`` = min(pair_instances, A (A - 1) / 2), an upper bound of the
+    annotator pairs sharing an item (the rows of a pair table), and ``bytes`` = pairs x
+    :data:`PAIR_BYTES`."""
+
+    n_annotators: int
+    pair_instances: int
+    pairs: int
+
+    @property
+    def bytes(self) -> int:
+        return self.pairs * PAIR_BYTES
+
+
+def estimate_pairs(annotations: pd.DataFrame) -> PairEstimate:
+    """:class:`PairEstimate` of a long ``item_id, annotator_id[, label]`` table: one group-by
+    over the rows (O(rows)), no pair is enumerated."""
+    cells = annotations[["item_id", "annotator_id"]].drop_duplicates()
+    per_item = cells.groupby("item_id", observed=True, sort=False).size().to_numpy(np.int64)
+    instances = int((per_item * (per_item - 1) // 2).sum())
+    n = int(cells["annotator_id"].nunique())
+    return PairEstimate(n_annotators=n, pair_instances=instances,
+                        pairs=min(instances, n * (n - 1) // 2))
+
+
+def check_pairs(annotations: pd.DataFrame, *, what: str = "pairwise agreement",
+                source: str = "<dataset>") -> PairEstimate:
+    """Refuse (:class:`~hlv_core.io.DataError`) before any pair table is allocated when the
+    annotator pairs sharing an item may exceed the limit ``HLV_MAX_PAIRS``
+    (:mod:`hlv_core.io.limits`); the message gives the estimate. Returns the estimate."""
+    estimate = estimate_pairs(annotations)
+    check_limit(
+        "pairs", estimate.pairs,
+        what=f"{what} of {estimate.n_annotators:,} annotators would need up to "
+        f"{estimate.bytes / 2**20:,.0f} MiB for",
+        source=source,
+        fix="load a subset of the annotators or items (e.g. the most active annotators).",
+    )
+    return estimate
 
 
 @dataclass(frozen=True)
@@ -89,6 +147,13 @@ def pairwise_matrix(
     if order not in ("cluster", "given"):
         raise ValueError(f"order must be 'cluster' or 'given'; got {order!r}.")
     ids = list(annotators)
+    if len(ids) * (len(ids) - 1) // 2 > limit("pairs"):  # a dense (A, A) matrix
+        raise DataError(
+            f"a {len(ids):,} x {len(ids):,} matrix of pairs ({len(ids) ** 2 * 8 / 2**20:,.0f} "
+            f"MiB) is over the limit of {limit('pairs'):,} pairs (HLV_MAX_PAIRS).",
+            source="<pairwise matrix>",
+            fix="show fewer annotators (e.g. the most active), or set the environment "
+            "variable HLV_MAX_PAIRS higher if the machine has the memory.")
     mat = _fill(pairs, ids, value)
     positions = cluster_order(mat) if order == "cluster" else np.arange(len(ids))
     return PairMatrix(ids=[ids[i] for i in positions], matrix=mat[np.ix_(positions, positions)],

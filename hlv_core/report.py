@@ -39,7 +39,7 @@ from .annotators import item_overview
 from .glossary import PAPERS, TERMS, metric_label
 from .io import DataError, Dataset, item_level_predictions, model_matrices
 from .levels import level_options
-from .pair_matrix import PairMatrix, most_active, pairwise_matrix
+from .pair_matrix import PairMatrix, check_pairs, most_active, pairwise_matrix
 from .scoring import metric_ranks, metric_winners, score_models
 from .text import visible_controls
 
@@ -350,6 +350,10 @@ def _pairs(dataset: Dataset, settings: ReportSettings) -> Section:
     missing = _without_linked_labels(dataset, "pairwise agreement")
     if missing:
         return Section("pairs", title, _not_applicable(missing), False)
+    try:  # pairs estimated before any is built (a limit names its environment variable)
+        check_pairs(dataset.annotations, source=dataset.name)
+    except ValueError as error:
+        return Section("pairs", title, _not_applicable(str(error)), False)
     opts = level_options(dataset)
     level = opts.default
     pairs = pairwise_alpha(dataset.annotations, level=level,

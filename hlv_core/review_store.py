@@ -39,7 +39,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from .io import DataError
+from .io import DataError, load_table, spelling_changes
 from .text import neutralise_frame, restore_frame
 
 __all__ = [
@@ -755,15 +755,15 @@ class ReviewStore:
         counts as later than its import (:func:`latest_judgements`). Raises
         :class:`~hlv_core.io.DataError` naming the row for bad input (nothing is written)."""
         source = source_name or str(path)
-        try:
-            frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-        except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-            raise DataError(f"cannot read this CSV ({exc}).", source=source,
-                            fix="export judgements with HLV Lens or save the file as UTF-8 "
-                                "CSV.") from None
-        except OSError as exc:
-            raise DataError(f"cannot read this file ({exc.strerror or exc}).", source=source,
-                            fix="check the path and its permissions.") from None
+        # the one bounded reader: size limit, no decompression of .zip / .gz, UTF-8, one
+        # spelling per id (look-alike item ids and model names are one value; reviewer
+        # names and comments stay exactly as exported)
+        frame = load_table(path, name=source).fillna("")
+        for column in ("item_id", "model_a", "model_b", "dataset"):  # names as the dataset's
+            if column in frame.columns:
+                changes = spelling_changes(pd.Index(frame[column].unique(), dtype=str))
+                if changes:
+                    frame[column] = frame[column].map(lambda v, c=changes: c.get(v, v))
         frame = restore_frame(frame)
         required = ["reviewer", "item_id", "model_a", "model_b", "choice"]
         missing = [c for c in required if c not in frame.columns]

@@ -18,6 +18,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from .lewidi import manhattan_distance, wasserstein_distance
+
 __all__ = [
     "jsd_rows",
     "LOG_CUTOFF",
@@ -404,9 +406,12 @@ def _per_item_ce(P: np.ndarray, Q: np.ndarray) -> np.ndarray:
 
 
 def _per_item_manhattan(P: np.ndarray, Q: np.ndarray, multilabel: bool) -> np.ndarray:
-    if multilabel:  # binary distribution (x, 1-x) per label: |p-q| + |(1-p)-(1-q)| = 2|p-q|
-        return (2.0 * np.abs(P - Q)).mean(axis=1)
-    return np.abs(P - Q).sum(axis=1)
+    """The LeWiDi scorer's one Manhattan distance (:func:`hlv_core.lewidi.manhattan_distance`),
+    unrounded; multilabel: per label the binary distributions ``(p, 1-p)``, mean over labels."""
+    if multilabel:
+        pairs = (np.stack([P, 1.0 - P], axis=-1), np.stack([Q, 1.0 - Q], axis=-1))
+        return manhattan_distance(*pairs).mean(axis=1)
+    return manhattan_distance(P, Q)
 
 
 def lewidi_manhattan(
@@ -425,11 +430,9 @@ def lewidi_manhattan(
 
 
 def _per_item_wasserstein(P: np.ndarray, Q: np.ndarray, values: np.ndarray | None) -> np.ndarray:
-    gaps = np.ones(P.shape[1] - 1) if values is None else np.diff(np.asarray(values, float))
-    if values is not None and (len(gaps) != P.shape[1] - 1 or (gaps <= 0).any()):
-        raise ValueError("values must be K strictly increasing numbers (one per ordinal bin).")
-    cdf_gap = np.abs(np.cumsum(P, axis=1) - np.cumsum(Q, axis=1))[:, :-1]
-    return cdf_gap @ gaps
+    """The LeWiDi scorer's one Wasserstein distance
+    (:func:`hlv_core.lewidi.wasserstein_distance`: rows renormalised, bins at ``values``)."""
+    return wasserstein_distance(P, Q, values)
 
 
 def lewidi_wasserstein(

@@ -12,7 +12,7 @@ from hlv_core import agreement
 from hlv_core.agreement import kappa_summary
 from hlv_core.io import DataError, Dataset
 from hlv_core.levels import level_options
-from hlv_core.pair_matrix import most_active, pairwise_matrix
+from hlv_core.pair_matrix import check_pairs, most_active, pairwise_matrix
 from hlv_core.text import md
 from hlv_ui.agreement_views import mean_agreement_section, multilabel_section, pair_section
 from hlv_ui.explain import explain, explain_inline
@@ -157,6 +157,11 @@ def pairs_tab() -> None:
         "Minimum shared items per pair", 1, 1000, 2, 1, key="agreement.min_shared",
         help="Pairs sharing fewer items get no α (one shared item can never give a positive α).",
     ))
+    try:  # estimated before any pair is built (HLV_MAX_PAIRS)
+        check_pairs(dataset.annotations, source=dataset.name)
+    except DataError as error:
+        show_data_error(error)
+        return
     pairs = compute_pairs(dataset, dataset.content_hash, level, min_shared, values,
                           multilabel_mode)
     defined = pairs.dropna(subset=["alpha"])

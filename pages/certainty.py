@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from hlv_core import certainty as ce
+from hlv_core.aggregation import DEFAULT_PRIOR, default_prior
 from hlv_core.glossary import paper_label, term
 from hlv_core.text import md
 from hlv_ui.certainty_figures import (
@@ -65,11 +66,13 @@ seed = int(c3.number_input(
     help="The same seed gives the same draws, so every number can be reproduced; it is stored "
     "in every download."))
 prior = float(c4.number_input(
-    "Prior weight per label", min_value=1e-4, value=0.01 if is_ranking else 0.1,
+    "Prior weight per label", min_value=1e-4,
+    value=default_prior("prirn" if is_ranking else "dirichlet"),
     format="%.4f", key="certainty.prior",
     help=explain_inline("prior") + " Technical: the Dirichlet pseudo-count a0 of the vote-count "
-    "and ranked-vote models; default 0.01 for ranked votes as in the reference notebook "
-    "(colab_ua_accuracy.ipynb), 0.1 for vote counts."))
+    f"and ranked-vote models; default {DEFAULT_PRIOR['prirn']} for ranked votes as in the "
+    f"reference notebook (colab_ua_accuracy.ipynb), {DEFAULT_PRIOR['dirichlet']} for vote "
+    "counts."))
 with st.expander("How the models work (technical)"):
     for key in offered:
         st.markdown(f"**{MODEL_TITLES[key]}**: {MODEL_TECHNICAL[key]}")

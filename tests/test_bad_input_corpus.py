@@ -18,6 +18,7 @@ import contextlib
 import io
 import json
 import math
+import os
 import sys
 import zipfile
 from collections.abc import Callable
@@ -31,8 +32,7 @@ if __name__ == "__main__":  # run as a script from the repository root
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from hlv_core import agreement
-from hlv_core.io import DataError, load
-from hlv_core.io import tabular as _tabular
+from hlv_core.io import DataError, limit, load
 
 BAD = Path(__file__).parent / "data" / "bad"
 MAX_MESSAGE = 1500
@@ -63,7 +63,7 @@ def _two_annotations() -> bytes:
 
 def _many_members() -> bytes:
     members: dict[str, bytes | str] = {"annotations.csv": _text("spelling_clean.csv")}
-    members.update({f"junk/{i}.txt": "" for i in range(_tabular.MAX_ZIP_MEMBERS + 1)})
+    members.update({f"junk/{i}.txt": "" for i in range(limit("zip_members") + 1)})
     return _zip(members)
 
 
@@ -86,6 +86,47 @@ def _lying_zip() -> bytes:
 def _schema_zip(labels: str, annotations: str | None = None) -> bytes:
     return _zip({"annotations.csv": annotations or _text("spelling_clean.csv"),
                  "labels.csv": labels})
+
+
+def _parquet(frame_dict: dict) -> bytes:
+    import pandas as pd
+
+    buffer = io.BytesIO()
+    pd.DataFrame(frame_dict).to_parquet(buffer)
+    return buffer.getvalue()
+
+
+def _parquet_label_sets() -> bytes:
+    return _parquet({"item_id": ["i1", "i1", "i2", "i2", "i3", "i3"],
+                     "annotator_id": ["a", "b", "a", "b", "a", "b"],
+                     "label": [["x", "y"], ["x"], ["y"], ["x", "y"], ["z"], ["x", "z"]]})
+
+
+def _parquet_list_id() -> bytes:
+    return _parquet({"item_id": [["i1"], ["i1"]], "annotator_id": ["a", "b"],
+                     "label": ["x", "y"]})
+
+
+def _two_formats() -> bytes:
+    clean = _text("spelling_clean.csv")
+    return _zip({"annotations.csv": clean, "annotations.tsv": clean.replace(",", "\t")})
+
+
+def _companion_elsewhere() -> bytes:
+    return _zip({"study/annotations.csv": _text("spelling_clean.csv"),
+                 "pilot/labels.csv": "label\n5\n4\n3\n2\n1\n"})
+
+
+def _schemas_disagree() -> bytes:
+    return _zip({"annotations.csv": _text("spelling_clean.csv"),
+                 "labels.csv": "label\n1\n2\n3\n4\n5\n",
+                 "schema.json": '{"labels": ["5", "4", "3", "2", "1"]}'})
+
+
+def _schema_repeated_key() -> bytes:
+    return _zip({"annotations.csv": _text("spelling_clean.csv"),
+                 "schema.json": '{"labels": ["1", "2", "3", "4", "5"],\n'
+                                ' "labels": ["5", "4", "3", "2", "1"]}'})
 
 
 # --------------------------------------------------------------------------- checks of numbers
@@ -118,7 +159,7 @@ class Case:
     words: tuple[str, ...] = ()
     check: Callable | None = None
     options: dict = field(default_factory=dict)
-    patches: dict = field(default_factory=dict)
+    patches: dict = field(default_factory=dict)  # environment variables (limits) to set
     item: str = ""
 
     def raw(self) -> bytes:
@@ -176,7 +217,7 @@ CASES: list[Case] = [
          words=("batch1/annotations.csv", "batch2/annotations.csv"), item="4"),
     Case("too_many_members.zip", _many_members, words=("members",), item="zip"),
     Case("inflates_too_much.zip", _inflating_zip, words=("inflate",),
-         patches={"MAX_ZIP_UNCOMPRESSED": 1 << 20}, item="zip"),
+         patches={"HLV_MAX_INFLATED_MB": "1"}, item="zip"),
     Case("lying_sizes.zip", _lying_zip, words=("corrupted",), item="zip"),
     # crashes to end
     Case("deep_nesting.json", "deep_nesting.json", words=("nested too deeply",), item="crash"),
@@ -196,6 +237,37 @@ CASES: list[Case] = [
          words=("'id' -> item_id", "'rater' -> annotator_id", "'answer' -> label"),
          item="message"),
     Case("long_header.csv", "long_header.csv", words=("more)",), item="message"),
+    # round two, class 1: look-alike spellings are one value (reported), a decimal comma refused
+    Case("lookalike_nfc_nfd_labels.csv", "lookalike_nfc_nfd_labels.csv",
+         check=lambda ds: ds.labels == ("caf\u00e9", "th\u00e9")
+         and "4 row(s)" in _notes(ds) and "NFD" in _notes(ds), item="r2-1"),
+    Case("lookalike_invisible_ids.csv", "lookalike_invisible_ids.csv",
+         check=lambda ds: list(ds.annotator_ids) == ["ann 1", "ann2", "ann 3"]
+         and "U+200B" in _notes(ds) and "repeated or special spaces" in _notes(ds),
+         item="r2-1"),
+    Case("rating_decimal_comma.csv", "rating_decimal_comma.csv",
+         words=("'1,5'", "decimal comma", "row 12", "1.5"), item="r2-1"),
+    # class 2: inputs that say two things are refused naming both
+    Case("repeated_label_column.csv", "repeated_label_column.csv",
+         words=("'label' twice", "column 3", "column 4"), item="r2-2"),
+    Case("wide_annotator_twice.csv", "wide_annotator_twice.csv",
+         words=("'ann1' twice", "column 2", "column 4"), item="r2-2"),
+    Case("two_formats.zip", _two_formats, words=("annotations.csv", "annotations.tsv"),
+         item="r2-2"),
+    Case("companion_elsewhere.zip", _companion_elsewhere,
+         words=("pilot/labels.csv", "study/annotations.csv"), item="r2-2"),
+    Case("schemas_disagree.zip", _schemas_disagree, words=("schema.json", "labels.csv"),
+         item="r2-2"),
+    Case("schema_repeated_key.zip", _schema_repeated_key,
+         words=('"labels" appears twice', "lines 1 and 2"), item="r2-2"),
+    Case("lewidi2025_repeated_item.json", "lewidi2025_repeated_item.json",
+         words=('"7" appears twice', "lines 2 and 24"), item="r2-2"),
+    # class 3: Parquet list columns are label sets, or refused
+    Case("label_sets.parquet", _parquet_label_sets,
+         check=lambda ds: ds.task == "multilabel" and ds.labels == ("x", "y", "z")
+         and len(ds.annotations) == 9, item="r2-3"),
+    Case("list_item_id.parquet", _parquet_list_id, words=("'item_id' holds lists",),
+         item="r2-3"),
 ]
 
 
@@ -227,8 +299,7 @@ def _load_case(case: Case):
     options = dict(case.options)
     fmt = options.pop("format", "auto")
     with contextlib.ExitStack() as stack:
-        for attribute, value in case.patches.items():
-            stack.enter_context(mock.patch.object(_tabular, attribute, value))
+        stack.enter_context(mock.patch.dict(os.environ, case.patches))
         return load(case.raw(), format=fmt, name=case.name, **options)
 
 
@@ -322,16 +393,24 @@ def test_zip_limits_are_checked_before_inflating(monkeypatch):
                         lambda self, *a, **k: opened.append(a) or real_open(self, *a, **k))
     with pytest.raises(DataError, match="members"):
         load(many, name="many.zip")
-    monkeypatch.setattr(_tabular, "MAX_ZIP_UNCOMPRESSED", 1 << 20)
-    with pytest.raises(DataError, match="would inflate"):
+    monkeypatch.setenv("HLV_MAX_INFLATED_MB", "1")
+    with pytest.raises(DataError, match="would inflate.*HLV_MAX_INFLATED_MB"):
         load(big, name="big.zip")
     assert opened == []
 
 
 def test_zip_reading_stops_at_the_budget(monkeypatch):
     """Sizes in a zip header can lie: inflating stops once the budget is spent."""
-    monkeypatch.setattr(_tabular, "MAX_ZIP_UNCOMPRESSED", 1 << 20)
-    monkeypatch.setattr(_tabular, "_check_zip_limits", lambda archive, name: None)
+    monkeypatch.setenv("HLV_MAX_INFLATED_MB", "1")
+    from hlv_core.io import _read
+
+    real_check = _read.check_limit
+
+    def declared_sizes_pass(key, amount, *, what, **kw):  # as if the header had lied
+        if not what.startswith("the zip would inflate"):
+            real_check(key, amount, what=what, **kw)
+
+    monkeypatch.setattr(_read, "check_limit", declared_sizes_pass)
     with pytest.raises(DataError, match="inflates to more than"):
         load(_inflating_zip(), name="big.zip")
 

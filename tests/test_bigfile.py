@@ -55,7 +55,8 @@ def test_columnar_reader_is_used_for_plain_files(monkeypatch):
     # the equivalence above is not vacuous: most corpus files go through pyarrow
     used = [p.name for p in TEXT_FILES if _used_columnar(p, monkeypatch)]
     assert {"spelling_clean.csv", "whitespace_labels.csv", "duplicate_rows.csv",
-            "missing_NA.csv", "one_conflicting_cell.csv"} <= set(used)
+            "missing_NA.csv", "one_conflicting_cell.csv", "lookalike_nfc_nfd_labels.csv",
+            "lookalike_invisible_ids.csv", "rating_decimal_comma.csv"} <= set(used)
     assert "latin1.csv" not in used  # non-UTF-8: the pandas reader names the byte
 
 

@@ -708,3 +708,24 @@ def test_metrics_command_refuses_a_task_b_file_and_points_to_lewidi(tmp_path, ca
     out = _cli(capsys, "metrics", str(gold_file), str(sub))
     assert out.returncode == 2 and out.stdout == ""
     assert "lewidi" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+# --------------------------------------------------------------- one distance implementation
+def test_the_soft_metric_path_uses_the_scorers_distances():
+    """One Manhattan and one Wasserstein implementation: the soft-metric path
+    (``soft_metrics.lewidi_*``, ``per_item``) gives the scorer's per-item numbers, also on
+    predictions whose rows do not sum exactly to 1 (within the soft-metric tolerance)."""
+    from hlv_core import soft_metrics
+
+    rng = np.random.default_rng(3)
+    T = rng.dirichlet(np.ones(5), 40)
+    P = rng.dirichlet(np.ones(5), 40) * (1 + rng.uniform(-9e-7, 9e-7, (40, 1)))
+    assert not np.allclose(P.sum(axis=1), 1, atol=1e-9, rtol=0)  # unnormalised rows
+    frame = soft_metrics.per_item(T, P, ordinal_values=np.arange(5))
+    np.testing.assert_array_equal(frame["manhattan"], lewidi.manhattan_distance(P, T))
+    np.testing.assert_array_equal(frame["wasserstein"], lewidi.wasserstein_distance(P, T))
+    np.testing.assert_array_equal(frame["wasserstein"], lewidi.wasserstein_items(P, T))
+    assert soft_metrics.lewidi_manhattan(T, P, decimals=None) == pytest.approx(
+        lewidi.manhattan_items(P, T).mean(), abs=1e-5)
+    assert soft_metrics.lewidi_wasserstein(T, P, decimals=None) == \
+        lewidi.wasserstein_distance(P, T).mean()

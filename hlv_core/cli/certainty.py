@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..aggregation import DEFAULT_PRIOR, default_prior
 from ..certainty import (
     MODELS,
     PL_MAX_RELIABILITY,
@@ -87,7 +88,7 @@ def run_certainty(args: argparse.Namespace) -> int:
     model = args.model or ("pl" if dataset.task == "ranking" else "dirichlet")
     data = model_data(dataset, model)
     if args.prior is None:
-        args.prior = 0.01 if model == "prirn" else 0.1
+        args.prior = default_prior(model)  # the one default, set in the engine
     preds = {}
     if args.predictions:
         # the Certainty page's door: every model that predicts every item (UA accuracy needs
@@ -161,8 +162,9 @@ def add_cli(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--samples", type=int, default=100)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--prior", type=float, default=None,
-                   help="Dirichlet pseudo-count a0 (default 0.01 for prirn as in the reference "
-                   "notebook colab_ua_accuracy.ipynb, 0.1 for dirichlet)")
+                   help="Dirichlet pseudo-count a0 (default: the engine's "
+                   f"{DEFAULT_PRIOR['prirn']} for prirn as in the reference notebook "
+                   f"colab_ua_accuracy.ipynb, {DEFAULT_PRIOR['dirichlet']} for dirichlet)")
     p.add_argument("--burn-in", type=int, default=100, help="PL Gibbs burn-in iterations")
     p.add_argument("--predictions", type=Path, default=None)
     p.add_argument("--ao-depth", type=int, default=None,

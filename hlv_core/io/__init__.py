@@ -4,13 +4,25 @@ Public API: :func:`load`, :class:`Dataset`, :class:`DataError`, :class:`ImportRe
 :func:`load_predictions`, :func:`load_lewidi_submission`, :func:`prediction_matrix`,
 :func:`item_level_predictions`, :func:`model_matrices`,
 :data:`FORMATS`; raw-input helpers for readers outside this package (the LeWiDi scorer):
-:class:`Source`, :func:`as_source`, :func:`decode_text`.
+:class:`Source`, :func:`as_source`, :func:`decode_text`, :func:`parse_json`; the one spelling
+rule of labels and ids (:func:`normalise_spelling`, :func:`spelling_changes` over distinct
+values, :func:`decimal_comma_labels`) for loaders outside this package.
 """
 
-from ._read import Source, as_source, decode_text
+from ._read import (
+    InflateBudget,
+    Source,
+    as_source,
+    check_parse_memory,
+    decode_text,
+    open_zip,
+    parse_json,
+    read_member,
+)
 from .dataset import LEVELS, MISSING_SPELLINGS, TASKS, Dataset, build_dataset, order_labels
 from .errors import DataError, ImportReport
 from .lewidi_submission import load_lewidi_submission
+from .limits import LIMITS, check_limit, limit
 from .loading import (
     COMPANION_OPTIONS,
     FORMATS,
@@ -26,8 +38,16 @@ from .predictions import (
     model_matrices,
     prediction_matrix,
 )
+from .spelling import decimal_comma_labels, normalise_spelling, spelling_changes
 
 __all__ = [
+    "InflateBudget",
+    "LIMITS",
+    "check_limit",
+    "check_parse_memory",
+    "limit",
+    "open_zip",
+    "read_member",
     "COMPANION_OPTIONS",
     "companion_option",
     "FORMATS",
@@ -40,6 +60,7 @@ __all__ = [
     "ImportReport",
     "as_source",
     "build_dataset",
+    "decimal_comma_labels",
     "decode_text",
     "detect_format",
     "item_level_predictions",
@@ -49,6 +70,9 @@ __all__ = [
     "load_table",
     "load_traits",
     "model_matrices",
+    "normalise_spelling",
     "order_labels",
+    "parse_json",
     "prediction_matrix",
+    "spelling_changes",
 ]

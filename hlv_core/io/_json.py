@@ -16,14 +16,13 @@ notes how many items' recomputed proportions differ from them by more than
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import PurePosixPath
 
 import numpy as np
 import pandas as pd
 
-from ._read import Source, decode_text, read_json
+from ._read import Source, decode_text, parse_json, read_json
 from .dataset import Dataset
 from .errors import DataError, ImportReport
 
@@ -334,15 +333,7 @@ def jsonl_records(source: Source) -> list[tuple[int, object]]:
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
-        try:
-            records.append((number, json.loads(line)))
-        except json.JSONDecodeError as exc:
-            raise DataError(
-                f"line is not valid JSON ({exc.msg}).",
-                source=source.name,
-                row=number,
-                fix="JSON Lines needs one complete JSON object per line.",
-            ) from None
+        records.append((number, parse_json(line, source.name, line=number)))
     if not records:
         raise DataError("the file has no records.", source=source.name, fix="add records.")
     return records

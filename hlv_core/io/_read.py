@@ -6,6 +6,8 @@ import csv
 import io
 import json
 import re
+import zipfile
+import zlib
 from pathlib import Path
 from typing import IO
 
@@ -13,12 +15,20 @@ import numpy as np
 import pandas as pd
 
 from .errors import DataError
+from .limits import check_limit, limit
+from .spelling import normalise_spelling
 
 __all__ = [
     "COLUMNAR_MIN_BYTES",
     "Source",
+    "InflateBudget",
+    "check_parse_memory",
     "header_columns",
+    "open_zip",
+    "read_file",
+    "read_member",
     "as_source",
+    "parse_json",
     "decode_text",
     "read_coded",
     "read_table",
@@ -61,19 +71,128 @@ def as_source(path_or_buffer: str | Path | bytes | IO[bytes], name: str | None =
                 source=str(path),
                 fix="zip the folder (annotations.csv, items.csv, ...) or pass annotations.csv.",
             )
-        return Source(path.read_bytes(), name or str(path))
+        return Source(read_file(path), name or str(path))
     if isinstance(path_or_buffer, (bytes, bytearray, memoryview)):
-        return Source(bytes(path_or_buffer), name or "<upload>")
+        label = name or "<upload>"
+        check_limit("file", len(path_or_buffer), what="the file is", source=label,
+                    fix=_SPLIT)
+        return Source(bytes(path_or_buffer), label)
     if hasattr(path_or_buffer, "read"):
-        raw = path_or_buffer.read()
+        guessed = getattr(path_or_buffer, "name", None)
+        label = name or (str(guessed) if guessed else "<upload>")
+        size = getattr(path_or_buffer, "size", None)  # a Streamlit upload knows its size
+        if isinstance(size, int):
+            check_limit("file", size, what="the file is", source=label, fix=_SPLIT)
+        raw = path_or_buffer.read(limit("file") + 1)
         if isinstance(raw, str):
             raw = raw.encode("utf-8")
-        guessed = getattr(path_or_buffer, "name", None)
-        return Source(raw, name or (str(guessed) if guessed else "<upload>"))
+        check_limit("file", len(raw), what="the file is more than", source=label, fix=_SPLIT)
+        return Source(raw, label)
     raise DataError(
         f"cannot read an object of type {type(path_or_buffer).__name__}.",
         fix="pass a file path, bytes or an open binary file.",
     )
+
+
+_SPLIT = "load a smaller file (e.g. one split of the dataset)."
+
+
+def read_file(path: Path) -> bytes:
+    """The bytes of a file, refused before reading when it is over the file-size limit
+    (:mod:`hlv_core.io.limits`); a file that grows while read is cut at the limit."""
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise DataError(f"cannot read this file ({exc.strerror or exc}).", source=str(path),
+                        fix="check the path and its permissions.") from None
+    check_limit("file", size, what="the file is", source=str(path), fix=_SPLIT)
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(limit("file") + 1)
+    except OSError as exc:
+        raise DataError(f"cannot read this file ({exc.strerror or exc}).", source=str(path),
+                        fix="check the path and its permissions.") from None
+    check_limit("file", len(raw), what="the file is more than", source=str(path), fix=_SPLIT)
+    return raw
+
+
+# ------------------------------------------------------------------------ zips, bounded
+def open_zip(source: Source, *, fix: str) -> zipfile.ZipFile:
+    """``source`` as a zip archive, its member count and declared inflated size checked
+    against the limits before anything is inflated (``fix``: what to zip instead)."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(source.raw))
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError):
+        raise DataError("not a readable zip archive.", source=source.name,
+                        fix="re-create the zip file.") from None
+    infos = archive.infolist()
+    check_limit("zip_members", len(infos), what="the zip has", source=source.name, fix=fix)
+    check_limit("inflated", sum(info.file_size for info in infos),
+                what="the zip would inflate to", source=source.name,
+                fix="upload a smaller dataset, or the CSV files themselves.")
+    return archive
+
+
+class InflateBudget:
+    """The bytes a zip may still inflate to (the sizes in a zip header can lie)."""
+
+    def __init__(self) -> None:
+        self.left = limit("inflated")
+
+
+def read_member(archive: zipfile.ZipFile, member: str, budget: InflateBudget, name: str
+                ) -> bytes:
+    """Inflate one member in chunks, stopping once the remaining size budget is exceeded."""
+    out = bytearray()
+    try:
+        handle = archive.open(member)
+    except (zipfile.BadZipFile, NotImplementedError, RuntimeError) as exc:
+        raise DataError(
+            f"cannot open {member!r} in the zip ({exc}).",
+            source=name,
+            fix="re-create the zip without encryption and with standard (deflate) compression.",
+        ) from None
+    with handle:
+        while True:
+            try:
+                chunk = handle.read(1 << 20)
+            except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
+                raise DataError(
+                    f"{member!r} in the zip is corrupted ({exc}).",
+                    source=name,
+                    fix="re-create the zip file.",
+                ) from None
+            if not chunk:
+                break
+            budget.left -= len(chunk)
+            if budget.left < 0:
+                check_limit("inflated", limit("inflated") + 1,
+                            what=f"(while reading {member!r}) the zip inflates to more than",
+                            source=name,
+                            fix="upload a smaller dataset, or the CSV files themselves.")
+            out += chunk
+    return bytes(out)
+
+
+# ------------------------------------------------------------------ memory a parse will need
+#: Bytes per parsed cell: a Python ``str`` object and its pointer (pandas), an int32 code and
+#: its share of the dictionary (the columnar reader), a parsed JSON value.
+_CELL_BYTES = {"pandas": 64, "columnar": 12, "json": 80}
+
+
+def check_parse_memory(source: Source, kind: str, *, columns: int = 1) -> None:
+    """Refuse before parsing when the memory the parse will need (estimated from the bytes:
+    ``2 x bytes`` for the text and its decoded copy, plus ``cells x bytes per cell``, cells
+    counted as lines x ``columns`` for tables, as ``, : [ {`` for JSON) is over the limit
+    ``HLV_MAX_PARSE_MB``."""
+    raw = source.raw
+    if kind == "json":
+        cells = sum(raw.count(c) for c in (b",", b":", b"[", b"{")) + 1
+    else:
+        cells = (raw.count(b"\n") + 1) * max(columns, 1)
+    need = 2 * len(raw) + cells * _CELL_BYTES[kind]
+    check_limit("parse", need, what=f"reading it would need about ({cells:,} cells)",
+                source=source.name, fix=_SPLIT)
 
 
 #: Leading bytes of binary files people pick by mistake (a screenshot renamed .csv, ...).
@@ -196,6 +315,13 @@ def read_table(source: Source, *, sep: str | None = None) -> pd.DataFrame:
 
 
 def _parse_table(source: Source, sep: str | None) -> pd.DataFrame:
+    if source.suffix == ".parquet" or source.raw[:4] == b"PAR1":
+        _check_parquet_memory(source)
+    else:
+        first = source.raw[:1 << 16].split(b"\n", 1)[0]
+        columns = max(first.count(b","), first.count(b"\t"), first.count(b";")) + 1
+        check_parse_memory(source, "pandas" if _columnar_layout(source) is None
+                           else "columnar", columns=columns)
     if sep is None and _arrow_table(source) is not None:
         return source.arrow.to_pandas()
     if source.suffix == ".parquet" or source.raw[:4] == b"PAR1":
@@ -207,9 +333,7 @@ def _parse_table(source: Source, sep: str | None) -> pd.DataFrame:
                 source=source.name,
                 fix="re-export the table as Parquet or CSV.",
             ) from None
-        return frame.astype(object).where(frame.notna(), None).map(
-            lambda v: None if v is None else str(v)
-        )
+        return _parquet_strings(frame, source.name)
     text = decode_text(source)
     if sep is None:
         first = text.splitlines()[0] if text.splitlines() else ""
@@ -245,7 +369,14 @@ def _parse_table(source: Source, sep: str | None) -> pd.DataFrame:
             row=row,
             fix="check that every row has the same number of fields and that quotes are closed.",
         ) from None
-    frame.columns = [str(c).strip() for c in frame.columns]
+    header = _raw_header(text, sep)
+    if header is not None and len(header) == len(frame.columns):
+        refuse_repeated_columns(header, source.name)
+        # pandas renames a repeated name ("label.1"); the header as written, one spelling each
+        frame.columns = [normalise_spelling(c) or str(m).strip()
+                         for c, m in zip(header, frame.columns, strict=True)]
+    else:
+        frame.columns = [normalise_spelling(str(c)) for c in frame.columns]
     unnamed = [c for c in frame.columns if c.startswith("Unnamed:") or c == ""]
     if unnamed:
         raise DataError(
@@ -258,31 +389,99 @@ def _parse_table(source: Source, sep: str | None) -> pd.DataFrame:
     return frame
 
 
-def read_json(source: Source):
-    """Parse a JSON document (or raise naming the line and column of the syntax error)."""
-    text = decode_text(source)
+class _RepeatedKey(ValueError):
+    """A JSON object names one key twice (raised by :func:`_unique_keys`)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list) -> dict:
+    """``object_pairs_hook`` of every JSON parse: a key given twice in one object is refused
+    (``json`` would silently keep the last value: a LeWiDi gold naming one item twice would
+    change the score)."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _RepeatedKey(key)
+            seen.add(key)
+    return out
+
+
+def parse_json(text: str, name: str, *, line: int | None = None):
+    """``json.loads`` with every failure one :class:`DataError` naming the file and line:
+    syntax errors, a key repeated in one object (both lines named), nesting too deep for the
+    parser (Python's ``RecursionError``), integers with thousands of digits (Python's
+    int-conversion limit). ``line``: the file line of ``text`` (JSON Lines)."""
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
-        raise DataError(
-            f"invalid JSON ({exc.msg}, character {exc.colno}).",
-            source=source.name,
-            row=exc.lineno,
-            fix="check the file is valid JSON (a JSON Lines file needs the .jsonl extension).",
-        ) from None
+        if line is None:
+            error = DataError(
+                f"invalid JSON ({exc.msg}, character {exc.colno}).",
+                source=name,
+                row=exc.lineno,
+                fix="check the file is valid JSON (a JSON Lines file needs the .jsonl "
+                "extension).",
+            )
+        else:
+            error = DataError(f"line is not valid JSON ({exc.msg}).", source=name, row=line,
+                              fix="JSON Lines needs one complete JSON object per line.")
+        error.syntax = True  # a syntax error (callers may try a laxer reading)
+        raise error from None
+    except _RepeatedKey as exc:
+        raise _repeated_key_error(text, exc.key, name, line) from None
     except (RecursionError, ValueError) as exc:
-        raise _json_limit_error(exc, source.name, None) from None
+        raise _json_limit_error(exc, name, line, text) from None
 
 
-def _json_limit_error(exc: BaseException, name: str, row: int | None) -> DataError:
+def _repeated_key_error(text: str, key: str, name: str, line: int | None) -> DataError:
+    quoted = json.dumps(key)
+    lines = [text.count("\n", 0, m.start()) + 1
+             for m in re.finditer(re.escape(quoted) + r"\s*:", text)][:2]
+    both = line is None and len(lines) == 2
+    where = f"lines {lines[0]} and {lines[1]}" if both else "one object"
+    return DataError(
+        f"the key {quoted[:80]} appears twice in {where}; JSON keeps only the last, so one of "
+        "the two entries would be dropped silently.",
+        source=name,
+        row=line if line is not None else (lines[1] if len(lines) == 2 else None),
+        fix="keep one entry per key (merge or rename the repeated one).",
+    )
+
+
+#: Nesting depth reported as "too deep" when Python's parser gives up (its recursion limit).
+_DEPTH_SHOWN = 500
+
+
+def _deep_line(text: str) -> int | None:
+    """The line where ``[``/``{`` nesting first passes :data:`_DEPTH_SHOWN` (brackets inside
+    strings counted too: a pointer for the message, not a parse)."""
+    raw = np.frombuffer(text.encode("utf-8", "replace"), dtype=np.uint8)
+    step = (np.isin(raw, (ord("["), ord("{"))).astype(np.int32)
+            - np.isin(raw, (ord("]"), ord("}"))).astype(np.int32))
+    deep = np.flatnonzero(np.cumsum(step) > _DEPTH_SHOWN)
+    if not len(deep):
+        return None
+    return int(np.count_nonzero(raw[: deep[0]] == ord("\n"))) + 1
+
+
+def _json_limit_error(exc: BaseException, name: str, row: int | None,
+                      text: str = "") -> DataError:
     """JSON that parses in principle but exceeds a limit: nesting depth or number length."""
     if isinstance(exc, RecursionError):
         return DataError(
             "the JSON is nested too deeply to read (hundreds of levels of [ or {).",
             source=name,
-            row=row,
+            row=row if row is not None else _deep_line(text),
             fix="export the data flat (one record per item), as the supported formats are.",
         )
+    long_number = re.search(r"\d{1000,}", text)
+    if row is None and long_number is not None:
+        row = text.count("\n", 0, long_number.start()) + 1
     return DataError(
         "the JSON holds a number too long to read (thousands of digits).",
         source=name,
@@ -291,14 +490,108 @@ def _json_limit_error(exc: BaseException, name: str, row: int | None) -> DataErr
     )
 
 
+def _is_list(value) -> bool:
+    return isinstance(value, (list, tuple, np.ndarray))
+
+
+def _parquet_strings(frame: pd.DataFrame, name: str) -> pd.DataFrame:
+    """A Parquet table as strings (None for missing). A column of list type is never turned
+    into text like ``['a' 'b']``: a ``label`` column of lists stays a column of Python lists
+    of strings (one label set per row: multi-label, exploded by the reader); any other list
+    column is refused."""
+    refuse_repeated_columns([str(c) for c in frame.columns], name)
+    out = {}
+    for column in frame.columns:
+        values = frame[column].astype(object)
+        lists = values.map(_is_list)
+        if lists.any():
+            if str(column).strip() != "label":
+                row = int(np.flatnonzero(lists.to_numpy())[0])
+                raise DataError(
+                    f"column {str(column)!r} holds lists (e.g. {echo_list(values.iloc[row])}); "
+                    "only the label column may hold a list (a set of labels per row).",
+                    source=name, row=row + 1, column=str(column),
+                    fix="write one value per cell in this column (one row per value), or "
+                    "export it as text.",
+                )
+            out[column] = values.map(
+                lambda v: [None if _missing(x) else str(x) for x in v] if _is_list(v)
+                else None if _missing(v) else [str(v)])
+        else:
+            out[column] = values.where(frame[column].notna(), None).map(
+                lambda v: None if v is None else str(v))
+    return pd.DataFrame(out, index=frame.index)
+
+
+def _missing(value) -> bool:
+    return value is None or (isinstance(value, float) and value != value)
+
+
+def echo_list(value) -> str:
+    text = repr([getattr(x, "item", lambda x=x: x)() for x in value]) if _is_list(value) \
+        else repr(value)
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
+def _check_parquet_memory(source: Source) -> None:
+    try:
+        import pyarrow.parquet as pq
+
+        meta = pq.ParquetFile(io.BytesIO(source.raw)).metadata
+        cells = meta.num_rows * meta.num_columns
+    except Exception:  # unreadable: the reader names the problem
+        return
+    check_limit("parse", 2 * len(source.raw) + cells * _CELL_BYTES["pandas"],
+                what=f"reading it would need about ({cells:,} cells)", source=source.name,
+                fix=_SPLIT)
+
+
+def _raw_header(text: str, sep: str) -> list[str] | None:
+    """The header cells as written (pandas renames repeated names), or None if unreadable."""
+    try:
+        return next(csv.reader(io.StringIO(text[: 1 << 20]), delimiter=sep))
+    except (csv.Error, StopIteration):
+        return None
+
+
+def refuse_repeated_columns(names: list[str], source: str) -> None:
+    """Two header cells naming one column (after the spelling rule, see
+    :func:`hlv_core.io.spelling.normalise_spelling`): a table that says two things (two
+    ``label`` columns; a wide file naming one annotator twice) is refused, naming both."""
+    seen: dict[str, int] = {}
+    for position, name in enumerate(names, 1):
+        key = normalise_spelling(str(name))
+        if not key:
+            continue
+        if key in seen:
+            raise DataError(
+                f"the header names the column {key[:80]!r} twice (column {seen[key]} and column "
+                f"{position}); only one of the two could be read.",
+                source=source,
+                row=1,
+                column=key,
+                fix="rename or delete one of the two columns (in a wide file: one column per "
+                "annotator or item).",
+            )
+        seen[key] = position
+
+
+def read_json(source: Source):
+    """Parse a JSON document (or raise naming the line and column of the syntax error; see
+    :func:`parse_json`)."""
+    check_parse_memory(source, "json")
+    return parse_json(decode_text(source), source.name)
+
+
 def read_jsonl(source: Source) -> list:
     """Parse JSON Lines: one JSON object per non-empty line."""
+    check_parse_memory(source, "json")
     records = []
     for number, line in enumerate(decode_text(source).splitlines(), 1):
         if not line.strip():
             continue
         try:
-            records.append(json.loads(line))
+            records.append(json.loads(line, object_pairs_hook=_unique_keys))
         except json.JSONDecodeError as exc:
             raise DataError(
                 f"line is not valid JSON ({exc.msg}).",
@@ -306,6 +599,8 @@ def read_jsonl(source: Source) -> list:
                 row=number,
                 fix="JSON Lines needs one complete JSON object per line.",
             ) from None
+        except _RepeatedKey as exc:
+            raise _repeated_key_error(line, exc.key, source.name, number) from None
         except (RecursionError, ValueError) as exc:
             raise _json_limit_error(exc, source.name, number) from None
     if not records:
@@ -346,7 +641,7 @@ def _columnar_layout(source: Source) -> tuple[list[str], str] | None:
         sep = ";"
     else:
         sep = ","
-    names = [c.strip() for c in next(csv.reader([first], delimiter=sep))]
+    names = [normalise_spelling(c) for c in next(csv.reader([first], delimiter=sep))]
     if any(not c or c.startswith("Unnamed:") for c in names) or len(set(names)) != len(names):
         return None
     return names, sep
@@ -526,6 +821,7 @@ def read_coded(source: Source, columns: tuple[str, ...]) -> pd.DataFrame | None:
     layout = _columnar_layout(source)
     if layout is None or not set(columns) <= set(layout[0]):
         return None
+    check_parse_memory(source, "columnar", columns=len(layout[0]))
     source.arrow = False  # a string table parsed earlier is not needed: free it
     source.table = None
     table = _parse_arrow(source, *layout, dictionary=columns)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import weakref
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -22,6 +23,7 @@ import pandas as pd
 from scipy import sparse
 
 from .errors import DataError, ImportReport
+from .spelling import decimal_comma_labels, describe_change, normalise_spelling, spelling_changes
 
 __all__ = [
     "TASKS",
@@ -606,11 +608,16 @@ def build_dataset(
             source=source,
             fix="add at least one row per (item, annotator, label).",
         )
+    if labels is not None:  # the schema's spellings follow the same rule as the data's
+        labels = [normalise_spelling(str(x)) for x in labels]
+        if label_values is not None:
+            label_values = {normalise_spelling(str(k)): v for k, v in label_values.items()}
     for column in required:
         values = as_categorical(ann[column])  # integer codes; checks run over the categories
-        if column == "label":
+        if column == "label":  # respelled with the other label rules (apply_label_rules)
             ann[column] = values
             continue
+        values = _respell(values, column, report)
         codes = values.cat.codes.to_numpy()
         empty_category = np.append(np.asarray(values.cat.categories.str.len() == 0), True)
         empty = empty_category[codes]
@@ -706,7 +713,8 @@ def build_dataset(
         items_table = pd.DataFrame({"item_id": item_order})
     else:
         items_table = items.copy()
-        items_table["item_id"] = items_table["item_id"].astype(str)
+        items_table["item_id"] = _respell_ids(items_table["item_id"], "items table item_id",
+                                              report)
         if items_table["item_id"].duplicated().any():
             dup_id = items_table.loc[items_table["item_id"].duplicated(), "item_id"].iloc[0]
             raise DataError(
@@ -733,7 +741,8 @@ def build_dataset(
         annot_table = pd.DataFrame({"annotator_id": annotator_order})
     else:
         annot_table = annotators.copy()
-        annot_table["annotator_id"] = annot_table["annotator_id"].astype(str)
+        annot_table["annotator_id"] = _respell_ids(
+            annot_table["annotator_id"], "annotators table annotator_id", report)
         annot_table = annot_table.drop_duplicates("annotator_id")
         known = set(annot_table["annotator_id"])
         missing_ann = [x for x in annotator_order if x not in known]
@@ -857,17 +866,90 @@ def apply_label_rules(
     row_offset: int = 2,
 ) -> tuple[pd.DataFrame, list | tuple | None]:
     """The loader's label rules, in order, on the ``label`` column of ``ann`` (categorical):
+    look-alike spellings made one (Unicode NFC, invisible format characters, whitespace runs),
     whitespace, missing-value spellings, infinite numbers, spellings of one number merged, case
     variants noted. Returns ``(ann, labels)``; raises :class:`DataError` naming the first bad
     row (``row_offset`` maps a 0-based row to the file line). The one entry point of these rules:
     :func:`build_dataset` calls it, and so does the distributed reader (``hlv_core.scale``), on
     its global label dictionary."""
     ann = ann.copy(deep=False)
+    ann["label"] = _respell(as_categorical(ann["label"]), "label", report)
     ann["label"] = _clean_labels(ann["label"], labels, report, source, row_offset)
     _refuse_infinite_numbers(ann["label"], source, row_offset)
     ann, labels = _merge_number_spellings(ann, labels, report, source)
     _note_case_variants(ann["label"], report)
     return ann, labels
+
+
+def _respell(values: pd.Series, column: str, report: ImportReport) -> pd.Series:
+    """Look-alike spellings (:mod:`hlv_core.io.spelling`) of a categorical column made one,
+    over its categories; one import-report line names what changed and how many rows."""
+    cats = values.cat.categories
+    changes = spelling_changes(cats)
+    if not changes:
+        return values
+    codes = values.cat.codes.to_numpy()
+    counts = np.bincount(codes[codes >= 0], minlength=len(cats))
+    out = pd.Series(_recode(codes, [changes.get(x, x) for x in cats]), index=values.index,
+                    name=values.name)
+    positions = cats.get_indexer(list(changes))
+    present = set(cats) - set(changes)
+    rows = int(counts[positions].sum())
+    parts = [
+        f"{echo(before)} ({int(counts[at])} row(s), {describe_change(before, after)}) -> "
+        f"{echo(after)}" + (" (merged with the rows already spelled so)"
+                            if after in present else "")
+        for (before, after), at in list(zip(changes.items(), positions, strict=True))[:8]
+    ]
+    more = f"; and {len(changes) - 8} more spelling(s)" if len(changes) > 8 else ""
+    sources = Counter(changes.values())
+    merged = sum(1 for t, n in sources.items() if n + (t in present) > 1)
+    report.note(
+        f"look-alike spellings of {column} made one ({rows} row(s), {len(changes)} "
+        f"spelling(s), {merged} merge(s); rule: Unicode NFC, invisible format characters "
+        f"removed, whitespace runs as one space): {'; '.join(parts)}{more}."
+    )
+    return out
+
+
+def _respell_ids(ids: pd.Series, column: str, report: ImportReport) -> pd.Series:
+    """A companion table's id column as ``str`` with the same spelling rule as the
+    annotations (reported when a spelling changes)."""
+    ids = ids.astype(str)
+    changes = spelling_changes(pd.Index(ids.unique(), dtype=str))
+    if not changes:
+        return ids
+    report.note(
+        f"look-alike spellings of {column} made one ({len(changes)} spelling(s): "
+        + "; ".join(f"{echo(b)} ({describe_change(b, a)}) -> {echo(a)}"
+                    for b, a in list(changes.items())[:5]) + ")."
+    )
+    return ids.map(lambda v: changes.get(v, v))
+
+
+def _refuse_decimal_commas(labels: pd.Series, schema, source: str, row_offset: int) -> None:
+    """A label written with a decimal comma (``1,5``) is ambiguous (one and a half? the labels
+    1 and 5?): refused unless the schema lists it as a category name."""
+    cats = labels.cat.categories
+    comma = decimal_comma_labels(cats)
+    if schema is not None:
+        listed = {str(x) for x in schema}
+        comma = [x for x in comma if x not in listed]
+    if not comma:
+        return
+    codes = labels.cat.codes.to_numpy()
+    bad = np.isin(codes, cats.get_indexer(comma))
+    first = int(np.flatnonzero(bad)[0])
+    raise DataError(
+        f"{int(bad.sum())} label cell(s) are numbers written with a decimal comma "
+        f"({', '.join(echo(x) for x in comma[:5])}); HLV Lens does not guess whether "
+        f"{echo(comma[0])} is a decimal, two labels or a thousands separator.",
+        source=source,
+        row=first + row_offset,
+        column="label",
+        fix=f"write decimals with a point ({comma[0].replace(',', '.')}); if "
+        f"{echo(comma[0])} is a category name, list it in labels.csv / schema.json.",
+    )
 
 
 def _clean_labels(
@@ -886,6 +968,7 @@ def _clean_labels(
     stripped, changed = strip_categorical(labels)
     if changed:
         report.note(f"surrounding whitespace removed from {changed} label cell(s).")
+    _refuse_decimal_commas(stripped, schema, source, row_offset)
     cats = stripped.cat.categories
     missing_category = np.array(is_missing_spelling(pd.Series(cats, dtype=object)), dtype=bool)
     if schema is not None:

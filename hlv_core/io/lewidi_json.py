@@ -29,7 +29,7 @@ from ._json import (
     split_list,
     trait_text,
 )
-from ._read import Source, as_source, decode_text, read_json
+from ._read import Source, as_source, decode_text, parse_json, read_json
 from .dataset import Dataset, build_dataset, echo, order_labels
 from .errors import DataError, ImportReport
 
@@ -316,18 +316,12 @@ def read_annotator_meta(meta, *, annotator_ids, report: ImportReport) -> pd.Data
         meta_name = meta_source.name
         text = decode_text(meta_source)
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError:
+            data = parse_json(text, meta_name)
+        except DataError as first:
             cleaned = re.sub(r",(\s*[}\]])", r"\1", text)
-            try:
-                data = json.loads(cleaned)
-            except json.JSONDecodeError as exc:
-                raise DataError(
-                    f"invalid JSON ({exc.msg}, character {exc.colno}).",
-                    source=meta_name,
-                    row=exc.lineno,
-                    fix="check the annotators meta file is valid JSON.",
-                ) from None
+            if cleaned == text or not getattr(first, "syntax", False):
+                raise
+            data = parse_json(cleaned, meta_name)
             report.note(f"{meta_name}: trailing commas removed before parsing (not strict JSON).")
     if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
         raise DataError(

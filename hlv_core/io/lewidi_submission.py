@@ -26,7 +26,6 @@ Lists are JSON or Python literals. The result is the canonical long predictions 
 from __future__ import annotations
 
 import ast
-import json
 import re
 from pathlib import Path, PurePosixPath
 from typing import IO
@@ -34,7 +33,7 @@ from typing import IO
 import numpy as np
 import pandas as pd
 
-from ._read import Source, as_source, decode_text
+from ._read import Source, as_source, decode_text, parse_json
 from .dataset import Dataset
 from .errors import DataError
 
@@ -372,11 +371,13 @@ def _pe_2025(parsed, dataset: Dataset, source: Source) -> pd.DataFrame:
 def _parse_list(text: str, source: Source, number: int) -> list:
     text = text.strip()
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError:
-        try:
+        value = parse_json(text, source.name, line=number)
+    except DataError as error:
+        if not getattr(error, "syntax", False) or len(text) > 1_000_000:
+            raise
+        try:  # a Python list repr ['a', 'b'] / (1, 2)
             value = ast.literal_eval(text)
-        except (ValueError, SyntaxError):
+        except (ValueError, SyntaxError, TypeError, RecursionError, MemoryError):
             value = None
     if isinstance(value, tuple):
         value = list(value)

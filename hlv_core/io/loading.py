@@ -12,6 +12,7 @@ from ._read import (
     Source,
     as_source,
     header_columns,
+    read_file,
     read_json,
     read_jsonl,
     read_table,
@@ -278,7 +279,7 @@ def _load_folder(folder: Path, *, task: str | None, level: str | None,
     wanted = ("annotations", "label_counts", "items", "annotators", "labels", "schema",
               "predictions")
     files = {
-        path.name: Source(path.read_bytes(), str(path))
+        path.name: Source(read_file(path), str(path))
         for path in sorted(folder.iterdir())
         if path.is_file() and path.stem in wanted
         and path.suffix in (".csv", ".tsv", ".parquet", ".json")

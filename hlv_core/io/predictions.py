@@ -31,6 +31,7 @@ import pandas as pd
 from ._read import as_source, decode_text, read_table, refuse_binary, refuse_spreadsheet
 from .dataset import Dataset, _as_number, echo
 from .errors import DataError, ImportReport
+from .spelling import spelling_changes
 
 __all__ = [
     "load_predictions",
@@ -133,6 +134,9 @@ def load_predictions(
                 fix="fill the cell or drop the row.",
             )
         frame[column] = frame[column].astype(str).str.strip()
+        changes = spelling_changes(pd.Index(frame[column].unique(), dtype=str))
+        if changes:  # the dataset's spelling rule: NFC, no invisible characters, one space
+            frame[column] = frame[column].map(lambda v, c=changes: c.get(v, v))
     unknown = ~frame["label"].isin(labels)
     if unknown.any():
         i = _first_row(unknown)

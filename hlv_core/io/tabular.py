@@ -6,16 +6,23 @@ from __future__ import annotations
 import ast
 import dataclasses
 import io
-import json
 import zipfile
-import zlib
 from collections.abc import Mapping
 from pathlib import PurePosixPath
 
 import numpy as np
 import pandas as pd
 
-from ._read import Source, header_columns, read_coded, read_table
+from ._read import (
+    InflateBudget,
+    Source,
+    header_columns,
+    open_zip,
+    read_coded,
+    read_json,
+    read_member,
+    read_table,
+)
 from .dataset import (
     Dataset,
     build_dataset,
@@ -123,6 +130,7 @@ def read_canonical(
     coded = read_coded(source, ("item_id", "annotator_id", "label"))  # big files: integer codes
     frame = coded if coded is not None else frame if frame is not None else read_table(source)
     report = ImportReport(source.name, format_name, rows_read=len(frame))
+    frame, evidence = _explode_label_lists(frame, report, source.name)
     frame = _strip_cells(frame, report)
     schema = schema or {}
     return build_dataset(
@@ -137,25 +145,47 @@ def read_canonical(
         level=level or schema.get("level"),
         label_values=schema.get("label_values"),
         name=PurePosixPath(source.name).stem,
+        multilabel_evidence=evidence,
     )
+
+
+def _explode_label_lists(frame: pd.DataFrame, report: ImportReport, name: str
+                         ) -> tuple[pd.DataFrame, str | None]:
+    """A Parquet ``label`` column of lists (label sets): one row per label (multi-label
+    evidence when a set holds several labels); empty sets and missing labels are refused as
+    any missing label is (a missing annotation is a missing row)."""
+    labels = frame["label"] if "label" in frame.columns else None
+    if labels is None or labels.dtype != object or not labels.map(
+            lambda v: isinstance(v, list)).any():
+        return frame, None
+    sizes = labels.map(lambda v: len(v) if isinstance(v, list) else 1)
+    empty = sizes == 0
+    if empty.any():
+        row = int(np.flatnonzero(empty.to_numpy())[0])
+        raise DataError(
+            f"{int(empty.sum())} row(s) hold an empty label list; the first is shown.",
+            source=name, row=row + 1, column="label",
+            fix="drop the rows without labels (a missing annotation is a missing row).",
+        )
+    exploded = frame.explode("label", ignore_index=True)
+    report.note(f"Parquet label lists read as label sets: {len(frame)} row(s) -> "
+                f"{len(exploded)} (item, annotator, label) row(s).")
+    several = int((sizes > 1).sum())
+    evidence = f"{several} Parquet label list(s) with several labels" if several else None
+    return exploded, evidence
 
 
 def read_canonical_zip(source: Source, *, task: str | None = None, level: str | None = None):
     """A zip of the canonical files: ``annotations.csv`` (required; or ``label_counts.csv``),
     optional ``items.csv``, ``annotators.csv``, ``labels.csv``/``schema.json``,
     ``predictions.csv``. Files may sit in one sub-folder."""
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(source.raw))
-    except zipfile.BadZipFile:
-        raise DataError(
-            "not a valid zip archive.", source=source.name, fix="re-create the zip file."
-        ) from None
+    archive = open_zip(source, fix="zip only the dataset files (annotations.csv, items.csv, "
+                       "annotators.csv, labels.csv).")
     infos = [
         info for info in archive.infolist()
         if not info.is_dir() and not PurePosixPath(info.filename).name.startswith(".")
         and "__MACOSX" not in PurePosixPath(info.filename).parts
     ]
-    _check_zip_limits(archive, source.name)
     members: dict[str, str] = {}
     for info in infos:
         base = PurePosixPath(info.filename).name
@@ -167,23 +197,44 @@ def read_canonical_zip(source: Source, *, task: str | None = None, level: str | 
                 fix="zip one dataset at a time (remove or rename one of the two files).",
             )
         members.setdefault(base, info.filename)
+    _refuse_companions_elsewhere(members, source.name)
     files = _ZipMembers(archive, members, source.name)
     return read_canonical_files(files, source=source.name, task=task, level=level,
                                 name=PurePosixPath(source.name).stem, container="zip")
 
 
+def _refuse_companions_elsewhere(members: dict[str, str], name: str) -> None:
+    """Every dataset file of a zip must sit in the folder of its annotations: an items.csv in
+    another folder belongs to another dataset (refused naming both paths)."""
+    anchor = next((members[b] for b in sorted(members) if b in _ZIP_WANTED
+                   and b.split(".")[0] in ("annotations", "label_counts")), None)
+    if anchor is None:
+        return
+    folder = PurePosixPath(anchor).parent
+    for base in sorted(members):
+        path = members[base]
+        if base in _ZIP_WANTED and PurePosixPath(path).parent != folder:
+            raise DataError(
+                f"{path!r} is in another folder of the zip than {anchor!r}; a companion file "
+                "from another folder may belong to another dataset.",
+                source=name,
+                fix=f"put {base} beside {PurePosixPath(anchor).name} (one dataset per folder), "
+                "or remove it.",
+            )
+
+
 class _ZipMembers(Mapping):
-    """The members of a zip by base name, inflated on first access (within
-    :data:`MAX_ZIP_UNCOMPRESSED` in total)."""
+    """The members of a zip by base name, inflated on first access (within the inflated-size
+    limit in total, :mod:`hlv_core.io.limits`)."""
 
     def __init__(self, archive: zipfile.ZipFile, members: dict[str, str], name: str) -> None:
         self._archive, self._members, self._name = archive, members, name
-        self._budget = [MAX_ZIP_UNCOMPRESSED]
+        self._budget = InflateBudget()
         self._inflated: dict[str, Source] = {}
 
     def __getitem__(self, base: str) -> Source:
         if base not in self._inflated:
-            raw = _read_member(self._archive, self._members[base], self._budget, self._name)
+            raw = read_member(self._archive, self._members[base], self._budget, self._name)
             self._inflated[base] = Source(raw, f"{self._name}/{base}")
         return self._inflated[base]
 
@@ -211,10 +262,24 @@ def read_canonical_files(
     dataset_name = name or PurePosixPath(source).stem
 
     def member(base: str) -> Source | None:
-        for candidate in (base, base.replace(".csv", ".tsv"), base.replace(".csv", ".parquet")):
-            if candidate in files:
-                return files[candidate]
-        return None
+        stem = base.rsplit(".", 1)[0]
+        found = [f"{stem}{ext}" for ext in (".csv", ".tsv", ".parquet", ".json")
+                 if f"{stem}{ext}" in files and (stem == "schema") == (ext == ".json")]
+        if len(found) > 1:  # the same table twice, in two formats: which one is meant?
+            raise DataError(
+                f"the {container} holds {stem} twice, as {found[0]!r} and {found[1]!r}; only "
+                "one can be read and they may differ.",
+                source=source,
+                fix=f"keep one of {found[0]} and {found[1]} (delete or rename the other).",
+            )
+        return files[found[0]] if found else None
+
+    if (member("annotations.csv") is not None) and (member("label_counts.csv") is not None):
+        raise DataError(
+            f"the {container} holds both annotations and label_counts; only one can be read.",
+            source=source,
+            fix="keep annotations.csv (with annotator ids) or label_counts.csv, not both.",
+        )
 
     ann_src = member("annotations.csv") or member("label_counts.csv")
     if ann_src is None:
@@ -239,10 +304,14 @@ def read_canonical_files(
     schema = None
     if member("schema.json"):
         src = member("schema.json")
-        schema = read_schema(json.loads(src.raw.decode("utf-8-sig")), source=src.name)
-    elif member("labels.csv"):
+        schema = read_schema(read_json(src), source=src.name)
+    if member("labels.csv"):
         src = member("labels.csv")
-        schema = read_schema(read_table(src), source=src.name)
+        listed = read_schema(read_table(src), source=src.name)
+        if schema is not None:
+            _refuse_disagreeing_schemas(schema, listed, member("schema.json").name, src.name)
+        else:
+            schema = listed
     if PurePosixPath(ann_src.name).name.startswith("label_counts"):
         dataset = read_counts(ann_src, items=items, schema=schema)
     else:
@@ -265,70 +334,39 @@ def read_canonical_files(
     return dataclasses.replace(dataset, name=dataset_name)
 
 
-#: Limits of a zip upload, checked before inflating: number of members, total size after
-#: decompression (also enforced while reading, since the sizes in a zip header can lie).
-MAX_ZIP_MEMBERS = 1000
-MAX_ZIP_UNCOMPRESSED = 1 << 30  # 1 GiB
+def _refuse_disagreeing_schemas(schema: dict, listed: dict, schema_name: str,
+                                labels_name: str) -> None:
+    """``schema.json`` and ``labels.csv`` both give the label inventory (and maybe values):
+    they must agree, or the dataset says two things."""
+    if list(schema["labels"]) != list(listed["labels"]):
+        raise DataError(
+            f"{schema_name} lists the labels {echo(schema['labels'], 120)} but {labels_name} "
+            f"lists {echo(listed['labels'], 120)}; the label order fixes every tie-break, so "
+            "the two must agree.",
+            source=labels_name,
+            column="label",
+            fix="keep one of the two files, or write the same labels in the same order in both.",
+        )
+    both = set(schema.get("label_values", {})) & set(listed.get("label_values", {}))
+    differ = [x for x in sorted(both)
+              if schema["label_values"][x] != listed["label_values"][x]]
+    if differ:
+        raise DataError(
+            f"{schema_name} and {labels_name} give label {differ[0]!r} different values "
+            f"({schema['label_values'][differ[0]]:g} and {listed['label_values'][differ[0]]:g}).",
+            source=labels_name,
+            column="value",
+            fix="keep one of the two files, or give every label the same value in both.",
+        )
+
+
+#: Base names of the dataset files a zip may hold (one of each; all beside the annotations).
 _ZIP_WANTED = {
     f"{stem}{ext}"
     for stem in ("annotations", "label_counts", "items", "annotators", "labels", "schema",
                  "predictions")
     for ext in (".csv", ".tsv", ".parquet", ".json")
 }
-
-
-def _check_zip_limits(archive: zipfile.ZipFile, name: str) -> None:
-    infos = archive.infolist()
-    if len(infos) > MAX_ZIP_MEMBERS:
-        raise DataError(
-            f"the zip has {len(infos):,} members (limit {MAX_ZIP_MEMBERS:,}).",
-            source=name,
-            fix="zip only the dataset files (annotations.csv, items.csv, annotators.csv, "
-            "labels.csv).",
-        )
-    total = sum(info.file_size for info in infos)
-    if total > MAX_ZIP_UNCOMPRESSED:
-        raise DataError(
-            f"the zip would inflate to {total / 2**20:,.0f} MiB (limit "
-            f"{MAX_ZIP_UNCOMPRESSED / 2**20:,.0f} MiB).",
-            source=name,
-            fix="upload a smaller dataset, or the CSV files themselves.",
-        )
-
-
-def _read_member(archive: zipfile.ZipFile, member: str, budget: list[int], name: str) -> bytes:
-    """Inflate one member in chunks, stopping once the remaining size budget is exceeded."""
-    chunks = []
-    try:
-        handle = archive.open(member)
-    except (zipfile.BadZipFile, NotImplementedError, RuntimeError) as exc:
-        raise DataError(
-            f"cannot open {member!r} in the zip ({exc}).",
-            source=name,
-            fix="re-create the zip without encryption and with standard (deflate) compression.",
-        ) from None
-    with handle:
-        while True:
-            try:
-                chunk = handle.read(1 << 20)
-            except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
-                raise DataError(
-                    f"{member!r} in the zip is corrupted ({exc}).",
-                    source=name,
-                    fix="re-create the zip file.",
-                ) from None
-            if not chunk:
-                break
-            budget[0] -= len(chunk)
-            if budget[0] < 0:
-                raise DataError(
-                    f"the zip inflates to more than {MAX_ZIP_UNCOMPRESSED / 2**20:,.0f} MiB "
-                    f"(while reading {member!r}).",
-                    source=name,
-                    fix="upload a smaller dataset, or the CSV files themselves.",
-                )
-            chunks.append(chunk)
-    return b"".join(chunks)
 
 
 def _parse_list_label(text: str):
@@ -359,7 +397,8 @@ def read_crowdkit(source: Source, *, task: str | None = None, level: str | None 
         )
     report = ImportReport(source.name, "crowd-kit", rows_read=len(frame))
     rows = frame.rename(columns={"task": "item_id", worker: "annotator_id"})
-    parsed = rows["label"].map(lambda v: _parse_list_label(v) if isinstance(v, str) else None)
+    parsed = rows["label"].map(lambda v: _parse_list_label(v) if isinstance(v, str)
+                               else v if isinstance(v, list) else None)  # Parquet lists
     evidence = None
     if parsed.map(lambda v: v is not None and len(v) > 1).any():
         evidence = "crowd-kit list-valued labels with several entries"
@@ -396,7 +435,7 @@ def read_wide(
     When ``orientation`` is None it is inferred from the first header cell
     (``item_id``/``item`` -> items, ``annotator_id``/``annotator``/``coder`` -> annotators);
     otherwise a :class:`DataError` asks the user to choose."""
-    frame = _strip_cells(read_table(source))
+    frame = read_table(source)  # cells stripped after the melt: one column, not one per annotator
     first = frame.columns[0]
     if orientation is None:
         if first.lower() in _ITEM_ALIASES:
@@ -418,7 +457,7 @@ def read_wide(
             source=source.name,
             fix="use 'items' or 'annotators'.",
         )
-    ids = frame[first]
+    ids = frame[first].str.strip()
     if ids.isna().any():
         bad = int(np.flatnonzero(ids.isna().to_numpy())[0])
         raise DataError(
@@ -437,8 +476,17 @@ def read_wide(
             column=first,
             fix="merge the duplicated rows.",
         )
-    long = frame.melt(id_vars=[first], var_name="other", value_name="label")
+    # melt by hand (column after column, as DataFrame.melt orders it): one 2-D array, no
+    # per-column pandas work, so a file with 10,000 annotator columns stays fast
+    others = [c for c in frame.columns if c != first]
+    cells = frame[others].to_numpy(dtype=object, na_value=None)
+    long = pd.DataFrame({
+        first: np.tile(ids.to_numpy(dtype=object), len(others)),
+        "other": np.repeat(np.asarray(others, dtype=object), len(frame)),
+        "label": pd.Series(cells.T.ravel(), dtype=str),
+    })
     report = ImportReport(source.name, f"wide ({orientation} x ...)", rows_read=len(frame))
+    long = _strip_cells(long, report)
     missing = is_missing_spelling(long["label"])
     if missing.any():
         # a matrix has no row to leave out: every spelling on the one list is a missing cell

@@ -380,8 +380,9 @@ def test_every_sample_opens(review_db, app, name):
 # ------------------------------------------------------------------ team mode (OIDC login)
 
 ALICE, BOB, ADMIN = "alice@example.org", "bob@example.org", "admin@example.org"
+STRONG_SECRET = "9f3c1e7a52b84d06e1a7c3f95d28b40e6c71a9f2d3b58e04a6c9d1f7b2e83a50"  # test-only
 TEAM_SECRETS = {
-    "auth": {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "x" * 32,
+    "auth": {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": STRONG_SECRET,
              "client_id": "hlv", "client_secret": "s",
              "server_metadata_url": "https://idp.invalid/.well-known/openid-configuration"},
     "hlv_lens": {"admins": [ADMIN.upper()]},  # compared case-insensitively

@@ -14,8 +14,13 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 ROOT = Path(__file__).resolve().parents[2]
+#: Every ``expect`` waits up to this long on the app's own state (a heading, a metric, a
+#: marker): a machine at load 15-25 draws a page in tens of seconds, never assume 5 s.
+APP_TIMEOUT_MS = 120_000
+expect.set_options(timeout=APP_TIMEOUT_MS)
 CHROMIUM = os.environ.get("HLV_CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = ROOT / "tests" / "artifacts"
 
@@ -43,6 +48,28 @@ def browser_type_launch_args(browser_type_launch_args):
             "--disable-quic",
         ],
     }
+
+
+def wait_for_app(page, timeout: int = APP_TIMEOUT_MS) -> None:
+    """Wait until the app has finished its current run: Streamlit's root element reports the
+    script state ``notRunning`` (not ``running``, ``rerunRequested`` or ``initial``), i.e. the
+    running indicator is gone. A widget change sets ``rerunRequested`` in the browser at once,
+    so calling this right after an action waits for that action's rerun. Use it instead of a
+    fixed ``wait_for_timeout``."""
+    page.wait_for_function(
+        """() => {
+            const app = document.querySelector('[data-testid="stApp"]');
+            return app !== null && app.getAttribute('data-test-script-state') === 'notRunning';
+        }""",
+        timeout=timeout,
+    )
+
+
+@pytest.fixture(autouse=True)
+def _app_timeouts(request):
+    """Page actions (clicks, fills) also wait on a busy machine, not Playwright's 30 s."""
+    if "page" in request.fixturenames:
+        request.getfixturevalue("page").set_default_timeout(APP_TIMEOUT_MS)
 
 
 @pytest.fixture(scope="session")

@@ -10,6 +10,8 @@ from playwright.sync_api import Page, expect
 from hlv_core.agreement import pair_disagreements, pairwise_alpha
 from hlv_core.samples import load_sample
 
+from .conftest import wait_for_app
+
 
 def _open_pairs_tab(page: Page, app_url: str):
     page.goto(app_url)
@@ -43,7 +45,7 @@ def test_heatmap_renders_and_pair_lists_disagreements(offline_page, app_url, art
     ticks = heat.locator("g.xtick text").all_text_contents()
     assert sorted(ticks) == ids
     heat.scroll_into_view_if_needed()
-    page.wait_for_timeout(500)
+    wait_for_app(page)
     heat.screenshot(path=str(artifacts / "agreement_heatmap.png"))
 
     # the default pair (lowest alpha) is listed with its disagreements
@@ -58,7 +60,7 @@ def test_heatmap_renders_and_pair_lists_disagreements(offline_page, app_url, art
         main.get_by_test_id("stSelectbox").filter(has_text=label).click()
         page.keyboard.type(value)
         page.keyboard.press("Enter")
-        page.wait_for_timeout(1500)
+        wait_for_app(page)
     expected = pair_disagreements(annotations, target["annotator_a"], target["annotator_b"])
     expect(main.get_by_text(
         f"{target['annotator_a']} and {target['annotator_b']} share").first
@@ -70,7 +72,7 @@ def test_heatmap_renders_and_pair_lists_disagreements(offline_page, app_url, art
     table = main.get_by_test_id("stDataFrame").filter(visible=True).last  # other tabs hold tables too
     expect(table).to_be_visible()
     table.scroll_into_view_if_needed()
-    page.wait_for_timeout(500)
+    wait_for_app(page)
     main.get_by_text("Where a pair disagreed").scroll_into_view_if_needed()
     page.screenshot(path=str(artifacts / "agreement_pair_disagreements.png"))
 
@@ -85,7 +87,7 @@ def test_clicking_a_heatmap_cell_selects_that_pair(offline_page, app_url):
     layer = heat.locator("g.hm image, .heatmaplayer image").first
     expect(layer).to_be_attached(timeout=30_000)
     heat.scroll_into_view_if_needed()
-    page.wait_for_timeout(500)
+    wait_for_app(page)
     box = heat.locator("rect.nsewdrag").first.bounding_box()
     assert box is not None
     # the top-left cell is (y0, x0) = an annotator with itself (blank); click row 0, column 1

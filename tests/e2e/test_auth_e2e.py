@@ -14,7 +14,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from hlv_core.review import ReviewStore
 
-from .conftest import annotations_input, auth_secrets, oidc_provider, running_app
+from .conftest import annotations_input, auth_secrets, oidc_provider, running_app, wait_for_app
 
 ALICE, BOB, ADMIN = "alice@example.org", "bob@example.org", "admin@example.org"
 SECRET_NOTE = "Alice-private-note-7351"
@@ -65,7 +65,7 @@ def test_visitor_sees_only_the_login(browser: Browser, team_server):
     for path in ("", "/review", "/agreement"):
         page.goto(f"{url}{path}")
         expect(page.get_by_role("button", name="Log in")).to_be_visible(timeout=60_000)
-        page.wait_for_timeout(500)
+        wait_for_app(page)
         assert page.get_by_test_id("stSidebarNavLink").count() == 0
         assert page.get_by_role("combobox", name="Dataset").count() == 0
         assert page.get_by_role("tab", name="Meta-evaluation").count() == 0
@@ -83,7 +83,7 @@ def test_alice_bob_admin(browser: Browser, team_server, artifacts):
     expect(main.get_by_text("Output A", exact=True).first).to_be_visible(timeout=60_000)
     main.get_by_label("Comment on this case (optional)").fill(SECRET_NOTE)
     main.get_by_label("Comment on this case (optional)").press("Control+Enter")
-    alice.wait_for_timeout(500)
+    wait_for_app(alice)
     for question in ("Output A or output B?", "Output A or output C?", "Output B or output C?"):
         group = main.get_by_test_id("stRadio").filter(has_text=question)
         group.get_by_text("Both acceptable", exact=True).click()
@@ -145,6 +145,6 @@ def test_markdown_image_in_an_item_id_requests_nothing(offline_page, app_url):
     expect(page.get_by_text("Loaded tracked.csv").first).to_be_visible(timeout=60_000)
     heading = page.get_by_text(f"Item {HOSTILE_ID}", exact=True).first
     expect(heading).to_be_visible(timeout=60_000)  # shown as text
-    page.wait_for_timeout(1500)
+    wait_for_app(page)
     assert page.locator("img[src*='tracker']").count() == 0
     assert outside == []

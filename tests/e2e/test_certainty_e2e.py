@@ -8,6 +8,8 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
+from .conftest import wait_for_app
+
 
 @pytest.mark.slow  # about a minute: four tabs on the 1,947-case sample
 def test_certainty_reliability_slider_updates_histogram(page: Page, app_url: str, artifacts):
@@ -25,7 +27,7 @@ def test_certainty_reliability_slider_updates_histogram(page: Page, app_url: str
     metric = main.get_by_test_id("stMetric").filter(has_text="Ranked votes (paper's rule)").first
     expect(metric).to_be_visible(timeout=30_000)
     before = metric.get_by_test_id("stMetricValue").inner_text()
-    page.wait_for_timeout(1500)
+    wait_for_app(page)
     main.screenshot(path=str(artifacts / "certainty_dermatology.png"))
 
     slider = main.get_by_test_id("stSlider").filter(has_text="Reliability").first
@@ -33,19 +35,19 @@ def test_certainty_reliability_slider_updates_histogram(page: Page, app_url: str
     thumb.focus()
     for _ in range(3):  # 10 -> 20 -> 30 -> 50: a stop sampled on demand
         page.keyboard.press("ArrowRight")
-        page.wait_for_timeout(300)
+        wait_for_app(page)
     expect(hist.filter(has_text="at reliability 50").first).to_be_visible(timeout=60_000)
     after_value = metric.get_by_test_id("stMetricValue")
     expect(after_value).not_to_have_text(before, timeout=30_000)
     assert float(after_value.inner_text()) > float(before)
-    page.wait_for_timeout(1500)
+    wait_for_app(page)
     main.screenshot(path=str(artifacts / "certainty_slider_50.png"))
     # the case view is its own tab (it runs when opened)
     page.set_viewport_size({"width": 1400, "height": 5200})
     main.get_by_role("tab", name="Case view").click()
     expect(main.locator(".st-key-certainty-case_plot .js-plotly-plot").first).to_be_visible(
         timeout=60_000)
-    page.wait_for_timeout(2000)
+    wait_for_app(page)
     main.screenshot(path=str(artifacts / "certainty_full.png"))
     main.get_by_role("tab", name="Across reliabilities").click()
     curves = main.locator(".st-key-certainty-curves .js-plotly-plot").first
@@ -53,13 +55,13 @@ def test_certainty_reliability_slider_updates_histogram(page: Page, app_url: str
     # ∞ is 1 by construction: not a tick of the curves
     ticks = curves.locator(".xtick text").all_text_contents()
     assert ticks and "∞" not in ticks and "50" in ticks
-    page.wait_for_timeout(1500)
+    wait_for_app(page)
     curves.screenshot(path=str(artifacts / "certainty_curves.png"))
     # model accuracy: one colour per model, legend below the plot (not clipped)
     main.get_by_role("tab", name="Model accuracy").click()
     ua = main.locator(".st-key-certainty-ua .js-plotly-plot").first
     expect(ua.filter(has_text="derm_model_a")).to_be_visible(timeout=90_000)
-    page.wait_for_timeout(1500)
+    wait_for_app(page)
     ua.screenshot(path=str(artifacts / "certainty_model_accuracy.png"))
 
 
@@ -78,7 +80,7 @@ def test_certainty_case_view_labels_are_categories(page: Page, app_url: str, art
     main.get_by_role("tab", name="Case view").click()
     plot = main.locator(".st-key-certainty-case_plot .js-plotly-plot").first
     expect(plot).to_be_visible(timeout=60_000)
-    page.wait_for_timeout(1500)
+    wait_for_app(page)
     ticks = plot.locator(".xtick text").all_text_contents()
     assert ticks and set(ticks) <= {"1", "2", "3", "4", "5"}, ticks
     plot.screenshot(path=str(artifacts / "certainty_case_ratings.png"))

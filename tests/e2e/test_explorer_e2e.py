@@ -12,6 +12,8 @@ from hlv_core import annotators
 from hlv_core.agreement import pair_disagreements
 from hlv_core.samples import load_sample
 
+from .conftest import wait_for_app
+
 
 def _click_first_row(page: Page, grid, opened) -> None:
     """Select the first data row of a selectable ``st.dataframe`` (its row-marker column) until
@@ -19,7 +21,8 @@ def _click_first_row(page: Page, grid, opened) -> None:
     time."""
     for _ in range(4):
         grid.scroll_into_view_if_needed()
-        page.wait_for_timeout(500)
+        wait_for_app(page)
+        expect(grid.locator("canvas").first).to_be_visible()  # the grid has drawn
         box = grid.bounding_box()
         assert box is not None
         grid.hover()
@@ -59,7 +62,7 @@ def test_item_opened_from_a_disagreement_row(offline_page, app_url, artifacts):
     expect(metric).to_contain_text(str(view.n_annotators))
     expect(main.get_by_text(f"Every annotation ({view.n_annotators})")).to_be_visible()
     expect(main.get_by_test_id("stCode").first).to_contain_text(f"/explorer?item={first}")
-    page.wait_for_timeout(800)
+    wait_for_app(page)
     page.screenshot(path=str(artifacts / "explorer_item.png"), full_page=True)
     expect(page.get_by_test_id("stException")).to_have_count(0)
     assert outside == [], f"requests left the app origin: {outside[:5]}"
@@ -76,7 +79,7 @@ def test_annotator_deep_link_and_its_items(offline_page, app_url, artifacts):
     metric = main.get_by_test_id("stMetric").filter(has_text="Agrees with the majority").first
     expect(metric).to_contain_text(f"{profile.majority_agreement:.0%}")
     expect(main.get_by_test_id("stPlotlyChart")).to_have_count(2, timeout=30_000)
-    page.wait_for_timeout(1000)
+    wait_for_app(page)
     page.screenshot(path=str(artifacts / "explorer_annotator.png"), full_page=True)
 
     # a row of "Items where they differ from the majority" opens that item

@@ -8,6 +8,8 @@ from playwright.sync_api import Frame, Page, expect
 
 from hlv_core.samples import load_sample
 
+from .conftest import APP_TIMEOUT_MS, wait_for_app
+
 
 def _open_graph(page: Page, app_url: str):
     page.goto(app_url)
@@ -20,24 +22,18 @@ def _open_graph(page: Page, app_url: str):
 
 
 def _network_frame(page: Page) -> Frame:
-    """The iframe whose document holds the vis-network graph (once it has drawn)."""
-    deadline_ms, waited = 60_000, 0
-    while waited < deadline_ms:
-        for frame in page.frames:
-            if frame is page.main_frame:
-                continue
-            try:
-                ready = frame.evaluate(
-                    "() => typeof network !== 'undefined' && network !== null"
-                    " && document.querySelector('#mynetwork canvas') !== null"
-                )
-            except Exception:  # frame detached / still loading
-                ready = False
-            if ready:
-                return frame
-        page.wait_for_timeout(500)
-        waited += 500
-    raise AssertionError("no iframe with a drawn vis-network graph")
+    """The iframe whose document holds the vis-network graph, once it has drawn (waits on the
+    app's state and on the graph itself, never a fixed time)."""
+    wait_for_app(page)
+    handle = page.locator('[data-testid="stIFrame"] iframe, iframe').first.element_handle()
+    frame = handle.content_frame()
+    assert frame is not None, "the graph iframe has no document"
+    frame.wait_for_function(
+        "() => typeof network !== 'undefined' && network !== null"
+        " && document.querySelector('#mynetwork canvas') !== null",
+        timeout=APP_TIMEOUT_MS,
+    )
+    return frame
 
 
 def test_graph_canvas_hover_and_legend_offline(offline_page, app_url, artifacts):
@@ -79,7 +75,7 @@ def test_graph_canvas_hover_and_legend_offline(offline_page, app_url, artifacts)
 
     # hover the first node: vis-network shows its title in a tooltip
     frame.evaluate("() => network.stopSimulation()")
-    page.wait_for_timeout(300)
+    wait_for_app(page)
     node_id = frame.evaluate("() => nodes.getIds()[0]")
     point = frame.evaluate(
         "(id) => { const p = network.getPositions([id])[id]; return network.canvasToDOM(p); }",
@@ -88,10 +84,10 @@ def test_graph_canvas_hover_and_legend_offline(offline_page, app_url, artifacts)
     box = canvas.bounding_box()
     assert box is not None
     page.mouse.move(box["x"] + point["x"], box["y"] + point["y"])
-    page.wait_for_timeout(150)
+    wait_for_app(page)
     page.mouse.move(box["x"] + point["x"] + 1, box["y"] + point["y"] + 1)
     tooltip = iframe.locator("div.vis-tooltip").first
-    expect(tooltip).to_be_visible(timeout=5_000)
+    expect(tooltip).to_be_visible(timeout=APP_TIMEOUT_MS)
     expect(tooltip).to_contain_text("annotations:")
     expect(tooltip).to_contain_text("camp")
     main.screenshot(path=str(artifacts / "graph_page.png"))
@@ -123,7 +119,7 @@ def test_graph_compare_datasets_scatter(offline_page, app_url, artifacts):
 def test_user_strings_are_drawn_verbatim_in_the_graph(offline_page, app_url, artifacts):
     """An annotator called ``<b>ann&1</b>`` is drawn and hovered as exactly that text: not
     bold, not ``&lt;b&gt;`` (escaped twice), and no ``<b>`` element in the tooltip."""
-    from .conftest import annotations_input
+    from .conftest import APP_TIMEOUT_MS, annotations_input, wait_for_app
 
     page, outside = offline_page
     evil = "<b>ann&1</b>"
@@ -145,7 +141,7 @@ def test_user_strings_are_drawn_verbatim_in_the_graph(offline_page, app_url, art
     labels = frame.evaluate("() => nodes.get().map(n => n.label)")
     assert evil in labels and not any("&lt;" in str(x) or "&amp;" in str(x) for x in labels)
     frame.evaluate("() => network.stopSimulation()")
-    page.wait_for_timeout(300)
+    wait_for_app(page)
     node_id = frame.evaluate(f"() => nodes.get().find(n => n.label === {evil!r}).id")
     point = frame.evaluate(
         "(id) => { const p = network.getPositions([id])[id]; return network.canvasToDOM(p); }",
@@ -155,11 +151,11 @@ def test_user_strings_are_drawn_verbatim_in_the_graph(offline_page, app_url, art
     box = canvas.bounding_box()
     assert box is not None
     page.mouse.move(box["x"] + point["x"], box["y"] + point["y"])
-    page.wait_for_timeout(150)
+    wait_for_app(page)
     page.mouse.move(box["x"] + point["x"] + 1, box["y"] + point["y"] + 1)
     tooltip = page.frame_locator('[data-testid="stIFrame"] iframe, iframe').first.locator(
         "div.vis-tooltip").first
-    expect(tooltip).to_be_visible(timeout=5_000)
+    expect(tooltip).to_be_visible(timeout=APP_TIMEOUT_MS)
     expect(tooltip).to_contain_text(evil)  # innerText: the literal characters
     assert tooltip.locator("b").count() == 0
     canvas.screenshot(path=str(artifacts / "graph_verbatim_labels.png"))

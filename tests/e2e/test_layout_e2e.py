@@ -9,7 +9,7 @@ from playwright.sync_api import Page, expect
 
 from tests.conftest import shared_path
 
-from .conftest import annotations_input
+from .conftest import annotations_input, wait_for_app
 
 PAGES = [("Overview", None), ("Agreement", "Krippendorff"), ("Annotator graph", "Signed graph"),
          ("Perspectives", "1. Split")]
@@ -38,7 +38,7 @@ def test_metric_values_are_not_cut_off_on_md_agreement(page: Page, app_url: str,
         if marker:
             expect(main.get_by_text(marker).filter(visible=True).first).to_be_visible(
                 timeout=120_000)
-        page.wait_for_timeout(2_000)
+        wait_for_app(page)
         expect(page.get_by_test_id("stException")).to_have_count(0)
         values = page.evaluate(CUT_OFF)
         assert values, title

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
+from .conftest import wait_for_app
+
 
 def test_lewidi_demo_leaderboard(page: Page, app_url: str, artifacts):
     page.goto(app_url)
@@ -23,6 +25,6 @@ def test_lewidi_demo_leaderboard(page: Page, app_url: str, artifacts):
     colours = ci_plot.locator(".scatterlayer path.point").evaluate_all(
         "els => els.map(e => e.style.fill)")
     assert len(colours) == 3 and len(set(colours)) == 3
-    page.wait_for_timeout(1500)
+    wait_for_app(page)
     main.screenshot(path=str(artifacts / "lewidi_demo.png"))
     ci_plot.screenshot(path=str(artifacts / "lewidi_leaderboard_plot.png"))

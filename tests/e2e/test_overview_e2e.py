@@ -6,6 +6,8 @@ from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import annotations_input
 
+from .conftest import wait_for_app
+
 
 def test_upload_shows_overview(page: Page, app_url: str, artifacts):
     page.goto(app_url)
@@ -23,7 +25,7 @@ def test_upload_shows_overview(page: Page, app_url: str, artifacts):
     expect(page.get_by_text("Loaded mine.csv").first).to_be_visible(timeout=60_000)
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("3", timeout=60_000)
     expect(page.locator(".js-plotly-plot").nth(2)).to_be_visible(timeout=60_000)
-    page.wait_for_timeout(1000)
+    wait_for_app(page)
     main.screenshot(path=str(artifacts / "overview_upload.png"))
     # the HTML-looking annotator name is data, never markup
     assert page.locator("b", has_text="ann1").count() == 0
@@ -77,7 +79,7 @@ def test_upload_survives_switching_to_a_sample_and_back(page: Page, app_url: str
     name_box.press("Enter")
     expect(sidebar.get_by_text("In use: Ward 3 triage")).to_be_visible(timeout=30_000)
     expect(chosen).to_have_value("Uploaded: Ward 3 triage", timeout=30_000)
-    page.wait_for_timeout(500)
+    wait_for_app(page)
     page.screenshot(path=str(artifacts / "overview_upload_renamed.png"))
     selector.click()  # the renamed upload is still a working choice
     page.get_by_role("option", name="Ratings").first.click()
@@ -123,7 +125,7 @@ def test_chart_labels_show_user_strings_verbatim(page: Page, app_url: str, artif
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("3", timeout=60_000)
     chart = page.locator(".js-plotly-plot").first
     expect(chart).to_be_visible(timeout=60_000)
-    page.wait_for_timeout(1000)
+    wait_for_app(page)
     ticks = chart.locator(".xtick text").all_text_contents()
     assert ticks == ["0", "1", "<b>x</b>"], ticks
     assert chart.locator(".xtick text b").count() == 0  # not rendered as bold markup

@@ -8,6 +8,8 @@ from playwright.sync_api import Page, expect
 
 from hlv_core.samples import SAMPLES
 
+from .conftest import wait_for_app
+
 PAGES = [
     # (navigation title, sample title in the sidebar or None for the default, text that must
     # appear on the page)
@@ -32,13 +34,13 @@ def test_page_renders_offline_without_exception(offline_page, app_url, artifacts
     if sample is not None:
         page.get_by_test_id("stSidebar").get_by_test_id("stSelectbox").click()
         page.get_by_role("option", name=sample).click()
-        page.wait_for_timeout(1500)
+        wait_for_app(page)
     # navigate inside the session (a full page load would start a new session)
     page.get_by_test_id("stSidebarNavLink").filter(has_text=title).click()
     main = page.get_by_test_id("stMain")
     # the first VISIBLE match: a term may also occur in a closed "What does this mean?" expander
     expect(main.get_by_text(marker).filter(visible=True).first).to_be_visible(timeout=90_000)
-    page.wait_for_timeout(2500)
+    wait_for_app(page)
     expect(page.get_by_test_id("stException")).to_have_count(0)
     expect(main.get_by_text("Not built yet")).to_have_count(0)
     if sample is not None:  # the sample chosen in the sidebar is still the session's dataset
@@ -66,5 +68,5 @@ def test_training_lab_trains_and_plots_deltas(page: Page, app_url: str, artifact
         timeout=180_000)
     expect(main.locator(".js-plotly-plot").first).to_be_visible(timeout=30_000)
     expect(page.get_by_test_id("stException")).to_have_count(0)
-    page.wait_for_timeout(1500)
+    wait_for_app(page)
     main.screenshot(path=str(artifacts / "training_lab_deltas.png"))

@@ -9,7 +9,7 @@ import io
 import numpy as np
 from playwright.sync_api import Page, expect
 
-from .conftest import annotations_input
+from .conftest import annotations_input, wait_for_app
 
 
 def test_split_download_predict_upload(page: Page, app_url: str, artifacts):
@@ -39,11 +39,11 @@ def test_split_download_predict_upload(page: Page, app_url: str, artifacts):
     expect(chart.filter(has_text="upload: always_<b>liable</b>.csv")).to_be_visible(
         timeout=60_000)
     expect(page.get_by_test_id("stException")).to_have_count(0)
-    page.wait_for_timeout(1500)
+    wait_for_app(page)
     chart.screenshot(path=str(artifacts / "perspectives_comparison.png"))
     page.get_by_role("tab", name="Per trait").click()
     expect(main.locator(".js-plotly-plot").last).to_be_visible(timeout=30_000)
-    page.wait_for_timeout(1500)
+    wait_for_app(page)
     main.screenshot(path=str(artifacts / "perspectives_upload.png"))
     trait = main.locator(".st-key-perspectives-trait_bars .js-plotly-plot").first
     expect(trait).to_be_visible(timeout=30_000)
@@ -69,6 +69,6 @@ def test_zero_f1_is_shown_and_explained(page: Page, app_url: str, artifacts):
     labels = chart.locator(".bartext").all_text_contents()
     assert labels and set(labels) == {"0.00"}, labels
     expect(page.get_by_test_id("stException")).to_have_count(0)
-    page.wait_for_timeout(1500)
+    wait_for_app(page)
     main.screenshot(path=str(artifacts / "perspectives_zero_f1.png"))
     chart.screenshot(path=str(artifacts / "perspectives_zero_f1_chart.png"))

@@ -8,6 +8,8 @@ import re
 
 from playwright.sync_api import Page, expect
 
+from .conftest import wait_for_app
+
 PAGES = ["Overview", "Soft vs hard metrics", "Certainty", "Agreement", "Perspectives",
          "Annotator graph", "Items and annotators", "Case review", "Training lab",
          "LeWiDi scorer", "Glossary"]
@@ -46,7 +48,7 @@ def test_no_page_speaks_in_seed_numbers(page: Page, app_url: str):
         page.get_by_test_id("stSidebarNavLink").filter(has_text=title).click()
         main = page.get_by_test_id("stMain")
         expect(main.locator("h1").first).to_be_visible(timeout=90_000)
-        page.wait_for_timeout(1500)
+        wait_for_app(page)
         text = main.inner_text()
         assert not internal.search(text), (title, internal.search(text).group(0))
         expect(page.get_by_test_id("stException")).to_have_count(0)

@@ -10,6 +10,8 @@ from playwright.sync_api import Browser, Page, expect
 
 from tests.e2e.conftest import annotations_input
 
+from .conftest import wait_for_app
+
 pytestmark = pytest.mark.slow  # each test starts from a fresh session: about a minute
 
 EVIL = "<script>alert(1)</script>"
@@ -68,7 +70,7 @@ def test_report_exported_and_opened_offline(offline_page, app_url: str, browser:
     expect(page.locator(".js-plotly-plot")).to_have_count(4, timeout=60_000)  # run finished
     path = _export(page, artifacts / "report_case_review.html")
     page.mouse.move(700, 900)  # no tooltip over the sidebar
-    page.wait_for_timeout(500)
+    wait_for_app(page)
     page.get_by_test_id("stSidebar").screenshot(path=str(artifacts / "report_sidebar.png"))
     assert outside == []
     assert path.name == "report_case_review.html" and path.stat().st_size > 1_000_000
@@ -81,7 +83,7 @@ def test_report_exported_and_opened_offline(offline_page, app_url: str, browser:
     expect(report.locator("#fig-labels .xtick").first).to_be_visible()
     expect(report.get_by_text("Cramér's V = 1.00")).to_be_visible()
     expect(report.locator("#sec-scores table")).to_be_visible()
-    report.wait_for_timeout(500)
+    wait_for_app(report)
     report.screenshot(path=str(artifacts / "report_case_review_top.png"))
     report.locator("#sec-pairs").screenshot(path=str(artifacts / "report_case_review_pairs.png"))
     assert blocked == [] and errors == [] and dialogs == []

@@ -9,7 +9,7 @@ from playwright.sync_api import Browser, Locator, Page, expect
 
 from hlv_core.review import ReviewStore
 
-from .conftest import running_app
+from .conftest import running_app, wait_for_app
 
 PAIRS = ["Output A or output B?", "Output A or output C?", "Output B or output C?"]
 
@@ -96,7 +96,7 @@ def test_case_pairs_together_undo_then_meta_evaluation(browser: Browser, review_
         expect(main.get_by_role("heading", name=f"Case {last_case}")).to_be_visible()
         group = main.get_by_test_id("stRadio").filter(has_text=PAIRS[0])
         expect(group.get_by_role("radio", name="B is more accurate")).to_be_checked()
-        page.wait_for_timeout(500)
+        wait_for_app(page)
         main.screenshot(path=str(artifacts / "review_undo.png"))
         group.get_by_text("A is more accurate", exact=True).click()
         expect(group.get_by_role("radio", name="A is more accurate")).to_be_checked(
@@ -126,7 +126,7 @@ def test_case_pairs_together_undo_then_meta_evaluation(browser: Browser, review_
             timeout=60_000)
         trend = main.locator(".js-plotly-plot").filter(has_text="Metric value vs human score")
         expect(trend).to_be_visible(timeout=60_000)
-        page.wait_for_timeout(1000)
+        wait_for_app(page)
         main.screenshot(path=str(artifacts / "review_meta.png"))
         trend.screenshot(path=str(artifacts / "review_metric_trends.png"))
     finally:

@@ -8,6 +8,8 @@ import random
 import pytest
 from playwright.sync_api import Page, expect
 
+from .conftest import wait_for_app
+
 
 @pytest.mark.slow
 def test_long_run_shows_running_state_and_stop_ends_it(page: Page, app_url: str, artifacts):
@@ -38,7 +40,8 @@ def test_long_run_shows_running_state_and_stop_ends_it(page: Page, app_url: str,
     expect(status.get_by_test_id("stStatusWidgetRunningIcon")).to_have_count(0, timeout=30_000)
     stopped_at = progress.inner_text()
     assert "done" not in stopped_at  # the run ended early, not by finishing
-    page.wait_for_timeout(3_000)
+    wait_for_app(page)
+    page.wait_for_timeout(3_000)  # observation window: a stopped run draws nothing more
     assert progress.inner_text() == stopped_at  # nothing runs on in the background
     assert page.locator(".js-plotly-plot").count() == 0  # no results drawn
     expect(status.get_by_test_id("stStatusWidgetRunningIcon")).to_have_count(0)

@@ -9,6 +9,8 @@ from playwright.sync_api import Page, expect
 
 from hlv_core.samples import load_sample
 
+from .conftest import wait_for_app
+
 
 def test_soft_metrics_page_shows_table_and_chart(page: Page, app_url: str, artifacts):
     page.goto(app_url)
@@ -29,7 +31,7 @@ def test_soft_metrics_page_shows_table_and_chart(page: Page, app_url: str, artif
     # the plain-words explanation opens one click deeper
     main.get_by_text("What do these mean?").first.click()
     expect(main.get_by_text("How to read it:").first).to_be_visible()
-    page.wait_for_timeout(1000)
+    wait_for_app(page)
     main.screenshot(path=str(artifacts / "soft_metrics_models.png"))
     rank_plot.scroll_into_view_if_needed()
     rank_plot.screenshot(path=str(artifacts / "soft_metrics_rank_plot.png"))
@@ -38,7 +40,7 @@ def test_soft_metrics_page_shows_table_and_chart(page: Page, app_url: str, artif
     expect(main.get_by_text("Item drill-down").first).to_be_visible(timeout=60_000)
     expect(main.locator(".js-plotly-plot").filter(has_text="Human judgements vs model").first
            ).to_be_visible(timeout=60_000)
-    page.wait_for_timeout(1000)
+    wait_for_app(page)
     main.screenshot(path=str(artifacts / "soft_metrics_items.png"))
     drill = main.locator(".js-plotly-plot").filter(has_text="Human judgements vs model").first
     drill.scroll_into_view_if_needed()
@@ -49,7 +51,7 @@ def test_soft_metrics_page_shows_table_and_chart(page: Page, app_url: str, artif
     page.get_by_role("tab", name="Classes").click()
     classes = main.locator(".js-plotly-plot").filter(has_text="Class-wise soft").first
     expect(classes).to_be_visible(timeout=60_000)
-    page.wait_for_timeout(1000)
+    wait_for_app(page)
     classes.screenshot(path=str(artifacts / "soft_metrics_classes.png"))
 
     page.get_by_role("tab", name="Figure 1 explainer").click()
@@ -61,7 +63,7 @@ def test_soft_metrics_page_shows_table_and_chart(page: Page, app_url: str, artif
         timeout=60_000)
     expect(main.locator(".js-plotly-plot").filter(has_text="Correlation across pairs").first
            ).to_be_visible(timeout=60_000)
-    page.wait_for_timeout(1500)
+    wait_for_app(page)
     main.screenshot(path=str(artifacts / "soft_metrics_simulator.png"))
 
 
@@ -110,5 +112,5 @@ def test_many_models_legend_not_clipped_and_names_verbatim(page: Page, app_url: 
         "els => els.map(e => e.style.stroke)")
     assert len(set(colours)) == 18
     rank_plot.scroll_into_view_if_needed()
-    page.wait_for_timeout(1000)
+    wait_for_app(page)
     rank_plot.screenshot(path=str(artifacts / "soft_metrics_rank_plot_18_models.png"))

@@ -10,6 +10,8 @@ import time
 import pytest
 from playwright.sync_api import Page, expect
 
+from .conftest import wait_for_app
+
 
 @pytest.mark.slow
 def test_progress_shows_time_left_and_stop_interrupts(page: Page, app_url: str, artifacts):
@@ -26,14 +28,13 @@ def test_progress_shows_time_left_and_stop_interrupts(page: Page, app_url: str, 
                                 timeout=60_000)
     expect(bar).to_contain_text(re.compile(r"elapsed · about .+ left"), timeout=60_000)
     expect(main.get_by_text("Training runs here, in this page").first).to_be_visible()
-    page.wait_for_timeout(500)
-    main.screenshot(path=str(artifacts / "training_lab_progress.png"))
+    main.screenshot(path=str(artifacts / "training_lab_progress.png"))  # mid-run: no idle wait
     before = bar.inner_text()
 
     page.get_by_role("button", name="Stop").click()
     status = page.get_by_test_id("stStatusWidget")
     expect(status.get_by_role("button", name="Stop")).to_have_count(0, timeout=30_000)
-    time.sleep(3)  # a stopped run draws nothing more
+    time.sleep(3)  # observation window: a stopped run draws nothing more
     assert bar.inner_text() == before or "elapsed" in bar.inner_text()
     expect(main.get_by_text("Scores with 95% intervals")).to_have_count(0)
     expect(page.get_by_test_id("stException")).to_have_count(0)
@@ -45,5 +46,5 @@ def test_progress_shows_time_left_and_stop_interrupts(page: Page, app_url: str, 
     expect(page.get_by_test_id("stException")).to_have_count(0)
     expect(main.get_by_text("Training runs here, in this page")).to_have_count(0)  # done: gone
     delta.first.scroll_into_view_if_needed()
-    page.wait_for_timeout(1500)
+    wait_for_app(page)
     delta.first.screenshot(path=str(artifacts / "training_lab_delta_plot.png"))

@@ -1,0 +1,100 @@
+"""Spellings a person cannot tell apart: one value, one spelling.
+
+A label or id typed on two machines can differ in ways no one sees on screen: Unicode
+composition (``café`` as one code point ``é`` (NFC) or as ``e`` + combining accent (NFD)), an
+invisible format character (zero-width space U+200B, soft hyphen U+00AD, a byte-order mark,
+left-to-right marks), or a run of spaces / a tab / a no-break space inside the text. These are
+certainly the same value, so every reader maps them to one spelling: Unicode NFC, format
+characters (general category ``Cf``) removed, every run of whitespace one space, surrounding
+whitespace removed (:func:`normalise_spelling`). The readers report what was merged.
+
+A rating written with a decimal comma (``1,5`` beside ``1.5``) is *ambiguous* (one and a half?
+the labels 1 and 5? a thousands separator?): it is refused, never guessed
+(:func:`decimal_comma_labels`).
+
+The rules are applied to the distinct values (a dictionary, e.g. a Categorical's categories),
+never row by row: :func:`spelling_changes` returns ``{spelling: normal spelling}`` for the
+values that change, which a caller gathers to rows by integer code. A scale-out loader (Dask,
+one block at a time) applies the same function to each block's distinct values.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "decimal_comma_labels",
+    "describe_change",
+    "normalise_spelling",
+    "spelling_changes",
+]
+
+_SPACE_RUN = re.compile(r"\s+")
+#: A plain-ASCII value needs work only when it holds whitespace other than single inner spaces.
+_ASCII_SUSPECT = r"\s\s|[\t\n\r\f\v]|^\s|\s$"
+#: ``1,5`` / ``-0,25``: a number written with a decimal comma (not ``1,500``: three digits after
+#: the comma read as a thousands separator and are equally ambiguous, so refused too).
+_DECIMAL_COMMA = re.compile(r"^[+-]?\d+,\d+$")
+
+
+def _drop_format(text: str) -> str:
+    return "".join(c for c in text if unicodedata.category(c) != "Cf")
+
+
+def normalise_spelling(text: str) -> str:
+    """The one spelling of ``text``: NFC, format characters (``Cf``) removed, whitespace runs
+    one space, surrounding whitespace removed.
+
+    >>> normalise_spelling("cafe\\u0301  au\\u200b lait ") == "caf\\u00e9 au lait"
+    True
+    """
+    text = unicodedata.normalize("NFC", text)
+    if not text.isascii():
+        text = _drop_format(text)
+    return _SPACE_RUN.sub(" ", text).strip()
+
+
+def spelling_changes(values: Iterable[str] | pd.Index) -> dict[str, str]:
+    """``{value: normal spelling}`` for the distinct ``values`` whose spelling changes under
+    :func:`normalise_spelling` (an empty dict when none does).
+
+    Vectorised screen first: plain-ASCII values with single inner spaces are skipped without a
+    Python call, so a dictionary of millions of ids costs one string-kernel pass."""
+    index = pd.Index(values, dtype=str) if not isinstance(values, pd.Index) else values
+    if len(index) == 0:
+        return {}
+    index = index.astype(str)
+    ascii_mask = np.asarray(index.str.isascii(), dtype=bool)
+    suspect = ~ascii_mask
+    if ascii_mask.any():
+        suspect |= np.asarray(index.str.contains(_ASCII_SUSPECT, regex=True), dtype=bool)
+    changes = {}
+    for value in index[suspect]:
+        normal = normalise_spelling(value)
+        if normal != value:
+            changes[value] = normal
+    return changes
+
+
+def describe_change(before: str, after: str) -> str:
+    """What made ``before`` a look-alike of ``after``, in words (for the import report)."""
+    kinds = []
+    if unicodedata.normalize("NFC", before) != before:
+        kinds.append("Unicode NFD/decomposed form")
+    invisible = sorted({f"U+{ord(c):04X}" for c in before if unicodedata.category(c) == "Cf"})
+    if invisible:
+        kinds.append("invisible character " + ", ".join(invisible[:3]))
+    if _SPACE_RUN.sub(" ", _drop_format(unicodedata.normalize("NFC", before))).strip() != \
+            _drop_format(unicodedata.normalize("NFC", before)):
+        kinds.append("repeated or special spaces")
+    return " and ".join(kinds) or "spelling"
+
+
+def decimal_comma_labels(values: Iterable[str]) -> list[str]:
+    """The distinct ``values`` written as a number with a decimal comma (``1,5``)."""
+    return [v for v in values if isinstance(v, str) and _DECIMAL_COMMA.match(v.strip())]
