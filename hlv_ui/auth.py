@@ -20,6 +20,8 @@ import streamlit as st
 from hlv_core.review import Access
 from hlv_core.text import md
 
+from .login_flow import login_navigation, start_login
+
 __all__ = [
     "DESK_KEY",
     "Identity",
@@ -89,7 +91,7 @@ def _login_view() -> None:
                 "verified e-mail address.")
     provider = _provider()
     st.button("Log in", type="primary", key="auth.login", icon=":material/login:",
-              on_click=st.login, args=(provider,) if provider else ())
+              on_click=start_login, args=(provider, _secrets().get("auth", {})))
 
 
 def require_login() -> None:
@@ -99,8 +101,7 @@ def require_login() -> None:
     running) the scripts in ``pages/``."""
     if not auth_configured() or st.user.is_logged_in:
         return
-    st.navigation([st.Page(_login_view, title="Log in", url_path="login", default=True)],
-                  position="hidden").run()
+    login_navigation(_login_view)  # every page's address answers with the login
     st.stop()
 
 

@@ -7,6 +7,7 @@ import streamlit as st
 from hlv_core.annotators import item_overview
 from hlv_core.text import md
 from hlv_ui.explain import explain, explain_inline
+from hlv_ui.library_ui import library_panel
 from hlv_ui.links import explorer_link
 from hlv_ui.overview_figures import (
     annotators_per_item_figure,
@@ -26,6 +27,7 @@ st.caption(
 
 ensure_dataset()
 upload_panel()
+library_panel()
 dataset = require_dataset()
 
 
