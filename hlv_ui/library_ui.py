@@ -137,7 +137,6 @@ def keep_upload(dataset: Dataset, source_file: str, key: str) -> None:
         kept = load_kept(entry.id)
         set_dataset(kept, source=f"{LIBRARY_PREFIX}{entry.id}")
         st.session_state[SOURCE_KEY] = f"{LIBRARY_PREFIX}{entry.id}"
-        st.session_state["hlv.library_kept_note"] = entry.name
 
     st.button("Keep in the library", key=key, icon=":material/bookmark_add:", on_click=keep,
               help="Store this dataset so that a reload keeps it and colleagues' links open "
@@ -148,7 +147,7 @@ def keep_upload(dataset: Dataset, source_file: str, key: str) -> None:
 
 
 def _mb(size: int) -> str:
-    return f"{size / 1e6:,.1f} MB"
+    return f"{size / 1e6:,.2f} MB" if size < 1e7 else f"{size / 1e6:,.0f} MB"
 
 
 def library_panel() -> None:
@@ -158,10 +157,6 @@ def library_panel() -> None:
 
     library = get_library()
     kept = entries()
-    note = st.session_state.pop("hlv.library_kept_note", None)
-    if note:
-        st.success(f"Kept **{md(note)}** in the library; it is the dataset in use.",
-                   icon=":material/bookmark_added:")
     with st.expander(f"Dataset library ({len(kept)} kept)", icon=":material/folder_shared:",
                      expanded=False):
         st.caption(where_kept_note())

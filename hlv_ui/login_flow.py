@@ -32,6 +32,7 @@ __all__ = [
     "LOGIN_ERROR_KEY",
     "LoginProblem",
     "check_login_config",
+    "entry_point_only",
     "login_navigation",
     "return_after_login",
     "start_login",
@@ -116,14 +117,17 @@ def check_login_config(auth: Mapping, provider: str | None, app_url: str | None
     unknown."""
     settings = _provider_section(auth, provider)
     redirect_uri = str(settings.get("redirect_uri", ""))
+    if "{port}" in redirect_uri:  # Streamlit's placeholder for the server's port
+        redirect_uri = redirect_uri.replace("{port}", str(st.get_option("server.port")))
     metadata_url = str(settings.get("server_metadata_url", ""))
-    parsed = urllib.parse.urlsplit(redirect_uri)
     if app_url:
-        here = urllib.parse.urlsplit(app_url)
-        port = parsed.port
-        own_port = here.port
+        parsed, here = urllib.parse.urlsplit(redirect_uri), urllib.parse.urlsplit(app_url)
+        try:
+            ports_differ = (parsed.port or 0) != (here.port or 0)
+        except ValueError:  # not a number
+            ports_differ = True
         if (not parsed.path.endswith("/oauth2callback") or parsed.hostname != here.hostname
-                or (port or 0) != (own_port or 0) or parsed.scheme != here.scheme):
+                or ports_differ or parsed.scheme != here.scheme):
             return LoginProblem(
                 "The login is misconfigured",
                 "The redirect URI in the app's secrets does not point at this app, so the "
@@ -166,6 +170,27 @@ def check_login_config(auth: Mapping, provider: str | None, app_url: str | None
             f"token endpoint {token_endpoint!r} answered {code!r} for client "
             f"{settings.get('client_id')!r}")
     return None
+
+
+# ----------------------------------------------------------------------------- server mode
+
+
+def entry_point_only() -> None:
+    """Make every run go through ``app.py`` (and so through its login).
+
+    Because the app keeps its page scripts in ``pages/``, Streamlit starts a fresh server in
+    its old multipage mode, in which a request for a page's address (``/agreement``) runs
+    ``pages/agreement.py`` directly, skipping ``app.py``, until some run of ``app.py`` has
+    called ``st.navigation``. A visitor whose first request after a server start is a link
+    would see the page without logging in. Called when ``hlv_ui`` is first imported (every
+    page imports it): in that mode it switches the old mode off for the server and reruns,
+    so the run starts again from ``app.py``. Outside a script run it does nothing."""
+    from streamlit.runtime.pages_manager import PagesManager
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    if PagesManager.uses_pages_directory and get_script_run_ctx() is not None:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
 
 
 # ----------------------------------------------------------------------------- flow
