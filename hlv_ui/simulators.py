@@ -73,7 +73,7 @@ def table2_simulator(key: str = KEY) -> None:
     st.markdown("**Take-away:** over many random predictions, JS similarity and soft accuracy "
                 "rise and fall together (correlation above 0.9 in the paper), so they rank "
                 "models alike; soft accuracy is the easier one to read.")
-    c = st.columns(6)
+    c = st.columns(3) + st.columns(3)  # two rows: the names stay on one line at 1200 px
     K = int(c[0].number_input("Number of labels", 2, 200, 10, key=f"{key}.sim_K",
                               help="The paper's K."))
     alpha = float(c[1].number_input(

@@ -141,7 +141,7 @@ def items_tab() -> None:
                "to open the item with every annotation.")
     clickable(table, "item_id", "item", "explorer.items", column_config={
         "n_annotators": st.column_config.NumberColumn("annotators"),
-        "pair_agreement": st.column_config.NumberColumn("agreement", format="%.2f"),
+        "pair_agreement": st.column_config.NumberColumn("pair agreement", format="%.2f"),
         "majority_share": st.column_config.NumberColumn("majority share", format="%.2f"),
         "entropy": st.column_config.NumberColumn(format="%.2f"),
         "text": st.column_config.TextColumn(width="large")})

@@ -49,10 +49,11 @@ summary = tables["summary"]
 st.subheader(f"{md(dataset.name)}")
 cols = st.columns(5)
 cols[0].metric("Items", f"{summary['n_items']:,}")
-cols[1].metric(
-    "Annotators",
-    f"{summary['n_annotators']:,}" if summary["annotator_ids_known"] else "anonymous",
-    help=None if summary["annotator_ids_known"] else "Identities are not linked across items.",
+cols[1].metric(  # "anonymous" did not fit the column at 1200 px
+    "Annotators" if summary["annotator_ids_known"] else "Annotators (not linked)",
+    f"{summary['n_annotators']:,}" if summary["annotator_ids_known"] else "—",
+    help=None if summary["annotator_ids_known"] else "Anonymous: identities are not linked "
+    "across items (counts or per-case readers).",
 )
 cols[2].metric("Annotations", f"{summary['n_annotations']:,}")
 cols[3].metric("Labels", summary["n_labels"])
