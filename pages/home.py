@@ -50,7 +50,7 @@ st.subheader(f"{md(dataset.name)}")
 cols = st.columns(5)
 cols[0].metric("Items", f"{summary['n_items']:,}")
 cols[1].metric(  # "anonymous" did not fit the column at 1200 px
-    "Annotators" if summary["annotator_ids_known"] else "Annotators (not linked)",
+    "Annotators",
     f"{summary['n_annotators']:,}" if summary["annotator_ids_known"] else "—",
     help=None if summary["annotator_ids_known"] else "Anonymous: identities are not linked "
     "across items (counts or per-case readers).",

@@ -27,5 +27,8 @@ def test_teaching_views_and_dermatology_overview(page: Page, app_url: str, artif
     expect(main.get_by_test_id("stMetricValue").first).to_be_visible(timeout=WAIT)
     expect(page.get_by_test_id("stSidebar").get_by_text("In use: dermatology").first
            ).to_be_visible(timeout=WAIT)
+    expect(main.get_by_test_id("stMetricValue").nth(1)).to_have_text("—", timeout=WAIT)
+    expect(main.locator(".js-plotly-plot").nth(2)).to_be_visible(timeout=WAIT)
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=WAIT)
+    page.wait_for_timeout(1000)
     page.screenshot(path=str(artifacts / "dermatology_overview_1200.png"), timeout=WAIT)
