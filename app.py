@@ -9,17 +9,18 @@ from __future__ import annotations
 import streamlit as st
 
 from hlv_core.text import md
-from hlv_ui.auth import logout_button, require_login
+from hlv_ui.auth import auth_configured, logout_button, require_login
+from hlv_ui.login_flow import return_after_login
 from hlv_ui.report_button import report_download
 from hlv_ui.state import (
-    DEFAULT_SAMPLE,
-    PENDING_SOURCE_KEY,
     SOURCE_KEY,
     apply_dataset_link,
     ensure_dataset,
     get_predictions,
     source_label,
     source_options,
+    sync_dataset_param,
+    sync_selector,
     use_source,
 )
 
@@ -27,13 +28,12 @@ st.set_page_config(page_title="HLV Lens", page_icon="🔎", layout="wide")
 require_login()  # team mode ([auth] in secrets): nothing below runs until the visitor signs in
 
 with st.sidebar:
+    if auth_configured():
+        return_after_login()  # a link opened before the login: go there now
     logout_button()
-    apply_dataset_link()  # ?dataset=<sample> in a shared link, on the session's first run
+    apply_dataset_link()  # ?dataset=<sample or library id> in a link, on the session's first run
     options = source_options()
-    if PENDING_SOURCE_KEY in st.session_state:  # a page asked to select a new upload
-        st.session_state[SOURCE_KEY] = st.session_state.pop(PENDING_SOURCE_KEY)
-    if st.session_state.get(SOURCE_KEY) not in options:
-        st.session_state[SOURCE_KEY] = DEFAULT_SAMPLE
+    sync_selector(options)  # the box names the dataset in use, whatever happened since
     st.selectbox(
         "Dataset",
         options,
@@ -41,9 +41,11 @@ with st.sidebar:
         key=SOURCE_KEY,
         on_change=lambda: use_source(st.session_state[SOURCE_KEY]),
         help="The bundled samples cover every task type; your uploads of this session are "
-        "listed as 'Uploaded: ...' (upload on the Overview page). Switching keeps the uploads.",
+        "listed as 'Uploaded: ...' and the datasets kept in the library as 'Library: ...' "
+        "(upload and keep on the Overview page). Switching keeps the uploads.",
     )
     current = ensure_dataset()
+    sync_dataset_param()  # ?dataset=<library id> in the address: a reload opens it again
     if current is not None:
         st.caption(
             f"In use: **{md(current.name)}** · {current.task} · {current.n_items:,} items · "

@@ -52,7 +52,7 @@ import zipfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -96,6 +96,9 @@ __all__ = [
     "item_differences",
     "demo_files",
     "task_from_name",
+    "Refusal",
+    "score_members",
+    "default_system_name",
 ]
 
 #: 2025 datasets: soft-label bins (Task A order), metric names and the Task B scale.
@@ -1207,3 +1210,77 @@ def demo_files(seed: int = 0, n_items: int = 150) -> tuple[tuple[str, bytes], di
             archive.writestr("mp_test_pe.tsv", per)
         zips[f"{name}.zip"] = buffer.getvalue()
     return ("MP_test.json", json.dumps(gold).encode()), zips
+
+
+# ------------------------------------------------------------------ member by member
+class Refusal(NamedTuple):
+    """A file of a submission that was not scored: ``file`` (zip path), ``status``
+    (``"refused"``: bad content; ``"skipped"``: no gold for its dataset; ``"ignored"``: not
+    a .tsv/.txt file) and the ``reason`` in words."""
+
+    file: str
+    status: str
+    reason: str
+
+
+def score_members(gold, submission: str | Path | bytes | IO[bytes], task: str | None = None,
+                  *, name: str | None = None) -> tuple[list[ScoreResult], list[Refusal]]:
+    """Score each file of a submission on its own: a ``res.zip`` with one bad file still
+    scores the others. Returns the results (as :func:`score_results`) and one
+    :class:`Refusal` per file that was not scored, with the loader's reason (file, row,
+    column, fix). A second file for the same dataset, split and task is refused. A plain TSV
+    gives one result or one refusal. Gold errors are raised (nothing can be scored)."""
+    golds = _gold_list(gold)
+    source = as_source(submission, name)
+    if _is_zip(source):
+        members, ignored = _zip_members(source)
+    else:
+        members, ignored = [source], []
+    single = not _is_zip(source)
+    results: list[ScoreResult] = []
+    refused = [Refusal(path, "ignored", "not a .tsv or .txt submission file") for path in ignored]
+    seen: dict[tuple[str, str, str], str] = {}
+    for member in members:
+        try:
+            result = _score_tsv(golds, member, task if task_from_name(member.name) is None
+                                else None, single=single)
+        except DataError as error:
+            refused.append(Refusal(member.name, "refused", str(error)))
+            continue
+        if result is None:
+            refused.append(Refusal(member.name, "skipped", "no gold file for its dataset ("
+                                   + ", ".join(f"{g.dataset} {g.split}" for g in golds)
+                                   + " given)"))
+            continue
+        key = (result.dataset, result.split, result.task)
+        if key in seen:
+            refused.append(Refusal(member.name, "refused", f"{seen[key]!r} already scores "
+                                   f"{result.dataset} {result.split} Task {result.task}"))
+            continue
+        seen[key] = member.name
+        results.append(result)
+    return results, refused
+
+
+def default_system_name(file_name: str, raw: bytes) -> str:
+    """The name a submission gets on a leaderboard until the user renames it: the file name
+    without extension, or, when that is a generic name (Codabench zips are all called
+    ``res.zip``), the one folder the zip's files sit in if that says more; else the stem."""
+    stem = PurePosixPath(str(file_name)).stem or "submission"
+    if stem.lower() not in _GENERIC_NAMES or raw[:4] != b"PK\x03\x04":
+        return stem
+    try:
+        with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+            paths = [PurePosixPath(n) for n in archive.namelist() if "__MACOSX" not in n]
+    except zipfile.BadZipFile:
+        return stem
+    folders = {p.parts[0] for p in paths if len(p.parts) > 1}
+    if len(folders) == 1 and all(len(p.parts) > 1 for p in paths):
+        folder = folders.pop()
+        if folder.lower() not in _GENERIC_NAMES:
+            return folder
+    return stem
+
+
+_GENERIC_NAMES = {"res", "result", "results", "submission", "submissions", "predictions",
+                  "output", "outputs", "upload"}

@@ -91,6 +91,7 @@ __all__ = [
     "to_instant",
     "transition_matrix",
     "visible_distribution",
+    "case_labels",
 ]
 
 TIES: tuple[str, ...] = ("in_denominator", "decisive_only")
@@ -517,6 +518,23 @@ def visible_distribution(probs: Mapping[str, float] | pd.Series, *, threshold: f
     return frame.drop(columns="_order").reset_index(drop=True)
 
 
+
+def case_labels(outputs: pd.DataFrame, *, threshold: float = 0.0,
+                max_labels: int | None = None) -> list[str]:
+    """The labels every output of one case lists, in the inventory order, so that the outputs
+    shown side by side line up row by row (a reviewer compares like with like).
+
+    ``outputs``: (outputs x labels) probabilities, columns in the label inventory order. A label
+    is listed when some output gives it more than ``threshold`` (Kurniawan et al., section
+    6.1); when more than ``max_labels`` qualify, those with the highest largest probability
+    are kept (ties: inventory order), still listed in inventory order."""
+    frame = pd.DataFrame(outputs, dtype=float)
+    top = frame.max(axis=0).to_numpy()
+    keep = np.flatnonzero(top > threshold)
+    if max_labels is not None and len(keep) > max_labels:
+        order = np.lexsort((keep, -top[keep]))[:max_labels]
+        keep = np.sort(keep[order])
+    return [str(frame.columns[k]) for k in keep]
 
 # --------------------------------------------------------------------------------------------
 # Roles: who may see and export what

@@ -24,6 +24,8 @@ import streamlit as st
 from hlv_core.review import Access
 from hlv_core.text import md
 
+from .login_flow import login_navigation, start_login
+
 __all__ = [
     "DESK_KEY",
     "MIN_SECRET_BYTES",
@@ -152,7 +154,7 @@ def _login_view() -> None:
                 "verified e-mail address.")
     provider = _provider()
     st.button("Log in", type="primary", key="auth.login", icon=":material/login:",
-              on_click=st.login, args=(provider,) if provider else ())
+              on_click=start_login, args=(provider, _secrets().get("auth", {})))
 
 
 def _weak_secret_view() -> None:
@@ -193,7 +195,8 @@ def require_login() -> None:
     if _secret_problem() is not None:
         _only(_weak_secret_view, "Setup error", "setup")
     if not st.user.is_logged_in:
-        _only(_login_view, "Log in", "login")
+        login_navigation(_login_view)  # every page's address answers with the login
+        st.stop()
     if email_unverified():
         _only(_unverified_view, "Log in", "login")
 

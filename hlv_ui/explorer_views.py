@@ -23,11 +23,18 @@ __all__ = ["annotator_section", "item_section", "share_box"]
 
 def share_box(dataset: Dataset, **params: str | None) -> None:
     """The link to this view, with a copy button (``st.code``), and what the colleague needs."""
-    url = share_url(explorer_params(**params, dataset=str(dataset.name)))
+    from hlv_ui.state import LIBRARY_PREFIX, current_source, link_dataset_id
+
+    url = share_url(explorer_params(**params, dataset=link_dataset_id() or str(dataset.name)))
     st.caption("Link to this view (copy it with the button on the right):")
     st.code(url, language=None)
-    st.caption("The link opens this view on the dataset loaded in the app: a colleague needs "
-               "the same data (the same bundled sample, or the same file uploaded).")
+    if (current_source() or "").startswith(LIBRARY_PREFIX):
+        st.caption("The link opens this view on this dataset of the library: colleagues who can "
+                   "use this app open the same data.")
+    else:
+        st.caption("The link opens this view on the dataset loaded in the app: a colleague "
+                   "needs the same data (the same bundled sample, or the same file uploaded; "
+                   "keep an upload in the library on the Overview to share it).")
 
 
 def _back(go: Callable[..., None], key: str) -> None:

@@ -73,8 +73,8 @@ def entropy_figure(entropy: np.ndarray, bins: int = 20) -> go.Figure:
                       "<extra></extra>"))
     fig.update_xaxes(range=[0, 1])
     fig.update_yaxes(**count_axis(counts.max(initial=0)))
-    return _layout(fig, "Per-item normalised entropy", "normalised entropy (0 = agreed)",
-                   "items")
+    # a short axis title: the long one was cut in the Overview's narrow column at 1200 px
+    return _layout(fig, "Per-item normalised entropy", "entropy (0 = agreed)", "items")
 
 
 def item_distribution_figure(labels: list[str], proportions: np.ndarray, *,

@@ -82,18 +82,13 @@ def show_import(store: review.ReviewStore, imported_by: str) -> None:
 
 
 def scores_figure(scores: pd.DataFrame) -> go.Figure:
-    """Bar chart of both rank-centrality conventions; the axis starts at 0 with 2-decimal
-    ticks, so equal scores never produce float-noise ticks."""
-    long = scores.melt(id_vars="model", value_vars=["score_in_denominator",
-                                                    "score_decisive_only"],
-                       var_name="convention", value_name="score")
-    long["model"] = long["model"].map(lambda m: html.escape(str(m)))
-    long["convention"] = long["convention"].map(
-        {"score_in_denominator": "ties in denominator",
-         "score_decisive_only": "decisive only"})
-    fig = px.bar(long, x="model", y="score", color="convention", barmode="group",
-                 title="Human scores (rank centrality)", text_auto=".2f")
-    top = float(np.nanmax(long["score"])) if len(long) else 1.0
+    """Bar chart of the human scores in the convention shown (ties in denominator); the axis
+    starts at 0 with 2-decimal ticks, so equal scores never produce float-noise ticks."""
+    shown = pd.DataFrame({"model": scores["model"].map(lambda m: html.escape(str(m))),
+                          "score": scores["score_in_denominator"]})
+    fig = px.bar(shown, x="model", y="score", title="Human scores (rank centrality)",
+                 text_auto=".2f")
+    top = float(np.nanmax(shown["score"])) if len(shown) else 1.0
     fig.update_yaxes(range=[0, max(top, 1e-6) * 1.2], tickformat=".2f",
                      title="score (higher = preferred)")
     fig.update_xaxes(title="model", type="category")
@@ -235,13 +230,24 @@ def show_meta(judged: pd.DataFrame, all_models: list[str], task: str,
     for note in notes:
         st.warning(md(note))
     st.subheader("Human scores (rank centrality)")
-    st.caption("Higher = preferred by the experts. *Ties in denominator* (default) keeps "
-               "both/neither judgements in the share won; *decisive only* ignores them (as "
-               "`choix.rank_centrality`). The paper does not say which it used.")
-    show_table(scores, hide_index=True, width="stretch", column_config=_SCORE_COLUMNS)
+    st.caption("Higher = preferred by the experts. A 'both acceptable' or 'neither' answer "
+               "counts as a comparison that neither output won.")
+    main_columns = [c for c in scores.columns if not c.endswith("_decisive_only")]
+    show_table(scores[main_columns], hide_index=True, width="stretch",
+               column_config=_SCORE_COLUMNS)
     download_table(scores, "review_human_scores.csv", key=f"{KEY}.dl_scores",
-                   label="Download human scores")
+                   label="Download human scores (both conventions)")
     st.plotly_chart(scores_figure(scores), width="stretch", key=f"{KEY}.scores_chart")
+    with st.expander("The other convention: decisive answers only, and why the two differ"):
+        st.markdown("Rank centrality needs the share of comparisons each output won. Kurniawan "
+                    "et al. (section 6) do not say how 'both acceptable' / 'neither' answers "
+                    "enter that share. **Shown above**: they stay in the denominator (a "
+                    "comparison neither output won). **Here**: they are dropped and only "
+                    "decisive answers count, as `choix.rank_centrality` does (Negahban et al. "
+                    "2012). With many ties the two scores, and sometimes the order, differ.")
+        other = ["model"] + [c for c in scores.columns if c.endswith("_decisive_only")]
+        show_table(scores[other], hide_index=True, width="stretch",
+                   column_config=_SCORE_COLUMNS, key=f"{KEY}.scores_decisive")
     st.subheader("Judgements per model pair")
     show_table(pairs, hide_index=True, width="stretch", column_config=_PAIR_COLUMNS)
     download_table(pairs, "review_pairs.csv", key=f"{KEY}.dl_pairs",

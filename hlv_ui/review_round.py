@@ -182,16 +182,17 @@ def show_progress(target: int, n_mine: int, n_all: int, n_reviewers: int,
                    f"this dataset have every model pair judged by you ({left:,} to go).")
 
 
-def show_output(frame: pd.Series, title: str, threshold: float, max_labels: int) -> None:
-    """One anonymous output: its labels above ``threshold`` with probability bars."""
-    visible = visible_frame(review.visible_distribution(frame, threshold=threshold))
+def show_output(frame: pd.Series, title: str, labels: list[str], hidden: int) -> None:
+    """One anonymous output: the case's ``labels`` (the same rows, in inventory order, for
+    every output of the case; :func:`hlv_core.review.case_labels`) with probability bars."""
     st.markdown(f"#### {md(title)}")
-    if visible.empty:
-        st.write(f"No label above {threshold:g}.")
+    if not labels:
+        st.write("No label above the threshold.")
         return
-    hidden = max(0, len(visible) - max_labels)
+    shown = visible_frame(pd.DataFrame({"label": labels,
+                                        "probability": frame.reindex(labels).to_numpy()}))
     show_table(
-        visible.head(max_labels), hide_index=True, width="stretch",
+        shown, hide_index=True, width="stretch",
         column_config={"probability": st.column_config.ProgressColumn(
             "probability", min_value=0.0, max_value=1.0, format="%.2f")},
     )
@@ -274,12 +275,14 @@ def show_case(store: review.ReviewStore, reviewer: str, dataset: Dataset, propos
     letters = dict(zip(proposal["models"], review.output_letters(len(proposal["models"])),
                        strict=True))
     per_row = min(3, len(letters))
+    case = pd.DataFrame([outputs[model].loc[item] for model in proposal["models"]])
+    rows = review.case_labels(case, threshold=threshold, max_labels=max_labels)
+    hidden = len(review.case_labels(case, threshold=threshold)) - len(rows)
     for start in range(0, len(letters), per_row):
         for col, model in zip(st.columns(per_row), proposal["models"][start:start + per_row],
                               strict=False):
             with col:
-                show_output(outputs[model].loc[item], f"Output {letters[model]}", threshold,
-                            max_labels)
+                show_output(outputs[model].loc[item], f"Output {letters[model]}", rows, hidden)
     st.markdown("**Which output matches how people would label this case better?** "
                 "Answer every pair, then save the case.")
     for k, (a, b) in enumerate(proposal["pairs"]):

@@ -26,17 +26,22 @@ JS_NAME = "JS similarity (PO-JSD)"
 
 def figure1_explainer(key: str = KEY) -> None:
     """Kurniawan et al., Figure 1: soft accuracy vs PO-JSD on one binary item."""
-    st.markdown(
-        "One binary item. The humans split **p** : 1 − p on the positive class; the model "
-        "predicts **q**. Soft accuracy = min(p, q) + min(1 − p, 1 − q); PO-JSD = 1 − JSD (bits). "
-        "PO-JSD stays close to 1 even for clearly wrong predictions, so its scale is compressed "
-        "(Theorem 1: soft accuracy ≤ PO-JSD). The paper's Figure 1 example: p = 0.5, "
-        "q = 0.2 gives soft accuracy 0.7 and PO-JSD above 0.9; the live values for your p and q "
-        "are below, with the paper's beside them at that point."
-    )
+    st.markdown("**Take-away:** a clearly wrong prediction still gets a JS similarity close to "
+                "1, while soft accuracy drops as far as the prediction is off: JS similarity "
+                "reads on a squeezed scale.")
     c1, c2 = st.columns(2)
-    p = c1.slider("True judgement p (positive class)", 0.0, 1.0, 0.5, 0.01, key=f"{key}.fig1_p")
-    q = c2.slider("Predicted q (positive class)", 0.0, 1.0, 0.2, 0.01, key=f"{key}.fig1_q")
+    p = c1.slider("How people split: share who chose the positive label", 0.0, 1.0, 0.5, 0.01,
+                  key=f"{key}.fig1_p", help="The paper's p (the human judgement distribution).")
+    q = c2.slider("What the model predicts: its probability of the positive label", 0.0, 1.0,
+                  0.2, 0.01, key=f"{key}.fig1_q", help="The paper's q (the model's output).")
+    with st.expander("The paper's notation (Kurniawan et al., Figure 1 and Theorem 1)"):
+        st.markdown(
+            "One binary item. The humans split **p** : 1 − p on the positive class; the model "
+            "predicts **q**. Soft accuracy = min(p, q) + min(1 − p, 1 − q); PO-JSD = 1 − JSD "
+            "(bits). PO-JSD stays close to 1 even for clearly wrong predictions, so its scale "
+            "is compressed (Theorem 1: soft accuracy ≤ PO-JSD). The paper's Figure 1 example: "
+            "p = 0.5, q = 0.2 gives soft accuracy 0.7 and PO-JSD above 0.9; the live values "
+            "for your p and q are below, with the paper's beside them at that point.")
     curves = figure1_curves(p)
     one = figure1_point(p, q)
     fig = go.Figure()
@@ -65,23 +70,33 @@ def figure1_explainer(key: str = KEY) -> None:
 
 def table2_simulator(key: str = KEY) -> None:
     """Kurniawan et al., Table 2: correlations of A, J, E, S over random (P, Q) pairs."""
-    st.markdown(
-        "Table 2 of the paper: B random pairs (P, Q) of `rows × K` matrices, rows of P ~ "
-        "Dirichlet(α), rows of Q ~ Dirichlet(β). Per pair: **A** hard accuracy, **J** PO-JSD, "
-        "**E** entropy correlation, **S** soft accuracy; then their correlation across pairs. "
-        "The paper finds J and S strongly correlated (r > 0.9 in every setting of its Table 2) "
-        "and reads this as empirical assurance that soft accuracy is sensible; it also proves "
-        "soft accuracy ≤ PO-JSD, so PO-JSD can score wrong predictions close to its maximum "
-        "(misleadingly high), and recommends reporting both, focusing on soft accuracy when "
-        "interpretability matters. Run the simulation to see this run's J-S next to the paper's."
-    )
-    c = st.columns(6)
-    K = int(c[0].number_input("K", 2, 200, 10, key=f"{key}.sim_K"))
-    alpha = float(c[1].number_input("α", 0.01, 100.0, 10.0, key=f"{key}.sim_alpha"))
-    beta = float(c[2].number_input("β", 0.01, 100.0, 10.0, key=f"{key}.sim_beta"))
-    B = int(c[3].number_input("B pairs", 10, 2000, 500, step=50, key=f"{key}.sim_B"))
-    rows = int(c[4].number_input("rows", 10, 5000, 1000, step=100, key=f"{key}.sim_rows"))
-    seed = int(c[5].number_input("seed", 0, 2**31 - 1, 0, key=f"{key}.sim_seed"))
+    st.markdown("**Take-away:** over many random predictions, JS similarity and soft accuracy "
+                "rise and fall together (correlation above 0.9 in the paper), so they rank "
+                "models alike; soft accuracy is the easier one to read.")
+    c = st.columns(3) + st.columns(3)  # two rows: the names stay on one line at 1200 px
+    K = int(c[0].number_input("Number of labels", 2, 200, 10, key=f"{key}.sim_K",
+                              help="The paper's K."))
+    alpha = float(c[1].number_input(
+        "Evenness of people's answers", 0.01, 100.0, 10.0, key=f"{key}.sim_alpha",
+        help="The paper's α (Dirichlet concentration): higher = answers spread more evenly."))
+    beta = float(c[2].number_input(
+        "Evenness of model outputs", 0.01, 100.0, 10.0, key=f"{key}.sim_beta",
+        help="The paper's β (Dirichlet concentration): higher = outputs spread more evenly."))
+    B = int(c[3].number_input("Simulated models", 10, 2000, 500, step=50, key=f"{key}.sim_B",
+                              help="The paper's B: random (human, model) pairs compared."))
+    rows = int(c[4].number_input("Items per model", 10, 5000, 1000, step=100,
+                                 key=f"{key}.sim_rows", help="Rows of each P and Q."))
+    seed = int(c[5].number_input("Random seed", 0, 2**31 - 1, 0, key=f"{key}.sim_seed"))
+    with st.expander("The paper's notation (Kurniawan et al., Table 2)"):
+        st.markdown(
+            "B random pairs (P, Q) of `rows × K` matrices, rows of P ~ Dirichlet(α), rows of Q "
+            "~ Dirichlet(β). Per pair: **A** hard accuracy, **J** PO-JSD, **E** entropy "
+            "correlation, **S** soft accuracy; then their correlation across pairs. The paper "
+            "finds J and S strongly correlated (r > 0.9 in every setting of its Table 2) and "
+            "reads this as empirical assurance that soft accuracy is sensible; it also proves "
+            "soft accuracy ≤ PO-JSD, so PO-JSD can score wrong predictions close to its "
+            "maximum (misleadingly high), and recommends reporting both, focusing on soft "
+            "accuracy when interpretability matters.")
     params = (K, alpha, beta, B, rows, seed)
     if st.button("Run simulation", key=f"{key}.sim_run", icon=":material/play_arrow:"):
         bar = st.progress(0.0, text="Sampling and scoring pairs…")

@@ -1,10 +1,15 @@
 """One validated dataset in use per browser session, shared by every page, and the session's
 list of datasets to choose from: the bundled samples plus the user's uploads.
 
-Sources (the sidebar selector, :data:`SOURCE_KEY`): a sample key (``"case_review"``) or
+Sources (the sidebar selector, :data:`SOURCE_KEY`): a sample key (``"case_review"``),
 ``"upload:<id>"`` for an upload kept in :data:`UPLOADS_KEY` (never written to disk: uploads live
-in this browser tab and a reload clears them). Switching is explicit: picking a sample keeps the
-uploads in the list. Predictions added by the user stay attached to the dataset they were added
+in this browser tab and a reload clears them) or ``"library:<id>"`` for a dataset the user kept
+in the dataset library (:mod:`hlv_core.library`, :mod:`hlv_ui.library_ui`). Switching is
+explicit: picking a sample keeps the uploads in the list.
+
+The source of the dataset in use is recorded with it (:data:`IN_USE_KEY`) and the sidebar sets
+its selector to that source before drawing it on every run (:func:`sync_selector`): after a
+click-through, a deep link or a page's own switch, the box names the dataset in use. Predictions added by the user stay attached to the dataset they were added
 to (by content hash) when the user switches away and back."""
 
 from __future__ import annotations
@@ -29,7 +34,9 @@ DEFAULT_SAMPLE = "case_review"
 PREDICTIONS_KEY = "hlv.predictions"  # predictions the user added to the dataset in use
 PREDICTIONS_OWNER_KEY = "hlv.predictions_owner"  # content hash of their dataset
 STASHED_PREDICTIONS_KEY = "hlv.predictions_by_dataset"  # content hash -> predictions
+IN_USE_KEY = "hlv.in_use_source"  # the source whose dataset is in use (None: set by a test)
 UPLOAD_PREFIX = "upload:"
+LIBRARY_PREFIX = "library:"
 MAX_UPLOADED_DATASETS = 5
 """Uploaded datasets one session keeps selectable (the oldest not in use is dropped first)."""
 
@@ -45,16 +52,25 @@ def uploads() -> OrderedDict:
 
 
 def source_options() -> list[str]:
-    """Selector values: the uploads (newest first), then the bundled samples."""
+    """Selector values: the uploads (newest first), the library's datasets (newest first),
+    then the bundled samples."""
     from hlv_core.samples import SAMPLES
 
-    return [upload_source(k) for k in reversed(uploads())] + list(SAMPLES)
+    from .library_ui import library_sources
+
+    return ([upload_source(k) for k in reversed(uploads())] + library_sources()
+            + list(SAMPLES))
 
 
 def source_label(source: str) -> str:
-    """What the selector shows for ``source``: ``"Uploaded: <name>"`` or the sample's title."""
+    """What the selector shows for ``source``: ``"Uploaded: <name>"``, ``"Library: <name>"``
+    or the sample's title."""
     from hlv_core.samples import SAMPLES
 
+    if source.startswith(LIBRARY_PREFIX):
+        from .library_ui import library_label
+
+        return library_label(source[len(LIBRARY_PREFIX):])
     if source.startswith(UPLOAD_PREFIX):
         entry = uploads().get(source[len(UPLOAD_PREFIX):])
         return f"Uploaded: {entry[1].name}" if entry else "Uploaded (no longer kept)"
@@ -80,6 +96,10 @@ def dataset_for_source(source: str) -> Dataset:
             raise DataError("this upload is no longer kept in the session.",
                             source="<upload>", fix="upload the file again.")
         return entry[1]
+    if source.startswith(LIBRARY_PREFIX):
+        from .library_ui import load_kept
+
+        return load_kept(source[len(LIBRARY_PREFIX):])
     from hlv_core.samples import SAMPLES
 
     from .loading import load_sample_cached
@@ -105,7 +125,7 @@ def add_upload(upload_id: str, dataset: Dataset, size: int, name: str) -> Datase
         _, dropped = store.pop(victim)
         st.session_state.get(STASHED_PREDICTIONS_KEY, {}).pop(dropped.content_hash, None)
     store[upload_id] = (size, named)
-    set_dataset(named)
+    set_dataset(named, source=upload_source(upload_id))
     st.session_state[PENDING_SOURCE_KEY] = upload_source(upload_id)
     return named
 
@@ -139,16 +159,19 @@ def rename_dataset(dataset: Dataset, name: str) -> Dataset:
 def use_source(source: str) -> None:
     """Make the dataset of ``source`` the one in use (sidebar ``on_change``)."""
     try:
-        set_dataset(dataset_for_source(source))
+        set_dataset(dataset_for_source(source), source=source)
     except DataError as error:
         show_data_error(error)
 
 
 def apply_dataset_link() -> None:
-    """A shared link (``?dataset=<sample key>``, e.g. from Items and annotators) opened in a new
-    session selects that bundled sample before anything is loaded; later runs never override the
-    user's choice, and an upload's name is only informative (uploads are not shared)."""
+    """A shared link (``?dataset=<sample key or library id>``, e.g. from Items and annotators)
+    opened in a new session selects that bundled sample or kept library dataset before anything
+    is loaded; later runs never override the user's choice, and an upload's name is only
+    informative (session uploads are not shared)."""
     from hlv_core.samples import SAMPLES
+
+    from .library_ui import library_sources
 
     if DATASET_KEY in st.session_state or st.session_state.get(LINK_APPLIED_KEY):
         return
@@ -156,16 +179,62 @@ def apply_dataset_link() -> None:
     linked = st.query_params.get("dataset")
     if linked in SAMPLES:
         st.session_state[SOURCE_KEY] = linked
+    elif linked and f"{LIBRARY_PREFIX}{linked}" in library_sources():
+        st.session_state[SOURCE_KEY] = f"{LIBRARY_PREFIX}{linked}"
 
 
 def current_source() -> str | None:
     """The selector value whose dataset is in use, or None (e.g. a dataset set by a test)."""
     dataset = get_dataset()
+    if dataset is None:
+        return None
     for upload_id, (_, kept) in uploads().items():
         if kept is dataset:
             return upload_source(upload_id)
+    in_use = st.session_state.get(IN_USE_KEY)
+    if in_use is not None:
+        return in_use
     source = st.session_state.get(SOURCE_KEY)
     return source if source is not None and not source.startswith(UPLOAD_PREFIX) else None
+
+
+def sync_selector(options: list[str]) -> None:
+    """Before the sidebar draws its selector: make the selector's value the source of the
+    dataset in use (Streamlit can hand a page a widget value that no longer matches what the
+    last callback chose, e.g. on the first pick after a page load, and a click-through or a
+    page's switch never touches the widget). An unknown value falls back to the default."""
+    if PENDING_SOURCE_KEY in st.session_state:  # a page asked to select a new upload
+        st.session_state[SOURCE_KEY] = st.session_state.pop(PENDING_SOURCE_KEY)
+    in_use = current_source()
+    if in_use in options:
+        st.session_state[SOURCE_KEY] = in_use
+    elif st.session_state.get(SOURCE_KEY) not in options:
+        st.session_state[SOURCE_KEY] = DEFAULT_SAMPLE
+        if get_dataset() is not None and in_use is not None:  # e.g. a deleted library entry
+            use_source(DEFAULT_SAMPLE)
+
+
+def link_dataset_id() -> str | None:
+    """What a shared link names as ``dataset=``: a kept library dataset's id, a sample's key,
+    else the dataset's name (informative only)."""
+    source = current_source()
+    if source is not None and source.startswith(LIBRARY_PREFIX):
+        return source[len(LIBRARY_PREFIX):]
+    dataset = get_dataset()
+    return None if dataset is None else str(dataset.name)
+
+
+def sync_dataset_param() -> None:
+    """Keep ``?dataset=<id>`` in the address while a library dataset is in use, so a reload
+    (a new session) opens it again; drop a library id that is no longer in use."""
+    source = current_source()
+    linked = st.query_params.get("dataset")
+    if source is not None and source.startswith(LIBRARY_PREFIX):
+        wanted = source[len(LIBRARY_PREFIX):]
+        if linked != wanted:
+            st.query_params["dataset"] = wanted
+    elif linked is not None and len(linked) == 12 and set(linked) <= set("0123456789abcdef"):
+        del st.query_params["dataset"]
 
 
 def get_dataset() -> Dataset | None:
@@ -182,20 +251,25 @@ def ensure_dataset() -> Dataset | None:
         try:
             try:
                 dataset = dataset_for_source(source)
-            except DataError:
-                if not str(source).startswith(UPLOAD_PREFIX):
+            except DataError as error:
+                if not str(source).startswith((UPLOAD_PREFIX, LIBRARY_PREFIX)):
                     raise
-                dataset = dataset_for_source(DEFAULT_SAMPLE)  # an upload no longer kept
+                if str(source).startswith(LIBRARY_PREFIX):
+                    show_data_error(error)
+                source = DEFAULT_SAMPLE  # an upload no longer kept, a deleted library entry
+                dataset = dataset_for_source(DEFAULT_SAMPLE)
         except DataError as error:
             show_data_error(error)
             return None
-        set_dataset(dataset)
+        set_dataset(dataset, source=source)
     return dataset
 
 
-def set_dataset(dataset: Dataset) -> None:
-    """Make ``dataset`` the one in use. The predictions the user added to the previous dataset
-    are put aside under its content hash and come back when it is used again."""
+def set_dataset(dataset: Dataset, *, source: str | None = None) -> None:
+    """Make ``dataset`` the one in use (``source``: its selector value, None when it has
+    none). The predictions the user added to the previous dataset are put aside under its
+    content hash and come back when it is used again."""
+    st.session_state[IN_USE_KEY] = source
     previous = st.session_state.get(DATASET_KEY)
     owner = st.session_state.get(PREDICTIONS_OWNER_KEY)
     if owner is None and previous is not None:

@@ -3,7 +3,9 @@ this session (listed in the sidebar as "Uploaded: <name>", the name editable her
 dataset in use; uploaded predictions are attached to the dataset in use.
 
 Uploads live in this browser tab only (session state, never written to disk): a reload clears
-them, and the panel says so."""
+them, and the panel says so, unless the user presses "Keep in the library" under the upload
+(:mod:`hlv_ui.library_ui`): then it is stored in the dataset library and listed as "Library:
+<name>"."""
 
 from __future__ import annotations
 
@@ -15,14 +17,17 @@ from hlv_core.io import FORMATS, LEVELS, TASKS, DataError, companion_option
 from hlv_core.io.errors import ImportReport
 from hlv_core.text import md
 
+from .library_ui import keep_upload, where_kept_note
 from .loading import parse_predictions, parse_upload
 from .state import (
+    LIBRARY_PREFIX,
     SOURCE_KEY,
     add_predictions,
     add_upload,
     current_source,
     default_upload_name,
     ensure_dataset,
+    get_dataset,
     rename_upload,
     renamed_note,
     show_data_error,
@@ -79,7 +84,8 @@ def upload_panel() -> None:
         st.caption(
             ":material/info: Uploads live in this browser tab: they stay selectable in the "
             "sidebar ('Uploaded: ...') while you switch datasets, and a reload of the page "
-            "clears them (nothing is written to disk)."
+            "clears them (nothing is written to disk) unless you press **Keep in the "
+            "library** under the upload. " + where_kept_note()
         )
         fmt_col, task_col, level_col = st.columns([3, 1, 1])
         fmt = fmt_col.selectbox("Format", list(FORMATS),
@@ -143,6 +149,7 @@ def _annotations_upload(upload, fmt: str, options: dict) -> None:
                 "large uploads); remove it and upload it again to use it.")
         return
     source = upload_source(upload_id)
+    in_use = get_dataset()
     name_col, state_col = st.columns([2, 3], vertical_alignment="bottom")
     name_col.text_input(
         "Name of this upload", value=kept[1].name, key=f"home.upload_name.{upload_id}",
@@ -153,6 +160,12 @@ def _annotations_upload(upload, fmt: str, options: dict) -> None:
     if current_source() == source:
         state_col.success(f"Loaded **{md(upload.name)}** as **{md(kept[1].name)}** (in use): "
                           f"{kept[1].n_items:,} items, {len(kept[1].annotations):,} annotations.")
+        keep_upload(kept[1], upload.name, key=f"home.keep.{upload_id}")
+    elif in_use is not None and (current_source() or "").startswith(LIBRARY_PREFIX) and (
+            in_use.content_hash == kept[1].content_hash):
+        state_col.success(f"**{md(upload.name)}** is kept in the library as "
+                          f"**{md(in_use.name)}** (in use; the sidebar lists it as 'Library: "
+                          f"{md(in_use.name)}').", icon=":material/bookmark_added:")
     else:
         state_col.info(f"**{md(upload.name)}** is kept as 'Uploaded: {md(kept[1].name)}'; the "
                        "dataset in use is the one named in the sidebar.")

@@ -14,7 +14,7 @@ from hlv_core.text import md
 from hlv_ui.explain import explain
 from hlv_ui.explorer_views import annotator_section, item_section
 from hlv_ui.links import explorer_params
-from hlv_ui.state import require_dataset
+from hlv_ui.state import link_dataset_id, require_dataset
 from hlv_ui.widgets import download_table, lazy_tabs, show_table
 
 st.title("Items and annotators")
@@ -93,7 +93,7 @@ cells = cells_of(dataset, h)
 
 def missing(kind: str, value: str) -> None:
     made_for = (f" The link was made for the dataset **{md(link_dataset)}**; load it first."
-                if link_dataset and link_dataset != dataset.name else "")
+                if link_dataset and link_dataset not in (dataset.name, link_dataset_id()) else "")
     st.warning(f"There is no {kind} **{md(value)}** in **{md(dataset.name)}**.{made_for}")
     st.button("Show all items and annotators", on_click=go, key="explorer.missing_back")
 
@@ -141,7 +141,7 @@ def items_tab() -> None:
                "to open the item with every annotation.")
     clickable(table, "item_id", "item", "explorer.items", column_config={
         "n_annotators": st.column_config.NumberColumn("annotators"),
-        "pair_agreement": st.column_config.NumberColumn("agreement", format="%.2f"),
+        "pair_agreement": st.column_config.NumberColumn("pair agreement", format="%.2f"),
         "majority_share": st.column_config.NumberColumn("majority share", format="%.2f"),
         "entropy": st.column_config.NumberColumn(format="%.2f"),
         "text": st.column_config.TextColumn(width="large")})

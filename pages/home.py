@@ -7,6 +7,7 @@ import streamlit as st
 from hlv_core.annotators import item_overview
 from hlv_core.text import md
 from hlv_ui.explain import explain, explain_inline
+from hlv_ui.library_ui import library_panel
 from hlv_ui.links import explorer_link
 from hlv_ui.overview_figures import (
     annotators_per_item_figure,
@@ -26,6 +27,7 @@ st.caption(
 
 ensure_dataset()
 upload_panel()
+library_panel()
 dataset = require_dataset()
 
 
@@ -47,10 +49,11 @@ summary = tables["summary"]
 st.subheader(f"{md(dataset.name)}")
 cols = st.columns(5)
 cols[0].metric("Items", f"{summary['n_items']:,}")
-cols[1].metric(
+cols[1].metric(  # "anonymous" did not fit the column at 1200 px
     "Annotators",
-    f"{summary['n_annotators']:,}" if summary["annotator_ids_known"] else "anonymous",
-    help=None if summary["annotator_ids_known"] else "Identities are not linked across items.",
+    f"{summary['n_annotators']:,}" if summary["annotator_ids_known"] else "—",
+    help=None if summary["annotator_ids_known"] else "Anonymous: identities are not linked "
+    "across items (counts or per-case readers).",
 )
 cols[2].metric("Annotations", f"{summary['n_annotations']:,}")
 cols[3].metric("Labels", summary["n_labels"])

@@ -7,7 +7,6 @@ neighbouring ranks, and the items where two systems differ. Every number comes f
 from __future__ import annotations
 
 import html
-from pathlib import PurePosixPath
 
 import numpy as np
 import pandas as pd
@@ -19,6 +18,7 @@ from hlv_core.glossary import metric_label
 from hlv_core.io import DataError
 from hlv_core.text import md
 from hlv_ui.explain import explain, explain_inline
+from hlv_ui.lewidi_views import score_submissions
 from hlv_ui.palette import model_colours
 from hlv_ui.state import show_data_error
 from hlv_ui.widgets import download_table, show_table
@@ -45,13 +45,13 @@ def task_name(task: str) -> str:
 
 @st.cache_data(show_spinner="Scoring…", max_entries=64)
 def score_cached(golds: tuple[tuple[str, bytes], ...], name: str, raw: bytes,
-                 task: str | None) -> list[lewidi.ScoreResult]:
-    """Score one submission file (cached on the gold and submission bytes); ``task`` applies
-    only to files whose name has no ``_soft`` / ``_pe``."""
+                 task: str | None) -> tuple[list[lewidi.ScoreResult], list[lewidi.Refusal]]:
+    """Score one submission file by file (cached on the gold and submission bytes); ``task``
+    applies only to files whose name has no ``_soft`` / ``_pe``."""
     gold_objects = [lewidi.load_gold(blob, name=gname) for gname, blob in golds]
     if lewidi.task_from_name(name) is not None:
         task = None
-    return list(lewidi.score_results(gold_objects, raw, task, name=name))
+    return lewidi.score_members(gold_objects, raw, task, name=name)
 
 
 @st.cache_data(show_spinner="Bootstrapping…", max_entries=32)
@@ -106,24 +106,7 @@ except DataError as error:
     show_data_error(error)
     st.stop()
 
-runs = []
-used: set[str] = set()
-for name, raw in submissions:
-    try:
-        results = score_cached(golds, name, raw, forced_task)
-    except DataError as error:
-        show_data_error(error)
-        continue
-    system = PurePosixPath(name).stem or "submission"
-    k = 2
-    while system in used:
-        system, k = f"{PurePosixPath(name).stem}-{k}", k + 1
-    used.add(system)
-    runs.append((system, results))
-    for r in results:
-        for warning in r.warnings:
-            st.warning(f"{md(system)} · {md(r.dataset)} {task_name(r.task)}: {md(warning)}",
-                       icon=":material/warning:")
+runs = score_submissions(submissions, lambda n, raw: score_cached(golds, n, raw, forced_task))
 
 if not runs:
     st.stop()

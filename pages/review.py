@@ -10,6 +10,7 @@ from hlv_core import review
 from hlv_core.io import DataError, item_level_predictions, model_matrices
 from hlv_core.scoring import metric_matrix, score_models
 from hlv_core.text import md
+from hlv_ui import desk_name
 from hlv_ui.auth import auth_configured, current_identity, desk_name_form
 from hlv_ui.explain import explain
 from hlv_ui.review_meta import show_exports, show_import, show_meta
@@ -85,6 +86,7 @@ try:
 except DataError as error:  # unusable database file (ReviewStoreError)
     _store_failed(error)
 
+desk_name.restore()  # desk mode: the name this browser remembered
 identity = current_identity()
 if identity is None and auth_configured():  # signed in, but the provider sent no e-mail
     st.error("**Your sign-in did not include an e-mail address**, so your judgements cannot be "
@@ -93,22 +95,24 @@ if identity is None and auth_configured():  # signed in, but the provider sent n
     st.stop()
 if identity is None:
     st.info("**Desk mode**: this server has no login configured, so HLV Lens cannot tell "
-            "reviewers apart. Enter your name once; it is fixed for this browser session.",
+            "reviewers apart. Enter your name once; this browser remembers it (a cookie of this "
+            "app) until you press 'Not you?'.",
             icon=":material/person:")
     identity = desk_name_form(KEY)
     if identity is None:
         st.stop()
 access = identity.access
 if identity.mode == "desk":
-    st.warning(f"**Desk mode** (single person): reviewing as **{md(identity.name)}**. The "
-               "review store is not shared safely: anyone who can open this server can enter "
-               "any name. For a team, configure login (`[auth]` in `.streamlit/secrets.toml`, "
-               "see the README).", icon=":material/warning:")
-where = (f"Review database: {md(store.path)} (set `HLV_REVIEW_DB` to change). "
-         if access.is_admin else "")
-st.caption(f"{where}Reviewer **{md(identity.name)}**"
+    desk_name.remember(identity.name)
+    st.warning(f"**Desk mode** (single person): reviewing as **{md(identity.name)}** (this "
+               "browser remembers the name). The review store is not shared safely: anyone "
+               "who can open this server can enter any name. For a team, configure login "
+               "(`[auth]` in `.streamlit/secrets.toml`, see the README).",
+               icon=":material/warning:")
+    desk_name.forget_button(f"{KEY}.forget_name")
+st.caption(f"Reviewer **{md(identity.name)}**"
            f"{' (admin)' if access.is_admin and identity.mode == 'team' else ''}. Dataset "
-           f"**{md(dataset.name)}**, fingerprint `{DATASET_HASH[:12]}`.")
+           f"**{md(dataset.name)}**.")
 
 tab_review, tab_meta = st.tabs(["Review", "Meta-evaluation"])
 

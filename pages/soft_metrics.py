@@ -180,7 +180,7 @@ def choose_and_score() -> tuple[dict[str, ModelScores], int, int, bool]:
         how_to_get_predictions()
         return {}, 0, 0, False
     chosen = choose_models(list(pd.unique(preds["model"])), key=f"{KEY}.models")
-    c1, c2, c3, c4 = st.columns(4)
+    c1, c2, c3, c4 = st.columns([1.2, 1.2, 1.4, 1.2])  # the toggle labels fit at 1200 px
     n_boot = int(c1.number_input("Bootstrap resamples", 0, 5000, 500, step=100,
                                  key=f"{KEY}.n_boot", help=explain_inline("bootstrap_ci")
                                  + " 0 = no intervals."))

@@ -76,7 +76,10 @@ def test_refused_submission_is_an_error_not_a_crash(page):
         [("mp_test_soft.tsv", partial, "text/tab-separated-values")])
     at.run()
     assert not at.exception
-    assert "partial file" in _texts(at)
+    assert "1 file(s) not scored" in _texts(at)
+    refused = at.dataframe[0].value  # each file not scored, with the loader's reason
+    assert refused["file"].tolist() == ["mp_test_soft.tsv"]
+    assert "partial file" in refused["reason"].iloc[0]
 
 
 def test_res_zip_upload_and_demo(page):

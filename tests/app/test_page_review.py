@@ -250,9 +250,12 @@ def test_meta_evaluation_tables_and_plots(review_db, app):
     expected = review.rank_centrality(wins, comps)
     np.testing.assert_allclose(scores.set_index("model").loc[
         ["calibrated", "overconfident", "weak"], "score_in_denominator"], expected, atol=1e-12)
+    # the other convention is one click deeper, in its own table
+    assert "score_decisive_only" not in scores.columns
+    decisive = next(f for f in frames if "score_decisive_only" in f.columns)
     np.testing.assert_allclose(
-        scores.set_index("model").loc[["calibrated", "overconfident", "weak"],
-                                      "score_decisive_only"],
+        decisive.set_index("model").loc[["calibrated", "overconfident", "weak"],
+                                        "score_decisive_only"],
         review.rank_centrality(wins, comps, ties="decisive_only"), atol=1e-12)
     pairs = next(f for f in frames if "model_1_wins" in f.columns)
     assert pairs["n"].tolist() == [12, 12, 12]

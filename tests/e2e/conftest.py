@@ -153,11 +153,12 @@ def artifacts() -> Path:
 
 
 @contextlib.contextmanager
-def oidc_provider(users: dict[str, str]):
+def oidc_provider(users: dict[str, str], **options):
     """An OpenID Connect provider on 127.0.0.1 for the test run (``oidc-provider-mock``, a
     Flask app served by werkzeug in a thread). ``users``: e-mail -> display name; each is a
     one-click user on its authorization page (subject = e-mail, claims ``email``, ``name``).
-    Yields the issuer URL."""
+    Yields the issuer URL. ``options`` go to ``oidc_provider_mock.app`` (e.g.
+    ``require_client_registration=True``: only registered clients with their secret)."""
     import threading
 
     import oidc_provider_mock
@@ -168,7 +169,7 @@ def oidc_provider(users: dict[str, str]):
                                                          "email_verified": True})
               for email, name in users.items()]
     server = werkzeug.serving.make_server(
-        "127.0.0.1", _free_port(), oidc_provider_mock.app(user_claims=claims), threaded=True)
+        "127.0.0.1", _free_port(), oidc_provider_mock.app(user_claims=claims, **options), threaded=True)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1},
                               daemon=True)
     thread.start()

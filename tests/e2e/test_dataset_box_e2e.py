@@ -1,0 +1,86 @@
+"""The sidebar's dataset box names the dataset in use after every click-through (Overview ->
+item, explorer back, Agreement -> annotator pair, Annotator graph -> profile, explainer ->
+Glossary), after a deep link, and picking an entry always switches (also the first pick after
+a page load, which Streamlit used to hand back as the old value)."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import Page, expect
+
+RATINGS = "Acceptability ratings (ordinal 1-5)"
+LEGAL = "Legal areas (multi-label)"
+
+
+def _box(page: Page):
+    return page.get_by_test_id("stSidebar").get_by_test_id("stSelectbox").first
+
+
+def _expect_in_use(page: Page, title: str, name: str) -> None:
+    expect(_box(page).locator("input")).to_have_value(title, timeout=60_000)
+    expect(page.get_by_test_id("stSidebar").get_by_text(re.compile(rf"^In use: {name} ·"))
+           ).to_be_visible(timeout=90_000)
+
+
+def _pick(page: Page, title: str) -> None:
+    _box(page).click()
+    page.get_by_role("option", name=title, exact=True).click()
+
+
+def _nav(page: Page, title: str) -> None:
+    page.get_by_test_id("stSidebarNavLink").filter(has_text=title).click()
+
+
+def test_the_box_follows_every_click_through(page: Page, app_url: str, artifacts):
+    page.set_viewport_size({"width": 1200, "height": 1400})
+    page.goto(app_url)
+    main = page.get_by_test_id("stMain")
+    expect(page.get_by_test_id("stMetricValue").first).to_be_visible(timeout=120_000)
+    _pick(page, RATINGS)  # the first pick after the page load
+    _expect_in_use(page, RATINGS, "ratings")
+
+    main.get_by_text("Open in Items and annotators").first.click()  # Overview -> item
+    expect(page).to_have_url(re.compile(r"/explorer\?item="), timeout=60_000)
+    _expect_in_use(page, RATINGS, "ratings")
+    main.get_by_role("button", name="All items and annotators").first.click()
+    expect(main.get_by_role("tab", name="Annotators")).to_be_visible(timeout=60_000)
+    _expect_in_use(page, RATINGS, "ratings")
+
+    _nav(page, "Agreement")  # Agreement -> a pair's profile
+    pairs_tab = main.get_by_role("tab", name="Pairs")
+    expect(pairs_tab).to_be_visible(timeout=90_000)
+    pairs_tab.click()
+    pair_link = main.get_by_role("link", name=re.compile(r"profile, compared with")).first
+    expect(pair_link).to_be_visible(timeout=90_000)
+    pair_link.click()
+    expect(page).to_have_url(re.compile(r"/explorer\?annotator=.*&with="), timeout=60_000)
+    _expect_in_use(page, RATINGS, "ratings")
+
+    _nav(page, "Annotator graph")  # graph -> an annotator's profile
+    chooser = main.get_by_role("combobox", name="Open an annotator's profile")
+    expect(chooser).to_be_visible(timeout=120_000)
+    chooser.click()
+    page.get_by_role("option").first.click()
+    profile = main.get_by_role("link", name=re.compile(r"^Open the profile of"))
+    expect(profile).to_be_visible(timeout=60_000)
+    profile.click()
+    expect(page).to_have_url(re.compile(r"/explorer\?annotator="), timeout=60_000)
+    _expect_in_use(page, RATINGS, "ratings")
+
+    _nav(page, "Overview")  # an explainer -> the Glossary
+    main.get_by_text("What do these mean?").first.click()
+    main.get_by_role("link", name="All terms in the Glossary").first.click()
+    expect(page).to_have_url(re.compile(r"/glossary"), timeout=60_000)
+    _expect_in_use(page, RATINGS, "ratings")
+
+    _pick(page, LEGAL)  # picking switches, also back to the previous one
+    _expect_in_use(page, LEGAL, "legal_areas")
+    _pick(page, RATINGS)
+    _expect_in_use(page, RATINGS, "ratings")
+    page.get_by_test_id("stSidebar").screenshot(path=str(artifacts / "dataset_box_1200.png"))
+
+    # a deep link (a new session) selects its dataset in the box too
+    page.goto(f"{app_url}/explorer?dataset=legal_areas&item=req_001")
+    _expect_in_use(page, LEGAL, "legal_areas")
+    expect(main.get_by_text("req_001").first).to_be_visible(timeout=60_000)
