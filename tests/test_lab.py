@@ -338,3 +338,19 @@ def test_iteration_cap_is_reported(tmp_path, capsys, monkeypatch):
     args = root.parse_args(["lab", str(folder), "--methods", "SL", "--json"])
     assert args.handler(args) == 0
     assert len(json.loads(capsys.readouterr().out)["capped"]) == 2
+
+
+def test_fast_products_leave_every_number_unchanged(monkeypatch):
+    """A lab run with the faster sparse products equals the reference run (scipy's plain CSR
+    products, scatter-add always applied) exactly: results, predictions, iteration counts."""
+    from hlv_core import _linear
+
+    d = _tiny()
+    methods = ["ReL", "SL", "SLMV", "AE", "SmF1", "LA-max"]
+    fast = lab.run_lab_full(d, methods=methods, seeds=(0, 1))
+    monkeypatch.setattr(_linear, "_FAST_PRODUCTS", False)
+    ref = lab.run_lab_full(d, methods=methods, seeds=(0, 1))
+    pd.testing.assert_frame_equal(fast.results, ref.results)
+    pd.testing.assert_frame_equal(fast.predictions, ref.predictions)
+    cols = ["method", "seed", "l2", "dev_score", "n_iter", "stop", "path_iters"]
+    pd.testing.assert_frame_equal(fast.fits[cols], ref.fits[cols])
