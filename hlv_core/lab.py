@@ -14,7 +14,8 @@ Protocol (paper section 5.1, adapted to a linear model):
   predictions are evaluated (paper: "we evaluate the concatenated test predictions"). Unlike
   the paper the final fold model is not retrained on train + dev.
 * **Features**: TF-IDF word 1-2-grams and character 2-5-grams (``char_wb``), sublinear tf,
-  each block L2-normalised, fitted on the training texts of the fold only.
+  each block L2-normalised, fitted on the training texts of the fold only; cached in the
+  process on the texts' content, so seeds, methods and later runs on the same split reuse it.
 * **L2 strength** ``lambda = g / n_train`` for ``g`` in ``l2_grid`` (the scikit-learn
   ``C = 1 / g`` convention; default ``C`` in {10, 1, 0.1}), fitted from strong to weak with warm
   starts; the one with the best **geometric mean of the dev metrics** is kept. As in the paper
@@ -23,6 +24,8 @@ Protocol (paper section 5.1, adapted to a linear model):
 * **Seeds**: each seed re-draws the initial weights. Convex methods (ReL, MV, AR, ARh, AL, SL,
   SLMV) reach the same optimum whatever the seed (up to the optimiser tolerance); the
   non-convex ones (JSD, SmF1, SMF1, LA-min, LA-max, AE, AEh) can differ.
+* **Iteration cap**: every fit reports why it stopped (``fits["stop"]``, ``path_stops``);
+  :func:`cap_notes` words the fits stopped by the cap, which the page and the CLI show.
 * **Deltas**: for every metric, ``value - mean over seeds of MV's value`` (paper section 5.2).
   MV is always trained (added when not requested) because it is the reference.
 

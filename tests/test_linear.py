@@ -328,3 +328,19 @@ def test_forward_product_through_csc_view_is_bit_identical(k):
     U.has_sorted_indices = False
     assert (U != X).nnz == 0
     assert np.array_equal(L._forward(U, U.T.tocsr())(B), np.asarray(U @ B))
+
+
+def test_logsumexp_is_scipys_bit_for_bit():
+    from scipy.special import logsumexp
+
+    rng = np.random.default_rng(0)
+    Z = rng.normal(scale=30, size=(5000, 2))
+    Z[:50, 1] = Z[:50, 0]  # ties: two maxima
+    Z[50:60] = [700.0, 710.0]  # near overflow
+    Z[60:70, 0] = -np.inf
+    for A, axis in ((Z, 1), (rng.normal(size=(300, 5)), 1), (rng.normal(size=(40, 7, 3)), 2),
+                    (np.round(rng.normal(size=(300, 4))), 1)):
+        out = L._logsumexp(A, axis)
+        assert np.array_equal(out, logsumexp(A, axis=axis, keepdims=True))
+    inf = np.array([[np.inf, 1.0], [np.nan, 0.0]])  # non-finite: scipy's own answer
+    np.testing.assert_array_equal(L._logsumexp(inf, 1), logsumexp(inf, axis=1, keepdims=True))
