@@ -4,6 +4,7 @@ per-annotation Python loop on a subset (same values and gradients, computed in t
 
     python bench/bench_lab.py                 # full run (a few minutes on 2 cores)
     python bench/bench_lab.py --seeds 0 --methods MV SL   # quicker
+    python bench/bench_lab.py --before-after --seeds 0 --methods MV ReL SmF1  # old vs new code
 """
 
 from __future__ import annotations
@@ -128,11 +129,45 @@ def _timed(fn):
     return result, time.perf_counter() - start
 
 
+def before_after(d, methods: list[str], seed: int) -> None:
+    """One seed of ``methods`` three times in this process: the reference (TF-IDF recomputed,
+    scipy's plain CSR products: the code before the feature cache and the product paths), then
+    the current code with a cold and with a warm feature cache; CPU seconds of each, and the
+    results, predictions and iteration counts asserted equal."""
+    import os
+
+    runs = {}
+    for name, fast, clear in (("reference (no cache, plain products)", False, True),
+                              ("current, feature cache cold", True, True),
+                              ("current, feature cache warm", True, False)):
+        L._FAST_PRODUCTS = fast
+        if clear:
+            lab.clear_feature_cache()
+        c0 = time.process_time()
+        res = lab.run_lab_full(d, methods=methods, seeds=[seed])
+        runs[name] = (time.process_time() - c0, res)
+        print(f"  {name}: {runs[name][0]:.1f} s CPU (load {os.getloadavg()[0]:.1f})", flush=True)
+    L._FAST_PRODUCTS = True
+    (t_ref, ref), *rest = runs.values()
+    cols = ["method", "seed", "l2", "dev_score", "n_iter", "stop", "path_iters"]
+    for _, res in rest:
+        pd.testing.assert_frame_equal(res.results, ref.results)
+        pd.testing.assert_frame_equal(res.predictions, ref.predictions)
+        pd.testing.assert_frame_equal(res.fits[cols], ref.fits[cols])
+    print("  results, predictions and iteration counts equal in all three runs")
+    for name, (t, _) in list(runs.items())[1:]:
+        print(f"  reference / {name}: {t_ref / t:.2f}x")
+    print(ref.fits[cols + ["seconds"]].to_string(index=False))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     parser.add_argument("--methods", nargs="+", default=list(METHODS))
     parser.add_argument("--skip-lab", action="store_true", help="only the loss comparison")
+    parser.add_argument("--before-after", action="store_true",
+                        help="one seed (the first of --seeds) of --methods: reference vs current "
+                        "code in this process, results asserted equal")
     args = parser.parse_args()
     t0 = time.perf_counter()
     d = load(DATA)
@@ -144,6 +179,10 @@ def main() -> None:
     with pd.option_context("display.width", 200):
         print(cmp.to_string(index=False, float_format=lambda x: f"{x:.3g}"))
     if args.skip_lab:
+        return
+    if args.before_after:
+        print(f"\nBefore / after, seed {args.seeds[0]}, methods {' '.join(args.methods)}:")
+        before_after(d, args.methods, args.seeds[0])
         return
 
     print(f"\nLab: {len(args.methods)} methods x seeds {args.seeds} ...", flush=True)

@@ -14,7 +14,8 @@ Protocol (paper section 5.1, adapted to a linear model):
   predictions are evaluated (paper: "we evaluate the concatenated test predictions"). Unlike
   the paper the final fold model is not retrained on train + dev.
 * **Features**: TF-IDF word 1-2-grams and character 2-5-grams (``char_wb``), sublinear tf,
-  each block L2-normalised, fitted on the training texts of the fold only.
+  each block L2-normalised, fitted on the training texts of the fold only; cached in the
+  process on the texts' content, so seeds, methods and later runs on the same split reuse it.
 * **L2 strength** ``lambda = g / n_train`` for ``g`` in ``l2_grid`` (the scikit-learn
   ``C = 1 / g`` convention; default ``C`` in {10, 1, 0.1}), fitted from strong to weak with warm
   starts; the one with the best **geometric mean of the dev metrics** is kept. As in the paper
@@ -23,6 +24,8 @@ Protocol (paper section 5.1, adapted to a linear model):
 * **Seeds**: each seed re-draws the initial weights. Convex methods (ReL, MV, AR, ARh, AL, SL,
   SLMV) reach the same optimum whatever the seed (up to the optimiser tolerance); the
   non-convex ones (JSD, SmF1, SMF1, LA-min, LA-max, AE, AEh) can differ.
+* **Iteration cap**: every fit reports why it stopped (``fits["stop"]``, ``path_stops``);
+  :func:`cap_notes` words the fits stopped by the cap, which the page and the CLI show.
 * **Deltas**: for every metric, ``value - mean over seeds of MV's value`` (paper section 5.2).
   MV is always trained (added when not requested) because it is the reference.
 
@@ -37,9 +40,12 @@ annotator identities; AL needs single-label data (the reference raises for multi
 
 from __future__ import annotations
 
+import hashlib
 import math
+import threading
 import time
 import warnings
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -71,6 +77,8 @@ __all__ = [
     "summarise",
     "skip_reason",
     "text_features",
+    "clear_feature_cache",
+    "cap_notes",
 ]
 
 #: ``lambda = g / n_train`` for each g (scikit-learn ``C = 1/g``): C = 10, 1, 0.1.
@@ -143,13 +151,61 @@ def selection_score(metrics: dict[str, float], *, multilabel: bool = False) -> f
     return float(np.exp(np.mean(np.log(values))))
 
 
+#: TF-IDF matrices computed this process, keyed on the texts' content (see :func:`text_features`)
+_FEATURE_CACHE: OrderedDict[str, sparse.csr_matrix] = OrderedDict()
+_FEATURE_CACHE_MAX = 4  # md_agreement's matrix is ~42 MB (3.5M stored values)
+_FEATURE_LOCK = threading.Lock()
+
+
+def _texts_key(train_texts: Sequence[str], texts: Sequence[str], max_word: int,
+               max_char: int) -> str:
+    """BLAKE2b digest of both text lists (each text length-prefixed, so no two different lists
+    share a key) and the vocabulary sizes."""
+    h = hashlib.blake2b(digest_size=20)
+    h.update(f"tfidf-v1|{max_word}|{max_char}|".encode())
+    for part in (train_texts, texts):
+        encoded = [str(t).encode("utf-8", "surrogatepass") for t in part]
+        h.update(np.array([len(e) for e in encoded], dtype=np.int64).tobytes())
+        h.update(b"".join(encoded))
+        h.update(b"|")
+    return h.hexdigest()
+
+
+def clear_feature_cache() -> None:
+    """Forget every TF-IDF matrix :func:`text_features` cached."""
+    with _FEATURE_LOCK:
+        _FEATURE_CACHE.clear()
+
+
 def text_features(train_texts: Sequence[str], texts: Sequence[str], *,
                   max_word: int = 20_000, max_char: int = 30_000) -> sparse.csr_matrix:
     """TF-IDF word 1-2-grams + ``char_wb`` 2-5-grams (sublinear tf, L2 rows per block),
-    vocabulary and idf fitted on ``train_texts``; returns the features of ``texts``."""
+    vocabulary and idf fitted on ``train_texts``; returns the features of ``texts``.
+
+    The result is cached in this process on the content of both text lists (a hash, not the
+    object identity; the last four distinct inputs), so a second run, a second seed or a
+    second method on the same split does not recompute it (md_agreement: ~11 s CPU). Each call
+    returns its own copy."""
+    train_texts = [str(t) for t in train_texts]
+    texts = [str(t) for t in texts]
+    key = _texts_key(train_texts, texts, max_word, max_char)
+    with _FEATURE_LOCK:
+        cached = _FEATURE_CACHE.get(key)
+        if cached is not None:
+            _FEATURE_CACHE.move_to_end(key)
+            return cached.copy()
+    feats = _tfidf(train_texts, texts, max_word, max_char)
+    with _FEATURE_LOCK:
+        _FEATURE_CACHE[key] = feats
+        while len(_FEATURE_CACHE) > _FEATURE_CACHE_MAX:
+            _FEATURE_CACHE.popitem(last=False)
+    return feats.copy()
+
+
+def _tfidf(train_texts: list[str], texts: list[str], max_word: int,
+           max_char: int) -> sparse.csr_matrix:
     from sklearn.feature_extraction.text import TfidfVectorizer
 
-    train_texts = [str(t) for t in train_texts]
     min_df = 2 if len(train_texts) >= 100 else 1
     blocks = []
     for kwargs in ({"analyzer": "word", "ngram_range": (1, 2), "max_features": max_word,
@@ -161,7 +217,7 @@ def text_features(train_texts: Sequence[str], texts: Sequence[str], *,
             vec.fit(train_texts)
         except ValueError:  # empty vocabulary (e.g. only punctuation): skip this block
             continue
-        blocks.append(vec.transform([str(t) for t in texts]))
+        blocks.append(vec.transform(texts))
     if not blocks:
         raise DataError("the training texts give no word or character features.",
                         column="text", fix="check that items.text holds the item texts.")
@@ -222,7 +278,8 @@ class LabResult:
     ``results``: the :func:`run_lab` table. ``predictions``: test predictions, long, columns
     ``method, seed, item_id, label, prob``. ``fits``: one row per (method, seed, fold) with the
     chosen ``l2``, its ``dev_score``, ``seconds``, optimiser ``n_iter``, ``converged`` and
-    ``stop`` (gradient / stalled / cap); ``path_iters`` and ``path_converged`` over every L2 fit.
+    ``stop`` (gradient / stalled / cap); ``path_iters``, ``path_stops`` and ``path_converged`` over every L2
+    fit; ``maxiter`` the iteration cap (:func:`cap_notes` words the capped fits).
     ``protocol``: text. ``timings``: seconds per method (AE and AEh share one model)."""
 
     results: pd.DataFrame
@@ -430,7 +487,9 @@ def run_lab_full(
                                  "converged": fit.info.get("converged"),
                                  "stop": fit.info.get("stop"),
                                  "path_iters": "/".join(str(i.get("n_iter")) for i in path_fits),
-                                 "path_converged": all(i.get("converged") for i in path_fits)})
+                                 "path_stops": "/".join(str(i.get("stop")) for i in path_fits),
+                                 "path_converged": all(i.get("converged") for i in path_fits),
+                                 "maxiter": maxiter})
                 done += 1
     if progress is not None:
         progress(1.0, "done")
@@ -471,6 +530,31 @@ def run_lab_full(
     predictions = (pd.concat(pred_frames, ignore_index=True) if pred_frames else
                    pd.DataFrame(columns=["method", "seed", "item_id", "label", "prob"]))
     return LabResult(results, predictions, pd.DataFrame(fit_rows), protocol, timings)
+
+
+def cap_notes(fits: pd.DataFrame) -> list[str]:
+    """One sentence per method whose fits stopped at the L-BFGS iteration cap instead of
+    converging (``fits``: :attr:`LabResult.fits`; any fit along the L2 path counts, and the
+    sentence says when the chosen fit is one of them). Empty when every fit converged."""
+    if fits.empty or "path_stops" not in fits.columns:
+        return []
+    stops = fits["path_stops"].astype(str).str.split("/")
+    n_capped = stops.map(lambda parts: parts.count("cap"))
+    capped = fits[n_capped > 0].assign(n_capped=n_capped[n_capped > 0],
+                                       n_path=stops[n_capped > 0].map(len))
+    notes = []
+    for method, group in capped.groupby("method", sort=False):
+        cap = int(group["maxiter"].iloc[0]) if "maxiter" in group.columns else None
+        folds = fits["fold"].nunique() > 1
+        parts = [f"seed {int(r.seed)}" + (f" fold {int(r.fold) + 1}" if folds else "")
+                 + f": {int(r.n_capped)} of {int(r.n_path)} L2 fits"
+                 + (" (including the chosen one)" if r.stop == "cap" else "")
+                 for r in group.itertuples()]
+        notes.append(f"{method} stopped at the iteration cap"
+                     + (f" ({cap} L-BFGS iterations)" if cap else "")
+                     + " before converging -- " + "; ".join(parts)
+                     + ". Its scores are those of the unfinished fit.")
+    return notes
 
 
 def _nan_reason(metric: str, P: np.ndarray, Q: np.ndarray, multilabel: bool) -> str:

@@ -193,6 +193,8 @@ with st.expander("Chosen L2 strength, dev score and time per fit"):
                    label="Download the fits (L2, dev score, time) (CSV)")
     st.caption("Seconds per method: " + ", ".join(
         f"{m} {s:.1f}" for m, s in run["timings"].items()))
+for line in lab.cap_notes(run["fits"]):
+    st.warning(md(line))
 nan_methods = sorted(set(shown.loc[shown["value"].isna(), "method"]))
 if nan_methods:
     st.warning("Undefined (NaN) scores for " + ", ".join(map(md, nan_methods)) +

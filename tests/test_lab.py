@@ -270,3 +270,87 @@ def test_metrics_are_the_evaluated_names():
         names = tuple(soft_metrics.evaluate(P, Q, multilabel=multilabel))
         assert lab.METRICS[multilabel] == names
         assert set(lab.PAPER_METRICS[multilabel]) <= set(names)
+
+
+def test_text_features_cached_on_content(monkeypatch):
+    """The TF-IDF matrix is computed once per content: an equal list (a different object) reuses
+    it, a changed text recomputes it; every call gets its own copy."""
+    lab.clear_feature_cache()
+    calls = []
+    original = lab._tfidf
+
+    def counting(*args):
+        calls.append(1)
+        return original(*args)
+
+    monkeypatch.setattr(lab, "_tfidf", counting)
+    train = ["a good film", "a bad film", "an ok film"]
+    texts = train + ["a good bad film"]
+    first = lab.text_features(train, texts)
+    again = lab.text_features(list(train), [str(t) for t in texts])
+    assert len(calls) == 1
+    assert (first != again).nnz == 0 and first.shape == again.shape
+    first.data[:] = 0.0  # a caller changing its copy leaves the cache alone
+    third = lab.text_features(train, texts)
+    assert len(calls) == 1 and (third != again).nnz == 0
+    changed = lab.text_features(train, texts[:-1] + ["a good bad films"])
+    assert len(calls) == 2 and (changed[:3] != again[:3]).nnz == 0
+    # no collision between texts that only differ in where one text ends
+    lab.text_features(["ab", "c"], ["ab", "c"])
+    lab.text_features(["a", "bc"], ["a", "bc"])
+    assert len(calls) == 4
+    # a second lab run on the same data does not recompute the features either
+    d = _tiny()
+    lab.run_lab(d, methods=["MV"])
+    n = len(calls)
+    lab.run_lab(d, methods=["SL"], seeds=(1,))
+    assert len(calls) == n
+    lab.clear_feature_cache()
+
+
+def test_iteration_cap_is_reported(tmp_path, capsys, monkeypatch):
+    d = _tiny()
+    res = lab.run_lab_full(d, methods=["SL"], maxiter=1)
+    assert set(res.fits["path_stops"]) == {"cap/cap/cap"}
+    notes = lab.cap_notes(res.fits)
+    assert len(notes) == 2 and notes[0].startswith("MV stopped at the iteration cap (1 L-BFGS")
+    assert "seed 0: 3 of 3 L2 fits (including the chosen one)" in notes[1]
+    assert lab.cap_notes(lab.run_lab_full(d, methods=["SL"]).fits) == []
+    # the CLI prints the same sentences
+    import argparse
+    import functools
+    import json
+
+    from hlv_core.cli import lab as cli_lab
+
+    folder = tmp_path / "tiny"
+    folder.mkdir()
+    d.annotations.to_csv(folder / "annotations.csv", index=False)
+    d.items.to_csv(folder / "items.csv", index=False)
+    monkeypatch.setattr(cli_lab, "run_lab_full",
+                        functools.partial(lab.run_lab_full, maxiter=1))
+    root = argparse.ArgumentParser()
+    cli_lab.add_cli(root.add_subparsers(dest="command", required=True))
+    args = root.parse_args(["lab", str(folder), "--methods", "SL", "--quiet"])
+    assert args.handler(args) == 0
+    out = capsys.readouterr().out
+    assert "warning: SL stopped at the iteration cap (1 L-BFGS iterations)" in out
+    args = root.parse_args(["lab", str(folder), "--methods", "SL", "--json"])
+    assert args.handler(args) == 0
+    assert len(json.loads(capsys.readouterr().out)["capped"]) == 2
+
+
+def test_fast_products_leave_every_number_unchanged(monkeypatch):
+    """A lab run with the faster sparse products equals the reference run (scipy's plain CSR
+    products, scatter-add always applied) exactly: results, predictions, iteration counts."""
+    from hlv_core import _linear
+
+    d = _tiny()
+    methods = ["ReL", "SL", "SLMV", "AE", "SmF1", "LA-max"]
+    fast = lab.run_lab_full(d, methods=methods, seeds=(0, 1))
+    monkeypatch.setattr(_linear, "_FAST_PRODUCTS", False)
+    ref = lab.run_lab_full(d, methods=methods, seeds=(0, 1))
+    pd.testing.assert_frame_equal(fast.results, ref.results)
+    pd.testing.assert_frame_equal(fast.predictions, ref.predictions)
+    cols = ["method", "seed", "l2", "dev_score", "n_iter", "stop", "path_iters"]
+    pd.testing.assert_frame_equal(fast.fits[cols], ref.fits[cols])

@@ -15,7 +15,13 @@ import sys
 import pandas as pd
 
 from ..io import FORMATS, load
-from ..lab import DEFAULT_L2_GRID, predictions_as_models, run_lab_full, summary_table
+from ..lab import (
+    DEFAULT_L2_GRID,
+    cap_notes,
+    predictions_as_models,
+    run_lab_full,
+    summary_table,
+)
 from ..progress import ProgressClock
 from ..training import METHODS
 from ._output import write_json
@@ -40,12 +46,14 @@ def run_lab_cli(args: argparse.Namespace) -> int:
         predictions_as_models(result.predictions).to_csv(args.predictions, index=False)
     if args.json:
         write_json({"protocol": result.protocol, "seeds": list(args.seeds),
-                    "results": result.results},
+                    "results": result.results, "capped": cap_notes(result.fits)},
                    null_reasons=["null = undefined; the row's note says why."])
         return 0
     print(f"protocol: {result.protocol}; seeds: {' '.join(map(str, args.seeds))}")
     with pd.option_context("display.max_columns", 40, "display.width", 200):
         print(summary_table(result.results).to_string(float_format=lambda x: f"{x:.4f}"))
+    for line in cap_notes(result.fits):
+        print(f"\nwarning: {line}")
     print("\nseconds per method: " + ", ".join(f"{m} {s:.1f}" for m, s in result.timings.items()))
     return 0
 

@@ -124,3 +124,15 @@ def test_plain_names_colours_axis_titles_and_eta(app, monkeypatch):
     assert any(t.endswith(" left") and "estimating" not in t for t in texts)
     assert texts[0].endswith("estimating time left")
     assert "Training runs here" not in " ".join(c.value for c in at.caption)  # gone when done
+
+
+def test_iteration_cap_warning(app, monkeypatch):
+    """A fit stopped by the iteration cap says so on the page."""
+    import functools
+
+    monkeypatch.setattr(lab, "run_lab_full", functools.partial(lab.run_lab_full, maxiter=1))
+    at = open_page(app, "training_lab", "case_review")
+    _train(at, ["SL"])
+    warnings = [w.value for w in at.warning if "iteration cap" in w.value]
+    assert any(w.startswith("SL stopped at the iteration cap (1 L-BFGS") for w in warnings)
+    assert any(w.startswith("MV stopped") for w in warnings)
