@@ -16,7 +16,7 @@ from .conftest import wait_for_app
 def _open_pairs_tab(page: Page, app_url: str):
     page.goto(app_url)
     expect(page.get_by_test_id("stMetricValue").first).to_be_visible(timeout=60_000)
-    page.get_by_test_id("stSidebarNavLink").filter(has_text="Agreement").click()
+    page.get_by_test_id("stSidebarNavLink").get_by_text("Agreement", exact=True).click()
     main = page.get_by_test_id("stMain")
     expect(main.get_by_text("Krippendorff's α (nominal)").first).to_be_visible(timeout=90_000)
     main.get_by_role("tab", name="Pairs").click()

@@ -19,7 +19,7 @@ def test_certainty_reliability_slider_updates_histogram(page: Page, app_url: str
     sidebar.get_by_test_id("stSelectbox").click()
     page.get_by_role("option", name=re.compile("Dermatology")).click()
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("1,947", timeout=60_000)
-    page.get_by_test_id("stSidebarNavLink").filter(has_text="Certainty").click()
+    page.get_by_test_id("stSidebarNavLink").get_by_text("Certainty", exact=True).click()
     main = page.get_by_test_id("stMain")
     # .filter/.first: during a rerun Streamlit briefly keeps the previous run's elements
     hist = main.locator(".st-key-certainty-hist .js-plotly-plot")
@@ -74,7 +74,7 @@ def test_certainty_case_view_labels_are_categories(page: Page, app_url: str, art
     sidebar.get_by_test_id("stSelectbox").click()
     page.get_by_role("option", name=re.compile("Acceptability ratings")).click()
     expect(page.get_by_test_id("stMetricValue").first).not_to_have_text("240", timeout=60_000)
-    page.get_by_test_id("stSidebarNavLink").filter(has_text="Certainty").click()
+    page.get_by_test_id("stSidebarNavLink").get_by_text("Certainty", exact=True).click()
     main = page.get_by_test_id("stMain")
     expect(main.get_by_role("tab", name="Case view")).to_be_visible(timeout=60_000)
     main.get_by_role("tab", name="Case view").click()

@@ -29,7 +29,7 @@ def _pick(page: Page, title: str) -> None:
 
 
 def _nav(page: Page, title: str) -> None:
-    page.get_by_test_id("stSidebarNavLink").filter(has_text=title).click()
+    page.get_by_test_id("stSidebarNavLink").get_by_text(title, exact=True).click()
 
 
 def test_the_box_follows_every_click_through(page: Page, app_url: str, artifacts):

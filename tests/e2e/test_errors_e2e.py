@@ -31,7 +31,7 @@ def _open_errors_page(page: Page, app_url: str, name: str):
     annotations_input(page).set_input_files(
         files=[{"name": f"{name}.zip", "mimeType": "application/zip", "buffer": _zip_of(name)}])
     expect(page.get_by_text(f"Loaded {name}.zip").first).to_be_visible(timeout=120_000)
-    page.get_by_test_id("stSidebarNavLink").filter(has_text="Errors and perspectives").click()
+    page.get_by_test_id("stSidebarNavLink").get_by_text("Errors and perspectives", exact=True).click()
     main = page.get_by_test_id("stMain")
     expect(main.get_by_role("heading", name="Errors and perspectives")).to_be_visible(
         timeout=60_000)

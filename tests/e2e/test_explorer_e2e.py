@@ -39,7 +39,7 @@ def test_item_opened_from_a_disagreement_row(offline_page, app_url, artifacts):
     page, outside = offline_page
     page.goto(app_url)
     expect(page.get_by_test_id("stMetricValue").first).to_be_visible(timeout=60_000)
-    page.get_by_test_id("stSidebarNavLink").filter(has_text="Agreement").click()
+    page.get_by_test_id("stSidebarNavLink").get_by_text("Agreement", exact=True).click()
     main = page.get_by_test_id("stMain")
     expect(main.get_by_text("Krippendorff's α (nominal)").first).to_be_visible(timeout=90_000)
     main.get_by_role("tab", name="Pairs").click()

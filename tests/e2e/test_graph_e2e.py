@@ -15,7 +15,7 @@ def _open_graph(page: Page, app_url: str):
     page.goto(app_url)
     expect(page.get_by_test_id("stMetricValue").first).to_be_visible(timeout=60_000)
     # navigate inside the session (a full page load would start a new session)
-    page.get_by_test_id("stSidebarNavLink").filter(has_text="Annotator graph").click()
+    page.get_by_test_id("stSidebarNavLink").get_by_text("Annotator graph", exact=True).click()
     main = page.get_by_test_id("stMain")
     expect(main.get_by_role("heading", name="Signed graph")).to_be_visible(timeout=90_000)
     return main
@@ -134,7 +134,7 @@ def test_user_strings_are_drawn_verbatim_in_the_graph(offline_page, app_url, art
         "name": "verbatim.csv", "mimeType": "text/csv",
         "buffer": ("\n".join(rows) + "\n").encode()}])
     expect(page.get_by_text("Loaded verbatim.csv").first).to_be_visible(timeout=60_000)
-    page.get_by_test_id("stSidebarNavLink").filter(has_text="Annotator graph").click()
+    page.get_by_test_id("stSidebarNavLink").get_by_text("Annotator graph", exact=True).click()
     main = page.get_by_test_id("stMain")
     expect(main.get_by_role("heading", name="Signed graph")).to_be_visible(timeout=90_000)
     frame = _network_frame(page)

@@ -14,7 +14,7 @@ def _running_done(page: Page) -> None:
 def test_human_pool_views(page: Page, app_url: str, artifacts):
     page.goto(app_url)
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("240", timeout=60_000)
-    page.get_by_test_id("stSidebarNavLink").filter(has_text="Soft vs hard metrics").click()
+    page.get_by_test_id("stSidebarNavLink").get_by_text("Soft vs hard metrics", exact=True).click()
     main = page.get_by_test_id("stMain")
     expect(main.get_by_text("All metrics, every model").first).to_be_visible(timeout=60_000)
     page.get_by_role("tab", name="Against the human pool").click()

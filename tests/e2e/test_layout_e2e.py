@@ -33,7 +33,7 @@ def test_metric_values_are_not_cut_off_on_md_agreement(page: Page, app_url: str,
     annotations_input(page).set_input_files(str(path))
     expect(page.get_by_text("Loaded annotations.csv").first).to_be_visible(timeout=120_000)
     for title, marker in PAGES:
-        page.get_by_test_id("stSidebarNavLink").filter(has_text=title).click()
+        page.get_by_test_id("stSidebarNavLink").get_by_text(title, exact=True).click()
         main = page.get_by_test_id("stMain")
         if marker:
             expect(main.get_by_text(marker).filter(visible=True).first).to_be_visible(

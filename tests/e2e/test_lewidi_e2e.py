@@ -11,7 +11,7 @@ from .conftest import wait_for_app
 def test_lewidi_demo_leaderboard(page: Page, app_url: str, artifacts):
     page.goto(app_url)
     expect(page.get_by_test_id("stMetricValue").first).to_be_visible(timeout=60_000)
-    page.get_by_test_id("stSidebarNavLink").filter(has_text="LeWiDi scorer").click()
+    page.get_by_test_id("stSidebarNavLink").get_by_text("LeWiDi scorer", exact=True).click()
     main = page.get_by_test_id("stMain")
     expect(main.get_by_text("Use the synthetic demo").first).to_be_visible(timeout=60_000)
     main.get_by_text("Use the synthetic demo").first.click()

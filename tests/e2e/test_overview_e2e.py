@@ -38,9 +38,9 @@ def test_sidebar_sample_switch_and_navigation(page: Page, app_url: str, artifact
     sidebar.get_by_test_id("stSelectbox").click()
     page.get_by_role("option", name="Legal areas (multi-label)").click()
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("180", timeout=60_000)
-    page.get_by_test_id("stSidebarNavLink").filter(has_text="Agreement").click()
+    page.get_by_test_id("stSidebarNavLink").get_by_text("Agreement", exact=True).click()
     expect(page).to_have_url(f"{app_url}/agreement", timeout=30_000)
-    page.get_by_test_id("stSidebarNavLink").filter(has_text="Overview").click()
+    page.get_by_test_id("stSidebarNavLink").get_by_text("Overview", exact=True).click()
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("180", timeout=60_000)
     page.get_by_test_id("stMain").screenshot(path=str(artifacts / "overview_legal.png"))
 

@@ -36,7 +36,7 @@ def test_page_renders_offline_without_exception(offline_page, app_url, artifacts
         page.get_by_role("option", name=sample).click()
         wait_for_app(page)
     # navigate inside the session (a full page load would start a new session)
-    page.get_by_test_id("stSidebarNavLink").filter(has_text=title).click()
+    page.get_by_test_id("stSidebarNavLink").get_by_text(title, exact=True).click()
     main = page.get_by_test_id("stMain")
     # the first VISIBLE match: a term may also occur in a closed "What does this mean?" expander
     expect(main.get_by_text(marker).filter(visible=True).first).to_be_visible(timeout=90_000)
@@ -61,7 +61,7 @@ def test_signed_graph_draws_on_canvas_offline(offline_page, app_url, artifacts):
 def test_training_lab_trains_and_plots_deltas(page: Page, app_url: str, artifacts):
     page.goto(app_url)
     expect(page.get_by_test_id("stMetricValue").first).to_be_visible(timeout=60_000)
-    page.get_by_test_id("stSidebarNavLink").filter(has_text="Training lab").click()
+    page.get_by_test_id("stSidebarNavLink").get_by_text("Training lab", exact=True).click()
     main = page.get_by_test_id("stMain")
     main.get_by_role("button", name="Train", exact=True).click()
     expect(main.get_by_text("Scores with 95% intervals over seeds").first).to_be_visible(

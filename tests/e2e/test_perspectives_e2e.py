@@ -15,7 +15,7 @@ from .conftest import annotations_input, wait_for_app
 def test_split_download_predict_upload(page: Page, app_url: str, artifacts):
     page.goto(app_url)
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("240", timeout=60_000)
-    page.get_by_test_id("stSidebarNavLink").filter(has_text="Perspectives").click()
+    page.get_by_test_id("stSidebarNavLink").get_by_text("Perspectives", exact=True).click()
     main = page.get_by_test_id("stMain")
     expect(main.get_by_text("Test instances").first).to_be_visible(timeout=60_000)
     with page.expect_download() as download_info:
@@ -61,7 +61,7 @@ def test_zero_f1_is_shown_and_explained(page: Page, app_url: str, artifacts):
     annotations_input(page).set_input_files(files=[
         {"name": "rare.csv", "mimeType": "text/csv", "buffer": rows.encode()}])
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("30", timeout=60_000)
-    page.get_by_test_id("stSidebarNavLink").filter(has_text="Perspectives").click()
+    page.get_by_test_id("stSidebarNavLink").get_by_text("Perspectives", exact=True).click()
     main = page.get_by_test_id("stMain")
     expect(main.get_by_text("Every model scores F1 = 0").first).to_be_visible(timeout=60_000)
     chart = main.locator(".st-key-perspectives-cmp_chart .js-plotly-plot").first

@@ -18,7 +18,7 @@ PAGES = ["Overview", "Soft vs hard metrics", "Certainty", "Agreement", "Perspect
 def test_explanations_open_deeper_and_lead_to_the_glossary(page: Page, app_url: str, artifacts):
     page.goto(app_url)
     expect(page.get_by_test_id("stMetricValue").first).to_be_visible(timeout=60_000)
-    page.get_by_test_id("stSidebarNavLink").filter(has_text="Agreement").click()
+    page.get_by_test_id("stSidebarNavLink").get_by_text("Agreement", exact=True).click()
     main = page.get_by_test_id("stMain")
     expect(main.get_by_role("heading", name="Agreement").first).to_be_visible(timeout=60_000)
     expander = main.get_by_test_id("stExpander").filter(has_text="What do these mean?").first
@@ -45,7 +45,7 @@ def test_no_page_speaks_in_seed_numbers(page: Page, app_url: str):
     expect(page.get_by_test_id("stMetricValue").first).to_be_visible(timeout=60_000)
     internal = re.compile(r"\bseed[ -]?00\d\b", re.IGNORECASE)
     for title in PAGES:
-        page.get_by_test_id("stSidebarNavLink").filter(has_text=title).click()
+        page.get_by_test_id("stSidebarNavLink").get_by_text(title, exact=True).click()
         main = page.get_by_test_id("stMain")
         expect(main.locator("h1").first).to_be_visible(timeout=90_000)
         wait_for_app(page)

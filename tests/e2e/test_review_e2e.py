@@ -117,8 +117,10 @@ def test_case_pairs_together_undo_then_meta_evaluation(browser: Browser, review_
         assert sorted(frame["reviewer"].unique()) == ["Ann", "Bob"] and len(frame) == 12
 
         page = ann.new_page()
-        page.goto(f"{url}/review")  # a new browser session: the desk name is asked again
-        main = _desk_name(page, "Ann")
+        page.goto(f"{url}/review")  # a new browser session: this browser remembers the name
+        main = page.get_by_test_id("stMain")
+        expect(main.get_by_text("reviewing as").first).to_be_visible(timeout=60_000)
+        expect(main.get_by_text("Ann").first).to_be_visible()
         page.get_by_role("tab", name="Meta-evaluation").click()
         expect(main.get_by_text("by 2 reviewers")).to_be_visible(timeout=60_000)
         expect(main.get_by_text("Human scores (rank centrality)").first).to_be_visible()

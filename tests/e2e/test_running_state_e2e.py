@@ -15,7 +15,7 @@ from .conftest import wait_for_app
 def test_long_run_shows_running_state_and_stop_ends_it(page: Page, app_url: str, artifacts):
     page.goto(app_url)
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("240", timeout=60_000)
-    page.get_by_test_id("stSidebarNavLink").filter(has_text="Training lab").click()
+    page.get_by_test_id("stSidebarNavLink").get_by_text("Training lab", exact=True).click()
     train = page.get_by_test_id("stBaseButton-primaryFormSubmit")
     expect(train).to_be_visible(timeout=60_000)
     # every method, five seeds from a seed no other test used (results are cached per seed)

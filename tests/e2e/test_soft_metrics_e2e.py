@@ -15,7 +15,7 @@ from .conftest import wait_for_app
 def test_soft_metrics_page_shows_table_and_chart(page: Page, app_url: str, artifacts):
     page.goto(app_url)
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("240", timeout=60_000)
-    page.get_by_test_id("stSidebarNavLink").filter(has_text="Soft vs hard metrics").click()
+    page.get_by_test_id("stSidebarNavLink").get_by_text("Soft vs hard metrics", exact=True).click()
     main = page.get_by_test_id("stMain")
     expect(main.get_by_text("All metrics, every model").first).to_be_visible(timeout=60_000)
     expect(main.get_by_test_id("stDataFrame").first).to_be_visible(timeout=60_000)
@@ -89,7 +89,7 @@ def test_many_models_legend_not_clipped_and_names_verbatim(page: Page, app_url: 
     model has its own colour, and a model named <b>bold</b> shows as typed."""
     page.goto(app_url)
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("240", timeout=60_000)
-    page.get_by_test_id("stSidebarNavLink").filter(has_text="Soft vs hard metrics").click()
+    page.get_by_test_id("stSidebarNavLink").get_by_text("Soft vs hard metrics", exact=True).click()
     main = page.get_by_test_id("stMain")
     expect(main.get_by_text("All metrics, every model").first).to_be_visible(timeout=60_000)
     uploader = (main.get_by_test_id("stFileUploader").filter(has_text="Add predictions")

@@ -17,7 +17,7 @@ from .conftest import wait_for_app
 def test_progress_shows_time_left_and_stop_interrupts(page: Page, app_url: str, artifacts):
     page.goto(app_url)
     expect(page.get_by_test_id("stMetricValue").first).to_be_visible(timeout=60_000)
-    page.get_by_test_id("stSidebarNavLink").filter(has_text="Training lab").click()
+    page.get_by_test_id("stSidebarNavLink").get_by_text("Training lab", exact=True).click()
     main = page.get_by_test_id("stMain")
     repeats = main.get_by_role("spinbutton", name="Repeats per method (random starts)")
     expect(repeats).to_be_visible(timeout=60_000)

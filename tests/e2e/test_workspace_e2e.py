@@ -102,7 +102,7 @@ def test_keep_share_reload_visitor_link_and_delete(browser: Browser, team, artif
     expect(bob_main.get_by_text(f"Item {item}").first).to_be_visible(timeout=WAIT)
     expect(_box(bob)).to_have_value("Library: team_data", timeout=WAIT)
     bob_main.screenshot(path=str(artifacts / "workspace_bob_link_1200.png"))
-    bob.get_by_test_id("stSidebarNavLink").filter(has_text="Overview").click()
+    bob.get_by_test_id("stSidebarNavLink").get_by_text("Overview", exact=True).click()
     bob_main.get_by_text("Dataset library (1 kept)").click()
     expect(bob_main.get_by_text(f"Only {ALICE} or an admin may rename or delete it.")
            ).to_be_visible(timeout=WAIT)
@@ -120,7 +120,7 @@ def test_keep_share_reload_visitor_link_and_delete(browser: Browser, team, artif
     assert visitor.get_by_text("Page not found").count() == 0
     visitor.context.close()
 
-    alice.get_by_test_id("stSidebarNavLink").filter(has_text="Overview").click()
+    alice.get_by_test_id("stSidebarNavLink").get_by_text("Overview", exact=True).click()
     main.get_by_text("Dataset library (1 kept)").click()
     main.get_by_text("Really delete", exact=True).click()
     delete = main.get_by_role("button", name="Delete")

@@ -14,7 +14,7 @@ def test_teaching_views_and_dermatology_overview(page: Page, app_url: str, artif
     page.goto(app_url)
     main = page.get_by_test_id("stMain")
     expect(main.get_by_test_id("stMetricValue").first).to_be_visible(timeout=WAIT)
-    page.get_by_test_id("stSidebarNavLink").filter(has_text="Soft vs hard metrics").click()
+    page.get_by_test_id("stSidebarNavLink").get_by_text("Soft vs hard metrics", exact=True).click()
     for tab, marker, shot in (
             ("Figure 1 explainer", "How people split", "teaching_figure1_1200.png"),
             ("Table 2 simulator", "Evenness of people's answers", "teaching_table2_1200.png")):
