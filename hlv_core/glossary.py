@@ -608,7 +608,7 @@ TERMS.update({
         "same items: the model is inside the human range.",
         "Target P^{-j} = distribution of the other annotators' labels on each item j labelled; "
         "j's one-hot label is scored against it with the metrics of Kurniawan et al.; percentile "
-        "bootstrap over items. An HLV Lens definition.",
+        "bootstrap over items. An HLV Lens definition (docs/conventions.md).",
     ),
     "dist_ce": Term(
         "DistCE",

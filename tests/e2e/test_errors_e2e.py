@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.conftest import shared_path
-from tests.e2e.conftest import annotations_input
+from tests.e2e.conftest import annotations_input, wait_for_app
 
 
 def _zip_of(name: str) -> bytes:
@@ -48,7 +48,7 @@ def test_errors_page_on_real_data(offline_page, app_url, artifacts, name):
     expect(main.get_by_text("Possible error", exact=False).first).to_be_visible()
     expect(main.locator(".js-plotly-plot").first).to_be_visible(timeout=60_000)
     expect(main.get_by_text(re.compile(r"score .*, rank \d+ of \d+")).first).to_be_visible()
-    page.wait_for_timeout(1000)
+    wait_for_app(page)
     page.screenshot(path=str(artifacts / f"errors_{name}.png"), full_page=True)
     assert not outside, outside
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
+from tests.e2e.conftest import wait_for_app
+
 from ..test_lewidi import gold_path
 from ..test_lewidi_members import real_layout_zip
 
@@ -39,5 +41,5 @@ def test_two_res_zips_one_bad_file(page: Page, app_url: str, artifacts):
     expect(main.locator(".js-plotly-plot").first.get_by_text("BERT soft loss").first
            ).to_be_visible(timeout=120_000)
     expect(page.get_by_test_id("stException")).to_have_count(0)
-    page.wait_for_timeout(1000)
+    wait_for_app(page)
     main.screenshot(path=str(artifacts / "lewidi_two_res_zips_1200.png"), timeout=120_000)

@@ -18,7 +18,7 @@ def test_desk_name_survives_a_reload_and_outputs_line_up(page: Page, app_url: st
     name.fill("Desk Reviewer")
     main.get_by_role("button", name="Start reviewing").click()
     expect(main.get_by_text("Reviewer Desk Reviewer").first).to_be_visible(timeout=WAIT)
-    page.wait_for_timeout(1000)  # the cookie is written by the page's script
+    page.wait_for_function("() => document.cookie.includes('hlv_desk_reviewer=')")  # written by the page's script
     page.reload()
     expect(main.get_by_text("Reviewer Desk Reviewer").first).to_be_visible(timeout=WAIT)
     expect(main.get_by_text("this browser remembers the name").first).to_be_visible()

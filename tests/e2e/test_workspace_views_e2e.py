@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
+from tests.e2e.conftest import wait_for_app
+
 WAIT = 120_000
 
 
@@ -30,5 +32,5 @@ def test_teaching_views_and_dermatology_overview(page: Page, app_url: str, artif
     expect(main.get_by_test_id("stMetricValue").nth(1)).to_have_text("—", timeout=WAIT)
     expect(main.locator(".js-plotly-plot").nth(2)).to_be_visible(timeout=WAIT)
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=WAIT)
-    page.wait_for_timeout(1000)
+    wait_for_app(page)
     page.screenshot(path=str(artifacts / "dermatology_overview_1200.png"), timeout=WAIT)
