@@ -39,6 +39,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from ._sqlite import close_thread_connection, write_transaction
 from .io import DataError, load_table, spelling_changes
 from .text import neutralise_frame, restore_frame
 
@@ -375,24 +376,12 @@ class ReviewStore:
 
     def close(self) -> None:
         """Close this thread's connection (others close when their threads end)."""
-        con = getattr(self._local, "con", None)
-        if con is not None and getattr(self._local, "pid", None) == os.getpid():
-            con.close()
-        self._local.con = None
+        close_thread_connection(self._local)
 
     @contextmanager
     def _write(self):
-        with self._errors():
-            con = self._connect()
-            con.execute("BEGIN IMMEDIATE")
-            try:
-                yield con
-                con.execute("COMMIT")
-            except BaseException:
-                if con.in_transaction:
-                    with contextlib.suppress(sqlite3.Error):
-                        con.execute("ROLLBACK")
-                raise
+        with self._errors(), write_transaction(self._connect()) as con:
+            yield con
 
     @contextmanager
     def _read(self):

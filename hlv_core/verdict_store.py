@@ -21,7 +21,6 @@ says what it is: ``error`` (a mistake to fix), ``variation`` (a legitimate readi
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sqlite3
 import threading
@@ -33,6 +32,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ._sqlite import close_thread_connection, write_transaction
 from .io import DataError
 from .review_store import default_db_path
 
@@ -149,24 +149,12 @@ class VerdictStore:
 
     def close(self) -> None:
         """Close this thread's connection."""
-        con = getattr(self._local, "con", None)
-        if con is not None and getattr(self._local, "pid", None) == os.getpid():
-            con.close()
-        self._local.con = None
+        close_thread_connection(self._local)
 
     @contextmanager
     def _write(self):
-        with self._errors():
-            con = self._connect()
-            con.execute("BEGIN IMMEDIATE")
-            try:
-                yield con
-                con.execute("COMMIT")
-            except BaseException:
-                if con.in_transaction:
-                    with contextlib.suppress(sqlite3.Error):
-                        con.execute("ROLLBACK")
-                raise
+        with self._errors(), write_transaction(self._connect()) as con:
+            yield con
 
     def add(self, reviewer: str, dataset: str, item_id: str, label: str, verdict: str,
             comment: str = "", *, created_at: str | None = None) -> str:
