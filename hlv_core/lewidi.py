@@ -132,7 +132,35 @@ def round_half(x: np.ndarray, decimals: int = 5) -> np.ndarray:
     than the exact binary value of ``x`` (e.g. 6-decimal predictions ending in 5). Here the
     product is split exactly (Dekker's two-product: ``x * s = hi + lo``) and the exact value is
     compared with ``k + 1/2``; exact ties (dyadic values such as 0.796875) go to the even
-    neighbour, as Python does. ``x``: any shape; returns the same shape (NaN stays NaN)."""
+    neighbour, as Python does.
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        Values of any shape (NaN and infinities pass through unchanged).
+    decimals : int, default 5
+        Number of decimals (LeWiDi 2025 rounds to 5).
+
+    Returns
+    -------
+    numpy.ndarray
+        Float array of the shape of ``x``, each value equal to ``round(float(v), decimals)``.
+
+    References
+    ----------
+        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+           the Learning with Disagreements shared task", evaluation notebook
+           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+
+    Examples
+    --------
+    ``0.123455`` is stored just below the half-way point, so Python (and this function) round
+    down where ``np.round`` rounds up:
+
+    >>> import numpy as np
+    >>> float(np.round(0.123455, 5)), float(round_half(np.array([0.123455]))[0])
+    (0.12346, 0.12345)
+    """
     x = np.asarray(x, dtype=float)
     s = float(10**decimals)
     with np.errstate(invalid="ignore", over="ignore"):
@@ -149,10 +177,38 @@ def round_half(x: np.ndarray, decimals: int = 5) -> np.ndarray:
 
 
 def official_mean(values: np.ndarray, metric: str) -> float:
-    """Aggregate per-item values as the organisers do: mean rounded to 5 decimals for the
-    Task A distances (``average_*``), plain mean otherwise. The mean uses an exact
-    (compensated) sum, so a final rounding that falls on a half-way point is decided on the
-    exact mean rather than on summation order."""
+    """Aggregate per-item values as the LeWiDi organisers do.
+
+    Task A distances (metric names starting ``average_`` or ``multilabel_average``) report the
+    mean rounded to 5 decimals, ``round5((1/N) sum_i v_i)``; every other metric the plain mean.
+    The mean uses an exact (compensated, ``math.fsum``) sum, so a final rounding that falls on a
+    half-way point is decided on the exact mean rather than on summation order.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        Per-item values, shape (N,), N >= 1.
+    metric : str
+        The metric name of :data:`DATASETS_2025` (``"average_manhattan"``, ``"error_rate"``...).
+
+    Returns
+    -------
+    float
+        The official score.
+
+    References
+    ----------
+        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+           the Learning with Disagreements shared task", evaluation notebook
+           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> v = np.array([0.1, 0.2, 0.30001])
+    >>> official_mean(v, "average_manhattan"), round(official_mean(v, "error_rate"), 8)
+    (0.2, 0.20000333)
+    """
     values = np.asarray(values, dtype=float)
     mean = math.fsum(values.tolist()) / values.size
     return float(round(mean, 5)) if metric.startswith(("average_", "multilabel_average")) else mean
@@ -160,10 +216,40 @@ def official_mean(values: np.ndarray, metric: str) -> float:
 
 # ----------------------------------------------------------------------- per-item metrics
 def manhattan_distance(P: np.ndarray, T: np.ndarray) -> np.ndarray:
-    """The one Manhattan distance of HLV Lens (LeWiDi 2025 Task A; also
-    :func:`hlv_core.soft_metrics.lewidi_manhattan`): ``sum_k |P_ik - T_ik|`` over the last
-    axis, summed left to right as the organisers' notebook does, unrounded; rows are taken as
-    written (the organisers do not renormalise). ``P``, ``T``: (..., K) -> (...)."""
+    """The one Manhattan distance of HLV Lens (LeWiDi 2025 Task A).
+
+    ``d_i = sum_k |P_ik - T_ik|`` over the last axis, summed left to right as the organisers'
+    notebook does, unrounded; rows are taken as written (the organisers do not renormalise).
+    The same distance backs :func:`hlv_core.soft_metrics.lewidi_manhattan`.
+
+    Parameters
+    ----------
+    P, T : numpy.ndarray
+        Predicted and target distributions, shape (..., K), the same shape.
+
+    Returns
+    -------
+    numpy.ndarray
+        Distances, shape (...) (the last axis summed away).
+
+    See Also
+    --------
+    manhattan_items : the per-item official value (rounded to 5 decimals).
+
+    References
+    ----------
+        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+           the Learning with Disagreements shared task", evaluation notebook
+           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> P = np.array([[0.3, 0.7], [0.5, 0.5]])
+    >>> T = np.array([[0.2, 0.8], [0.75, 0.25]])
+    >>> manhattan_distance(P, T).round(6)
+    array([0.2, 0.5])
+    """
     P, T = np.asarray(P, dtype=float), np.asarray(T, dtype=float)
     d = np.zeros(P.shape[:-1])
     for k in range(P.shape[-1]):  # left to right over the K bins, as the notebook's sum()
@@ -173,11 +259,48 @@ def manhattan_distance(P: np.ndarray, T: np.ndarray) -> np.ndarray:
 
 def wasserstein_distance(P: np.ndarray, T: np.ndarray,
                          values: np.ndarray | None = None) -> np.ndarray:
-    """The one 1-D Wasserstein (earth mover's) distance of HLV Lens (LeWiDi 2025 Task A; also
-    :func:`hlv_core.soft_metrics.lewidi_wasserstein`): both rows renormalised to sum 1 (the
-    organisers' optimal-transport call needs equal masses), then
-    ``sum_k |CDF_P(k) - CDF_T(k)| (v_{k+1} - v_k)`` with bins at ``values`` (default
-    0..K-1: ground cost ``|h - k|``), unrounded. ``P``, ``T``: (N, K) -> (N,)."""
+    """The one 1-D Wasserstein (earth mover's) distance of HLV Lens (LeWiDi 2025 Task A).
+
+    Both rows are renormalised to sum 1 (the organisers' optimal-transport call needs equal
+    masses), then ``W_i = sum_k |CDF_P(k) - CDF_T(k)| (v_{k+1} - v_k)`` with bins at ``values``
+    (default 0..K-1, i.e. ground cost ``|h - k|``), unrounded. Also behind
+    :func:`hlv_core.soft_metrics.lewidi_wasserstein`.
+
+    Parameters
+    ----------
+    P, T : numpy.ndarray
+        Predicted and target distributions over K ordinal bins, shape (N, K).
+    values : numpy.ndarray, optional
+        The K strictly increasing bin positions; default ``0, 1, ..., K-1``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Distances, shape (N,).
+
+    Raises
+    ------
+    ValueError
+        When ``values`` is not K strictly increasing numbers.
+
+    References
+    ----------
+        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+           the Learning with Disagreements shared task", evaluation notebook
+           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+
+    Examples
+    --------
+    Moving 0.1 mass two bins and 0.2 mass one bin to the right, and 0.2 one bin to the left:
+
+    >>> import numpy as np
+    >>> P = np.array([[0.1, 0.2, 0.7, 0.0]])
+    >>> T = np.array([[0.0, 0.0, 0.5, 0.5]])
+    >>> wasserstein_distance(P, T).round(6)
+    array([0.9])
+    >>> wasserstein_distance(np.array([[0.5, 0.5]]), np.array([[0.0, 1.0]]), values=[-5, 5])
+    array([5.])
+    """
     P, T = np.asarray(P, dtype=float), np.asarray(T, dtype=float)
     K = P.shape[1]
     gaps = np.ones(K - 1) if values is None else np.diff(np.asarray(values, dtype=float))
@@ -189,15 +312,67 @@ def wasserstein_distance(P: np.ndarray, T: np.ndarray,
 
 
 def manhattan_items(P: np.ndarray, T: np.ndarray) -> np.ndarray:
-    """MP Task A per item: ``round5(sum_k |P_ik - T_ik|)`` (:func:`manhattan_distance`
-    rounded). ``P``, ``T``: (N, K) -> (N,)."""
+    """MP Task A per-item values: ``round5(sum_k |P_ik - T_ik|)``.
+
+    :func:`manhattan_distance` rounded to 5 decimals with :func:`round_half`, as the
+    organisers' notebook does before averaging.
+
+    Parameters
+    ----------
+    P, T : numpy.ndarray
+        Predicted and gold ``soft_label`` distributions, shape (N, K).
+
+    Returns
+    -------
+    numpy.ndarray
+        Per-item values, shape (N,).
+
+    References
+    ----------
+        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+           the Learning with Disagreements shared task", evaluation notebook
+           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> manhattan_items(np.array([[0.2, 0.8]]), np.array([[0.33333, 0.66667]]))
+    array([0.26666])
+    """
     return round_half(manhattan_distance(P, T))
 
 
 def multilabel_manhattan_items(P: np.ndarray, T: np.ndarray) -> np.ndarray:
-    """VariErrNLI Task A per item: each label's binary-distribution Manhattan distance rounded
-    to 5 decimals, their mean over the L labels rounded to 5 decimals.
-    ``P``, ``T``: (N, L, 2) -> (N,)."""
+    """VariErrNLI Task A per-item values.
+
+    Per label l, the Manhattan distance of the binary distribution rounded to 5 decimals,
+    ``m_il = round5(sum_k |P_ilk - T_ilk|)``; per item ``round5((1/L) sum_l m_il)``.
+
+    Parameters
+    ----------
+    P, T : numpy.ndarray
+        Per-label ``[p(absent), p(present)]`` pairs, shape (N, L, 2) (labels contradiction,
+        entailment, neutral).
+
+    Returns
+    -------
+    numpy.ndarray
+        Per-item values, shape (N,).
+
+    References
+    ----------
+        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+           the Learning with Disagreements shared task", evaluation notebook
+           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> P = np.array([[[0.8, 0.2], [0.7, 0.3], [0.4, 0.6]]])
+    >>> T = np.array([[[1.0, 0.0], [0.5, 0.5], [0.5, 0.5]]])
+    >>> multilabel_manhattan_items(P, T)
+    array([0.33333])
+    """
     per_label = manhattan_items(P, T)  # (N, L)
     total = np.zeros(per_label.shape[0])
     for j in range(per_label.shape[1]):
@@ -206,9 +381,35 @@ def multilabel_manhattan_items(P: np.ndarray, T: np.ndarray) -> np.ndarray:
 
 
 def wasserstein_items(P: np.ndarray, T: np.ndarray) -> np.ndarray:
-    """CSC / Paraphrase Task A per item: :func:`wasserstein_distance` between bins 0..K-1
-    (equal to the notebook's ``ot.emd2``), both rows renormalised to sum 1 first.
-    ``P``, ``T``: (N, K) -> (N,), unrounded (the notebook rounds only the mean)."""
+    """CSC / Paraphrase Task A per-item values.
+
+    :func:`wasserstein_distance` between bins 0..K-1 (equal to the notebook's ``ot.emd2`` with
+    ground cost ``|h - k|``), both rows renormalised to sum 1 first; unrounded (the notebook
+    rounds only the mean, see :func:`official_mean`).
+
+    Parameters
+    ----------
+    P, T : numpy.ndarray
+        Predicted and gold distributions over the bins, shape (N, K) (CSC K = 6, Paraphrase
+        K = 11).
+
+    Returns
+    -------
+    numpy.ndarray
+        Per-item values, shape (N,).
+
+    References
+    ----------
+        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+           the Learning with Disagreements shared task", evaluation notebook
+           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> wasserstein_items(np.array([[1.0, 0, 0, 0, 0, 0]]), np.array([[0, 0, 0, 0, 0, 1.0]]))
+    array([5.])
+    """
     return wasserstein_distance(P, T)
 
 
@@ -222,16 +423,77 @@ def _errors(pred: np.ndarray, target: np.ndarray) -> np.ndarray:
 
 
 def error_rate_items(pred: np.ndarray, target: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """MP Task B per item: ``round5(1 - (a - sum_j |t_j - p_j|) / a)`` with ``a`` the item's
-    number of annotators. ``pred``, ``target``: (N, A) NaN-padded, ``n``: (N,) -> (N,)."""
+    """MP Task B per-item values: the error rate over the item's annotators.
+
+    ``e_i = round5(1 - (a_i - sum_j |t_ij - p_ij|) / a_i)`` with ``a_i`` the item's number of
+    annotators (the keys of the gold ``annotations``), ``t`` their 0/1 labels and ``p`` the
+    predicted labels.
+
+    Parameters
+    ----------
+    pred, target : numpy.ndarray
+        Predicted and gold labels, shape (N, A), NaN-padded beyond each item's annotators.
+    n : numpy.ndarray
+        Annotators per item ``a_i``, shape (N,).
+
+    Returns
+    -------
+    numpy.ndarray
+        Per-item error rates, shape (N,).
+
+    References
+    ----------
+        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+           the Learning with Disagreements shared task", evaluation notebook
+           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> pred = np.array([[0, 1, 1, np.nan], [1, 1, 0, 0]])
+    >>> gold = np.array([[0, 0, 1, np.nan], [1, 1, 1, 1]])
+    >>> error_rate_items(pred, gold, np.array([3, 4]))
+    array([0.33333, 0.5    ])
+    """
     a = np.asarray(n, dtype=float)
     return round_half(1 - ((a - _errors(pred, target)) / a))
 
 
 def multilabel_error_rate_items(pred: np.ndarray, target: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """VariErrNLI Task B per item: the error rate of each label's 0/1 vector over the
-    annotators (rounded to 5 decimals), averaged over the L labels (not rounded).
-    ``pred``, ``target``: (N, L, A) NaN-padded, ``n``: (N,) -> (N,)."""
+    """VariErrNLI Task B per-item values.
+
+    Per label l the MP error rate of its 0/1 vector over the annotators, rounded to 5 decimals,
+    ``e_il = round5(1 - (a_i - sum_j |t_ilj - p_ilj|) / a_i)``; per item the plain (unrounded)
+    mean over the L labels.
+
+    Parameters
+    ----------
+    pred, target : numpy.ndarray
+        0/1 vectors per label over the annotators, shape (N, L, A), NaN-padded.
+    n : numpy.ndarray
+        Annotators per item, shape (N,).
+
+    Returns
+    -------
+    numpy.ndarray
+        Per-item values, shape (N,).
+
+    References
+    ----------
+        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+           the Learning with Disagreements shared task", evaluation notebook
+           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+
+    Examples
+    --------
+    Two annotators; the prediction misses both on the second label only:
+
+    >>> import numpy as np
+    >>> pred = np.array([[[0, 0], [1, 0], [0, 1.0]]])
+    >>> gold = np.array([[[0, 0], [1, 1], [0, 0.0]]])
+    >>> multilabel_error_rate_items(pred, gold, np.array([2])).round(6)
+    array([0.333333])
+    """
     a = np.asarray(n, dtype=float)[:, None]
     per_label = round_half(1 - ((a - _errors(pred, target)) / a))  # (N, L)
     total = np.zeros(per_label.shape[0])
@@ -243,14 +505,68 @@ def multilabel_error_rate_items(pred: np.ndarray, target: np.ndarray, n: np.ndar
 def absolute_distance_items(
     pred: np.ndarray, target: np.ndarray, n: np.ndarray, scale: float
 ) -> np.ndarray:
-    """CSC / Paraphrase Task B per item: ``(1/a) sum_j |t_j - p_j| / s`` (the notebook's
-    ``*100`` is commented out). ``pred``, ``target``: (N, A) NaN-padded -> (N,)."""
+    """CSC / Paraphrase Task B per-item values.
+
+    ``d_i = (1/a_i) sum_j |t_ij - p_ij| / s`` with ``s`` the rating scale width (6 CSC, 11
+    Paraphrase); the notebook's ``*100`` is commented out, so none here either.
+
+    Parameters
+    ----------
+    pred, target : numpy.ndarray
+        Predicted and gold ratings per annotator, shape (N, A), NaN-padded.
+    n : numpy.ndarray
+        Annotators per item ``a_i``, shape (N,).
+    scale : float
+        Scale width ``s``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Per-item values, shape (N,).
+
+    References
+    ----------
+        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+           the Learning with Disagreements shared task", evaluation notebook
+           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> pred, gold = np.array([[1, 2, 6.0]]), np.array([[1, 3, 4.0]])
+    >>> absolute_distance_items(pred, gold, np.array([3]), 6).round(6)
+    array([0.166667])
+    """
     return _errors(pred, target) / np.asarray(n, dtype=float) / scale
 
 
 def cross_entropy_items(P: np.ndarray, T: np.ndarray) -> np.ndarray:
-    """LeWiDi 2023 per item: ``-sum_k T_ik ln(clip(P_ik, 1e-12, 1 - 1e-12) + 1e-9)``.
-    ``P``, ``T``: (N, 2) -> (N,); the score is the plain mean."""
+    """LeWiDi 2023 Task ``soft`` per-item cross-entropy.
+
+    ``CE_i = -sum_k T_ik ln(clip(P_ik, 1e-12, 1 - 1e-12) + 1e-9)`` as the starting kit
+    computes it; the score is the plain mean over items.
+
+    Parameters
+    ----------
+    P, T : numpy.ndarray
+        Predicted ``[p0, p1]`` and gold ``soft_label``, shape (N, 2).
+
+    Returns
+    -------
+    numpy.ndarray
+        Per-item values, shape (N,).
+
+    References
+    ----------
+        .. [1] E. Leonardelli et al. (2023), "SemEval-2023 Task 11: Learning with Disagreements
+           (LeWiDi)", Proc. SemEval-2023, section 4 (evaluation) and the starting kit.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> cross_entropy_items(np.array([[0.3, 0.7]]), np.array([[0.0, 1.0]])).round(6)
+    array([0.356675])
+    """
     Pc = np.clip(P, 1e-12, 1.0 - 1e-12)
     return -(T * np.log(Pc + 1e-9)).sum(axis=1)
 
@@ -260,10 +576,50 @@ def cross_entropy_items(P: np.ndarray, T: np.ndarray) -> np.ndarray:
 class LewidiGold:
     """A LeWiDi gold file (2023 or 2025) as arrays in the file's item order.
 
-    ``soft``: (N, K) gold ``soft_label`` (VariErrNLI (N, 3, 2)); ``pe``: (N, A) Task B targets
-    NaN-padded to the largest number of annotators A (VariErrNLI (N, 3, A)); ``n_annotators``:
-    (N,) = keys of ``annotations``; ``n_listed``: (N,) entries of the ``annotators`` string;
-    ``hard``: (N,) 2023 ``hard_label`` as numbers."""
+    Made by :func:`load_gold`.
+
+    Parameters
+    ----------
+    name : str
+        Source name (file name).
+    edition : str
+        ``"2025"`` or ``"2023"``.
+    dataset : str
+        ``"CSC"``, ``"MP"``, ``"Paraphrase"``, ``"VariErrNLI"`` or a 2023 dataset name.
+    split : str
+        ``"test"``, ``"dev"``, ``"train"`` or ``""`` when unknown.
+    item_ids : numpy.ndarray
+        Item ids (object array), shape (N,).
+    soft : numpy.ndarray
+        Gold ``soft_label``, shape (N, K) (VariErrNLI (N, 3, 2)).
+    pe : numpy.ndarray or None
+        Task B targets NaN-padded to the largest number of annotators A, shape (N, A)
+        (VariErrNLI (N, 3, A)); 2025 only.
+    n_annotators : numpy.ndarray or None
+        Annotators per item (the keys of ``annotations``), shape (N,).
+    n_listed : numpy.ndarray or None
+        Entries of the ``annotators`` string per item, shape (N,) (VariErrNLI repeats ids).
+    hard : numpy.ndarray or None
+        2023 ``hard_label`` as numbers, shape (N,).
+    notes : list of str
+        Deviations found in the file (e.g. soft labels not summing to 1).
+
+    References
+    ----------
+        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+           the Learning with Disagreements shared task", evaluation notebook
+           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+
+    Examples
+    --------
+        >>> gold = {"i1": {"annotations": {"A1": "0", "A2": "1"},
+        ...                "soft_label": {"0": 0.5, "1": 0.5}},
+        ...         "i2": {"annotations": {"A1": "1", "A3": "1", "A4": "0"},
+        ...                "soft_label": {"0": 0.33333, "1": 0.66667}}}
+    >>> g = load_gold(gold, name="MP_test.json")
+    >>> g.dataset, g.edition, g.n_items, g.n_annotators.tolist()
+    ('MP', '2025', 2, [2, 3])
+    """
 
     name: str
     edition: str
@@ -316,10 +672,48 @@ def _split_from_name(name: str) -> str | None:
 
 def load_gold(gold: str | Path | bytes | IO[bytes] | dict, *, name: str | None = None
               ) -> LewidiGold:
-    """Read one LeWiDi gold JSON (2025: ``annotations`` is a dict; 2023: comma strings).
+    """Read one LeWiDi gold JSON into a :class:`LewidiGold`.
 
-    The 2025 dataset is recognised from the ``soft_label`` layout (bins 0/1 = MP, 1..6 = CSC,
-    -5..5 = Paraphrase, per-label binary distributions = VariErrNLI)."""
+    2025 files have ``annotations`` as a dict (annotator -> label); 2023 files as comma
+    strings. The 2025 dataset is recognised from the ``soft_label`` layout (bins 0/1 = MP,
+    1..6 = CSC, -5..5 = Paraphrase, per-label binary distributions = VariErrNLI).
+
+    Parameters
+    ----------
+    gold : str, pathlib.Path, bytes, file-like, dict or LewidiGold
+        The gold file (path or bytes), its parsed JSON object, or an already loaded gold
+        (returned unchanged).
+    name : str, optional
+        Source name for messages when ``gold`` is bytes or a dict.
+
+    Returns
+    -------
+    LewidiGold
+        The gold arrays in the file's item order.
+
+    Raises
+    ------
+    hlv_core.io.DataError
+        Not a gold file, a record without ``soft_label``, or a layout of no known dataset.
+
+    References
+    ----------
+        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+           the Learning with Disagreements shared task", evaluation notebook
+           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+
+    Examples
+    --------
+        >>> gold = {"i1": {"annotations": {"A1": "0", "A2": "1"},
+        ...                "soft_label": {"0": 0.5, "1": 0.5}},
+        ...         "i2": {"annotations": {"A1": "1", "A3": "1", "A4": "0"},
+        ...                "soft_label": {"0": 0.33333, "1": 0.66667}}}
+    >>> g = load_gold(gold, name="MP_test.json")
+    >>> g.soft.round(5).tolist()
+    [[0.5, 0.5], [0.33333, 0.66667]]
+    >>> g.pe.tolist()
+    [[0.0, 1.0, nan], [1.0, 1.0, 0.0]]
+    """
     if isinstance(gold, LewidiGold):
         return gold
     if isinstance(gold, dict):
@@ -474,8 +868,49 @@ def _gold_list(gold) -> list[LewidiGold]:
 # ------------------------------------------------------------------------------ results
 @dataclass
 class ScoreResult:
-    """One scored submission file: the official ``score`` and the per-item ``values`` it
-    aggregates (``item_ids`` in gold order)."""
+    r"""One scored submission file: the official score and the per-item values behind it.
+
+    Made by :func:`score_results`; ``summary()`` gives the dict of :func:`score`, ``items()``
+    the per-item table of :func:`score_items`.
+
+    Parameters
+    ----------
+    file : str
+        Submission file name (zip path for a zip member).
+    edition, dataset, split : str
+        As in :class:`LewidiGold`.
+    task : str
+        ``"soft"`` or ``"pe"`` (2025), ``"soft"`` or ``"hard"`` (2023).
+    metric : str
+        Metric name (``average_manhattan``, ``error_rate``, ``cross_entropy``, ``micro_f1``...).
+    score : float
+        Official score (:func:`official_mean` of ``values``).
+    item_ids : numpy.ndarray
+        Item ids in gold order, shape (N,).
+    values : numpy.ndarray
+        Per-item values, shape (N,).
+    warnings : list of str
+        Deviations from the organisers' code, in words.
+    extra : dict
+        2023 only: the other task's number (``micro_f1`` or ``cross_entropy``).
+
+    References
+    ----------
+        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+           the Learning with Disagreements shared task", evaluation notebook
+           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+
+    Examples
+    --------
+        >>> gold = {"i1": {"annotations": {"A1": "0", "A2": "1"},
+        ...                "soft_label": {"0": 0.5, "1": 0.5}},
+        ...         "i2": {"annotations": {"A1": "1", "A3": "1", "A4": "0"},
+        ...                "soft_label": {"0": 0.33333, "1": 0.66667}}}
+    >>> result = score_results(gold, b"i1\t[0.4, 0.6]\ni2\t[0.2, 0.8]\n",
+    ...                        name="mp_test_soft.tsv")[0]
+    >>> result.metric, result.score, result.values.tolist()
+    ('average_manhattan', 0.23333, [0.2, 0.26666])
+    """
 
     file: str
     edition: str
@@ -515,8 +950,27 @@ class ScoreResult:
 
 # ------------------------------------------------------------------------- submissions
 def task_from_name(name: str) -> str | None:
-    """``"soft"``, ``"pe"`` or ``"hard"`` from a submission file name: the last of these words
-    in it (``csc_test_soft.tsv``, ``mp_test_pe (1).tsv``), else None."""
+    """The task a submission file name names: ``"soft"``, ``"pe"`` or ``"hard"``.
+
+    The last of these words in the name counts (``csc_test_soft.tsv``, ``mp_test_pe (1).tsv``).
+
+    Parameters
+    ----------
+    name : str
+        File name (a path is fine).
+
+    Returns
+    -------
+    str or None
+        The task, or None when the name has none of the words.
+
+    Examples
+    --------
+    >>> task_from_name("csc_test_soft.tsv"), task_from_name("mp_test_pe (1).tsv")
+    ('soft', 'pe')
+    >>> task_from_name("predictions.tsv") is None
+    True
+    """
     found = [t for t in _name_tokens(name) if t in ("soft", "pe", "hard")]
     return found[-1] if found else None
 
@@ -946,14 +1400,54 @@ def score_results(
     gold, submission: str | Path | bytes | IO[bytes], task: str | None = None, *,
     name: str | None = None,
 ) -> list[ScoreResult]:
-    """Score a submission TSV or a Codabench ``res.zip``; one :class:`ScoreResult` per file.
+    r"""Score a submission TSV or a Codabench ``res.zip``; one :class:`ScoreResult` per file.
 
-    ``gold``: a gold JSON (path, bytes, parsed dict or :class:`LewidiGold`), a folder of gold
-    files or a list of them; each TSV is matched to the gold of the dataset its name starts
-    with (``csc``, ``mp``, ``par``, ``ven``, ``VariErrNLI``, ``HS-Brexit``...) and, when several
-    splits are given, of the split in its name (default test). ``task``: ``"soft"``/``"pe"``
-    (2025), ``"soft"``/``"hard"`` (2023); default from the file name (``_soft``/``_pe``).
-    TSVs in a zip whose dataset has no gold are skipped and named in ``result.skipped``."""
+    Each TSV is matched to the gold of the dataset its name starts with (``csc``, ``mp``,
+    ``par``, ``ven``, ``VariErrNLI``, ``HS-Brexit``...) and, when several splits are given, of
+    the split in its name (default test); the per-item values and their official mean follow
+    the organisers' notebook (module docstring table). TSVs in a zip whose dataset has no gold
+    are skipped and named in ``result.skipped``.
+
+    Parameters
+    ----------
+    gold : str, pathlib.Path, bytes, dict, LewidiGold or list of these
+        A gold JSON (path, bytes, parsed dict or :class:`LewidiGold`), a folder of gold files
+        or a list of them.
+    submission : str, pathlib.Path, bytes or file-like
+        One TSV or a zip of TSVs.
+    task : {"soft", "pe", "hard"}, optional
+        ``"soft"``/``"pe"`` (2025) or ``"soft"``/``"hard"`` (2023); default from the file name.
+    name : str, optional
+        File name of ``submission`` when it is bytes (the dataset and task are read from it).
+
+    Returns
+    -------
+    list of ScoreResult
+        One result per scored file (a zip: ``.skipped`` and ``.ignored`` list the members left
+        out).
+
+    Raises
+    ------
+    hlv_core.io.DataError
+        A partial file, unknown or repeated ids, wrong vector lengths (with the likely cause),
+        non-numeric values, probabilities outside [0, 1], or no gold for the file.
+
+    References
+    ----------
+        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+           the Learning with Disagreements shared task", evaluation notebook
+           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+
+    Examples
+    --------
+        >>> gold = {"i1": {"annotations": {"A1": "0", "A2": "1"},
+        ...                "soft_label": {"0": 0.5, "1": 0.5}},
+        ...         "i2": {"annotations": {"A1": "1", "A3": "1", "A4": "0"},
+        ...                "soft_label": {"0": 0.33333, "1": 0.66667}}}
+    >>> [r.score for r in score_results(gold, b"i1\t[0, 1]\ni2\t[1, 1, 1]\n",
+    ...                                 name="mp_test_pe.tsv")]
+    [0.166665]
+    """
     golds = _gold_list(gold)
     source = as_source(submission, name)
     if _is_zip(source):
@@ -1002,9 +1496,51 @@ class _ResultList(list):
 
 def score(gold, submission, task: str | None = None, *, name: str | None = None
           ) -> dict | list[dict]:
-    """Official score of a LeWiDi submission: one dict for a TSV, a list of dicts for a
-    ``res.zip`` (one per dataset and task), each with ``dataset, task, metric, score,
-    n_items, edition, split, file, higher_is_better, warnings``. See :func:`score_results`."""
+    r"""The official LeWiDi score of a submission in one call.
+
+    One dict for a TSV, a list of dicts for a ``res.zip`` (one per dataset and task). See
+    :func:`score_results` for the matching rules and refusals.
+
+    Parameters
+    ----------
+    gold : str, pathlib.Path, bytes, dict, LewidiGold or list of these
+        Gold file(s), as in :func:`score_results`.
+    submission : str, pathlib.Path, bytes or file-like
+        One TSV or a zip of TSVs.
+    task : {"soft", "pe", "hard"}, optional
+        Default from the file name (``_soft`` / ``_pe``).
+    name : str, optional
+        File name of ``submission`` when it is bytes.
+
+    Returns
+    -------
+    dict or list of dict
+        ``dataset, task, metric, score, n_items, edition, split, file, higher_is_better,
+        warnings`` (2023 adds ``micro_f1`` or ``cross_entropy``).
+
+    Raises
+    ------
+    hlv_core.io.DataError
+        As :func:`score_results`.
+
+    References
+    ----------
+        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+           the Learning with Disagreements shared task", evaluation notebook
+           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+
+    Examples
+    --------
+    Task A on MP: per item ``round5(sum_k |p_k - t_k|)`` = 0.2 and 0.26666, mean rounded:
+
+        >>> gold = {"i1": {"annotations": {"A1": "0", "A2": "1"},
+        ...                "soft_label": {"0": 0.5, "1": 0.5}},
+        ...         "i2": {"annotations": {"A1": "1", "A3": "1", "A4": "0"},
+        ...                "soft_label": {"0": 0.33333, "1": 0.66667}}}
+    >>> out = score(gold, b"i1\t[0.4, 0.6]\ni2\t[0.2, 0.8]\n", name="mp_test_soft.tsv")
+    >>> out["dataset"], out["metric"], out["score"], out["n_items"]
+    ('MP', 'average_manhattan', 0.23333, 2)
+    """
     source = as_source(submission, name)
     results = score_results(gold, source.raw, task, name=source.name)
     if _is_zip(source):
@@ -1014,8 +1550,41 @@ def score(gold, submission, task: str | None = None, *, name: str | None = None
 
 def score_items(gold, submission, task: str | None = None, *, name: str | None = None
                 ) -> pd.DataFrame:
-    """Per-item values behind the official score(s): ``dataset, task, metric, item_id, value``
-    (gold item order; the official score is :func:`official_mean` of ``value``)."""
+    r"""Per-item values behind the official score(s).
+
+    Parameters
+    ----------
+    gold, submission, task, name
+        As in :func:`score_results`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``dataset, task, metric, item_id, value``, items in gold order; the official
+        score is :func:`official_mean` of ``value`` per (dataset, task).
+
+    Raises
+    ------
+    hlv_core.io.DataError
+        As :func:`score_results`.
+
+    References
+    ----------
+        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+           the Learning with Disagreements shared task", evaluation notebook
+           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+
+    Examples
+    --------
+        >>> gold = {"i1": {"annotations": {"A1": "0", "A2": "1"},
+        ...                "soft_label": {"0": 0.5, "1": 0.5}},
+        ...         "i2": {"annotations": {"A1": "1", "A3": "1", "A4": "0"},
+        ...                "soft_label": {"0": 0.33333, "1": 0.66667}}}
+    >>> score_items(gold, b"i1\t[0.4, 0.6]\ni2\t[0.2, 0.8]\n", name="mp_test_soft.tsv")
+      dataset  task             metric item_id    value
+    0      MP  soft  average_manhattan      i1  0.20000
+    1      MP  soft  average_manhattan      i2  0.26666
+    """
     results = score_results(gold, submission, task, name=name)
     return pd.concat([r.items() for r in results], ignore_index=True)
 
@@ -1050,11 +1619,48 @@ def _resample_means(X: np.ndarray, n_boot: int, seed: int, chunk: int | None = N
 
 def bootstrap_ci(values: np.ndarray, *, n_boot: int = 1000, level: float = 0.95,
                  seed: int = 0) -> dict:
-    """Percentile bootstrap CI over items of the mean of per-item ``values`` (N,).
+    """Percentile bootstrap confidence interval of the mean of per-item values.
 
-    Returns ``mean`` (unrounded), ``lower``, ``upper``, ``sd`` (bootstrap standard deviation),
-    ``n_boot``, ``level``, ``seed``. The official score may additionally be rounded to 5
-    decimals; the interval is of the unrounded mean."""
+    Items are resampled with replacement B = ``n_boot`` times
+    (``numpy.random.default_rng(seed)``); the interval is the ``(1 - level)/2`` and
+    ``(1 + level)/2`` quantiles of the B resampled means (Efron & Tibshirani 1993, 13.3). The
+    official score may additionally be rounded to 5 decimals; the interval is of the unrounded
+    mean.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        Per-item values, shape (N,), N >= 1 (e.g. ``ScoreResult.values``).
+    n_boot : int, default 1000
+        Number of resamples B >= 1.
+    level : float, default 0.95
+        Confidence level in (0, 1).
+    seed : int, default 0
+        Seed of the resampling.
+
+    Returns
+    -------
+    dict
+        ``mean`` (unrounded), ``lower``, ``upper``, ``sd`` (bootstrap standard deviation, NaN
+        for B = 1), ``n_boot``, ``level``, ``seed``.
+
+    Raises
+    ------
+    ValueError
+        No values, ``n_boot < 1`` or ``level`` outside (0, 1).
+
+    References
+    ----------
+    .. [1] B. Efron and R. J. Tibshirani (1993), *An Introduction to the Bootstrap*, Chapman &
+       Hall, section 13.3 (percentile intervals).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ci = bootstrap_ci(np.array([0.1, 0.4, 0.2, 0.3, 0.25]), n_boot=200, seed=0)
+    >>> ci["mean"], ci["lower"] < ci["mean"] < ci["upper"], ci["seed"]
+    (0.25, True, 0)
+    """
     values = np.asarray(values, dtype=float)
     _check_boot(values, n_boot, level)
     means = _resample_means(values[:, None], n_boot, seed)[:, 0]
@@ -1076,12 +1682,50 @@ def _check_boot(values: np.ndarray, n_boot: int, level: float) -> None:
 
 def paired_bootstrap(values_a: np.ndarray, values_b: np.ndarray, *, n_boot: int = 1000,
                      level: float = 0.95, seed: int = 0) -> dict:
-    """Paired bootstrap test of the mean difference ``d = mean(b) - mean(a)`` over the same
-    items (N,) each (Efron & Tibshirani 1993, 16.4: resample items, shift to the null).
+    """Paired bootstrap test of the mean difference of two systems on the same items.
 
-    ``p_value`` (two-sided) ``= (1 + #{|d*_b - d| >= |d|}) / (B + 1)`` with ``d*_b`` the
-    difference on resample b; ``lower``/``upper``: percentile CI of ``d``;
-    ``share_b_better``: share of resamples where b's mean is lower (lower-is-better view)."""
+    ``d = mean(b) - mean(a)``; items are resampled B times, ``d*_b`` is the difference on
+    resample b, and the two-sided p-value shifts to the null (Efron & Tibshirani 1993, 16.4):
+    ``p = (1 + #{|d*_b - d| >= |d|}) / (B + 1)``.
+
+    Parameters
+    ----------
+    values_a, values_b : numpy.ndarray
+        Per-item values of the two systems on the same items, shape (N,) each.
+    n_boot : int, default 1000
+        Number of resamples B.
+    level : float, default 0.95
+        Level of the percentile interval of ``d``.
+    seed : int, default 0
+        Seed of the resampling.
+
+    Returns
+    -------
+    dict
+        ``diff`` (d), ``lower``/``upper`` (percentile CI of d), ``p_value``,
+        ``share_b_better`` (share of resamples with b's mean lower: lower-is-better view),
+        ``n_boot``, ``level``, ``seed``.
+
+    Raises
+    ------
+    ValueError
+        Different shapes, no values, ``n_boot < 1`` or ``level`` outside (0, 1).
+
+    References
+    ----------
+    .. [1] B. Efron and R. J. Tibshirani (1993), *An Introduction to the Bootstrap*, Chapman &
+       Hall, section 16.4.
+
+    Examples
+    --------
+    System b is 0.05 better on every item, so every resample agrees:
+
+    >>> import numpy as np
+    >>> a = np.array([0.1, 0.4, 0.2, 0.3, 0.25])
+    >>> t = paired_bootstrap(a, a - 0.05, n_boot=200, seed=0)
+    >>> round(t["diff"], 6), round(t["p_value"], 4), t["share_b_better"]
+    (-0.05, 0.005, 1.0)
+    """
     a = np.asarray(values_a, dtype=float)
     b = np.asarray(values_b, dtype=float)
     if a.shape != b.shape:
@@ -1104,12 +1748,53 @@ def leaderboard(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Leaderboard per (edition, dataset, split, task) of several systems' results.
 
-    ``systems``: ``(system name, results)`` pairs (results from :func:`score_results`).
-    Returns ``(board, tests)``: ``board`` has ``dataset, split, task, metric, rank, system,
-    score`` (official), ``mean`` (unrounded), ``ci_lower, ci_upper`` (bootstrap over items,
-    same ``seed`` and so the same resamples for every system), ``n_items, file, warnings``;
-    ``tests`` has one row per pair of neighbouring ranks with the :func:`paired_bootstrap`
-    of rank r+1 against rank r (``diff`` = mean of r+1 minus mean of r)."""
+    Systems are ranked on the official score (ties share the lowest rank); each gets a
+    percentile bootstrap CI over items (:func:`bootstrap_ci`, the same ``seed`` and so the same
+    resamples for every system), and each pair of neighbouring ranks a
+    :func:`paired_bootstrap` test.
+
+    Parameters
+    ----------
+    systems : sequence of (str, iterable of ScoreResult)
+        ``(system name, results)`` pairs, results from :func:`score_results`.
+    n_boot : int, default 1000
+        Bootstrap resamples.
+    level : float, default 0.95
+        Confidence level.
+    seed : int, default 0
+        Seed of the resampling.
+
+    Returns
+    -------
+    board : pandas.DataFrame
+        ``dataset, split, task, metric, rank, system, score`` (official), ``mean`` (unrounded),
+        ``ci_lower, ci_upper, n_items, file, warnings, n_boot, seed, level``.
+    tests : pandas.DataFrame
+        One row per neighbouring pair: ``dataset, split, task, metric, rank_a, system_a,
+        rank_b, system_b, diff`` (mean of rank r+1 minus mean of rank r), ``diff_lower,
+        diff_upper, p_value, n_boot, seed, level``.
+
+    Raises
+    ------
+    ValueError
+        Systems scored on different items of the same dataset and task.
+
+    References
+    ----------
+    .. [1] B. Efron and R. J. Tibshirani (1993), *An Introduction to the Bootstrap*, Chapman &
+       Hall, sections 13.3 and 16.4.
+
+    Examples
+    --------
+    >>> (_, gold), zips = demo_files(seed=0, n_items=30)
+    >>> systems = [(n, score_results(gold, z, name=n)) for n, z in zips.items()]
+    >>> board, tests = leaderboard(systems, n_boot=200, seed=0)
+    >>> board[board.task == "soft"][["rank", "system", "score"]].round(3)
+       rank             system  score
+    0     1     calibrated.zip  0.391
+    1     2  overconfident.zip  0.494
+    2     3        uniform.zip  0.584
+    """
     groups: dict[tuple, list[tuple[str, ScoreResult]]] = {}
     for system, results in systems:
         for r in results:
@@ -1156,8 +1841,34 @@ def leaderboard(
 
 
 def item_differences(a: ScoreResult, b: ScoreResult) -> pd.DataFrame:
-    """Per item the values of two systems on the same dataset and task: ``item_id, a, b,
-    diff`` (= b - a), sorted by ``|diff|`` descending (where they differ most)."""
+    """Per item the values of two systems on the same dataset and task.
+
+    Parameters
+    ----------
+    a, b : ScoreResult
+        Two results on the same dataset, task and items.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``item_id, a, b, diff`` (``diff = b - a``), sorted by ``|diff|`` descending (stable),
+        so the items where the systems differ most come first.
+
+    Raises
+    ------
+    ValueError
+        The results are not on the same metric and items.
+
+    Examples
+    --------
+    >>> (_, gold), zips = demo_files(seed=0, n_items=30)
+    >>> a = score_results(gold, zips["calibrated.zip"], name="a.zip")[0]
+    >>> b = score_results(gold, zips["overconfident.zip"], name="b.zip")[0]
+    >>> item_differences(a, b).head(2).round(3)
+      item_id      a      b   diff
+    0   demo5  0.069  1.143  1.074
+    1   demo4  0.302  1.333  1.031
+    """
     if a.metric != b.metric or len(a.item_ids) != len(b.item_ids) or \
             (a.item_ids != b.item_ids).any():
         raise ValueError("the two results are not on the same dataset, task and items.")
@@ -1169,13 +1880,36 @@ def item_differences(a: ScoreResult, b: ScoreResult) -> pd.DataFrame:
 
 # ---------------------------------------------------------------------------------- demo
 def demo_files(seed: int = 0, n_items: int = 150) -> tuple[tuple[str, bytes], dict[str, bytes]]:
-    """A synthetic MP-style gold file and three systems' ``res.zip`` (Task A and B), for trying
-    the scorer without data: ``((gold name, gold bytes), {zip name: zip bytes})``.
+    """A synthetic MP-style gold file and three systems' ``res.zip`` (Task A and B).
 
-    Items have a latent irony rate ``r ~ Beta(1, 2)`` and 3-7 annotators drawing 0/1 from it;
-    ``soft_label`` = label proportions. Systems: ``calibrated`` (r plus small noise; Task B
-    draws from it), ``overconfident`` (rounded r, majority label for everyone), ``uniform``
-    (0.5 each; random labels)."""
+    For trying the scorer without data. Items have a latent irony rate ``r ~ Beta(1, 2)`` and
+    3-7 annotators drawing 0/1 from it; ``soft_label`` = label proportions. Systems:
+    ``calibrated`` (r plus N(0, 0.1) noise; Task B draws from it), ``overconfident`` (rounded
+    r, the majority label for everyone), ``uniform`` (0.5 each; random labels).
+
+    Parameters
+    ----------
+    seed : int, default 0
+        Seed of ``numpy.random.default_rng``.
+    n_items : int, default 150
+        Number of items.
+
+    Returns
+    -------
+    gold : tuple of (str, bytes)
+        ``("MP_test.json", gold JSON bytes)``.
+    zips : dict of str to bytes
+        ``{"calibrated.zip": ..., "overconfident.zip": ..., "uniform.zip": ...}``, each with
+        ``mp_test_soft.tsv`` and ``mp_test_pe.tsv``.
+
+    Examples
+    --------
+    >>> (gold_name, gold), zips = demo_files(seed=0, n_items=30)
+    >>> gold_name, sorted(zips)
+    ('MP_test.json', ['calibrated.zip', 'overconfident.zip', 'uniform.zip'])
+    >>> load_gold(gold).n_items
+    30
+    """
     rng = np.random.default_rng(seed)
     rate = rng.beta(1.0, 2.0, n_items)
     sizes = rng.integers(3, 8, n_items)
@@ -1214,9 +1948,23 @@ def demo_files(seed: int = 0, n_items: int = 150) -> tuple[tuple[str, bytes], di
 
 # ------------------------------------------------------------------ member by member
 class Refusal(NamedTuple):
-    """A file of a submission that was not scored: ``file`` (zip path), ``status``
-    (``"refused"``: bad content; ``"skipped"``: no gold for its dataset; ``"ignored"``: not
-    a .tsv/.txt file) and the ``reason`` in words."""
+    """A file of a submission that was not scored (see :func:`score_members`).
+
+    Parameters
+    ----------
+    file : str
+        The file (zip path for a member).
+    status : {"refused", "skipped", "ignored"}
+        ``"refused"``: bad content; ``"skipped"``: no gold for its dataset; ``"ignored"``:
+        not a .tsv/.txt file.
+    reason : str
+        Why, in words (the loader's message with file, row, column and fix).
+
+    Examples
+    --------
+    >>> Refusal("res.zip/notes.md", "ignored", "not a .tsv or .txt submission file").status
+    'ignored'
+    """
 
     file: str
     status: str
@@ -1225,11 +1973,46 @@ class Refusal(NamedTuple):
 
 def score_members(gold, submission: str | Path | bytes | IO[bytes], task: str | None = None,
                   *, name: str | None = None) -> tuple[list[ScoreResult], list[Refusal]]:
-    """Score each file of a submission on its own: a ``res.zip`` with one bad file still
-    scores the others. Returns the results (as :func:`score_results`) and one
-    :class:`Refusal` per file that was not scored, with the loader's reason (file, row,
-    column, fix). A second file for the same dataset, split and task is refused. A plain TSV
-    gives one result or one refusal. Gold errors are raised (nothing can be scored)."""
+    r"""Score each file of a submission on its own.
+
+    A ``res.zip`` with one bad file still scores the others; a second file for the same
+    dataset, split and task is refused. A plain TSV gives one result or one refusal.
+
+    Parameters
+    ----------
+    gold, submission, task, name
+        As in :func:`score_results`.
+
+    Returns
+    -------
+    results : list of ScoreResult
+        The scored files (as :func:`score_results`).
+    refusals : list of Refusal
+        One per file that was not scored, with the reason.
+
+    Raises
+    ------
+    hlv_core.io.DataError
+        A bad gold file (nothing can be scored).
+
+    References
+    ----------
+        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+           the Learning with Disagreements shared task", evaluation notebook
+           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+
+    Examples
+    --------
+    A partial file is refused with the reason, not scored on fewer items:
+
+        >>> gold = {"i1": {"annotations": {"A1": "0", "A2": "1"},
+        ...                "soft_label": {"0": 0.5, "1": 0.5}},
+        ...         "i2": {"annotations": {"A1": "1", "A3": "1", "A4": "0"},
+        ...                "soft_label": {"0": 0.33333, "1": 0.66667}}}
+    >>> results, refusals = score_members(gold, b"i1\t[0.4, 0.6]\n", name="mp_test_soft.tsv")
+    >>> results, refusals[0].status, "partial file" in refusals[0].reason
+    ([], 'refused', True)
+    """
     golds = _gold_list(gold)
     source = as_source(submission, name)
     if _is_zip(source):
@@ -1263,9 +2046,34 @@ def score_members(gold, submission: str | Path | bytes | IO[bytes], task: str | 
 
 
 def default_system_name(file_name: str, raw: bytes) -> str:
-    """The name a submission gets on a leaderboard until the user renames it: the file name
-    without extension, or, when that is a generic name (Codabench zips are all called
-    ``res.zip``), the one folder the zip's files sit in if that says more; else the stem."""
+    """The name a submission gets on a leaderboard until the user renames it.
+
+    The file name without extension, or, when that is a generic name (Codabench zips are all
+    called ``res.zip``), the one folder the zip's files sit in if that says more; else the stem.
+
+    Parameters
+    ----------
+    file_name : str
+        The uploaded file's name.
+    raw : bytes
+        Its content (looked into only for a generic zip name).
+
+    Returns
+    -------
+    str
+        The system name.
+
+    Examples
+    --------
+    >>> default_system_name("team_x.zip", b"")
+    'team_x'
+    >>> import io, zipfile
+    >>> buffer = io.BytesIO()
+    >>> with zipfile.ZipFile(buffer, "w") as z:
+    ...     z.writestr("team_y/mp_test_soft.tsv", "")
+    >>> default_system_name("res.zip", buffer.getvalue())
+    'team_y'
+    """
     stem = PurePosixPath(str(file_name)).stem or "submission"
     if stem.lower() not in _GENERIC_NAMES or raw[:4] != b"PK\x03\x04":
         return stem

@@ -1,0 +1,90 @@
+"""Every public name of a finished engine module has a numpydoc docstring with the sections a
+notebook user needs: Parameters, Returns and a runnable Examples section.
+
+Rules: a function needs ``Parameters`` (unless it takes no argument), ``Returns`` (or
+``Yields``) and ``Examples``; a class needs ``Parameters`` or ``Attributes`` (unless its
+constructor takes no argument) and ``Examples``; constants are skipped. Names re-exported from
+another module are checked where they are defined. Extend ``FINISHED`` when a module's
+docstrings are complete; the examples themselves run under ``pytest --doctest-modules``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+
+import pytest
+
+FINISHED = [
+    "hlv_core.lewidi",
+]
+
+
+def _section(doc: str, name: str) -> bool:
+    lines = doc.splitlines()
+    return any(
+        line.strip() == name and i + 1 < len(lines) and set(lines[i + 1].strip()) == {"-"}
+        for i, line in enumerate(lines)
+    )
+
+
+def _takes_arguments(obj) -> bool:
+    target = obj.__init__ if inspect.isclass(obj) else obj
+    try:
+        params = list(inspect.signature(target).parameters.values())
+    except (TypeError, ValueError):
+        return True
+    return any(p.name not in ("self", "cls") for p in params)
+
+
+def _public(module_name: str):
+    module = importlib.import_module(module_name)
+    for name in module.__all__:
+        obj = getattr(module, name)
+        if not (inspect.isfunction(obj) or inspect.isclass(obj)):
+            continue
+        if getattr(obj, "__module__", module_name) != module_name:
+            continue
+        yield f"{module_name}.{name}", obj
+
+
+CASES = [case for module in FINISHED for case in _public(module)]
+
+
+def _missing(obj) -> list[str]:
+    doc = inspect.getdoc(obj) or ""
+    missing = []
+    if not doc.strip():
+        return ["a docstring"]
+    if inspect.isclass(obj):
+        exception = issubclass(obj, BaseException)
+        if not exception and _takes_arguments(obj) and not (
+            _section(doc, "Parameters") or _section(doc, "Attributes")
+        ):
+            missing.append("Parameters or Attributes")
+    else:
+        if _takes_arguments(obj) and not _section(doc, "Parameters"):
+            missing.append("Parameters")
+        if not (_section(doc, "Returns") or _section(doc, "Yields")):
+            missing.append("Returns")
+    if not _section(doc, "Examples") or ">>>" not in doc.split("Examples", 1)[-1]:
+        missing.append("Examples with a doctest")
+    return missing
+
+
+@pytest.mark.parametrize(("qualname", "obj"), CASES, ids=[c[0] for c in CASES])
+def test_public_name_has_numpydoc_sections(qualname, obj):
+    missing = _missing(obj)
+    assert not missing, f"{qualname}: docstring lacks {', '.join(missing)}"
+
+
+def test_checker_rejects_a_bare_docstring():
+    def bare(x):
+        """Only a summary."""
+
+    assert _missing(bare) == ["Parameters", "Returns", "Examples with a doctest"]
+
+
+def test_every_finished_module_declares_all():
+    for module_name in FINISHED:
+        assert hasattr(importlib.import_module(module_name), "__all__"), module_name
