@@ -48,14 +48,43 @@ SCORE_COLUMNS = ["model", "group", "metric", "value", "lower", "upper", "higher_
 
 @dataclass(frozen=True)
 class ModelScores:
-    """Everything :func:`score_model` computed for one model.
+    r"""Everything :func:`score_model` computed for one model.
 
-    ``table``: one row per metric (columns :data:`SCORE_COLUMNS`); ``notes``: why a metric is
-    undefined (class named); ``classwise``: hard and soft P/R/F1 per class
-    (:func:`~hlv_core.soft_metrics.classwise_table`, with a ``model`` column); ``items``: per-item
-    scores (:func:`~hlv_core.soft_metrics.per_item`, with ``item_id`` and ``model``); ``P``, ``Q``:
-    the (M, K) judgement and prediction rows of the M items the model predicted; ``item_ids``:
-    those M items in dataset order."""
+    Attributes
+    ----------
+    model : str
+        The model name.
+    table : pandas.DataFrame
+        One row per metric, columns :data:`SCORE_COLUMNS`.
+    notes : list of str
+        Why a metric is undefined (the class named).
+    classwise : pandas.DataFrame
+        Hard and soft P/R/F1 per class (:func:`~hlv_core.soft_metrics.classwise_table`, with a
+        ``model`` column).
+    items : pandas.DataFrame
+        Per-item scores (:func:`~hlv_core.soft_metrics.per_item`, with ``item_id`` and
+        ``model``; e.g. ``hard_correct``, ``soft_overlap`` = sum_k min(P_ik, Q_ik)).
+    P, Q : numpy.ndarray
+        The (M, K) judgement and prediction rows of the M items the model predicted.
+    item_ids : list of str
+        Those M items in dataset order.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from hlv_core.io import load
+    >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+    ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="toy.csv")
+    >>> preds = pd.DataFrame({"model": ["m1"] * 6 + ["m2"] * 6,
+    ...                       "item_id": ["i1", "i1", "i2", "i2", "i3", "i3"] * 2,
+    ...                       "label": ["neg", "pos"] * 6,
+    ...                       "prob": [0.3, 0.7, 0.9, 0.1, 0.6, 0.4] + [0.5] * 6})
+    >>> scores = score_model(dataset, preds, "m1")
+    >>> scores.item_ids, scores.P.shape, scores.notes
+    (['i1', 'i2', 'i3'], (3, 2), [])
+    """
 
     model: str
     table: pd.DataFrame
@@ -121,16 +150,66 @@ def score_model(
     n_boot: int = 0,
     seed: int = 0,
 ) -> ModelScores:
-    """Every metric of Kurniawan et al. (sections 3.1-3.3) for one model.
+    r"""Every metric of Kurniawan et al. (sections 3.1-3.3) for one model.
 
-    ``P`` (M, K) = the human judgement distribution (:meth:`Dataset.judgements_array`) of the M
-    items the model predicted, ``Q`` (M, K) = its predictions
-    (:func:`~hlv_core.io.prediction_matrix`). Values: :func:`~hlv_core.soft_metrics.evaluate`
-    (with ``lewidi=True`` the LeWiDi distances too, the Wasserstein distance on the label values
-    of rating data); with ``n_boot > 0`` percentile bootstrap CIs over items
-    (:func:`~hlv_core.soft_metrics.bootstrap_ci`, ``seed``). ``multilabel=None`` follows the
-    dataset's task. Undefined metrics are NaN and explained in ``notes`` (the warning is not
-    raised). Raises :class:`~hlv_core.io.DataError` for ranking data or an unknown model.
+    ``P`` (M, K) = the human judgement distribution (:meth:`~hlv_core.io.Dataset.judgements_array`)
+    of the M items the model predicted, ``Q`` (M, K) = its predictions
+    (:func:`~hlv_core.io.prediction_matrix`). Values: :func:`~hlv_core.soft_metrics.evaluate`,
+    e.g. soft accuracy ``(1/M) sum_i sum_k min(P_ik, Q_ik)`` (section 3.1); with ``lewidi=True``
+    the LeWiDi distances too (the Wasserstein distance on the label values of rating data).
+    Undefined metrics are NaN and explained in ``notes`` (the warning is not raised).
+
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        Multiclass, rating or multilabel annotations.
+    predictions : pandas.DataFrame
+        Long table ``model, item_id, label, prob`` (one row per model, item and label).
+    model : str
+        The model to score.
+    multilabel : bool, optional
+        Multilabel metrics (threshold 0.5, strict); default: the dataset's task.
+    skip_undefined : bool, default False
+        Average soft macro F1 over the defined classes only (and name the skipped ones).
+    lewidi : bool, default True
+        Add the LeWiDi cross-entropy, Manhattan (and for ratings Wasserstein) distances.
+    n_boot : int, default 0
+        Percentile bootstrap resamples over items for CIs (0: none).
+    seed : int, default 0
+        Seed of the bootstrap.
+
+    Returns
+    -------
+    ModelScores
+        The metric table, notes, class-wise and per-item tables and the matrices.
+
+    Raises
+    ------
+    hlv_core.io.DataError
+        Ranking data, or a model not in ``predictions``.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau (2025), "Training and evaluating
+       with human label variation: an empirical study", Computational Linguistics, sections 3.1-3.3.
+
+    Examples
+    --------
+    Soft accuracy of m1 = mean over items of sum_k min(P_ik, Q_ik) = (0.967 + 0.9 + 0.85) / 3:
+
+    >>> import pandas as pd
+    >>> from hlv_core.io import load
+    >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+    ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="toy.csv")
+    >>> preds = pd.DataFrame({"model": ["m1"] * 6 + ["m2"] * 6,
+    ...                       "item_id": ["i1", "i1", "i2", "i2", "i3", "i3"] * 2,
+    ...                       "label": ["neg", "pos"] * 6,
+    ...                       "prob": [0.3, 0.7, 0.9, 0.1, 0.6, 0.4] + [0.5] * 6})
+    >>> table = score_model(dataset, preds, "m1").table.set_index("metric")
+    >>> table.loc[["hard_accuracy", "soft_accuracy", "po_jsd"], "value"].round(4).tolist()
+    [1.0, 0.9056, 0.9762]
     """
     _check_dataset(dataset)
     ml = _multilabel(dataset, multilabel)
@@ -172,12 +251,58 @@ def score_models(
     n_boot: int = 0,
     seed: int = 0,
 ) -> pd.DataFrame:
-    """Long table of every metric for every model: columns :data:`SCORE_COLUMNS`.
+    r"""Long table of every metric for every model (Kurniawan et al., sections 3.1-3.3).
 
-    One row per (model, metric) in the order of ``models`` (default: order of first appearance in
-    ``predictions``) and of :func:`~hlv_core.soft_metrics.evaluate`. ``n_items`` is the model's
-    coverage (items it predicted). Same arguments as :func:`score_model`; only the metric values
-    are computed (no class-wise or per-item tables)."""
+    One row per (model, metric) in the order of ``models`` (default: order of first appearance
+    in ``predictions``) and of :func:`~hlv_core.soft_metrics.evaluate`. ``n_items`` is the
+    model's coverage (items it predicted). Only the metric values are computed (no class-wise
+    or per-item tables).
+
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        Multiclass, rating or multilabel annotations.
+    predictions : pandas.DataFrame
+        Long table ``model, item_id, label, prob``.
+    models : sequence of str, optional
+        Models to score, in this order; default all.
+    multilabel, skip_undefined, lewidi, n_boot, seed
+        As in :func:`score_model`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`SCORE_COLUMNS` (``model, group, metric, value, lower, upper,
+        higher_is_better, n_items, n_boot, seed, multilabel, n_items_total, note``).
+
+    Raises
+    ------
+    hlv_core.io.DataError
+        Ranking data, or an unknown model.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau (2025), "Training and evaluating
+       with human label variation: an empirical study", Computational Linguistics, sections 3.1-3.3.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from hlv_core.io import load
+    >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+    ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="toy.csv")
+    >>> preds = pd.DataFrame({"model": ["m1"] * 6 + ["m2"] * 6,
+    ...                       "item_id": ["i1", "i1", "i2", "i2", "i3", "i3"] * 2,
+    ...                       "label": ["neg", "pos"] * 6,
+    ...                       "prob": [0.3, 0.7, 0.9, 0.1, 0.6, 0.4] + [0.5] * 6})
+    >>> scores = score_models(dataset, preds)
+    >>> scores[scores.metric == "hard_accuracy"][["model", "value", "n_items"]].round(3)
+       model  value  n_items
+    0     m1  1.000        3
+    10    m2  0.667        3
+    """
     _check_dataset(dataset)
     ml = _multilabel(dataset, multilabel)
     ordinal = _ordinal_values(dataset, lewidi)
@@ -201,8 +326,37 @@ def score_models(
 
 
 def metric_matrix(scores: pd.DataFrame) -> pd.DataFrame:
-    """Models x metrics table of ``value`` from :func:`score_models` (rows in the order the models
-    appear, columns in :data:`~hlv_core.soft_metrics.METRIC_INFO` order; index name ``model``)."""
+    r"""Models x metrics table of the values of :func:`score_models`.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Output of :func:`score_models` (columns ``model, metric, value`` at least).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``model`` (in order of appearance), one column per metric in
+        :data:`~hlv_core.soft_metrics.METRIC_INFO` order; the input of
+        :func:`hlv_core.review.metric_correlations`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from hlv_core.io import load
+    >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+    ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="toy.csv")
+    >>> preds = pd.DataFrame({"model": ["m1"] * 6 + ["m2"] * 6,
+    ...                       "item_id": ["i1", "i1", "i2", "i2", "i3", "i3"] * 2,
+    ...                       "label": ["neg", "pos"] * 6,
+    ...                       "prob": [0.3, 0.7, 0.9, 0.1, 0.6, 0.4] + [0.5] * 6})
+    >>> metric_matrix(score_models(dataset, preds)).iloc[:, [0, 3]].round(3).rename_axis(None)
+        hard_accuracy  soft_accuracy
+    m1          1.000          0.906
+    m2          0.667          0.694
+    """
     models = list(pd.unique(scores["model"]))
     wide = scores.pivot(index="model", columns="metric", values="value")
     wide = wide.reindex(index=models,
@@ -213,13 +367,45 @@ def metric_matrix(scores: pd.DataFrame) -> pd.DataFrame:
 
 
 def metric_ranks(scores: pd.DataFrame) -> pd.DataFrame:
-    """Rank of every model under every metric (1 = best), from :func:`score_models`.
+    r"""Rank of every model under every metric (1 = best).
 
     Higher-is-better metrics rank by ``-value``, the LeWiDi distances by ``value`` (ties share
-    the smallest rank, ``method="min"``; NaN values get no rank). Returns ``scores`` plus
-    ``signed`` and ``rank``, ``metric`` as an ordered categorical in
-    :data:`~hlv_core.soft_metrics.METRIC_INFO` order, sorted by metric then model. Does the
-    choice of metric change the winner (Kurniawan et al., section 6)? See :func:`metric_winners`.
+    the smallest rank, ``method="min"``; NaN values get no rank). Does the choice of metric
+    change the winner (Kurniawan et al., section 6)? See :func:`metric_winners`.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Output of :func:`score_models`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``scores`` plus ``signed`` and ``rank``; ``metric`` as an ordered categorical in
+        :data:`~hlv_core.soft_metrics.METRIC_INFO` order; sorted by metric then model.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau (2025), "Training and evaluating
+       with human label variation: an empirical study", Computational Linguistics, section 6.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from hlv_core.io import load
+    >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+    ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="toy.csv")
+    >>> preds = pd.DataFrame({"model": ["m1"] * 6 + ["m2"] * 6,
+    ...                       "item_id": ["i1", "i1", "i2", "i2", "i3", "i3"] * 2,
+    ...                       "label": ["neg", "pos"] * 6,
+    ...                       "prob": [0.3, 0.7, 0.9, 0.1, 0.6, 0.4] + [0.5] * 6})
+    >>> ranks = metric_ranks(score_models(dataset, preds))
+    >>> ranks[ranks.metric == "lewidi_manhattan"][["model", "value", "rank"]].round(3)
+       model  value  rank
+    9     m1  0.189   1.0
+    19    m2  0.611   2.0
     """
     order = [m for m in sm.METRIC_INFO if m in set(scores["metric"])]
     ranks = scores.copy()
@@ -230,8 +416,34 @@ def metric_ranks(scores: pd.DataFrame) -> pd.DataFrame:
 
 
 def metric_winners(ranks: pd.DataFrame) -> pd.Series:
-    """Per metric, the model(s) ranked first by :func:`metric_ranks` (several joined by
-    ``", "`` in sorted order), indexed by metric."""
+    r"""Per metric, the model(s) ranked first by :func:`metric_ranks`.
+
+    Parameters
+    ----------
+    ranks : pandas.DataFrame
+        Output of :func:`metric_ranks`.
+
+    Returns
+    -------
+    pandas.Series
+        Indexed by metric; several winners joined by ``", "`` in sorted order.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from hlv_core.io import load
+    >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+    ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="toy.csv")
+    >>> preds = pd.DataFrame({"model": ["m1"] * 6 + ["m2"] * 6,
+    ...                       "item_id": ["i1", "i1", "i2", "i2", "i3", "i3"] * 2,
+    ...                       "label": ["neg", "pos"] * 6,
+    ...                       "prob": [0.3, 0.7, 0.9, 0.1, 0.6, 0.4] + [0.5] * 6})
+    >>> winners = metric_winners(metric_ranks(score_models(dataset, preds)))
+    >>> winners["soft_accuracy"], len(winners)
+    ('m1', 10)
+    """
     first = ranks[ranks["rank"] == 1]
     return first.groupby("metric", observed=True)["model"].agg(lambda s: ", ".join(sorted(s)))
 
@@ -241,13 +453,38 @@ VERDICTS = ("hard wrong, soft matches", "hard right, soft far", "agree")
 
 
 def item_verdicts(items: pd.DataFrame, threshold: float = 0.8) -> pd.Series:
-    """Where hard and soft evaluation disagree on an item (Kurniawan et al., section 3.3: hard and soft metrics measure different things).
+    """Where hard and soft evaluation disagree on an item (Kurniawan et al., section 3.3).
 
-    ``items``: :attr:`ModelScores.items` (columns ``hard_correct`` and ``soft_overlap`` =
-    sum_k min(P_ik, Q_ik)). An item whose soft overlap is >= ``threshold`` "matches the humans":
-    ``"hard wrong, soft matches"`` when its argmax misses the majority label anyway,
+    An item whose soft overlap ``sum_k min(P_ik, Q_ik)`` is >= ``threshold`` "matches the
+    humans": ``"hard wrong, soft matches"`` when its argmax misses the majority label anyway,
     ``"hard right, soft far"`` when the argmax is right but the distribution is far, ``"agree"``
-    otherwise. Returns a Series aligned with ``items``."""
+    otherwise (:data:`VERDICTS`).
+
+    Parameters
+    ----------
+    items : pandas.DataFrame
+        :attr:`ModelScores.items` (columns ``hard_correct`` and ``soft_overlap``).
+    threshold : float, default 0.8
+        Soft overlap at which a distribution matches the humans.
+
+    Returns
+    -------
+    pandas.Series
+        Verdict per row of ``items`` (name ``verdict``, same index).
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau (2025), "Training and evaluating
+       with human label variation: an empirical study", Computational Linguistics, section 3.3 (relationship between metrics).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> items = pd.DataFrame({"hard_correct": [False, True, True],
+    ...                       "soft_overlap": [0.9, 0.6, 0.95]})
+    >>> item_verdicts(items).tolist()
+    ['hard wrong, soft matches', 'hard right, soft far', 'agree']
+    """
     high = items["soft_overlap"] >= threshold
     hard = items["hard_correct"].astype(bool)
     values = np.select([~hard & high, hard & ~high], list(VERDICTS[:2]), VERDICTS[2])

@@ -17,6 +17,7 @@ import pytest
 
 FINISHED = [
     "hlv_core.lewidi",
+    "hlv_core.scoring",
 ]
 
 
