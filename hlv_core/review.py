@@ -103,7 +103,22 @@ regularise a comparison graph without a unique stationary distribution."""
 
 
 class DisconnectedComparisonWarning(UserWarning):
-    """The comparison graph has no unique stationary distribution; scores were regularised."""
+    """The comparison graph has no unique stationary distribution; scores were regularised.
+
+    Issued by :func:`human_scores` when it falls back to ``auto_regularize`` pseudo-judgements.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> wins = np.array([[0, 1, 0, 0], [0, 0, 0, 0], [0, 0, 0, 1], [0, 0, 0, 0]])
+    >>> comps = np.array([[0, 1, 0, 0], [1, 0, 0, 0], [0, 0, 0, 1], [0, 0, 1, 0]])
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     table, notes = human_scores(wins, comps, ["a", "b", "c", "d"])
+    >>> caught[0].category.__name__, len(notes)
+    ('DisconnectedComparisonWarning', 3)
+    """
 
 
 # --------------------------------------------------------------------------------------------
@@ -159,7 +174,46 @@ def transition_matrix(
     ``eps > 0`` never-compared pairs get ``A_ij = 1/2`` and the graph becomes complete). With
     ``eps = 0`` only pairs with a non-zero denominator are edges. Then ``P_ij = A_ij / d_max``
     (``d_max`` = largest number of distinct opponents of any model) and
-    ``P_ii = 1 - sum_{j != i} P_ij``. Rows sum to 1.
+    ``P_ii = 1 - sum_{j != i} P_ij``.
+
+    Parameters
+    ----------
+    wins : numpy.ndarray
+        (M, M) counts; ``wins[i, j]`` = judgements where column model j beat row model i.
+    comps : numpy.ndarray
+        (M, M) symmetric counts of judgements comparing i and j (ties included), zero diagonal.
+    ties : {"in_denominator", "decisive_only"}, default "in_denominator"
+        Tie convention (:data:`TIES`).
+    regularize : float, default 0.0
+        Pseudo-wins ``eps`` >= 0 each way for every pair.
+
+    Returns
+    -------
+    numpy.ndarray
+        (M, M) row-stochastic transition matrix P.
+
+    Raises
+    ------
+    ValueError
+        Counts not square, negative, asymmetric, with a non-zero diagonal, wins exceeding
+        comparisons, an unknown ``ties`` or a negative ``regularize``.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 6.1 (and Table 5, Figure 5).
+    .. [2] S. Negahban, S. Oh and D. Shah (2012), "Iterative ranking from pair-wise
+       comparisons" (Rank Centrality), NIPS 2012, section 2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> wins = np.array([[0, 3, 4], [1, 0, 3], [0, 1, 0]])  # wins[i, j]: column j beat row i
+    >>> comps = np.array([[0, 5, 4], [5, 0, 4], [4, 4, 0]])
+    >>> transition_matrix(wins, comps).round(4)
+    array([[0.2  , 0.3  , 0.5  ],
+           [0.1  , 0.525, 0.375],
+           [0.   , 0.125, 0.875]])
     """
     if ties not in TIES:
         raise ValueError(f"ties must be one of {TIES}; got {ties!r}.")
@@ -187,17 +241,57 @@ def transition_matrix(
 
 
 def comparison_components(comps: np.ndarray) -> np.ndarray:
-    """Connected-component label of every model in the undirected comparison graph
-    (edge i-j when ``comps[i, j] > 0``). One label = connected."""
+    """Connected-component label of every model in the undirected comparison graph.
+
+    An edge joins i and j when ``comps[i, j] > 0``; one label for all models = connected (the
+    scores of models in different components are not identified by the data).
+
+    Parameters
+    ----------
+    comps : numpy.ndarray
+        (M, M) symmetric comparison counts.
+
+    Returns
+    -------
+    numpy.ndarray
+        (M,) integer component labels.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> comparison_components(np.array([[0, 2, 0], [2, 0, 0], [0, 0, 0]]))
+    array([0, 0, 1], dtype=int32)
+    """
     comps = np.asarray(comps, dtype=float)
     _, labels = connected_components(comps > 0, directed=False)
     return labels
 
 
 def closed_classes(P: np.ndarray) -> list[np.ndarray]:
-    """Closed communicating classes of a Markov chain with transition matrix ``P`` (strongly
-    connected components with no edge leaving them). The stationary distribution is unique
-    exactly when there is one closed class."""
+    """Closed communicating classes of a Markov chain.
+
+    Strongly connected components of the transition graph with no edge leaving them. The
+    stationary distribution is unique exactly when there is one closed class.
+
+    Parameters
+    ----------
+    P : numpy.ndarray
+        (M, M) transition matrix.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        The states of each closed class.
+
+    Examples
+    --------
+    State 0 leaks into state 1, which never leaves; state 2 is absorbing too:
+
+    >>> import numpy as np
+    >>> P = np.array([[0.5, 0.5, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    >>> [c.tolist() for c in closed_classes(P)]
+    [[1], [2]]
+    """
     P = np.asarray(P, dtype=float)
     adjacency = (P > 0) & ~np.eye(P.shape[0], dtype=bool)
     n, labels = connected_components(adjacency, directed=True, connection="strong")
@@ -209,9 +303,33 @@ def closed_classes(P: np.ndarray) -> list[np.ndarray]:
 
 
 def stationary_distribution(P: np.ndarray) -> np.ndarray:
-    """pi with ``pi^T P = pi^T`` and ``sum(pi) = 1`` for a chain with a unique stationary
-    distribution, by one dense linear solve (``scipy.linalg.solve`` on ``(P^T - I)`` with its
-    last equation replaced by the normalisation). Raises ValueError when pi is not unique."""
+    """Stationary distribution pi of a chain with a unique one.
+
+    Solves ``pi^T P = pi^T`` with ``sum(pi) = 1`` by one dense linear solve
+    (``scipy.linalg.solve`` on ``(P^T - I)`` with its last equation replaced by the
+    normalisation).
+
+    Parameters
+    ----------
+    P : numpy.ndarray
+        (M, M) row-stochastic transition matrix.
+
+    Returns
+    -------
+    numpy.ndarray
+        (M,) probabilities summing to 1.
+
+    Raises
+    ------
+    ValueError
+        When pi is not unique (more than one closed class, :func:`closed_classes`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> stationary_distribution(np.array([[0.5, 0.5], [0.25, 0.75]])).round(6)
+    array([0.333333, 0.666667])
+    """
     P = np.asarray(P, dtype=float)
     m = P.shape[0]
     if m == 1:
@@ -238,18 +356,53 @@ def rank_centrality(
     ties: Literal["in_denominator", "decisive_only"] = "in_denominator",
     regularize: float = 0.0,
 ) -> np.ndarray:
-    """Rank Centrality scores of M models from pairwise counts (Kurniawan et al. section 6.1;
-    Negahban, Oh and Shah 2012).
+    """Rank Centrality scores of M models from pairwise counts (Kurniawan et al., section 6.1; Negahban, Oh and Shah 2012).
 
-    ``wins[i, j]`` = judgements where column model j beat row model i; ``comps[i, j]`` =
-    judgements comparing i and j (symmetric, zero diagonal, ties included). The transition
-    matrix is :func:`transition_matrix`; the scores are its stationary distribution pi
-    (``pi^T P = pi^T``, ``sum pi = 1``; higher = better). ``d_max`` scaling does not change pi.
+    The scores are the stationary distribution pi of :func:`transition_matrix`
+    (``pi^T P = pi^T``, ``sum pi = 1``; higher = better); ``d_max`` scaling does not change
+    pi. A chain with more than one closed class (a disconnected comparison graph, or two
+    models that never lost to anyone) has no unique pi: this raises unless ``regularize > 0``
+    (:func:`human_scores` does that with a warning).
 
-    A chain with more than one closed class (e.g. a disconnected comparison graph, or two
-    models that never lost to anyone) has no unique pi: this raises ValueError unless
-    ``regularize > 0`` (see :func:`transition_matrix`; :func:`human_scores` does that with a
-    warning). Returns an (M,) array summing to 1.
+    Parameters
+    ----------
+    wins : numpy.ndarray
+        (M, M); ``wins[i, j]`` = judgements where column model j beat row model i.
+    comps : numpy.ndarray
+        (M, M) symmetric comparison counts (ties included), zero diagonal.
+    ties : {"in_denominator", "decisive_only"}, default "in_denominator"
+        Tie convention (see :func:`transition_matrix`).
+    regularize : float, default 0.0
+        Pseudo-wins each way for every pair.
+
+    Returns
+    -------
+    numpy.ndarray
+        (M,) scores summing to 1.
+
+    Raises
+    ------
+    ValueError
+        Bad counts, or no unique stationary distribution at ``regularize``.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 6.1 (and Table 5, Figure 5).
+    .. [2] S. Negahban, S. Oh and D. Shah (2012), "Iterative ranking from pair-wise
+       comparisons" (Rank Centrality), NIPS 2012, section 2.
+
+    Examples
+    --------
+    Model c won most of its comparisons, model a lost most:
+
+    >>> import numpy as np
+    >>> wins = np.array([[0, 3, 4], [1, 0, 3], [0, 1, 0]])  # wins[i, j]: column j beat row i
+    >>> comps = np.array([[0, 5, 4], [5, 0, 4], [4, 4, 0]])
+    >>> rank_centrality(wins, comps).round(4)
+    array([0.027 , 0.2162, 0.7568])
+    >>> rank_centrality(wins, comps, ties="decisive_only").round(4)
+    array([0.0303, 0.2121, 0.7576])
     """
     P = transition_matrix(wins, comps, ties=ties, regularize=regularize)
     try:
@@ -270,14 +423,58 @@ def human_scores(
     regularize: float = 0.0,
     auto_regularize: float = DEFAULT_REGULARIZE,
 ) -> tuple[pd.DataFrame, list[str]]:
-    """Rank-centrality scores of ``models`` with both tie conventions, as a table with columns
-    ``model, score_in_denominator, rank_in_denominator, score_decisive_only,
-    rank_decisive_only, n_comparisons`` (rank 1 = best; ties in score share the lower rank).
+    """Rank-centrality scores of the models under both tie conventions, as a table (Kurniawan et al., section 6.1).
 
     When a convention has no unique stationary distribution at the requested ``regularize``
     (disconnected comparison graph, a pair without decisive judgements, ...), it is recomputed
     with ``max(regularize, auto_regularize)`` and a :class:`DisconnectedComparisonWarning` is
-    issued; the notes (second return value) say what was done, for the UI.
+    issued; the notes say what was done, for the UI.
+
+    Parameters
+    ----------
+    wins, comps : numpy.ndarray
+        (M, M) pairwise counts as in :func:`rank_centrality`.
+    models : sequence of str
+        The M model names, in the order of the rows.
+    regularize : float, default 0.0
+        Pseudo-wins each way for every pair.
+    auto_regularize : float, default :data:`DEFAULT_REGULARIZE`
+        Fallback when the scores are not unique (0: raise instead).
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        ``model, score_in_denominator, score_decisive_only, rank_in_denominator,
+        rank_decisive_only, regularize_in_denominator, regularize_decisive_only,
+        n_comparisons`` (rank 1 = best; equal scores share the lower rank).
+    notes : list of str
+        What was done (disconnected graph, regularisation), in words.
+
+    Raises
+    ------
+    ValueError
+        Bad counts, or no unique solution with ``auto_regularize <= 0``.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 6.1 (and Table 5, Figure 5).
+    .. [2] S. Negahban, S. Oh and D. Shah (2012), "Iterative ranking from pair-wise
+       comparisons" (Rank Centrality), NIPS 2012, section 2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> wins = np.array([[0, 3, 4], [1, 0, 3], [0, 1, 0]])  # wins[i, j]: column j beat row i
+    >>> comps = np.array([[0, 5, 4], [5, 0, 4], [4, 4, 0]])
+    >>> table, notes = human_scores(wins, comps, ["a", "b", "c"])
+    >>> table[["model", "score_in_denominator", "rank_in_denominator"]].round(3)
+      model  score_in_denominator  rank_in_denominator
+    0     a                 0.027                    3
+    1     b                 0.216                    2
+    2     c                 0.757                    1
+    >>> notes
+    []
     """
     models = list(models)
     notes: list[str] = []
@@ -323,8 +520,35 @@ def human_scores(
 def model_metrics(
     P: np.ndarray, Q_by_model: Mapping[str, np.ndarray], *, multilabel: bool = False
 ) -> pd.DataFrame:
-    """Every metric of :func:`hlv_core.soft_metrics.evaluate` per model: a DataFrame indexed by
-    model with one column per metric. ``P`` is (N, K); each ``Q`` is (N, K) on the same rows."""
+    """Every metric of :func:`hlv_core.soft_metrics.evaluate` per model (Kurniawan et al., section 3).
+
+    Parameters
+    ----------
+    P : numpy.ndarray
+        (N, K) human judgement distributions.
+    Q_by_model : mapping of str to numpy.ndarray
+        Each model's (N, K) predictions on the same rows.
+    multilabel : bool, default False
+        Multilabel metrics.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``model``, one column per metric (undefined metrics NaN, no warning).
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", sections 3.1-3.2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> P = np.array([[0.5, 0.5], [1.0, 0.0]])
+    >>> table = model_metrics(P, {"m1": np.array([[0.4, 0.6], [0.9, 0.1]])})
+    >>> table.loc["m1", ["hard_accuracy", "soft_accuracy"]].round(3).tolist()
+    [0.5, 0.9]
+    """
     from . import soft_metrics as sm
 
     rows = {}
@@ -338,8 +562,33 @@ def model_metrics(
 
 
 def fit_line(x: np.ndarray, y: np.ndarray) -> tuple[float, float] | None:
-    """Least-squares line ``y = slope * x + intercept`` over the finite pairs (the trend drawn in
-    Figure 5 of Kurniawan et al.); None with fewer than two distinct x values."""
+    """Least-squares line ``y = slope * x + intercept`` over the finite pairs.
+
+    The trend drawn in Figure 5 of Kurniawan et al. (metric value against human score).
+
+    Parameters
+    ----------
+    x, y : numpy.ndarray
+        Values of the same length (NaN pairs are dropped).
+
+    Returns
+    -------
+    tuple of (float, float) or None
+        ``(slope, intercept)``; None with fewer than two distinct x values.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 6.2, Figure 5.
+
+    Examples
+    --------
+    >>> slope, intercept = fit_line([1, 2, 3], [2, 4, 7])
+    >>> round(slope, 6), round(intercept, 6)
+    (2.5, -0.666667)
+    >>> fit_line([1, 1], [2, 3]) is None
+    True
+    """
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     ok = np.isfinite(x) & np.isfinite(y)
@@ -371,13 +620,52 @@ def permutation_pvalue(
     n_resamples: int = 9999,
     seed: int = 0,
 ) -> tuple[float, float, str]:
-    """(r, p, description) of a permutation test of Pearson's r between x and y.
+    """Permutation test of Pearson's r between x and y.
 
     Null distribution: r of x re-paired with y by every permutation (all n! when
-    ``n <= exact_max``, the identity included; else ``n_resamples`` uniform random
-    permutations, p = (hits + 1) / (n_resamples + 1)). Hits: ``two-sided`` |r_perm| >= |r|,
-    ``greater`` r_perm >= r, ``less`` r_perm <= r (a relative tolerance of 1e-12 counts ties
-    of floating-point noise as hits)."""
+    ``n <= exact_max``, the identity included, ``p = hits / n!``; else ``n_resamples`` uniform
+    random permutations, ``p = (hits + 1) / (n_resamples + 1)``). Hits: ``two-sided``
+    ``|r_perm| >= |r|``, ``greater`` ``r_perm >= r``, ``less`` ``r_perm <= r`` (a relative
+    tolerance of 1e-12 counts ties of floating-point noise as hits).
+
+    Parameters
+    ----------
+    x, y : numpy.ndarray
+        (n,) paired values.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        Direction of the test.
+    exact_max : int, default 9
+        Largest n tested exactly.
+    n_resamples : int, default 9999
+        Random permutations when n > ``exact_max``.
+    seed : int, default 0
+        Seed of the random permutations.
+
+    Returns
+    -------
+    r : float
+        Pearson's r.
+    p : float
+        The permutation p-value.
+    test : str
+        Which test was run, in words.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 6.2 (Table 5).
+
+    Examples
+    --------
+    Five models in the same order under both: only the observed pairing and its mirror reach
+    |r|, so p = 2/120:
+
+    >>> import numpy as np
+    >>> r, p, test = permutation_pvalue(np.array([1, 2, 3, 4, 5.0]),
+    ...                                 np.array([1.1, 1.9, 3.2, 3.9, 5.3]))
+    >>> round(r, 4), round(p, 4), test
+    (0.9949, 0.0167, 'exact permutation (120 pairings)')
+    """
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     n = x.size
@@ -416,20 +704,54 @@ def metric_correlations(
     n_resamples: int = 9999,
     seed: int = 0,
 ) -> pd.DataFrame:
-    """Pearson r between each metric's per-model values and the human scores, with a permutation
-    p-value (Kurniawan et al. Table 5).
+    """Pearson r between each metric's per-model values and the human scores (Kurniawan et al., Table 5).
 
-    ``metrics``: DataFrame indexed by model, one column per metric (:func:`model_metrics`);
-    ``scores``: human score per model (e.g. rank centrality). For each metric the models with a
-    finite value are used (n >= 3 needed, else r and p are NaN with a note). The p-value is the
-    share of pairings of the metric values with the scores whose r is at least as extreme
-    (``alternative``: ``"two-sided"`` |r| >= |r_obs| (default; the paper does not say),
-    ``"greater"`` r >= r_obs, ``"less"``): exact over all n! pairings when
-    ``n <= exact_max_models``, else ``n_resamples`` random pairings (seeded); see
-    :func:`permutation_pvalue`. The smallest attainable exact p is 1/n! one-sided (2/n!
-    two-sided, by the mirror pairing): with 3 models p >= 1/3, so significance needs n >= 5.
+    For each metric the models with a finite value are used (n >= 3 needed, else r and p are
+    NaN with a note). The p-value is the share of pairings of the metric values with the
+    scores whose r is at least as extreme (:func:`permutation_pvalue`): exact over all n!
+    pairings when ``n <= exact_max_models``, else ``n_resamples`` seeded random pairings. The
+    smallest attainable exact p is 1/n! one-sided (2/n! two-sided): with 3 models p >= 1/3, so
+    significance needs n >= 5 (:func:`smallest_p`).
 
-    Columns: ``metric, r, p_value, alternative, n_models, test, note``.
+    Parameters
+    ----------
+    metrics : pandas.DataFrame
+        Indexed by model, one column per metric (:func:`model_metrics`).
+    scores : pandas.Series or mapping of str to float
+        Human score per model (e.g. rank centrality).
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        The paper does not say; two-sided by default.
+    exact_max_models : int, default 9
+        Largest number of models tested exactly (at most 10).
+    n_resamples : int, default 9999
+        Random pairings beyond that.
+    seed : int, default 0
+        Seed of the random pairings.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``metric, r, p_value, alternative, n_models, test, note``.
+
+    Raises
+    ------
+    ValueError
+        Unknown ``alternative`` or ``exact_max_models > 10``.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 6.2 (Table 5, Figure 5).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> metrics = pd.DataFrame({"soft_accuracy": [0.6, 0.7, 0.8, 0.9, 0.75]},
+    ...                        index=["a", "b", "c", "d", "e"])
+    >>> human = pd.Series([0.1, 0.15, 0.2, 0.3, 0.25], index=["a", "b", "c", "d", "e"])
+    >>> metric_correlations(metrics, human)[["metric", "r", "p_value", "n_models"]].round(3)
+              metric      r  p_value  n_models
+    0  soft_accuracy  0.919     0.05         5
     """
     if alternative not in ("two-sided", "greater", "less"):
         raise ValueError(f"alternative must be two-sided, greater or less; got {alternative!r}.")
@@ -471,10 +793,32 @@ _latest = latest_judgements  # the name used before the store had its own module
 
 
 def pair_table(judgements: pd.DataFrame, models: Sequence[str] | None = None) -> pd.DataFrame:
-    """Judgements per unordered model pair: ``model_1, model_2, n, model_1_wins, model_2_wins,
-    both, neither, decisive_share`` (model_1 < model_2 in ``models`` order, default sorted
-    names). Uses the rows given (pass ``ReviewStore.judgements(latest_only=True)`` for the
-    counts that feed rank centrality)."""
+    """Judgements per unordered model pair.
+
+    Uses the rows given (pass ``ReviewStore.judgements(latest_only=True)`` for the counts that
+    feed rank centrality). ``decisive_share = (model_1_wins + model_2_wins) / n``.
+
+    Parameters
+    ----------
+    judgements : pandas.DataFrame
+        Judgement rows with ``model_a, model_b, choice`` (:meth:`ReviewStore.judgements`).
+    models : sequence of str, optional
+        Model order (model_1 comes before model_2 in it); default sorted names.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model_1, model_2, n, model_1_wins, model_2_wins, both, neither, decisive_share``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> judgements = pd.DataFrame({"model_a": ["m1", "m2", "m1"], "model_b": ["m2", "m1", "m2"],
+    ...                            "choice": ["A", "A", "both"]})
+    >>> pair_table(judgements).round(3)
+      model_1 model_2  n  model_1_wins  model_2_wins  both  neither  decisive_share
+    0      m1      m2  3             1             1     1        0           0.667
+    """
     if models is None:
         models = sorted(set(judgements["model_a"]) | set(judgements["model_b"])) \
             if not judgements.empty else []
@@ -506,9 +850,35 @@ def pair_table(judgements: pd.DataFrame, models: Sequence[str] | None = None) ->
 
 def visible_distribution(probs: Mapping[str, float] | pd.Series, *, threshold: float = 0.0
                          ) -> pd.DataFrame:
-    """What a reviewer sees of one model output: labels with probability > ``threshold``,
-    sorted by probability (descending; ties by label inventory order as given), Kurniawan et al.
-    section 6.1 (footnote 19 uses 0.1 for multilabel; default 0)."""
+    """What a reviewer sees of one model output (Kurniawan et al., section 6.1).
+
+    Labels with probability > ``threshold``, sorted by probability (descending; ties by label
+    inventory order as given). The paper's footnote 19 uses 0.1 for multilabel; default 0.
+
+    Parameters
+    ----------
+    probs : mapping of str to float or pandas.Series
+        Probability per label, in inventory order.
+    threshold : float, default 0.0
+        Labels at or below it are hidden.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``label, probability``.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 6.1.
+
+    Examples
+    --------
+    >>> visible_distribution({"neg": 0.1, "neu": 0.45, "pos": 0.45}, threshold=0.1)
+      label  probability
+    0   neu         0.45
+    1   pos         0.45
+    """
     series = pd.Series(probs, dtype=float)
     order = np.arange(len(series))
     frame = pd.DataFrame({"label": series.index.astype(str), "probability": series.to_numpy(),
@@ -521,13 +891,41 @@ def visible_distribution(probs: Mapping[str, float] | pd.Series, *, threshold: f
 
 def case_labels(outputs: pd.DataFrame, *, threshold: float = 0.0,
                 max_labels: int | None = None) -> list[str]:
-    """The labels every output of one case lists, in the inventory order, so that the outputs
-    shown side by side line up row by row (a reviewer compares like with like).
+    """The labels every output of one case lists, in inventory order.
 
-    ``outputs``: (outputs x labels) probabilities, columns in the label inventory order. A label
-    is listed when some output gives it more than ``threshold`` (Kurniawan et al., section
-    6.1); when more than ``max_labels`` qualify, those with the highest largest probability
-    are kept (ties: inventory order), still listed in inventory order."""
+    So that the outputs shown side by side line up row by row (a reviewer compares like with
+    like). A label is listed when some output gives it more than ``threshold`` (Kurniawan et
+    al., section 6.1); when more than ``max_labels`` qualify, those with the highest largest
+    probability are kept (ties: inventory order), still listed in inventory order.
+
+    Parameters
+    ----------
+    outputs : pandas.DataFrame
+        (outputs x labels) probabilities, columns in label inventory order.
+    threshold : float, default 0.0
+        A label needs some output above it.
+    max_labels : int, optional
+        Most labels listed.
+
+    Returns
+    -------
+    list of str
+        The labels to show.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 6.1.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> outputs = pd.DataFrame({"neg": [0.05, 0.1], "neu": [0.5, 0.6], "pos": [0.45, 0.3]})
+    >>> case_labels(outputs, threshold=0.1)
+    ['neu', 'pos']
+    >>> case_labels(outputs, max_labels=1)
+    ['neu']
+    """
     frame = pd.DataFrame(outputs, dtype=float)
     top = frame.max(axis=0).to_numpy()
     keep = np.flatnonzero(top > threshold)
@@ -542,8 +940,20 @@ def case_labels(outputs: pd.DataFrame, *, threshold: float = 0.0,
 
 
 class Access(NamedTuple):
-    """Who is asking: ``user`` (the signed-in reviewer, e.g. an e-mail address) and whether the
-    deployment lists them as an admin."""
+    """Who is asking: the signed-in reviewer and whether the deployment lists them as an admin.
+
+    Parameters
+    ----------
+    user : str
+        The signed-in reviewer (e.g. an e-mail address).
+    is_admin : bool, default False
+        Admins see reviewer names, pool datasets, export and import everything.
+
+    Examples
+    --------
+    >>> Access("ann@example.org"), can_import(Access("root", is_admin=True))
+    (Access(user='ann@example.org', is_admin=False), True)
+    """
 
     user: str
     is_admin: bool = False
@@ -555,17 +965,76 @@ def _need_admin(access: Access, what: str) -> None:
 
 
 def own_judgements(store: ReviewStore, access: Access, dataset: str) -> pd.DataFrame:
-    """The signed-in reviewer's own judgements of ``dataset`` (comments included), all rows."""
+    """The signed-in reviewer's own judgements of ``dataset`` (comments included), all rows.
+
+    Parameters
+    ----------
+    store : ReviewStore
+        The judgement store.
+    access : Access
+        Who is asking.
+    dataset : str
+        Dataset name.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The :meth:`ReviewStore.judgements` columns, this reviewer's rows only.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> store = ReviewStore(pathlib.Path(tempfile.mkdtemp()) / "reviews.sqlite3")
+    >>> _ = store.add("ann", "i1", "m1", "m2", "A", dataset="toy")
+    >>> _ = store.add("bob", "i1", "m1", "m2", "B", dataset="toy", comment="close call")
+    >>> _ = store.add("bob", "i2", "m1", "m2", "both", dataset="toy")
+    >>> own_judgements(store, Access("bob"), "toy")[["reviewer", "item_id", "choice"]]
+      reviewer item_id choice
+    0      bob      i1      B
+    1      bob      i2   both
+    """
     return store.judgements(dataset=dataset, reviewer=access.user)
 
 
 def aggregate_judgements(store: ReviewStore, access: Access, dataset: str | None) -> pd.DataFrame:
-    """The latest judgements that feed the shared ranking of ``dataset`` (visible to every
-    reviewer of it): columns ``id, reviewer, item_id, model_a, model_b, choice, dataset,
-    created_at``, comments never included. Other reviewers appear as ``reviewer 1``,
-    ``reviewer 2``, ... (numbered by first judgement) unless ``access`` is an admin; the
-    caller's own rows keep their name. ``dataset=None`` (every dataset) is admin-only
-    (PermissionError otherwise)."""
+    """The latest judgements that feed the shared ranking of ``dataset``.
+
+    Visible to every reviewer of it; comments never included. Other reviewers appear as
+    ``reviewer 1``, ``reviewer 2``, ... (numbered by first judgement) unless ``access`` is an
+    admin; the caller's own rows keep their name.
+
+    Parameters
+    ----------
+    store : ReviewStore
+        The judgement store.
+    access : Access
+        Who is asking.
+    dataset : str or None
+        Dataset name; None (every dataset) is admin-only.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``id, reviewer, item_id, model_a, model_b, choice, dataset, created_at``.
+
+    Raises
+    ------
+    PermissionError
+        ``dataset=None`` for a non-admin.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> store = ReviewStore(pathlib.Path(tempfile.mkdtemp()) / "reviews.sqlite3")
+    >>> _ = store.add("ann", "i1", "m1", "m2", "A", dataset="toy")
+    >>> _ = store.add("bob", "i1", "m1", "m2", "B", dataset="toy", comment="close call")
+    >>> _ = store.add("bob", "i2", "m1", "m2", "both", dataset="toy")
+    >>> aggregate_judgements(store, Access("ann"), "toy")[["reviewer", "item_id", "choice"]]
+         reviewer item_id choice
+    0         ann      i1      A
+    1  reviewer 2      i1      B
+    2  reviewer 2      i2   both
+    """
     if dataset is None:
         _need_admin(access, "pool judgements across datasets")
     frame = store.judgements(dataset=dataset, latest_only=True)
@@ -581,10 +1050,47 @@ def aggregate_judgements(store: ReviewStore, access: Access, dataset: str | None
 
 def exportable_judgements(store: ReviewStore, access: Access, dataset: str | None, *,
                           everyone: bool = False) -> pd.DataFrame:
-    """What ``access`` may download (the :meth:`ReviewStore.export_frame` layout; the writer
-    neutralises formulas): a reviewer gets only their own judgements of ``dataset``; an admin gets
-    every reviewer's with ``everyone=True`` and every dataset with ``dataset=None``. Asking for
-    more than the role allows raises PermissionError."""
+    """The judgements ``access`` may download.
+
+    A reviewer gets only their own judgements of ``dataset``; an admin gets every reviewer's
+    with ``everyone=True`` and every dataset with ``dataset=None`` (the
+    :meth:`ReviewStore.export_frame` layout; the CSV writer neutralises formulas).
+
+    Parameters
+    ----------
+    store : ReviewStore
+        The judgement store.
+    access : Access
+        Who is asking.
+    dataset : str or None
+        Dataset name; None = every dataset (admin).
+    everyone : bool, default False
+        Every reviewer's judgements (admin).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``uuid, reviewer, item_id, model_a, model_b, choice, comment, dataset, created_at,
+        recorded_at, source, imported_by, import_file``.
+
+    Raises
+    ------
+    PermissionError
+        Asking for more than the role allows.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> store = ReviewStore(pathlib.Path(tempfile.mkdtemp()) / "reviews.sqlite3")
+    >>> _ = store.add("ann", "i1", "m1", "m2", "A", dataset="toy")
+    >>> _ = store.add("bob", "i1", "m1", "m2", "B", dataset="toy", comment="close call")
+    >>> _ = store.add("bob", "i2", "m1", "m2", "both", dataset="toy")
+    >>> len(exportable_judgements(store, Access("bob"), "toy"))
+    2
+    >>> exportable_judgements(store, Access("bob"), "toy", everyone=True)
+    Traceback (most recent call last):
+    PermissionError: only an admin may export other reviewers' judgements or every dataset; 'bob' is not an admin.
+    """
     if everyone or dataset is None:
         _need_admin(access, "export other reviewers' judgements or every dataset")
     return store.export_frame(dataset=dataset, reviewer=None if everyone else access.user)
@@ -592,8 +1098,40 @@ def exportable_judgements(store: ReviewStore, access: Access, dataset: str | Non
 
 def exportable_own_labels(store: ReviewStore, access: Access, dataset: str | None, *,
                           everyone: bool = False) -> pd.DataFrame:
-    """Own-label records ``access`` may download (same rule as :func:`exportable_judgements`;
-    labels joined with ``|``)."""
+    """Own-label records ``access`` may download.
+
+    Same rule as :func:`exportable_judgements`; the labels are joined with ``|``.
+
+    Parameters
+    ----------
+    store : ReviewStore
+        The judgement store.
+    access : Access
+        Who is asking.
+    dataset : str or None
+        Dataset name; None = every dataset (admin).
+    everyone : bool, default False
+        Every reviewer's records (admin).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``uuid, reviewer, item_id, labels, dataset, created_at``.
+
+    Raises
+    ------
+    PermissionError
+        Asking for more than the role allows.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> store = ReviewStore(pathlib.Path(tempfile.mkdtemp()) / "reviews.sqlite3")
+    >>> _ = store.add_own_labels("ann", "i1", ["pos", "neg"], dataset="toy")
+    >>> exportable_own_labels(store, Access("ann"), "toy")[["reviewer", "item_id", "labels"]]
+      reviewer item_id   labels
+    0      ann      i1  pos|neg
+    """
     if everyone or dataset is None:
         _need_admin(access, "export other reviewers' own labels or every dataset")
     frame = store.own_labels(dataset=dataset, reviewer=None if everyone else access.user)
@@ -601,15 +1139,55 @@ def exportable_own_labels(store: ReviewStore, access: Access, dataset: str | Non
 
 
 def can_import(access: Access) -> bool:
-    """Only admins import judgements (an import writes rows in other reviewers' names)."""
+    """Whether ``access`` may import judgements (admins only: an import writes rows in other reviewers' names).
+
+    Parameters
+    ----------
+    access : Access
+        Who is asking.
+
+    Returns
+    -------
+    bool
+        True for an admin.
+
+    Examples
+    --------
+    >>> can_import(Access("ann")), can_import(Access("root", is_admin=True))
+    (False, True)
+    """
     return bool(access.is_admin)
 
 
 def smallest_p(n: int, alternative: str = "two-sided") -> float:
-    """The smallest p-value the exact permutation test of :func:`permutation_pvalue` can give
-    with ``n`` models: only the observed pairing (and, two-sided, its mirror) among the ``n!``
-    pairings reaches the observed r, so ``p_min = c / n!`` with ``c = 2`` two-sided, ``1``
-    otherwise (Kurniawan et al., section 6: with few models no correlation can be significant)."""
+    """The smallest p-value the exact permutation test can give with ``n`` models.
+
+    Only the observed pairing (and, two-sided, its mirror) among the ``n!`` pairings reaches the
+    observed r, so ``p_min = c / n!`` with ``c = 2`` two-sided, ``1`` otherwise (Kurniawan et
+    al., section 6: with few models no correlation can be significant).
+
+    Parameters
+    ----------
+    n : int
+        Number of models.
+    alternative : str, default "two-sided"
+        ``"two-sided"``, ``"greater"`` or ``"less"``.
+
+    Returns
+    -------
+    float
+        ``c / n!``.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 6.2.
+
+    Examples
+    --------
+    >>> round(smallest_p(5), 4), round(smallest_p(3, "greater"), 4)
+    (0.0167, 0.1667)
+    """
     return (2.0 if alternative == "two-sided" else 1.0) / float(math.factorial(int(n)))
 
 

@@ -190,8 +190,8 @@ def score_model(
 
     References
     ----------
-    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau (2025), "Training and evaluating
-       with human label variation: an empirical study", Computational Linguistics, sections 3.1-3.3.
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", sections 3.1-3.3.
 
     Examples
     --------
@@ -282,8 +282,8 @@ def score_models(
 
     References
     ----------
-    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau (2025), "Training and evaluating
-       with human label variation: an empirical study", Computational Linguistics, sections 3.1-3.3.
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", sections 3.1-3.3.
 
     Examples
     --------
@@ -386,8 +386,8 @@ def metric_ranks(scores: pd.DataFrame) -> pd.DataFrame:
 
     References
     ----------
-    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau (2025), "Training and evaluating
-       with human label variation: an empirical study", Computational Linguistics, section 6.
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 6.
 
     Examples
     --------
@@ -474,8 +474,8 @@ def item_verdicts(items: pd.DataFrame, threshold: float = 0.8) -> pd.Series:
 
     References
     ----------
-    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau (2025), "Training and evaluating
-       with human label variation: an empirical study", Computational Linguistics, section 3.3 (relationship between metrics).
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 3.3 (relationship between metrics).
 
     Examples
     --------

@@ -18,6 +18,7 @@ import pytest
 FINISHED = [
     "hlv_core.lewidi",
     "hlv_core.scoring",
+    "hlv_core.review",
 ]
 
 
