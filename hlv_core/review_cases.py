@@ -30,8 +30,27 @@ at least once, :func:`judgement_sufficiency`)."""
 
 
 class CaseProposal(NamedTuple):
-    """One case to judge: ``models`` in display order (output A, B, C, ...), ``pairs`` the
-    (left, right) model pairs to judge on this screen (left = earlier letter)."""
+    """One case to judge, made by :func:`next_case`.
+
+    Parameters
+    ----------
+    item_id : str
+        The item (case).
+    models : tuple of str
+        Models in display order (output A, B, C, ...).
+    pairs : tuple of (str, str)
+        The (left, right) model pairs to judge on this screen (left = earlier letter).
+    remaining_cases : int
+        Cases with at least one pair this reviewer has not judged yet.
+    total_cases : int
+        Cases in all.
+
+    Examples
+    --------
+    >>> proposal = CaseProposal("i1", ("m2", "m1"), (("m2", "m1"),), 3, 5)
+    >>> dict(zip(output_letters(len(proposal.models)), proposal.models))
+    {'A': 'm2', 'B': 'm1'}
+    """
 
     item_id: str
     models: tuple[str, ...]
@@ -41,7 +60,23 @@ class CaseProposal(NamedTuple):
 
 
 def output_letters(n: int) -> list[str]:
-    """Names of ``n`` anonymous outputs: A, B, ..., Z, AA, AB, ..."""
+    """Names of ``n`` anonymous outputs: A, B, ..., Z, AA, AB, ...
+
+    Parameters
+    ----------
+    n : int
+        Number of outputs.
+
+    Returns
+    -------
+    list of str
+        ``n`` names.
+
+    Examples
+    --------
+    >>> output_letters(3), output_letters(28)[-2:]
+    (['A', 'B', 'C'], ['AA', 'AB'])
+    """
     letters = list(string.ascii_uppercase)
     out = []
     for k in range(n):
@@ -65,15 +100,61 @@ def next_case(
     seed: int | None = None,
     max_pairs: int | None = None,
 ) -> CaseProposal | None:
-    """The next case for ``reviewer`` with every model pair of it they have not judged yet.
+    """The next case for ``reviewer`` with every model pair of it they have not judged yet (Kurniawan et al., section 6.1).
 
-    ``judgements``: the dataset's judgements (all reviewers, undone ones left out). Case order:
-    a case the reviewer has started (some pairs judged) first, then contested first (highest human label ``entropy``, aligned with ``items``), then the fewest
-    judgements of the case by anyone, then at random. The pairs of the case: those the
-    reviewer has not judged, fewest judgements of the pair overall first, at most
-    ``max_pairs`` (the rest come back on a later screen of the same case). The outputs are shown
-    in a random order (``seed`` for reproducibility). None when every pair of every case is
-    judged."""
+    Case order: a case the reviewer has started (some pairs judged) first, then contested
+    first (highest human label ``entropy``), then the fewest judgements of the case by anyone,
+    then at random. The pairs of the case: those the reviewer has not judged, fewest judgements
+    of the pair overall first, at most ``max_pairs`` (the rest come back on a later screen of
+    the same case). The outputs are shown in a random order (blinding).
+
+    Parameters
+    ----------
+    judgements : pandas.DataFrame
+        The dataset's judgements, all reviewers (``reviewer, item_id, model_a, model_b``;
+        undone ones left out).
+    reviewer : str
+        Who is reviewing.
+    items : sequence of str
+        The cases.
+    models : sequence of str
+        The models compared (at least two).
+    entropy : sequence of float, optional
+        Human label entropy per item, aligned with ``items``.
+    seed : int, optional
+        Seed of the random order (reproducible when given).
+    max_pairs : int, optional
+        Most pairs on one screen.
+
+    Returns
+    -------
+    CaseProposal or None
+        None when every pair of every case is judged by this reviewer.
+
+    Raises
+    ------
+    ValueError
+        ``entropy`` not one value per item.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 6.1 (the human judgement collection).
+
+    Examples
+    --------
+    Ann has judged m1 vs m2 on i1, so she finishes i1 first with its two other pairs:
+
+    >>> import pandas as pd
+    >>> judgements = pd.DataFrame({
+    ...     "id": [1, 2], "reviewer": ["ann", "bob"], "item_id": ["i1", "i1"],
+    ...     "model_a": ["m1", "m2"], "model_b": ["m2", "m3"], "choice": ["A", "both"],
+    ...     "comment": ["sharper", "close"],
+    ...     "created_at": ["2026-11-25T14:03:27+00:00", "2026-11-25T15:00:00+00:00"]})
+    >>> proposal = next_case(judgements, "ann", ["i1", "i2"], ["m1", "m2", "m3"], seed=0)
+    >>> proposal.item_id, sorted(map(sorted, proposal.pairs)), proposal.remaining_cases
+    ('i1', [['m1', 'm3'], ['m2', 'm3']], 2)
+    """
     items = [str(x) for x in items]
     models = sorted(dict.fromkeys(str(m) for m in models))
     if len(models) < 2 or not items:
@@ -118,18 +199,60 @@ def next_case(
 
 
 def readable_time(value: str) -> str:
-    """A stored UTC timestamp as people read it: ``"2026-11-25 14:03 UTC"`` (minutes, no
-    microseconds); empty or unreadable values give ``""``."""
+    """A stored UTC timestamp as people read it: ``"2026-11-25 14:03 UTC"``.
+
+    Parameters
+    ----------
+    value : str
+        ISO 8601 timestamp.
+
+    Returns
+    -------
+    str
+        Minutes resolution, no microseconds; ``""`` for empty or unreadable values.
+
+    Examples
+    --------
+    >>> readable_time("2026-11-25T14:03:27.5+00:00"), readable_time("not a time")
+    ('2026-11-25 14:03 UTC', '')
+    """
     stamp = pd.to_datetime(value, utc=True, errors="coerce", format="ISO8601")
     return "" if pd.isna(stamp) else stamp.strftime("%Y-%m-%d %H:%M UTC")
 
 
 def history_table(judgements: pd.DataFrame, *, reveal_models: bool = True) -> pd.DataFrame:
-    """A reviewer's own judgements, newest first, for reading: ``When`` (``readable_time``),
-    ``Case``, ``Models compared`` ("x vs y"), ``Judgement`` in words ("x more accurate",
-    "Both acceptable", "Neither acceptable") and ``Comment``. With ``reveal_models=False``
-    (blinding kept after judging) one row per saved case: ``When, Case, Pairs judged,
-    Comment``, no model names."""
+    """A reviewer's own judgements, newest first, for reading.
+
+    With ``reveal_models=False`` (blinding kept after judging) one row per saved case, no model
+    names.
+
+    Parameters
+    ----------
+    judgements : pandas.DataFrame
+        The reviewer's rows of :meth:`~hlv_core.review_store.ReviewStore.judgements`.
+    reveal_models : bool, default True
+        Show model names and the judgement in words.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``When, Case, Models compared, Judgement, Comment`` (Judgement: "x more accurate",
+        "Both acceptable", "Neither acceptable"); blinded: ``When, Case, Pairs judged,
+        Comment``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> judgements = pd.DataFrame({
+    ...     "id": [1, 2], "reviewer": ["ann", "bob"], "item_id": ["i1", "i1"],
+    ...     "model_a": ["m1", "m2"], "model_b": ["m2", "m3"], "choice": ["A", "both"],
+    ...     "comment": ["sharper", "close"],
+    ...     "created_at": ["2026-11-25T14:03:27+00:00", "2026-11-25T15:00:00+00:00"]})
+    >>> history_table(judgements)[["When", "Models compared", "Judgement"]]
+                       When Models compared         Judgement
+    0  2026-11-25 15:00 UTC        m2 vs m3   Both acceptable
+    1  2026-11-25 14:03 UTC        m1 vs m2  m1 more accurate
+    """
     if judgements.empty:
         cols = ["When", "Case", "Models compared", "Judgement", "Comment"] if reveal_models \
             else ["When", "Case", "Pairs judged", "Comment"]
@@ -157,7 +280,26 @@ def history_table(judgements: pd.DataFrame, *, reveal_models: bool = True) -> pd
 
 
 class Sufficiency(NamedTuple):
-    """Whether the judgements support a meta-evaluation (:func:`judgement_sufficiency`)."""
+    """Whether the judgements support a meta-evaluation (:func:`judgement_sufficiency`).
+
+    Parameters
+    ----------
+    enough : bool
+        True when human scores can be shown.
+    needed : int
+        More judgements needed at the least (0 when enough).
+    n_judgements : int
+        Judgements of these models.
+    missing_pairs : tuple of (str, str)
+        Model pairs never compared.
+    rule : str
+        The rule in words.
+
+    Examples
+    --------
+    >>> Sufficiency(False, 2, 8, (), "rule").needed
+    2
+    """
 
     enough: bool
     needed: int  # more judgements needed at the least (0 when enough)
@@ -168,10 +310,39 @@ class Sufficiency(NamedTuple):
 
 def judgement_sufficiency(judgements: pd.DataFrame, models: Sequence[str], *,
                           min_judgements: int = MIN_JUDGEMENTS) -> Sufficiency:
-    """Enough judgements for human scores when every pair of ``models`` was compared at least
-    once and there are at least ``min_judgements`` judgements of these models (rows as given;
-    pass each reviewer's latest). ``needed`` = max(min_judgements - n, pairs never compared):
-    every missing pair needs one judgement, and each counts towards the total."""
+    """Whether there are enough judgements for human scores.
+
+    Enough when every pair of ``models`` was compared at least once and there are at least
+    ``min_judgements`` judgements of these models (rows as given; pass each reviewer's
+    latest). ``needed = max(min_judgements - n, pairs never compared)``: every missing pair
+    needs one judgement, and each counts towards the total.
+
+    Parameters
+    ----------
+    judgements : pandas.DataFrame
+        Judgement rows with ``model_a, model_b``.
+    models : sequence of str
+        The models scored.
+    min_judgements : int, default :data:`MIN_JUDGEMENTS`
+        Fewest judgements.
+
+    Returns
+    -------
+    Sufficiency
+        The verdict, what is missing and the rule in words.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> judgements = pd.DataFrame({
+    ...     "id": [1, 2], "reviewer": ["ann", "bob"], "item_id": ["i1", "i1"],
+    ...     "model_a": ["m1", "m2"], "model_b": ["m2", "m3"], "choice": ["A", "both"],
+    ...     "comment": ["sharper", "close"],
+    ...     "created_at": ["2026-11-25T14:03:27+00:00", "2026-11-25T15:00:00+00:00"]})
+    >>> s = judgement_sufficiency(judgements, ["m1", "m2", "m3"], min_judgements=3)
+    >>> s.enough, s.needed, s.missing_pairs
+    (False, 1, (('m1', 'm3'),))
+    """
     models = sorted(dict.fromkeys(str(m) for m in models))
     pairs = list(itertools.combinations(models, 2))
     rule = (f"human scores need every pair of the {len(models)} models compared at least once "

@@ -78,13 +78,41 @@ _JUDGEMENT_COLUMNS = ["id", *EXPORT_COLUMNS, "batch", "undone_at"]
 
 
 class ReviewStoreError(DataError):
-    """The review database cannot be used (SQLite or file-system failure); the message says
-    what happened and how to fix it. Nothing was written by the failed operation."""
+    """The review database cannot be used (SQLite or file-system failure).
+
+    A :class:`~hlv_core.io.DataError`: the message says what happened and how to fix it.
+    Nothing was written by the failed operation.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> try:
+    ...     ReviewStore(tempfile.mkdtemp())  # a folder, not a file
+    ... except ReviewStoreError as error:
+    ...     print(str(error).split(": ", 1)[1][:46])
+    this path is a folder, not a review database f
+    """
 
 
 def default_db_path() -> Path:
-    """``$HLV_REVIEW_DB`` if set, else ``$XDG_DATA_HOME/hlv-lens/reviews.sqlite3`` (default
-    ``~/.local/share/hlv-lens/reviews.sqlite3``)."""
+    """Where the review database lives by default.
+
+    ``$HLV_REVIEW_DB`` if set, else ``$XDG_DATA_HOME/hlv-lens/reviews.sqlite3`` (default
+    ``~/.local/share/hlv-lens/reviews.sqlite3``).
+
+    Returns
+    -------
+    pathlib.Path
+        The database file path (not created here).
+
+    Examples
+    --------
+    >>> import os
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"HLV_REVIEW_DB": "/srv/hlv/reviews.sqlite3"}):
+    ...     print(default_db_path().as_posix())
+    /srv/hlv/reviews.sqlite3
+    """
     env = os.environ.get("HLV_REVIEW_DB")
     if env:
         return Path(env).expanduser()
@@ -93,7 +121,27 @@ def default_db_path() -> Path:
 
 
 class Proposal(NamedTuple):
-    """The next comparison to show: ``model_a`` on the left (A), ``model_b`` on the right (B)."""
+    """The next comparison to show (:meth:`ReviewStore.next_pair`).
+
+    Parameters
+    ----------
+    item_id : str
+        The item.
+    model_a, model_b : str
+        Model shown on the left (A) and on the right (B).
+    pair_judgements : int
+        Judgements of this model pair so far (all reviewers).
+    remaining : int
+        (item, pair) combinations this reviewer has not judged yet.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> store = ReviewStore(pathlib.Path(tempfile.mkdtemp()) / "reviews.sqlite3")
+    >>> proposal = store.next_pair("ann", ["i1"], ["m1", "m2"], seed=0)
+    >>> proposal.item_id, sorted([proposal.model_a, proposal.model_b]), proposal.remaining
+    ('i1', ['m1', 'm2'], 1)
+    """
 
     item_id: str
     model_a: str
@@ -110,9 +158,34 @@ def _now() -> str:
 
 
 def to_instant(value: str, *, assume_utc: bool = False) -> str:
-    """An ISO 8601 timestamp as the canonical UTC text ``YYYY-MM-DDTHH:MM:SS.ffffff+00:00``
-    (the same instant; ``"2025-01-01T02:00:00+02:00"`` -> ``"2025-01-01T00:00:00.000000+00:00"``).
-    A timestamp without offset raises ValueError unless ``assume_utc``."""
+    """An ISO 8601 timestamp as the canonical UTC text ``YYYY-MM-DDTHH:MM:SS.ffffff+00:00``.
+
+    The same instant, so that timestamps compare as text.
+
+    Parameters
+    ----------
+    value : str
+        ISO 8601 timestamp with a UTC offset.
+    assume_utc : bool, default False
+        Read a timestamp without offset as UTC instead of refusing it.
+
+    Returns
+    -------
+    str
+        Canonical UTC text.
+
+    Raises
+    ------
+    ValueError
+        Unreadable, or without offset and ``assume_utc`` false.
+
+    Examples
+    --------
+    >>> to_instant("2025-01-01T02:00:00+02:00")
+    '2025-01-01T00:00:00.000000+00:00'
+    >>> to_instant("2025-01-01T02:00:00", assume_utc=True)
+    '2025-01-01T02:00:00.000000+00:00'
+    """
     stamp = datetime.fromisoformat(str(value).strip())
     if stamp.tzinfo is None:
         if not assume_utc:
@@ -127,11 +200,43 @@ def _instants(values: pd.Series) -> pd.Series:
 
 
 def latest_judgements(judgements: pd.DataFrame) -> pd.DataFrame:
-    """Each reviewer's latest judgement per (dataset, item, unordered model pair) (Kurniawan et al.).
+    """Each reviewer's latest judgement per (dataset, item, unordered model pair) (Kurniawan et al., section 6.1).
 
     "Latest" compares instants, not text: ``min(created_at, recorded_at)`` as UTC (a row
     without ``recorded_at`` uses ``created_at``); at the same instant a judgement made in the
-    app (``source != 'import'``) beats an imported one, then the later row id wins."""
+    app (``source != 'import'``) beats an imported one, then the later row id wins. Only these
+    rows feed the pairwise counts, as in the authors' released code.
+
+    Parameters
+    ----------
+    judgements : pandas.DataFrame
+        Rows with ``id, reviewer, dataset, item_id, model_a, model_b, created_at`` (optional
+        ``recorded_at``, ``source``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The kept rows, in ``id`` order, same columns.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 6.1.
+
+    Examples
+    --------
+    Ann judged m1 vs m2 twice (the later one, shown as m2 vs m1, counts):
+
+    >>> import pandas as pd
+    >>> judgements = pd.DataFrame({
+    ...     "id": [1, 2, 3], "reviewer": ["ann", "ann", "bob"], "dataset": "toy",
+    ...     "item_id": "i1", "model_a": ["m1", "m2", "m1"], "model_b": ["m2", "m1", "m2"],
+    ...     "choice": ["A", "A", "neither"],
+    ...     "created_at": ["2026-11-25T14:00:00+00:00", "2026-11-25T15:00:00+00:00",
+    ...                    "2026-11-25T14:30:00+00:00"]})
+    >>> latest_judgements(judgements)["id"].tolist()
+    [2, 3]
+    """
     if judgements.empty:
         return judgements
     lo = np.minimum(judgements["model_a"].to_numpy(dtype=object),
@@ -271,8 +376,46 @@ def _describe(error: BaseException, path: Path) -> tuple[str, str]:
 
 def counts_from_judgements(judgements: pd.DataFrame, models: Sequence[str]
                            ) -> tuple[np.ndarray, np.ndarray]:
-    """``(wins, comps)`` of the given judgement rows (columns ``model_a, model_b, choice``) in
-    the layout of :func:`hlv_core.review.rank_centrality` (row = loser, column = winner); rows are used as given."""
+    """Pairwise counts ``(wins, comps)`` of judgement rows, as used by rank centrality.
+
+    The layout of :func:`hlv_core.review.rank_centrality`: ``wins[i, j]`` counts judgements
+    where column model j beat row model i (row = loser, column = winner); ``comps[i, j]`` counts
+    every judgement of the pair (``both``/``neither`` included). Rows are used as given (pass
+    :func:`latest_judgements` for the counts of the paper); other models are ignored.
+
+    Parameters
+    ----------
+    judgements : pandas.DataFrame
+        Rows with ``model_a, model_b, choice`` (``"A"``, ``"B"``, ``"both"``, ``"neither"``).
+    models : sequence of str
+        Distinct model names, the order of rows and columns.
+
+    Returns
+    -------
+    wins : numpy.ndarray
+        (M, M) int64.
+    comps : numpy.ndarray
+        (M, M) int64, symmetric.
+
+    Raises
+    ------
+    ValueError
+        Repeated model names.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 6.1.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({"model_a": ["m1", "m2", "m1"], "model_b": ["m2", "m1", "m2"],
+    ...                      "choice": ["A", "A", "neither"]})
+    >>> wins, comps = counts_from_judgements(rows, ["m1", "m2"])
+    >>> wins.tolist(), comps.tolist()
+    ([[0, 1], [1, 0]], [[0, 3], [3, 0]])
+    """
     models = list(models)
     m = len(models)
     if len(set(models)) != m:
@@ -297,7 +440,7 @@ def counts_from_judgements(judgements: pd.DataFrame, models: Sequence[str]
 
 
 class ReviewStore:
-    """Expert judgements in a SQLite file (stdlib ``sqlite3``).
+    """Expert judgements in a SQLite file (stdlib ``sqlite3``; Kurniawan et al., section 6.1).
 
     * WAL journal, ``busy_timeout`` (``timeout`` seconds), one connection per thread and
       process, so any number of ``ReviewStore`` objects, threads and processes may write the
@@ -310,6 +453,35 @@ class ReviewStore:
       nothing twice. Imports are audited and never outrank later app judgements
       (:func:`latest_judgements`).
     * Own labels (what the reviewer thinks before seeing the models) in table ``own_labels``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike, optional
+        The database file (created when missing); default :func:`default_db_path`.
+    timeout : float, default 60.0
+        Seconds to wait for another writer.
+
+    Raises
+    ------
+    ReviewStoreError
+        The file cannot be used (a folder, not a database, read-only, disk full, locked).
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 6.1.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> store = ReviewStore(pathlib.Path(tempfile.mkdtemp()) / "reviews.sqlite3")
+    >>> _ = store.add("ann", "i1", "m1", "m2", "A", dataset="toy")
+    >>> _ = store.add("bob", "i1", "m2", "m1", "both", dataset="toy")
+    >>> len(store), store.judgements(dataset="toy")["choice"].tolist()
+    (2, ['A', 'both'])
+    >>> wins, comps = store.pair_counts(["m1", "m2"], dataset="toy")
+    >>> wins.tolist(), comps.tolist()
+    ([[0, 0], [1, 0]], [[0, 2], [2, 0]])
     """
 
     def __init__(self, path: str | os.PathLike | None = None, *, timeout: float = 60.0) -> None:

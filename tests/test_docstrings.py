@@ -19,6 +19,8 @@ FINISHED = [
     "hlv_core.lewidi",
     "hlv_core.scoring",
     "hlv_core.review",
+    "hlv_core.review_cases",
+    "hlv_core.review_store",
 ]
 
 
