@@ -62,11 +62,42 @@ CREATE INDEX IF NOT EXISTS verdicts_dataset ON verdicts (dataset, item_id, label
 
 
 class VerdictStoreError(DataError):
-    """The verdict database cannot be used; nothing was written by the failed operation."""
+    """The verdict database cannot be used; nothing was written by the failed operation.
+
+    A :class:`~hlv_core.io.DataError` whose message says what happened and how to fix it.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> try:
+    ...     VerdictStore(tempfile.mkdtemp())  # a folder, not a file
+    ... except VerdictStoreError as error:
+    ...     print(type(error).__name__)
+    VerdictStoreError
+    """
 
 
 def default_verdict_path() -> Path:
-    """``$HLV_VERDICT_DB`` if set, else ``verdicts.sqlite3`` next to the review database."""
+    """Where the verdict database lives by default.
+
+    ``$HLV_VERDICT_DB`` if set, else ``verdicts.sqlite3`` next to the review database
+    (:func:`hlv_core.review_store.default_db_path`, so ``HLV_REVIEW_DB`` moves both).
+
+    Returns
+    -------
+    pathlib.Path
+        The database file path (not created here).
+
+    Examples
+    --------
+    >>> import os
+    >>> from unittest import mock
+    >>> env = {"HLV_REVIEW_DB": "/srv/hlv/reviews.sqlite3"}
+    >>> with mock.patch.dict(os.environ, env):
+    ...     _ = os.environ.pop("HLV_VERDICT_DB", None)
+    ...     print(default_verdict_path().as_posix())
+    /srv/hlv/verdicts.sqlite3
+    """
     env = os.environ.get("HLV_VERDICT_DB")
     if env:
         return Path(env).expanduser()
@@ -84,7 +115,38 @@ def _text(value: object, name: str, *, allow_empty: bool = False) -> str:
 
 
 class VerdictStore:
-    """Verdicts on possible errors in a SQLite file (stdlib ``sqlite3``); see the module notes."""
+    """Verdicts on possible annotation errors in a SQLite file (stdlib ``sqlite3``).
+
+    One row per verdict, never edited: ``add`` records, ``verdicts`` reads. The identity and
+    safety rules are those of the module notes (owner-only file, WAL, one write transaction per
+    verdict, :class:`VerdictStoreError` on any failure).
+
+    Parameters
+    ----------
+    path : str or os.PathLike, optional
+        The database file (created when missing); default :func:`default_verdict_path`.
+    timeout : float, default 60.0
+        Seconds to wait for another writer.
+
+    Raises
+    ------
+    VerdictStoreError
+        The file cannot be used.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> store = VerdictStore(pathlib.Path(tempfile.mkdtemp()) / "verdicts.sqlite3")
+    >>> _ = store.add("ann", "hash1", "i7", "pos", "error", created_at="2026-11-25T14:00:00+00:00")
+    >>> _ = store.add("ann", "hash1", "i7", "pos", "variation",
+    ...               created_at="2026-11-25T15:00:00+00:00")
+    >>> _ = store.add("bob", "hash1", "i7", "pos", "error", created_at="2026-11-25T14:30:00+00:00")
+    >>> store.verdicts(dataset="hash1")[["reviewer", "verdict"]]
+      reviewer    verdict
+    0      ann      error
+    1      ann  variation
+    2      bob      error
+    """
 
     def __init__(self, path: str | os.PathLike | None = None, *, timeout: float = 60.0) -> None:
         self.path = Path(path) if path is not None else default_verdict_path()
@@ -194,8 +256,34 @@ class VerdictStore:
 
 
 def latest_verdicts(verdicts: pd.DataFrame) -> pd.DataFrame:
-    """Each reviewer's latest verdict per (dataset, item, label): latest ``created_at`` as a
-    UTC instant, then the higher id."""
+    """Each reviewer's latest verdict per (dataset, item, label).
+
+    Latest ``created_at`` as a UTC instant, then the higher id.
+
+    Parameters
+    ----------
+    verdicts : pandas.DataFrame
+        Rows of :meth:`VerdictStore.verdicts` (``id, reviewer, dataset, item_id, label,
+        verdict, created_at``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The kept rows in ``id`` order, same columns, fresh index.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> store = VerdictStore(pathlib.Path(tempfile.mkdtemp()) / "verdicts.sqlite3")
+    >>> _ = store.add("ann", "hash1", "i7", "pos", "error", created_at="2026-11-25T14:00:00+00:00")
+    >>> _ = store.add("ann", "hash1", "i7", "pos", "variation",
+    ...               created_at="2026-11-25T15:00:00+00:00")
+    >>> _ = store.add("bob", "hash1", "i7", "pos", "error", created_at="2026-11-25T14:30:00+00:00")
+    >>> latest_verdicts(store.verdicts())[["reviewer", "verdict"]]
+      reviewer    verdict
+    0      ann  variation
+    1      bob      error
+    """
     if verdicts.empty:
         return verdicts
     order = pd.to_datetime(verdicts["created_at"], utc=True, format="ISO8601")
@@ -205,7 +293,30 @@ def latest_verdicts(verdicts: pd.DataFrame) -> pd.DataFrame:
 
 
 def verdict_summary(verdicts: pd.DataFrame) -> pd.DataFrame:
-    """Per (item, label): how many reviewers' latest verdict is each of :data:`VERDICTS`."""
+    """Per (item, label): how many reviewers' latest verdict is each of :data:`VERDICTS`.
+
+    Parameters
+    ----------
+    verdicts : pandas.DataFrame
+        Rows of :meth:`VerdictStore.verdicts`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``item_id, label, error, variation, unsure`` (counts).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> store = VerdictStore(pathlib.Path(tempfile.mkdtemp()) / "verdicts.sqlite3")
+    >>> _ = store.add("ann", "hash1", "i7", "pos", "error", created_at="2026-11-25T14:00:00+00:00")
+    >>> _ = store.add("ann", "hash1", "i7", "pos", "variation",
+    ...               created_at="2026-11-25T15:00:00+00:00")
+    >>> _ = store.add("bob", "hash1", "i7", "pos", "error", created_at="2026-11-25T14:30:00+00:00")
+    >>> verdict_summary(store.verdicts())
+      item_id label  error  variation  unsure
+    0      i7   pos      1          1       0
+    """
     latest = latest_verdicts(verdicts)
     if latest.empty:
         return pd.DataFrame(columns=["item_id", "label", *VERDICTS])

@@ -21,6 +21,7 @@ FINISHED = [
     "hlv_core.review",
     "hlv_core.review_cases",
     "hlv_core.review_store",
+    "hlv_core.verdict_store",
 ]
 
 
