@@ -58,16 +58,77 @@ _SCORINGS = ("accuracy", "neg_rmse", "jaccard")
 
 # ------------------------------------------------------------------ scalar alignment scores
 def alignment_accuracy(x, others: Sequence) -> float:
-    """Alignment score "accuracy" (Calderon et al., section 3): the share of the other
-    annotators' labels ``others`` equal to ``x`` (labels compared as values)."""
+    """Alignment score "accuracy" (Calderon et al., section 3).
+
+    ``S(x, R) = (1/|R|) sum_{r in R} [x = r]``: the share of the other annotators' labels equal
+    to ``x`` (labels compared as values).
+
+    Parameters
+    ----------
+    x : object
+        One label (the model's or the left-out annotator's).
+    others : sequence
+        The other annotators' labels on the item, at least one.
+
+    Returns
+    -------
+    float
+        Score in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        No other annotator.
+
+    References
+    ----------
+    .. [1] N. Calderon, R. Reichart and R. Dror (2025), "The Alternative Annotator Test for
+       LLM-as-a-Judge: how to statistically justify replacing human annotators with LLMs",
+       ACL 2025, arXiv:2501.10970, section 3.
+
+    Examples
+    --------
+    >>> alignment_accuracy("a", ["a", "b", "a", "a"])
+    0.75
+    """
     if len(others) == 0:
         raise ValueError("the alignment score needs at least one other annotator.")
     return float(np.mean([x == r for r in others]))
 
 
 def alignment_neg_rmse(x, others: Sequence) -> float:
-    """Alignment score "negative RMSE" (Calderon et al., section 3) for numeric labels:
-    ``-sqrt(mean_r (x - r)^2)`` over the other annotators' labels."""
+    """Alignment score "negative RMSE" for numeric labels (Calderon et al., section 3).
+
+    ``S(x, R) = -sqrt((1/|R|) sum_{r in R} (x - r)^2)``.
+
+    Parameters
+    ----------
+    x : float
+        One numeric label.
+    others : sequence of float
+        The other annotators' labels, at least one.
+
+    Returns
+    -------
+    float
+        Score <= 0 (higher is better).
+
+    Raises
+    ------
+    ValueError
+        No other annotator.
+
+    References
+    ----------
+    .. [1] N. Calderon, R. Reichart and R. Dror (2025), "The Alternative Annotator Test for
+       LLM-as-a-Judge: how to statistically justify replacing human annotators with LLMs",
+       ACL 2025, arXiv:2501.10970, section 3.
+
+    Examples
+    --------
+    >>> alignment_neg_rmse(3, [1, 5])
+    -2.0
+    """
     if len(others) == 0:
         raise ValueError("the alignment score needs at least one other annotator.")
     values = np.asarray(others, dtype=float)
@@ -75,8 +136,33 @@ def alignment_neg_rmse(x, others: Sequence) -> float:
 
 
 def alignment_jaccard(x: frozenset, others: Sequence[frozenset]) -> float:
-    """Mean Jaccard similarity ``|x & r| / |x | r|`` of a label set to the others' sets (two
-    empty sets: 1). HLV Lens extension for multi-label data, not in the reference code."""
+    """Mean Jaccard similarity of a label set to the other annotators' sets.
+
+    ``S(x, R) = (1/|R|) sum_r |x & r| / |x | r|`` (two empty sets: 1). HLV Lens extension for
+    multi-label data, not in the reference code.
+
+    Parameters
+    ----------
+    x : frozenset
+        One annotator's (or the model's) label set.
+    others : sequence of frozenset
+        The other annotators' sets, at least one.
+
+    Returns
+    -------
+    float
+        Score in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        No other annotator.
+
+    Examples
+    --------
+    >>> alignment_jaccard(frozenset({"a", "b"}), [frozenset({"a"}), frozenset()])
+    0.25
+    """
     if len(others) == 0:
         raise ValueError("the alignment score needs at least one other annotator.")
     sims = [1.0 if not (x | r) else len(x & r) / len(x | r) for r in others]
@@ -85,13 +171,39 @@ def alignment_jaccard(x: frozenset, others: Sequence[frozenset]) -> float:
 
 # ------------------------------------------------------------------------- BY procedure
 def by_rejections(p_values: Sequence[float], q: float = 0.05) -> np.ndarray:
-    """Benjamini-Yekutieli step-up procedure (Benjamini & Yekutieli 2001; Calderon et al.,
-    section 3): with ``c(m) = sum_{i<=m} 1/i``, sort the m p-values ascending, find the largest
-    rank k with ``p_(k) <= k q / (m c(m))`` and reject the k smallest. NaN p-values are never
-    rejected but count in m. Returns a boolean array in the input order.
+    """Benjamini-Yekutieli step-up procedure (Benjamini & Yekutieli 2001; Calderon et al., section 3).
 
-    Hand check: p = (0.001, 0.01, 0.02, 0.5), q = 0.05 -> thresholds 0.006 k -> the first two
-    are rejected."""
+    With ``c(m) = sum_{i<=m} 1/i``, sort the m p-values ascending, find the largest rank k with
+    ``p_(k) <= k q / (m c(m))`` and reject the k smallest. NaN p-values are never rejected but
+    count in m.
+
+    Parameters
+    ----------
+    p_values : sequence of float
+        The m p-values.
+    q : float, default 0.05
+        False discovery rate.
+
+    Returns
+    -------
+    numpy.ndarray
+        Boolean (m,), True where rejected, in the input order.
+
+    References
+    ----------
+    .. [1] N. Calderon, R. Reichart and R. Dror (2025), "The Alternative Annotator Test for
+       LLM-as-a-Judge: how to statistically justify replacing human annotators with LLMs",
+       ACL 2025, arXiv:2501.10970, section 3.
+    .. [2] Y. Benjamini and D. Yekutieli (2001), "The control of the false discovery rate in
+       multiple testing under dependency", Annals of Statistics 29(4), theorem 1.3.
+
+    Examples
+    --------
+    Hand check: m = 4, c(4) = 25/12, thresholds 0.006 k, so the first two are rejected:
+
+    >>> by_rejections([0.001, 0.01, 0.02, 0.5], q=0.05)
+    array([ True,  True, False, False])
+    """
     p = np.asarray(p_values, dtype=float).ravel()
     m = p.size
     if m == 0:
@@ -297,12 +409,53 @@ def _original_labels(long: _Long) -> list:
 class AltTestResult:
     """Result of :func:`alt_test`.
 
-    ``winning_rate`` omega = share of tested annotators whose null hypothesis was rejected
-    (Benjamini-Yekutieli); ``passed`` iff omega >= 0.5; ``rho`` = unweighted mean over tested
-    annotators of the model's advantage probability. ``per_annotator``: one row per tested
-    annotator (``annotator, n_items, rho_model, rho_human, mean_d, t, p_value, rejected``);
-    ``skipped``: annotator -> reason; ``n_items_dropped``: annotated items without a model label
-    or with fewer than ``min_humans_per_item`` annotators; ``warnings``: caveats to show."""
+    Attributes
+    ----------
+    winning_rate : float
+        omega = share of tested annotators whose null hypothesis was rejected
+        (Benjamini-Yekutieli).
+    rho : float
+        Unweighted mean over tested annotators of the model's advantage probability.
+    passed : bool
+        True iff omega >= 0.5.
+    epsilon, q_fdr : float
+        The cost-benefit allowance and the false discovery rate used.
+    per_annotator : pandas.DataFrame
+        One row per tested annotator: ``annotator, n_items, rho_model, rho_human, mean_d, t,
+        p_value, rejected``.
+    skipped : dict of str to str
+        Annotator -> why it was not tested.
+    n_items_dropped : int
+        Annotated items without a model label or with too few annotators.
+    n_items_used : int
+        Items used.
+    test : str
+        ``"ttest"`` or ``"wilcoxon"``.
+    scoring : str
+        The alignment score.
+    warnings : tuple of str
+        Caveats to show.
+
+    References
+    ----------
+    .. [1] N. Calderon, R. Reichart and R. Dror (2025), "The Alternative Annotator Test for
+       LLM-as-a-Judge: how to statistically justify replacing human annotators with LLMs",
+       ACL 2025, arXiv:2501.10970, section 3.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> truth = rng.integers(0, 2, 40)  # 40 items, 4 annotators who flip a quarter of labels
+    >>> labels = np.where(rng.random((40, 4)) < 0.25, 1 - truth[:, None], truth[:, None])
+    >>> annotations = pd.DataFrame({"item_id": np.repeat([f"i{i}" for i in range(40)], 4),
+    ...                             "annotator_id": np.tile(["a0", "a1", "a2", "a3"], 40),
+    ...                             "label": labels.ravel().astype(str)})
+    >>> oracle = {f"i{i}": str(t) for i, t in enumerate(truth)}
+    >>> result = alt_test(annotations, oracle, epsilon=0.2)
+    >>> result.to_dict()["n_tested"], result.passed
+    (4, True)
+    """
 
     winning_rate: float
     rho: float
@@ -503,23 +656,81 @@ def alt_test(
     For every annotator j (items i it labelled; R_ij = the other annotators' labels):
     ``s_h = S(y_ij, R_ij)``, ``s_f = S(model_i, R_ij)``; ``W_f = [s_f >= s_h]``,
     ``W_h = [s_h >= s_f]`` (a tie counts for both), ``d_i = W_h - W_f``. ``rho_j = mean W_f``
-    (the model's advantage probability). One-sided one-sample t-test of H0 ``E[d] >= epsilon``
-    (``p = F_{n_j-1}((mean d - eps) / (sd d / sqrt n_j))``; zero variance: p = 0 below
-    epsilon, 1 above, NaN at epsilon). Benjamini-Yekutieli at ``q_fdr`` over the m tested
-    annotators (:func:`by_rejections`); winning rate ``omega = #rejected / m``; passes iff
+    (the model's advantage probability). One-sided one-sample t-test of H0 ``E[d] >= epsilon``:
+    ``p = F_{n_j-1}((mean d - eps) / (sd d / sqrt n_j))`` (zero variance: p = 0 below epsilon,
+    1 above, NaN at epsilon). Benjamini-Yekutieli at ``q_fdr`` over the m tested annotators
+    (:func:`by_rejections`); winning rate ``omega = #rejected / m``; the model passes iff
     ``omega >= 0.5``; ``rho`` = mean of rho_j.
 
-    Filtering (reference): an item counts iff it has a model label and at least
+    Filtering (reference notebook): an item counts iff it has a model label and at least
     ``min_humans_per_item`` annotators; an annotator with fewer than
-    ``min_items_per_annotator`` such items is skipped (listed with the reason). Raises
-    ``ValueError`` when no annotator can be tested.
+    ``min_items_per_annotator`` such items is skipped (listed with the reason). A model label
+    outside the human inventory is legal and never matches.
 
-    ``scoring``: ``"accuracy"`` (share of the others equal to x; categorical, the default),
-    ``"neg_rmse"`` (numeric labels), ``"jaccard"`` (multi-label sets; HLV Lens extension), or a
-    callable ``(x, others) -> float``. With ``multilabel=True`` a label is the frozenset of the
-    annotator's labels on the item and ``"accuracy"`` is exact set equality.
-    ``test="wilcoxon"``: one-sided signed-rank test instead of the t-test (HLV Lens extension,
-    not in the reference). A model label outside the human inventory is legal and never matches.
+    Parameters
+    ----------
+    annotations : hlv_core.io.Dataset or pandas.DataFrame
+        A dataset, or long rows ``item_id, annotator_id, label``.
+    model_labels : mapping or pandas.DataFrame
+        ``{item: label}``, ``{annotator: {item: label}}`` (a label per left-out annotator,
+        e.g. :func:`leave_one_out_majority`), or a table ``item_id, label`` /
+        ``annotator_id, item_id, label``.
+    epsilon : float, default 0.2
+        Cost-benefit allowance (:data:`EPSILON_PRESETS`: expert 0.2, skilled 0.15, crowd 0.1).
+    scoring : {"accuracy", "neg_rmse", "jaccard"} or callable, default "accuracy"
+        Alignment score; a callable takes ``(x, others)`` and returns a float.
+    q_fdr : float, default 0.05
+        False discovery rate of the BY procedure.
+    min_humans_per_item : int, default 2
+        Fewest annotators of a usable item.
+    min_items_per_annotator : int, default 30
+        Fewest usable items of a tested annotator.
+    test : {"ttest", "wilcoxon"}, default "ttest"
+        ``"wilcoxon"``: one-sided signed-rank test (HLV Lens extension).
+    multilabel : bool, optional
+        Compare label sets (frozensets; ``"accuracy"`` = exact set equality); default: from
+        the dataset.
+
+    Returns
+    -------
+    AltTestResult
+        Winning rate, rho, verdict and the per-annotator table.
+
+    Raises
+    ------
+    ValueError
+        No annotator can be tested, or malformed model labels.
+
+    References
+    ----------
+    .. [1] N. Calderon, R. Reichart and R. Dror (2025), "The Alternative Annotator Test for
+       LLM-as-a-Judge: how to statistically justify replacing human annotators with LLMs",
+       ACL 2025, arXiv:2501.10970, section 3.
+    .. [2] Y. Benjamini and D. Yekutieli (2001), "The control of the false discovery rate in
+       multiple testing under dependency", Annals of Statistics 29(4), theorem 1.3.
+
+    Examples
+    --------
+    A model that always gives the true label beats every annotator who flips a quarter of
+    theirs:
+
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> truth = rng.integers(0, 2, 40)  # 40 items, 4 annotators who flip a quarter of labels
+    >>> labels = np.where(rng.random((40, 4)) < 0.25, 1 - truth[:, None], truth[:, None])
+    >>> annotations = pd.DataFrame({"item_id": np.repeat([f"i{i}" for i in range(40)], 4),
+    ...                             "annotator_id": np.tile(["a0", "a1", "a2", "a3"], 40),
+    ...                             "label": labels.ravel().astype(str)})
+    >>> oracle = {f"i{i}": str(t) for i, t in enumerate(truth)}
+    >>> result = alt_test(annotations, oracle, epsilon=0.2)
+    >>> result.winning_rate, result.passed, round(result.rho, 3)
+    (1.0, True, 1.0)
+    >>> result.per_annotator[["annotator", "rho_human", "rejected"]].round(3)
+      annotator  rho_human  rejected
+    0        a0      0.775      True
+    1        a1      0.750      True
+    2        a2      0.850      True
+    3        a3      0.800      True
     """
     ind = _indicators(annotations, model_labels, scoring=scoring,
                       min_humans_per_item=min_humans_per_item,
@@ -539,10 +750,56 @@ def alt_test_sweep(
     test: str = "ttest",
     multilabel: bool | None = None,
 ) -> pd.DataFrame:
-    """:func:`alt_test` of every model at every epsilon (the winning-rate-versus-epsilon curve;
-    Calderon et al., section 3). The per-item indicators are computed once per model; only the
-    t-tests and the BY step change with epsilon. Returns a DataFrame with columns ``model,
-    epsilon, winning_rate, rho, passed, n_tested``."""
+    """:func:`alt_test` of every model at every epsilon (Calderon et al., section 3).
+
+    The winning-rate-versus-epsilon curve. The per-item indicators are computed once per model;
+    only the tests and the BY step change with epsilon.
+
+    Parameters
+    ----------
+    annotations : hlv_core.io.Dataset or pandas.DataFrame
+        As in :func:`alt_test`.
+    models : mapping of str to model labels
+        Model name -> its labels (any form :func:`alt_test` takes).
+    epsilons : iterable of float, default (0.0, 0.05, ..., 0.3)
+        The epsilons.
+    scoring, q_fdr, min_humans_per_item, min_items_per_annotator, test, multilabel
+        As in :func:`alt_test`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model, epsilon, winning_rate, rho, passed, n_tested``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`alt_test`.
+
+    References
+    ----------
+    .. [1] N. Calderon, R. Reichart and R. Dror (2025), "The Alternative Annotator Test for
+       LLM-as-a-Judge: how to statistically justify replacing human annotators with LLMs",
+       ACL 2025, arXiv:2501.10970, section 3.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> truth = rng.integers(0, 2, 40)  # 40 items, 4 annotators who flip a quarter of labels
+    >>> labels = np.where(rng.random((40, 4)) < 0.25, 1 - truth[:, None], truth[:, None])
+    >>> annotations = pd.DataFrame({"item_id": np.repeat([f"i{i}" for i in range(40)], 4),
+    ...                             "annotator_id": np.tile(["a0", "a1", "a2", "a3"], 40),
+    ...                             "label": labels.ravel().astype(str)})
+    >>> oracle = {f"i{i}": str(t) for i, t in enumerate(truth)}
+    >>> models = {"oracle": oracle, "constant": constant_majority_labels(annotations)}
+    >>> alt_test_sweep(annotations, models, epsilons=(0.0, 0.2)).round(3)
+          model  epsilon  winning_rate    rho  passed  n_tested
+    0    oracle      0.0           1.0  1.000    True         4
+    1    oracle      0.2           1.0  1.000    True         4
+    2  constant      0.0           0.0  0.725   False         4
+    3  constant      0.2           0.0  0.725   False         4
+    """
     rows = []
     eps = [float(e) for e in epsilons]
     for name, labels in models.items():  # a handful of models
@@ -559,10 +816,38 @@ def alt_test_sweep(
 
 # ------------------------------------------------------------------------- baselines
 def leave_one_out_majority(annotations, *, as_frame: bool = False):
-    """Leave-one-out majority baseline: for annotator j and item i, the most frequent label
-    among the *other* annotators of i (ties -> lowest inventory index; items with no other
-    annotator get none). Returns ``{annotator: {item: label}}`` (the per-annotator form of
-    :func:`alt_test`), or with ``as_frame=True`` a DataFrame ``annotator_id, item_id, label``."""
+    r"""Leave-one-out majority baseline for the alt-test.
+
+    For annotator j and item i, the most frequent label among the *other* annotators of i
+    (ties -> lowest inventory index; items with no other annotator get none).
+
+    Parameters
+    ----------
+    annotations : hlv_core.io.Dataset or pandas.DataFrame
+        A dataset, or long rows ``item_id, annotator_id, label``.
+    as_frame : bool, default False
+        Return a table instead of nested dicts.
+
+    Returns
+    -------
+    dict or pandas.DataFrame
+        ``{annotator: {item: label}}`` (the per-annotator form of :func:`alt_test`), or with
+        ``as_frame=True`` a DataFrame ``annotator_id, item_id, label``.
+
+    Examples
+    --------
+    Without annotator a, item i1 has one ``pos`` and one ``neg``: the tie goes to ``neg``, the
+    first label of the inventory:
+
+    >>> import pandas as pd
+    >>> from hlv_core.io import load
+    >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+    ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="toy.csv")
+    >>> leave_one_out_majority(dataset)["a"]
+    {'i1': 'neg', 'i2': 'neg', 'i3': 'neg'}
+    """
     long = _long(annotations, False)
     lab_index = pd.Index(long.labels)
     codes = lab_index.get_indexer(long.label)
@@ -586,11 +871,40 @@ def leave_one_out_majority(annotations, *, as_frame: bool = False):
 
 
 def constant_majority_labels(annotations) -> dict[str, str]:
-    """The constant majority-label baseline: every item gets the label chosen most often over
-    all annotations (ties -> lowest inventory index). On skewed binary data this model can pass
-    the alt-test with accuracy (Calderon et al., section 3 caveat), so the page shows it beside
-    every model. Multi-label data: the most frequent label set (ties: the first in sorted
-    order)."""
+    r"""The constant majority-label baseline.
+
+    Every item gets the label chosen most often over all annotations (ties -> lowest inventory
+    index). On skewed binary data this model can pass the alt-test with accuracy (Calderon et
+    al., section 3 caveat), so the page shows it beside every model. Multi-label data: the most
+    frequent label set (ties: the first in sorted order).
+
+    Parameters
+    ----------
+    annotations : hlv_core.io.Dataset or pandas.DataFrame
+        A dataset, or long rows ``item_id, annotator_id, label``.
+
+    Returns
+    -------
+    dict of str to str
+        ``{item: label}``, the same label for every item.
+
+    References
+    ----------
+    .. [1] N. Calderon, R. Reichart and R. Dror (2025), "The Alternative Annotator Test for
+       LLM-as-a-Judge: how to statistically justify replacing human annotators with LLMs",
+       ACL 2025, arXiv:2501.10970, section 3.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from hlv_core.io import load
+    >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+    ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="toy.csv")
+    >>> constant_majority_labels(dataset)
+    {'i1': 'neg', 'i2': 'neg', 'i3': 'neg'}
+    """
     long = _long(annotations)
     if long.multilabel:  # the most frequent label set of an (item, annotator)
         counts = pd.Series(long.label).value_counts(sort=False)
@@ -603,11 +917,52 @@ def constant_majority_labels(annotations) -> dict[str, str]:
 
 
 def model_labels_from_predictions(predictions: pd.DataFrame, dataset: Dataset, model: str):
-    """Model labels for :func:`alt_test` from a predictions table (:func:`hlv_core.io.
-    load_predictions`): per-annotator rows (``annotator_id`` set) give the per-annotator form
-    (the label with the highest probability per (annotator, item)); item-level rows give
-    ``{item: argmax label}`` (hard labels have probability 1; ties -> lowest inventory index);
-    on multi-label data the label set of the labels with probability > 0.5. Raises ``ValueError`` for an unknown model."""
+    r"""Model labels for :func:`alt_test` from a predictions table.
+
+    Per-annotator rows (``annotator_id`` set) give the per-annotator form (the label with the
+    highest probability per (annotator, item)); item-level rows give ``{item: argmax label}``
+    (hard labels have probability 1; ties -> lowest inventory index); on multi-label data the
+    set of labels with probability > 0.5.
+
+    Parameters
+    ----------
+    predictions : pandas.DataFrame
+        Long predictions ``model, item_id, label, prob[, annotator_id]``
+        (:func:`hlv_core.io.load_predictions`).
+    dataset : hlv_core.io.Dataset
+        The dataset (label inventory order).
+    model : str
+        The model.
+
+    Returns
+    -------
+    dict
+        ``{item: label}`` or ``{annotator: {item: label}}``.
+
+    Raises
+    ------
+    ValueError
+        Unknown model.
+
+    Examples
+    --------
+    Model m2 is uniform, so every argmax ties and goes to ``neg``:
+
+    >>> import pandas as pd
+    >>> from hlv_core.io import load
+    >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+    ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="toy.csv")
+    >>> preds = pd.DataFrame({"model": ["m1"] * 6 + ["m2"] * 6,
+    ...                       "item_id": ["i1", "i1", "i2", "i2", "i3", "i3"] * 2,
+    ...                       "label": ["neg", "pos"] * 6,
+    ...                       "prob": [0.3, 0.7, 0.9, 0.1, 0.6, 0.4] + [0.5] * 6})
+    >>> model_labels_from_predictions(preds, dataset, "m1")
+    {'i1': 'pos', 'i2': 'neg', 'i3': 'neg'}
+    >>> model_labels_from_predictions(preds, dataset, "m2")
+    {'i1': 'neg', 'i2': 'neg', 'i3': 'neg'}
+    """
     from .io import item_level_predictions, prediction_matrix
 
     rows = predictions[predictions["model"] == model]

@@ -22,6 +22,7 @@ FINISHED = [
     "hlv_core.review_cases",
     "hlv_core.review_store",
     "hlv_core.verdict_store",
+    "hlv_core.judge",
 ]
 
 
