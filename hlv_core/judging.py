@@ -46,7 +46,34 @@ BASELINE = "constant majority (baseline)"
 
 
 def default_scoring(dataset: Dataset) -> str:
-    """``"neg_rmse"`` for numeric ratings, ``"accuracy"`` otherwise (Calderon et al., sec. 3)."""
+    r"""The alt-test alignment score for a dataset (Calderon et al., section 3).
+
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        The dataset.
+
+    Returns
+    -------
+    str
+        ``"neg_rmse"`` for numeric ratings, ``"accuracy"`` otherwise.
+
+    References
+    ----------
+    .. [1] N. Calderon, R. Reichart and R. Dror (2025), "The Alternative Annotator Test for
+       LLM-as-a-Judge", ACL 2025, arXiv:2501.10970, section 3.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from hlv_core.io import load
+    >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+    ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="toy.csv")
+    >>> default_scoring(dataset)
+    'accuracy'
+    """
     return "neg_rmse" if dataset.task == "rating" else "accuracy"
 
 
@@ -58,10 +85,44 @@ def _models(predictions: pd.DataFrame | None) -> list[str]:
 
 def model_label_sets(dataset: Dataset, predictions: pd.DataFrame | None, *,
                      baseline: bool = True) -> tuple[dict, list[str]]:
-    """``({name: model labels for alt_test}, notes)``: every model of ``predictions`` (hard
-    labels or argmax of probabilities; per-annotator rows give the per-annotator form) and,
-    with ``baseline``, the constant majority label. ``notes`` say how many annotated items each
-    model covers (items without a model label are left out of the test, never imputed)."""
+    r"""Alt-test model labels of every model of ``predictions`` (and the constant-majority baseline).
+
+    Hard labels or the argmax of probabilities (lowest inventory index on ties); per-annotator
+    rows give the per-annotator form (:func:`hlv_core.judge.model_labels_from_predictions`).
+    Items without a model label are left out of its test, never imputed.
+
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        The dataset.
+    predictions : pandas.DataFrame or None
+        Long predictions ``model, item_id, label, prob[, annotator_id]``.
+    baseline : bool, default True
+        Add :data:`BASELINE` (:func:`hlv_core.judge.constant_majority_labels`).
+
+    Returns
+    -------
+    labels : dict
+        ``{name: model labels for alt_test}``.
+    notes : list of str
+        How many annotated items each model covers, when not all.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from hlv_core.io import load
+    >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+    ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="toy.csv")
+    >>> preds = pd.DataFrame({"model": ["m1"] * 6 + ["m2"] * 6,
+    ...                       "item_id": ["i1", "i1", "i2", "i2", "i3", "i3"] * 2,
+    ...                       "label": ["neg", "pos"] * 6,
+    ...                       "prob": [0.3, 0.7, 0.9, 0.1, 0.6, 0.4] + [0.5] * 6})
+    >>> labels, notes = model_label_sets(dataset, preds)
+    >>> labels["m1"], list(labels)[-1], notes
+    ({'i1': 'pos', 'i2': 'neg', 'i3': 'neg'}, 'constant majority (baseline)', [])
+    """
     out: dict = {}
     notes: list[str] = []
     n_items = dataset.n_items
@@ -82,8 +143,55 @@ def run_alt_tests(dataset: Dataset, predictions: pd.DataFrame | None = None, *,
                   epsilon: float = 0.2, q_fdr: float = 0.05, scoring: str | None = None,
                   min_items_per_annotator: int = 30, test: str = "ttest",
                   baseline: bool = True) -> tuple[dict[str, AltTestResult | str], list[str]]:
-    """:func:`hlv_core.judge.alt_test` for every model (and the constant-majority baseline):
-    ``({name: result, or the reason it could not be tested}, notes)``."""
+    r""":func:`hlv_core.judge.alt_test` for every model and the constant-majority baseline (Calderon et al., section 3).
+
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        The dataset.
+    predictions : pandas.DataFrame, optional
+        Long predictions; None tests only the baseline.
+    epsilon : float, default 0.2
+        Cost-benefit allowance.
+    q_fdr : float, default 0.05
+        False discovery rate of the Benjamini-Yekutieli step.
+    scoring : str, optional
+        Alignment score; default :func:`default_scoring`.
+    min_items_per_annotator : int, default 30
+        Fewest usable items of a tested annotator.
+    test : {"ttest", "wilcoxon"}, default "ttest"
+        The one-sided test.
+    baseline : bool, default True
+        Test the constant-majority baseline too.
+
+    Returns
+    -------
+    results : dict
+        ``{name: AltTestResult}``, or the reason (str) a model could not be tested.
+    notes : list of str
+        Coverage notes (:func:`model_label_sets`).
+
+    References
+    ----------
+    .. [1] N. Calderon, R. Reichart and R. Dror (2025), "The Alternative Annotator Test for
+       LLM-as-a-Judge", ACL 2025, arXiv:2501.10970, section 3.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from hlv_core.io import load
+    >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+    ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="toy.csv")
+    >>> preds = pd.DataFrame({"model": ["m1"] * 6 + ["m2"] * 6,
+    ...                       "item_id": ["i1", "i1", "i2", "i2", "i3", "i3"] * 2,
+    ...                       "label": ["neg", "pos"] * 6,
+    ...                       "prob": [0.3, 0.7, 0.9, 0.1, 0.6, 0.4] + [0.5] * 6})
+    >>> results, notes = run_alt_tests(dataset, preds, min_items_per_annotator=3)
+    >>> round(results["m1"].winning_rate, 3), results["m1"].passed, results["m1"].skipped
+    (0.333, False, {'d': '1 item(s) with a model label and >= 2 annotators (fewer than 3); not tested'})
+    """
     sets, notes = model_label_sets(dataset, predictions, baseline=baseline)
     scoring = scoring or default_scoring(dataset)
     results: dict[str, AltTestResult | str] = {}
@@ -98,8 +206,39 @@ def run_alt_tests(dataset: Dataset, predictions: pd.DataFrame | None = None, *,
 
 
 def alt_test_summary(results: dict[str, AltTestResult | str]) -> pd.DataFrame:
-    """One row per model: ``model, winning_rate, passed, rho, n_tested, n_skipped,
-    n_items_used, n_items_dropped, epsilon, q_fdr, test, note``."""
+    r"""One row per model of :func:`run_alt_tests` results.
+
+    Parameters
+    ----------
+    results : dict
+        ``{name: AltTestResult or reason}`` from :func:`run_alt_tests`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model, winning_rate, passed, rho, n_tested, n_skipped, n_items_used,
+        n_items_dropped, epsilon, q_fdr, test, note`` (a model that could not be tested: NaN
+        and the reason in ``note``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from hlv_core.io import load
+    >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+    ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="toy.csv")
+    >>> preds = pd.DataFrame({"model": ["m1"] * 6 + ["m2"] * 6,
+    ...                       "item_id": ["i1", "i1", "i2", "i2", "i3", "i3"] * 2,
+    ...                       "label": ["neg", "pos"] * 6,
+    ...                       "prob": [0.3, 0.7, 0.9, 0.1, 0.6, 0.4] + [0.5] * 6})
+    >>> results, _ = run_alt_tests(dataset, preds, min_items_per_annotator=3)
+    >>> alt_test_summary(results)[["model", "winning_rate", "passed", "n_tested"]].round(3)
+                              model  winning_rate  passed  n_tested
+    0                            m1         0.333   False         3
+    1                            m2         0.667    True         3
+    2  constant majority (baseline)         0.667    True         3
+    """
     rows = []
     for name, res in results.items():
         if isinstance(res, str):
@@ -118,8 +257,49 @@ def run_sweep(dataset: Dataset, predictions: pd.DataFrame | None = None, *,
               epsilons=(0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3), q_fdr: float = 0.05,
               scoring: str | None = None, min_items_per_annotator: int = 30,
               test: str = "ttest") -> pd.DataFrame:
-    """Winning rate versus epsilon for every model and the baseline
-    (:func:`hlv_core.judge.alt_test_sweep`); models that cannot be tested are left out."""
+    r"""Winning rate versus epsilon for every model and the baseline (Calderon et al., section 3).
+
+    :func:`hlv_core.judge.alt_test_sweep` per model; models that cannot be tested are left out.
+
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        The dataset.
+    predictions : pandas.DataFrame, optional
+        Long predictions.
+    epsilons : iterable of float, default (0.0, 0.05, ..., 0.3)
+        The epsilons.
+    q_fdr, scoring, min_items_per_annotator, test
+        As in :func:`run_alt_tests`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model, epsilon, winning_rate, rho, passed, n_tested``.
+
+    References
+    ----------
+    .. [1] N. Calderon, R. Reichart and R. Dror (2025), "The Alternative Annotator Test for
+       LLM-as-a-Judge", ACL 2025, arXiv:2501.10970, section 3.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from hlv_core.io import load
+    >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+    ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="toy.csv")
+    >>> preds = pd.DataFrame({"model": ["m1"] * 6 + ["m2"] * 6,
+    ...                       "item_id": ["i1", "i1", "i2", "i2", "i3", "i3"] * 2,
+    ...                       "label": ["neg", "pos"] * 6,
+    ...                       "prob": [0.3, 0.7, 0.9, 0.1, 0.6, 0.4] + [0.5] * 6})
+    >>> sweep = run_sweep(dataset, preds, epsilons=(0.0, 0.2), min_items_per_annotator=3)
+    >>> sweep[sweep.model == "m2"][["epsilon", "winning_rate", "passed"]].round(3)
+       epsilon  winning_rate  passed
+    2      0.0         0.000   False
+    3      0.2         0.667    True
+    """
     sets, _ = model_label_sets(dataset, predictions)
     frames = []
     for name, labels in sets.items():
@@ -151,8 +331,66 @@ def run_ceiling(dataset: Dataset, predictions: pd.DataFrame | None = None,
                 model: str | None = None, *, n_boot: int = 1000, seed: int = 0,
                 min_items: int = 30, min_others: int = 2, level: float = 0.95
                 ) -> tuple[HumanCeilingResult, list[str]]:
-    """:func:`hlv_core.judge.human_ceiling` with ``model`` (a model of ``predictions``) scored on
-    the same targets; ``notes`` say which items the model covers."""
+    r"""The human ceiling with a model scored on the same targets.
+
+    :func:`hlv_core.judge.human_ceiling`: every annotator j scored against ``P^{-j}`` (the
+    other annotators' labels on j's items) on the metrics of Kurniawan et al. (section 3); the
+    model is scored against the same targets.
+
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        The dataset.
+    predictions : pandas.DataFrame, optional
+        Long predictions with item-level probabilities.
+    model : str, optional
+        The model to place against the ceiling.
+    n_boot : int, default 1000
+        Bootstrap resamples of the ceiling's CI.
+    seed : int, default 0
+        Seed of the bootstrap.
+    min_items : int, default 30
+        Fewest items of a scored annotator.
+    min_others : int, default 2
+        Fewest other annotators of an item.
+    level : float, default 0.95
+        Confidence level.
+
+    Returns
+    -------
+    result : HumanCeilingResult
+        The ceiling per metric and the per-annotator values.
+    notes : list of str
+        Which items the model covers, when not all.
+
+    Raises
+    ------
+    hlv_core.io.DataError
+        The model has no item-level probabilities.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 3 (the metrics).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from hlv_core.io import load
+    >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+    ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="toy.csv")
+    >>> preds = pd.DataFrame({"model": ["m1"] * 6 + ["m2"] * 6,
+    ...                       "item_id": ["i1", "i1", "i2", "i2", "i3", "i3"] * 2,
+    ...                       "label": ["neg", "pos"] * 6,
+    ...                       "prob": [0.3, 0.7, 0.9, 0.1, 0.6, 0.4] + [0.5] * 6})
+    >>> result, notes = run_ceiling(dataset, preds, "m1", n_boot=50, min_items=2)
+    >>> table = ceiling_table(result).set_index("metric")
+    >>> row = table.loc["soft_accuracy"]
+    >>> round(row.model_same_targets, 4), round(row.ceiling, 4), int(row.n_defined)
+    (0.8296, 0.5926, 3)
+    """
     notes: list[str] = []
     q = None
     if model is not None and predictions is not None:
@@ -167,10 +405,37 @@ def run_ceiling(dataset: Dataset, predictions: pd.DataFrame | None = None,
 
 
 def ceiling_table(res: HumanCeilingResult) -> pd.DataFrame:
-    """The page's ceiling table: one row per metric with ``model_full`` (model vs the soft
-    label of all annotators), ``model_same_targets`` (mean over annotators of the model vs
-    P^{-j}), ``ceiling``, ``lower``, ``upper``, ``n_defined``, ``best``, ``worst`` (annotators
-    with the highest / lowest value), ``above_ceiling``, ``note`` (why undefined)."""
+    r"""The page's human-ceiling table, one row per metric.
+
+    Parameters
+    ----------
+    res : HumanCeilingResult
+        From :func:`run_ceiling` or :func:`hlv_core.judge.human_ceiling`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``metric, model_full`` (model vs the soft label of all annotators),
+        ``model_same_targets`` (mean over annotators of the model vs P^{-j}), ``ceiling, lower,
+        upper, n_defined, best, worst`` (annotators with the highest / lowest value),
+        ``above_ceiling, note`` (why undefined).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from hlv_core.io import load
+    >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+    ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="toy.csv")
+    >>> preds = pd.DataFrame({"model": ["m1"] * 6 + ["m2"] * 6,
+    ...                       "item_id": ["i1", "i1", "i2", "i2", "i3", "i3"] * 2,
+    ...                       "label": ["neg", "pos"] * 6,
+    ...                       "prob": [0.3, 0.7, 0.9, 0.1, 0.6, 0.4] + [0.5] * 6})
+    >>> result, _ = run_ceiling(dataset, preds, "m1", n_boot=50, min_items=2)
+    >>> ceiling_table(result).set_index("metric").loc["hard_accuracy", ["best", "worst"]].tolist()
+    ['b (0.667)', 'a (0.333)']
+    """
     metrics = CEILING_METRICS_MULTILABEL if res.multilabel else CEILING_METRICS
     per = res.per_annotator
     rows = []
@@ -196,9 +461,39 @@ def ceiling_table(res: HumanCeilingResult) -> pd.DataFrame:
 
 
 def scale_probabilities(Q: np.ndarray, T: float) -> np.ndarray:
-    """Temperature applied to probabilities: ``Q^(1/T) / sum_k Q_k^(1/T)``, which equals
-    ``softmax(z / T)`` for the logits z behind Q (``log Q`` differs from z by a per-row
-    constant). ``T = 1`` returns Q unchanged."""
+    """Temperature applied to probabilities (Baan et al., Table 1 "TS" rows use T = 2).
+
+    ``Q^(1/T) / sum_k Q_k^(1/T)``, which equals ``softmax(z / T)`` for the logits z behind Q
+    (``log Q`` differs from z by a per-row constant). ``T = 1`` returns Q unchanged.
+
+    Parameters
+    ----------
+    Q : numpy.ndarray
+        (N, K) probabilities.
+    T : float
+        Temperature > 0 (> 1 flattens, < 1 sharpens).
+
+    Returns
+    -------
+    numpy.ndarray
+        (N, K) probabilities.
+
+    Raises
+    ------
+    ValueError
+        ``T <= 0``.
+
+    References
+    ----------
+    .. [1] J. Baan, W. Aziz, B. Plank and R. Fernandez (2022), "Stop measuring calibration
+       when humans disagree", EMNLP 2022, arXiv:2210.16133, sections 4-5.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scale_probabilities(np.array([[0.2, 0.8]]), 2).round(4)
+    array([[0.3333, 0.6667]])
+    """
     if not T > 0:
         raise ValueError("the temperature must be > 0.")
     Q = np.asarray(Q, dtype=float)
@@ -211,10 +506,62 @@ def scale_probabilities(Q: np.ndarray, T: float) -> np.ndarray:
 def calibration_inputs(dataset: Dataset, predictions: pd.DataFrame, model: str, *,
                        label_order=None, subset: dict | None = None
                        ) -> tuple[list[str], np.ndarray, np.ndarray, list[str]]:
-    """``(item_ids, C, Q, labels)`` for one model: human counts and model probabilities on the
-    items the model predicts (dataset order), columns in ``label_order`` (default: the
-    dataset's inventory; the rank tie rule depends on it), items optionally restricted by
-    ``subset`` = ``{items column: value}`` (e.g. ``{"source": "snli"}``)."""
+    r"""Human counts and model probabilities of one model, ready for calibration measures.
+
+    Rows are the items the model predicts (dataset order), columns in ``label_order`` (default:
+    the dataset's inventory; the rank tie rule depends on it), items optionally restricted by
+    ``subset``.
+
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        Multiclass or rating data.
+    predictions : pandas.DataFrame
+        Long predictions with item-level probabilities.
+    model : str
+        The model.
+    label_order : sequence of str, optional
+        A permutation of the labels.
+    subset : dict, optional
+        ``{items column: value}`` (e.g. ``{"source": "snli"}``).
+
+    Returns
+    -------
+    item_ids : list of str
+        The N items.
+    C : numpy.ndarray
+        (N, K) human vote counts.
+    Q : numpy.ndarray
+        (N, K) model probabilities.
+    labels : list of str
+        The K labels in column order.
+
+    Raises
+    ------
+    hlv_core.io.DataError
+        Multilabel or ranking data, a bad label order, an unknown column or an empty subset.
+
+    References
+    ----------
+    .. [1] J. Baan, W. Aziz, B. Plank and R. Fernandez (2022), "Stop measuring calibration
+       when humans disagree", EMNLP 2022, arXiv:2210.16133, sections 4-5.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from hlv_core.io import load
+    >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+    ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="toy.csv")
+    >>> preds = pd.DataFrame({"model": ["m1"] * 6 + ["m2"] * 6,
+    ...                       "item_id": ["i1", "i1", "i2", "i2", "i3", "i3"] * 2,
+    ...                       "label": ["neg", "pos"] * 6,
+    ...                       "prob": [0.3, 0.7, 0.9, 0.1, 0.6, 0.4] + [0.5] * 6})
+    >>> item_ids, C, Q, labels = calibration_inputs(dataset, preds, "m1")
+    >>> C.tolist(), labels
+    ([[1, 2], [3, 0], [3, 1]], ['neg', 'pos'])
+    """
     if dataset.task not in ("multiclass", "rating"):
         raise DataError("calibration to the human distribution needs one label per vote "
                         f"(multiclass or rating data); this dataset is {dataset.task}.",
@@ -246,9 +593,63 @@ def calibration_inputs(dataset: Dataset, predictions: pd.DataFrame, model: str, 
 def run_calibration(dataset: Dataset, predictions: pd.DataFrame, *, temperature: float = 1.0,
                     n_bins: int = 10, label_order=None, subset: dict | None = None,
                     oracle: bool = True) -> pd.DataFrame:
-    """Models x measures of :func:`hlv_core.calibration.evaluate_calibration` (each model at
-    ``temperature``), plus ``n_items`` and, with ``oracle``, the row Q = H of the last model's
-    items. Every model's items must have human votes (counts > 0)."""
+    r"""Calibration to the human label distribution of every model (Baan et al., sections 4-5).
+
+    :func:`hlv_core.calibration.evaluate_calibration` of each model at ``temperature``: DistCE
+    = mean TVD(Q_i, H_i), EntCE = mean |Ent(Q_i) - Ent(H_i)|, RankCS, human top-k accuracy, ECE
+    and macro F1, with H = C / row sum. With ``oracle`` a row Q = H is added (DistCE 0, RankCS
+    1, but ECE > 0: the paper's point).
+
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        Multiclass or rating data.
+    predictions : pandas.DataFrame
+        Long predictions with item-level probabilities.
+    temperature : float, default 1.0
+        Applied with :func:`scale_probabilities`.
+    n_bins : int, default 10
+        ECE bins.
+    label_order, subset
+        As in :func:`calibration_inputs`.
+    oracle : bool, default True
+        Add the row Q = H on the last model's items.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model, dist_ce, ent_ce, ent_ce_signed, rank_cs, top1, ..., ece, f1_macro, n_items,
+        temperature``.
+
+    Raises
+    ------
+    hlv_core.io.DataError
+        No item-level probabilities, or the errors of :func:`calibration_inputs`.
+
+    References
+    ----------
+    .. [1] J. Baan, W. Aziz, B. Plank and R. Fernandez (2022), "Stop measuring calibration
+       when humans disagree", EMNLP 2022, arXiv:2210.16133, sections 4-5.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from hlv_core.io import load
+    >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+    ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="toy.csv")
+    >>> preds = pd.DataFrame({"model": ["m1"] * 6 + ["m2"] * 6,
+    ...                       "item_id": ["i1", "i1", "i2", "i2", "i3", "i3"] * 2,
+    ...                       "label": ["neg", "pos"] * 6,
+    ...                       "prob": [0.3, 0.7, 0.9, 0.1, 0.6, 0.4] + [0.5] * 6})
+    >>> table = run_calibration(dataset, preds).set_index("model")
+    >>> table[["dist_ce", "rank_cs", "ece"]].round(3).rename_axis(None)
+                                     dist_ce  rank_cs    ece
+    m1                                 0.094    1.000  0.267
+    m2                                 0.306    0.333  0.167
+    oracle (Q = human distribution)    0.000    1.000  0.194
+    """
     rows = {}
     C = None
     for name in _models(item_level_predictions(predictions)):

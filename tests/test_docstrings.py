@@ -23,6 +23,7 @@ FINISHED = [
     "hlv_core.review_store",
     "hlv_core.verdict_store",
     "hlv_core.judge",
+    "hlv_core.judging",
 ]
 
 
