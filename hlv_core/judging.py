@@ -388,7 +388,7 @@ def run_ceiling(dataset: Dataset, predictions: pd.DataFrame | None = None,
     >>> result, notes = run_ceiling(dataset, preds, "m1", n_boot=50, min_items=2)
     >>> table = ceiling_table(result).set_index("metric")
     >>> row = table.loc["soft_accuracy"]
-    >>> round(row.model_same_targets, 4), round(row.ceiling, 4), int(row.n_defined)
+    >>> round(float(row.model_same_targets), 4), round(float(row.ceiling), 4), int(row.n_defined)
     (0.8296, 0.5926, 3)
     """
     notes: list[str] = []
