@@ -61,7 +61,7 @@ EPS = 1e-10
 
 @dataclass
 class CompetenceResult:
-    """What a competence model estimated.
+    """What a competence model estimated (:func:`dawid_skene`, :func:`one_coin_dawid_skene`, :func:`mace`).
 
     Attributes
     ----------
@@ -103,6 +103,28 @@ class CompetenceResult:
         (A, K, K) array behind ``confusion`` (annotators in ``n_rows.index`` order).
     label_order : tuple
         The label order (columns of ``posteriors``).
+
+    References
+    ----------
+    .. [1] A. P. Dawid and A. M. Skene (1979), "Maximum likelihood estimation of observer
+       error-rates using the EM algorithm", Journal of the Royal Statistical Society C 28(1),
+       sections 2-3.
+    .. [2] D. Hovy, T. Berg-Kirkpatrick, A. Vaswani and E. Hovy (2013), "Learning whom to
+       trust with MACE", NAACL-HLT 2013, section 2.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> truth = rng.integers(0, 2, 60)  # 60 items: three careful annotators and a coin-flipper
+    >>> careful = np.where(rng.random((60, 3)) < 0.1, 1 - truth[:, None], truth[:, None])
+    >>> labels = np.hstack([careful, rng.integers(0, 2, (60, 1))])
+    >>> df = pd.DataFrame({"item_id": np.repeat([f"i{i:02d}" for i in range(60)], 4),
+    ...                    "annotator_id": np.tile(["a0", "a1", "a2", "spammer"], 60),
+    ...                    "label": np.where(labels.ravel() == 1, "pos", "neg")})
+    >>> result = dawid_skene(df)
+    >>> result.model, result.converged, result.label_order, result.posteriors.shape
+    ('ds', True, ('neg', 'pos'), (60, 2))
     """
 
     model: str
@@ -442,34 +464,61 @@ def _package(enc: _Encoded, model: str, T, priors, pi, n_iter, converged, histor
 def dawid_skene(df: pd.DataFrame, *, max_iter: int = 10_000, tol: float = 1e-10,
                 init: str = "soft_majority", labels=None,
                 stop: str = "fixed_point") -> CompetenceResult:
-    """Dawid-Skene with a full confusion matrix per annotator, by EM (Dawid & Skene 1979).
+    """Dawid-Skene with a full confusion matrix per annotator, by EM (Dawid & Skene 1979, sections 2-3).
 
     Model: z_i ~ p; annotator a answers l given z_i = k with probability pi_a[k, l].
     Start from the soft majority vote T[i, k] (share of item i's rows with label k), then
     alternate M-step (p_k = mean_i T[i, k]; pi_a[k, l] proportional to max(n_a[k, l], 1e-10)
-    over the labels a used) and E-step (log T[i, k] = log p_k + sum log pi_a[k, l]).
+    over the labels a used, with n_a[k, l] = sum over a's rows (i, l) of T[i, k]) and E-step
+    (log T[i, k] = log p_k + sum_rows log pi_a[k, l], normalised).
 
     Parameters
     ----------
     df : DataFrame
         Long annotations ``item_id, annotator_id, label`` (R rows).
-    max_iter : int
+    max_iter : int, default 10000
         Most EM iterations (a RuntimeWarning when reached without converging).
-    tol : float
+    tol : float, default 1e-10
         ``stop="fixed_point"``: stop when the largest change of any T and any pi entry between
         two iterations is below ``tol``. ``stop="crowdkit"``: crowd-kit 1.4.2's rule (its per-row
         ELBO gains less than ``tol``; use ``tol=1e-5, max_iter=100`` for its defaults), for
         cross-checks only: that quantity is not monotone and stops far from the fixed point.
-    init : str
-        ``"soft_majority"``.
+    init : str, default "soft_majority"
+        Initial posteriors.
     labels : sequence of str, optional
         Label order (default: sorted strings); fixes ties of the hard label (first wins).
+    stop : {"fixed_point", "crowdkit"}, default "fixed_point"
+        Stopping rule.
 
     Returns
     -------
     CompetenceResult
         ``posteriors`` (N, K), ``labels``, ``priors``, ``confusion``, ``accuracy``
         (sum_k p_k pi_a[k, k]), ``n_rows``, ``n_iter``, ``converged``, ``loglik``.
+
+    References
+    ----------
+    .. [1] A. P. Dawid and A. M. Skene (1979), "Maximum likelihood estimation of observer
+       error-rates using the EM algorithm", Journal of the Royal Statistical Society C 28(1),
+       sections 2-3.
+
+    Examples
+    --------
+    The coin-flipper's accuracy is near chance and its confusion rows are near uniform:
+
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> truth = rng.integers(0, 2, 60)  # 60 items: three careful annotators and a coin-flipper
+    >>> careful = np.where(rng.random((60, 3)) < 0.1, 1 - truth[:, None], truth[:, None])
+    >>> labels = np.hstack([careful, rng.integers(0, 2, (60, 1))])
+    >>> df = pd.DataFrame({"item_id": np.repeat([f"i{i:02d}" for i in range(60)], 4),
+    ...                    "annotator_id": np.tile(["a0", "a1", "a2", "spammer"], 60),
+    ...                    "label": np.where(labels.ravel() == 1, "pos", "neg")})
+    >>> result = dawid_skene(df)
+    >>> result.accuracy.round(2).to_dict()
+    {'a0': 0.93, 'a1': 0.91, 'a2': 0.91, 'spammer': 0.45}
+    >>> result.confusion["spammer"].round(2).to_numpy().tolist()
+    [[0.48, 0.52], [0.57, 0.43]]
     """
     enc = _encode(df, labels)
     T, priors, pi, _, n_iter, conv, hist = _run_em(enc, "ds", max_iter=max_iter, tol=tol,
@@ -487,12 +536,39 @@ def one_coin_dawid_skene(df: pd.DataFrame, *, max_iter: int = 10_000, tol: float
 
     M-step: s_a = mean over a's rows (i, l) of T[i, l]; pi_a[k, k] = s_a and
     pi_a[k, l] = (1 - s_a) / (K - 1), clipped to [1e-10, 1 - 1e-10] (K = labels in the data).
-    Priors, E-step, stopping rule and parameters as :func:`dawid_skene`.
+    Priors, E-step and stopping rule as :func:`dawid_skene` (Dawid & Skene 1979 with the
+    confusion matrix tied to one parameter).
+
+    Parameters
+    ----------
+    df : DataFrame
+        Long annotations ``item_id, annotator_id, label``.
+    max_iter, tol, init, labels, stop
+        As in :func:`dawid_skene`.
 
     Returns
     -------
     CompetenceResult
         ``skill`` (Series) in place of ``accuracy``, plus everything of :func:`dawid_skene`.
+
+    References
+    ----------
+    .. [1] A. P. Dawid and A. M. Skene (1979), "Maximum likelihood estimation of observer
+       error-rates using the EM algorithm", Journal of the Royal Statistical Society C 28(1),
+       sections 2-3.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> truth = rng.integers(0, 2, 60)  # 60 items: three careful annotators and a coin-flipper
+    >>> careful = np.where(rng.random((60, 3)) < 0.1, 1 - truth[:, None], truth[:, None])
+    >>> labels = np.hstack([careful, rng.integers(0, 2, (60, 1))])
+    >>> df = pd.DataFrame({"item_id": np.repeat([f"i{i:02d}" for i in range(60)], 4),
+    ...                    "annotator_id": np.tile(["a0", "a1", "a2", "spammer"], 60),
+    ...                    "label": np.where(labels.ravel() == 1, "pos", "neg")})
+    >>> one_coin_dawid_skene(df).skill.round(2).to_dict()
+    {'a0': 0.93, 'a1': 0.91, 'a2': 0.91, 'spammer': 0.45}
     """
     enc = _encode(df, labels)
     T, priors, pi, skill, n_iter, conv, hist = _run_em(enc, "one-coin", max_iter=max_iter,
@@ -568,7 +644,7 @@ def mace(df: pd.DataFrame, *, n_restarts: int = 10, n_iter: int = 50, method: st
 
     z_i ~ uniform over K labels (or ``label_priors``); annotator a guesses with probability
     g_a = spamming[a, 0] (drawing from its strategy theta_a) and knows with 1 - g_a. Row
-    likelihood under class k: g_a theta_a[l] + (1 - g_a) [k == l].
+    likelihood under class k: ``g_a theta_a[l] + (1 - g_a) [k == l]``.
 
     Each restart draws spamming[a] = normalise(1 + init_noise U, 1 + init_noise U) and
     theta_a = normalise(1 + init_noise U) from ``numpy.random.default_rng(seed)`` (one generator,
@@ -577,17 +653,57 @@ def mace(df: pd.DataFrame, *, n_restarts: int = 10, n_iter: int = 50, method: st
 
     Parameters
     ----------
-    method : ``"vb"`` (variational Bayes, MACE's default) or ``"em"``.
-    alpha, beta : Beta prior on (guess, know) for ``"vb"``.
-    strategy_prior : Dirichlet prior on each strategy entry for ``"vb"``.
-    smoothing : ``"em"`` add-constant (default 0.01 / K).
-    label_priors : optional (K,) prior over classes in label order.
+    df : DataFrame
+        Long annotations ``item_id, annotator_id, label``.
+    n_restarts : int, default 10
+        Random restarts (>= 1).
+    n_iter : int, default 50
+        Iterations per restart (>= 0).
+    method : {"vb", "em"}, default "vb"
+        Variational Bayes (MACE's default) or EM.
+    alpha, beta : float, default 0.5
+        Beta prior on (guess, know) for ``"vb"``.
+    strategy_prior : float, default 10.0
+        Dirichlet prior on each strategy entry for ``"vb"``.
+    init_noise : float, default 0.5
+        Spread of the random starting values.
+    smoothing : float, optional
+        ``"em"`` add-constant (default 0.01 / K).
+    label_priors : sequence of float, optional
+        (K,) prior over classes in label order.
+    seed : int, default 0
+        Seed of the restarts.
+    labels : sequence of str, optional
+        Label order (default: sorted strings).
 
     Returns
     -------
     CompetenceResult
         ``competence`` (spamming[a, 1]), ``posteriors``, ``labels``, ``entropy`` (natural log),
         ``strategy`` (theta), ``best_restart``, ``loglik``.
+
+    Raises
+    ------
+    ValueError
+        Unknown ``method``, ``n_restarts < 1`` or ``n_iter < 0``.
+
+    References
+    ----------
+    .. [2] D. Hovy, T. Berg-Kirkpatrick, A. Vaswani and E. Hovy (2013), "Learning whom to
+       trust with MACE", NAACL-HLT 2013, section 2.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> truth = rng.integers(0, 2, 60)  # 60 items: three careful annotators and a coin-flipper
+    >>> careful = np.where(rng.random((60, 3)) < 0.1, 1 - truth[:, None], truth[:, None])
+    >>> labels = np.hstack([careful, rng.integers(0, 2, (60, 1))])
+    >>> df = pd.DataFrame({"item_id": np.repeat([f"i{i:02d}" for i in range(60)], 4),
+    ...                    "annotator_id": np.tile(["a0", "a1", "a2", "spammer"], 60),
+    ...                    "label": np.where(labels.ravel() == 1, "pos", "neg")})
+    >>> mace(df, n_restarts=3, seed=0).competence.round(2).to_dict()
+    {'a0': 0.85, 'a1': 0.82, 'a2': 0.81, 'spammer': 0.01}
     """
     if method not in ("vb", "em"):
         raise ValueError(f"method='{method}': use 'vb' or 'em'")
@@ -702,9 +818,40 @@ def _top_peer_agreement(enc_cells: pd.DataFrame, n_top: int = 3, min_shared: int
 
 
 def sigma_camps(df: pd.DataFrame) -> pd.Series:
-    """Camp of each annotator from Basile's signed agreement graph (:func:`hlv_core.balance.camps`
-    of :func:`hlv_core.balance.sigma`, nominal, ``min_shared`` 1), as ``"<component>:<camp>"``;
-    annotators without an edge get ``NaN``. Multi-label cells are collapsed to label sets."""
+    """Camp of each annotator from Basile's signed agreement graph.
+
+    :func:`hlv_core.balance.camps` of :func:`hlv_core.balance.sigma` (nominal,
+    ``min_shared`` 1, the paper's convention), as ``"<component>:<camp>"``; annotators without
+    an edge get NaN. Multi-label cells are collapsed to label sets.
+
+    Parameters
+    ----------
+    df : DataFrame
+        Long annotations ``item_id, annotator_id, label``.
+
+    Returns
+    -------
+    pandas.Series
+        Camp per annotator (index ``annotator_id``, name ``camp``).
+
+    References
+    ----------
+    .. [3] V. Basile, "A measure of systematic disagreement", section 3 (the signed
+       agreement graph and its camps).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> truth = rng.integers(0, 2, 60)  # 60 items: three careful annotators and a coin-flipper
+    >>> careful = np.where(rng.random((60, 3)) < 0.1, 1 - truth[:, None], truth[:, None])
+    >>> labels = np.hstack([careful, rng.integers(0, 2, (60, 1))])
+    >>> df = pd.DataFrame({"item_id": np.repeat([f"i{i:02d}" for i in range(60)], 4),
+    ...                    "annotator_id": np.tile(["a0", "a1", "a2", "spammer"], 60),
+    ...                    "label": np.where(labels.ravel() == 1, "pos", "neg")})
+    >>> sigma_camps(df).to_dict()
+    {'a0': '0:0', 'a1': '0:0', 'a2': '0:0', 'spammer': '0:1'}
+    """
     from hlv_core import balance
 
     cells = balance.collapse_label_sets(df)
@@ -739,19 +886,72 @@ def annotator_report(df: pd.DataFrame, *, camps=None, subset=None, traits=None,
     verdict ``kind`` and the ``reason``.
 
     Verdict (defaults in :data:`REPORT_THRESHOLDS`, every one a keyword):
-    ``insufficient_data`` when n_rows < ``min_rows``; ``unreliable`` when skill <
-    1/K + ``unreliable_fraction`` (median skill - 1/K) (the midpoint of chance and the median);
-    ``systematic`` when not unreliable and (a) ``cell_ratio`` >= 2.5 or (b) own-camp agreement
-    exceeds majority agreement on ``subset`` by >= ``camp_gain``; else ``reliable``. ``rules``
-    picks which of (a), (b) apply. Multi-label cells are collapsed to label sets first.
-    ``mace_restarts=0`` skips MACE (``mace_competence`` NaN; it never enters the verdict).
+    ``insufficient_data`` when n_rows < ``min_rows``; ``unreliable`` when
+    ``skill < 1/K + unreliable_fraction (median skill - 1/K)`` (the midpoint of chance and the
+    median); ``systematic`` when not unreliable and (a) ``cell_ratio`` >= 2.5 or (b) own-camp
+    agreement exceeds majority agreement on ``subset`` by >= ``camp_gain``; else ``reliable``.
+    Multi-label cells are collapsed to label sets first.
 
     Parameters
     ----------
-    df : DataFrame ``item_id, annotator_id, label``.
-    camps : Series or mapping annotator -> camp (e.g. :func:`sigma_camps`), optional.
-    subset : item mask (boolean Series indexed by item_id) or a collection of item ids, optional.
-    traits : DataFrame with ``annotator_id`` + trait columns, optional.
+    df : DataFrame
+        Long annotations ``item_id, annotator_id, label``.
+    camps : Series or mapping, optional
+        Annotator -> camp (e.g. :func:`sigma_camps`).
+    subset : boolean Series or collection of str, optional
+        Items of interest (a mask indexed by ``item_id``, or item ids).
+    traits : DataFrame, optional
+        ``annotator_id`` + trait columns, joined to the report.
+    min_rows : int, default 20
+        Fewer rows -> ``insufficient_data``.
+    unreliable_fraction : float, default 0.5
+        Where between chance and the median skill the unreliable line lies.
+    cell_ratio : float, default 2.5
+        Rule (a) threshold.
+    camp_gain : float, default 0.1
+        Rule (b) threshold.
+    rules : tuple of str, default ("a", "b")
+        Which systematic rules apply.
+    mace_restarts : int, default 10
+        MACE restarts (0 skips MACE: ``mace_competence`` NaN; it never enters the verdict).
+    seed : int, default 0
+        Seed of MACE.
+    max_iter, tol
+        EM settings of :func:`dawid_skene`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``annotator_id``, the columns above.
+
+    References
+    ----------
+    .. [1] A. P. Dawid and A. M. Skene (1979), "Maximum likelihood estimation of observer
+       error-rates using the EM algorithm", Journal of the Royal Statistical Society C 28(1),
+       sections 2-3.
+    .. [2] D. Hovy, T. Berg-Kirkpatrick, A. Vaswani and E. Hovy (2013), "Learning whom to
+       trust with MACE", NAACL-HLT 2013, section 2.
+    .. [3] V. Basile, "A measure of systematic disagreement", section 3 (the signed
+       agreement graph and its camps).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> truth = rng.integers(0, 2, 60)  # 60 items: three careful annotators and a coin-flipper
+    >>> careful = np.where(rng.random((60, 3)) < 0.1, 1 - truth[:, None], truth[:, None])
+    >>> labels = np.hstack([careful, rng.integers(0, 2, (60, 1))])
+    >>> df = pd.DataFrame({"item_id": np.repeat([f"i{i:02d}" for i in range(60)], 4),
+    ...                    "annotator_id": np.tile(["a0", "a1", "a2", "spammer"], 60),
+    ...                    "label": np.where(labels.ravel() == 1, "pos", "neg")})
+    >>> report = annotator_report(df, mace_restarts=0)
+    >>> report[["skill", "kind"]].round(2)  # doctest: +NORMALIZE_WHITESPACE
+                  skill        kind
+    annotator_id
+    a0             0.93    reliable
+    a1             0.91    reliable
+    a2             0.91    reliable
+    spammer        0.45  unreliable
     """
     from hlv_core import balance
 

@@ -24,6 +24,7 @@ FINISHED = [
     "hlv_core.verdict_store",
     "hlv_core.judge",
     "hlv_core.judging",
+    "hlv_core.competence",
 ]
 
 
