@@ -62,12 +62,41 @@ def _clean(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def units(df: pd.DataFrame) -> pd.DataFrame:
-    """The scored units: one row per (item, label) chosen by >= 1 annotator.
+    """The scored units of error detection: one row per (item, label) chosen by >= 1 annotator (VariErr, section 5).
+
+    Parameters
+    ----------
+    df : DataFrame
+        Long annotations ``item_id, annotator_id, label`` (one row per chosen label).
 
     Returns
     -------
-    DataFrame ``item_id, label, n_chose, n_annotators`` (n_annotators = annotators with >= 1 row
-    on the item; n_chose = those choosing the label), sorted by item and label.
+    DataFrame
+        ``item_id, label, n_chose, n_annotators`` (n_annotators = annotators with >= 1 row on
+        the item; n_chose = those choosing the label), sorted by item and label.
+
+    Raises
+    ------
+    ValueError
+        Missing columns or no rows.
+
+    References
+    ----------
+    .. [1] L. Weber-Genzel, S. Peng, M.-C. de Marneffe and B. Plank (2024), "VariErr NLI:
+       separating annotation error from human label variation", ACL 2024, section 5.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"item_id": ["i1"] * 4 + ["i2"] * 4,
+    ...                    "annotator_id": ["a", "b", "c", "d"] * 2,
+    ...                    "label": ["E", "E", "E", "C", "N", "N", "C", "C"]})
+    >>> units(df)
+      item_id label  n_chose  n_annotators
+    0      i1     C        1             4
+    1      i1     E        3             4
+    2      i2     C        2             4
+    3      i2     N        2             4
     """
     d = _clean(df)
     n_ann = d.groupby("item_id")["annotator_id"].nunique()
@@ -186,11 +215,9 @@ def error_scores(df: pd.DataFrame, *, method: str, validity: pd.DataFrame | None
                  allow_self: bool = False, judges: str = "peer",
                  rerank_by_count: bool = False, seed: int = 0,
                  max_iter: int = 10_000, tol: float = 1e-10) -> pd.DataFrame:
-    """Per-(item, label) error score: higher = more likely an annotation error.
+    """Per-(item, label) error score: higher = more likely an annotation error (VariErr, section 5).
 
-    Unit = (item, label) with >= 1 annotator choosing it (VariErr, section 5).
-
-    Label-only methods:
+    Unit = (item, label) with >= 1 annotator choosing it. Label-only methods:
 
     - ``"random"``: 0 for every unit (every unit tied: AP = prevalence, P@k = prevalence,
       R@k = k / N under the tie-aware metrics, the paper's random baseline).
@@ -205,8 +232,8 @@ def error_scores(df: pd.DataFrame, *, method: str, validity: pd.DataFrame | None
       Multi-label data (an annotator with two rows on an item) is split into one binary task per
       class (annotator answers "1" if they chose the class, "0" otherwise, for each item they
       annotated), fitted separately; single-label data uses the multiclass posterior T[i, l].
-    - ``"singleton_ds"`` (ours): ``annotator_singleton`` first, the DS posterior second:
-      -n_chose + 0.5 * singleton term + 0.25 * (1 - P(present)) / 1; both extra terms are in
+    - ``"singleton_ds"`` (HLV Lens): ``annotator_singleton`` first, the DS posterior second:
+      -n_chose + 0.5 * singleton term + 0.25 * (1 - P(present)); both extra terms are in
       [0, 0.5) and [0, 0.25], so the label count still dominates.
 
     Validity methods (``validity`` = a frame like VariErr's ``validity.csv``; peer rows only):
@@ -215,22 +242,59 @@ def error_scores(df: pd.DataFrame, *, method: str, validity: pd.DataFrame | None
     ``"peer_ratio_all"`` = -sum_e v_e / sum_e m_e, ``"peer_ratio_per"`` = -mean_e v_e / m_e
     (e over the label's explanations, ratio 0 when m = 0). Self judgments (judge = author) decide
     VariErr's gold errors: they are dropped, and a frame holding only self judgments raises
-    unless ``allow_self=True``; ``judges="self"`` / ``"all"`` (score with self judgments) raise
-    a ValueError naming the leak unless ``allow_self=True`` (analysis only).
+    unless ``allow_self=True``.
 
     Parameters
     ----------
-    df : DataFrame ``item_id, annotator_id, label`` (one row per chosen label).
-    method : one of :data:`METHODS`.
-    rerank_by_count : order by n_chose ascending first, the method's score second (the paper's
-        "_rerank" variants): score' = -n_chose + dense rank of score in [0, 1).
-    seed : MACE seed.
+    df : DataFrame
+        Long annotations ``item_id, annotator_id, label`` (one row per chosen label).
+    method : str
+        One of :data:`METHODS`.
+    validity : DataFrame, optional
+        Peer validity judgments (validity methods only).
+    allow_self : bool, default False
+        Allow self judgments (analysis only: they leak the gold).
+    judges : {"peer", "self", "all"}, default "peer"
+        Whose validity judgments score (``"self"``/``"all"`` need ``allow_self``).
+    rerank_by_count : bool, default False
+        Order by n_chose ascending first, the method's score second (the paper's "_rerank"
+        variants): score' = -n_chose + dense rank of score in [0, 1).
+    seed : int, default 0
+        MACE seed.
+    max_iter, tol
+        EM settings of :func:`hlv_core.competence.dawid_skene`.
 
     Returns
     -------
-    DataFrame ``item_id, label, n_chose, n_annotators, score`` sorted by descending score
-    (ties kept; within a tie fewer choosers first, then item and label), plus ``rank`` (1 = most likely an error; ties share the
-    best rank of their group).
+    DataFrame
+        ``item_id, label, n_chose, n_annotators, score, rank`` sorted by descending score (ties
+        kept; within a tie fewer choosers first, then item and label); ``rank`` 1 = most likely
+        an error, ties share the best rank of their group.
+
+    Raises
+    ------
+    ValueError
+        Unknown method, bad columns, or self judgments without ``allow_self``.
+
+    References
+    ----------
+    .. [1] L. Weber-Genzel, S. Peng, M.-C. de Marneffe and B. Plank (2024), "VariErr NLI:
+       separating annotation error from human label variation", ACL 2024, section 5.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"item_id": ["i1"] * 4 + ["i2"] * 4,
+    ...                    "annotator_id": ["a", "b", "c", "d"] * 2,
+    ...                    "label": ["E", "E", "E", "C", "N", "N", "C", "C"]})
+    >>> error_scores(df, method="label_count")
+      item_id label  n_chose  n_annotators  score  rank
+    0      i1     C        1             4   -1.0     1
+    1      i2     C        2             4   -2.0     2
+    2      i2     N        2             4   -2.0     2
+    3      i1     E        3             4   -3.0     4
+    >>> error_scores(df, method="share_others_not_choosing")["score"].round(3).tolist()
+    [1.0, 0.667, 0.667, 0.333]
     """
     if method not in METHODS:
         raise ValueError(f"method='{method}': choose one of {', '.join(METHODS)}")
@@ -296,10 +360,43 @@ def _prep(y_true, score, weight=None):
 
 
 def average_precision(y_true, score, *, sample_weight=None) -> float:
-    """Average precision as ``sklearn.metrics.average_precision_score``.
+    """Average precision, as ``sklearn.metrics.average_precision_score``.
 
-    AP = sum over distinct score thresholds t (descending) of (R_t - R_{t-1}) P_t; tied scores
-    form one threshold; no interpolation. ``sample_weight`` repeats units (bootstrap).
+    ``AP = sum_t (R_t - R_{t-1}) P_t`` over distinct score thresholds t (descending); tied
+    scores form one threshold; no interpolation. VariErr (section 5) ranks errors with it.
+
+    Parameters
+    ----------
+    y_true : array_like
+        (N,) 1 for an error, 0 otherwise.
+    score : array_like
+        (N,) error scores (no NaN).
+    sample_weight : array_like, optional
+        (N,) repeat counts (bootstrap).
+
+    Returns
+    -------
+    float
+        AP in [0, 1]; NaN without positives.
+
+    Raises
+    ------
+    ValueError
+        Shapes differ or a score is NaN.
+
+    References
+    ----------
+    .. [1] L. Weber-Genzel, S. Peng, M.-C. de Marneffe and B. Plank (2024), "VariErr NLI:
+       separating annotation error from human label variation", ACL 2024, section 5.
+
+    Examples
+    --------
+    Thresholds 0.9 (P = 1, R = 1/2) and 0.8 (P = 2/3, R = 1): AP = 1/2 + (1/2)(2/3):
+
+    >>> y_true = [1, 0, 1, 0]
+    >>> score = [0.9, 0.8, 0.8, 0.1]  # the two 0.8 units are tied
+    >>> round(average_precision(y_true, score), 6)
+    0.833333
     """
     _, y, w, ends = _prep(y_true, score, sample_weight)
     tp = np.cumsum(y * w)[ends]
@@ -337,22 +434,116 @@ def _expected_hits(y_true, score, k: int, sample_weight=None, ties: str = "expec
 def precision_at_k(y_true, score, k: int, *, sample_weight=None, ties: str = "expected") -> float:
     """Precision among the top ``k``, expected over uniform tie breaking at the cut.
 
-    With the cut inside tied group G: hits = positives above G + (k - units above G) *
-    positives(G) / |G|; P@k = hits / k. ``ties="argsort"`` mimics VariErr's
-    ``numpy.argsort(score)[::-1][:k]`` (order of ties depends on the numpy build).
+    With the cut inside tied group G: ``hits = positives above G + (k - units above G) *
+    positives(G) / |G|``; ``P@k = hits / k``.
+
+    Parameters
+    ----------
+    y_true : array_like
+        (N,) 1 for an error, 0 otherwise.
+    score : array_like
+        (N,) error scores.
+    k : int
+        Cut-off (>= 1).
+    sample_weight : array_like, optional
+        (N,) repeat counts.
+    ties : {"expected", "argsort"}, default "expected"
+        ``"argsort"`` mimics VariErr's ``numpy.argsort(score)[::-1][:k]`` (the order of ties
+        depends on the numpy build).
+
+    Returns
+    -------
+    float
+        P@k.
+
+    Raises
+    ------
+    ValueError
+        ``k < 1`` or an unknown ``ties``.
+
+    References
+    ----------
+    .. [1] L. Weber-Genzel, S. Peng, M.-C. de Marneffe and B. Plank (2024), "VariErr NLI:
+       separating annotation error from human label variation", ACL 2024, section 5.
+
+    Examples
+    --------
+    The cut at k = 2 falls inside the tie, which holds one error among two units:
+    hits = 1 + 1 * 1/2:
+
+    >>> y_true = [1, 0, 1, 0]
+    >>> score = [0.9, 0.8, 0.8, 0.1]  # the two 0.8 units are tied
+    >>> precision_at_k(y_true, score, 2)
+    0.75
     """
     hits, _ = _expected_hits(y_true, score, k, sample_weight, ties)
     return hits / k
 
 
 def recall_at_k(y_true, score, k: int, *, sample_weight=None, ties: str = "expected") -> float:
-    """Recall among the top ``k`` (tie-aware, as :func:`precision_at_k`): hits / all positives."""
+    """Recall among the top ``k`` (tie-aware, as :func:`precision_at_k`): hits / all positives.
+
+    Parameters
+    ----------
+    y_true : array_like
+        (N,) 1 for an error, 0 otherwise.
+    score : array_like
+        (N,) error scores.
+    k : int
+        Cut-off (>= 1).
+    sample_weight : array_like, optional
+        (N,) repeat counts.
+    ties : {"expected", "argsort"}, default "expected"
+        As in :func:`precision_at_k`.
+
+    Returns
+    -------
+    float
+        R@k; NaN without positives.
+
+    References
+    ----------
+    .. [1] L. Weber-Genzel, S. Peng, M.-C. de Marneffe and B. Plank (2024), "VariErr NLI:
+       separating annotation error from human label variation", ACL 2024, section 5.
+
+    Examples
+    --------
+    >>> y_true = [1, 0, 1, 0]
+    >>> score = [0.9, 0.8, 0.8, 0.1]  # the two 0.8 units are tied
+    >>> recall_at_k(y_true, score, 2)
+    0.75
+    """
     hits, pos = _expected_hits(y_true, score, k, sample_weight, ties)
     return hits / pos if pos > 0 else float("nan")
 
 
 def random_baseline(n_positive: int, n_total: int, ks=(50, 100)) -> dict:
-    """The paper's random baseline: AP = P@k = prevalence, R@k = k / N."""
+    """The paper's random baseline: AP = P@k = prevalence, R@k = k / N (VariErr, section 5).
+
+    Parameters
+    ----------
+    n_positive : int
+        Gold errors.
+    n_total : int
+        Ranked units N.
+    ks : sequence of int, default (50, 100)
+        Cut-offs.
+
+    Returns
+    -------
+    dict
+        ``ap`` and ``p@k``, ``r@k`` for every k.
+
+    References
+    ----------
+    .. [1] L. Weber-Genzel, S. Peng, M.-C. de Marneffe and B. Plank (2024), "VariErr NLI:
+       separating annotation error from human label variation", ACL 2024, section 5.
+
+    Examples
+    --------
+    >>> random_baseline(20, 400, ks=(50,))
+    {'ap': 0.05, 'p@50': 0.05, 'r@50': 0.125}
+    """
     prev = n_positive / n_total
     out = {"ap": prev}
     for k in ks:
@@ -374,17 +565,55 @@ def evaluate_error_ranking(scores: pd.DataFrame, gold: pd.DataFrame, ks=(50, 100
                            n_boot: int = 1000, seed: int = 0, ci: float = 0.95) -> pd.DataFrame:
     """Evaluate an error ranking against gold errors (VariErr, section 5 and its results tables).
 
-    Joins on (item_id, label) and evaluates only the pairs in ``gold`` (``is_error`` 0/1);
-    gold pairs without a score are counted in ``n_missing`` and left out. Reports AP, P@k and
-    R@k (tie-aware) with percentile bootstrap CIs (items resampled with replacement, all labels
-    of a drawn item together, ``n_boot`` draws from ``numpy.random.default_rng(seed)``), on all
-    pairs and on the single-label subset (pairs with n_chose = 1, VariErr's
-    ``results_single_label.tsv``).
+    Joins on (item_id, label) and evaluates only the pairs in ``gold``; gold pairs without a
+    score are counted in ``n_missing`` and left out. Reports AP, P@k and R@k (tie-aware) with
+    percentile bootstrap CIs (items resampled with replacement, all labels of a drawn item
+    together, ``n_boot`` draws from ``numpy.random.default_rng(seed)``), on all pairs and on
+    the single-label subset (pairs with n_chose = 1, VariErr's ``results_single_label.tsv``).
+
+    Parameters
+    ----------
+    scores : DataFrame
+        ``item_id, label, score`` (+ ``n_chose``), e.g. :func:`error_scores`.
+    gold : DataFrame
+        ``item_id, label, is_error`` (0/1; VariErr's ``errors.csv``).
+    ks : sequence of int, default (50, 100)
+        Cut-offs of P@k and R@k.
+    n_boot : int, default 1000
+        Bootstrap draws (0: no CIs).
+    seed : int, default 0
+        Seed of the bootstrap.
+    ci : float, default 0.95
+        Confidence level.
 
     Returns
     -------
-    DataFrame indexed by ``subset`` (``all``, ``single_label``) with ``n_ranked``,
-    ``n_missing``, ``n_errors``, ``ap``, ``ap_lo``, ``ap_hi``, ``p@k``/``r@k`` (+ ``_lo``/``_hi``).
+    DataFrame
+        Indexed by ``subset`` (``all``, ``single_label``) with ``n_ranked``, ``n_missing``,
+        ``n_errors``, ``ap``, ``ap_lo``, ``ap_hi``, ``p@k``/``r@k`` (+ ``_lo``/``_hi``).
+
+    Raises
+    ------
+    ValueError
+        Missing columns, or ``is_error`` not 0/1.
+
+    References
+    ----------
+    .. [1] L. Weber-Genzel, S. Peng, M.-C. de Marneffe and B. Plank (2024), "VariErr NLI:
+       separating annotation error from human label variation", ACL 2024, section 5.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"item_id": ["i1"] * 4 + ["i2"] * 4,
+    ...                    "annotator_id": ["a", "b", "c", "d"] * 2,
+    ...                    "label": ["E", "E", "E", "C", "N", "N", "C", "C"]})
+    >>> gold = pd.DataFrame({"item_id": ["i1", "i1", "i2", "i2"], "label": ["E", "C", "N", "C"],
+    ...                      "is_error": [0, 1, 0, 0]})
+    >>> result = evaluate_error_ranking(error_scores(df, method="label_count"), gold, ks=(2,),
+    ...                                 n_boot=100, seed=0)
+    >>> result.loc["all", ["n_ranked", "n_errors", "ap", "p@2", "r@2"]].tolist()
+    [4.0, 1.0, 1.0, 0.5, 1.0]
     """
     need = {"item_id", "label", "is_error"}
     if not need <= set(gold.columns):

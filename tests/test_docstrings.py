@@ -25,6 +25,7 @@ FINISHED = [
     "hlv_core.judge",
     "hlv_core.judging",
     "hlv_core.competence",
+    "hlv_core.errors",
 ]
 
 
