@@ -63,12 +63,40 @@ MIN_PAIRS = 5
 
 
 def annotator_cells(dataset: Dataset) -> pd.DataFrame:
-    """One row per (item, annotator) cell: ``item_id, annotator_id, answer, top, majority,
-    n_annotators, agrees`` (see the module doc for answer, majority and agrees; ``top`` is the
-    top block of a ranking, e.g. ``a = c``, and the answer itself for other tasks).
+    r"""One row per (item, annotator) cell: the answer, the item's majority and whether they agree.
 
-    Rows in the order of the items (``dataset.item_ids``), then of the annotators' first
-    annotation. ``agrees`` is computed for every cell; callers keep ``n_annotators >= 2``."""
+    The answer is the label (multi-class, rating), the label set joined by ``|`` in inventory
+    order (multi-label), or the ranking written ``a > b = c`` (ranking); ``top`` is the top
+    block of a ranking and the answer itself otherwise; the majority is
+    :meth:`~hlv_core.io.Dataset.majority_label` on every annotator of the item (ties to the
+    lowest inventory index). ``agrees`` is computed for every cell; callers keep
+    ``n_annotators >= 2``.
+
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        Any task.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``item_id, annotator_id, answer, top, majority, n_annotators, agrees``; rows in the
+        order of the items, then of the annotators' first annotation.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from hlv_core.io import load
+    >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+    ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="toy.csv")
+    >>> annotator_cells(dataset).head(3)
+      item_id annotator_id answer  top majority  n_annotators  agrees
+    0      i1            a    pos  pos      pos             3    True
+    1      i1            b    pos  pos      pos             3    True
+    2      i1            c    neg  neg      pos             3   False
+    """
     ann = dataset.annotations
     pos = {label: i for i, label in enumerate(dataset.labels)}
     frame = pd.DataFrame({
@@ -116,13 +144,45 @@ def annotator_cells(dataset: Dataset) -> pd.DataFrame:
 
 
 def item_agreement(dataset: Dataset, cells: pd.DataFrame | None = None) -> pd.Series:
-    """Per-item agreement ``P_i`` (module doc), indexed by item id in ``dataset.item_ids``
-    order, named ``pair_agreement``; NaN for items with fewer than two annotators.
+    r"""Per-item agreement ``P_i``: the share of the item's annotator pairs who gave the same answer (Fleiss 1971).
 
-    Multi-class, rating and multi-label data: :meth:`Dataset.pair_agreement_array` (the one
-    implementation; multi-label: each label a yes / no question, averaged over the labels someone
-    ticked). Ranking data: the same formula over the annotators' top blocks. ``cells``:
-    :func:`annotator_cells` (ranking only; computed when not given)."""
+    ``P_i = sum_v c_v (c_v - 1) / (n_i (n_i - 1))`` with ``c_v`` the annotators giving answer
+    ``v`` and ``n_i`` the item's annotators (the per-item term of Fleiss' kappa); NaN with
+    fewer than two annotators. Multi-class, rating and multi-label data use
+    :meth:`~hlv_core.io.Dataset.pair_agreement_array` (multi-label: each label a yes / no
+    question, averaged over the labels someone ticked); ranking data the same formula over the
+    annotators' top blocks.
+
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        Any task.
+    cells : pandas.DataFrame, optional
+        :func:`annotator_cells` (ranking only; computed when not given).
+
+    Returns
+    -------
+    pandas.Series
+        ``pair_agreement`` indexed by ``item_id`` in dataset order.
+
+    References
+    ----------
+    .. [1] J. L. Fleiss (1971), "Measuring nominal scale agreement among many raters",
+       Psychological Bulletin 76(5), equation 2 (the per-item agreement P_i).
+
+    Examples
+    --------
+    Item i1 has two ``pos`` and one ``neg``: one agreeing pair of three, (2 * 1) / (3 * 2):
+
+    >>> import pandas as pd
+    >>> from hlv_core.io import load
+    >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+    ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="toy.csv")
+    >>> item_agreement(dataset).round(3).to_dict()
+    {'i1': 0.333, 'i2': 1.0, 'i3': 0.5}
+    """
     ids = dataset.item_ids.astype(str)
     index = pd.Index(ids, name="item_id")
     if dataset.task != "ranking":
@@ -139,8 +199,43 @@ def item_agreement(dataset: Dataset, cells: pd.DataFrame | None = None) -> pd.Se
 
 
 def item_overview(dataset: Dataset, cells: pd.DataFrame | None = None) -> pd.DataFrame:
-    """:meth:`Dataset.item_table` (most contested first) whose ``pair_agreement`` column also
-    covers ranking data (top blocks, :func:`item_agreement`)."""
+    r"""The item table, most contested first, with the per-item agreement of every task.
+
+    :meth:`~hlv_core.io.Dataset.item_table` whose ``pair_agreement`` column also covers
+    ranking data (top blocks, :func:`item_agreement`).
+
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        Any task.
+    cells : pandas.DataFrame, optional
+        :func:`annotator_cells` (ranking only).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``item_id, n_annotators, majority, majority_share, pair_agreement, entropy`` (+ the
+        dataset's item columns).
+
+    References
+    ----------
+    .. [1] J. L. Fleiss (1971), "Measuring nominal scale agreement among many raters",
+       Psychological Bulletin 76(5), equation 2 (the per-item agreement P_i).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from hlv_core.io import load
+    >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+    ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="toy.csv")
+    >>> item_overview(dataset)[["item_id", "majority", "pair_agreement"]].round(3)
+      item_id majority  pair_agreement
+    0      i1      pos           0.333
+    1      i3      neg           0.500
+    2      i2      neg           1.000
+    """
     table = dataset.item_table()
     if dataset.task == "ranking":
         agree = item_agreement(dataset, cells)
@@ -149,10 +244,39 @@ def item_overview(dataset: Dataset, cells: pd.DataFrame | None = None) -> pd.Dat
 
 
 def majority_agreement(dataset: Dataset, cells: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Per annotator: ``annotator_id, n_items`` (items labelled), ``n_compared`` (of those, items
-    with at least two annotators), ``n_agree`` (answer = the item's majority),
-    ``majority_agreement = n_agree / n_compared`` (NaN when nothing is compared). One grouped
-    pass over :func:`annotator_cells`; rows in ``dataset.annotator_ids`` order."""
+    r"""How often each annotator sides with the item's majority.
+
+    ``majority_agreement = n_agree / n_compared`` over the annotator's items with at least two
+    annotators (NaN when nothing is compared); one grouped pass over :func:`annotator_cells`.
+
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        Any task.
+    cells : pandas.DataFrame, optional
+        :func:`annotator_cells` (computed when not given).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``annotator_id, n_items, n_compared, n_agree, majority_agreement``, rows in
+        ``dataset.annotator_ids`` order.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from hlv_core.io import load
+    >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+    ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="toy.csv")
+    >>> majority_agreement(dataset).round(3)
+      annotator_id  n_items  n_compared  n_agree  majority_agreement
+    0            a        3           3        2               0.667
+    1            b        3           3        3               1.000
+    2            c        3           3        2               0.667
+    3            d        1           1        1               1.000
+    """
     cells = annotator_cells(dataset) if cells is None else cells
     compared = cells["n_annotators"] >= 2
     frame = pd.DataFrame({
@@ -172,13 +296,41 @@ def majority_agreement(dataset: Dataset, cells: pd.DataFrame | None = None) -> p
 
 def confusion_vs_majority(dataset: Dataset, annotator_id: str,
                           cells: pd.DataFrame | None = None) -> pd.DataFrame:
-    """How one annotator's answers line up with the majority, on items with >= 2 annotators.
+    r"""How one annotator's answers line up with the majority, on items with >= 2 annotators.
 
     Multi-class, rating, ranking: counts with rows = the majority label (every label of the
-    inventory, in order) and columns = the annotator's answer (ranking: their top choice, the
-    first label of their top block). Multi-label: one row per label, columns ``both``,
-    ``majority only``, ``annotator only``, ``neither`` (items where the label is in the
-    majority set and/or in the annotator's set)."""
+    inventory, in order) and columns = the annotator's answer (ranking: the first label of
+    their top block). Multi-label: one row per label, columns ``both``, ``majority only``,
+    ``annotator only``, ``neither``.
+
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        Any task.
+    annotator_id : str
+        The annotator.
+    cells : pandas.DataFrame, optional
+        :func:`annotator_cells`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Integer counts (index ``majority``, columns ``annotator``; multi-label: index
+        ``label``).
+
+    Examples
+    --------
+    Annotator a said ``pos`` on i3, where the majority says ``neg``:
+
+    >>> import pandas as pd
+    >>> from hlv_core.io import load
+    >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+    ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="toy.csv")
+    >>> confusion_vs_majority(dataset, "a").to_numpy().tolist()
+    [[1, 1], [0, 1]]
+    """
     cells = annotator_cells(dataset) if cells is None else cells
     mine = cells[(cells["annotator_id"] == str(annotator_id)) & (cells["n_annotators"] >= 2)]
     labels = list(dataset.labels)
@@ -206,8 +358,53 @@ def confusion_vs_majority(dataset: Dataset, annotator_id: str,
 
 def annotator_pairs(dataset: Dataset, *, level: str | None = None,
                     min_shared: int = 2) -> pd.DataFrame:
-    """:func:`hlv_core.agreement.pairwise_alpha` of the dataset at ``level`` (default: the
-    dataset's default level, :func:`hlv_core.levels.level_options`)."""
+    r"""Pairwise Krippendorff's alpha of every annotator pair of the dataset.
+
+    :func:`hlv_core.agreement.pairwise_alpha` at ``level`` (default: the dataset's default
+    level, :func:`hlv_core.levels.level_options`); pairs sharing fewer than ``min_shared``
+    items get NaN.
+
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        Multi-class, rating or multi-label data.
+    level : str, optional
+        ``"nominal"``, ``"ordinal"``, ``"interval"`` or ``"ratio"``.
+    min_shared : int, default 2
+        Fewest shared items of a defined pair.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``annotator_a, annotator_b, n_shared, alpha``.
+
+    Raises
+    ------
+    hlv_core.io.DataError
+        Too many annotator pairs for the pair limit.
+
+    References
+    ----------
+    .. [1] K. Krippendorff (2011), "Computing Krippendorff's alpha-reliability", University
+       of Pennsylvania, section "nominal data".
+
+    Examples
+    --------
+    Annotators a and b agree on 2 of their 3 shared items: D_o = 2/6, D_e = 18/30, alpha =
+    1 - D_o / D_e = 4/9:
+
+    >>> import pandas as pd
+    >>> from hlv_core.io import load
+    >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+    ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="toy.csv")
+    >>> annotator_pairs(dataset).head(3).round(4)
+      annotator_a annotator_b  n_shared   alpha
+    0           a           b         3  0.4444
+    1           a           c         3 -0.2500
+    2           a           d         1     NaN
+    """
     opts = level_options(dataset)
     level = opts.resolve(level)
     check_pairs(dataset.annotations, what="pairwise alpha", source=dataset.name)
@@ -216,8 +413,42 @@ def annotator_pairs(dataset: Dataset, *, level: str | None = None,
 
 
 def annotator_camps(dataset: Dataset) -> pd.Series:
-    """Camp of each annotator (0, 1; -1 without an edge) under Basile's conventions (nominal
-    alpha, ``min_shared`` 1): :func:`hlv_core.balance.camps` of :func:`hlv_core.balance.sigma`."""
+    r"""Camp of each annotator under Basile's conventions (0, 1; -1 without an edge).
+
+    :func:`hlv_core.balance.camps` of :func:`hlv_core.balance.sigma` (nominal alpha,
+    ``min_shared`` 1).
+
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        Any task with annotator ids.
+
+    Returns
+    -------
+    pandas.Series
+        ``camp`` indexed by annotator id.
+
+    Raises
+    ------
+    hlv_core.io.DataError
+        Too many annotator pairs for the pair limit.
+
+    References
+    ----------
+    .. [1] V. Basile, "A measure of systematic disagreement", section 3 (the signed agreement
+       graph: an edge + when pairwise alpha >= overall alpha; camps of its balanced two-colouring).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from hlv_core.io import load
+    >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+    ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="toy.csv")
+    >>> annotator_camps(dataset).to_dict()
+    {'a': 0, 'b': 0, 'c': 1, 'd': 1}
+    """
     check_pairs(dataset.annotations, what="the annotator graph (camps)", source=dataset.name)
     result = balance.sigma(dataset.annotations, level="nominal",
                            min_shared=balance.PAPER_MIN_SHARED,
@@ -226,9 +457,41 @@ def annotator_camps(dataset: Dataset) -> pd.Series:
 
 
 def mean_alpha_with_support(pairs: pd.DataFrame, min_pairs: int = MIN_PAIRS) -> pd.DataFrame:
-    """:func:`hlv_core.agreement.annotator_mean_agreement` with ``enough_support`` (at least
-    ``min_pairs`` defined pairwise alphas). Annotators with enough support come first (lowest
-    mean first), then the others."""
+    r"""Each annotator's mean pairwise alpha with its support.
+
+    :func:`hlv_core.agreement.annotator_mean_agreement` plus ``enough_support`` (at least
+    ``min_pairs`` defined pairwise alphas), so that a ranking is not led by annotators with one
+    or two pairs. Annotators with enough support come first (lowest mean first), then the
+    others.
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        :func:`annotator_pairs` (``annotator_a, annotator_b, n_shared, alpha``).
+    min_pairs : int, default :data:`MIN_PAIRS`
+        Fewest defined pairs.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``annotator_id, mean_alpha, n_pairs_defined, n_shared_total, ..., enough_support``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from hlv_core.io import load
+    >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+    ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="toy.csv")
+    >>> table = mean_alpha_with_support(annotator_pairs(dataset), min_pairs=2)
+    >>> table[["annotator_id", "mean_alpha", "enough_support"]].round(4)
+      annotator_id  mean_alpha  enough_support
+    0            c     -0.1250            True
+    1            a      0.0972            True
+    2            b      0.2222            True
+    3            d         NaN           False
+    """
     means = agreement.annotator_mean_agreement(pairs)
     means["enough_support"] = means["n_pairs_defined"] >= int(min_pairs)
     return means.sort_values(["enough_support", "mean_alpha", "annotator_id"],
@@ -239,9 +502,44 @@ def mean_alpha_with_support(pairs: pd.DataFrame, min_pairs: int = MIN_PAIRS) -> 
 def annotator_table(dataset: Dataset, *, pairs: pd.DataFrame | None = None,
                     camps: pd.Series | None = None,
                     cells: pd.DataFrame | None = None) -> pd.DataFrame:
-    """One row per annotator for browsing: :func:`majority_agreement`, then (when given) the
-    mean pairwise alpha with its support (``mean_alpha, n_pairs_defined, n_shared_total``) and
-    the camp, then the annotator's traits."""
+    r"""One row per annotator for browsing.
+
+    :func:`majority_agreement`, then (when given) the mean pairwise alpha with its support
+    (``mean_alpha, n_pairs_defined, n_shared_total``) and the camp, then the annotator's traits.
+
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        Any task.
+    pairs : pandas.DataFrame, optional
+        :func:`annotator_pairs`.
+    camps : pandas.Series, optional
+        :func:`annotator_camps`.
+    cells : pandas.DataFrame, optional
+        :func:`annotator_cells`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per annotator.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from hlv_core.io import load
+    >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+    ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="toy.csv")
+    >>> table = annotator_table(dataset, pairs=annotator_pairs(dataset),
+    ...                         camps=annotator_camps(dataset))
+    >>> table[["annotator_id", "majority_agreement", "n_pairs_defined", "camp"]].round(3)
+      annotator_id  majority_agreement  n_pairs_defined  camp
+    0            a               0.667                2     0
+    1            b               1.000                2     0
+    2            c               0.667                2     1
+    3            d               1.000                0     1
+    """
     table = majority_agreement(dataset, cells)
     if pairs is not None:
         means = agreement.annotator_mean_agreement(pairs)
@@ -258,8 +556,46 @@ def annotator_table(dataset: Dataset, *, pairs: pd.DataFrame | None = None,
 
 @dataclass(frozen=True)
 class AnnotatorProfile:
-    """What :func:`annotator_profile` returns. ``mean_alpha`` is NaN and the pair counts 0 when no
-    pairs were given; ``camp`` is None when camps were not given (``-1``: no edge)."""
+    r"""What :func:`annotator_profile` returns.
+
+    Attributes
+    ----------
+    annotator_id : str
+        The annotator.
+    n_items, n_compared, n_agree : int
+        Items labelled, of those with >= 2 annotators, and of those where the answer is the
+        majority.
+    majority_agreement : float
+        ``n_agree / n_compared``.
+    mean_alpha : float
+        Mean pairwise alpha (NaN when no pairs were given).
+    n_pairs_defined, n_shared_total : int
+        Its support (0 when no pairs were given).
+    camp : int or None
+        Camp (-1: no edge; None when camps were not given).
+    traits : dict
+        The annotator's traits.
+    label_shares : pandas.DataFrame
+        ``label, annotator, everyone``: share of the annotator's and of all annotations.
+    confusion : pandas.DataFrame
+        :func:`confusion_vs_majority`.
+    disagreements : pandas.DataFrame
+        ``item_id, answer, majority, n_annotators`` where the answer is not the majority.
+    pairs : pandas.DataFrame
+        The annotator's pairs ``other, n_shared, alpha`` (most shared first).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from hlv_core.io import load
+    >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+    ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="toy.csv")
+    >>> profile = annotator_profile(dataset, "a")
+    >>> profile.n_agree, profile.n_compared, profile.disagreements["item_id"].tolist()
+    (2, 3, ['i3'])
+    """
 
     annotator_id: str
     n_items: int
@@ -280,16 +616,49 @@ class AnnotatorProfile:
 def annotator_profile(dataset: Dataset, annotator_id: str, *, pairs: pd.DataFrame | None = None,
                       camps: pd.Series | None = None,
                       cells: pd.DataFrame | None = None) -> AnnotatorProfile:
-    """Everything the explorer shows about one annotator. ``pairs``: :func:`annotator_pairs`
-    (or any :func:`hlv_core.agreement.pairwise_alpha` table), ``camps``:
-    :func:`annotator_camps`, ``cells``: :func:`annotator_cells` (each computed elsewhere and
-    cached by the caller; omitted ones are left out of the profile, except ``cells``).
+    r"""Everything the explorer shows about one annotator.
 
-    ``label_shares``: ``label, annotator, everyone`` = share of the annotator's annotations and of
-    all annotations per label; ``disagreements``: the items (>= 2 annotators) where the
-    annotator's answer is not the majority: ``item_id, answer, majority, n_annotators``;
-    ``pairs``: the annotator's pairs ``other, n_shared, alpha`` (most shared first).
-    ValueError for an unknown annotator."""
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        Any task.
+    annotator_id : str
+        The annotator.
+    pairs : pandas.DataFrame, optional
+        :func:`annotator_pairs` (or any :func:`hlv_core.agreement.pairwise_alpha` table).
+    camps : pandas.Series, optional
+        :func:`annotator_camps`.
+    cells : pandas.DataFrame, optional
+        :func:`annotator_cells` (computed when not given; the others are left out of the
+        profile when omitted).
+
+    Returns
+    -------
+    AnnotatorProfile
+        Majority agreement, mean alpha with support, camp, traits, label shares, confusion
+        against the majority, disagreements and pairs.
+
+    Raises
+    ------
+    ValueError
+        Unknown annotator.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from hlv_core.io import load
+    >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+    ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="toy.csv")
+    >>> profile = annotator_profile(dataset, "a", pairs=annotator_pairs(dataset))
+    >>> round(profile.majority_agreement, 3), round(profile.mean_alpha, 4)
+    (0.667, 0.0972)
+    >>> profile.label_shares.round(3)
+      label  annotator  everyone
+    0   neg      0.333       0.7
+    1   pos      0.667       0.3
+    """
     annotator_id = str(annotator_id)
     known = dataset.annotator_ids.astype(str)
     if annotator_id not in set(known):
@@ -343,9 +712,40 @@ def annotator_profile(dataset: Dataset, annotator_id: str, *, pairs: pd.DataFram
 
 @dataclass(frozen=True)
 class ItemView:
-    """What :func:`item_view` returns: the item's text (None when the data has none), every
-    annotation with the annotator's traits, the soft label (``label, share, count``), the
-    majority, the per-item agreement and the normalised entropy."""
+    r"""What :func:`item_view` returns.
+
+    Attributes
+    ----------
+    item_id : str
+        The item.
+    text : str or None
+        The item's text (None when the data has none).
+    annotations : pandas.DataFrame
+        One row per annotator: ``annotator_id, answer, agrees`` (with the majority), then
+        traits.
+    soft_label : pandas.DataFrame
+        ``label, share, count``.
+    majority : str
+        The majority label.
+    agreement : float
+        Per-item agreement (:func:`item_agreement`).
+    entropy : float
+        Normalised entropy of the soft label.
+    n_annotators : int
+        Annotators of the item.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from hlv_core.io import load
+    >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+    ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="toy.csv")
+    >>> view = item_view(dataset, "i3")
+    >>> view.majority, view.agreement, view.n_annotators
+    ('neg', 0.5, 4)
+    """
 
     item_id: str
     text: str | None
@@ -358,11 +758,52 @@ class ItemView:
 
 
 def item_view(dataset: Dataset, item_id: str, cells: pd.DataFrame | None = None) -> ItemView:
-    """Everything the explorer shows about one item; ValueError for an unknown item.
+    r"""Everything the explorer shows about one item.
 
-    ``annotations``: one row per annotator (``annotator_id, answer, agrees`` with the majority,
-    then traits); the soft label is row ``i`` of :meth:`Dataset.judgements_array` with the counts
-    of :meth:`Dataset.counts_array`; agreement as :func:`item_agreement`."""
+    The soft label is row ``i`` of :meth:`~hlv_core.io.Dataset.judgements_array` with the
+    counts of :meth:`~hlv_core.io.Dataset.counts_array`; the agreement is ``P_i`` of
+    :func:`item_agreement` (Fleiss 1971).
+
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        Any task.
+    item_id : str
+        The item.
+    cells : pandas.DataFrame, optional
+        :func:`annotator_cells`.
+
+    Returns
+    -------
+    ItemView
+        Text, annotations, soft label, majority, agreement, entropy.
+
+    Raises
+    ------
+    ValueError
+        Unknown item.
+
+    References
+    ----------
+    .. [1] J. L. Fleiss (1971), "Measuring nominal scale agreement among many raters",
+       Psychological Bulletin 76(5), equation 2 (the per-item agreement P_i).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from hlv_core.io import load
+    >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+    ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="toy.csv")
+    >>> view = item_view(dataset, "i3")
+    >>> view.soft_label
+      label  share  count
+    0   neg   0.75      3
+    1   pos   0.25      1
+    >>> round(view.entropy, 4)
+    0.8113
+    """
     item_id = str(item_id)
     ids = dataset.item_ids.astype(str)
     where = np.flatnonzero(ids == item_id)

@@ -26,6 +26,7 @@ FINISHED = [
     "hlv_core.judging",
     "hlv_core.competence",
     "hlv_core.errors",
+    "hlv_core.annotators",
 ]
 
 
