@@ -84,10 +84,38 @@ def _check_task(dataset: Dataset) -> None:
 
 
 def annotation_matrix(dataset: Dataset) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One row per (item, annotator) annotation, in order of first appearance in the data.
+    r"""One row per (item, annotator) annotation, in order of first appearance in the data.
 
-    Returns ``(item_code (R,), annotator_code (R,), Y (R, K))`` where ``Y`` is the one-hot label
-    (multiclass) or the 0/1 label set (multilabel, one long row per selected label merged)."""
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        Multiclass, rating or multilabel annotations.
+
+    Returns
+    -------
+    item_code : numpy.ndarray
+        (R,) item index per annotation.
+    annotator_code : numpy.ndarray
+        (R,) annotator index per annotation.
+    Y : numpy.ndarray
+        (R, K) one-hot label (multiclass) or 0/1 label set (multilabel: the annotator's rows on
+        the item merged).
+
+    Raises
+    ------
+    hlv_core.io.DataError
+        Ranking data.
+
+    Examples
+    --------
+    >>> from hlv_core.io import load
+    >>> rows = "x1,1,A x1,2,A x1,3,B x1,4,A x2,1,A x2,2,B x2,3,B"  # the paper's AR example
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="paper.csv")
+    >>> items, annotators, Y = annotation_matrix(dataset)
+    >>> items.tolist(), Y[:3].tolist()
+    ([0, 0, 0, 0, 1, 1, 1], [[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+    """
     _check_task(dataset)
     item_code, annot_code, label_code = dataset._codes
     key = item_code.astype(np.int64) * (dataset.n_annotators + 1) + annot_code
@@ -124,30 +152,165 @@ def _mv_matrix(dataset: Dataset) -> np.ndarray:
 
 # ------------------------------------------------------------------------------ builders
 def rel_targets(dataset: Dataset) -> pd.DataFrame:
-    """ReL (repeated labelling): every (item, annotator) annotation is an example with
-    that annotator's hard label (multiclass) or 0/1 label set (multilabel)."""
+    r"""ReL (repeated labelling; Kurniawan et al., section 4): every annotation is its own example.
+
+    Each (item, annotator) annotation is an example with that annotator's hard label
+    (multiclass) or 0/1 label set (multilabel).
+
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        Multiclass, rating or multilabel annotations.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``example, item_id, annotator_id``, one column per label, ``weight`` (1).
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 4 and Table 3.
+
+    Examples
+    --------
+    >>> from hlv_core.io import load
+    >>> rows = "x1,1,A x1,2,A x1,3,B x1,4,A x2,1,A x2,2,B x2,3,B"  # the paper's AR example
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="paper.csv")
+    >>> rel_targets(dataset).head(3)
+       example item_id annotator_id    A    B  weight
+    0        0      x1            1  1.0  0.0     1.0
+    1        1      x1            2  1.0  0.0     1.0
+    2        2      x1            3  0.0  1.0     1.0
+    """
     items, annots, Y = annotation_matrix(dataset)
     return _frame(dataset, items, Y, annotator_id=dataset.annotator_ids.to_numpy()[annots])
 
 
 def mv_targets(dataset: Dataset) -> pd.DataFrame:
-    """MV: one example per item; multiclass label = argmax P_i with ties to the first label in
-    inventory order (``docs/conventions.md``, tie-break); multilabel set = {k: P_ik > 0.5} (strict, may be
-    empty = all-negative target)."""
+    r"""MV (majority voting; Kurniawan et al., section 4): one example per item with the majority label.
+
+    Multiclass label = argmax P_i with ties to the first label in inventory order; multilabel
+    set = {k: P_ik > 0.5} (strict; may be empty = an all-negative target).
+
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        Multiclass, rating or multilabel annotations.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``example, item_id``, one column per label, ``weight`` (1).
+
+    Raises
+    ------
+    hlv_core.io.DataError
+        Ranking data.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 4 and Table 3.
+
+    Examples
+    --------
+    >>> from hlv_core.io import load
+    >>> rows = "x1,1,A x1,2,A x1,3,B x1,4,A x2,1,A x2,2,B x2,3,B"  # the paper's AR example
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="paper.csv")
+    >>> mv_targets(dataset)
+       example item_id    A    B  weight
+    0        0      x1  1.0  0.0     1.0
+    1        1      x2  0.0  1.0     1.0
+    """
     _check_task(dataset)
     return _frame(dataset, np.arange(dataset.n_items), _mv_matrix(dataset))
 
 
 def sl_targets(dataset: Dataset) -> pd.DataFrame:
-    """SL (and JSD, SmF1, SMF1): one example per item with target P_i (zeros included)."""
+    r"""SL (and JSD, SmF1, SMF1): one example per item with the soft label P_i as target.
+
+    The paper's example: an item labelled positive by 80% of annotators is trained on
+    ``0.8 log p(1) + 0.2 log p(0)`` (Kurniawan et al., section 4).
+
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        Multiclass, rating or multilabel annotations.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``example, item_id``, one column per label (P_i, zeros included), ``weight`` (1).
+
+    Raises
+    ------
+    hlv_core.io.DataError
+        Ranking data.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 4 and Table 3.
+
+    Examples
+    --------
+    >>> from hlv_core.io import load
+    >>> rows = "x1,1,A x1,2,A x1,3,B x1,4,A x2,1,A x2,2,B x2,3,B"  # the paper's AR example
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="paper.csv")
+    >>> sl_targets(dataset).round(3)
+       example item_id      A      B  weight
+    0        0      x1  0.750  0.250     1.0
+    1        1      x2  0.333  0.667     1.0
+    """
     _check_task(dataset)
     return _frame(dataset, np.arange(dataset.n_items), dataset.judgements_array())
 
 
 def al_targets(dataset: Dataset) -> pd.DataFrame:
-    """AL (ambiguous labelling, Gajewska 2023): one example per (item, class with P_ik > 0),
-    each with that class as a hard label, once irrespective of its count. Multiclass only (the
-    reference raises for multilabel)."""
+    r"""AL (ambiguous labelling, Gajewska 2023; Kurniawan et al., section 4).
+
+    One example per (item, class with P_ik > 0), each with that class as a hard label, once
+    irrespective of its count. Multiclass only (the reference raises for multilabel).
+
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        Multiclass, rating or multilabel annotations.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``example, item_id``, one column per label (one-hot), ``weight`` (1).
+
+    Raises
+    ------
+    ValueError
+        Multilabel data.
+    hlv_core.io.DataError
+        Ranking data.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 4 and Table 3.
+
+    Examples
+    --------
+    >>> from hlv_core.io import load
+    >>> rows = "x1,1,A x1,2,A x1,3,B x1,4,A x2,1,A x2,2,B x2,3,B"  # the paper's AR example
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="paper.csv")
+    >>> al_targets(dataset)[["item_id", "A", "B"]]
+      item_id    A    B
+    0      x1  1.0  0.0
+    1      x1  0.0  1.0
+    2      x2  1.0  0.0
+    3      x2  0.0  1.0
+    """
     _check_task(dataset)
     if _multilabel(dataset):
         raise ValueError("AL is not defined for multilabel data (the reference code raises).")
@@ -157,9 +320,43 @@ def al_targets(dataset: Dataset) -> pd.DataFrame:
 
 
 def slmv_targets(dataset: Dataset) -> pd.DataFrame:
-    """SLMV: one example per item with two targets (rows ``head = "soft"`` = P_i and ``head =
-    "hard"`` = the MV target); loss = soft-head loss + hard-head loss; the evaluated prediction
-    is the hard head's output [released code only]."""
+    r"""SLMV (Kurniawan et al., section 4): a soft head trained on P_i and a hard head on the MV label.
+
+    One example per item with two targets (rows ``head = "soft"`` = P_i and ``head = "hard"``
+    = the MV target); loss = soft-head loss + hard-head loss; the evaluated prediction is the
+    hard head's output (released code only).
+
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        Multiclass, rating or multilabel annotations.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``example, item_id, head``, one column per label, ``weight``; two rows per example.
+
+    Raises
+    ------
+    hlv_core.io.DataError
+        Ranking data.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 4 and Table 3.
+
+    Examples
+    --------
+    >>> from hlv_core.io import load
+    >>> rows = "x1,1,A x1,2,A x1,3,B x1,4,A x2,1,A x2,2,B x2,3,B"  # the paper's AR example
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="paper.csv")
+    >>> slmv_targets(dataset).head(2).round(3)
+       example item_id  head     A     B  weight
+    0        0      x1  soft  0.75  0.25     1.0
+    1        0      x1  hard  1.00  0.00     1.0
+    """
     _check_task(dataset)
     n = dataset.n_items
     items = np.concatenate([np.arange(n), np.arange(n)])
@@ -171,7 +368,7 @@ def slmv_targets(dataset: Dataset) -> pd.DataFrame:
 
 
 def annotator_ranking_weights(dataset: Dataset) -> pd.DataFrame:
-    """AR and ARh instance weights (Kurniawan et al., section 4; details of the released code).
+    r"""AR and ARh instance weights (Kurniawan et al., section 4; details of the released code).
 
     Multiclass: per item the MV label is the most frequent label with ties broken by the label
     appearing **first in the item's annotation records** (differs from MV's inventory order),
@@ -184,8 +381,42 @@ def annotator_ranking_weights(dataset: Dataset) -> pd.DataFrame:
     agrees with MV, ``s_ak`` = sum over them of ``P_ik`` (k in MV) or ``1 - P_ik``; ARh
     ``w_i = (1/K) sum_k sum_a g_ak / c_a``, AR ``w_i = (1/K) sum_k sum_a s_ak / g_ak``.
 
-    Returns a DataFrame indexed by ``item_id`` with columns ``mv_label`` (``|``-joined set for
-    multilabel), ``mv_prob`` (multiclass), ``ar`` and ``arh``.
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        Annotations with annotator identities.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``item_id``: ``mv_label`` (``|``-joined set for multilabel), ``mv_prob``
+        (multiclass), ``ar`` and ``arh``.
+
+    Raises
+    ------
+    hlv_core.io.DataError
+        No annotator identities (counts-only data).
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 4 and Table 3.
+
+    Examples
+    --------
+    The paper's example: x1 labelled A, A, B, A by annotators 1-4, x2 labelled A, B, B by
+    annotators 1-3. ARh scores are 1/2, 2/2, 1/2, 1/1, so x1 weighs 3 and x2 weighs 2; AR
+    scores are 3/4, (3/4 + 2/3)/2, 2/3, 3/4:
+
+    >>> from hlv_core.io import load
+    >>> rows = "x1,1,A x1,2,A x1,3,B x1,4,A x2,1,A x2,2,B x2,3,B"  # the paper's AR example
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="paper.csv")
+    >>> annotator_ranking_weights(dataset)[["mv_label", "ar", "arh"]]  # doctest: +NORMALIZE_WHITESPACE
+            mv_label     ar  arh
+    item_id
+    x1             A  2.875  3.0
+    x2             B  2.125  2.0
     """
     if not dataset.annotator_ids_known:
         raise DataError(
@@ -238,8 +469,44 @@ def annotator_ranking_weights(dataset: Dataset) -> pd.DataFrame:
 
 
 def ar_targets(dataset: Dataset, *, hard: bool = False) -> pd.DataFrame:
-    """AR (``hard=False``) / ARh (``hard=True``): the MV target of :func:`mv_targets` with the
-    instance weight of :func:`annotator_ranking_weights` (loss = sum_i w_i CE_i)."""
+    r"""AR / ARh (Kurniawan et al., section 4): the MV target weighted by annotator ranking scores.
+
+    The MV target of :func:`mv_targets` with the instance weight of
+    :func:`annotator_ranking_weights` (loss = sum_i w_i CE_i).
+
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        Annotations with annotator identities.
+    hard : bool, default False
+        ARh (agreement rates) instead of AR (soft scores).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``example, item_id``, one column per label, ``weight``.
+
+    Raises
+    ------
+    hlv_core.io.DataError
+        No annotator identities, or ranking data.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 4 and Table 3.
+
+    Examples
+    --------
+    >>> from hlv_core.io import load
+    >>> rows = "x1,1,A x1,2,A x1,3,B x1,4,A x2,1,A x2,2,B x2,3,B"  # the paper's AR example
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="paper.csv")
+    >>> ar_targets(dataset, hard=True)
+       example item_id    A    B  weight
+    0        0      x1  1.0  0.0     3.0
+    1        1      x2  0.0  1.0     2.0
+    """
     frame = mv_targets(dataset)
     weights = annotator_ranking_weights(dataset)
     frame["weight"] = weights["arh" if hard else "ar"].to_numpy()
@@ -247,9 +514,41 @@ def ar_targets(dataset: Dataset, *, hard: bool = False) -> pd.DataFrame:
 
 
 def ae_targets(dataset: Dataset) -> pd.DataFrame:
-    """AE / AEh: one example per item, one head per training annotator; each head is trained
-    only on the items its annotator labelled (rows: ``head`` = annotator id, target = that
-    annotator's label / label set; unlisted heads are masked)."""
+    r"""AE / AEh (annotator ensembling; Kurniawan et al., section 4): one head per annotator.
+
+    One example per item, one head per training annotator; each head is trained only on the
+    items its annotator labelled (rows: ``head`` = annotator id, target = that annotator's
+    label / label set; unlisted heads are masked). Predictions combine with :func:`ensemble`.
+
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        Annotations with annotator identities.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``example, item_id, head``, one column per label, ``weight``.
+
+    Raises
+    ------
+    hlv_core.io.DataError
+        No annotator identities, or ranking data.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 4 and Table 3.
+
+    Examples
+    --------
+    >>> from hlv_core.io import load
+    >>> rows = "x1,1,A x1,2,A x1,3,B x1,4,A x2,1,A x2,2,B x2,3,B"  # the paper's AR example
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="paper.csv")
+    >>> ae_targets(dataset).groupby("item_id")["head"].apply(list).to_dict()
+    {'x1': ['1', '2', '3', '4'], 'x2': ['1', '2', '3']}
+    """
     if not dataset.annotator_ids_known:
         raise DataError(
             "AE/AEh need annotator identities linked across items.",
@@ -264,8 +563,40 @@ def ae_targets(dataset: Dataset) -> pd.DataFrame:
 
 
 def la_targets(dataset: Dataset) -> pd.DataFrame:
-    """LA-min / LA-max: one example per item carrying all its annotations (rows share the
-    ``example`` number); the loss takes the min / max over them (see :func:`la_selection`)."""
+    r"""LA-min / LA-max (loss aggregation; Kurniawan et al., section 4): all annotations of an item in one example.
+
+    Rows share the ``example`` number; the loss takes the min / max over them (see
+    :func:`la_selection`).
+
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        Multiclass, rating or multilabel annotations.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``example, item_id, annotator_id``, one column per label, ``weight``.
+
+    Raises
+    ------
+    hlv_core.io.DataError
+        Ranking data.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 4 and Table 3.
+
+    Examples
+    --------
+    >>> from hlv_core.io import load
+    >>> rows = "x1,1,A x1,2,A x1,3,B x1,4,A x2,1,A x2,2,B x2,3,B"  # the paper's AR example
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="paper.csv")
+    >>> la_targets(dataset)["example"].tolist()
+    [0, 0, 0, 0, 1, 1, 1]
+    """
     items, annots, Y = annotation_matrix(dataset)
     frame = _frame(dataset, items, Y, annotator_id=dataset.annotator_ids.to_numpy()[annots])
     frame["example"] = items
@@ -273,14 +604,48 @@ def la_targets(dataset: Dataset) -> pd.DataFrame:
 
 
 def la_selection(dataset: Dataset, Q: np.ndarray, *, mode: str = "min") -> pd.DataFrame:
-    """Which annotation LA-min / LA-max trains on for a model output ``Q`` (N, K), rows in
-    dataset item order.
+    r"""Which annotation LA-min / LA-max trains on for a model output ``Q`` (Kurniawan et al., section 4).
 
     Loss per annotation: multiclass ``-ln Q_i[label]``; multilabel the summed BCE
     ``-sum_k [y_k ln Q_ik + (1 - y_k) ln(1 - Q_ik)]`` against the annotator's 0/1 vector
     (probabilities clipped to [1e-12, 1 - 1e-12]). Per item the annotation with the smallest
     (``mode="min"``) or largest (``"max"``) loss is ``chosen`` (ties: first annotation).
-    Returns one row per annotation with ``item_id, annotator_id, loss, chosen``."""
+
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        Multiclass, rating or multilabel annotations.
+    Q : numpy.ndarray
+        (N, K) model output, rows in dataset item order.
+    mode : {"min", "max"}, default "min"
+        LA-min or LA-max.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per annotation: ``item_id, annotator_id, loss, chosen``.
+
+    Raises
+    ------
+    ValueError
+        Unknown mode or ``Q`` of the wrong shape.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 4 and Table 3.
+
+    Examples
+    --------
+    >>> from hlv_core.io import load
+    >>> rows = "x1,1,A x1,2,A x1,3,B x1,4,A x2,1,A x2,2,B x2,3,B"  # the paper's AR example
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="paper.csv")
+    >>> import numpy as np
+    >>> pick = la_selection(dataset, np.array([[0.9, 0.1], [0.3, 0.7]]), mode="max")
+    >>> pick[pick.chosen][["item_id", "annotator_id"]].to_numpy().tolist()
+    [['x1', '3'], ['x2', '1']]
+    """
     if mode not in ("min", "max"):
         raise ValueError("mode must be 'min' or 'max'.")
     items, annots, Y = annotation_matrix(dataset)
@@ -307,12 +672,46 @@ def la_selection(dataset: Dataset, Q: np.ndarray, *, mode: str = "min") -> pd.Da
 
 
 def ensemble(head_probs: np.ndarray, *, hard: bool = False, multilabel: bool = False) -> np.ndarray:
-    """AE / AEh prediction from per-annotator heads ``(H, N, K)`` -> ``(N, K)`` (Kurniawan et al.).
+    """AE / AEh prediction from per-annotator heads (Kurniawan et al., section 4).
 
     AE (``hard=False``): mean over all heads of their softmax / sigmoid outputs. AEh: every
     head votes (multiclass: one-hot of its argmax, ties to the lowest index; multilabel:
-    ``[prob > 0.5]``) and the prediction is the vote share. Paper example: heads 0.6, 0.3, 0.9
-    for the positive class -> AE 0.6, AEh 2/3."""
+    ``[prob > 0.5]``) and the prediction is the vote share.
+
+    Parameters
+    ----------
+    head_probs : numpy.ndarray
+        (H, N, K) probabilities of H heads.
+    hard : bool, default False
+        AEh instead of AE.
+    multilabel : bool, default False
+        Sigmoid heads voting per label.
+
+    Returns
+    -------
+    numpy.ndarray
+        (N, K) prediction.
+
+    Raises
+    ------
+    ValueError
+        ``head_probs`` not 3-D with at least one head.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 4 and Table 3.
+
+    Examples
+    --------
+    The paper's example: three heads give the positive class 0.6, 0.3 and 0.9; AE predicts
+    their mean 0.6, AEh the share of heads over 50%, 2/3:
+
+    >>> import numpy as np
+    >>> heads = np.array([[[0.4, 0.6]], [[0.7, 0.3]], [[0.1, 0.9]]])
+    >>> ensemble(heads).round(4), ensemble(heads, hard=True).round(4)
+    (array([[0.4, 0.6]]), array([[0.3333, 0.6667]]))
+    """
     H = np.asarray(head_probs, dtype=float)
     if H.ndim != 3 or H.shape[0] < 1:
         raise ValueError(f"head_probs must be (heads, items, labels); got shape {H.shape}.")
@@ -324,7 +723,41 @@ def ensemble(head_probs: np.ndarray, *, hard: bool = False, multilabel: bool = F
 
 
 def method_targets(dataset: Dataset, method: str) -> pd.DataFrame:
-    """The training examples ``method`` (one of :data:`METHODS`) builds from ``dataset``."""
+    r"""The training examples a method (one of :data:`METHODS`) builds from a dataset (Kurniawan et al., section 4, Table 3).
+
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        Multiclass, rating or multilabel annotations.
+    method : str
+        One of :data:`METHODS` (``"ReL"``, ``"MV"``, ..., ``"LA-max"``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The method's examples (see the builder of each method).
+
+    Raises
+    ------
+    ValueError
+        Unknown method, or AL on multilabel data.
+    hlv_core.io.DataError
+        The method cannot run on this data.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 4 and Table 3.
+
+    Examples
+    --------
+    >>> from hlv_core.io import load
+    >>> rows = "x1,1,A x1,2,A x1,3,B x1,4,A x2,1,A x2,2,B x2,3,B"  # the paper's AR example
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="paper.csv")
+    >>> method_targets(dataset, "JSD").equals(sl_targets(dataset))
+    True
+    """
     builders = {
         "ReL": rel_targets,
         "MV": mv_targets,
@@ -348,10 +781,36 @@ def method_targets(dataset: Dataset, method: str) -> pd.DataFrame:
 
 # ------------------------------------------------------------------------------ every method
 def available_targets(dataset: Dataset) -> dict[str, pd.DataFrame | str]:
-    """What each of the 14 methods (:data:`METHODS`, paper order; Kurniawan et al., section 4,
-    Table 3) trains on for ``dataset``: ``{method: examples}`` from :func:`method_targets`, or
-    ``{method: reason}`` (the error's message) when the method cannot run on this data (e.g. AL
-    on multi-label data, annotator methods without annotator ids)."""
+    r"""What each of the 14 methods trains on for a dataset (Kurniawan et al., section 4, Table 3).
+
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        Any dataset.
+
+    Returns
+    -------
+    dict
+        ``{method: examples}`` from :func:`method_targets` in :data:`METHODS` order, or
+        ``{method: reason}`` (the error's message) when the method cannot run on this data
+        (e.g. AL on multi-label data, annotator methods without annotator ids).
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 4 and Table 3.
+
+    Examples
+    --------
+    >>> from hlv_core.io import load
+    >>> rows = "x1,1,A x1,2,A x1,3,B x1,4,A x2,1,A x2,2,B x2,3,B"  # the paper's AR example
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="paper.csv")
+    >>> {method: len(examples) for method, examples in available_targets(dataset).items()}
+    ... # doctest: +NORMALIZE_WHITESPACE
+    {'ReL': 7, 'MV': 2, 'AR': 2, 'ARh': 2, 'AL': 4, 'SL': 2, 'SLMV': 4, 'AE': 7, 'AEh': 7,
+     'JSD': 2, 'SmF1': 2, 'SMF1': 2, 'LA-min': 7, 'LA-max': 7}
+    """
     out: dict[str, pd.DataFrame | str] = {}
     for method in METHODS:
         try:

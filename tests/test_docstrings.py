@@ -27,6 +27,7 @@ FINISHED = [
     "hlv_core.competence",
     "hlv_core.errors",
     "hlv_core.annotators",
+    "hlv_core.targets",
 ]
 
 
