@@ -118,7 +118,36 @@ _LOSS_OF = {"JSD": "jsd", "SmF1": "soft_micro_f1", "SMF1": "soft_macro_f1",
 
 # ----------------------------------------------------------------------------- helpers
 def has_texts(dataset: Dataset) -> bool:
-    """True when ``dataset.items`` has a ``text`` column with at least one non-empty text."""
+    """Whether the dataset's items carry texts the lab can train on.
+
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        Any dataset.
+
+    Returns
+    -------
+    bool
+        True when ``dataset.items`` has a ``text`` column with at least one non-empty text.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from hlv_core.io import build_dataset
+    >>> rng = np.random.default_rng(0)
+    >>> ids = [f"i{i:02d}" for i in range(40)]
+    >>> word = np.where(np.arange(40) % 2 == 0, "good", "bad")  # the text decides the label...
+    >>> other = np.where(word == "good", "bad", "good")
+    >>> labels = np.where(rng.random((40, 3)) < 0.2, other[:, None], word[:, None])  # ...mostly
+    >>> annotations = pd.DataFrame({"item_id": np.repeat(ids, 3),
+    ...                             "annotator_id": np.tile(["a1", "a2", "a3"], 40),
+    ...                             "label": labels.ravel()})
+    >>> items = pd.DataFrame({"item_id": ids, "text": [f"a {w} film" for w in word],
+    ...                       "split": ["train"] * 24 + ["dev"] * 8 + ["test"] * 8})
+    >>> dataset = build_dataset(annotations, items=items, source="films", format="long")
+    >>> has_texts(dataset)
+    True
+    """
     if "text" not in dataset.items.columns:
         return False
     texts = dataset.items["text"].astype("string").fillna("").str.strip()
@@ -126,7 +155,46 @@ def has_texts(dataset: Dataset) -> bool:
 
 
 def skip_reason(dataset: Dataset, method: str) -> str | None:
-    """Why ``method`` cannot run on ``dataset`` (None when it can)."""
+    """Why a training method cannot run on a dataset (None when it can).
+
+    AR, ARh, AE and AEh need annotator identities; AL needs single-label data (Kurniawan et
+    al., section 4, Table 3).
+
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        The dataset.
+    method : str
+        One of :data:`hlv_core.targets.METHODS`.
+
+    Returns
+    -------
+    str or None
+        The reason in words.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 4, Table 3.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from hlv_core.io import build_dataset
+    >>> rng = np.random.default_rng(0)
+    >>> ids = [f"i{i:02d}" for i in range(40)]
+    >>> word = np.where(np.arange(40) % 2 == 0, "good", "bad")  # the text decides the label...
+    >>> other = np.where(word == "good", "bad", "good")
+    >>> labels = np.where(rng.random((40, 3)) < 0.2, other[:, None], word[:, None])  # ...mostly
+    >>> annotations = pd.DataFrame({"item_id": np.repeat(ids, 3),
+    ...                             "annotator_id": np.tile(["a1", "a2", "a3"], 40),
+    ...                             "label": labels.ravel()})
+    >>> items = pd.DataFrame({"item_id": ids, "text": [f"a {w} film" for w in word],
+    ...                       "split": ["train"] * 24 + ["dev"] * 8 + ["test"] * 8})
+    >>> dataset = build_dataset(annotations, items=items, source="films", format="long")
+    >>> skip_reason(dataset, "AL") is None
+    True
+    """
     if method in ("AR", "ARh", "AE", "AEh") and not dataset.annotator_ids_known:
         return (f"{method} needs annotator identities linked across items; this dataset has "
                 "anonymous annotations.")
@@ -136,8 +204,38 @@ def skip_reason(dataset: Dataset, method: str) -> str | None:
 
 
 def selection_score(metrics: dict[str, float], *, multilabel: bool = False) -> float:
-    """Geometric mean of :data:`SELECTION_METRICS` (entropy correlation as ``(r+1)/2``; values
-    clipped at 1e-12; NaN metrics skipped; NaN when none is defined). Paper section 5.1."""
+    """Geometric mean of the dev metrics that picks the L2 strength (Kurniawan et al., section 5.1).
+
+    ``exp(mean_m log v_m)`` over :data:`SELECTION_METRICS` (macro F1s left out, as the
+    paper's footnote 13), entropy correlation entering as ``(r + 1) / 2``; values clipped at
+    1e-12; NaN metrics skipped; NaN when none is defined.
+
+    Parameters
+    ----------
+    metrics : dict of str to float
+        Dev metrics by name.
+    multilabel : bool, default False
+        Use the multi-label selection metrics (micro F1 for accuracy).
+
+    Returns
+    -------
+    float
+        The score.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 5.1 and footnote 13.
+
+    Examples
+    --------
+    (0.8 * 0.7 * 0.9 * 0.6) ** (1/4), with entropy correlation 0.2 -> 0.6:
+
+    >>> dev = {"hard_accuracy": 0.8, "soft_accuracy": 0.7, "po_jsd": 0.9,
+    ...        "entropy_correlation": 0.2}
+    >>> round(selection_score(dev), 6)
+    0.741559
+    """
     values = []
     for name in SELECTION_METRICS[multilabel]:
         v = metrics.get(name, math.nan)
@@ -172,20 +270,59 @@ def _texts_key(train_texts: Sequence[str], texts: Sequence[str], max_word: int,
 
 
 def clear_feature_cache() -> None:
-    """Forget every TF-IDF matrix :func:`text_features` cached."""
+    """Forget every TF-IDF matrix :func:`text_features` cached in this process.
+
+    Returns
+    -------
+    None
+        Nothing; the cache is empty afterwards.
+
+    Examples
+    --------
+    >>> X = text_features(["a good film", "a bad film"], ["good"])
+    >>> clear_feature_cache()
+    """
     with _FEATURE_LOCK:
         _FEATURE_CACHE.clear()
 
 
 def text_features(train_texts: Sequence[str], texts: Sequence[str], *,
                   max_word: int = 20_000, max_char: int = 30_000) -> sparse.csr_matrix:
-    """TF-IDF word 1-2-grams + ``char_wb`` 2-5-grams (sublinear tf, L2 rows per block),
-    vocabulary and idf fitted on ``train_texts``; returns the features of ``texts``.
+    """TF-IDF features of texts, fitted on the training texts (the lab's text representation).
 
-    The result is cached in this process on the content of both text lists (a hash, not the
-    object identity; the last four distinct inputs), so a second run, a second seed or a
-    second method on the same split does not recompute it (md_agreement: ~11 s CPU). Each call
-    returns its own copy."""
+    Word 1-2-grams + ``char_wb`` 2-5-grams (sublinear tf, L2 rows per block), vocabulary and
+    idf fitted on ``train_texts``; returns the features of ``texts``. The result is cached in
+    this process on the content of both text lists (a hash, not the object identity; the last
+    four distinct inputs), so a second run, seed or method on the same split does not
+    recompute it. Each call returns its own copy.
+
+    Parameters
+    ----------
+    train_texts : sequence of str
+        Texts the vocabulary and idf are fitted on.
+    texts : sequence of str
+        Texts to featurise.
+    max_word : int, default 20000
+        Largest word vocabulary.
+    max_char : int, default 30000
+        Largest character vocabulary.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+        (len(texts), n_features).
+
+    Raises
+    ------
+    hlv_core.io.DataError
+        The training texts give no features.
+
+    Examples
+    --------
+    >>> X = text_features(["a good film", "a bad film"], ["good good", "bad"])
+    >>> X.shape
+    (2, 48)
+    """
     train_texts = [str(t) for t in train_texts]
     texts = [str(t) for t in texts]
     key = _texts_key(train_texts, texts, max_word, max_char)
@@ -226,8 +363,63 @@ def _tfidf(train_texts: list[str], texts: list[str], max_word: int,
 
 def lab_folds(dataset: Dataset, *, n_folds: int = 5, dev_share: float = 0.1,
               split_seed: int = 0) -> tuple[list[dict[str, np.ndarray]], str]:
-    """Train / dev / test item positions (into ``dataset.item_ids``) of every fold and a
-    description of the protocol. Items without annotations are left out."""
+    """Train / dev / test item positions of every fold and a description of the protocol.
+
+    The dataset's own ``items.split`` (``train`` / ``dev`` / ``test``; ``validation`` and
+    ``val`` count as dev); without a dev split, ``dev_share`` of the training items is held out.
+    Without a split column: ``n_folds``-fold cross-validation with ``dev_share`` of each
+    training portion as dev (Kurniawan et al., section 5.1). Items without annotations are left
+    out.
+
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        The dataset.
+    n_folds : int, default 5
+        Folds of the cross-validation (>= 2).
+    dev_share : float, default 0.1
+        Share of training items held out as dev.
+    split_seed : int, default 0
+        Seed of the random split.
+
+    Returns
+    -------
+    folds : list of dict
+        One ``{"train", "dev", "test"}`` dict of positions into ``dataset.item_ids`` per fold.
+    protocol : str
+        The protocol in words.
+
+    Raises
+    ------
+    ValueError
+        ``n_folds < 2``.
+    hlv_core.io.DataError
+        Fewer annotated items than folds.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 5.1.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from hlv_core.io import build_dataset
+    >>> rng = np.random.default_rng(0)
+    >>> ids = [f"i{i:02d}" for i in range(40)]
+    >>> word = np.where(np.arange(40) % 2 == 0, "good", "bad")  # the text decides the label...
+    >>> other = np.where(word == "good", "bad", "good")
+    >>> labels = np.where(rng.random((40, 3)) < 0.2, other[:, None], word[:, None])  # ...mostly
+    >>> annotations = pd.DataFrame({"item_id": np.repeat(ids, 3),
+    ...                             "annotator_id": np.tile(["a1", "a2", "a3"], 40),
+    ...                             "label": labels.ravel()})
+    >>> items = pd.DataFrame({"item_id": ids, "text": [f"a {w} film" for w in word],
+    ...                       "split": ["train"] * 24 + ["dev"] * 8 + ["test"] * 8})
+    >>> dataset = build_dataset(annotations, items=items, source="films", format="long")
+    >>> folds, protocol = lab_folds(dataset)
+    >>> protocol, {part: len(pos) for part, pos in folds[0].items()}
+    ('dataset split', {'train': 24, 'dev': 8, 'test': 8})
+    """
     rng = np.random.default_rng(split_seed)
     annotated = dataset.annotators_per_item_array() > 0
     if "split" in dataset.items.columns:
@@ -273,14 +465,43 @@ def _subset(dataset: Dataset, positions: np.ndarray) -> Dataset:
 
 @dataclass
 class LabResult:
-    """Everything one lab run produced.
+    """Everything one lab run produced (:func:`run_lab_full`).
 
-    ``results``: the :func:`run_lab` table. ``predictions``: test predictions, long, columns
-    ``method, seed, item_id, label, prob``. ``fits``: one row per (method, seed, fold) with the
-    chosen ``l2``, its ``dev_score``, ``seconds``, optimiser ``n_iter``, ``converged`` and
-    ``stop`` (gradient / stalled / cap); ``path_iters``, ``path_stops`` and ``path_converged`` over every L2
-    fit; ``maxiter`` the iteration cap (:func:`cap_notes` words the capped fits).
-    ``protocol``: text. ``timings``: seconds per method (AE and AEh share one model)."""
+    Attributes
+    ----------
+    results : pandas.DataFrame
+        The :func:`run_lab` table.
+    predictions : pandas.DataFrame
+        Test predictions, long: ``method, seed, item_id, label, prob``.
+    fits : pandas.DataFrame
+        One row per (method, seed, fold): the chosen ``l2``, its ``dev_score``, ``seconds``,
+        optimiser ``n_iter``, ``converged`` and ``stop`` (gradient / stalled / cap);
+        ``path_iters``, ``path_stops`` and ``path_converged`` over every L2 fit; ``maxiter``
+        the iteration cap (:func:`cap_notes` words the capped fits).
+    protocol : str
+        The protocol in words.
+    timings : dict of str to float
+        Seconds per method (AE and AEh share one model).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from hlv_core.io import build_dataset
+    >>> rng = np.random.default_rng(0)
+    >>> ids = [f"i{i:02d}" for i in range(40)]
+    >>> word = np.where(np.arange(40) % 2 == 0, "good", "bad")  # the text decides the label...
+    >>> other = np.where(word == "good", "bad", "good")
+    >>> labels = np.where(rng.random((40, 3)) < 0.2, other[:, None], word[:, None])  # ...mostly
+    >>> annotations = pd.DataFrame({"item_id": np.repeat(ids, 3),
+    ...                             "annotator_id": np.tile(["a1", "a2", "a3"], 40),
+    ...                             "label": labels.ravel()})
+    >>> items = pd.DataFrame({"item_id": ids, "text": [f"a {w} film" for w in word],
+    ...                       "split": ["train"] * 24 + ["dev"] * 8 + ["test"] * 8})
+    >>> dataset = build_dataset(annotations, items=items, source="films", format="long")
+    >>> lab = run_lab_full(dataset, methods=["SL"])
+    >>> sorted(lab.timings), lab.protocol, cap_notes(lab.fits)
+    (['MV', 'SL'], 'dataset split', [])
+    """
 
     results: pd.DataFrame
     predictions: pd.DataFrame
@@ -293,9 +514,33 @@ class LabResult:
 
 
 def predictions_as_models(predictions: pd.DataFrame, *, prefix: str = "lab ") -> pd.DataFrame:
-    """Long ``model, item_id, label, prob`` table: each method's test predictions averaged
-    over seeds (as the paper averages 3 runs before its meta-evaluation), model name
-    ``prefix + method`` (the format of ``hlv_ui.state.add_predictions``)."""
+    """Each method's test predictions averaged over seeds, as a predictions table.
+
+    As the paper averages its runs before the meta-evaluation (Kurniawan et al., section 6.1);
+    model name ``prefix + method`` (the format of uploaded predictions).
+
+    Parameters
+    ----------
+    predictions : pandas.DataFrame
+        Long ``method, seed, item_id, label, prob`` (:attr:`LabResult.predictions`).
+    prefix : str, default "lab "
+        Prefix of the model names.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Long ``model, item_id, label, prob``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> predictions = pd.DataFrame({"method": "SL", "seed": [0, 0, 1, 1], "item_id": "i1",
+    ...                             "label": ["bad", "good"] * 2, "prob": [0.2, 0.8, 0.4, 0.6]})
+    >>> predictions_as_models(predictions).round(3)
+        model item_id label  prob
+    0  lab SL      i1   bad   0.3
+    1  lab SL      i1  good   0.7
+    """
     if predictions.empty:
         return pd.DataFrame(columns=["model", "item_id", "label", "prob"])
     mean = (predictions.groupby(["method", "item_id", "label"], sort=False)["prob"].mean()
@@ -384,14 +629,83 @@ def run_lab_full(
     stall_tol: float | None = 1e-4,
     reference: bool = True,
 ) -> LabResult:
-    """Run the lab and keep everything (see :func:`run_lab` for the arguments).
+    """Run the training lab and keep everything (Kurniawan et al., sections 4-5, with a linear text model).
 
-    ``metrics``: subset of :func:`soft_metrics.evaluate`'s names (default: all of them);
-    ``rank``: AE/AEh encoder rank; ``maxiter`` / ``tol``: L-BFGS iteration cap and projected
-    gradient tolerance per fit; ``stall_tol``: a fit also converges when its objective fell by
-    less than this (relative) over 10 iterations (the test that non-smooth soft-F1 / LA losses
-    and the non-convex ensemble can meet; None: gradient test only); ``reference=False`` does not add MV (the deltas are then NaN
-    unless MV was requested; :func:`compute_deltas` recomputes them on combined runs)."""
+    Each method's targets (:mod:`hlv_core.targets`) train a linear model on TF-IDF features
+    (:func:`text_features`); the L2 strength ``lambda = g / n_train`` (``g`` in ``l2_grid``) is
+    chosen on the dev :func:`selection_score`; test predictions are scored with
+    :func:`hlv_core.soft_metrics.evaluate`; deltas are against the mean over seeds of MV. MV
+    is always trained (added when not requested) because it is the reference. See the module
+    notes for the protocol.
+
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        Multiclass, rating or multilabel annotations whose items have texts.
+    methods : sequence of str, optional
+        Methods of :data:`hlv_core.targets.METHODS` (default all 14).
+    seeds : sequence of int, default (0,)
+        Seeds of the initial weights.
+    progress : callable, optional
+        ``progress(fraction, message)``, called before every fit.
+    metrics : sequence of str, optional
+        Subset of :func:`hlv_core.soft_metrics.evaluate`'s names (default all).
+    l2_grid : sequence of float, default :data:`DEFAULT_L2_GRID`
+        The g values.
+    n_folds : int, default 5
+        Folds when the data has no split.
+    dev_share : float, default 0.1
+        Share of training items held out as dev.
+    split_seed : int, default 0
+        Seed of the split.
+    rank : int, default 8
+        AE/AEh encoder rank.
+    maxiter : int, default 300
+        L-BFGS iteration cap per fit.
+    tol : float, default 1e-5
+        Projected gradient tolerance per fit.
+    stall_tol : float or None, default 1e-4
+        A fit also converges when its objective fell by less than this (relative) over 10
+        iterations (None: gradient test only).
+    reference : bool, default True
+        Add MV when not requested (False: deltas NaN unless MV was requested).
+
+    Returns
+    -------
+    LabResult
+        Results, test predictions, fits, protocol and timings.
+
+    Raises
+    ------
+    hlv_core.io.DataError
+        Ranking data, or items without texts.
+    ValueError
+        Unknown methods, no seed or a bad L2 grid.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", sections 4 (methods) and 5 (protocol, Figures 2-4).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from hlv_core.io import build_dataset
+    >>> rng = np.random.default_rng(0)
+    >>> ids = [f"i{i:02d}" for i in range(40)]
+    >>> word = np.where(np.arange(40) % 2 == 0, "good", "bad")  # the text decides the label...
+    >>> other = np.where(word == "good", "bad", "good")
+    >>> labels = np.where(rng.random((40, 3)) < 0.2, other[:, None], word[:, None])  # ...mostly
+    >>> annotations = pd.DataFrame({"item_id": np.repeat(ids, 3),
+    ...                             "annotator_id": np.tile(["a1", "a2", "a3"], 40),
+    ...                             "label": labels.ravel()})
+    >>> items = pd.DataFrame({"item_id": ids, "text": [f"a {w} film" for w in word],
+    ...                       "split": ["train"] * 24 + ["dev"] * 8 + ["test"] * 8})
+    >>> dataset = build_dataset(annotations, items=items, source="films", format="long")
+    >>> lab = run_lab_full(dataset, methods=["SL"])
+    >>> lab.fits[["method", "seed", "fold"]].to_numpy().tolist()
+    [['MV', 0, 0], ['SL', 0, 0]]
+    """
     if dataset.task not in ("multiclass", "multilabel", "rating"):
         raise DataError(f"the training lab needs multiclass, rating or multilabel data; "
                         f"'{dataset.name}' is {dataset.task}.",
@@ -533,9 +847,28 @@ def run_lab_full(
 
 
 def cap_notes(fits: pd.DataFrame) -> list[str]:
-    """One sentence per method whose fits stopped at the L-BFGS iteration cap instead of
-    converging (``fits``: :attr:`LabResult.fits`; any fit along the L2 path counts, and the
-    sentence says when the chosen fit is one of them). Empty when every fit converged."""
+    """One sentence per method whose fits stopped at the L-BFGS iteration cap instead of converging.
+
+    Any fit along the L2 path counts, and the sentence says when the chosen fit is one of them.
+
+    Parameters
+    ----------
+    fits : pandas.DataFrame
+        :attr:`LabResult.fits`.
+
+    Returns
+    -------
+    list of str
+        Empty when every fit converged.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> fits = pd.DataFrame({"method": ["SMF1"], "seed": [0], "fold": [0], "stop": ["cap"],
+    ...                      "path_stops": ["gradient/cap/cap"], "maxiter": [300]})
+    >>> cap_notes(fits)[0][:60]
+    'SMF1 stopped at the iteration cap (300 L-BFGS iterations) be'
+    """
     if fits.empty or "path_stops" not in fits.columns:
         return []
     stops = fits["path_stops"].astype(str).str.split("/")
@@ -567,8 +900,42 @@ def _nan_reason(metric: str, P: np.ndarray, Q: np.ndarray, multilabel: bool) -> 
 
 
 def compute_deltas(results: pd.DataFrame) -> pd.DataFrame:
-    """(Re)compute ``delta_vs_mv = value - mean over seeds of MV's value`` per metric (paper
-    section 5.2); NaN when MV has no finite value for the metric. Returns a copy."""
+    """(Re)compute the deltas against MV (Kurniawan et al., section 5.2).
+
+    ``delta_vs_mv = value - mean over seeds of MV's value`` per metric; NaN when MV has no
+    finite value for the metric. Skipped rows are left alone.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        :func:`run_lab` rows (``method, seed, metric, value``), e.g. several runs combined.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy with ``delta_vs_mv`` filled.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 5.2.
+
+    Examples
+    --------
+    MV's mean hard accuracy over two seeds is 0.81:
+
+    >>> import pandas as pd
+    >>> results = pd.DataFrame({
+    ...     "method": ["MV", "MV", "MV", "MV", "SL", "SL", "SL", "SL", "AR"],
+    ...     "seed": [0, 0, 1, 1, 0, 0, 1, 1, 0],
+    ...     "metric": ["hard_accuracy", "po_jsd"] * 4 + ["skipped"],
+    ...     "value": [0.80, 0.70, 0.82, 0.72, 0.79, 0.78, 0.81, 0.80, float("nan")],
+    ...     "delta_vs_mv": float("nan"),
+    ...     "note": [""] * 8 + ["AR needs annotator identities"]})
+    >>> deltas = compute_deltas(results)
+    >>> deltas[deltas.metric == "hard_accuracy"]["delta_vs_mv"].round(3).tolist()
+    [-0.01, 0.01, -0.02, 0.0]
+    """
     out = results.copy()
     ran = out["metric"] != "skipped"
     mv_mean = out[ran & (out["method"] == "MV")].groupby("metric")["value"].mean()
@@ -590,9 +957,37 @@ def _t_interval(values: np.ndarray, confidence: float) -> tuple[float, float, fl
 
 
 def summarise(results: pd.DataFrame, *, confidence: float = 0.95) -> pd.DataFrame:
-    """Per (method, metric): ``n_seeds``, ``mean``, ``ci_low``, ``ci_high`` (Student-t interval
-    over seeds; NaN with a single seed), ``delta``, ``delta_low``, ``delta_high`` (same for the
-    delta vs MV). Methods in paper order; skipped methods are left out."""
+    """Mean over seeds with a Student-t interval, per method and metric (Kurniawan et al., section 5.2).
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        :func:`run_lab` rows (with ``delta_vs_mv``).
+    confidence : float, default 0.95
+        Level of the intervals.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``method, metric, n_seeds, mean, ci_low, ci_high, delta, delta_low, delta_high`` (NaN
+        intervals with a single seed); methods in paper order; skipped methods left out.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> results = pd.DataFrame({
+    ...     "method": ["MV", "MV", "MV", "MV", "SL", "SL", "SL", "SL", "AR"],
+    ...     "seed": [0, 0, 1, 1, 0, 0, 1, 1, 0],
+    ...     "metric": ["hard_accuracy", "po_jsd"] * 4 + ["skipped"],
+    ...     "value": [0.80, 0.70, 0.82, 0.72, 0.79, 0.78, 0.81, 0.80, float("nan")],
+    ...     "delta_vs_mv": float("nan"),
+    ...     "note": [""] * 8 + ["AR needs annotator identities"]})
+    >>> table = summarise(compute_deltas(results))
+    >>> table[table.method == "SL"][["metric", "n_seeds", "mean", "delta"]].round(3)
+              metric  n_seeds  mean  delta
+    2  hard_accuracy        2  0.80  -0.01
+    3         po_jsd        2  0.79   0.08
+    """
     ran = results[results["metric"] != "skipped"]
     rows = []
     for (method, metric), group in ran.groupby(["method", "metric"], sort=False):
@@ -606,9 +1001,43 @@ def summarise(results: pd.DataFrame, *, confidence: float = 0.95) -> pd.DataFram
 
 
 def mean_rank(results: pd.DataFrame, *, metrics: Sequence[str] | None = None) -> pd.Series:
-    """Mean over metrics of each method's rank by its mean value over seeds (1 = best; higher
-    values are better for every metric; ties share the average rank; NaN values are not
-    ranked). The order of the paper's delta plots (Figures 2-4). Sorted ascending."""
+    """Mean over metrics of each method's rank (the order of Kurniawan et al.'s delta plots, Figures 2-4).
+
+    Each method is ranked by its mean value over seeds (1 = best; higher values are better for
+    every metric; ties share the average rank; NaN values are not ranked).
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        :func:`run_lab` rows.
+    metrics : sequence of str, optional
+        Metrics to average over (default all).
+
+    Returns
+    -------
+    pandas.Series
+        ``mean_rank`` per method, sorted ascending.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 5.2, Figures 2-4.
+
+    Examples
+    --------
+    MV wins on hard accuracy, SL on PO-JSD:
+
+    >>> import pandas as pd
+    >>> results = pd.DataFrame({
+    ...     "method": ["MV", "MV", "MV", "MV", "SL", "SL", "SL", "SL", "AR"],
+    ...     "seed": [0, 0, 1, 1, 0, 0, 1, 1, 0],
+    ...     "metric": ["hard_accuracy", "po_jsd"] * 4 + ["skipped"],
+    ...     "value": [0.80, 0.70, 0.82, 0.72, 0.79, 0.78, 0.81, 0.80, float("nan")],
+    ...     "delta_vs_mv": float("nan"),
+    ...     "note": [""] * 8 + ["AR needs annotator identities"]})
+    >>> mean_rank(results).to_dict()
+    {'MV': 1.5, 'SL': 1.5}
+    """
     ran = results[results["metric"] != "skipped"]
     if metrics is not None:
         ran = ran[ran["metric"].isin(metrics)]
@@ -625,16 +1054,64 @@ def run_lab(
     progress: Callable[[float, str], None] | None = None,
     **options,
 ) -> pd.DataFrame:
-    """Train the linear text model with each HLV training method and score it on test items.
+    """Train the linear text model with each HLV training method and score it on test items (Kurniawan et al., sections 4-5).
 
-    Returns a long DataFrame with columns ``method, seed, metric, value, delta_vs_mv, note``
-    (metric names as :func:`hlv_core.soft_metrics.evaluate`; ``delta_vs_mv`` = value minus the
-    mean over seeds of MV's value for that metric, paper section 5.2), plus one row per skipped
-    method with ``metric = "skipped"`` and the reason in ``note``. ``progress(fraction,
-    message)`` is called before every fit. The test predictions (``method, seed, item_id,
-    label, prob``) are in ``result.attrs["predictions"]``; :func:`run_lab_full` returns them
-    with the chosen L2 strengths and timings. ``options``: see :func:`run_lab_full`.
-    Raises :class:`~hlv_core.io.DataError` when the dataset has no texts or is a ranking."""
+    ``progress(fraction, message)`` is called before every fit. The test predictions
+    (``method, seed, item_id, label, prob``) are in ``result.attrs["predictions"]``;
+    :func:`run_lab_full` returns them with the chosen L2 strengths and timings.
+
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        Multiclass, rating or multilabel annotations whose items have texts.
+    methods : sequence of str, optional
+        Methods of :data:`hlv_core.targets.METHODS` (default all 14).
+    seeds : sequence of int, default (0,)
+        Seeds.
+    progress : callable, optional
+        Progress callback.
+    **options
+        See :func:`run_lab_full`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``method, seed, metric, value, delta_vs_mv, note`` (metric names as
+        :func:`hlv_core.soft_metrics.evaluate`; ``delta_vs_mv`` = value minus the mean over
+        seeds of MV's value), plus one row per skipped method with ``metric = "skipped"`` and
+        the reason in ``note``.
+
+    Raises
+    ------
+    hlv_core.io.DataError
+        Ranking data, or items without texts.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", sections 4 (methods) and 5 (protocol, Figures 2-4).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from hlv_core.io import build_dataset
+    >>> rng = np.random.default_rng(0)
+    >>> ids = [f"i{i:02d}" for i in range(40)]
+    >>> word = np.where(np.arange(40) % 2 == 0, "good", "bad")  # the text decides the label...
+    >>> other = np.where(word == "good", "bad", "good")
+    >>> labels = np.where(rng.random((40, 3)) < 0.2, other[:, None], word[:, None])  # ...mostly
+    >>> annotations = pd.DataFrame({"item_id": np.repeat(ids, 3),
+    ...                             "annotator_id": np.tile(["a1", "a2", "a3"], 40),
+    ...                             "label": labels.ravel()})
+    >>> items = pd.DataFrame({"item_id": ids, "text": [f"a {w} film" for w in word],
+    ...                       "split": ["train"] * 24 + ["dev"] * 8 + ["test"] * 8})
+    >>> dataset = build_dataset(annotations, items=items, source="films", format="long")
+    >>> results = run_lab(dataset, methods=["SL"])
+    >>> sorted(set(results["method"])), results["metric"].nunique()
+    (['MV', 'SL'], 8)
+    >>> float(results[results.method == "MV"]["delta_vs_mv"].abs().max())
+    0.0
+    """
     lab = run_lab_full(dataset, methods=methods, seeds=seeds, progress=progress, **options)
     out = lab.results
     out.attrs["predictions"] = lab.predictions
@@ -643,9 +1120,45 @@ def run_lab(
 
 
 def summary_table(results: pd.DataFrame) -> pd.DataFrame:
-    """Wide table of :func:`run_lab` results: one row per method (Kurniawan et al.'s order),
-    ``<metric>`` = mean over seeds and ``<metric> delta`` = mean delta vs MV; skipped methods keep
-    their reason in ``note``. The Training lab page and the ``lab`` command show it."""
+    """Wide table of lab results: one row per method in Kurniawan et al.'s order.
+
+    ``<metric>`` = mean over seeds and ``<metric> delta`` = mean delta vs MV; skipped methods
+    keep their reason in ``note``. The Training lab page and the ``lab`` command show it.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        :func:`run_lab` rows.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by method.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 5.2 (Figures 2-4).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> results = pd.DataFrame({
+    ...     "method": ["MV", "MV", "MV", "MV", "SL", "SL", "SL", "SL", "AR"],
+    ...     "seed": [0, 0, 1, 1, 0, 0, 1, 1, 0],
+    ...     "metric": ["hard_accuracy", "po_jsd"] * 4 + ["skipped"],
+    ...     "value": [0.80, 0.70, 0.82, 0.72, 0.79, 0.78, 0.81, 0.80, float("nan")],
+    ...     "delta_vs_mv": float("nan"),
+    ...     "note": [""] * 8 + ["AR needs annotator identities"]})
+    >>> table = summary_table(compute_deltas(results))
+    >>> table[["hard_accuracy", "po_jsd delta"]].round(3).rename_axis(index=None, columns=None)
+        hard_accuracy  po_jsd delta
+    MV           0.81          0.00
+    AR            NaN           NaN
+    SL           0.80          0.08
+    >>> table.loc["AR", "note"]
+    'AR needs annotator identities'
+    """
     ran = results[results["metric"] != "skipped"]
     mean = ran.groupby(["method", "metric"], sort=False)[["value", "delta_vs_mv"]].mean()
     wide = mean["value"].unstack("metric")

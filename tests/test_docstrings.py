@@ -28,6 +28,7 @@ FINISHED = [
     "hlv_core.errors",
     "hlv_core.annotators",
     "hlv_core.targets",
+    "hlv_core.lab",
 ]
 
 
