@@ -29,6 +29,7 @@ FINISHED = [
     "hlv_core.annotators",
     "hlv_core.targets",
     "hlv_core.lab",
+    "hlv_core._linear",
 ]
 
 
