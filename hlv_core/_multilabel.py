@@ -71,13 +71,41 @@ SOFT_MATCH_EXPECTED = ("reduced", "label_shares")
 
 
 def soft_match_reduction(s1: np.ndarray, s2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per-item label weights of the paper's soft-match reduction (Marchal et al. section 3.1, fn. 3).
+    """Per-item label weights of the paper's soft-match reduction (Marchal et al., section 3.1, footnote 3).
 
-    ``s1, s2``: (..., N, K) boolean label sets of two coders. Returns (r1, r2), (..., N, K) float
-    weights summing to 1 per item: where the sets intersect in exactly one label both coders get
-    that label (weight 1); elsewhere (no or several intersecting labels) each coder spreads
-    weight 1/|S_c| over its own set (footnote 3: the augmented-kappa method, which is the
-    expectation of sampling one of its labels). Rows with an empty set get weight 0."""
+    Where the two sets intersect in exactly one label both coders get that label (weight 1);
+    elsewhere (no or several intersecting labels) each coder spreads weight ``1/|S_c|`` over
+    its own set (footnote 3: the augmented-kappa method, the expectation of sampling one of its
+    labels). Rows with an empty set get weight 0.
+
+    Parameters
+    ----------
+    s1, s2 : numpy.ndarray
+        (..., N, K) boolean label sets of two coders.
+
+    Returns
+    -------
+    r1, r2 : numpy.ndarray
+        (..., N, K) float weights summing to 1 per (non-empty) item.
+
+    References
+    ----------
+    .. [1] M. Marchal, M. Scholman, F. Yung and V. Demberg (2022), "Establishing annotation
+       quality in multi-label annotations", COLING 2022, sections 3-5.
+
+    Examples
+    --------
+    Table 1's items: item 1 reduces to A, item 2 to B, item 3 (two shared labels) spreads:
+
+    >>> import numpy as np
+    >>> s1 = np.array([[1, 0, 0], [1, 1, 0], [1, 1, 0]], dtype=bool)
+    >>> s2 = np.array([[1, 1, 0], [0, 1, 1], [1, 1, 0]], dtype=bool)
+    >>> r1, r2 = soft_match_reduction(s1, s2)
+    >>> r2
+    array([[1. , 0. , 0. ],
+           [0. , 1. , 0. ],
+           [0.5, 0.5, 0. ]])
+    """
     s1 = np.asarray(s1, dtype=bool)
     s2 = np.asarray(s2, dtype=bool)
     inter = s1 & s2
@@ -224,18 +252,68 @@ def multilabel_agreement_pairs(
     soft_match_expected: str = "reduced",
     progress=None,
 ) -> pd.DataFrame:
-    """Per coder pair: every measure's observed, expected, adjusted agreement and bootstrap sd.
+    """Multi-label agreement of every coder pair (Marchal et al., sections 3-4).
 
-    ``soft_match_expected``: ``"reduced"`` (default, the paper's reduction to the intersecting
-    label, :func:`soft_match_reduction`) or ``"label_shares"`` (raw label shares) for the
-    expected agreement of ``soft_match_kappa`` / ``soft_match_pi``.
+    Each pair is analysed on the items both labelled with non-empty sets; per item
+    soft-match = ``[S1 & S2 non-empty]``, augmented = ``|S1 & S2| / (|S1| |S2|)``, precision =
+    ``|S1 & S2| / |S2|``, recall = ``|S1 & S2| / |S1|``, F1 = ``2 |S1 & S2| / (|S1| + |S2|)``;
+    observed P_o = mean over items; adjusted = ``(P_o - P_e) / (1 - P_e)``. Expected agreement:
+    soft-match from the reduced marginals (:func:`soft_match_reduction`) or raw label shares;
+    augmented kappa from Rosenberg & Binkowski marginals; boot-* the mean over ``n_boot``
+    bootstrap replicates of each coder's sets (set size from the coder's own size
+    distribution, labels without replacement with probability proportional to its label
+    shares). One ``numpy.random.Generator(seed)`` drives all pairs in order.
 
-    Long table with columns ``coder_1, coder_2, n_items, measure, observed, expected, adjusted,
-    sd``; ``coder_1`` (earlier in sorted id order, or first of ``coders``) is the reference for
-    precision/recall. Each pair is analysed on the items both labelled with non-empty sets (empty
-    sets and single-coded items excluded); label shares and set-size
-    distributions are estimated on those items. One ``numpy.random.Generator(seed)`` drives all pairs
-    in order. ``progress(done, total)`` is called after each pair."""
+    Parameters
+    ----------
+    annotations : pandas.DataFrame
+        Long ``item_id, annotator_id, label`` (one row per chosen label).
+    n_boot : int, default 1000
+        Bootstrap replicates B (>= 0).
+    seed : int, default 0
+        Seed of the replicates.
+    coders : sequence of str, optional
+        Coders in order (default sorted ids); the first of a pair is the reference of
+        precision/recall.
+    min_shared : int, default 1
+        Fewest shared items of an analysed pair.
+    soft_match_expected : {"reduced", "label_shares"}, default "reduced"
+        Expected agreement of ``soft_match_kappa`` / ``soft_match_pi``.
+    progress : callable, optional
+        ``progress(done, total)`` after each pair.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``coder_1, coder_2, n_items, measure, observed, expected, adjusted, sd``;
+        ``attrs``: ``n_boot, seed, labels, soft_match_expected``.
+
+    Raises
+    ------
+    ValueError
+        No rows, fewer than two coders, unknown coders, or no pair sharing an item.
+
+    References
+    ----------
+    .. [1] M. Marchal, M. Scholman, F. Yung and V. Demberg (2022), "Establishing annotation
+       quality in multi-label annotations", COLING 2022, sections 3-5.
+    .. [2] A. Rosenberg and E. Binkowski (2004), "Augmenting the kappa statistic to determine
+       interannotator reliability for multiply labeled data points", HLT-NAACL 2004.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table1 = pd.DataFrame({  # Marchal et al., Table 1: items 1-3 of coders c1 and c2
+    ...     "item_id": ["1", "1", "1", "2", "2", "2", "2", "3", "3", "3", "3"],
+    ...     "annotator_id": ["c1", "c2", "c2", "c1", "c1", "c2", "c2", "c1", "c1", "c2", "c2"],
+    ...     "label": ["A", "A", "B", "A", "B", "B", "C", "A", "B", "A", "B"]})
+    >>> pairs = multilabel_agreement_pairs(table1, n_boot=200, seed=0)
+    >>> pairs[["coder_1", "coder_2", "measure", "observed"]].head(3).round(3)
+      coder_1 coder_2           measure  observed
+    0      c1      c2  soft_match_kappa     1.000
+    1      c1      c2     soft_match_pi     1.000
+    2      c1      c2   augmented_kappa     0.417
+    """
     if n_boot < 0:
         raise ValueError("n_boot must be >= 0")
     _check_soft_match_expected(soft_match_expected)
@@ -296,21 +374,55 @@ def multilabel_agreement(
     soft_match_expected: str = "reduced",
     progress=None,
 ) -> pd.DataFrame:
-    """Multi-label agreement table (Marchal et al.): rows = measures, columns ``observed, expected,
-    adjusted, sd`` (+ ``n_pairs``, ``n_items``).
+    """Multi-label agreement table (Marchal et al., sections 3-4): rows = measures.
 
-    Measures: ``soft_match_kappa`` (Cohen-style per-coder marginals), ``soft_match_pi`` (pooled
-    marginals), both after the paper's reduction of every item to its intersecting label
-    (``soft_match_expected="reduced"``, default, section 3.1 and footnote 3) or from raw label
-    shares (``"label_shares"``),
-    ``augmented_kappa`` (Rosenberg & Binkowski per-item weights), ``boot_match``,
-    ``boot_precision``, ``boot_recall``, ``boot_f1``, ``boot_augmented`` (expected agreement from
-    ``n_boot`` seeded bootstrap replicates, ``sd`` = replicate sd). Two coders: that pair (coder 1 =
-    first in sorted order, or ``coders[0]``, is the reference of precision/recall). More coders:
-    every pair on the items both labelled, then the unweighted mean over pairs of each column
-    (``docs/conventions.md``, multi-label agreement with more than two coders); precision and recall are then averaged over both orientations of each
-    pair (so they coincide), because a reference coder is arbitrary among many.
-    ``frame.attrs``: ``n_boot``, ``seed``, ``n_pairs``, ``labels``.
+    Measures: ``soft_match_kappa`` (Cohen-style per-coder marginals), ``soft_match_pi``
+    (pooled marginals), ``augmented_kappa`` (Rosenberg & Binkowski per-item weights),
+    ``boot_match``, ``boot_precision``, ``boot_recall``, ``boot_f1``, ``boot_augmented``
+    (expected agreement from ``n_boot`` seeded bootstrap replicates, ``sd`` = replicate sd);
+    formulas in :func:`multilabel_agreement_pairs`. More than two coders: every pair on the
+    items both labelled, then the unweighted mean over pairs (:func:`average_multilabel_pairs`).
+
+    Parameters
+    ----------
+    annotations : pandas.DataFrame
+        Long ``item_id, annotator_id, label``.
+    n_boot, seed, coders, min_shared, soft_match_expected, progress
+        As in :func:`multilabel_agreement_pairs`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``measure``: ``observed, expected, adjusted, sd, n_pairs, n_items``;
+        ``attrs``: ``n_boot, seed, n_pairs, labels``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`multilabel_agreement_pairs`.
+
+    References
+    ----------
+    .. [1] M. Marchal, M. Scholman, F. Yung and V. Demberg (2022), "Establishing annotation
+       quality in multi-label annotations", COLING 2022, sections 3-5.
+    .. [2] A. Rosenberg and E. Binkowski (2004), "Augmenting the kappa statistic to determine
+       interannotator reliability for multiply labeled data points", HLT-NAACL 2004.
+
+    Examples
+    --------
+    The paper's Table 1: augmented observed agreement (.50 + .25 + .50) / 3 and expected
+    agreement 7/18 = .389 (section 3.2):
+
+    >>> import pandas as pd
+    >>> table1 = pd.DataFrame({  # Marchal et al., Table 1: items 1-3 of coders c1 and c2
+    ...     "item_id": ["1", "1", "1", "2", "2", "2", "2", "3", "3", "3", "3"],
+    ...     "annotator_id": ["c1", "c2", "c2", "c1", "c1", "c2", "c2", "c1", "c1", "c2", "c2"],
+    ...     "label": ["A", "A", "B", "A", "B", "B", "C", "A", "B", "A", "B"]})
+    >>> table = multilabel_agreement(table1, n_boot=200, seed=0)
+    >>> table.loc["augmented_kappa", ["observed", "expected"]].round(3).tolist()
+    [0.417, 0.389]
+    >>> table.loc["soft_match_kappa", ["observed", "expected", "adjusted"]].tolist()
+    [1.0, 0.5, 1.0]
     """
     pairs = multilabel_agreement_pairs(
         annotations, n_boot=n_boot, seed=seed, coders=coders, min_shared=min_shared,
@@ -320,14 +432,39 @@ def multilabel_agreement(
 
 
 def average_multilabel_pairs(per_pair: pd.DataFrame) -> pd.DataFrame:
-    """Mean over coder pairs of the per-pair multi-label table
-    (:func:`multilabel_agreement_pairs`).
+    """Mean over coder pairs of the per-pair multi-label table.
 
     One pair: that pair's rows. Several: precision and recall are first averaged over both
-    orientations of each pair (coder 1 as reference is arbitrary among many, so they coincide),
-    then every column is the unweighted mean over pairs. Rows = measures in
-    :data:`MULTILABEL_MEASURES` order; columns ``observed, expected,
-    adjusted, sd, n_pairs, n_items`` (``n_items`` summed over pairs)."""
+    orientations of each pair (coder 1 as reference is arbitrary among many, so they
+    coincide), then every column is the unweighted mean over pairs.
+
+    Parameters
+    ----------
+    per_pair : pandas.DataFrame
+        :func:`multilabel_agreement_pairs`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Rows = measures in :data:`MULTILABEL_MEASURES` order; columns ``observed, expected,
+        adjusted, sd, n_pairs, n_items`` (``n_items`` summed over pairs).
+
+    References
+    ----------
+    .. [1] M. Marchal, M. Scholman, F. Yung and V. Demberg (2022), "Establishing annotation
+       quality in multi-label annotations", COLING 2022, sections 3-5.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table1 = pd.DataFrame({  # Marchal et al., Table 1: items 1-3 of coders c1 and c2
+    ...     "item_id": ["1", "1", "1", "2", "2", "2", "2", "3", "3", "3", "3"],
+    ...     "annotator_id": ["c1", "c2", "c2", "c1", "c1", "c2", "c2", "c1", "c1", "c2", "c2"],
+    ...     "label": ["A", "A", "B", "A", "B", "B", "C", "A", "B", "A", "B"]})
+    >>> pairs = multilabel_agreement_pairs(table1, n_boot=200, seed=0)
+    >>> average_multilabel_pairs(pairs).equals(multilabel_agreement(table1, n_boot=200, seed=0))
+    True
+    """
     n_pairs = int(per_pair[["coder_1", "coder_2"]].drop_duplicates().shape[0])
     if n_pairs == 1:
         table = per_pair.set_index("measure")[_COLUMNS].copy()
@@ -384,14 +521,50 @@ def simulate_multilabel(
 ) -> pd.DataFrame:
     """One simulated two-coder multi-label data set (Marchal et al., section 5), long format.
 
-    Construction [OURS where the paper is silent]: exactly ``round(agreement * n_items)`` items
-    (random) have intersecting sets; each coder independently gives two labels on exactly
+    Construction (HLV Lens where the paper is silent): exactly ``round(agreement * n_items)``
+    items (random) have intersecting sets; each coder independently gives two labels on exactly
     ``round(double_share * n_items)`` random items, one otherwise. Labels follow
-    ``p_k ∝ k^-label_skew`` (0 = equal probability, the paper's set-up; larger = lower entropy).
-    Agreeing item: a shared label ~ p, each coder's second label (if any) ~ p without the shared
-    one. Disagreeing item: coder 1's set ~ p, coder 2's set ~ p avoiding coder 1's labels.
-    Needs ``n_categories >= 4`` when doubles and disagreements both occur.
-    Returns columns ``item_id, annotator_id, label`` (coders ``c1``, ``c2``)."""
+    ``p_k ∝ k^-label_skew`` (0 = equal probability, the paper's set-up). Agreeing item: a
+    shared label ~ p, each coder's second label (if any) ~ p without the shared one.
+    Disagreeing item: coder 1's set ~ p, coder 2's set ~ p avoiding coder 1's labels.
+
+    Parameters
+    ----------
+    n_items : int, default 100
+        Items.
+    n_categories : int, default 5
+        Labels (>= 4 when doubles and disagreements both occur).
+    double_share : float, default 0.0
+        Share of items where each coder gives two labels.
+    agreement : float, default 0.75
+        Share of items with intersecting sets.
+    label_skew : float, default 0.0
+        Skew of the label distribution.
+    seed : int or numpy.random.Generator, default 0
+        Seed or generator.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``item_id, annotator_id, label`` (coders ``c1``, ``c2``).
+
+    Raises
+    ------
+    ValueError
+        Fewer than 2 categories, shares outside [0, 1], or doubles with disagreement and
+        fewer than 4 categories.
+
+    References
+    ----------
+    .. [1] M. Marchal, M. Scholman, F. Yung and V. Demberg (2022), "Establishing annotation
+       quality in multi-label annotations", COLING 2022, sections 3-5.
+
+    Examples
+    --------
+    >>> data = simulate_multilabel(n_items=6, double_share=0.5, agreement=0.5, seed=0)
+    >>> data.groupby("annotator_id").size().to_dict()
+    {'c1': 9, 'c2': 9}
+    """
     if n_categories < 2:
         raise ValueError("n_categories must be at least 2")
     if not (0.0 <= double_share <= 1.0 and 0.0 <= agreement <= 1.0):
@@ -442,13 +615,56 @@ def simulation_curves(
     soft_match_expected: str = "reduced",
     progress=None,
 ) -> pd.DataFrame:
-    """Figure-1-style curves of Marchal et al. (``soft_match_expected`` as in
-    :func:`multilabel_agreement`): for every (agreement, double_share) the mean over
-    ``n_datasets`` simulated data sets of each measure's observed, expected and adjusted agreement
+    """Figure-1-style curves of Marchal et al. (section 5).
+
+    For every (agreement, double_share) the mean over ``n_datasets`` simulated data sets
+    (:func:`simulate_multilabel`) of each measure's observed, expected and adjusted agreement
     (paper: 100 data sets x 100 bootstrap replicates, 100 items, 5 categories).
 
-    Long table: ``agreement, double_share, n_categories, entropy, measure, observed, expected,
-    adjusted`` (entropy in bits of the generating label distribution)."""
+    Parameters
+    ----------
+    n_categories : int, default 5
+        Labels.
+    double_shares : sequence of float, default (0.0, 0.25, 0.5, 0.75, 1.0)
+        Shares of double-labelled items.
+    agreements : sequence of float, default (0.6, 0.75, 0.9)
+        Shares of intersecting items.
+    n_items : int, default 100
+        Items per data set.
+    n_datasets : int, default 20
+        Data sets per setting.
+    n_boot : int, default 100
+        Bootstrap replicates per data set.
+    label_skew : float, default 0.0
+        Skew of the label distribution.
+    seed : int, default 0
+        Seed of everything.
+    soft_match_expected : {"reduced", "label_shares"}, default "reduced"
+        As in :func:`multilabel_agreement`.
+    progress : callable, optional
+        ``progress(done, total)`` after each setting.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``agreement, double_share, n_categories, entropy, measure, observed, expected,
+        adjusted`` (entropy in bits of the generating label distribution).
+
+    References
+    ----------
+    .. [1] M. Marchal, M. Scholman, F. Yung and V. Demberg (2022), "Establishing annotation
+       quality in multi-label annotations", COLING 2022, sections 3-5.
+
+    Examples
+    --------
+    No doubles, 75% intersection, 5 equally likely labels: expected boot-match near 1/5:
+
+    >>> curves = simulation_curves(double_shares=(0.0,), agreements=(0.75,), n_datasets=5,
+    ...                            n_boot=20, seed=0)
+    >>> row = curves.set_index("measure").loc["boot_match"]
+    >>> round(float(row.observed), 2), round(float(row.expected), 2), round(float(row.adjusted), 2)
+    (0.75, 0.21, 0.68)
+    """
     _check_soft_match_expected(soft_match_expected)
     rng = np.random.default_rng(seed)
     probs = _label_probs(n_categories, label_skew)
@@ -501,11 +717,37 @@ PAPER_SIMULATION = (
 
 
 def simulation_vs_paper(curves: pd.DataFrame) -> pd.DataFrame:
-    """The paper's simulation claims (Marchal et al. section 5, :data:`PAPER_SIMULATION`) beside the
-    same statistic of ``curves`` (output of :func:`simulation_curves`; mean over the settings a
-    claim covers when it names no agreement or double share). Only the claims for the curves'
-    number of categories; with skewed labels (entropy below the maximum) the paper's values do
-    not apply and the table is empty. Columns ``claim, measure, statistic, paper, this_run``."""
+    """The paper's simulation claims beside the same statistic of a simulation run (Marchal et al., section 5).
+
+    Mean over the settings a claim covers when it names no agreement or double share; only the
+    claims for the curves' number of categories; with skewed labels (entropy below the maximum)
+    the paper's values do not apply and the table is empty.
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        :func:`simulation_curves`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``claim, measure, statistic, paper, this_run``.
+
+    References
+    ----------
+    .. [1] M. Marchal, M. Scholman, F. Yung and V. Demberg (2022), "Establishing annotation
+       quality in multi-label annotations", COLING 2022, sections 3-5.
+
+    Examples
+    --------
+    >>> curves = simulation_curves(double_shares=(0.0,), agreements=(0.75,), n_datasets=5,
+    ...                            n_boot=20, seed=0)
+    >>> simulation_vs_paper(curves)[["claim", "paper"]]
+                                        claim  paper
+    0  adjusted, no doubles, 75% intersection   0.69
+    1         expected boot-match, no doubles   0.20
+    2     expected soft-match (every setting)   0.21
+    """
     columns = ["claim", "measure", "statistic", "paper", "this_run"]
     if curves.empty:
         return pd.DataFrame(columns=columns)

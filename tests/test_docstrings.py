@@ -30,6 +30,7 @@ FINISHED = [
     "hlv_core.targets",
     "hlv_core.lab",
     "hlv_core._linear",
+    "hlv_core._multilabel",
 ]
 
 
