@@ -46,7 +46,38 @@ PAIRS = ("A-J", "A-E", "A-S", "J-E", "J-S", "E-S")
 
 @dataclass(frozen=True)
 class SimulationResult:
-    """Per-pair metric values and their correlations for one (K, alpha, beta) setting."""
+    """Per-pair metric values and their correlations for one (K, alpha, beta) setting of Table 2.
+
+    Attributes
+    ----------
+    K : int
+        Labels.
+    alpha, beta : float
+        Dirichlet concentrations of P and Q.
+    B : int
+        Pairs of matrices.
+    rows : int
+        Rows per matrix.
+    seed : int or None
+        Seed (None when a shared generator was given).
+    values : pandas.DataFrame
+        (B, 4): columns ``A, J, E, S`` (hard accuracy, PO-JSD, entropy correlation, soft
+        accuracy) per pair.
+    corr : pandas.DataFrame
+        4 x 4 Pearson correlation matrix of ``values``; ``pairs()`` gives its six
+        off-diagonal entries in Table 2 order (``"A-J"``, ..., ``"E-S"``).
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 3.3 and Table 2.
+
+    Examples
+    --------
+    >>> result = simulate(K=10, alpha=10, beta=10, B=50, rows=200, seed=0)
+    >>> result.values.shape, list(result.pairs())
+    ((50, 4), ['A-J', 'A-E', 'A-S', 'J-E', 'J-S', 'E-S'])
+    """
 
     K: int
     alpha: float
@@ -63,10 +94,36 @@ class SimulationResult:
 
 
 def pair_metrics(P: np.ndarray, Q: np.ndarray) -> np.ndarray:
-    """A, J, E, S for a block of pairs: ``P``, ``Q`` (b, N, K) -> (b, 4).
+    """Hard accuracy, PO-JSD, entropy correlation and soft accuracy for a block of pairs (Kurniawan et al., section 3.1).
 
-    Same conventions as :mod:`hlv_core.soft_metrics` (argmax ties to the lowest index, JSD in
-    bits with the 1e-8 cut-offs, entropy with the 1e-8 cut-off, standard Pearson)."""
+    A = mean ``[argmax P_i = argmax Q_i]``; J = ``1 - mean_i JSD(P_i, Q_i)`` (bits); E =
+    Pearson correlation of the normalised entropies ``H(P_i) / ln K`` and ``H(Q_i) / ln K``;
+    S = mean ``sum_k min(P_ik, Q_ik)``. Same conventions as :mod:`hlv_core.soft_metrics`
+    (argmax ties to the lowest index, the 1e-8 cut-offs, standard Pearson denominator).
+
+    Parameters
+    ----------
+    P, Q : numpy.ndarray
+        (b, N, K) blocks of b matrix pairs.
+
+    Returns
+    -------
+    numpy.ndarray
+        (b, 4): columns A, J, E, S.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 3.1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> P = np.array([[[0.5, 0.5], [0.9, 0.1]]])
+    >>> Q = np.array([[[0.6, 0.4], [0.8, 0.2]]])
+    >>> pair_metrics(P, Q).round(4)
+    array([[1.    , 0.9892, 1.    , 0.9   ]])
+    """
     A = (np.argmax(P, axis=2) == np.argmax(Q, axis=2)).mean(axis=1)
     S = np.minimum(P, Q).sum(axis=2).mean(axis=1)
     J = 1.0 - jsd_rows(P, Q).mean(axis=1)
@@ -97,10 +154,55 @@ def simulate(
     progress: Callable[[float], None] | None = None,
     block_bytes: int = 64_000_000,
 ) -> SimulationResult:
-    """Run one Table 2 setting (defaults: K=10, alpha=beta=10, B=500, 1000 rows, seed 0).
+    """Run one setting of Kurniawan et al.'s Table 2: how the four metrics correlate on random distributions.
 
-    ``rng`` (a shared generator) overrides ``seed``; ``progress(fraction)`` is called after
-    every block of pairs (blocks hold about ``block_bytes`` of P and Q)."""
+    For B pairs (P, Q) of ``rows x K`` matrices with rows of P ~ Dirichlet(alpha 1) and rows of
+    Q ~ Dirichlet(beta 1), compute :func:`pair_metrics` per pair, then the Pearson correlation
+    of the four metrics across the B pairs. The stream is ``numpy.random.default_rng(seed)``,
+    P then Q pair by pair.
+
+    Parameters
+    ----------
+    K : int, default 10
+        Labels (>= 2).
+    alpha, beta : float, default 10.0
+        Dirichlet concentrations of P and Q (> 0).
+    B : int, default 500
+        Pairs (>= 3).
+    rows : int, default 1000
+        Rows per matrix (>= 2).
+    seed : int or None, default 0
+        Seed.
+    rng : numpy.random.Generator, optional
+        A shared generator (overrides ``seed``).
+    progress : callable, optional
+        ``progress(fraction)`` after every block of pairs.
+    block_bytes : int, default 64_000_000
+        Memory of one block of P and Q.
+
+    Returns
+    -------
+    SimulationResult
+        Values and correlations.
+
+    Raises
+    ------
+    ValueError
+        ``K < 2``, ``B < 3``, ``rows < 2`` or non-positive concentrations.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 3.3 and Table 2.
+
+    Examples
+    --------
+    Soft accuracy and PO-JSD move together (Table 2 reports J-S 0.94 for this setting):
+
+    >>> result = simulate(K=10, alpha=10, beta=10, B=50, rows=200, seed=0)
+    >>> result.pairs()["J-S"] > 0.9
+    True
+    """
     if K < 2:
         raise ValueError("K must be at least 2 (entropy is normalised by ln K).")
     if B < 3 or rows < 2:
@@ -135,8 +237,41 @@ def table2(
     settings: tuple[tuple[int, float, float], ...] = SETTINGS,
     progress: Callable[[float], None] | None = None,
 ) -> pd.DataFrame:
-    """The full Table 2 (eight settings on one generator, as the reference run): one row per
-    setting with columns ``K, alpha, beta`` and the six correlations ``A-J ... E-S``."""
+    """The full Table 2 of Kurniawan et al.: eight settings on one generator, as the reference run.
+
+    Parameters
+    ----------
+    seed : int, default 0
+        Seed of the one generator.
+    B : int, default 500
+        Pairs per setting.
+    rows : int, default 1000
+        Rows per matrix.
+    settings : tuple of (int, float, float), default :data:`SETTINGS`
+        (K, alpha, beta) settings, run in order.
+    progress : callable, optional
+        ``progress(fraction)``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per setting: ``K, alpha, beta`` and the six correlations ``A-J ... E-S``.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 3.3 and Table 2.
+
+    Examples
+    --------
+    >>> table = table2(seed=0, B=20, rows=100, settings=SETTINGS[:2])
+    >>> table[["K", "alpha", "beta"]]
+        K  alpha  beta
+    0  10   10.0  10.0
+    1  10    0.1   0.1
+    >>> bool((table["J-S"] > 0.8).all())
+    True
+    """
     gen = np.random.default_rng(seed)
     rows_out = []
     for i, (k, a, b) in enumerate(settings):
@@ -160,11 +295,43 @@ PAPER_TABLE2: dict[tuple[int, float, float], tuple[float, ...]] = {
 
 
 def figure1_curves(p: float, *, n_points: int = 201) -> pd.DataFrame:
-    """Kurniawan et al., Figure 1: one binary item whose humans split ``p : 1 - p``; for
-    ``n_points`` predictions ``q`` evenly spaced in [0, 1], the soft accuracy
-    ``min(p, q) + min(1 - p, 1 - q)`` (``soft_overlap``) and PO-JSD ``1 - JSD(P, Q)`` in bits
-    (``po_jsd``), from :func:`hlv_core.soft_metrics.per_item`. Columns ``q, soft_overlap,
-    po_jsd`` (Theorem 1: soft accuracy <= PO-JSD)."""
+    """Kurniawan et al., Figure 1: soft accuracy and PO-JSD of one binary item as the prediction moves.
+
+    Humans split ``p : 1 - p``; for ``n_points`` predictions ``q`` evenly spaced in [0, 1],
+    the soft accuracy ``min(p, q) + min(1 - p, 1 - q)`` (``soft_overlap``) and PO-JSD
+    ``1 - JSD(P, Q)`` in bits (``po_jsd``), from :func:`hlv_core.soft_metrics.per_item`
+    (Theorem 1: soft accuracy <= PO-JSD).
+
+    Parameters
+    ----------
+    p : float
+        Human share of the first class.
+    n_points : int, default 201
+        Grid points.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``q, soft_overlap, po_jsd``.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 3.3, Theorem 1 and Figure 1.
+
+    Examples
+    --------
+    >>> curves = figure1_curves(0.7, n_points=5)
+    >>> curves.round(4)
+          q  soft_overlap  po_jsd
+    0  0.00          0.30  0.5066
+    1  0.25          0.55  0.8481
+    2  0.50          0.80  0.9697
+    3  0.75          0.95  0.9977
+    4  1.00          0.70  0.8308
+    >>> bool((curves.soft_overlap <= curves.po_jsd).all())  # Theorem 1
+    True
+    """
     from .soft_metrics import per_item
 
     grid = np.linspace(0, 1, n_points)
@@ -176,8 +343,34 @@ def figure1_curves(p: float, *, n_points: int = 201) -> pd.DataFrame:
 
 
 def figure1_point(p: float, q: float) -> dict[str, float]:
-    """Soft accuracy, PO-JSD and hard accuracy of one binary item (humans ``p``, model ``q``
-    on the first class); hard accuracy breaks the argmax tie at 0.5 to the first class."""
+    """Soft accuracy, PO-JSD and hard accuracy of one binary item (Kurniawan et al., Figure 1).
+
+    Humans ``p`` and model ``q`` on the first class; hard accuracy breaks the argmax tie at 0.5
+    to the first class.
+
+    Parameters
+    ----------
+    p : float
+        Human share of the first class.
+    q : float
+        Model probability of the first class.
+
+    Returns
+    -------
+    dict
+        ``soft_accuracy, po_jsd, hard_accuracy``.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 3.3, Theorem 1 and Figure 1.
+
+    Examples
+    --------
+    >>> point = figure1_point(0.7, 0.5)
+    >>> round(point["soft_accuracy"], 4), round(point["po_jsd"], 4), point["hard_accuracy"]
+    (0.8, 0.9697, 1.0)
+    """
     from .soft_metrics import hard_accuracy, per_item
 
     P, Q = np.array([[p, 1 - p]]), np.array([[q, 1 - q]])

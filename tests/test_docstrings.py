@@ -31,6 +31,7 @@ FINISHED = [
     "hlv_core.lab",
     "hlv_core._linear",
     "hlv_core._multilabel",
+    "hlv_core.simulate",
 ]
 
 
