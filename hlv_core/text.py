@@ -66,8 +66,31 @@ def _hidden(ch: str) -> bool:
 
 
 def visible_controls(value: object) -> str:
-    """``str(value)`` with every control, bidi or format character written as ``<U+XXXX>``
-    (e.g. ``"abc\\u202edef"`` -> ``"abc<U+202E>def"``), so it is seen instead of acting."""
+    r"""A string with every control, bidi or format character written as ``<U+XXXX>``.
+
+    So it is seen instead of acting: a right-to-left override would otherwise show a name
+    reversed. Tab and newline are kept.
+
+    Parameters
+    ----------
+    value : object
+        Any value (``str(value)`` is used).
+
+    Returns
+    -------
+    str
+        The text with hidden characters made visible.
+
+    References
+    ----------
+    .. [1] Unicode Standard Annex #9, "Unicode Bidirectional Algorithm" (explicit
+       directional formatting characters).
+
+    Examples
+    --------
+    >>> visible_controls("abc\u202edef")
+    'abc<U+202E>def'
+    """
     text = str(value)
     if not any(_hidden(ch) for ch in text):
         return text
@@ -75,8 +98,30 @@ def visible_controls(value: object) -> str:
 
 
 def visible_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """Copy of ``frame`` for display with :func:`visible_controls` applied to every text cell
-    (a right-to-left override in a name is shown as ``<U+202E>``, not acted upon)."""
+    r"""Copy of a table for display with :func:`visible_controls` applied to every text cell.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Any table.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy; numbers untouched.
+
+    References
+    ----------
+    .. [1] Unicode Standard Annex #9, "Unicode Bidirectional Algorithm" (explicit
+       directional formatting characters).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> visible_frame(pd.DataFrame({"who": ["ann\u202e"], "n": [1]}))
+               who  n
+    0  ann<U+202E>  1
+    """
     out = frame.copy()
     for column in out.columns:
         if pd.api.types.is_object_dtype(out[column]) or pd.api.types.is_string_dtype(out[column]):
@@ -86,8 +131,35 @@ def visible_frame(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def md(value: object) -> str:
-    """``value`` as markdown that renders as exactly its text (see module doc): controls made
-    visible, line breaks to spaces, markup characters backslash-escaped."""
+    r"""A value as markdown that renders as exactly its text.
+
+    Controls made visible (:func:`visible_controls`), line breaks to spaces, markup characters
+    backslash-escaped (``\ ` * ~ [ ] < > | $ &`` and ``_`` unless inside a word), a leading
+    ``+ - = #`` or ``1.`` / ``1)`` escaped, and ``://`` / ``www.`` broken so no bare URL
+    becomes a link. Any escaped ASCII punctuation is literal in CommonMark (section 2.4).
+
+    Parameters
+    ----------
+    value : object
+        Any value (``str(value)`` is used).
+
+    Returns
+    -------
+    str
+        Markdown source.
+
+    References
+    ----------
+    .. [1] CommonMark Spec 0.31, section 2.4 "Backslash escapes"; GitHub Flavored Markdown
+       Spec, section 6.9 "Autolinks (extension)".
+
+    Examples
+    --------
+    >>> print(md("**bold** [x](http://a) case_001"))
+    \*\*bold\*\* \[x\](http\://a) case_001
+    >>> print(md("# not a heading"))
+    \# not a heading
+    """
     text = visible_controls(value).replace("\r\n", " ").replace("\n", " ").replace("\t", " ")
     text = _MD_SPECIAL.sub(r"\\\1", text.replace("\r", " "))
     # GFM turns bare URLs into links (and may swallow a following escape): break them
@@ -103,23 +175,83 @@ def md(value: object) -> str:
 
 
 def strip_controls(value: object) -> str:
-    """``str(value)`` without terminal escape sequences, control characters (tab and newline
-    kept) and bidi controls: safe to print to a terminal."""
+    r"""A string safe to print to a terminal.
+
+    Terminal escape sequences, control characters (tab and newline kept) and bidi controls are
+    removed.
+
+    Parameters
+    ----------
+    value : object
+        Any value (``str(value)`` is used).
+
+    Returns
+    -------
+    str
+        The cleaned text.
+
+    Examples
+    --------
+    >>> strip_controls("\x1b[31mred\x1b[0m\x07 ok")
+    'red ok'
+    """
     text = _ANSI.sub("", str(value))
     return "".join(ch for ch in text if ch in "\t\n" or not (
         ch in BIDI_CONTROLS or unicodedata.category(ch) == "Cc"))
 
 
 def neutralise_cell(value: object) -> object:
-    """A text cell a spreadsheet would run as a formula, prefixed with ``'``; anything else
-    unchanged. Pattern: ``^'*[=+\\-@\\t\\r]`` (so :func:`restore_cell` is exact)."""
+    r"""Prefix a text cell a spreadsheet would run as a formula with ``'``.
+
+    Pattern ``^'*[=+\-@\t\r]`` (so :func:`restore_cell` is exact); anything else, numbers
+    included, is returned unchanged.
+
+    Parameters
+    ----------
+    value : object
+        A cell.
+
+    Returns
+    -------
+    object
+        The cell, neutralised when it is formula-like text.
+
+    References
+    ----------
+    .. [1] OWASP, "CSV Injection" (formula injection in spreadsheet exports).
+
+    Examples
+    --------
+    >>> neutralise_cell("=SUM(A1)"), neutralise_cell("plain"), neutralise_cell(-3)
+    ("'=SUM(A1)", 'plain', -3)
+    """
     if isinstance(value, str) and _FORMULA.match(value):
         return "'" + value
     return value
 
 
 def restore_cell(value: object) -> object:
-    """Inverse of :func:`neutralise_cell`: drop the one ``'`` it added."""
+    """Inverse of :func:`neutralise_cell`: drop the one ``'`` it added.
+
+    Parameters
+    ----------
+    value : object
+        A cell read back from an export.
+
+    Returns
+    -------
+    object
+        The original cell.
+
+    References
+    ----------
+    .. [1] OWASP, "CSV Injection" (formula injection in spreadsheet exports).
+
+    Examples
+    --------
+    >>> restore_cell("'=SUM(A1)"), restore_cell("''=x")
+    ('=SUM(A1)', "'=x")
+    """
     if isinstance(value, str) and _RESTORE.match(value):
         return value[1:]
     return value
@@ -131,9 +263,35 @@ def _text_columns(frame: pd.DataFrame) -> list:
 
 
 def neutralise_frame(frame: pd.DataFrame, *, index: bool = False) -> pd.DataFrame:
-    """Copy of ``frame`` with :func:`neutralise_cell` applied to every text cell, the column
-    names (and the index when ``index``). Numeric columns stay numbers (a number is never a
-    formula)."""
+    """Copy of a table with :func:`neutralise_cell` applied to every text cell and the column names.
+
+    Numeric columns stay numbers (a number is never a formula).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table to export.
+    index : bool, default False
+        Neutralise a text index too.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy.
+
+    References
+    ----------
+    .. [1] OWASP, "CSV Injection" (formula injection in spreadsheet exports).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"name": ["=1+1", "ok"], "n": [1, -2]})
+    >>> neutralise_frame(frame)
+        name  n
+    0  '=1+1  1
+    1     ok -2
+    """
     out = frame.copy()
     for column in _text_columns(out):
         out[column] = out[column].map(neutralise_cell)
@@ -145,7 +303,29 @@ def neutralise_frame(frame: pd.DataFrame, *, index: bool = False) -> pd.DataFram
 
 
 def restore_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """Inverse of :func:`neutralise_frame` for a frame read back with ``dtype=str``."""
+    """Inverse of :func:`neutralise_frame` for a table read back with ``dtype=str``.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A neutralised table.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy with the added ``'`` removed.
+
+    References
+    ----------
+    .. [1] OWASP, "CSV Injection" (formula injection in spreadsheet exports).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"name": ["=1+1", "'@x", "ok"]})
+    >>> restore_frame(neutralise_frame(frame)).equals(frame)
+    True
+    """
     out = frame.copy()
     for column in _text_columns(out):
         out[column] = out[column].map(restore_cell)

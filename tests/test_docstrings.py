@@ -32,6 +32,7 @@ FINISHED = [
     "hlv_core._linear",
     "hlv_core._multilabel",
     "hlv_core.simulate",
+    "hlv_core.text",
 ]
 
 
