@@ -28,11 +28,28 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Term:
-    """One glossary entry.
+    """One glossary entry: plain words first, the paper one click deeper.
 
-    ``title``: the name shown to people; ``meaning``: what it is, in plain words; ``reading``: how
-    to read high and low values; ``example``: a concrete case; ``technical``: the formula or
-    procedure and its source (shown one click deeper).
+    Parameters
+    ----------
+    title : str
+        The name shown to people.
+    meaning : str
+        What it is, in plain words (one or two sentences).
+    reading : str
+        How to read high and low values.
+    example : str
+        A concrete case.
+    technical : str
+        The formula or procedure and its source, paper and section (shown one click deeper).
+
+    Examples
+    --------
+    >>> entry = term("soft_label")
+    >>> entry.title
+    'Soft label'
+    >>> "Kurniawan" in entry.technical
+    True
     """
 
     title: str
@@ -501,7 +518,31 @@ METHOD_NAMES: dict[str, str] = {
 
 
 def term(key: str) -> Term:
-    """The glossary entry ``key`` (one of :data:`TERMS`); ``KeyError`` names the valid keys."""
+    """The glossary entry of a key (one of :data:`TERMS`).
+
+    Parameters
+    ----------
+    key : str
+        Entry key, e.g. ``"soft_label"``, ``"sigma"``, ``"rank_centrality"``.
+
+    Returns
+    -------
+    Term
+        The entry.
+
+    Raises
+    ------
+    KeyError
+        Unknown key (the message lists the valid keys).
+
+    Examples
+    --------
+    >>> term("jsd").title
+    'Jensen-Shannon similarity (1 − JSD)'
+    >>> term("no such term")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    KeyError: "no glossary term 'no such term'; known: [...]"
+    """
     try:
         return TERMS[key]
     except KeyError:
@@ -509,13 +550,49 @@ def term(key: str) -> Term:
 
 
 def metric_label(name: str) -> str:
-    """Human name of a metric key (``"po_jsd"`` -> ``"JS similarity (1 − JSD)"``); unknown keys
-    (e.g. a per-class column) are returned with underscores replaced by spaces."""
+    """Human name of a metric key.
+
+    Parameters
+    ----------
+    name : str
+        A metric key of :func:`hlv_core.soft_metrics.evaluate` (or any column name).
+
+    Returns
+    -------
+    str
+        The name people read; unknown keys (e.g. a per-class column) with underscores replaced
+        by spaces.
+
+    Examples
+    --------
+    >>> metric_label("po_jsd")
+    'JS similarity (1 − JSD)'
+    >>> metric_label("f1_class_pos")
+    'f1 class pos'
+    """
     return METRIC_NAMES.get(name, str(name).replace("_", " "))
 
 
 def method_label(abbr: str, *, with_abbr: bool = True) -> str:
-    """Human name of a training method (``"SL"`` -> ``"Soft labelling (SL)"``)."""
+    """Human name of a training method of Kurniawan et al. (section 4, Table 3).
+
+    Parameters
+    ----------
+    abbr : str
+        The method's abbreviation (``"SL"``, ``"AR"``, ...).
+    with_abbr : bool, default True
+        Append the abbreviation in parentheses.
+
+    Returns
+    -------
+    str
+        The name; an unknown abbreviation is returned as given.
+
+    Examples
+    --------
+    >>> method_label("SL"), method_label("SL", with_abbr=False), method_label("XYZ")
+    ('Soft labelling (SL)', 'Soft labelling', 'XYZ')
+    """
     name = METHOD_NAMES.get(abbr)
     if name is None:
         return str(abbr)
@@ -523,7 +600,29 @@ def method_label(abbr: str, *, with_abbr: bool = True) -> str:
 
 
 def paper_label(key: str) -> str:
-    """Citation of one of the five papers (:data:`PAPERS`), e.g. ``"stutz"``."""
+    """Citation of one of the papers HLV Lens implements (:data:`PAPERS`).
+
+    Parameters
+    ----------
+    key : str
+        ``"kurniawan"``, ``"stutz"``, ``"marchal"``, ``"perseval"``, ``"basile"``,
+        ``"calderon"``, ``"baan"``, ...
+
+    Returns
+    -------
+    str
+        The citation people read.
+
+    Raises
+    ------
+    KeyError
+        Unknown key.
+
+    Examples
+    --------
+    >>> paper_label("basile")
+    'Basile, A Measure of Systematic Disagreement'
+    """
     return PAPERS[key]
 
 

@@ -33,6 +33,7 @@ FINISHED = [
     "hlv_core._multilabel",
     "hlv_core.simulate",
     "hlv_core.text",
+    "hlv_core.glossary",
 ]
 
 
