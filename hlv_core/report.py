@@ -51,19 +51,54 @@ Progress = Callable[[float, str], None]
 
 @dataclass(frozen=True)
 class ReportSettings:
-    """The report's knobs, stored in its last section. Defaults are cheap: the whole report on
-    MD-Agreement (10,753 items, 819 annotators) takes a few seconds.
+    """The report's knobs, stored in its last section.
 
-    ``n_boot``: bootstrap replicates of alpha's CI; ``seed``: every random draw; ``top_items``:
-    contested items listed; ``heatmap_annotators``: annotators in the heatmap (most active);
-    ``pairs_min_shared``: shared items for a pairwise alpha (the Agreement page's default);
-    ``pairs_table_min_shared``: shared items for a pair to be listed among the most disagreeing
-    (fewer make pairwise alpha too noisy to single a pair out);
-    ``sigma_repeats``: random matrices A_rnd of sigma_rnd; ``max_pair_instances``: the sigma cost
-    guard (:data:`hlv_core.balance.SIGMA_MAX_PAIR_INSTANCES`); ``certainty_samples``: plausibility
-    samples per item; ``score_boot``: bootstrap resamples of the model scores (skipped when items
-    x models x resamples exceeds ``score_boot_max``); ``max_traits``: annotator traits compared
-    with the camps; ``max_trait_values``: traits with more distinct values are skipped."""
+    Defaults are cheap: the whole report on MD-Agreement (10,753 items, 819 annotators) takes a
+    few seconds.
+
+    Parameters
+    ----------
+    n_boot : int, default 1000
+        Bootstrap replicates of alpha's CI.
+    seed : int, default 0
+        Seed of every random draw.
+    top_items : int, default 15
+        Contested items listed.
+    heatmap_annotators : int, default 30
+        Annotators in the heatmap (most active).
+    pairs_min_shared : int, default 2
+        Shared items for a pairwise alpha (the Agreement page's default).
+    pairs_table_min_shared : int, default 20
+        Shared items for a pair to be listed among the most disagreeing.
+    sigma_repeats : int, default 10
+        Random matrices A_rnd of sigma_rnd (Basile, section 3).
+    max_pair_instances : int or None
+        The sigma cost guard (:data:`hlv_core.balance.SIGMA_MAX_PAIR_INSTANCES`).
+    certainty_samples : int, default 100
+        Plausibility samples per item (Stutz et al.).
+    score_boot : int, default 200
+        Bootstrap resamples of the model scores.
+    score_boot_max : int, default 2_000_000
+        Skip the score bootstrap when items x models x resamples exceeds it.
+    max_traits : int, default 6
+        Annotator traits compared with the camps.
+    max_trait_values : int, default 12
+        Traits with more distinct values are skipped.
+    max_annotations_per_item : int, default 40
+        Annotations listed per contested item.
+    signal_max_iter : int, default 100
+        EM iterations of Dawid-Skene and one-coin DS.
+    signal_mace_restarts : int, default 0
+        MACE restarts (0: no MACE).
+    signal_top_errors : int, default 15
+        Possible errors listed.
+
+    Examples
+    --------
+    >>> settings = ReportSettings(n_boot=50, sigma_repeats=2, certainty_samples=10)
+    >>> settings.n_boot, settings.seed, ReportSettings().n_boot
+    (50, 0, 1000)
+    """
 
     n_boot: int = 1000
     seed: int = 0
@@ -87,9 +122,28 @@ class ReportSettings:
 
 @dataclass
 class Section:
-    """One part of the report: ``body`` is HTML in which every user string is escaped;
-    ``applies`` False means ``body`` says why the analysis does not apply to this data;
-    ``figures`` counts the plotly figures in ``body``; ``seconds`` the time it took."""
+    """One part of the report.
+
+    Parameters
+    ----------
+    key : str
+        Anchor of the section (``sec-<key>``).
+    title : str
+        Heading.
+    body : str
+        HTML in which every user string is escaped.
+    applies : bool, default True
+        False: ``body`` says why the analysis does not apply to this data.
+    figures : int, default 0
+        Plotly figures in ``body``.
+    seconds : float, default 0.0
+        Time it took.
+
+    Examples
+    --------
+    >>> Section("notes", "Notes", "<p>Nothing to add.</p>").applies
+    True
+    """
 
     key: str
     title: str
@@ -101,8 +155,31 @@ class Section:
 
 # ------------------------------------------------------------------------------- HTML helpers
 def esc(value: object, limit: int | None = None) -> str:
-    """A user string as HTML text: control and bidi characters shown as ``<U+XXXX>``, markup
-    characters escaped; longer than ``limit`` characters: cut with an ellipsis."""
+    r"""A user string as HTML text.
+
+    Control and bidi characters are shown as ``<U+XXXX>``
+    (:func:`hlv_core.text.visible_controls`), markup characters escaped (``html.escape``,
+    quotes included); text longer than ``limit`` characters is cut with an ellipsis.
+
+    Parameters
+    ----------
+    value : object
+        Any value.
+    limit : int, optional
+        Longest text kept.
+
+    Returns
+    -------
+    str
+        HTML-safe text.
+
+    Examples
+    --------
+    >>> esc("<b>ann</b>\u202e")
+    '&lt;b&gt;ann&lt;/b&gt;&lt;U+202E&gt;'
+    >>> esc("abcdefgh", limit=4)
+    'abcd …'
+    """
     text = visible_controls(value)
     if limit is not None and len(text) > limit:
         text = text[:limit].rstrip() + " …"
@@ -140,8 +217,36 @@ def _cell(value: object, limit: int) -> str:
 
 def html_table(frame: pd.DataFrame, *, max_rows: int = 200, limit: int = 300,
                index: bool = False, caption: str = "") -> str:
-    """``frame`` as an HTML table (header and every cell escaped; numbers formatted); at most
-    ``max_rows`` rows (the rest counted below it), text cells cut at ``limit`` characters."""
+    """A table as HTML: header and every cell escaped, numbers formatted.
+
+    At most ``max_rows`` rows (the rest counted below it); text cells cut at ``limit``
+    characters.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table.
+    max_rows : int, default 200
+        Rows shown.
+    limit : int, default 300
+        Longest text cell.
+    index : bool, default False
+        Include the index as columns.
+    caption : str, default ""
+        Caption (HTML, not escaped: pass :func:`esc` output for user text).
+
+    Returns
+    -------
+    str
+        HTML.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> html_table(pd.DataFrame({"who": ["<i>a</i>"], "n": [1234]}))  # doctest: +NORMALIZE_WHITESPACE
+    '<div class="table-wrap"><table><thead><tr><th>who</th><th>n</th></tr></thead><tbody><tr><td
+    class="">&lt;i&gt;a&lt;/i&gt;</td><td class="num">1,234</td></tr></tbody></table></div>'
+    """
     shown = frame.reset_index() if index else frame
     head = "".join(f"<th>{esc(c)}</th>" for c in shown.columns)
     rows = []
@@ -778,10 +883,49 @@ def _signal(dataset: Dataset, settings: ReportSettings) -> Section:
 def report_sections(dataset: Dataset, predictions: pd.DataFrame | None = None, *,
                     settings: ReportSettings | None = None, progress: Progress | None = None,
                     generated: str | None = None) -> list[Section]:
-    """Every section of the report, in order. ``predictions``: long table (``model, item_id,
-    label, prob``...); None uses the dataset's bundled predictions. ``progress(fraction, text)``
-    is called before each section. An analysis that refuses the data (``DataError`` or
-    ``ValueError`` from the engine) becomes a section saying why."""
+    r"""Every section of the disagreement report, in order.
+
+    The dataset at a glance, label distribution, agreement (Krippendorff's alpha with its
+    bootstrap CI, kappas), pairwise agreement, Basile's sigma and camps, the most contested
+    items, certainty (Stutz et al.), soft vs hard metrics (Kurniawan et al., with predictions),
+    models against the human pool, possible errors and annotators, and the settings. An
+    analysis that refuses the data (``DataError`` or ``ValueError`` from the engine) becomes a
+    section saying why.
+
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        The dataset.
+    predictions : pandas.DataFrame, optional
+        Long predictions (``model, item_id, label, prob``...); None uses the dataset's bundled
+        predictions.
+    settings : ReportSettings, optional
+        Knobs (default :class:`ReportSettings()`).
+    progress : callable, optional
+        ``progress(fraction, text)``, called before each section.
+    generated : str, optional
+        Timestamp shown (default now, UTC).
+
+    Returns
+    -------
+    list of Section
+        The sections.
+
+    Examples
+    --------
+    Without predictions the model sections say why they do not apply:
+
+    >>> import pandas as pd
+    >>> from hlv_core.io import load
+    >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+    ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="toy.csv")
+    >>> settings = ReportSettings(n_boot=50, sigma_repeats=2, certainty_samples=10)
+    >>> sections = report_sections(dataset, settings=settings, generated="2026-01-01 00:00 UTC")
+    >>> [s.key for s in sections if not s.applies]
+    ['scores', 'human_pool']
+    """
     settings = settings or ReportSettings()
     if predictions is None:
         predictions = dataset.predictions
@@ -845,8 +989,35 @@ _CSP = ("default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; "
 
 
 def render_report(dataset: Dataset, sections: Sequence[Section]) -> str:
-    """The sections as one HTML document (plotly.js inlined once, in the head, when a section
-    has a figure)."""
+    r"""The sections as one self-contained HTML document.
+
+    plotly.js is inlined once, in the head, when a section has a figure; a
+    Content-Security-Policy forbids every network request.
+
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        The dataset (its name, task and size head the page).
+    sections : sequence of Section
+        The sections, in order.
+
+    Returns
+    -------
+    str
+        The HTML document.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from hlv_core.io import load
+    >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+    ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="toy.csv")
+    >>> page = render_report(dataset, [Section("notes", "Notes", "<p>Nothing to add.</p>")])
+    >>> page.startswith("<!DOCTYPE html>"), "default-src 'none'" in page, 'id="sec-notes"' in page
+    (True, True, True)
+    """
     plotly_js = ""
     if any(s.figures for s in sections):
         from plotly.offline import get_plotlyjs
@@ -874,8 +1045,42 @@ def render_report(dataset: Dataset, sections: Sequence[Section]) -> str:
 def build_report(dataset: Dataset, predictions: pd.DataFrame | None = None, *,
                  settings: ReportSettings | None = None, progress: Progress | None = None,
                  generated: str | None = None) -> str:
-    """The disagreement report of ``dataset`` as one self-contained HTML string
-    (:func:`report_sections` rendered by :func:`render_report`)."""
+    r"""The disagreement report of a dataset as one self-contained HTML string.
+
+    :func:`report_sections` rendered by :func:`render_report`; every user string is
+    HTML-escaped and the file makes no network request.
+
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        The dataset.
+    predictions : pandas.DataFrame, optional
+        Long predictions; None uses the dataset's bundled predictions.
+    settings : ReportSettings, optional
+        Knobs.
+    progress : callable, optional
+        ``progress(fraction, text)``.
+    generated : str, optional
+        Timestamp shown.
+
+    Returns
+    -------
+    str
+        The HTML document.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from hlv_core.io import load
+    >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+    ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="toy.csv")
+    >>> settings = ReportSettings(n_boot=50, sigma_repeats=2, certainty_samples=10)
+    >>> page = build_report(dataset, settings=settings, generated="2026-01-01 00:00 UTC")
+    >>> "<h1>Disagreement report</h1>" in page, "Krippendorff" in page
+    (True, True)
+    """
     sections = report_sections(dataset, predictions, settings=settings, progress=progress,
                                generated=generated)
     return render_report(dataset, sections)

@@ -34,6 +34,7 @@ FINISHED = [
     "hlv_core.simulate",
     "hlv_core.text",
     "hlv_core.glossary",
+    "hlv_core.report",
 ]
 
 
