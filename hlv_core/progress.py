@@ -16,8 +16,30 @@ __all__ = ["ProgressClock", "format_duration"]
 
 
 def format_duration(seconds: float) -> str:
-    """``"45 s"``, ``"3 min 05 s"``, ``"1 h 02 min"`` (rounded to whole seconds; below one
-    second ``"< 1 s"``)."""
+    """A duration as people read it: ``"45 s"``, ``"3 min 05 s"``, ``"1 h 02 min"``.
+
+    Rounded to whole seconds; below one second ``"< 1 s"``.
+
+    Parameters
+    ----------
+    seconds : float
+        A non-negative duration.
+
+    Returns
+    -------
+    str
+        The duration in words.
+
+    Raises
+    ------
+    ValueError
+        NaN or a negative duration.
+
+    Examples
+    --------
+    >>> format_duration(0.4), format_duration(45), format_duration(185), format_duration(3720)
+    ('< 1 s', '45 s', '3 min 05 s', '1 h 02 min')
+    """
     if seconds != seconds or seconds < 0:  # NaN or negative
         raise ValueError(f"a duration must be a non-negative number, got {seconds!r}")
     whole = int(round(seconds))
@@ -37,8 +59,35 @@ class ProgressClock:
     """Clock of a run of ``total`` units of work (e.g. methods to train).
 
     ``update(done)`` records how many units are complete (fractions allowed: 2.5 = two methods
-    and half of the third); ``elapsed()`` and ``remaining()`` give seconds; ``text(label)`` the
-    line a progress bar shows. ``clock`` is injectable for tests."""
+    and half of the third); ``elapsed()`` and ``remaining()`` give seconds, with
+    ``remaining = elapsed / done * (total - done)`` (the pace so far; None before anything is
+    complete); ``text(label)`` the line a progress bar shows.
+
+    Parameters
+    ----------
+    total : float
+        Units of work (> 0).
+    clock : callable, default time.monotonic
+        Seconds source (injectable for tests).
+
+    Raises
+    ------
+    ValueError
+        ``total`` not positive.
+
+    Examples
+    --------
+    A fake clock: 4 of 10 units done after 20 s, so 30 s are left at that pace:
+
+    >>> now = [100.0]
+    >>> clock = ProgressClock(10, clock=lambda: now[0])
+    >>> clock.text("Training")
+    'Training · < 1 s elapsed · estimating time left'
+    >>> now[0] = 120.0
+    >>> clock.update(4)
+    >>> clock.fraction, clock.remaining(), clock.text("Training")
+    (0.4, 30.0, 'Training · 20 s elapsed · about 30 s left')
+    """
 
     total: float
     clock: Callable[[], float] = time.monotonic

@@ -35,6 +35,7 @@ FINISHED = [
     "hlv_core.text",
     "hlv_core.glossary",
     "hlv_core.report",
+    "hlv_core.progress",
 ]
 
 
