@@ -64,18 +64,80 @@ _MAX_NAME = 200
 
 
 class LibraryError(DataError):
-    """The library cannot do what was asked (missing entry, no right, unreadable files)."""
+    """The library cannot do what was asked (missing entry, no right, unreadable files).
+
+    A :class:`~hlv_core.io.DataError`: the message names the dataset and the fix.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> try:
+    ...     Library(tempfile.mkdtemp()).get("000000000000")
+    ... except LibraryError as error:
+    ...     print("not in the library" in str(error))
+    True
+    """
 
 
 class LibraryQuotaError(LibraryError):
-    """Keeping this dataset would pass a user's or the library's quota."""
+    r"""Keeping this dataset would pass a user's or the library's quota.
+
+    The message says how much is used and which environment variable raises the quota.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from hlv_core.io import load
+    >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+    ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="toy.csv")
+    >>> import tempfile
+    >>> tiny = Library(tempfile.mkdtemp(), user_quota=10)
+    >>> try:
+    ...     tiny.keep(dataset, owner="ann@example.org")
+    ... except LibraryQuotaError as error:
+    ...     print("quota" in str(error))
+    True
+    """
 
 
 class LibraryEntry(NamedTuple):
-    """One catalogue row: ``id`` (12 hex digits, used in links), display ``name``, ``owner``,
-    ``created`` (ISO 8601 UTC), ``size`` (bytes stored), ``address`` (sha256 of the stored
-    files), ``dataset_hash`` (:attr:`Dataset.content_hash`), ``source_file`` (the uploaded
-    file's name)."""
+    r"""One catalogue row of the library.
+
+    Parameters
+    ----------
+    id : str
+        12 hex digits, used in links (``?dataset=<id>``).
+    name : str
+        Display name.
+    owner : str
+        Who kept it.
+    created : str
+        ISO 8601 UTC.
+    size : int
+        Bytes stored.
+    address : str
+        sha256 of the stored files (the object's folder name).
+    dataset_hash : str
+        :attr:`~hlv_core.io.Dataset.content_hash`.
+    source_file : str
+        The uploaded file's name.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from hlv_core.io import load
+    >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+    ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="toy.csv")
+    >>> import tempfile
+    >>> library = Library(tempfile.mkdtemp())
+    >>> entry = library.keep(dataset, owner="ann@example.org", source_file="toy.csv")
+    >>> entry.name, entry.owner, entry.source_file, len(entry.id)
+    ('toy', 'ann@example.org', 'toy.csv', 12)
+    """
 
     id: str
     name: str
@@ -88,7 +150,25 @@ class LibraryEntry(NamedTuple):
 
 
 def default_library_dir() -> Path:
-    """``$HLV_LIBRARY_DIR`` if set, else the folder ``library`` beside the review database."""
+    """Where the library lives by default.
+
+    ``$HLV_LIBRARY_DIR`` if set, else the folder ``library`` beside the review database
+    (:func:`hlv_core.review_store.default_db_path`).
+
+    Returns
+    -------
+    pathlib.Path
+        The library folder (not created here).
+
+    Examples
+    --------
+    >>> import os
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"HLV_REVIEW_DB": "/srv/hlv/reviews.sqlite3"}):
+    ...     _ = os.environ.pop("HLV_LIBRARY_DIR", None)
+    ...     print(default_library_dir().as_posix())
+    /srv/hlv/library
+    """
     env = os.environ.get("HLV_LIBRARY_DIR")
     if env:
         return Path(env).expanduser()
@@ -96,8 +176,25 @@ def default_library_dir() -> Path:
 
 
 def quota_bytes() -> tuple[int, int]:
-    """(per-user, total) quota in bytes from ``$HLV_LIBRARY_USER_MB`` (default 500) and
-    ``$HLV_LIBRARY_TOTAL_MB`` (default 5000)."""
+    """The (per-user, total) library quotas in bytes.
+
+    From ``$HLV_LIBRARY_USER_MB`` (default 500) and ``$HLV_LIBRARY_TOTAL_MB`` (default 5000);
+    an unreadable value falls back to the default.
+
+    Returns
+    -------
+    tuple of (int, int)
+        Per-user and total quota in bytes.
+
+    Examples
+    --------
+    >>> import os
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"HLV_LIBRARY_USER_MB": "100",
+    ...                                   "HLV_LIBRARY_TOTAL_MB": "1000"}):
+    ...     print(quota_bytes())
+    (100000000, 1000000000)
+    """
     def read(name: str, default: float) -> int:
         try:
             return int(float(os.environ.get(name, default)) * 1_000_000)
@@ -199,13 +296,48 @@ def _decode(files: dict[str, bytes], name: str) -> Dataset:
 
 
 class Library:
-    """The dataset library in folder ``root`` (default :func:`default_library_dir`).
+    r"""The dataset library in folder ``root`` (see the module notes for the layout and rules).
 
     ``keep(dataset, owner=..., source_file=...)`` stores a dataset and returns its
-    :class:`LibraryEntry`; ``entries()`` lists the catalogue; ``load(id)`` gives the dataset
-    back (same :attr:`Dataset.content_hash`); ``rename`` and ``delete`` need the owner or an
-    admin (:class:`hlv_core.review.Access`). Quotas in bytes: ``user_quota``, ``total_quota``
-    (default :func:`quota_bytes`)."""
+    :class:`LibraryEntry`; ``entries()`` lists the catalogue (newest first); ``get(id)`` one
+    entry; ``load(id)`` gives the dataset back (same :attr:`~hlv_core.io.Dataset.content_hash`;
+    files changed on disk are refused); ``used(owner)`` the bytes kept; ``rename`` and
+    ``delete`` need the owner or an admin (:class:`hlv_core.review.Access`).
+
+    Parameters
+    ----------
+    root : str or os.PathLike, optional
+        The library folder (created 0700); default :func:`default_library_dir`.
+    user_quota : int, optional
+        Bytes one user may keep; default from :func:`quota_bytes`.
+    total_quota : int, optional
+        Bytes the library may hold; default from :func:`quota_bytes`.
+
+    Raises
+    ------
+    LibraryError
+        The folder or catalogue cannot be used.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from hlv_core.io import load
+    >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+    ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+    >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+    ...                name="toy.csv")
+    >>> import tempfile
+    >>> library = Library(tempfile.mkdtemp())
+    >>> entry = library.keep(dataset, owner="ann@example.org", source_file="toy.csv")
+    >>> library.load(entry.id).content_hash == dataset.content_hash
+    True
+    >>> from hlv_core.review import Access
+    >>> library.rename(entry.id, "toy v2", Access("ann@example.org")).name
+    'toy v2'
+    >>> library.delete(entry.id, Access("bob@example.org"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    hlv_core.library.LibraryError: ...only the owner (ann@example.org) or an admin may delete...
+    """
 
     def __init__(self, root: str | os.PathLike | None = None, *, user_quota: int | None = None,
                  total_quota: int | None = None) -> None:

@@ -36,6 +36,7 @@ FINISHED = [
     "hlv_core.glossary",
     "hlv_core.report",
     "hlv_core.progress",
+    "hlv_core.library",
 ]
 
 
