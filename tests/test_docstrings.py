@@ -37,6 +37,7 @@ FINISHED = [
     "hlv_core.report",
     "hlv_core.progress",
     "hlv_core.library",
+    "hlv_core.io.loading",
 ]
 
 

@@ -72,7 +72,31 @@ def _json_module():
 
 
 def detect_format(source: Source) -> str:
-    """Guess the format from the extension and the header / JSON structure."""
+    r"""Guess the format of an input from its extension and its header / JSON structure.
+
+    Parameters
+    ----------
+    source : Source
+        The raw input (:func:`~hlv_core.io.as_source`).
+
+    Returns
+    -------
+    str
+        A key of :data:`FORMATS` (never ``"auto"``).
+
+    Raises
+    ------
+    DataError
+        A JSON file of an unknown layout, or an unreadable header.
+
+    Examples
+    --------
+    >>> from hlv_core.io import as_source
+    >>> detect_format(as_source(b"item_id,annotator_id,label\n", "annotations.csv"))
+    'canonical'
+    >>> detect_format(as_source(b"PK\x03\x04", "bundle.zip"))
+    'canonical_zip'
+    """
     suffix = source.suffix
     if suffix == ".zip" or source.raw[:4] == b"PK\x03\x04":
         return "canonical_zip"
@@ -180,28 +204,57 @@ def load(
     level: str | None = None,
     **options,
 ) -> Dataset:
-    """Load a dataset in any supported format (see :data:`FORMATS`).
+    r"""Load a dataset in any supported format (see :data:`FORMATS`) into one validated :class:`Dataset`.
+
+    Every reader ends in the canonical long table ``item_id, annotator_id, label`` (+ ``rank``
+    for rankings) with the label inventory, items, annotator traits and an import report (what
+    was read, dropped and why). Nothing is coerced silently: labels stay strings as written,
+    duplicates and malformed rows are errors naming file, row, column and the fix.
 
     Parameters
     ----------
-    path_or_buffer : path, bytes or binary file-like
-        The file (an upload's bytes need ``name`` so the extension is known).
-    format : str
-        ``"auto"`` (default) or a key of :data:`FORMATS`.
+    path_or_buffer : str, pathlib.Path, bytes or binary file-like
+        The file or folder (an upload's bytes need ``name`` so the extension is known).
+    format : str, default "auto"
+        ``"auto"`` or a key of :data:`FORMATS`.
     name : str, optional
         Display / file name used in messages.
-    task, level : str, optional
-        Override the inferred task type and level of measurement.
+    task : str, optional
+        Override the inferred task: ``"multiclass"``, ``"multilabel"``, ``"ranking"`` or
+        ``"rating"``.
+    level : str, optional
+        Override the level of measurement: ``"nominal"``, ``"ordinal"``, ``"interval"`` or
+        ``"ratio"``.
     **options
         Format specific: ``meta`` (LeWiDi 2025 annotator metadata, path/bytes),
         ``conditions``/``risks`` (selectors and opinions; lists of strings or paths), ``labels``
         (class names by index of a ``.npy`` counts matrix or of ``cifar10h_raw``; a list or a
-        one-name-per-line file), ``control`` (Label Studio control tag name).
+        one-name-per-line file), ``control`` (Label Studio control tag name), and the companion
+        files of :data:`COMPANION_OPTIONS`.
+
+    Returns
+    -------
+    Dataset
+        ``.annotations`` (long DataFrame), ``.labels`` (ordered inventory), ``.items``,
+        ``.annotators``, ``.task``, ``.level``, ``.report``.
 
     Raises
     ------
     DataError
         For every problem with the input; the message names file, row, column and a fix.
+
+    Examples
+    --------
+    >>> csv = b"item_id,annotator_id,label\ni1,a,pos\ni1,b,neg\ni2,a,pos\n"
+    >>> dataset = load(csv, name="toy.csv")
+    >>> dataset.task, dataset.labels, dataset.n_items
+    ('multiclass', ('neg', 'pos'), 2)
+    >>> dataset.judgements_array()
+    array([[0.5, 0.5],
+           [0. , 1. ]])
+    >>> load(b"item_id,annotator_id,label\ni1,a,pos\ni1,a,pos\n", name="dup.csv")
+    Traceback (most recent call last):
+    hlv_core.io.errors.DataError: file 'dup.csv', row 3, column 'label': duplicate annotation ('i1', 'a', 'pos'); the file has 1 repeated row(s), the first repeat is shown. How to fix: keep one row per (item_id, annotator_id, label); remove the repeated rows.
     """
     if isinstance(path_or_buffer, (str, Path)) and Path(path_or_buffer).is_dir():
         try:
@@ -328,17 +381,66 @@ def _lines_option(value) -> list[str] | None:
 
 def load_table(path_or_buffer: str | Path | bytes | IO[bytes], name: str | None = None
                ) -> pd.DataFrame:
-    """A plain table file (CSV/TSV/Parquet, detected as :func:`load` does) as a DataFrame of
-    strings, e.g. a per-(user, text) predictions file for the PERSEVAL evaluation. Raises
-    :class:`DataError` for a missing or unreadable file."""
+    r"""A plain table file (CSV/TSV/Parquet, detected as :func:`load` does) as a DataFrame of strings.
+
+    For example a per-(user, text) predictions file for the PERSEVAL evaluation.
+
+    Parameters
+    ----------
+    path_or_buffer : str, pathlib.Path, bytes or binary file-like
+        The file.
+    name : str, optional
+        File name (needed for bytes, to know the extension).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Every column as strings.
+
+    Raises
+    ------
+    DataError
+        A missing or unreadable file.
+
+    Examples
+    --------
+    >>> load_table(b"user,text,label\nu1,t1,1\n", name="predictions.csv")
+      user text label
+    0   u1   t1     1
+    """
     return read_table(as_source(path_or_buffer, name))
 
 
 def load_traits(path_or_buffer: str | Path | bytes | IO[bytes], name: str | None = None
                 ) -> pd.DataFrame:
-    """An annotator traits table: ``annotator_id`` plus one column per trait, every value a
-    string (missing values None), ready for ``dataclasses.replace(dataset, annotators=...)``.
-    Raises :class:`DataError` (row 1, column ``annotator_id``) when that column is missing."""
+    r"""An annotator traits table, ready to replace a dataset's ``annotators``.
+
+    ``annotator_id`` plus one column per trait, every value a string and empty cells missing
+    (``isna()`` true), for ``dataclasses.replace(dataset, annotators=...)``.
+
+    Parameters
+    ----------
+    path_or_buffer : str, pathlib.Path, bytes or binary file-like
+        The file.
+    name : str, optional
+        File name (needed for bytes).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``annotator_id`` + trait columns.
+
+    Raises
+    ------
+    DataError
+        No ``annotator_id`` column (row 1), or an unreadable file.
+
+    Examples
+    --------
+    >>> traits = load_traits(b"annotator_id,age\na,30\nb,\n", name="traits.csv")
+    >>> traits["age"].iloc[0], bool(traits["age"].isna().iloc[1])
+    ('30', True)
+    """
     source = as_source(path_or_buffer, name)
     table = read_table(source)
     if "annotator_id" not in table.columns:
@@ -359,10 +461,29 @@ COMPANION_OPTIONS = {"meta": "meta", "annotators": "annotator", "items": "item",
 
 
 def companion_option(file_name: str) -> str | None:
-    """The :func:`~hlv_core.io.load` option fed by a companion file called ``file_name`` (case
-    ignored): ``"meta"`` for a ``.json`` whose name contains ``meta`` (LeWiDi 2025 annotator
-    metadata), then the first of ``annotators, items, labels, conditions, risks`` whose word
-    (singular) the name contains; None when the name says none of them."""
+    """The :func:`load` option fed by a companion file, told by its name (case ignored).
+
+    ``"meta"`` for a ``.json`` whose name contains ``meta`` (LeWiDi 2025 annotator metadata),
+    then the first of ``annotators, items, labels, conditions, risks`` whose word (singular)
+    the name contains.
+
+    Parameters
+    ----------
+    file_name : str
+        The companion file's name.
+
+    Returns
+    -------
+    str or None
+        A key of :data:`COMPANION_OPTIONS`, or None when the name says none of them.
+
+    Examples
+    --------
+    >>> companion_option("MP_annotators_meta.json"), companion_option("Annotators.csv")
+    ('meta', 'annotators')
+    >>> companion_option("data.csv") is None
+    True
+    """
     name = file_name.lower()
     for option, word in COMPANION_OPTIONS.items():
         if word in name and (option != "meta" or name.endswith(".json")):
