@@ -38,6 +38,8 @@ FINISHED = [
     "hlv_core.progress",
     "hlv_core.library",
     "hlv_core.io.loading",
+    "hlv_core.io.errors",
+    "hlv_core.io.dataset",
 ]
 
 

@@ -57,13 +57,51 @@ MULTILABEL_MIN_CELLS = 10
 
 
 def is_missing_spelling(values: pd.Series) -> pd.Series:
-    """Boolean mask: cells written as one of :data:`MISSING_SPELLINGS` (or NA)."""
+    """Which cells are written as a missing value (one of :data:`MISSING_SPELLINGS`, or NA).
+
+    Matched after stripping surrounding whitespace, case-insensitively except ``None``
+    (lower-case ``none`` is a real label, e.g. "no emotion").
+
+    Parameters
+    ----------
+    values : pandas.Series
+        Cells as read.
+
+    Returns
+    -------
+    pandas.Series
+        Boolean mask.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> is_missing_spelling(pd.Series(["pos", " NA ", "none", "None", None])).tolist()
+    [False, True, False, True, True]
+    """
     text = values.astype(object).where(values.notna(), "").astype(str).str.strip()
     return values.isna() | text.str.lower().isin(_MISSING_FOLDED) | (text == "None")
 
 
 def echo(value, limit: int = 60) -> str:
-    """``repr`` of a user value for a message, truncated to ``limit`` characters."""
+    """``repr`` of a user value for a message, truncated to ``limit`` characters.
+
+    Parameters
+    ----------
+    value : object
+        Any value.
+    limit : int, default 60
+        Longest text.
+
+    Returns
+    -------
+    str
+        The repr, with an ellipsis when cut.
+
+    Examples
+    --------
+    >>> echo("abc"), echo("x" * 100, limit=10)
+    ("'abc'", "'xxxxxxxx…")
+    """
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -225,8 +263,26 @@ def _as_number(text: str) -> float | None:
 
 
 def order_labels(labels: list[str] | pd.Index | np.ndarray) -> tuple[str, ...]:
-    """Default inventory order when none is given: numeric order when every label is a number
-    (so ratings read -5, -4, ..., 5), otherwise sorted label strings (``docs/conventions.md``, tie-break)."""
+    """Default label inventory order when the data gives none.
+
+    Numeric order when every label is a number (so ratings read -5, -4, ..., 5), otherwise
+    sorted label strings. The order fixes every tie-break (lowest index wins), so it is shown.
+
+    Parameters
+    ----------
+    labels : sequence of str
+        Labels (repeats allowed).
+
+    Returns
+    -------
+    tuple of str
+        The distinct labels in inventory order.
+
+    Examples
+    --------
+    >>> order_labels(["10", "-5", "2", "2"]), order_labels(["b", "a", "B"])
+    (('-5', '2', '10'), ('B', 'a', 'b'))
+    """
     unique = sorted({str(x) for x in labels})
     numbers = [_as_number(x) for x in unique]
     if unique and all(v is not None for v in numbers):
@@ -236,9 +292,51 @@ def order_labels(labels: list[str] | pd.Index | np.ndarray) -> tuple[str, ...]:
 
 @dataclass(frozen=True, eq=False)
 class Dataset:
-    """A validated human-label-variation dataset (immutable by convention: never mutate tables).
+    r"""A validated human-label-variation dataset (immutable by convention: never mutate tables).
 
-    Use :func:`hlv_core.io.load` to build one from a file.
+    Use :func:`hlv_core.io.load` (or :func:`build_dataset`) to build one. Views: ``item_ids``,
+    ``annotator_ids``, ``judgements_array()`` (N, K) proportions P, ``counts_array()`` (N, K),
+    ``annotators_per_item_array()``, ``entropy()``, ``majority_label()`` (ties to the lowest
+    inventory index), ``pair_agreement_array()``, ``item_table()``, ``item_annotations(id)``,
+    ``selectors()`` (rankings), ``label_numeric_values()``, ``summary()``, ``label_table()``
+    and ``content_hash`` (the cache key of every page computation).
+
+    Parameters
+    ----------
+    annotations : pandas.DataFrame
+        Long ``item_id, annotator_id, label`` (+ ``rank`` for rankings).
+    labels : tuple of str
+        The ordered label inventory.
+    items : pandas.DataFrame
+        ``item_id`` (+ ``split``, ``text``, ...); its order is the row order of every (N, K) view.
+    annotators : pandas.DataFrame
+        ``annotator_id`` + traits.
+    task : {"multiclass", "multilabel", "ranking", "rating"}, default "multiclass"
+        What an annotation is.
+    level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
+        Level of measurement.
+    label_values : dict of str to float, optional
+        Numeric value of each label (ratings).
+    annotator_ids_known : bool, default True
+        False for counts-only data and per-case readers.
+    name : str, default "dataset"
+        Display name.
+    report : ImportReport
+        What the loader read, kept and dropped.
+    predictions : pandas.DataFrame, optional
+        Bundled model predictions (``model, item_id, label, prob``).
+    extra : dict
+        Loader extras (e.g. LeWiDi soft labels).
+
+    Examples
+    --------
+    >>> from hlv_core.io import load
+    >>> dataset = load(b"item_id,annotator_id,label\ni1,a,pos\ni1,b,neg\ni2,a,pos\n",
+    ...                name="toy.csv")
+    >>> dataset.item_ids.tolist(), dataset.counts_array().tolist()
+    (['i1', 'i2'], [[1, 1], [0, 1]])
+    >>> dataset.majority_label().tolist()
+    ['neg', 'pos']
     """
 
     annotations: pd.DataFrame
@@ -577,16 +675,65 @@ def build_dataset(
 ) -> Dataset:
     """Validate canonical tables and assemble a :class:`Dataset`.
 
-    ``row_offset`` maps a 0-based annotation row to the file line the user sees (2 for a CSV
-    with a header line). Raises :class:`DataError` for every problem; never coerces silently.
+    Raises :class:`DataError` for every problem; never coerces silently. Label rules (one rule
+    for every reader and every view, :func:`apply_label_rules`): surrounding whitespace is
+    removed (reported); a label written as a missing value (:data:`MISSING_SPELLINGS`) is
+    refused naming the spellings, unless the schema lists it; spellings of the same number
+    (``3`` / ``3.0``, ``1`` / ``01``) are one class, merged and reported (the schema's spelling
+    wins); labels differing only in case are reported. Multi-label is inferred only from
+    ``multilabel_evidence`` (the format says so) or from many multi-label cells
+    (:data:`MULTILABEL_MIN_CELLS`); a few are an error naming them.
 
-    Label rules (one rule for every reader and every view): surrounding whitespace is removed
-    (reported); a label written as a missing value (:data:`MISSING_SPELLINGS`) is refused
-    naming the spellings, unless the schema lists it; spellings of the same number (``3`` /
-    ``3.0``, ``1`` / ``01``) are one class, merged and reported (the schema's spelling wins; a
-    schema listing two spellings of one number is refused); labels differing only in case are
-    reported. Multi-label is inferred only from ``multilabel_evidence`` (the format says so) or
-    from many multi-label cells (:data:`MULTILABEL_MIN_CELLS`); a few are an error naming them.
+    Parameters
+    ----------
+    annotations : pandas.DataFrame
+        Long ``item_id, annotator_id, label`` (+ ``rank``).
+    source : str
+        File name for messages.
+    format : str
+        Format key for the report.
+    report : ImportReport, optional
+        The loader's report so far.
+    items, annotators : pandas.DataFrame, optional
+        Item and annotator tables (default: ids only).
+    labels : sequence of str, optional
+        Schema label order (default :func:`order_labels`).
+    task, level : str, optional
+        Override the inferred task and level.
+    label_values : dict of str to float, optional
+        Numeric label values.
+    annotator_ids_known : bool, default True
+        False for counts-only data.
+    name : str, optional
+        Display name (default from ``source``).
+    row_offset : int, default 2
+        Maps a 0-based annotation row to the file line the user sees (2 for a CSV with a
+        header line).
+    extra : dict, optional
+        Loader extras.
+    multilabel_evidence : str, optional
+        Why the format says the data is multi-label.
+
+    Returns
+    -------
+    Dataset
+        The validated dataset.
+
+    Raises
+    ------
+    DataError
+        Missing columns, duplicates, missing-value labels, conflicting cells, ...
+
+    Examples
+    --------
+    ``3`` and ``3.0`` are one class and ``' 4 '`` is ``4``; both changes are reported:
+
+    >>> import pandas as pd
+    >>> annotations = pd.DataFrame({"item_id": ["i1", "i1", "i2"], "annotator_id": ["a", "b", "a"],
+    ...                             "label": ["3", "3.0", " 4 "]})
+    >>> dataset = build_dataset(annotations, source="r.csv", format="canonical")
+    >>> dataset.labels, len(dataset.report.notes)
+    (('3', '4'), 2)
     """
     report = report or ImportReport(source, format)
     required = ["item_id", "annotator_id", "label"]
@@ -865,13 +1012,48 @@ def apply_label_rules(
     ann: pd.DataFrame, labels: list | tuple | None, report: ImportReport, source: str,
     row_offset: int = 2,
 ) -> tuple[pd.DataFrame, list | tuple | None]:
-    """The loader's label rules, in order, on the ``label`` column of ``ann`` (categorical):
-    look-alike spellings made one (Unicode NFC, invisible format characters, whitespace runs),
+    """The loader's label rules, in order, on the ``label`` column.
+
+    Look-alike spellings made one (Unicode NFC, invisible format characters, whitespace runs),
     whitespace, missing-value spellings, infinite numbers, spellings of one number merged, case
-    variants noted. Returns ``(ann, labels)``; raises :class:`DataError` naming the first bad
-    row (``row_offset`` maps a 0-based row to the file line). The one entry point of these rules:
-    :func:`build_dataset` calls it, and so does the distributed reader (``hlv_core.scale``), on
-    its global label dictionary."""
+    variants noted. The one entry point of these rules: :func:`build_dataset` calls it, and so
+    does the distributed reader (``hlv_core.scale``), on its global label dictionary.
+
+    Parameters
+    ----------
+    ann : pandas.DataFrame
+        Annotations with a ``label`` column.
+    labels : sequence of str or None
+        Schema labels, if any.
+    report : ImportReport
+        Receives the notes.
+    source : str
+        File name for messages.
+    row_offset : int, default 2
+        Maps a 0-based row to the file line.
+
+    Returns
+    -------
+    ann : pandas.DataFrame
+        The annotations with cleaned labels (categorical).
+    labels : sequence of str or None
+        The schema labels after merging spellings.
+
+    Raises
+    ------
+    DataError
+        Naming the first bad row.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> annotations = pd.DataFrame({"item_id": ["i1", "i1", "i2"], "annotator_id": ["a", "b", "a"],
+    ...                             "label": ["3", "3.0", " 4 "]})
+    >>> report = ImportReport("r.csv", "canonical")
+    >>> cleaned, _ = apply_label_rules(annotations, None, report, "r.csv")
+    >>> cleaned["label"].astype(str).tolist()
+    ['3', '3', '4']
+    """
     ann = ann.copy(deep=False)
     ann["label"] = _respell(as_categorical(ann["label"]), "label", report)
     ann["label"] = _clean_labels(ann["label"], labels, report, source, row_offset)

@@ -19,18 +19,38 @@ def _clip(text: str, limit: int) -> str:
 
 
 class DataError(ValueError):
-    """Bad input. The message names the file, the row and the column, and how to fix it.
+    """Bad input: the one exception type of every loader, page and command.
+
+    A ``ValueError`` whose message names the file, the row and the column, and how to fix it:
+    ``file '<source>', row <row>, column '<column>': <problem> How to fix: <fix>``. Echoed
+    texts are clipped so a huge header cannot fill the screen.
+
+    Parameters
+    ----------
+    problem : str
+        What is wrong.
+    source : str, default "<input>"
+        File name (or ``"<upload>"``) the problem was found in.
+    row : int, optional
+        1-based line number in the file (header = line 1) or record number for JSON.
+    column : str, optional
+        Column / field name.
+    fix : str, default ""
+        One sentence telling the user what to change.
 
     Attributes
     ----------
-    source : str
-        File name (or ``"<upload>"``) the problem was found in.
-    row : int or None
-        1-based line number in the file (header = line 1) or record number for JSON.
-    column : str or None
-        Column / field name.
-    fix : str
-        One sentence telling the user what to change.
+    problem, source, row, column, fix
+        As given (clipped).
+
+    Examples
+    --------
+    >>> error = DataError("label 'x' is not in the schema.", source="a.csv", row=4,
+    ...                   column="label", fix="add it to labels.csv.")
+    >>> print(error)
+    file 'a.csv', row 4, column 'label': label 'x' is not in the schema. How to fix: add it to labels.csv.
+    >>> isinstance(error, ValueError), error.row
+    (True, 4)
     """
 
     def __init__(
@@ -64,7 +84,38 @@ class DataError(ValueError):
 
 @dataclass
 class ImportReport:
-    """What a loader read, kept and dropped (and why). Shown in the UI and downloadable."""
+    """What a loader read, kept and dropped (and why); shown in the UI and downloadable.
+
+    ``drop(reason, count)`` records dropped rows (counts accumulate), ``note(text)`` a note,
+    ``to_frame()`` the tidy ``field, value`` table.
+
+    Parameters
+    ----------
+    source : str
+        File name.
+    format : str
+        Format key (:data:`~hlv_core.io.FORMATS`).
+    rows_read, rows_kept : int, default 0
+        Rows in the file and rows kept.
+    dropped : dict of str to int
+        Rows dropped per reason.
+    notes : list of str
+        Everything else the loader changed or noticed (e.g. merged spellings).
+    n_items, n_annotators : int, default 0
+        Counts of the built dataset.
+    labels : tuple of str
+        The label inventory.
+    annotators_per_item : dict of str to float
+        ``min``, ``median``, ``max``.
+
+    Examples
+    --------
+    >>> report = ImportReport("a.csv", "canonical", rows_read=5, rows_kept=4)
+    >>> report.drop("empty label", 1)
+    >>> report.to_frame().tail(1)
+                      field value
+    7  dropped: empty label     1
+    """
 
     source: str
     format: str
