@@ -40,6 +40,7 @@ FINISHED = [
     "hlv_core.io.loading",
     "hlv_core.io.errors",
     "hlv_core.io.dataset",
+    "hlv_core.io.predictions",
 ]
 
 

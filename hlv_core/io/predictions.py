@@ -63,13 +63,55 @@ def load_predictions(
     default_model: str | None = None,
     report: ImportReport | None = None,
 ) -> pd.DataFrame:
-    """Read and validate predictions for ``dataset``; see the module docstring for layouts.
+    r"""Read and validate model predictions for a dataset (see the module notes for the layouts).
 
-    Returns the canonical long DataFrame. Raises :class:`DataError` naming the file, row and
-    column for unknown labels or items, probabilities outside [0, 1] or empty, and multiclass
-    rows whose sum is further than :data:`RENORMALISE_TOLERANCE` from 1. Sums off by more than
+    Long or wide probabilities, hard labels, ranked lists, per-(annotator, item) labels and
+    headerless LeWiDi submission TSVs are recognised from the header. Sums off by more than
     :data:`SUM_TOLERANCE` but within :data:`RENORMALISE_TOLERANCE` (rounded outputs) are
-    renormalised; ``report`` (optional) gets a note saying how many, and rows read / kept."""
+    renormalised, with a note in ``report``.
+
+    Parameters
+    ----------
+    path_or_buffer : str, pathlib.Path, bytes or binary file-like
+        The predictions file.
+    dataset : Dataset
+        The dataset the predictions are for (items and labels are checked against it).
+    name : str, optional
+        File name (needed for bytes); its stem is the default model name.
+    default_model : str, optional
+        Model name when the file has no ``model`` column.
+    report : ImportReport, optional
+        Receives rows read / kept and the renormalisation note.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Canonical long ``model, item_id, label, prob`` (+ ``annotator_id``, + ``rank``).
+
+    Raises
+    ------
+    DataError
+        Unknown labels or items, probabilities outside [0, 1] or empty, and multiclass rows
+        whose sum is further than :data:`RENORMALISE_TOLERANCE` from 1 (file, row, column
+        named).
+
+    Examples
+    --------
+    >>> from hlv_core.io import load
+    >>> dataset = load(b"item_id,annotator_id,label\ni1,a,pos\ni1,b,neg\ni2,a,pos\n",
+    ...                name="toy.csv")
+    >>> preds = load_predictions(b"item_id,neg,pos\ni1,0.25,0.75\ni2,0.1,0.9\n", dataset,
+    ...                          name="roberta.csv")
+    >>> preds
+         model item_id label  prob
+    0  roberta      i1   neg  0.25
+    1  roberta      i2   neg  0.10
+    2  roberta      i1   pos  0.75
+    3  roberta      i2   pos  0.90
+    >>> load_predictions(b"item_id,label,prob\ni9,pos,1\n", dataset, name="bad.csv")
+    Traceback (most recent call last):
+    hlv_core.io.errors.DataError: file 'bad.csv', row 2, column 'item_id': item 'i9' is not in the annotations (1 unknown item(s)). How to fix: predict only items of the loaded dataset (check the id column and its format).
+    """
     source = as_source(path_or_buffer, name)
     refuse_binary(source, readable=("a Parquet file",))
     refuse_spreadsheet(source)
@@ -258,11 +300,44 @@ def _renormalise(frame: pd.DataFrame, source: str, report: ImportReport | None) 
 def prediction_matrix(
     predictions: pd.DataFrame, dataset: Dataset, model: str
 ) -> tuple[pd.Index, np.ndarray]:
-    """(item ids, (M, K) matrix) of one model's item-level probabilities in dataset item order.
+    r"""One model's item-level probabilities as an (M, K) matrix in dataset item order.
 
     Only the M items the model predicted are returned (a model may cover a test split only);
-    labels the model gave no probability get 0. Repeated (item, label) rows are a
-    :class:`DataError` (never summed)."""
+    labels the model gave no probability get 0; columns in the dataset's label inventory order.
+    This is the ``Q`` of every soft metric (Kurniawan et al., section 3).
+
+    Parameters
+    ----------
+    predictions : pandas.DataFrame
+        Long predictions (:func:`load_predictions`).
+    dataset : Dataset
+        The dataset.
+    model : str
+        The model.
+
+    Returns
+    -------
+    item_ids : pandas.Index
+        The M items, in dataset order.
+    Q : numpy.ndarray
+        (M, K) probabilities.
+
+    Raises
+    ------
+    DataError
+        No rows for the model, or repeated (item, label) rows (never summed).
+
+    Examples
+    --------
+    >>> from hlv_core.io import load
+    >>> dataset = load(b"item_id,annotator_id,label\ni1,a,pos\ni1,b,neg\ni2,a,pos\n",
+    ...                name="toy.csv")
+    >>> preds = load_predictions(b"item_id,neg,pos\ni1,0.25,0.75\ni2,0.1,0.9\n", dataset,
+    ...                          name="roberta.csv")
+    >>> item_ids, Q = prediction_matrix(preds, dataset, "roberta")
+    >>> item_ids.tolist(), Q.tolist()
+    (['i1', 'i2'], [[0.25, 0.75], [0.1, 0.9]])
+    """
     rows = predictions[predictions["model"] == model]
     if rows.empty:
         raise DataError(
@@ -295,8 +370,29 @@ def prediction_matrix(
     return pd.Index(item_index[present], name="item_id"), dense[present]
 
 def item_level_predictions(predictions: pd.DataFrame | None) -> pd.DataFrame | None:
-    """The rows of ``predictions`` without an ``annotator_id`` (all rows when the column is
-    absent); None when there are none (or ``predictions`` is None)."""
+    """The item-level rows of a predictions table.
+
+    Rows without an ``annotator_id`` (all rows when the column is absent); per-annotator rows
+    (PERSEVAL predictions for a (user, text) pair) are left out.
+
+    Parameters
+    ----------
+    predictions : pandas.DataFrame or None
+        Long predictions.
+
+    Returns
+    -------
+    pandas.DataFrame or None
+        The item-level rows; None when there are none (or ``predictions`` is None).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> mixed = pd.DataFrame({"model": ["m", "p"], "item_id": ["i1", "i1"], "label": ["pos", "neg"],
+    ...                       "prob": [1.0, 1.0], "annotator_id": [None, "a"]})
+    >>> item_level_predictions(mixed)["model"].tolist()
+    ['m']
+    """
     if predictions is None:
         return None
     if "annotator_id" in predictions.columns:
@@ -311,13 +407,44 @@ def model_matrices(
     models: Sequence[str] | None = None,
     complete: bool = False,
 ) -> tuple[dict[str, tuple[pd.Index, np.ndarray]], list[str]]:
-    """``({model: (item_ids, Q)}, notes)`` for the item-level predictions of every model.
+    r"""The (item ids, Q) of :func:`prediction_matrix` for every model with item-level predictions.
 
-    ``Q`` is the (M, K) matrix of :func:`~hlv_core.io.prediction_matrix` over the M items the
-    model predicted (dataset item order). Models in sorted order unless ``models`` is given.
-    ``complete=True`` keeps only models that predict every item (UA accuracy of Stutz et al.
-    needs one prediction per case) and says which were left out and why in ``notes``; a model
-    whose rows cannot be read is left out with the error's message."""
+    Models in sorted order unless ``models`` is given. ``complete=True`` keeps only models that
+    predict every item (UA accuracy of Stutz et al. needs one prediction per case) and says
+    which were left out and why in ``notes``; a model whose rows cannot be read is left out
+    with the error's message.
+
+    Parameters
+    ----------
+    predictions : pandas.DataFrame or None
+        Long predictions.
+    dataset : Dataset
+        The dataset.
+    models : sequence of str, optional
+        Models, in this order.
+    complete : bool, default False
+        Keep only models covering every item.
+
+    Returns
+    -------
+    matrices : dict
+        ``{model: (item_ids, Q)}``.
+    notes : list of str
+        Models left out and why.
+
+    Examples
+    --------
+    >>> from hlv_core.io import load
+    >>> dataset = load(b"item_id,annotator_id,label\ni1,a,pos\ni1,b,neg\ni2,a,pos\n",
+    ...                name="toy.csv")
+    >>> preds = load_predictions(b"item_id,neg,pos\ni1,0.25,0.75\ni2,0.1,0.9\n", dataset,
+    ...                          name="roberta.csv")
+    >>> hard = load_predictions(b"item_id,label\ni1,pos\n", dataset, name="hard.csv")
+    >>> import pandas as pd
+    >>> matrices, notes = model_matrices(pd.concat([preds, hard]), dataset, complete=True)
+    >>> list(matrices), notes
+    (['roberta'], ['hard: predicts 1 of 2 items (skipped).'])
+    """
     rows = item_level_predictions(predictions)
     if rows is None:
         return {}, []
