@@ -41,6 +41,8 @@ FINISHED = [
     "hlv_core.io.errors",
     "hlv_core.io.dataset",
     "hlv_core.io.predictions",
+    "hlv_core.io.spelling",
+    "hlv_core.io.limits",
 ]
 
 

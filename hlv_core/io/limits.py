@@ -39,8 +39,33 @@ LIMITS: dict[str, tuple[str, int, str]] = {
 
 
 def limit(key: str) -> int:
-    """The limit in force (bytes for MiB limits, else a count): the environment variable
-    when set to a positive number, else the default."""
+    """The limit in force for ``key`` (a key of :data:`LIMITS`).
+
+    The environment variable when set to a positive number, else the default.
+
+    Parameters
+    ----------
+    key : str
+        ``"file"``, ``"zip_members"``, ``"inflated"``, ``"parse"`` or ``"pairs"``.
+
+    Returns
+    -------
+    int
+        Bytes for MiB limits, else a count.
+
+    Raises
+    ------
+    KeyError
+        Unknown key.
+
+    Examples
+    --------
+    >>> import os
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"HLV_MAX_ZIP_MEMBERS": "50", "HLV_MAX_FILE_MB": "2"}):
+    ...     print(limit("zip_members"), limit("file"))
+    50 2097152
+    """
     variable, default, unit = LIMITS[key]
     raw = os.environ.get(variable, "").strip()
     try:
@@ -60,8 +85,41 @@ def _shown(key: str, amount: float) -> str:
 
 
 def check_limit(key: str, amount: float, *, what: str, source: str, fix: str = "") -> None:
-    """Refuse (:class:`DataError`) when ``amount`` (bytes, members or pairs) exceeds the limit
-    ``key``, naming the amount, the limit and the environment variable that raises it."""
+    """Refuse an amount over a limit, naming the amount, the limit and how to raise it.
+
+    Parameters
+    ----------
+    key : str
+        A key of :data:`LIMITS`.
+    amount : float
+        Bytes, members or pairs.
+    what : str
+        What is measured, in words (starts the message).
+    source : str
+        File name for the message.
+    fix : str, default ""
+        What else the user can do (the message adds how to raise the limit).
+
+    Returns
+    -------
+    None
+        Nothing when ``amount`` is within the limit.
+
+    Raises
+    ------
+    DataError
+        ``amount`` exceeds the limit.
+
+    Examples
+    --------
+    >>> import os
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"HLV_MAX_ZIP_MEMBERS": "50"}):
+    ...     check_limit("zip_members", 40, what="the zip has", source="res.zip")
+    ...     check_limit("zip_members", 80, what="the zip has", source="res.zip")
+    Traceback (most recent call last):
+    hlv_core.io.errors.DataError: file 'res.zip': the zip has 80 members, over the limit of 50 members (HLV_MAX_ZIP_MEMBERS). How to fix: Raise the limit: set the environment variable HLV_MAX_ZIP_MEMBERS=89 before starting the app or the command (if the machine has the memory).
+    """
     allowed = limit(key)
     if amount <= allowed:
         return

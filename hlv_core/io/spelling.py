@@ -47,10 +47,30 @@ def _drop_format(text: str) -> str:
 
 
 def normalise_spelling(text: str) -> str:
-    """The one spelling of ``text``: NFC, format characters (``Cf``) removed, whitespace runs
-    one space, surrounding whitespace removed.
+    r"""The one spelling of a text: NFC, format characters removed, whitespace runs one space, stripped.
 
-    >>> normalise_spelling("cafe\\u0301  au\\u200b lait ") == "caf\\u00e9 au lait"
+    Parameters
+    ----------
+    text : str
+        A label or id as typed.
+
+    Returns
+    -------
+    str
+        Its normal spelling: Unicode NFC, format characters (general category ``Cf``: zero-width
+        space, soft hyphen, byte-order mark, direction marks) removed, every whitespace run one
+        space, surrounding whitespace removed.
+
+    References
+    ----------
+    .. [1] Unicode Standard Annex #15, "Unicode Normalization Forms" (NFC); Unicode general
+       category Cf (format characters).
+
+    Examples
+    --------
+    ``e`` + combining accent (NFD) and a zero-width space become the plain spelling:
+
+    >>> normalise_spelling("cafe\u0301  au\u200b lait ") == "caf\u00e9 au lait"
     True
     """
     text = unicodedata.normalize("NFC", text)
@@ -60,11 +80,32 @@ def normalise_spelling(text: str) -> str:
 
 
 def spelling_changes(values: Iterable[str] | pd.Index) -> dict[str, str]:
-    """``{value: normal spelling}`` for the distinct ``values`` whose spelling changes under
-    :func:`normalise_spelling` (an empty dict when none does).
+    r"""The distinct values whose spelling changes under :func:`normalise_spelling`.
 
-    Vectorised screen first: plain-ASCII values with single inner spaces are skipped without a
-    Python call, so a dictionary of millions of ids costs one string-kernel pass."""
+    Applied to distinct values (a dictionary, e.g. a Categorical's categories), never row by
+    row. Vectorised screen first: plain-ASCII values with single inner spaces are skipped
+    without a Python call, so a dictionary of millions of ids costs one string-kernel pass.
+
+    Parameters
+    ----------
+    values : iterable of str or pandas.Index
+        Distinct values.
+
+    Returns
+    -------
+    dict of str to str
+        ``{value: normal spelling}`` for the values that change (empty when none does).
+
+    References
+    ----------
+    .. [1] Unicode Standard Annex #15, "Unicode Normalization Forms" (NFC); Unicode general
+       category Cf (format characters).
+
+    Examples
+    --------
+    >>> spelling_changes(["ok", "a  b", "x\u200b"])
+    {'a  b': 'a b', 'x\u200b': 'x'}
+    """
     index = pd.Index(values, dtype=str) if not isinstance(values, pd.Index) else values
     if len(index) == 0:
         return {}
@@ -82,7 +123,26 @@ def spelling_changes(values: Iterable[str] | pd.Index) -> dict[str, str]:
 
 
 def describe_change(before: str, after: str) -> str:
-    """What made ``before`` a look-alike of ``after``, in words (for the import report)."""
+    r"""What made one spelling a look-alike of another, in words (for the import report).
+
+    Parameters
+    ----------
+    before : str
+        The spelling as read.
+    after : str
+        Its normal spelling.
+
+    Returns
+    -------
+    str
+        E.g. ``"Unicode NFD/decomposed form"``, ``"invisible character U+200B"``,
+        ``"repeated or special spaces"`` (joined with "and"); ``"spelling"`` otherwise.
+
+    Examples
+    --------
+    >>> describe_change("x\u200b", "x"), describe_change("a  b", "a b")
+    ('invisible character U+200B', 'repeated or special spaces')
+    """
     kinds = []
     if unicodedata.normalize("NFC", before) != before:
         kinds.append("Unicode NFD/decomposed form")
@@ -96,5 +156,24 @@ def describe_change(before: str, after: str) -> str:
 
 
 def decimal_comma_labels(values: Iterable[str]) -> list[str]:
-    """The distinct ``values`` written as a number with a decimal comma (``1,5``)."""
+    """The values written as a number with a decimal comma (``1,5``): ambiguous, so refused, never guessed.
+
+    ``1,500`` counts too: three digits after the comma read as a thousands separator and are
+    equally ambiguous.
+
+    Parameters
+    ----------
+    values : iterable of str
+        Distinct values.
+
+    Returns
+    -------
+    list of str
+        The decimal-comma values, as given.
+
+    Examples
+    --------
+    >>> decimal_comma_labels(["1,5", "1.5", "2", " -0,25 ", "1,500"])
+    ['1,5', ' -0,25 ', '1,500']
+    """
     return [v for v in values if isinstance(v, str) and _DECIMAL_COMMA.match(v.strip())]
