@@ -43,6 +43,7 @@ FINISHED = [
     "hlv_core.io.predictions",
     "hlv_core.io.spelling",
     "hlv_core.io.limits",
+    "hlv_core.io.lewidi_submission",
 ]
 
 

@@ -46,7 +46,26 @@ _LINE_2025 = re.compile(r"^[^\t\[\]]+\t\s*\[.*\]\s*$")
 
 
 def sniff_lewidi_submission(first_line: str) -> str | None:
-    """``"2023"``, ``"2025"`` or None from the first line of a headerless submission file."""
+    r"""The edition of a headerless LeWiDi submission file, from its first line.
+
+    Parameters
+    ----------
+    first_line : str
+        The file's first line.
+
+    Returns
+    -------
+    str or None
+        ``"2023"`` (three tab-separated numbers ``hard_label<TAB>p0<TAB>p1``), ``"2025"``
+        (``<item id><TAB>[...]``) or None (not a submission line).
+
+    Examples
+    --------
+    >>> sniff_lewidi_submission("1\t0.3\t0.7"), sniff_lewidi_submission("i1\t[0.3, 0.7]")
+    ('2023', '2025')
+    >>> sniff_lewidi_submission("item_id,label") is None
+    True
+    """
     if _LINE_2023.match(first_line):
         return "2023"
     if _LINE_2025.match(first_line):
@@ -64,7 +83,7 @@ def load_lewidi_submission(
     model: str | None = None,
     tolerance: float = SUM_TOLERANCE,
 ) -> pd.DataFrame:
-    """Read a LeWiDi 2023 or 2025 submission TSV as predictions for ``dataset``.
+    r"""Read a LeWiDi 2023 or 2025 submission TSV as predictions for ``dataset``.
 
     Parameters
     ----------
@@ -96,6 +115,26 @@ def load_lewidi_submission(
         Naming the file, the line and the fix: wrong line count (2023), unknown or repeated
         items, lists of the wrong length, unknown labels, probabilities outside [0, 1] or not
         summing to 1 for single-label data.
+
+    References
+    ----------
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+       the Learning with Disagreements shared task" (submission format); E. Leonardelli et al.
+       (2023), "SemEval-2023 Task 11: Learning with Disagreements (LeWiDi)" (results files).
+
+    Examples
+    --------
+    A Task A (soft) MP line per item, labels 0 and 1:
+
+    >>> from hlv_core.io import load
+    >>> dataset = load(b"item_id,annotator_id,label\ni1,a,0\ni1,b,1\ni2,a,1\n", name="mp.csv")
+    >>> load_lewidi_submission(b"i1\t[0.3, 0.7]\ni2\t[0.1, 0.9]\n", dataset,
+    ...                        name="mp_test_soft.tsv")
+              model item_id label  prob
+    0  mp_test_soft      i1     0   0.3
+    1  mp_test_soft      i1     1   0.7
+    2  mp_test_soft      i2     0   0.1
+    3  mp_test_soft      i2     1   0.9
     """
     source = as_source(raw_or_path, name)
     if edition not in ("auto", "2023", "2025"):
@@ -205,11 +244,36 @@ def _read_2023(lines: list[str], dataset: Dataset, source: Source, tolerance: fl
 def parse_submission_lines(
     lines: list[str], source: Source, known: set[str] | None = None
 ) -> list[tuple[int, str, list]]:
-    """``(line number, item id, parsed list)`` for each ``<item id><TAB><list>`` line of a 2025
-    submission (lists as JSON or Python literals).
+    r"""Parse the ``<item id><TAB><list>`` lines of a LeWiDi 2025 submission.
 
-    Raises :class:`DataError` (file, line, fix) for a line without a tab or a list, a list that
-    does not parse, an item id not in ``known`` (when given) and a repeated item id."""
+    Lists are read as JSON or Python literals.
+
+    Parameters
+    ----------
+    lines : list of str
+        The file's lines (no header).
+    source : Source
+        The file (its name is used in messages).
+    known : set of str, optional
+        Valid item ids.
+
+    Returns
+    -------
+    list of (int, str, list)
+        ``(line number, item id, parsed list)`` per line.
+
+    Raises
+    ------
+    DataError
+        (file, line, fix) for a line without a tab or a list, a list that does not parse, an
+        item id not in ``known`` (when given) and a repeated item id.
+
+    Examples
+    --------
+    >>> from hlv_core.io import Source
+    >>> parse_submission_lines(["i1\t[0.3, 0.7]", "i2\t[1, 0]"], Source(b"", "mp_test_soft.tsv"))
+    [(1, 'i1', [0.3, 0.7]), (2, 'i2', [1, 0])]
+    """
     parsed: list[tuple[int, str, list]] = []
     seen: dict[str, int] = {}
     for number, line in enumerate(lines, 1):
