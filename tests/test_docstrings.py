@@ -44,6 +44,7 @@ FINISHED = [
     "hlv_core.io.spelling",
     "hlv_core.io.limits",
     "hlv_core.io.lewidi_submission",
+    "hlv_core.io._read",
 ]
 
 

@@ -44,7 +44,29 @@ COLUMNAR_MIN_BYTES = 4 << 20
 
 
 class Source:
-    """Raw bytes plus the name the user knows the file by."""
+    r"""Raw bytes plus the name the user knows the file by.
+
+    Every reader takes a ``Source`` (:func:`as_source` makes one from a path, bytes or an
+    upload); the parsed table is memoised on it (``table``) so detection and reading parse once.
+
+    Parameters
+    ----------
+    raw : bytes
+        The file's bytes.
+    name : str
+        The file name shown in messages (its extension picks the parser).
+
+    Attributes
+    ----------
+    suffix : str
+        Lower-case extension of ``name`` (``".csv"``).
+
+    Examples
+    --------
+    >>> source = Source(b"item_id,annotator_id,label\n", "Annotations.CSV")
+    >>> source.name, source.suffix, len(source.raw)
+    ('Annotations.CSV', '.csv', 27)
+    """
 
     def __init__(self, raw: bytes, name: str) -> None:
         self.raw = raw
@@ -58,7 +80,33 @@ class Source:
 
 
 def as_source(path_or_buffer: str | Path | bytes | IO[bytes], name: str | None = None) -> Source:
-    """Accept a path, raw bytes or a binary file-like object (e.g. a Streamlit upload)."""
+    r"""A :class:`Source` from a path, raw bytes or a binary file-like object (e.g. a Streamlit upload).
+
+    Paths are read through :func:`read_file` (the file-size limit holds before reading).
+
+    Parameters
+    ----------
+    path_or_buffer : str, pathlib.Path, bytes or binary file-like
+        The input.
+    name : str, optional
+        File name (default: the path, the upload's ``name``, or ``"<upload>"``).
+
+    Returns
+    -------
+    Source
+        Bytes and name.
+
+    Raises
+    ------
+    DataError
+        A missing file, a folder, or a file over the size limit.
+
+    Examples
+    --------
+    >>> source = as_source(b"item_id,annotator_id,label\ni1,a,pos\n", "toy.csv")
+    >>> source.name, source.raw[:7]
+    ('toy.csv', b'item_id')
+    """
     if isinstance(path_or_buffer, (str, Path)):
         path = Path(path_or_buffer)
         if not path.exists():
@@ -98,8 +146,34 @@ _SPLIT = "load a smaller file (e.g. one split of the dataset)."
 
 
 def read_file(path: Path) -> bytes:
-    """The bytes of a file, refused before reading when it is over the file-size limit
-    (:mod:`hlv_core.io.limits`); a file that grows while read is cut at the limit."""
+    r"""The bytes of a file, refused before reading when it is over the file-size limit.
+
+    The limit is ``HLV_MAX_FILE_MB`` (:mod:`hlv_core.io.limits`); a file that grows while read
+    is cut at the limit.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file.
+
+    Returns
+    -------
+    bytes
+        Its content.
+
+    Raises
+    ------
+    DataError
+        Unreadable, or over the limit (the message says how to raise it).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "a.csv"
+    >>> _ = path.write_text("item_id,label\ni1,pos\n")
+    >>> read_file(path)
+    b'item_id,label\ni1,pos\n'
+    """
     try:
         size = path.stat().st_size
     except OSError as exc:
@@ -118,8 +192,38 @@ def read_file(path: Path) -> bytes:
 
 # ------------------------------------------------------------------------ zips, bounded
 def open_zip(source: Source, *, fix: str) -> zipfile.ZipFile:
-    """``source`` as a zip archive, its member count and declared inflated size checked
-    against the limits before anything is inflated (``fix``: what to zip instead)."""
+    r"""A source as a zip archive, checked against the limits before anything is inflated.
+
+    The member count (``HLV_MAX_ZIP_MEMBERS``) and the declared inflated size
+    (``HLV_MAX_INFLATED_MB``) are checked from the central directory.
+
+    Parameters
+    ----------
+    source : Source
+        The zip.
+    fix : str
+        What to zip instead, for the message.
+
+    Returns
+    -------
+    zipfile.ZipFile
+        The open archive.
+
+    Raises
+    ------
+    DataError
+        Not a readable zip, or over a limit.
+
+    Examples
+    --------
+    >>> import io, zipfile
+    >>> buffer = io.BytesIO()
+    >>> with zipfile.ZipFile(buffer, "w") as z:
+    ...     z.writestr("annotations.csv", "item_id,annotator_id,label\n")
+    >>> archive = open_zip(as_source(buffer.getvalue(), "bundle.zip"), fix="zip the CSV files.")
+    >>> archive.namelist()
+    ['annotations.csv']
+    """
     try:
         archive = zipfile.ZipFile(io.BytesIO(source.raw))
     except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError):
@@ -134,7 +238,23 @@ def open_zip(source: Source, *, fix: str) -> zipfile.ZipFile:
 
 
 class InflateBudget:
-    """The bytes a zip may still inflate to (the sizes in a zip header can lie)."""
+    """The bytes a zip may still inflate to (the sizes in a zip header can lie).
+
+    Starts at the ``HLV_MAX_INFLATED_MB`` limit; :func:`read_member` spends it chunk by chunk.
+
+    Attributes
+    ----------
+    left : int
+        Bytes still allowed.
+
+    Examples
+    --------
+    >>> import os
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"HLV_MAX_INFLATED_MB": "1"}):
+    ...     print(InflateBudget().left)
+    1048576
+    """
 
     def __init__(self) -> None:
         self.left = limit("inflated")
@@ -142,7 +262,39 @@ class InflateBudget:
 
 def read_member(archive: zipfile.ZipFile, member: str, budget: InflateBudget, name: str
                 ) -> bytes:
-    """Inflate one member in chunks, stopping once the remaining size budget is exceeded."""
+    r"""Inflate one zip member in chunks, stopping once the remaining size budget is exceeded.
+
+    Parameters
+    ----------
+    archive : zipfile.ZipFile
+        The archive (:func:`open_zip`).
+    member : str
+        Member name.
+    budget : InflateBudget
+        Shared budget of the whole archive.
+    name : str
+        Archive name for messages.
+
+    Returns
+    -------
+    bytes
+        The member's content.
+
+    Raises
+    ------
+    DataError
+        An unreadable or encrypted member, or the budget exceeded (a zip bomb).
+
+    Examples
+    --------
+    >>> import io, zipfile
+    >>> buffer = io.BytesIO()
+    >>> with zipfile.ZipFile(buffer, "w") as z:
+    ...     z.writestr("annotations.csv", "item_id,annotator_id,label\n")
+    >>> archive = open_zip(as_source(buffer.getvalue(), "bundle.zip"), fix="zip the CSV files.")
+    >>> read_member(archive, "annotations.csv", InflateBudget(), "bundle.zip")
+    b'item_id,annotator_id,label\n'
+    """
     out = bytearray()
     try:
         handle = archive.open(member)
@@ -181,10 +333,42 @@ _CELL_BYTES = {"pandas": 64, "columnar": 12, "json": 80}
 
 
 def check_parse_memory(source: Source, kind: str, *, columns: int = 1) -> None:
-    """Refuse before parsing when the memory the parse will need (estimated from the bytes:
-    ``2 x bytes`` for the text and its decoded copy, plus ``cells x bytes per cell``, cells
-    counted as lines x ``columns`` for tables, as ``, : [ {`` for JSON) is over the limit
-    ``HLV_MAX_PARSE_MB``."""
+    """Refuse before parsing when the memory the parse will need is over ``HLV_MAX_PARSE_MB``.
+
+    The need is estimated from the bytes: ``2 x bytes`` for the text and its decoded copy, plus
+    ``cells x bytes per cell``, cells counted as lines x ``columns`` for tables and as
+    ``, : [ {`` for JSON.
+
+    Parameters
+    ----------
+    source : Source
+        The input.
+    kind : str
+        ``"json"``, ``"pandas"`` or ``"columnar"`` (bytes per cell of that parser).
+    columns : int, default 1
+        Columns of a table.
+
+    Returns
+    -------
+    None
+        Nothing when within the limit.
+
+    Raises
+    ------
+    DataError
+        Over the limit (the message says how to raise it).
+
+    Examples
+    --------
+    >>> import os
+    >>> from unittest import mock
+    >>> source = as_source(b"[" + b"1," * 1000 + b"1]", "big.json")
+    >>> check_parse_memory(source, "json")
+    >>> with mock.patch.dict(os.environ, {"HLV_MAX_PARSE_MB": "0.01"}):
+    ...     check_parse_memory(source, "json")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    hlv_core.io.errors.DataError: file 'big.json': reading it would need about (1,002 cells) ...
+    """
     raw = source.raw
     if kind == "json":
         cells = sum(raw.count(c) for c in (b",", b":", b"[", b"{")) + 1
@@ -273,8 +457,33 @@ def refuse_spreadsheet(source: Source) -> None:
 
 
 def decode_text(source: Source) -> str:
-    """UTF-8 text with an optional BOM removed; non-UTF-8 is a clear error, never guessed (a
-    known binary format is named, see :func:`refuse_binary`)."""
+    r"""UTF-8 text of a source, an optional BOM removed; non-UTF-8 is a clear error, never guessed.
+
+    A known binary format is named instead (a PNG, a workbook, ...).
+
+    Parameters
+    ----------
+    source : Source
+        The input.
+
+    Returns
+    -------
+    str
+        The text.
+
+    Raises
+    ------
+    DataError
+        Empty, binary, or not UTF-8 (byte, offset and line named).
+
+    Examples
+    --------
+    >>> decode_text(as_source(b"\xef\xbb\xbfhello", "x.txt"))
+    'hello'
+    >>> decode_text(as_source(b"caf\xe9\n", "latin.csv"))
+    Traceback (most recent call last):
+    hlv_core.io.errors.DataError: file 'latin.csv', row 1: the file is not UTF-8 (byte 0xe9 at offset 3). How to fix: re-save the file as UTF-8 (e.g. in a spreadsheet: 'CSV UTF-8').
+    """
     raw = source.raw
     refuse_binary(source)
     if not raw.strip():
@@ -302,10 +511,34 @@ _PARSER_LINE = re.compile(r"line (\d+)")
 
 
 def read_table(source: Source, *, sep: str | None = None) -> pd.DataFrame:
-    """Read CSV/TSV (all cells as ``str``, empty cells as NA) or Parquet.
+    r"""Read CSV/TSV (all cells as ``str``, empty cells as NA) or Parquet.
 
     Every cell stays a string: ``0``, ``1.0`` and ``-3`` are kept as written. The parsed table
-    is memoised on the source (callers get a copy)."""
+    is memoised on the source (callers get a copy). Big plain files use pyarrow's columnar
+    parser (:data:`COLUMNAR_MIN_BYTES`).
+
+    Parameters
+    ----------
+    source : Source
+        The input.
+    sep : str, optional
+        Separator (default: sniffed from the header).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table.
+
+    Raises
+    ------
+    DataError
+        Binary, not UTF-8, ragged rows or over the parse-memory limit.
+
+    Examples
+    --------
+    >>> read_table(as_source(b"item_id,label\ni1,1.0\ni2,-3\n", "t.csv"))["label"].tolist()
+    ['1.0', '-3']
+    """
     if source.table is not None and sep is None:
         return source.table.copy()
     frame = _parse_table(source, sep)
@@ -412,10 +645,38 @@ def _unique_keys(pairs: list) -> dict:
 
 
 def parse_json(text: str, name: str, *, line: int | None = None):
-    """``json.loads`` with every failure one :class:`DataError` naming the file and line:
-    syntax errors, a key repeated in one object (both lines named), nesting too deep for the
-    parser (Python's ``RecursionError``), integers with thousands of digits (Python's
-    int-conversion limit). ``line``: the file line of ``text`` (JSON Lines)."""
+    """``json.loads`` with every failure one :class:`DataError` naming the file and line.
+
+    Syntax errors, a key repeated in one object (both lines named: JSON would silently keep
+    the last), nesting too deep for the parser, integers with thousands of digits.
+
+    Parameters
+    ----------
+    text : str
+        JSON text.
+    name : str
+        File name for messages.
+    line : int, optional
+        The file line of ``text`` (JSON Lines).
+
+    Returns
+    -------
+    object
+        The parsed value.
+
+    Raises
+    ------
+    DataError
+        Any parse failure.
+
+    Examples
+    --------
+    >>> parse_json('{"a": [1, 2]}', "x.json")
+    {'a': [1, 2]}
+    >>> parse_json('{"a": 1, "a": 2}', "x.json")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    hlv_core.io.errors.DataError: file 'x.json', row 1: the key "a" appears twice ...
+    """
     try:
         return json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
@@ -577,8 +838,28 @@ def refuse_repeated_columns(names: list[str], source: str) -> None:
 
 
 def read_json(source: Source):
-    """Parse a JSON document (or raise naming the line and column of the syntax error; see
-    :func:`parse_json`)."""
+    """Parse a JSON document from a source (memory checked first; errors as :func:`parse_json`).
+
+    Parameters
+    ----------
+    source : Source
+        The input.
+
+    Returns
+    -------
+    object
+        The parsed value.
+
+    Raises
+    ------
+    DataError
+        Over the parse-memory limit, not UTF-8, or invalid JSON.
+
+    Examples
+    --------
+    >>> read_json(as_source(b'{"i1": {"label": "pos"}}', "x.json"))
+    {'i1': {'label': 'pos'}}
+    """
     check_parse_memory(source, "json")
     return parse_json(decode_text(source), source.name)
 
@@ -648,9 +929,29 @@ def _columnar_layout(source: Source) -> tuple[list[str], str] | None:
 
 
 def header_columns(source: Source) -> list[str] | None:
-    """The column names of a big plain CSV/TSV read from its header line alone (the columns
-    :func:`read_table` would give), or None where the whole table must be read to know them
-    (small files, Parquet, unusual headers: use ``read_table(source).columns``)."""
+    r"""The column names of a big plain CSV/TSV read from its header line alone.
+
+    The columns :func:`read_table` would give, or None where the whole table must be read to
+    know them (small files, Parquet, unusual headers: use ``read_table(source).columns``).
+
+    Parameters
+    ----------
+    source : Source
+        The input.
+
+    Returns
+    -------
+    list of str or None
+        The columns.
+
+    Examples
+    --------
+    A small file is read whole, so the header alone gives nothing:
+
+    >>> source = as_source(b"item_id,annotator_id,label\ni1,a,pos\n", "toy.csv")
+    >>> header_columns(source) is None
+    True
+    """
     layout = _columnar_layout(source)
     return None if layout is None else layout[0]
 
@@ -811,13 +1112,37 @@ def _encode_chunks(chunks) -> pd.Categorical:
 
 
 def read_coded(source: Source, columns: tuple[str, ...]) -> pd.DataFrame | None:
-    """A big CSV/TSV with ``columns`` integer-coded (pandas Categoricals with sorted ``str``
-    categories, int32 codes), other columns ``str``; the same cells as :func:`read_table`.
-    None when the columnar reader does not apply (then use :func:`read_table`).
+    r"""A big CSV/TSV with some columns integer-coded, straight from pyarrow's dictionary parse.
 
-    The coded columns are parsed straight into per-block dictionaries (pyarrow's dictionary
-    column type: no string column is ever built) and the block dictionaries ranked together;
-    each column's arrow data is dropped as soon as it is coded."""
+    ``columns`` become pandas Categoricals with sorted ``str`` categories and int32 codes, other
+    columns ``str``; the same cells as :func:`read_table`. The coded columns are parsed into
+    per-block dictionaries (no string column is built) and the block dictionaries ranked
+    together.
+
+    Parameters
+    ----------
+    source : Source
+        The input.
+    columns : tuple of str
+        Columns to code.
+
+    Returns
+    -------
+    pandas.DataFrame or None
+        The table; None when the columnar reader does not apply (small files: use
+        :func:`read_table`).
+
+    Raises
+    ------
+    DataError
+        Over the parse-memory limit.
+
+    Examples
+    --------
+    >>> source = as_source(b"item_id,annotator_id,label\ni1,a,pos\n", "toy.csv")
+    >>> read_coded(source, ("item_id",)) is None  # below COLUMNAR_MIN_BYTES
+    True
+    """
     layout = _columnar_layout(source)
     if layout is None or not set(columns) <= set(layout[0]):
         return None
@@ -859,16 +1184,39 @@ def _grow(dictionary, values):
 
 
 def stream_label_counts(path, *, block_size: int = 1 << 24, sep: str = ","):
-    """Per-item label counts of a long CSV (``item_id, label`` columns) read block by block
-    with pyarrow's streaming CSV reader: memory O(items x labels), not O(rows).
+    r"""Per-item label counts of a long CSV read block by block (memory O(items x labels)).
 
-    The blocked kernel of a scale-out (docs/scaling.md): each block's (item, label) counts
-    ``C_b`` are summed, ``C = sum_b C_b``, and nominal alpha follows from ``C`` alone
-    (``hlv_core._alpha.alpha_from_counts``), equal to the one-shot result. Item and label codes
-    come from growing global dictionaries. A prototype: it does not run the loader's checks
-    (duplicates, missing-value and number spellings); see docs/scaling.md for where they go.
+    Each block's (item, label) counts ``C_b`` are summed, ``C = sum_b C_b``; nominal
+    Krippendorff's alpha follows from ``C`` alone, equal to the one-shot result. A prototype:
+    it does not run the loader's checks (duplicates, missing-value and number spellings).
 
-    Returns ``(item_ids, labels, counts)`` with ``counts`` a sparse (N, K) CSR int64 matrix."""
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        Long CSV with ``item_id, label`` columns.
+    block_size : int, default 16 MiB
+        Bytes per block.
+    sep : str, default ","
+        Separator.
+
+    Returns
+    -------
+    item_ids : list of str
+        Items in order of first appearance.
+    labels : list of str
+        Labels in order of first appearance.
+    counts : scipy.sparse.csr_matrix
+        (N, K) int64 counts.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "a.csv"
+    >>> _ = path.write_text("item_id,label\ni1,pos\ni1,neg\ni2,pos\n")
+    >>> item_ids, labels, counts = stream_label_counts(path)
+    >>> list(item_ids), list(labels), counts.toarray().tolist()
+    (['i1', 'i2'], ['pos', 'neg'], [[1, 1], [1, 0]])
+    """
     import pyarrow as pa
     import pyarrow.csv as pacsv
     from scipy import sparse
