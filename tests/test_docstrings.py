@@ -45,6 +45,11 @@ FINISHED = [
     "hlv_core.io.limits",
     "hlv_core.io.lewidi_submission",
     "hlv_core.io._read",
+    "hlv_core.io.chaosnli",
+    "hlv_core.io.json_formats",
+    "hlv_core.io.labelstudio",
+    "hlv_core.io.prodigy",
+    "hlv_core.io.cifar10h",
 ]
 
 

@@ -27,14 +27,46 @@ __all__ = ["read_chaosnli"]
 
 # --------------------------------------------------------------------------- ChaosNLI
 def read_chaosnli(source: Source, *, task: str | None = None, level: str | None = None):
-    """ChaosNLI JSON Lines: ``uid``, ``label_counter`` {"e": 20, "n": 70, "c": 10},
+    r"""ChaosNLI JSON Lines: ``uid``, ``label_counter`` {"e": 20, "n": 70, "c": 10},
     ``label_dist``, ``majority_label``, ``example`` {premise, hypothesis, ...}.
 
     Counts only (100 anonymous annotators per item): each count becomes an anonymous annotation
     (ids unique per item, ``annotator_ids_known=False``). Label order ``e, n, c`` when the labels
     are NLI letters (ChaosNLI's ``label_dist`` order), otherwise sorted. ``label_dist`` is kept in
     ``extra["soft_label"]``; ``example`` fields become items columns (``premise`` -> ``context``,
-    ``hypothesis`` -> ``text``)."""
+    ``hypothesis`` -> ``text``).
+
+    Parameters
+    ----------
+    source : Source
+        The JSON Lines file.
+    task, level : str, optional
+        Override the inferred task and level of measurement.
+
+    Returns
+    -------
+    Dataset
+        The validated dataset (see :func:`hlv_core.io.load`).
+
+    Raises
+    ------
+    DataError
+        Naming the file, record and fix for every problem.
+
+    References
+    ----------
+    .. [1] Y. Nie, X. Zhou and M. Bansal (2020), "What can we learn from collective human
+       opinions on natural language inference data?", EMNLP 2020 (ChaosNLI).
+
+    Examples
+    --------
+    >>> from hlv_core.io import as_source
+    >>> line = (b'{"uid": "p1", "label_counter": {"e": 3, "n": 1}, '
+    ...         b'"example": {"premise": "A dog runs.", "hypothesis": "An animal moves."}}\n')
+    >>> dataset = read_chaosnli(as_source(line, "chaosnli.jsonl"))
+    >>> dataset.labels, dataset.counts_array().tolist(), dataset.annotator_ids_known
+    (('e', 'n', 'c'), [[3, 1, 0]], False)
+    """
     records = jsonl_records(source)
     report = ImportReport(source.name, "chaosnli", rows_read=len(records))
     uids: list[str] = []

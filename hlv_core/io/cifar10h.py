@@ -26,6 +26,29 @@ CIFAR10H_COLUMNS = ("annotator_id", "chosen_label", "cifar10_test_test_idx", "is
 
 
 def looks_like_cifar10h_raw(columns) -> bool:
+    """Whether a header is the raw CIFAR-10H file's (auto-detection).
+
+    Parameters
+    ----------
+    columns : iterable of str
+        Header columns.
+
+    Returns
+    -------
+    bool
+        True when every column of :data:`CIFAR10H_COLUMNS` is present.
+
+    References
+    ----------
+    .. [1] J. C. Peterson, R. M. Battleday, T. L. Griffiths and O. Russakovsky (2019), "Human
+       uncertainty makes classification more robust", ICCV 2019 (CIFAR-10H).
+
+    Examples
+    --------
+    >>> looks_like_cifar10h_raw(["annotator_id", "chosen_label", "cifar10_test_test_idx",
+    ...                          "is_attn_check", "reaction_time"])
+    True
+    """
     return set(CIFAR10H_COLUMNS) <= set(columns)
 
 
@@ -34,13 +57,49 @@ def _first(mask: pd.Series) -> int:
 
 
 def read_cifar10h_raw(source: Source, *, labels: list[str] | None = None) -> Dataset:
-    """Read ``cifar10h-raw.csv``.
+    r"""Read ``cifar10h-raw.csv``.
 
     ``labels``: class names in class-index order (e.g. airplane, automobile, ...). When the
     ``chosen_label`` cells are integers and ``labels`` is given, index ``i`` becomes
     ``labels[i]``; without it the integers are kept as label strings (``"0".."9"``). When the
     cells are already names, ``labels`` only fixes the inventory order. ``true_label`` (mapped
-    the same way) is kept as an item column."""
+    the same way) is kept as an item column.
+
+    Attention-check rows (``is_attn_check = 1``) are dropped and reported.
+
+    Parameters
+    ----------
+    source : Source
+        The ``cifar10h-raw.csv`` file.
+    labels : list of str, optional
+        Class names in class-index order.
+
+    Returns
+    -------
+    Dataset
+        The validated dataset (see :func:`hlv_core.io.load`).
+
+    Raises
+    ------
+    DataError
+        Naming the file, record and fix for every problem.
+
+    References
+    ----------
+    .. [1] J. C. Peterson, R. M. Battleday, T. L. Griffiths and O. Russakovsky (2019), "Human
+       uncertainty makes classification more robust", ICCV 2019 (CIFAR-10H).
+
+    Examples
+    --------
+    >>> from hlv_core.io import as_source
+    >>> raw = (b"annotator_id,chosen_label,cifar10_test_test_idx,is_attn_check,true_label\n"
+    ...        b"0,3,7,0,3\n1,5,7,0,3\n2,3,7,1,3\n")
+    >>> names = ["airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship",
+    ...          "truck"]
+    >>> dataset = read_cifar10h_raw(as_source(raw, "cifar10h-raw.csv"), labels=names)
+    >>> dataset.annotations["label"].tolist(), dataset.report.dropped
+    (['cat', 'dog'], {'attention-check rows (is_attn_check = 1)': 1})
+    """
     frame = read_table(source)
     missing = [c for c in CIFAR10H_COLUMNS if c not in frame.columns]
     if missing:

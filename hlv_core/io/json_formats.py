@@ -47,12 +47,43 @@ def read(
     level: str | None = None,
     **options,
 ) -> Dataset:
-    """Read ``source`` (:class:`~hlv_core.io._read.Source`) in one of the JSON formats.
+    r"""Read ``source`` (:class:`~hlv_core.io._read.Source`) in one of the JSON formats.
 
     ``format_name``: ``lewidi2023`` (option ``view``), ``lewidi2025`` (option ``meta``: path,
     bytes or dict of ``*_annotators_meta.json``), ``chaosnli``, ``labelstudio`` (option
     ``control``), ``prodigy``. Options that do not apply to the format and are not ``None``
-    are noted in the report (they are ignored, so a generic UI can pass every option)."""
+    are noted in the report (they are ignored, so a generic UI can pass every option).
+
+    Parameters
+    ----------
+    format_name : str
+        ``"lewidi2023"``, ``"lewidi2025"``, ``"chaosnli"``, ``"labelstudio"`` or ``"prodigy"``.
+    source : Source
+        The JSON / JSON Lines file.
+    task, level : str, optional
+        Override the inferred task and level of measurement.
+    **options
+        Format options (``view``, ``meta``, ``control``); inapplicable non-None options are
+        noted in the report.
+
+    Returns
+    -------
+    Dataset
+        The validated dataset (see :func:`hlv_core.io.load`).
+
+    Raises
+    ------
+    DataError
+        Naming the file, record and fix for every problem.
+
+    Examples
+    --------
+    >>> from hlv_core.io import as_source
+    >>> line = b'{"uid": "p1", "label_counter": {"e": 3, "n": 1}}\n'
+    >>> dataset = read("chaosnli", as_source(line, "chaosnli.jsonl"), control="sentiment")
+    >>> dataset.n_items, len(dataset.report.notes) > 0
+    (1, True)
+    """
     if format_name not in _OPTIONS:
         raise DataError(
             f"{format_name!r} is not a JSON format.",

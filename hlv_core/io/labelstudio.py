@@ -69,7 +69,40 @@ def read_labelstudio(
     text field is used). ``predictions`` become ``dataset.predictions`` with ``model =
     model_version`` (``"labelstudio"`` when absent); a predicted choice gets probability 1
     (split evenly when a multiclass prediction lists several), the model's overall ``score`` is
-    kept in ``extra["prediction_scores"]``."""
+    kept in ``extra["prediction_scores"]``.
+
+    Parameters
+    ----------
+    source : Source
+        The Label Studio JSON export.
+    task, level : str, optional
+        Override the inferred task and level of measurement.
+    control : str, optional
+        The control tag (``from_name``) to read when the export has several.
+
+    Returns
+    -------
+    Dataset
+        The validated dataset (see :func:`hlv_core.io.load`).
+
+    Raises
+    ------
+    DataError
+        Naming the file, record and fix for every problem.
+
+    Examples
+    --------
+    >>> import json
+    >>> from hlv_core.io import as_source
+    >>> def answer(who, choice):
+    ...     return {"completed_by": who, "result": [{"from_name": "sentiment", "type": "choices",
+    ...                                             "value": {"choices": [choice]}}]}
+    >>> export = [{"id": 1, "data": {"text": "great"},
+    ...            "annotations": [answer(1, "pos"), answer(2, "neg")]}]
+    >>> dataset = read_labelstudio(as_source(json.dumps(export).encode(), "export.json"))
+    >>> dataset.annotations.to_numpy().tolist(), dataset.items["text"].tolist()
+    ([['1', '1', 'pos'], ['1', '2', 'neg']], ['great'])
+    """
     data = read_json(source)
     if not isinstance(data, list) or not data:
         raise DataError(

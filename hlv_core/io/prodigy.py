@@ -24,7 +24,7 @@ __all__ = ["read_prodigy"]
 
 # --------------------------------------------------------------------------- Prodigy
 def read_prodigy(source: Source, *, task: str | None = None, level: str | None = None):
-    """Prodigy JSONL (``prodigy db-out``): one record per answer with ``_input_hash``,
+    r"""Prodigy JSONL (``prodigy db-out``): one record per answer with ``_input_hash``,
     ``_task_hash``, ``_annotator_id`` (or ``_session_id``), ``answer`` (accept/reject/ignore)
     and either ``accept`` (list of chosen option ids; choice interface, multi-label when an
     annotator chooses several) or ``label`` (binary interfaces).
@@ -33,7 +33,37 @@ def read_prodigy(source: Source, *, task: str | None = None, level: str | None =
     accepted answers, or ``label`` of accepted binary answers. Dropped and reported: ``ignore``
     answers, ``reject`` answers (a rejected binary label is not a label; a rejected choice task
     is not an answer), accepted answers with an empty selection, and earlier answers of the same
-    annotator to the same task (same ``_task_hash``) superseded by a later one."""
+    annotator to the same task (same ``_task_hash``) superseded by a later one.
+
+    Parameters
+    ----------
+    source : Source
+        The JSON Lines export.
+    task, level : str, optional
+        Override the inferred task and level of measurement.
+
+    Returns
+    -------
+    Dataset
+        The validated dataset (see :func:`hlv_core.io.load`).
+
+    Raises
+    ------
+    DataError
+        Naming the file, record and fix for every problem.
+
+    Examples
+    --------
+    >>> from hlv_core.io import as_source
+    >>> def record(who, answer, accept):
+    ...     return ('{"_input_hash": 1, "_task_hash": 11, "_annotator_id": "%s", "answer": "%s", '
+    ...             '"accept": %s, "text": "great"}' % (who, answer, accept))
+    >>> lines = "\n".join([record("ann", "accept", '["POS"]'), record("bob", "accept", '["NEG"]'),
+    ...                    record("cy", "ignore", "[]")])
+    >>> dataset = read_prodigy(as_source(lines.encode(), "db.jsonl"))
+    >>> dataset.annotations["label"].tolist(), dataset.report.dropped
+    (['POS', 'NEG'], {"answer 'ignore'": 1})
+    """
     records = jsonl_records(source)
     report = ImportReport(source.name, "prodigy", rows_read=len(records))
     answers: list[tuple[str, str, str, str, list[str]]] = []
