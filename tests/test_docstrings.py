@@ -50,6 +50,9 @@ FINISHED = [
     "hlv_core.io.labelstudio",
     "hlv_core.io.prodigy",
     "hlv_core.io.cifar10h",
+    "hlv_core.io.lewidi_json",
+    "hlv_core.io.opinions",
+    "hlv_core.io.rankings",
 ]
 
 

@@ -71,6 +71,41 @@ def read_lewidi2023(
     other scalar ``other_info`` fields -> items columns, nested ones -> ``extra["other_info"]``.
     A repeated (annotator, label) pair in one record is dropped and reported (MD-Agreement
     ``test_2038``); a repeated annotator with a different label is an error.
+
+    Parameters
+    ----------
+    source : Source
+        The ``<Dataset>_<split>.json`` file.
+    task, level : str, optional
+        Override the inferred task and level of measurement.
+    view : str, optional
+        Read an ``other annotations`` task (HS-Brexit) as the main annotations.
+
+    Returns
+    -------
+    Dataset
+        The validated dataset (see :func:`hlv_core.io.load`).
+
+    Raises
+    ------
+    DataError
+        Naming the file, record and fix for every problem.
+
+    References
+    ----------
+    .. [1] E. Leonardelli et al. (2023), "SemEval-2023 Task 11: Learning with Disagreements
+       (LeWiDi)", Proc. SemEval-2023, section 3 (datasets and their JSON format).
+
+    Examples
+    --------
+    >>> import json
+    >>> from hlv_core.io import as_source
+    >>> record = {"text": "hi", "annotators": "Ann1,Ann2,Ann3", "annotations": "0,1,1",
+    ...           "hard_label": "1", "soft_label": {"0": 0.333, "1": 0.667}, "split": "test",
+    ...           "lang": "en", "other_info": {}}
+    >>> dataset = read_lewidi2023(as_source(json.dumps({"1": record}).encode(), "HS-Brexit.json"))
+    >>> dataset.annotations.to_numpy().tolist()
+    [['1', 'Ann1', '0'], ['1', 'Ann2', '1'], ['1', 'Ann3', '1']]
     """
     data = read_json(source)
     if not isinstance(data, dict) or not data:
@@ -308,7 +343,40 @@ def read_annotator_meta(meta, *, annotator_ids, report: ImportReport) -> pd.Data
     ``meta`` is a path, bytes, a binary file or an already parsed dict. Trait names are
     normalised (``"Ethnicity simplified"`` -> ``ethnicity_simplified``); bare numeric keys
     (MP: ``"0"``) are matched to annotation ids ``Ann0``; trailing commas (Paraphrase's meta file
-    is not strict JSON) are tolerated and noted."""
+    is not strict JSON) are tolerated and noted.
+
+    Parameters
+    ----------
+    meta : str, pathlib.Path, bytes, file-like, Source or dict
+        The ``*_annotators_meta.json`` file or its parsed content.
+    annotator_ids : sequence of str
+        The annotation ids (``Ann0``, ...).
+    report : ImportReport
+        Receives the notes.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``annotator_id`` + one column per (normalised) trait.
+
+    Raises
+    ------
+    DataError
+        Unreadable JSON, or not an object ``{annotator id: {trait: value}}``.
+
+    References
+    ----------
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+       the Learning with Disagreements shared task" (datasets and their JSON format).
+
+    Examples
+    --------
+    >>> from hlv_core.io import ImportReport
+    >>> table = read_annotator_meta({"0": {"Ethnicity simplified": "White"}},
+    ...                             annotator_ids=["Ann0"], report=ImportReport("m", "lewidi2025"))
+    >>> table.to_dict("records")
+    [{'annotator_id': 'Ann0', 'ethnicity_simplified': 'White'}]
+    """
     if isinstance(meta, dict):
         data, meta_name = meta, "annotators_meta"
     else:
@@ -376,6 +444,45 @@ def read_lewidi2025(
     (CSC response, MP reply, VariErrNLI statement, Paraphrase Question1), ``context``
     (CSC/VariErrNLI context, MP post), ``text_b`` (Paraphrase Question2). Scalar ``other_info``
     fields become items columns, lists/objects (explanations) go to ``extra["other_info"]``.
+
+    Parameters
+    ----------
+    source : Source
+        The ``<Dataset>_<split>.json`` file.
+    task, level : str, optional
+        Override the inferred task and level of measurement.
+    meta : str, pathlib.Path, bytes or dict, optional
+        The ``*_annotators_meta.json`` (annotator traits).
+
+    Returns
+    -------
+    Dataset
+        The validated dataset (see :func:`hlv_core.io.load`).
+
+    Raises
+    ------
+    DataError
+        Naming the file, record and fix for every problem.
+
+    References
+    ----------
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+       the Learning with Disagreements shared task" (datasets and their JSON format).
+
+    Examples
+    --------
+    MP: soft-label keys ``"0.0"``/``"1.0"`` match labels ``"0"``/``"1"``; meta key ``"0"`` is
+    annotator ``Ann0``:
+
+    >>> import json
+    >>> from hlv_core.io import as_source
+    >>> record = {"text": {"post": "p", "reply": "r"}, "annotators": "Ann0,Ann3",
+    ...           "annotations": {"Ann0": "1", "Ann3": "0"}, "soft_label": {"0.0": 0.5, "1.0": 0.5},
+    ...           "split": "dev", "lang": "en", "other_info": {}}
+    >>> dataset = read_lewidi2025(as_source(json.dumps({"7": record}).encode(), "MP_dev.json"),
+    ...                           meta={"0": {"Age": "30"}, "3": {"Age": "41"}})
+    >>> dataset.labels, dataset.annotators.to_dict("records")
+    (('0', '1'), [{'annotator_id': 'Ann0', 'age': '30'}, {'annotator_id': 'Ann3', 'age': '41'}])
     """
     data = read_json(source)
     if not isinstance(data, dict) or not data:

@@ -36,7 +36,30 @@ def _is_int(value) -> bool:
 
 
 def ranked_json_layout(data) -> str | None:
-    """``"opinions"``, ``"selectors"`` or None for a parsed JSON document (see module doc)."""
+    """Which ranked JSON layout a parsed document is: ``"opinions"``, ``"selectors"`` or None.
+
+    The nesting depth of the first non-empty entry decides (module notes).
+
+    Parameters
+    ----------
+    data : object
+        A parsed JSON document.
+
+    Returns
+    -------
+    str or None
+        The layout.
+
+    References
+    ----------
+    .. [1] D. Stutz, A. T. Cemgil, A. G. Roy et al., "Evaluating AI systems under uncertain
+       ground truth: a case study in dermatology" (partial rankings of the dermatology data).
+
+    Examples
+    --------
+    >>> ranked_json_layout([[[[2], [0, 1]]]]), ranked_json_layout([[[1, 0, 2], [0, 1, 2]]])
+    ('selectors', 'opinions')
+    """
     if not isinstance(data, list) or not data or not all(isinstance(c, list) for c in data):
         return None
     probe = next((entry for case in data for entry in case), None)
@@ -52,7 +75,23 @@ def ranked_json_layout(data) -> str | None:
 
 
 def looks_like_opinions(data) -> bool:
-    """True when ``data`` is a list of cases, each a list of equal-length rows of ints."""
+    """Whether a parsed document is an opinions file.
+
+    Parameters
+    ----------
+    data : object
+        A parsed JSON document.
+
+    Returns
+    -------
+    bool
+        True when ``data`` is a list of cases, each a list of equal-length rows of ints.
+
+    Examples
+    --------
+    >>> looks_like_opinions([[[1, 0, 2], [0, 1, 2]]]), looks_like_opinions([[[1, 0], [0, 1, 2]]])
+    (True, False)
+    """
     if not isinstance(data, list) or not data:
         return False
     width = None
@@ -75,9 +114,45 @@ def read_opinions(
     conditions: list[str] | None = None,
     risks: list[str] | None = None,
 ) -> Dataset:
-    """Partial rankings with ties from opinions arrays. ``conditions``: class names by column
-    (default ``"0".."K-1"``, K = row length); ``risks``: risk category per class (stored in
-    ``dataset.extra["risk"]``). Raises :class:`DataError` naming the case and reader."""
+    """Partial rankings with ties from opinions arrays (Stutz et al.'s readers x classes confidences).
+
+    Each reader's row becomes ranks: 0 = not ranked, a higher value ranks higher, equal
+    non-zero values tie (module notes).
+
+    Parameters
+    ----------
+    source : Source
+        The JSON file.
+    conditions : list of str, optional
+        Class names by column (default ``"0".."K-1"``, K = row length).
+    risks : list of str, optional
+        Risk category per class (stored in ``dataset.extra["risk"]``).
+
+    Returns
+    -------
+    Dataset
+        The validated dataset (see :func:`hlv_core.io.load`).
+
+    Raises
+    ------
+    DataError
+        Naming the file, record and fix for every problem.
+
+    References
+    ----------
+    .. [1] D. Stutz, A. T. Cemgil, A. G. Roy et al., "Evaluating AI systems under uncertain
+       ground truth: a case study in dermatology" (partial rankings of the dermatology data).
+
+    Examples
+    --------
+    >>> import json
+    >>> from hlv_core.io import as_source
+    >>> data = [[[2, 0, 1], [1, 1, 0]]]  # one case, two readers, classes a, b, c
+    >>> dataset = read_opinions(as_source(json.dumps(data).encode(), "opinions.json"),
+    ...                         conditions=["a", "b", "c"])
+    >>> dataset.annotations.to_numpy().tolist()
+    [['0', '0#r1', 'a', 1], ['0', '0#r1', 'c', 2], ['0', '0#r2', 'a', 1], ['0', '0#r2', 'b', 1]]
+    """
     data = read_json(source)
     _validate(data, source)
     width = next(len(row) for case in data for row in case)

@@ -19,7 +19,28 @@ __all__ = ["looks_like_selectors", "ranking_dataset", "read_lines", "read_select
 
 
 def looks_like_selectors(data) -> bool:
-    """True when ``data`` is a list of cases -> readers -> blocks -> ints."""
+    """Whether a parsed document is a selectors file (cases -> readers -> blocks -> ints).
+
+    Parameters
+    ----------
+    data : object
+        A parsed JSON document.
+
+    Returns
+    -------
+    bool
+        True for the selectors layout (the first five cases are checked).
+
+    References
+    ----------
+    .. [1] D. Stutz, A. T. Cemgil, A. G. Roy et al., "Evaluating AI systems under uncertain
+       ground truth: a case study in dermatology" (partial rankings of the dermatology data).
+
+    Examples
+    --------
+    >>> looks_like_selectors([[[[2], [0, 1]], [[1]]]]), looks_like_selectors([[1, 2]])
+    (True, False)
+    """
     if not isinstance(data, list) or not data:
         return False
     for case in data[:5]:
@@ -35,7 +56,29 @@ def looks_like_selectors(data) -> bool:
 
 
 def read_lines(source: Source) -> list[str]:
-    """One entry per non-empty line (condition names, risk categories)."""
+    r"""One entry per non-empty line of a text file (condition names, risk categories).
+
+    Parameters
+    ----------
+    source : Source
+        The text file.
+
+    Returns
+    -------
+    list of str
+        Stripped non-empty lines.
+
+    Raises
+    ------
+    DataError
+        Not UTF-8 or empty.
+
+    Examples
+    --------
+    >>> from hlv_core.io import as_source
+    >>> read_lines(as_source(b"flu\n\n cold \n", "conditions.txt"))
+    ['flu', 'cold']
+    """
     return [line.strip() for line in decode_text(source).splitlines() if line.strip()]
 
 
@@ -45,8 +88,45 @@ def read_selectors(
     conditions: list[str] | None = None,
     risks: list[str] | None = None,
 ) -> Dataset:
-    """Partial rankings with ties. ``conditions``: class names by id (default ``"0".."K-1"``);
-    ``risks``: risk category per class id (stored in ``dataset.extra["risk"]``)."""
+    """Partial rankings with ties from a selectors file (Stutz et al.'s dermatology layout).
+
+    Case -> reader -> blocks of class ids, best block first; every class of block ``b`` gets
+    rank ``b + 1``; readers are anonymous per case (``<case>#r<j>``).
+
+    Parameters
+    ----------
+    source : Source
+        The JSON file.
+    conditions : list of str, optional
+        Class names by id (default ``"0".."K-1"``).
+    risks : list of str, optional
+        Risk category per class id (stored in ``dataset.extra["risk"]``).
+
+    Returns
+    -------
+    Dataset
+        The validated dataset (see :func:`hlv_core.io.load`).
+
+    Raises
+    ------
+    DataError
+        Naming the file, record and fix for every problem.
+
+    References
+    ----------
+    .. [1] D. Stutz, A. T. Cemgil, A. G. Roy et al., "Evaluating AI systems under uncertain
+       ground truth: a case study in dermatology" (partial rankings of the dermatology data).
+
+    Examples
+    --------
+    >>> import json
+    >>> from hlv_core.io import as_source
+    >>> data = [[[[2], [0, 1]], [[1]]]]  # reader 1: covid > flu = cold; reader 2: cold
+    >>> dataset = read_selectors(as_source(json.dumps(data).encode(), "selectors.json"),
+    ...                          conditions=["flu", "cold", "covid"])
+    >>> dataset.task, dataset.annotations.to_numpy().tolist()
+    ('ranking', [['0', '0#r1', 'covid', 1], ['0', '0#r1', 'flu', 2], ['0', '0#r1', 'cold', 2], ['0', '0#r2', 'cold', 1]])
+    """
     data = read_json(source)
     if not looks_like_selectors(data):
         raise DataError(
@@ -138,7 +218,50 @@ def ranking_dataset(
 ) -> Dataset:
     """Assemble a ranking :class:`Dataset` from canonical rows (shared by the selectors and
     opinions readers): readers are anonymous per case; ``risks`` (one per class) go to
-    ``dataset.extra["risk"]``."""
+    ``dataset.extra["risk"]``.
+
+    Parameters
+    ----------
+    annotations : pandas.DataFrame
+        Canonical rows ``item_id, annotator_id, label, rank``.
+    source : Source
+        The file (for messages).
+    format_name : str
+        ``"selectors"`` or ``"opinions"``.
+    report : ImportReport
+        The reader's report.
+    item_ids : list of str
+        Every case id (cases without rankings included).
+    names : list of str
+        Class names (the label inventory, in order).
+    risks : list of str or None
+        One risk category per class.
+    n_cases : int
+        Cases in the file.
+
+    Returns
+    -------
+    Dataset
+        Task ``ranking``, ``annotator_ids_known=False``.
+
+    Raises
+    ------
+    DataError
+        ``risks`` not one per class, or invalid rows.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from hlv_core.io import ImportReport, as_source
+    >>> rows = pd.DataFrame({"item_id": ["0", "0", "0"], "annotator_id": ["0#r1", "0#r1", "0#r2"],
+    ...                      "label": ["covid", "flu", "flu"], "rank": [1, 2, 1]})
+    >>> dataset = ranking_dataset(rows, source=as_source(b"[]", "x.json"), format_name="selectors",
+    ...                           report=ImportReport("x.json", "selectors"), item_ids=["0"],
+    ...                           names=["flu", "cold", "covid"], risks=["low", "low", "high"],
+    ...                           n_cases=1)
+    >>> dataset.task, dataset.labels, dataset.extra["risk"]["covid"]
+    ('ranking', ('flu', 'cold', 'covid'), 'high')
+    """
     extra: dict = {"n_cases_in_file": n_cases}
     if risks is not None:
         if len(risks) != len(names):
