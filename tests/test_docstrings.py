@@ -53,6 +53,7 @@ FINISHED = [
     "hlv_core.io.lewidi_json",
     "hlv_core.io.opinions",
     "hlv_core.io.rankings",
+    "hlv_core.io.tabular",
 ]
 
 

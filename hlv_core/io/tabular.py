@@ -70,7 +70,35 @@ def _strip_cells(frame: pd.DataFrame, report: ImportReport | None = None) -> pd.
 def read_schema(frame_or_json, *, source: str) -> dict:
     """Label inventory and measurement facts from ``labels.csv`` (a ``label`` column in order,
     optional ``value``) or ``schema.json`` (``labels``, ``level_of_measurement``, ``task_type``,
-    optional ``values``)."""
+    optional ``values``).
+
+    Parameters
+    ----------
+    frame_or_json : pandas.DataFrame or dict
+        ``labels.csv`` as a table, or ``schema.json`` parsed.
+    source : str
+        File name for messages.
+
+    Returns
+    -------
+    dict
+        ``labels`` (inventory order) and, when given, ``label_values``, ``level``, ``task``.
+
+    Raises
+    ------
+    DataError
+        No ``label`` column, a non-numeric ``value``, or a ``schema.json`` without a
+        ``labels`` list.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> read_schema(pd.DataFrame({"label": ["low", "mid", "high"], "value": ["1", "2", "3"]}),
+    ...             source="labels.csv")
+    {'labels': ['low', 'mid', 'high'], 'label_values': {'low': 1.0, 'mid': 2.0, 'high': 3.0}}
+    >>> read_schema({"labels": ["a", "b"], "level_of_measurement": "nominal"}, source="schema.json")
+    {'labels': ['a', 'b'], 'level': 'nominal'}
+    """
     if isinstance(frame_or_json, pd.DataFrame):
         frame = frame_or_json
         if "label" not in frame.columns:
@@ -121,7 +149,42 @@ def read_canonical(
     level: str | None = None,
     format_name: str = "canonical",
 ) -> Dataset:
-    """Canonical long table ``item_id, annotator_id, label[, rank]`` (CSV/TSV/Parquet)."""
+    r"""Canonical long table ``item_id, annotator_id, label[, rank]`` (CSV/TSV/Parquet).
+
+    A table with ``item_id, label, count`` and no ``annotator_id`` is read as counts
+    (:func:`read_counts`); big plain CSVs take the columnar (integer-coded) path.
+
+    Parameters
+    ----------
+    source : Source
+        The table.
+    items, annotators : pandas.DataFrame, optional
+        Companion tables.
+    schema : dict, optional
+        :func:`read_schema` output.
+    task, level : str, optional
+        Override the inferred task and level of measurement.
+    format_name : str, default "canonical"
+        Format key for the report.
+
+    Returns
+    -------
+    Dataset
+        The validated dataset (see :func:`hlv_core.io.load`).
+
+    Raises
+    ------
+    DataError
+        Naming the file, row, column and fix for every problem.
+
+    Examples
+    --------
+    >>> from hlv_core.io import as_source
+    >>> dataset = read_canonical(as_source(b"item_id,annotator_id,label\ni1,a,pos\ni1,b,neg\n",
+    ...                                    "annotations.csv"))
+    >>> dataset.labels, dataset.n_annotators
+    (('neg', 'pos'), 2)
+    """
     columns = header_columns(source)  # a big plain CSV: no string table before the coded read
     frame = read_table(source) if columns is None else None
     columns = list(frame.columns) if frame is not None else columns
@@ -176,9 +239,40 @@ def _explode_label_lists(frame: pd.DataFrame, report: ImportReport, name: str
 
 
 def read_canonical_zip(source: Source, *, task: str | None = None, level: str | None = None):
-    """A zip of the canonical files: ``annotations.csv`` (required; or ``label_counts.csv``),
+    r"""A zip of the canonical files: ``annotations.csv`` (required; or ``label_counts.csv``),
     optional ``items.csv``, ``annotators.csv``, ``labels.csv``/``schema.json``,
-    ``predictions.csv``. Files may sit in one sub-folder."""
+    ``predictions.csv``. Files may sit in one sub-folder.
+
+    Parameters
+    ----------
+    source : Source
+        The zip.
+    task, level : str, optional
+        Override the inferred task and level of measurement.
+
+    Returns
+    -------
+    Dataset
+        The validated dataset (see :func:`hlv_core.io.load`).
+
+    Raises
+    ------
+    DataError
+        Naming the file, row, column and fix for every problem.
+
+    Examples
+    --------
+    ``labels.csv`` fixes the inventory order (``mid`` is a label nobody chose):
+
+    >>> import io, zipfile
+    >>> from hlv_core.io import as_source
+    >>> buffer = io.BytesIO()
+    >>> with zipfile.ZipFile(buffer, "w") as z:
+    ...     z.writestr("toy/annotations.csv", "item_id,annotator_id,label\ni1,a,low\ni1,b,high\n")
+    ...     z.writestr("toy/labels.csv", "label\nlow\nmid\nhigh\n")
+    >>> read_canonical_zip(as_source(buffer.getvalue(), "toy.zip")).labels
+    ('low', 'mid', 'high')
+    """
     archive = open_zip(source, fix="zip only the dataset files (annotations.csv, items.csv, "
                        "annotators.csv, labels.csv).")
     infos = [
@@ -254,11 +348,45 @@ def read_canonical_files(
     name: str | None = None,
     container: str = "folder",
 ) -> Dataset:
-    """The canonical files of one dataset, by file name: ``annotations.csv`` (required; or
+    r"""The canonical files of one dataset, by file name: ``annotations.csv`` (required; or
     ``label_counts.csv``; ``.tsv`` / ``.parquet`` also), optional ``items.csv``,
     ``annotators.csv``, ``labels.csv`` / ``schema.json`` and ``predictions.csv``. The zip reader
     and the folder reader (:func:`hlv_core.io.load` on a folder) both build ``files``; the
-    dataset is built whole (predictions and ``name`` included)."""
+    dataset is built whole (predictions and ``name`` included).
+
+    Parameters
+    ----------
+    files : mapping of str to Source
+        File name -> file.
+    source : str
+        Zip or folder name for messages.
+    task, level : str, optional
+        Override the inferred task and level of measurement.
+    name : str, optional
+        Dataset name (default: the stem of ``source``).
+    container : str, default "folder"
+        ``"folder"`` or ``"zip"`` (for messages).
+
+    Returns
+    -------
+    Dataset
+        The validated dataset (see :func:`hlv_core.io.load`).
+
+    Raises
+    ------
+    DataError
+        Naming the file, row, column and fix for every problem.
+
+    Examples
+    --------
+    >>> from hlv_core.io import as_source
+    >>> files = {"annotations.csv": as_source(b"item_id,annotator_id,label\ni1,a,low\ni1,b,high\n",
+    ...                                       "annotations.csv"),
+    ...          "labels.csv": as_source(b"label\nlow\nmid\nhigh\n", "labels.csv")}
+    >>> dataset = read_canonical_files(files, source="toy")
+    >>> dataset.name, dataset.labels
+    ('toy', ('low', 'mid', 'high'))
+    """
     dataset_name = name or PurePosixPath(source).stem
 
     def member(base: str) -> Source | None:
@@ -382,8 +510,39 @@ def _parse_list_label(text: str):
 
 
 def read_crowdkit(source: Source, *, task: str | None = None, level: str | None = None):
-    """crowd-kit long table ``task, worker, label`` (legacy ``performer``); list-valued labels
-    (``['a', 'b']``) are exploded into one row per label (multi-label)."""
+    r"""crowd-kit long table ``task, worker, label`` (legacy ``performer``); list-valued labels
+    (``['a', 'b']``) are exploded into one row per label (multi-label).
+
+    Parameters
+    ----------
+    source : Source
+        The table.
+    task, level : str, optional
+        Override the inferred task and level of measurement.
+
+    Returns
+    -------
+    Dataset
+        The validated dataset (see :func:`hlv_core.io.load`).
+
+    Raises
+    ------
+    DataError
+        Naming the file, row, column and fix for every problem.
+
+    References
+    ----------
+    .. [1] D. Ustalov, N. Pavlichenko and B. Tseitlin (2024), "Learning from crowds with
+       Crowd-Kit", Journal of Open Source Software 9(96) (the long ``task, worker, label`` layout).
+
+    Examples
+    --------
+    >>> from hlv_core.io import as_source
+    >>> raw = b"task,worker,label\nt1,w1,\"['a', 'b']\"\nt1,w2,a\n"
+    >>> dataset = read_crowdkit(as_source(raw, "crowdkit.csv"))
+    >>> dataset.task, dataset.annotations.to_numpy().tolist()
+    ('multilabel', [['t1', 'w1', 'a'], ['t1', 'w1', 'b'], ['t1', 'w2', 'a']])
+    """
     frame = _strip_cells(read_table(source))
     worker = "worker" if "worker" in frame.columns else "performer"
     missing = [c for c in ("task", worker, "label") if c not in frame.columns]
@@ -428,13 +587,40 @@ def read_wide(
     task: str | None = None,
     level: str | None = None,
 ):
-    """Wide matrix. ``orientation="items"``: rows = items (first column the item id), one column
+    r"""Wide matrix. ``orientation="items"``: rows = items (first column the item id), one column
     per annotator. ``orientation="annotators"``: rows = annotators (krippendorff
     ``reliability_data`` layout), one column per item. Empty cells = missing annotation.
 
     When ``orientation`` is None it is inferred from the first header cell
     (``item_id``/``item`` -> items, ``annotator_id``/``annotator``/``coder`` -> annotators);
-    otherwise a :class:`DataError` asks the user to choose."""
+    otherwise a :class:`DataError` asks the user to choose.
+
+    Parameters
+    ----------
+    source : Source
+        The table.
+    orientation : {"items", "annotators"}, optional
+        What a row is (default: from the first header cell).
+    task, level : str, optional
+        Override the inferred task and level of measurement.
+
+    Returns
+    -------
+    Dataset
+        The validated dataset (see :func:`hlv_core.io.load`).
+
+    Raises
+    ------
+    DataError
+        Naming the file, row, column and fix for every problem.
+
+    Examples
+    --------
+    >>> from hlv_core.io import as_source
+    >>> dataset = read_wide(as_source(b"item_id,ann1,ann2\ni1,pos,neg\ni2,pos,\n", "wide.csv"))
+    >>> dataset.annotations.to_numpy().tolist()
+    [['i1', 'ann1', 'pos'], ['i2', 'ann1', 'pos'], ['i1', 'ann2', 'neg']]
+    """
     frame = read_table(source)  # cells stripped after the melt: one column, not one per annotator
     first = frame.columns[0]
     if orientation is None:
@@ -516,7 +702,32 @@ def read_wide(
 
 def expand_counts(counts: np.ndarray, item_ids, labels) -> pd.DataFrame:
     """One anonymous annotation row per count. Anonymous ids are unique per item
-    (``<item>#<j>``) so they never link annotators across items."""
+    (``<item>#<j>``) so they never link annotators across items.
+
+    Parameters
+    ----------
+    counts : numpy.ndarray
+        (N, K) non-negative integer counts.
+    item_ids : sequence of str
+        The N items.
+    labels : sequence of str
+        The K labels.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``item_id, annotator_id, label``, one row per count.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> expand_counts(np.array([[2, 1], [0, 1]]), ["i1", "i2"], ["pos", "neg"])
+      item_id annotator_id label
+    0      i1         i1#1   pos
+    1      i1         i1#2   pos
+    2      i1         i1#3   neg
+    3      i2         i2#1   neg
+    """
     n, k = counts.shape
     reps = counts.ravel()
     item_idx = np.repeat(np.repeat(np.arange(n), k), reps)
@@ -544,9 +755,44 @@ def read_counts(
     schema: dict | None = None,
     labels: list[str] | None = None,
 ):
-    """Counts without annotator ids: long ``item_id, label, count`` (our ``label_counts.csv``),
+    r"""Counts without annotator ids: long ``item_id, label, count`` (our ``label_counts.csv``),
     or a NumPy ``.npy`` items x classes matrix (CIFAR-10H ``cifar10h-counts.npy``; pass
-    ``labels`` for class names, default ``0..K-1``)."""
+    ``labels`` for class names, default ``0..K-1``).
+
+    Each count becomes an anonymous annotation (:func:`expand_counts`,
+    ``annotator_ids_known=False``).
+
+    Parameters
+    ----------
+    source : Source
+        The counts table or ``.npy`` matrix.
+    frame : pandas.DataFrame, optional
+        The table, when already read.
+    items : pandas.DataFrame, optional
+        Item table.
+    schema : dict, optional
+        :func:`read_schema` output.
+    labels : list of str, optional
+        Class names of a ``.npy`` matrix.
+
+    Returns
+    -------
+    Dataset
+        The validated dataset (see :func:`hlv_core.io.load`).
+
+    Raises
+    ------
+    DataError
+        Naming the file, row, column and fix for every problem.
+
+    Examples
+    --------
+    >>> from hlv_core.io import as_source
+    >>> dataset = read_counts(as_source(b"item_id,label,count\ni1,pos,2\ni1,neg,1\n",
+    ...                                 "label_counts.csv"))
+    >>> dataset.labels, dataset.counts_array().tolist(), dataset.annotator_ids_known
+    (('neg', 'pos'), [[1, 2]], False)
+    """
     report = ImportReport(source.name, "counts")
     if source.suffix == ".npy":
         try:
