@@ -54,6 +54,13 @@ FINISHED = [
     "hlv_core.io.opinions",
     "hlv_core.io.rankings",
     "hlv_core.io.tabular",
+    "hlv_core.scale",
+    "hlv_core.scale.analyses",
+    "hlv_core.scale.cluster",
+    "hlv_core.scale.competence",
+    "hlv_core.scale.pairs",
+    "hlv_core.scale.reading",
+    "hlv_core.scale.reduce",
 ]
 
 

@@ -32,7 +32,27 @@ def _entropy(counts, per_item: np.ndarray, n_labels: int) -> np.ndarray:
 
 def summary(data: ReducedDataset) -> dict:
     """The keys of :meth:`hlv_core.io.Dataset.summary`, from the reduced data (the content hash
-    streams the row hashes from the partitions: call it with the cluster still open)."""
+    streams the row hashes from the partitions: call it with the cluster still open).
+
+    Parameters
+    ----------
+    data : ReducedDataset
+        The reduced data (:func:`hlv_core.scale.load`).
+
+    Returns
+    -------
+    dict
+        The keys of :meth:`hlv_core.io.Dataset.summary`.
+
+    Examples
+    --------
+    >>> from hlv_core import scale
+    >>> with scale.dask_client("local"):  # doctest: +SKIP
+    ...     data = scale.load("annotations/*.csv")
+    ...     facts = summary(data)
+    >>> facts["n_items"], facts["labels"]  # doctest: +SKIP
+    (3, ['neg', 'pos'])
+    """
     per_item = data.n_annotators_per_item
     label_totals = np.asarray(data.counts.sum(axis=0)).ravel()
     entropy = _entropy(data.counts, per_item, data.n_labels)
@@ -95,7 +115,42 @@ def _columns(data: ReducedDataset, level: str) -> tuple[np.ndarray, list[str], n
 def alpha_report(data: ReducedDataset, *, level: str | None = None, n_boot: int = 1000,
                  seed: int = 0, ci: float = 0.95) -> AlphaResult:
     """:func:`hlv_core.agreement.alpha_report` on the reduced counts (same fields, same values;
-    ``level`` None = the dataset's level)."""
+    ``level`` None = the dataset's level).
+
+    Krippendorff's alpha from the reduced counts, ``alpha = 1 - D_o / D_e`` (coincidences of the
+    item x label counts), with a percentile bootstrap over items.
+
+    Parameters
+    ----------
+    data : ReducedDataset
+        The reduced data (:func:`hlv_core.scale.load`).
+    level : str, optional
+        Level of measurement (default: the dataset's).
+    n_boot : int, default 1000
+        Bootstrap replicates.
+    seed : int, default 0
+        Seed of the bootstrap.
+    ci : float, default 0.95
+        Confidence level.
+
+    Returns
+    -------
+    hlv_core.agreement.AlphaResult
+        Alpha, CI, counts and explanation.
+
+    References
+    ----------
+    .. [1] K. Krippendorff (2011), "Computing Krippendorff's alpha-reliability".
+
+    Examples
+    --------
+    >>> from hlv_core import scale
+    >>> with scale.dask_client("local"):  # doctest: +SKIP
+    ...     data = scale.load("annotations/*.csv")
+    ...     result = alpha_report(data, n_boot=200)
+    >>> round(result.alpha, 4)  # doctest: +SKIP
+    0.4444
+    """
     level = level or data.level
     if level not in LEVELS:
         raise ValueError(f"level {level!r} is not available for this {data.task} dataset; "
@@ -129,7 +184,32 @@ def alpha_report(data: ReducedDataset, *, level: str | None = None, n_boot: int 
 def fleiss_kappa(data: ReducedDataset) -> float:
     """Fleiss' kappa (Fleiss 1971) from the reduced counts, items with >= 2 ratings:
     ``P_i = sum_c n_ic (n_ic - 1) / (n_i (n_i - 1))``, ``P_e = sum_c p_c^2``,
-    ``kappa = (mean_i P_i - P_e) / (1 - P_e)``; as :func:`hlv_core.agreement.fleiss_kappa`."""
+    ``kappa = (mean_i P_i - P_e) / (1 - P_e)``; as :func:`hlv_core.agreement.fleiss_kappa`.
+
+    Parameters
+    ----------
+    data : ReducedDataset
+        The reduced data (:func:`hlv_core.scale.load`).
+
+    Returns
+    -------
+    float
+        Fleiss' kappa.
+
+    References
+    ----------
+    .. [1] J. L. Fleiss (1971), "Measuring nominal scale agreement among many raters",
+       Psychological Bulletin 76(5).
+
+    Examples
+    --------
+    >>> from hlv_core import scale
+    >>> with scale.dask_client("local"):  # doctest: +SKIP
+    ...     data = scale.load("annotations/*.csv")
+    ...     kappa = fleiss_kappa(data)
+    >>> round(kappa, 4)  # doctest: +SKIP
+    0.3333
+    """
     order, _, _ = _columns(data, "nominal")
     counts = data.counts[:, order].toarray().astype(float)
     n_i = counts.sum(axis=1)
@@ -162,7 +242,27 @@ def _pair_kappas(pairs: dict, min_shared: int) -> np.ndarray:
 def kappa_summary(data: ReducedDataset) -> dict[str, float]:
     """:func:`hlv_core.agreement.kappa_summary` on the reduced data: ``fleiss`` always,
     ``cohen`` for exactly two annotators, ``light`` (mean pairwise Cohen over pairs sharing
-    >= 2 items) for 3 to 60 annotators."""
+    >= 2 items) for 3 to 60 annotators.
+
+    Parameters
+    ----------
+    data : ReducedDataset
+        The reduced data (:func:`hlv_core.scale.load`).
+
+    Returns
+    -------
+    dict of str to float
+        ``fleiss`` always, ``cohen`` for two annotators, ``light`` for 3 to 60.
+
+    Examples
+    --------
+    >>> from hlv_core import scale
+    >>> with scale.dask_client("local"):  # doctest: +SKIP
+    ...     data = scale.load("annotations/*.csv")
+    ...     kappas = kappa_summary(data)
+    >>> sorted(kappas)  # doctest: +SKIP
+    ['cohen', 'fleiss']
+    """
     out = {"fleiss": fleiss_kappa(data)}
     if data.pairs is None:
         return out
@@ -178,7 +278,33 @@ def kappa_summary(data: ReducedDataset) -> dict[str, float]:
 def agreement_result(data: ReducedDataset, *, level: str | None = None, n_boot: int = 1000,
                      seed: int = 0) -> dict:
     """The JSON of ``python -m hlv_core agreement FILE``: the alpha report without
-    ``value_shares``, then the kappas as ``<name>_kappa``."""
+    ``value_shares``, then the kappas as ``<name>_kappa``.
+
+    Parameters
+    ----------
+    data : ReducedDataset
+        The reduced data (:func:`hlv_core.scale.load`).
+    level : str, optional
+        Level of measurement.
+    n_boot : int, default 1000
+        Bootstrap replicates.
+    seed : int, default 0
+        Seed of the bootstrap.
+
+    Returns
+    -------
+    dict
+        ``alpha, level, ci_low, ci_high, n_boot, ...`` and ``<name>_kappa``.
+
+    Examples
+    --------
+    >>> from hlv_core import scale
+    >>> with scale.dask_client("local"):  # doctest: +SKIP
+    ...     data = scale.load("annotations/*.csv")
+    ...     result = agreement_result(data, n_boot=200)
+    >>> sorted(result)[:3]  # doctest: +SKIP
+    ['alpha', 'ci_high', 'ci_low']
+    """
     rep = alpha_report(data, level=level, n_boot=n_boot, seed=seed)
     result = {k: v for k, v in rep.as_dict().items() if k != "value_shares"}
     result.update({f"{name}_kappa": value for name, value in kappa_summary(data).items()})

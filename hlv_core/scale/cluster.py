@@ -24,7 +24,13 @@ LOCAL_WORKERS = 2
 class ClusterError(OSError):
     """The cluster could not finish a computation (a worker died and the work could not be
     retried, the scheduler is unreachable). No result is returned. An ``OSError``, so the command
-    line prints it as one line and exits 2."""
+    line prints it as one line and exits 2.
+
+    Examples
+    --------
+    >>> issubclass(ClusterError, OSError)
+    True
+    """
 
 
 @contextlib.contextmanager
@@ -32,7 +38,34 @@ def dask_client(address: str = "local", *, n_workers: int | None = None,
                 memory_limit: str | None = None) -> Iterator:
     """A ``distributed.Client`` for ``address`` (``"local"`` or ``"tcp://HOST:PORT"``), closed
     (with its local cluster) on exit. Failures of the cluster inside the block become
-    :class:`ClusterError`."""
+    :class:`ClusterError`.
+
+    Parameters
+    ----------
+    address : str, default "local"
+        ``"local"`` (a ``LocalCluster`` of :data:`LOCAL_WORKERS` single-thread worker processes)
+        or ``"tcp://HOST:PORT"``.
+    n_workers : int, optional
+        Local workers.
+    memory_limit : str, optional
+        Memory per local worker (``"auto"``).
+
+    Yields
+    ------
+    distributed.Client
+        The client, current inside the block.
+
+    Raises
+    ------
+    ClusterError
+        The scheduler cannot be reached.
+
+    Examples
+    --------
+    >>> from hlv_core import scale
+    >>> with dask_client("local", n_workers=2) as client:  # doctest: +SKIP
+    ...     facts = scale.summary("annotations.csv")
+    """
     from distributed import Client, LocalCluster
 
     cluster = None
@@ -63,7 +96,27 @@ def dask_client(address: str = "local", *, n_workers: int | None = None,
 
 def cluster_failure(error: BaseException) -> ClusterError | None:
     """:class:`ClusterError` for an exception raised by a lost worker or a failed shuffle, else
-    None (a data error or a bug: re-raised as it is)."""
+    None (a data error or a bug: re-raised as it is).
+
+    Parameters
+    ----------
+    error : BaseException
+        An exception raised by a Dask computation.
+
+    Returns
+    -------
+    ClusterError or None
+        The one error a lost worker or failed shuffle becomes; None for anything else.
+
+    Examples
+    --------
+    >>> cluster_failure(ValueError("bad label")) is None
+    True
+    >>> class CommClosedError(OSError):  # what a lost worker's connection raises
+    ...     pass
+    >>> isinstance(cluster_failure(CommClosedError("stream closed")), ClusterError)
+    True
+    """
     from distributed import KilledWorker
 
     chain = [error, *_chain(error)]
@@ -93,7 +146,31 @@ def _chain(error: BaseException):
 
 def on_cluster(fn: Callable) -> Callable:
     """Decorator: a lost worker or failed shuffle inside ``fn`` becomes :class:`ClusterError`
-    (no partial result); data errors and bugs pass unchanged."""
+    (no partial result); data errors and bugs pass unchanged.
+
+    Parameters
+    ----------
+    fn : callable
+        A function that computes on the current Dask scheduler.
+
+    Returns
+    -------
+    callable
+        The wrapped function.
+
+    Examples
+    --------
+    >>> class CommClosedError(OSError):  # what a lost worker's connection raises
+    ...     pass
+    >>> @on_cluster
+    ... def count():
+    ...     raise CommClosedError("stream closed")
+    >>> try:
+    ...     count()
+    ... except ClusterError as error:
+    ...     print(str(error)[:48])
+    the Dask computation failed because a worker was
+    """
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):

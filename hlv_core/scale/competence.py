@@ -160,11 +160,68 @@ def _result(data: ReducedDataset, model: str, fitted):
 @on_cluster
 def dawid_skene(data: ReducedDataset, *, max_iter: int = 10_000, tol: float = 1e-10):
     """:func:`hlv_core.competence.dawid_skene` (full confusion matrices, fixed-point stopping)
-    on Dask; returns its :class:`~hlv_core.competence.CompetenceResult`."""
+    on Dask; returns its :class:`~hlv_core.competence.CompetenceResult`.
+
+    The EM steps run on the partitions' sufficient statistics (summed over partitions before
+    each M-step), so the result equals the in-memory fit (Dawid & Skene 1979).
+
+    Parameters
+    ----------
+    data : ReducedDataset
+        Loaded with ``keep_rows=True``.
+    max_iter : int, default 10000
+        Most EM iterations.
+    tol : float, default 1e-10
+        Fixed-point tolerance.
+
+    Returns
+    -------
+    hlv_core.competence.CompetenceResult
+        Posteriors, confusion matrices, accuracy.
+
+    References
+    ----------
+    .. [1] A. P. Dawid and A. M. Skene (1979), "Maximum likelihood estimation of observer
+       error-rates using the EM algorithm", JRSS C 28(1).
+
+    Examples
+    --------
+    >>> from hlv_core import scale
+    >>> with scale.dask_client("local"):  # doctest: +SKIP
+    ...     data = scale.load("annotations/*.csv", keep_rows=True)
+    ...     result = dawid_skene(data)
+    """
     return _result(data, "ds", _fit(data, "ds", max_iter=max_iter, tol=tol))
 
 
 @on_cluster
 def one_coin_dawid_skene(data: ReducedDataset, *, max_iter: int = 10_000, tol: float = 1e-10):
-    """:func:`hlv_core.competence.one_coin_dawid_skene` on Dask (one skill per annotator)."""
+    """:func:`hlv_core.competence.one_coin_dawid_skene` on Dask (one skill per annotator).
+
+    Parameters
+    ----------
+    data : ReducedDataset
+        Loaded with ``keep_rows=True``.
+    max_iter : int, default 10000
+        Most EM iterations.
+    tol : float, default 1e-10
+        Fixed-point tolerance.
+
+    Returns
+    -------
+    hlv_core.competence.CompetenceResult
+        Posteriors and ``skill`` per annotator.
+
+    References
+    ----------
+    .. [1] A. P. Dawid and A. M. Skene (1979), "Maximum likelihood estimation of observer
+       error-rates using the EM algorithm", JRSS C 28(1).
+
+    Examples
+    --------
+    >>> from hlv_core import scale
+    >>> with scale.dask_client("local"):  # doctest: +SKIP
+    ...     data = scale.load("annotations/*.csv", keep_rows=True)
+    ...     skill = one_coin_dawid_skene(data).skill
+    """
     return _result(data, "one-coin", _fit(data, "one-coin", max_iter=max_iter, tol=tol))

@@ -102,7 +102,29 @@ def _tree_sum(parts: list):
 
 def pair_statistics(data: ReducedDataset, remaps: list | None = None, item_ids=None) -> list:
     """The summed pair statistics (one dict per replicate in ``remaps``; ``[None]`` = the data
-    as it is), computed on the current Dask scheduler."""
+    as it is), computed on the current Dask scheduler.
+
+    Parameters
+    ----------
+    data : ReducedDataset
+        Loaded with ``keep_rows=True``.
+    remaps : list, optional
+        Annotator remappings of sigma_rnd replicates (default ``[None]``).
+    item_ids : pandas.Index, optional
+        Item order of the remappings.
+
+    Returns
+    -------
+    list of dict
+        Per replicate: ``shared``, ``agree`` and per-label tables over annotator pairs.
+
+    Examples
+    --------
+    >>> from hlv_core import scale
+    >>> with scale.dask_client("local"):  # doctest: +SKIP
+    ...     data = scale.load("annotations/*.csv", keep_rows=True)
+    ...     stats = pair_statistics(data)
+    """
     import dask
 
     rows = _rows(data).to_delayed()
@@ -144,7 +166,31 @@ def _pair_alpha(stats: dict, n_labels: int, min_shared: int):
 def pairwise_alpha(data: ReducedDataset, *, min_shared: int = 2) -> pd.DataFrame:
     """:func:`hlv_core.agreement.pairwise_alpha` at the nominal level, on Dask: one row per pair
     sharing an item, ``annotator_a, annotator_b, n_shared, alpha`` (sorted ids; NaN below
-    ``min_shared`` or undefined)."""
+    ``min_shared`` or undefined).
+
+    Parameters
+    ----------
+    data : ReducedDataset
+        Loaded with ``keep_rows=True``.
+    min_shared : int, default 2
+        Fewest shared items of a defined pair.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``annotator_a, annotator_b, n_shared, alpha``.
+
+    References
+    ----------
+    .. [1] K. Krippendorff (2011), "Computing Krippendorff's alpha-reliability".
+
+    Examples
+    --------
+    >>> from hlv_core import scale
+    >>> with scale.dask_client("local"):  # doctest: +SKIP
+    ...     data = scale.load("annotations/*.csv", keep_rows=True)
+    ...     pairs = pairwise_alpha(data)
+    """
     if min_shared < 1:
         raise ValueError("min_shared must be at least 1")
     (stats,) = pair_statistics(data)
@@ -173,7 +219,35 @@ def _tile_traces(S: sparse.csr_matrix, rows: slice, cols: slice) -> tuple[int, i
 
 def triangle_traces(S: sparse.csr_matrix, tile: int = TILE) -> tuple[int, int]:
     """``(tr(A^3), tr(S^3))`` of a signed adjacency, one task per tile of ``tile`` annotators
-    a side (Basile: T = tr(A^3)/6, B = (tr A^3 + tr S^3)/12, U = (tr A^3 - tr S^3)/12)."""
+    a side (Basile: T = tr(A^3)/6, B = (tr A^3 + tr S^3)/12, U = (tr A^3 - tr S^3)/12).
+
+    Parameters
+    ----------
+    S : scipy.sparse.csr_matrix
+        (A, A) signed adjacency (+1 / -1 edges, 0 none), symmetric.
+    tile : int, default TILE
+        Annotators per tile side.
+
+    Returns
+    -------
+    tuple of (int, int)
+        ``(tr(A^3), tr(S^3))`` with A = |S|.
+
+    References
+    ----------
+    .. [1] V. Basile, "A measure of systematic disagreement", section 3 (sigma from the
+       triangles of the signed agreement graph; sigma_rnd from split-and-shuffle matrices).
+
+    Examples
+    --------
+    One triangle with one negative edge: T = 6/6 = 1, B = (6 - 6)/12 = 0, U = 1:
+
+    >>> import numpy as np
+    >>> from scipy import sparse
+    >>> S = sparse.csr_matrix(np.array([[0, 1, -1], [1, 0, 1], [-1, 1, 0]]))
+    >>> tuple(int(t) for t in triangle_traces(S))
+    (6, -6)
+    """
     import dask
 
     n = S.shape[0]
@@ -188,7 +262,41 @@ def triangle_traces(S: sparse.csr_matrix, tile: int = TILE) -> tuple[int, int]:
 @dataclass
 class ScaledSigma:
     """sigma on Dask: the numbers of :meth:`hlv_core.balance.SigmaResult.summary` (same keys)
-    and the pairs table (``annotator_a, annotator_b, n_shared, alpha, status``)."""
+    and the pairs table (``annotator_a, annotator_b, n_shared, alpha, status``).
+
+    Attributes
+    ----------
+    alpha, sigma : float
+        Overall alpha and sigma (NaN when undefined).
+    n_balanced, n_unbalanced, n_triangles : int
+        Triangle counts.
+    n_annotators, n_pos_edges, n_neg_edges : int
+        Graph size.
+    n_pairs_overlapping, n_dropped_min_shared, n_dropped_undefined : int
+        Pairs sharing an item, and those without an edge and why.
+    level : str
+        ``"nominal"``.
+    min_shared : int
+        Fewest shared items of an edge.
+    explanation : str or None
+        Why sigma is undefined.
+    pairs : pandas.DataFrame
+        ``annotator_a, annotator_b, n_shared, alpha, status``.
+
+    References
+    ----------
+    .. [1] V. Basile, "A measure of systematic disagreement", section 3 (sigma from the
+       triangles of the signed agreement graph; sigma_rnd from split-and-shuffle matrices).
+
+    Examples
+    --------
+    >>> from hlv_core import scale
+    >>> with scale.dask_client("local"):  # doctest: +SKIP
+    ...     data = scale.load("annotations/*.csv", keep_rows=True)
+    ...     result = sigma(data)
+    >>> sorted(result.summary())[:3]  # doctest: +SKIP
+    ['alpha', 'explanation', 'level']
+    """
 
     alpha: float
     sigma: float
@@ -231,7 +339,34 @@ def _sigma_of(stats: dict, n_ann: int, n_labels: int, alpha: float, min_shared: 
 def sigma(data: ReducedDataset, *, min_shared: int = PAPER_MIN_SHARED, tile: int = TILE
           ) -> ScaledSigma:
     """Basile's sigma (nominal) on Dask; equal to :func:`hlv_core.balance.sigma` (its summary
-    numbers and pairs table)."""
+    numbers and pairs table).
+
+    Parameters
+    ----------
+    data : ReducedDataset
+        Loaded with ``keep_rows=True``.
+    min_shared : int, default 1
+        Fewest shared items of an edge (the paper's convention).
+    tile : int, default TILE
+        Annotators per tile side of the trace computation.
+
+    Returns
+    -------
+    ScaledSigma
+        Summary numbers and the pairs table.
+
+    References
+    ----------
+    .. [1] V. Basile, "A measure of systematic disagreement", section 3 (sigma from the
+       triangles of the signed agreement graph; sigma_rnd from split-and-shuffle matrices).
+
+    Examples
+    --------
+    >>> from hlv_core import scale
+    >>> with scale.dask_client("local"):  # doctest: +SKIP
+    ...     data = scale.load("annotations/*.csv", keep_rows=True)
+    ...     result = sigma(data)
+    """
     alpha = alpha_report(data, level="nominal", n_boot=0).alpha
     (stats,) = pair_statistics(data)
     (a, b, n_shared, pair_alpha, too_few, undefined, signs, tr_a3, tr_s3, n_tri,
@@ -271,7 +406,40 @@ def sigma_random(data: ReducedDataset, *, n_repeats: int = 10, seed: int | None 
                  ) -> RandomSigmaResult:
     """sigma_rnd (nominal, the composed reading) on Dask, equal to
     :func:`hlv_core.balance.sigma_random` with the same seed: the draws are made here in the
-    in-memory order; each replicate's remapping and pair statistics run as its own tasks."""
+    in-memory order; each replicate's remapping and pair statistics run as its own tasks.
+
+    Parameters
+    ----------
+    data : ReducedDataset
+        Loaded with ``keep_rows=True``.
+    n_repeats : int, default 10
+        Random matrices A_rnd.
+    seed : int or None, default 0
+        Seed of the draws.
+    min_shared : int, default 1
+        Fewest shared items of an edge.
+    n_steps : int, default DEFAULT_STEPS
+        Split-and-shuffle steps per matrix.
+    tile : int, default TILE
+        Annotators per tile side.
+
+    Returns
+    -------
+    hlv_core.balance.RandomSigmaResult
+        Mean, sd and the values of sigma_rnd.
+
+    References
+    ----------
+    .. [1] V. Basile, "A measure of systematic disagreement", section 3 (sigma from the
+       triangles of the signed agreement graph; sigma_rnd from split-and-shuffle matrices).
+
+    Examples
+    --------
+    >>> from hlv_core import scale
+    >>> with scale.dask_client("local"):  # doctest: +SKIP
+    ...     data = scale.load("annotations/*.csv", keep_rows=True)
+    ...     result = sigma_random(data, n_repeats=10, seed=0)
+    """
     if int(n_repeats) != n_repeats or n_repeats < 1:
         raise ValueError(f"n_repeats must be a positive integer, got {n_repeats!r}")
     rng = np.random.default_rng(seed)

@@ -27,8 +27,33 @@ _TABLE_SUFFIXES = (".parquet", ".csv", ".tsv", ".tab", ".txt")
 
 
 def list_files(path: str | Path) -> list[str]:
-    """The files behind ``path`` in sorted name order: a folder (its Parquet files, else its
-    CSV/TSV files), a glob pattern or one file. A :class:`~hlv_core.io.DataError` when none."""
+    r"""The files behind ``path`` in sorted name order: a folder (its Parquet files, else its
+    CSV/TSV files), a glob pattern or one file. A :class:`~hlv_core.io.DataError` when none.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        Folder, glob pattern or file.
+
+    Returns
+    -------
+    list of str
+        The files, sorted by name.
+
+    Raises
+    ------
+    DataError
+        No file matches.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> for name in ("b.csv", "a.csv"):
+    ...     _ = (folder / name).write_text("item_id,annotator_id,label\n")
+    >>> [pathlib.Path(f).name for f in list_files(folder)]
+    ['a.csv', 'b.csv']
+    """
     text = str(path)
     folder = Path(text)
     if folder.is_dir():
@@ -66,10 +91,35 @@ def _as_text(values: pd.Series) -> pd.Series:
 
 
 def read_file(path: str) -> pd.DataFrame:
-    """One file as a DataFrame ``item_id, annotator_id, label`` of ``str`` cells (NA where a
+    r"""One file as a DataFrame ``item_id, annotator_id, label`` of ``str`` cells (NA where a
     cell is empty; Parquet string columns as categoricals of their dictionary), index = 0-based
     row. Bad files raise :class:`~hlv_core.io.DataError` naming
-    the file (and the row, for CSV parse errors)."""
+    the file (and the row, for CSV parse errors).
+
+    Parameters
+    ----------
+    path : str
+        A CSV/TSV or Parquet file.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``item_id, annotator_id, label``.
+
+    Raises
+    ------
+    DataError
+        Unreadable file or missing columns.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "a.csv"
+    >>> _ = path.write_text("item_id,annotator_id,label\ni1,a,pos\ni1,b,\n")
+    >>> frame = read_file(str(path))
+    >>> frame["label"].iloc[0], bool(frame["label"].isna().iloc[1])
+    ('pos', True)
+    """
     if path.endswith(".parquet"):
         import pyarrow.parquet as pq
 
@@ -112,7 +162,31 @@ def _meta() -> pd.DataFrame:
 def read_annotations(path: str | Path):
     """``(ddf, files)``: a ``dask.dataframe.DataFrame`` with one partition per file (columns
     :data:`COLUMNS`, ``str``) and the file names in partition order. Lazy: nothing is read until
-    a computation runs."""
+    a computation runs.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        Folder, glob pattern or file (:func:`list_files`).
+
+    Returns
+    -------
+    ddf : dask.dataframe.DataFrame
+        One partition per file.
+    files : list of str
+        File names in partition order.
+
+    Raises
+    ------
+    DataError
+        No file matches.
+
+    Examples
+    --------
+    >>> frame, files = read_annotations("annotations/*.csv")  # doctest: +SKIP
+    >>> frame.npartitions == len(files)  # doctest: +SKIP
+    True
+    """
     import dask.dataframe as dd
 
     files = list_files(path)

@@ -67,7 +67,27 @@ def scan_partition(frame: pd.DataFrame) -> dict:
     column ``empty_<col>`` = (rows, first row or -1); ``labels`` = DataFrame ``label, count,
     first`` (the partition's label dictionary after stripping, an empty cell read as ``""``);
     ``annotators`` = its distinct annotator ids (object array) and ``annotator_first`` the row
-    where each first occurs."""
+    where each first occurs.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        One partition, ``item_id, annotator_id, label``.
+
+    Returns
+    -------
+    dict
+        The keys above.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> part = pd.DataFrame({"item_id": ["i1", "i1", "i2"], "annotator_id": ["a", "b", "a"],
+    ...                      "label": ["pos", " neg", "pos"]})
+    >>> scan = scan_partition(part)
+    >>> scan["n_rows"], scan["labels"]["label"].tolist(), scan["labels"]["count"].tolist()
+    (3, ['neg', 'pos'], [1, 2])
+    """
     out: dict = {"n_rows": len(frame), "changed": 0}
     for column in ("item_id", "annotator_id"):
         values, changed = _strip(frame[column])
@@ -114,7 +134,34 @@ def code_partition(frame: pd.DataFrame, mapping: dict[str, int], annotator_ids: 
     annotator index ``annotator_ids`` (sorted ids), the final label code (``mapping``: stripped
     raw label -> position in the label inventory) and each row's global position ``pos`` =
     ``(partition << 32) | row``. Every lookup runs over the partition's dictionary, gathered to
-    rows by code."""
+    rows by code.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        One partition.
+    mapping : dict of str to int
+        Stripped raw label -> position in the label inventory.
+    annotator_ids : pandas.Index
+        Sorted global annotator ids.
+    partition_info : dict, optional
+        Dask's partition number (``{"number": k}``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``item_id, annotator, label, pos``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> part = pd.DataFrame({"item_id": ["i1", "i1"], "annotator_id": ["a", "b"],
+    ...                      "label": ["pos", "neg"]})
+    >>> coded = code_partition(part, {"neg": 0, "pos": 1}, pd.Index(["a", "b"]),
+    ...                        partition_info={"number": 0})
+    >>> coded["label"].tolist(), coded["pos"].tolist()
+    ([1, 0], [0, 1])
+    """
     number = (partition_info or {}).get("number", 0)
     item, _ = _strip(frame["item_id"])
     annotator, _ = _strip(frame["annotator_id"])
@@ -172,7 +219,35 @@ def reduce_partition(frame: pd.DataFrame, n_labels: int, annotator_ids: pd.Index
     annotator), ``annotator_counts`` (annotators x labels CSR: each annotator's labels) and,
     with ``pair_tables`` (few annotators), ``pairs``: over the annotator codes,
     ``shared`` = M'M, ``agree`` = sum_c X_c'X_c and ``by_label`` (K, A, A) = X_c'M (M: item x
-    annotator incidence, X_c: incidence of label c)."""
+    annotator incidence, X_c: incidence of label c).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Coded rows of whole items (:func:`code_partition` after the shuffle).
+    n_labels : int
+        K.
+    annotator_ids : pandas.Index
+        Global annotator ids.
+    pair_tables : bool, default False
+        Also the kappas' pair tables.
+
+    Returns
+    -------
+    dict
+        The block described above.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> part = pd.DataFrame({"item_id": ["i1", "i1"], "annotator_id": ["a", "b"],
+    ...                      "label": ["pos", "neg"]})
+    >>> coded = code_partition(part, {"neg": 0, "pos": 1}, pd.Index(["a", "b"]),
+    ...                        partition_info={"number": 0})
+    >>> block = reduce_partition(coded, 2, pd.Index(["a", "b"]))
+    >>> block["counts"].toarray().tolist(), block["n_dup"]
+    ([[1, 1]], 0)
+    """
     item, item_ids = pd.factorize(frame["item_id"].to_numpy(dtype=object))
     annot = frame["annotator"].to_numpy().astype(np.int64)
     annot_ids = np.asarray(annotator_ids, dtype=object)
@@ -243,7 +318,42 @@ class ReducedDataset:
     ``n_annotators_per_item`` (N,); ``annotator_ids``: sorted distinct annotator ids;
     ``annotator_counts``: (A, K) sparse labels given by each annotator (rows ``annotator_ids``);
     ``pairs``: the kappas' pair tables over ``annotator_ids`` (None past
-    :data:`PAIR_STATS_MAX_ANNOTATORS` annotators); ``report``: the import report."""
+    :data:`PAIR_STATS_MAX_ANNOTATORS` annotators); ``report``: the import report.
+
+    Attributes
+    ----------
+    name : str
+        Dataset name.
+    files : list of str
+        Files read.
+    labels : tuple of str
+        Label inventory.
+    task, level : str
+        As :class:`hlv_core.io.Dataset`.
+    counts : scipy.sparse.csr_matrix
+        (N, K) item x label counts.
+    n_annotators_per_item : numpy.ndarray
+        (N,).
+    annotator_ids : pandas.Index
+        Sorted annotator ids.
+    n_annotations : int
+        Rows.
+    report : hlv_core.io.ImportReport
+        Import report.
+    annotator_counts : scipy.sparse.csr_matrix or None
+        (A, K) labels per annotator.
+    pairs : dict or None
+        The kappas' pair tables.
+    extra : dict
+        ``rows`` (with ``keep_rows``), cached ``content_hash``.
+
+    Examples
+    --------
+    >>> from hlv_core import scale
+    >>> data = scale.load("annotations.csv")  # doctest: +SKIP
+    >>> data.counts.shape == (data.n_items, data.n_labels)  # doctest: +SKIP
+    True
+    """
 
     name: str
     files: list[str]
@@ -353,7 +463,37 @@ def reduce_dataset(ddf, files: list[str] | None = None, *, name: str | None = No
     (``extra["rows"]``, a persisted ``dask.dataframe``) for the pairwise analyses
     (:mod:`hlv_core.scale.pairs`).
 
-    Raises :class:`~hlv_core.io.DataError` naming the file and row, as the in-memory loader."""
+    Raises :class:`~hlv_core.io.DataError` naming the file and row, as the in-memory loader.
+
+    Parameters
+    ----------
+    ddf : dask.dataframe.DataFrame
+        Long annotations, one partition per file.
+    files : list of str, optional
+        File names of the partitions (for messages).
+    name : str, optional
+        Dataset name.
+    source : str, optional
+        Source shown in messages.
+    keep_rows : bool, default False
+        Keep the coded rows for :mod:`hlv_core.scale.pairs`.
+
+    Returns
+    -------
+    ReducedDataset
+        The reduced data.
+
+    Raises
+    ------
+    DataError
+        Bad input (file and row named).
+
+    Examples
+    --------
+    >>> from hlv_core.scale import read_annotations
+    >>> frame, files = read_annotations("annotations/*.csv")  # doctest: +SKIP
+    >>> data = reduce_dataset(frame, files, name="annotations")  # doctest: +SKIP
+    """
     import dask
 
     files = files or [f"<partition {i}>" for i in range(ddf.npartitions)]
