@@ -54,6 +54,7 @@ FINISHED = [
     "hlv_core.io.opinions",
     "hlv_core.io.rankings",
     "hlv_core.io.tabular",
+    "hlv_core.io._json",
     "hlv_core.scale",
     "hlv_core.scale.analyses",
     "hlv_core.scale.cluster",
