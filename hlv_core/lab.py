@@ -485,22 +485,13 @@ class LabResult:
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
-    >>> from hlv_core.io import build_dataset
-    >>> rng = np.random.default_rng(0)
-    >>> ids = [f"i{i:02d}" for i in range(40)]
-    >>> word = np.where(np.arange(40) % 2 == 0, "good", "bad")  # the text decides the label...
-    >>> other = np.where(word == "good", "bad", "good")
-    >>> labels = np.where(rng.random((40, 3)) < 0.2, other[:, None], word[:, None])  # ...mostly
-    >>> annotations = pd.DataFrame({"item_id": np.repeat(ids, 3),
-    ...                             "annotator_id": np.tile(["a1", "a2", "a3"], 40),
-    ...                             "label": labels.ravel()})
-    >>> items = pd.DataFrame({"item_id": ids, "text": [f"a {w} film" for w in word],
-    ...                       "split": ["train"] * 24 + ["dev"] * 8 + ["test"] * 8})
-    >>> dataset = build_dataset(annotations, items=items, source="films", format="long")
-    >>> lab = run_lab_full(dataset, methods=["SL"])
-    >>> sorted(lab.timings), lab.protocol, cap_notes(lab.fits)
-    (['MV', 'SL'], 'dataset split', [])
+    >>> import pandas as pd
+    >>> predictions = pd.DataFrame({"method": "SL", "seed": [0, 0], "item_id": "i1",
+    ...                             "label": ["bad", "good"], "prob": [0.2, 0.8]})
+    >>> lab = LabResult(results=pd.DataFrame(), predictions=predictions, fits=pd.DataFrame(),
+    ...                 protocol="dataset split")
+    >>> lab.models()["model"].unique().tolist()
+    ['lab SL']
     """
 
     results: pd.DataFrame
