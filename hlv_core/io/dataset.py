@@ -401,10 +401,27 @@ class Dataset:
 
     # ------------------------------------------------------------------ derived views
     def counts_array(self) -> np.ndarray:
-        """(N, K) int array: number of annotators who chose label k for item i.
+        r"""(N, K) int array: number of annotators who chose label k for item i.
 
         Rows are unique (item, annotator, label) triples (duplicates are rejected on load), so
-        this is one ``bincount``. For ranking data a label counts once per reader who ranked it."""
+        this is one ``bincount``. For ranking data a label counts once per reader who ranked it.
+
+        Returns
+        -------
+        numpy.ndarray
+            (N, K) integer counts ``C_ik``, rows in ``item_ids`` order, columns in ``labels`` order.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from hlv_core.io import load
+        >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+        ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+        >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+        ...                name="toy.csv")
+        >>> dataset.counts_array().tolist()
+        [[1, 2], [3, 0], [3, 1]]
+        """
         item_code, _, label_code = self._codes
         flat = item_code.astype(np.int64) * self.n_labels + label_code
         counts = np.bincount(flat, minlength=self.n_items * self.n_labels)
@@ -432,12 +449,33 @@ class Dataset:
         return pd.Series(self.annotators_per_item_array(), index=self.item_ids, name="n_annotators")
 
     def judgements_array(self) -> np.ndarray:
-        """(N, K) human judgement distribution P.
+        r"""(N, K) human judgement distribution P.
 
         Multiclass / rating / multilabel: ``P_ik = (#annotators on i who chose k) / n_i`` with n_i
         the item's annotators (Kurniawan et al., section 3); multiclass rows sum to 1, multilabel
         rows need not. Ranking: each reader spreads one unit of mass evenly over their top block
         (first-choice distribution with ties split).
+
+        Returns
+        -------
+        numpy.ndarray
+            (N, K) float P (NaN rows for items without annotations).
+
+        References
+        ----------
+        .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+           human label variation: an empirical study", section 3 (the human judgement distribution).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from hlv_core.io import load
+        >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+        ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+        >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+        ...                name="toy.csv")
+        >>> dataset.judgements_array().round(3).tolist()
+        [[0.333, 0.667], [1.0, 0.0], [0.75, 0.25]]
         """
         n = self.annotators_per_item_array().astype(float)
         if self.task == "ranking":
@@ -463,10 +501,29 @@ class Dataset:
         return pd.DataFrame(self.judgements_array(), index=self.item_ids, columns=list(self.labels))
 
     def entropy(self) -> pd.Series:
-        """Per-item normalised entropy in [0, 1].
+        r"""Per-item normalised entropy in [0, 1].
 
         Multiclass/rating/ranking: ``-sum_k P_ik ln P_ik / ln K``. Multilabel: mean over labels of
-        the binary entropy (bits) of ``P_ik``."""
+        the binary entropy (bits) of ``P_ik``.
+
+        Returns
+        -------
+        pandas.Series
+            ``entropy`` per item (index ``item_id``): 0 = unanimous, 1 = every label equally often.
+
+        Examples
+        --------
+        Item i1 splits 1 : 2 over two labels: ``-(1/3 ln 1/3 + 2/3 ln 2/3) / ln 2 = 0.9183``:
+
+        >>> import pandas as pd
+        >>> from hlv_core.io import load
+        >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+        ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+        >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+        ...                name="toy.csv")
+        >>> dataset.entropy().round(4)[["i1", "i3"]].tolist()
+        [0.9183, 0.8113]
+        """
         return pd.Series(self._entropy_values(), index=self.item_ids, name="entropy")
 
     def _entropy_values(self) -> np.ndarray:
@@ -481,9 +538,26 @@ class Dataset:
             return -np.where(p > 0, p * np.log(p), 0.0).sum(axis=1) / np.log(k)
 
     def majority_label(self) -> pd.Series:
-        """Majority label per item; ties go to the lowest index in the inventory (``docs/conventions.md``, tie-break).
+        r"""Majority label per item; ties go to the lowest index in the inventory (``docs/conventions.md``, tie-break).
 
-        Multilabel: the ``|``-joined set of labels with proportion strictly > 0.5 (``docs/conventions.md``)."""
+        Multilabel: the ``|``-joined set of labels with proportion strictly > 0.5 (``docs/conventions.md``).
+
+        Returns
+        -------
+        pandas.Series
+            ``majority`` per item (index ``item_id``).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from hlv_core.io import load
+        >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+        ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+        >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+        ...                name="toy.csv")
+        >>> dataset.majority_label().tolist()
+        ['pos', 'neg', 'neg']
+        """
         p = self.judgements_array()
         if self.task == "multilabel":
             chosen = p > 0.5
@@ -494,10 +568,27 @@ class Dataset:
         return pd.Series(values, index=self.item_ids, name="majority")
 
     def label_numeric_values(self) -> np.ndarray:
-        """(K,) numeric value of each label (for ordinal/interval metrics).
+        r"""(K,) numeric value of each label (for ordinal/interval metrics).
 
         Uses ``label_values`` when the schema gave them, else the label parsed as a number,
-        else the label's inventory position."""
+        else the label's inventory position.
+
+        Returns
+        -------
+        numpy.ndarray
+            (K,) floats in inventory order.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from hlv_core.io import load
+        >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+        ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+        >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+        ...                name="toy.csv")
+        >>> dataset.label_numeric_values()  # text labels: their inventory positions
+        array([0., 1.])
+        """
         if self.label_values:
             return np.array([self.label_values[x] for x in self.labels], dtype=float)
         parsed = [_as_number(x) for x in self.labels]
@@ -506,11 +597,38 @@ class Dataset:
         return np.arange(self.n_labels, dtype=float)
 
     def numeric_label_map(self, level: str) -> dict[str, float] | None:
-        """Label -> number for a level of measurement (None for nominal).
+        r"""Label -> number for a level of measurement (None for nominal).
 
         Ordinal: schema values, else numeric labels, else the inventory position (an order is all
         ordinal needs). Interval/ratio: schema values or numeric labels only; non-numeric labels
-        without schema values raise :class:`DataError` (never a silent interval scale)."""
+        without schema values raise :class:`DataError` (never a silent interval scale).
+
+        Parameters
+        ----------
+        level : {"nominal", "ordinal", "interval", "ratio"}
+            Level of measurement.
+
+        Returns
+        -------
+        dict of str to float or None
+            Label -> number; None for nominal.
+
+        Raises
+        ------
+        DataError
+            Interval / ratio on non-numeric labels without schema values.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from hlv_core.io import load
+        >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+        ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+        >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+        ...                name="toy.csv")
+        >>> dataset.numeric_label_map("ordinal"), dataset.numeric_label_map("nominal")
+        ({'neg': 0.0, 'pos': 1.0}, None)
+        """
         if level == "nominal":
             return None
         not_numbers = [x for x in self.labels if _as_number(x) is None]
@@ -525,13 +643,37 @@ class Dataset:
         return dict(zip(self.labels, self.label_numeric_values().tolist(), strict=True))
 
     def pair_agreement_array(self) -> np.ndarray:
-        """(N,) per-item agreement: the share of the item's annotator pairs who agree (NaN for
+        r"""(N,) per-item agreement: the share of the item's annotator pairs who agree (NaN for
         items with fewer than two annotators, and for ranking data).
 
         Multiclass / rating: ``sum_k c_ik (c_ik - 1) / (n_i (n_i - 1))``, the observed agreement
         ``P_i`` of Fleiss' kappa (1 = everyone chose the same label). Multi-label: the same per
         label as a yes / no question, averaged over the labels at least one annotator of the item
-        ticked (labels nobody chose would make every item look agreed)."""
+        ticked (labels nobody chose would make every item look agreed).
+
+        Returns
+        -------
+        numpy.ndarray
+            (N,) floats in [0, 1] (NaN where undefined).
+
+        References
+        ----------
+        .. [1] J. L. Fleiss (1971), "Measuring nominal scale agreement among many raters",
+           Psychological Bulletin 76(5), equation 2.
+
+        Examples
+        --------
+        Item i3 has 3 ``neg`` and 1 ``pos``: (3 * 2 + 1 * 0) / (4 * 3) = 0.5:
+
+        >>> import pandas as pd
+        >>> from hlv_core.io import load
+        >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+        ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+        >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+        ...                name="toy.csv")
+        >>> dataset.pair_agreement_array().round(3).tolist()
+        [0.333, 1.0, 0.5]
+        """
         n = self.annotators_per_item_array().astype(float)
         out = np.full(self.n_items, np.nan)
         if self.task == "ranking" or not self.n_items:
@@ -551,9 +693,30 @@ class Dataset:
         return out
 
     def item_table(self) -> pd.DataFrame:
-        """One row per item for browsing: counts, majority, share of the majority, pairwise
+        r"""One row per item for browsing: counts, majority, share of the majority, pairwise
         agreement (:meth:`pair_agreement_array`), normalised entropy, text. Sorted most contested
-        first (highest entropy). The Overview's item table and ``summary --items`` in the CLI."""
+        first (highest entropy). The Overview's item table and ``summary --items`` in the CLI.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``item_id, n_annotators, majority, majority_share, pair_agreement, entropy`` (+
+            ``split``, ``text``).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from hlv_core.io import load
+        >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+        ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+        >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+        ...                name="toy.csv")
+        >>> dataset.item_table()[["item_id", "majority", "majority_share"]].round(3)
+          item_id majority  majority_share
+        0      i1      pos           0.667
+        2      i3      neg           0.750
+        1      i2      neg           1.000
+        """
         p = self.judgements_array()
         table = pd.DataFrame(
             {
@@ -571,7 +734,29 @@ class Dataset:
         return table.sort_values(["entropy", "item_id"], ascending=[False, True], kind="stable")
 
     def item_annotations(self, item_id: str) -> pd.DataFrame:
-        """Every annotation of one item, joined with the annotators' traits."""
+        r"""Every annotation of one item, joined with the annotators' traits.
+
+        Parameters
+        ----------
+        item_id : str
+            The item.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The item's annotation rows with the annotator columns.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from hlv_core.io import load
+        >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+        ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+        >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+        ...                name="toy.csv")
+        >>> dataset.item_annotations("i3")["label"].tolist()
+        ['pos', 'neg', 'neg', 'neg']
+        """
         rows = self.annotations[self.annotations["item_id"] == str(item_id)]
         return rows.merge(self.annotators, on="annotator_id", how="left")
 
@@ -616,7 +801,27 @@ class Dataset:
         return cases
 
     def summary(self) -> dict:
-        """Headline facts for the overview and the CLI."""
+        r"""Headline facts for the overview and the CLI.
+
+        Returns
+        -------
+        dict
+            ``name, task, level, n_items, n_annotators, annotator_ids_known, n_annotations,
+            n_labels, labels, annotators_per_item`` (min, median, max), ``label_counts``,
+            ``mean_entropy``, ``has_text``, ``has_predictions``, ``content_hash``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from hlv_core.io import load
+        >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+        ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+        >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+        ...                name="toy.csv")
+        >>> facts = dataset.summary()
+        >>> facts["n_items"], facts["label_counts"], round(facts["mean_entropy"], 4)
+        (3, {'neg': 7, 'pos': 3}, 0.5765)
+        """
         per_item = self.annotators_per_item_array()
         label_totals = self.counts_array().sum(axis=0)
         return {
@@ -646,9 +851,28 @@ class Dataset:
 
 
     def label_table(self) -> pd.DataFrame:
-        """One row per label in inventory order: ``label``, ``annotations`` = ``sum_i C_ik`` (the
+        r"""One row per label in inventory order: ``label``, ``annotations`` = ``sum_i C_ik`` (the
         column sums of :meth:`counts_array`, i.e. ``summary()["label_counts"]``) and ``share`` =
-        annotations / all annotations (0 when there are none): the Overview page's table."""
+        annotations / all annotations (0 when there are none): the Overview page's table.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``label, annotations, share``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from hlv_core.io import load
+        >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+        ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+        >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+        ...                name="toy.csv")
+        >>> dataset.label_table()
+          label  annotations  share
+        0   neg            7    0.7
+        1   pos            3    0.3
+        """
         totals = self.counts_array().sum(axis=0).astype(int)
         table = pd.DataFrame({"label": list(self.labels), "annotations": totals})
         table["share"] = table["annotations"] / max(int(totals.sum()), 1)
