@@ -647,7 +647,42 @@ class ReviewStore:
         dataset: str = "",
     ) -> int:
         """Record one judgement (``model_a`` shown as A/left, ``model_b`` as B/right) in its own
-        transaction, timestamped now (UTC); returns the new row id. Text is stored verbatim."""
+        transaction, timestamped now (UTC); returns the new row id. Text is stored verbatim.
+
+        Parameters
+        ----------
+        reviewer : str
+            Who judged (non-empty).
+        item_id : str
+            The case.
+        model_a, model_b : str
+            Models shown as A (left) and B (right).
+        choice : {"A", "B", "both", "neither"}
+            The judgement (:data:`CHOICES`).
+        comment : str, default ""
+            Free text.
+        dataset : str, default ""
+            Dataset name.
+
+        Returns
+        -------
+        int
+            The new row id.
+
+        Raises
+        ------
+        ValueError
+            Empty or over-long text, NUL characters, an unknown choice or ``model_a == model_b``.
+        ReviewStoreError
+            The database cannot be written.
+
+        Examples
+        --------
+        >>> import pathlib, tempfile
+        >>> store = ReviewStore(pathlib.Path(tempfile.mkdtemp()) / "reviews.sqlite3")
+        >>> store.add("ann", "i1", "m1", "m2", "A", dataset="toy")
+        1
+        """
         values = self._validate(reviewer, item_id, model_a, model_b, choice, comment, dataset)
         now = _now()
         with self._write() as con:
@@ -676,7 +711,39 @@ class ReviewStore:
                  dataset: str = "") -> str:
         """Record every model-pair judgement of one case, ``(model_a, model_b, choice)`` each,
         in ONE transaction under one new batch id (returned): what :meth:`undo_last` takes
-        back together. Nothing is written when any judgement is invalid."""
+        back together. Nothing is written when any judgement is invalid.
+
+        Parameters
+        ----------
+        reviewer : str
+            Who judged.
+        item_id : str
+            The case.
+        judgements : sequence of (str, str, str)
+            ``(model_a, model_b, choice)`` per pair.
+        comment : str, default ""
+            Free text, stored on every row.
+        dataset : str, default ""
+            Dataset name.
+
+        Returns
+        -------
+        str
+            The batch id.
+
+        Raises
+        ------
+        ValueError
+            Any invalid judgement (nothing is written).
+
+        Examples
+        --------
+        >>> import pathlib, tempfile
+        >>> store = ReviewStore(pathlib.Path(tempfile.mkdtemp()) / "reviews.sqlite3")
+        >>> _ = store.add_case("ann", "i2", [("m1", "m2", "B"), ("m1", "m3", "both")], dataset="toy")
+        >>> store.last_batch("ann", dataset="toy")["choice"].tolist()
+        ['B', 'both']
+        """
         if not judgements:
             raise ValueError("a case needs at least one judgement.")
         batch = str(_uuid.uuid4())
@@ -723,7 +790,31 @@ class ReviewStore:
         file with ``undone_at`` (UTC) set, and every read, count and export leaves them out.
         Imported rows and other reviewers' rows are never touched. With ``batch`` the undo
         happens only when that batch is still the reviewer's last (a stale undo button does
-        nothing and returns an empty frame)."""
+        nothing and returns an empty frame).
+
+        Parameters
+        ----------
+        reviewer : str
+            Whose last case to withdraw.
+        dataset : str, default ""
+            Dataset name.
+        batch : str, optional
+            Undo only when this batch is still the last.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The withdrawn rows (empty when nothing was undone).
+
+        Examples
+        --------
+        >>> import pathlib, tempfile
+        >>> store = ReviewStore(pathlib.Path(tempfile.mkdtemp()) / "reviews.sqlite3")
+        >>> _ = store.add("ann", "i1", "m1", "m2", "A", dataset="toy")
+        >>> _ = store.add_case("ann", "i2", [("m1", "m2", "B"), ("m1", "m3", "both")], dataset="toy")
+        >>> len(store.undo_last("ann", dataset="toy")), len(store)
+        (2, 1)
+        """
         _text(reviewer, "reviewer")
         with self._write() as con:
             found = self._last_batch(con, reviewer, dataset)
@@ -744,7 +835,32 @@ class ReviewStore:
     def add_own_labels(self, reviewer: str, item_id: str, labels: Sequence[str], *,
                        dataset: str = "") -> int:
         """Record the labels the reviewer chose for an item before seeing any model (Kurniawan et al.
-        section 6.1); returns the row id."""
+        section 6.1); returns the row id.
+
+        Parameters
+        ----------
+        reviewer : str
+            Who chose.
+        item_id : str
+            The item.
+        labels : sequence of str
+            The labels chosen (at least one).
+        dataset : str, default ""
+            Dataset name.
+
+        Returns
+        -------
+        int
+            The new row id.
+
+        Examples
+        --------
+        >>> import pathlib, tempfile
+        >>> store = ReviewStore(pathlib.Path(tempfile.mkdtemp()) / "reviews.sqlite3")
+        >>> _ = store.add_own_labels("ann", "i1", ["pos", "neu"], dataset="toy")
+        >>> store.own_labels(dataset="toy")["labels"].tolist()
+        [['pos', 'neu']]
+        """
         _text(reviewer, "reviewer")
         _text(item_id, "item_id")
         _text(dataset, "dataset", allow_empty=True)
@@ -767,7 +883,31 @@ class ReviewStore:
         ``batch, undone_at``, in insertion order. Optional filters; ``latest_only`` keeps each
         reviewer's latest judgement per (item, model pair) (:func:`latest_judgements`).
         Judgements the reviewer undid (:meth:`undo_last`) are left out unless
-        ``include_undone``."""
+        ``include_undone``.
+
+        Parameters
+        ----------
+        dataset, reviewer : str, optional
+            Filters.
+        latest_only : bool, default False
+            Keep each reviewer's latest judgement per (item, model pair).
+        include_undone : bool, default False
+            Include withdrawn judgements.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per judgement, in insertion order.
+
+        Examples
+        --------
+        >>> import pathlib, tempfile
+        >>> store = ReviewStore(pathlib.Path(tempfile.mkdtemp()) / "reviews.sqlite3")
+        >>> _ = store.add("ann", "i1", "m1", "m2", "A", dataset="toy")
+        >>> _ = store.add("ann", "i1", "m2", "m1", "A", dataset="toy")
+        >>> len(store.judgements()), store.judgements(latest_only=True)["model_a"].tolist()
+        (2, ['m2'])
+        """
         where, params = _filters(dataset=dataset, reviewer=reviewer)
         if not include_undone:
             where += (" AND " if where else " WHERE ") + "undone_at = ''"
@@ -801,7 +941,31 @@ class ReviewStore:
         """``(wins, comps)`` (M, M) integer arrays for ``models`` in the given order (layout of
         ``wins[i, j]`` = judgements in which column model j beat row
         model i; ``comps`` symmetric, ties included). Judgements of other models are ignored;
-        by default only each reviewer's latest judgement per (item, pair) counts (upstream)."""
+        by default only each reviewer's latest judgement per (item, pair) counts (upstream).
+
+        Parameters
+        ----------
+        models : sequence of str
+            Row / column order.
+        dataset : str, optional
+            Dataset filter.
+        latest_only : bool, default True
+            Count each reviewer's latest judgement per (item, pair) only.
+
+        Returns
+        -------
+        wins, comps : numpy.ndarray
+            (M, M) integer arrays, the input of :func:`hlv_core.review.rank_centrality`.
+
+        Examples
+        --------
+        >>> import pathlib, tempfile
+        >>> store = ReviewStore(pathlib.Path(tempfile.mkdtemp()) / "reviews.sqlite3")
+        >>> _ = store.add("ann", "i1", "m1", "m2", "B", dataset="toy")
+        >>> wins, comps = store.pair_counts(["m1", "m2"], dataset="toy")
+        >>> wins.tolist(), comps.tolist()
+        ([[0, 1], [0, 0]], [[0, 1], [1, 0]])
+        """
         frame = self.judgements(dataset=dataset, latest_only=latest_only)
         return counts_from_judgements(frame, models)
 
@@ -827,7 +991,36 @@ class ReviewStore:
         3. Never repeats an (item, pair) for a reviewer; left/right order is random.
 
         Returns None when the reviewer has judged every (item, pair). ``seed`` makes the random
-        choices reproducible (None = fresh randomness)."""
+        choices reproducible (None = fresh randomness).
+
+        Parameters
+        ----------
+        reviewer : str
+            Who reviews.
+        items : sequence of str
+            The cases.
+        models : sequence of str
+            The models.
+        entropy : sequence of float, optional
+            Human label entropy per item, aligned with ``items``.
+        dataset : str, default ""
+            Dataset name.
+        seed : int, optional
+            Seed of the random choices.
+
+        Returns
+        -------
+        Proposal or None
+            The next comparison.
+
+        Examples
+        --------
+        >>> import pathlib, tempfile
+        >>> store = ReviewStore(pathlib.Path(tempfile.mkdtemp()) / "reviews.sqlite3")
+        >>> _ = store.add("ann", "i1", "m1", "m2", "A")
+        >>> store.next_pair("ann", ["i1", "i2"], ["m1", "m2"], seed=0).item_id
+        'i2'
+        """
         import itertools
 
         _text(reviewer, "reviewer")
@@ -892,7 +1085,29 @@ class ReviewStore:
                    reviewer: str | None = None) -> int:
         """Write the judgements (all by default; or one dataset / reviewer) as UTF-8 CSV with
         formula-like cells neutralised (:meth:`export_frame`); returns the count. The file is
-        created owner-only (0600) when new."""
+        created owner-only (0600) when new.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            Target file.
+        dataset, reviewer : str, optional
+            Filters.
+
+        Returns
+        -------
+        int
+            Judgements written.
+
+        Examples
+        --------
+        >>> import pathlib, tempfile
+        >>> store = ReviewStore(pathlib.Path(tempfile.mkdtemp()) / "reviews.sqlite3")
+        >>> _ = store.add("ann", "i1", "m1", "m2", "A", comment="=1+1", dataset="toy")
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "judgements.csv"
+        >>> store.export_csv(path, dataset="toy"), "'=1+1" in path.read_text()
+        (1, True)
+        """
         frame = neutralise_frame(self.export_frame(dataset=dataset, reviewer=reviewer))
         target = Path(path)
         with self._errors():
@@ -914,7 +1129,37 @@ class ReviewStore:
         ``created_at`` must carry a UTC offset (stored as the same instant in UTC); a missing
         one means "now". For picking a reviewer's latest judgement an imported row never
         counts as later than its import (:func:`latest_judgements`). Raises
-        :class:`~hlv_core.io.DataError` naming the row for bad input (nothing is written)."""
+        :class:`~hlv_core.io.DataError` naming the row for bad input (nothing is written).
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The CSV.
+        imported_by : str, default ""
+            Who ran the import.
+        source_name : str, optional
+            File name recorded (default the path's name).
+
+        Returns
+        -------
+        int
+            New rows added.
+
+        Examples
+        --------
+        Importing an export twice adds its rows once, audited as an import:
+
+        >>> import pathlib, tempfile
+        >>> store = ReviewStore(pathlib.Path(tempfile.mkdtemp()) / "reviews.sqlite3")
+        >>> _ = store.add("ann", "i1", "m1", "m2", "A", comment="=1+1", dataset="toy")
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "judgements.csv"
+        >>> _ = store.export_csv(path)
+        >>> other = ReviewStore(pathlib.Path(tempfile.mkdtemp()) / "other.sqlite3")
+        >>> other.import_csv(path, imported_by="admin"), other.import_csv(path, imported_by="admin")
+        (1, 0)
+        >>> other.judgements()[["source", "imported_by", "comment"]].to_numpy().tolist()
+        [['import', 'admin', '=1+1']]
+        """
         source = source_name or str(path)
         # the one bounded reader: size limit, no decompression of .zip / .gz, UTF-8, one
         # spelling per id (look-alike item ids and model names are one value; reviewer
