@@ -394,12 +394,62 @@ class Library:
     # -- reading --------------------------------------------------------------------------
 
     def entries(self) -> list[LibraryEntry]:
-        """Every kept dataset, newest first."""
+        r"""Every kept dataset, newest first.
+
+        Returns
+        -------
+        list of LibraryEntry
+            The catalogue.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from hlv_core.io import load
+        >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+        ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+        >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+        ...                name="toy.csv")
+        >>> import tempfile
+        >>> library = Library(tempfile.mkdtemp())
+        >>> entry = library.keep(dataset, owner="ann@example.org", source_file="toy.csv")
+        >>> [e.name for e in library.entries()]
+        ['toy']
+        """
         return self._rows("SELECT id, name, owner, created, size, address, dataset_hash, "
                           "source_file FROM datasets ORDER BY created DESC, rowid DESC")
 
     def get(self, dataset_id: str) -> LibraryEntry:
-        """The entry ``dataset_id``; :class:`LibraryError` when there is none."""
+        r"""The entry ``dataset_id``; :class:`LibraryError` when there is none.
+
+        Parameters
+        ----------
+        dataset_id : str
+            12 hex digits.
+
+        Returns
+        -------
+        LibraryEntry
+            The catalogue row.
+
+        Raises
+        ------
+        LibraryError
+            No such entry.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from hlv_core.io import load
+        >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+        ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+        >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+        ...                name="toy.csv")
+        >>> import tempfile
+        >>> library = Library(tempfile.mkdtemp())
+        >>> entry = library.keep(dataset, owner="ann@example.org", source_file="toy.csv")
+        >>> library.get(entry.id).source_file
+        'toy.csv'
+        """
         dataset_id = str(dataset_id).strip().lower()
         rows = [] if not set(dataset_id) <= _ID_ALPHABET else self._rows(
             "SELECT id, name, owner, created, size, address, dataset_hash, source_file "
@@ -412,8 +462,33 @@ class Library:
         return rows[0]
 
     def used(self, owner: str | None = None) -> int:
-        """Bytes kept by ``owner`` (every row counts), or the library's stored bytes (each
-        object once) when ``owner`` is None."""
+        r"""Bytes kept by ``owner`` (every row counts), or the library's stored bytes (each
+        object once) when ``owner`` is None.
+
+        Parameters
+        ----------
+        owner : str, optional
+            The user (None: the whole library).
+
+        Returns
+        -------
+        int
+            Bytes.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from hlv_core.io import load
+        >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+        ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+        >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+        ...                name="toy.csv")
+        >>> import tempfile
+        >>> library = Library(tempfile.mkdtemp())
+        >>> entry = library.keep(dataset, owner="ann@example.org", source_file="toy.csv")
+        >>> library.used("ann@example.org") == entry.size, library.used("bob@example.org")
+        (True, 0)
+        """
         with self._errors(), self._connect() as db:
             if owner is None:
                 sql = "SELECT COALESCE(SUM(size), 0) FROM (SELECT DISTINCT address, size " \
@@ -423,8 +498,38 @@ class Library:
                                   (owner,)).fetchone()[0])
 
     def load(self, dataset_id: str) -> Dataset:
-        """The kept dataset ``dataset_id`` under its catalogue name. The files are hashed
-        again: a file changed on disk raises :class:`LibraryError`."""
+        r"""The kept dataset ``dataset_id`` under its catalogue name. The files are hashed
+        again: a file changed on disk raises :class:`LibraryError`.
+
+        Parameters
+        ----------
+        dataset_id : str
+            12 hex digits.
+
+        Returns
+        -------
+        Dataset
+            The dataset, with the same content hash as when it was kept.
+
+        Raises
+        ------
+        LibraryError
+            No such entry, or its files changed on disk.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from hlv_core.io import load
+        >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+        ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+        >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+        ...                name="toy.csv")
+        >>> import tempfile
+        >>> library = Library(tempfile.mkdtemp())
+        >>> entry = library.keep(dataset, owner="ann@example.org", source_file="toy.csv")
+        >>> library.load(entry.id).content_hash == dataset.content_hash
+        True
+        """
         entry = self.get(dataset_id)
         folder = self.objects / entry.address
         with self._errors():
@@ -439,9 +544,49 @@ class Library:
 
     def keep(self, dataset: Dataset, *, owner: str, source_file: str = "",
              name: str | None = None) -> LibraryEntry:
-        """Store ``dataset`` for ``owner`` under ``name`` (default ``dataset.name``) and
+        r"""Store ``dataset`` for ``owner`` under ``name`` (default ``dataset.name``) and
         return its entry. Keeping the same content again for the same owner returns the
-        existing entry. Raises :class:`LibraryQuotaError` when a quota would be passed."""
+        existing entry. Raises :class:`LibraryQuotaError` when a quota would be passed.
+
+        Parameters
+        ----------
+        dataset : Dataset
+            The dataset to keep.
+        owner : str
+            Who keeps it (non-empty).
+        source_file : str, default ""
+            The uploaded file's name.
+        name : str, optional
+            Display name (default ``dataset.name``).
+
+        Returns
+        -------
+        LibraryEntry
+            The (new or existing) entry.
+
+        Raises
+        ------
+        LibraryQuotaError
+            A quota would be passed.
+        LibraryError
+            No owner, no name, or the files cannot be written.
+
+        Examples
+        --------
+        Keeping the same content twice for one owner gives the same entry:
+
+        >>> import pandas as pd
+        >>> from hlv_core.io import load
+        >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+        ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+        >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+        ...                name="toy.csv")
+        >>> import tempfile
+        >>> library = Library(tempfile.mkdtemp())
+        >>> entry = library.keep(dataset, owner="ann@example.org", source_file="toy.csv")
+        >>> library.keep(dataset, owner="ann@example.org").id == entry.id
+        True
+        """
         owner = str(owner).strip()
         if not owner:
             raise LibraryError("a kept dataset needs an owner.", source="<library>",
@@ -501,7 +646,42 @@ class Library:
                                fix="ask the owner or an admin.")
 
     def rename(self, dataset_id: str, name: str, access: Access) -> LibraryEntry:
-        """Give entry ``dataset_id`` another name (owner or admin)."""
+        r"""Give entry ``dataset_id`` another name (owner or admin).
+
+        Parameters
+        ----------
+        dataset_id : str
+            12 hex digits.
+        name : str
+            The new name.
+        access : hlv_core.review.Access
+            Who asks (owner or admin).
+
+        Returns
+        -------
+        LibraryEntry
+            The renamed entry.
+
+        Raises
+        ------
+        LibraryError
+            No such entry, no right, or an empty name.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from hlv_core.io import load
+        >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+        ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+        >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+        ...                name="toy.csv")
+        >>> import tempfile
+        >>> library = Library(tempfile.mkdtemp())
+        >>> entry = library.keep(dataset, owner="ann@example.org", source_file="toy.csv")
+        >>> from hlv_core.review import Access
+        >>> library.rename(entry.id, "toy v2", Access("root", is_admin=True)).name
+        'toy v2'
+        """
         entry = self.get(dataset_id)
         self._check_right(entry, access, "rename")
         name = _clean_name(name)
@@ -510,8 +690,42 @@ class Library:
         return entry._replace(name=name)
 
     def delete(self, dataset_id: str, access: Access) -> None:
-        """Remove entry ``dataset_id`` (owner or admin) and its files when no other entry
-        shares them."""
+        r"""Remove entry ``dataset_id`` (owner or admin) and its files when no other entry
+        shares them.
+
+        Parameters
+        ----------
+        dataset_id : str
+            12 hex digits.
+        access : hlv_core.review.Access
+            Who asks (owner or admin).
+
+        Returns
+        -------
+        None
+            The entry (and, when unshared, its files) is gone.
+
+        Raises
+        ------
+        LibraryError
+            No such entry, or no right.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from hlv_core.io import load
+        >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+        ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+        >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+        ...                name="toy.csv")
+        >>> import tempfile
+        >>> library = Library(tempfile.mkdtemp())
+        >>> entry = library.keep(dataset, owner="ann@example.org", source_file="toy.csv")
+        >>> from hlv_core.review import Access
+        >>> library.delete(entry.id, Access("ann@example.org"))
+        >>> library.entries()
+        []
+        """
         entry = self.get(dataset_id)
         self._check_right(entry, access, "delete")
         with self._errors(), self._connect() as db:
