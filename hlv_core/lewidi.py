@@ -933,8 +933,21 @@ class ScoreResult:
         return len(self.item_ids)
 
     def summary(self) -> dict:
-        """``dataset, task, metric, score, n_items`` + ``edition, split, file,
-        higher_is_better, warnings`` (+ 2023: ``micro_f1`` / ``cross_entropy``)."""
+        r"""``dataset, task, metric, score, n_items`` + ``edition, split, file,
+        higher_is_better, warnings`` (+ 2023: ``micro_f1`` / ``cross_entropy``).
+
+        Returns
+        -------
+        dict
+            The dict :func:`score` returns.
+
+        Examples
+        --------
+        >>> gold = {"i1": {"annotations": {"A1": "0", "A2": "1"}, "soft_label": {"0": 0.5, "1": 0.5}}}
+        >>> result = score_results(gold, b"i1\t[0.4, 0.6]\n", name="mp_test_soft.tsv")[0]
+        >>> result.summary()["score"], result.summary()["higher_is_better"]
+        (0.2, False)
+        """
         out = {"dataset": self.dataset, "task": self.task, "metric": self.metric,
                "score": self.score, "n_items": self.n_items, "edition": self.edition,
                "split": self.split, "file": self.file,
@@ -943,7 +956,20 @@ class ScoreResult:
         return out
 
     def items(self) -> pd.DataFrame:
-        """Per-item values: ``dataset, task, metric, item_id, value``."""
+        r"""Per-item values: ``dataset, task, metric, item_id, value``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per item.
+
+        Examples
+        --------
+        >>> gold = {"i1": {"annotations": {"A1": "0", "A2": "1"}, "soft_label": {"0": 0.5, "1": 0.5}}}
+        >>> result = score_results(gold, b"i1\t[0.4, 0.6]\n", name="mp_test_soft.tsv")[0]
+        >>> result.items()[["item_id", "value"]].to_numpy().tolist()
+        [['i1', 0.2]]
+        """
         return pd.DataFrame({"dataset": self.dataset, "task": self.task, "metric": self.metric,
                              "item_id": self.item_ids, "value": self.values})
 

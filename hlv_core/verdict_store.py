@@ -220,7 +220,45 @@ class VerdictStore:
 
     def add(self, reviewer: str, dataset: str, item_id: str, label: str, verdict: str,
             comment: str = "", *, created_at: str | None = None) -> str:
-        """Record one verdict; returns its uuid. ``verdict`` is one of :data:`VERDICTS`."""
+        """Record one verdict; returns its uuid. ``verdict`` is one of :data:`VERDICTS`.
+
+        Parameters
+        ----------
+        reviewer : str
+            Who decided (non-empty).
+        dataset : str
+            The dataset's content hash.
+        item_id : str
+            The item.
+        label : str
+            The label judged.
+        verdict : {"error", "variation", "unsure"}
+            The verdict.
+        comment : str, default ""
+            Free text.
+        created_at : str, optional
+            ISO 8601 timestamp (default now, UTC); stored as the same instant in UTC.
+
+        Returns
+        -------
+        str
+            The verdict's uuid.
+
+        Raises
+        ------
+        ValueError
+            Empty or over-long text, or an unknown verdict.
+        VerdictStoreError
+            The database cannot be written.
+
+        Examples
+        --------
+        >>> import pathlib, tempfile
+        >>> store = VerdictStore(pathlib.Path(tempfile.mkdtemp()) / "verdicts.sqlite3")
+        >>> uid = store.add("ann", "hash1", "i7", "pos", "error")
+        >>> len(uid)
+        36
+        """
         _text(reviewer, "reviewer")
         _text(dataset, "dataset")
         _text(item_id, "item_id")
@@ -239,7 +277,26 @@ class VerdictStore:
 
     def verdicts(self, *, dataset: str | None = None,
                  reviewer: str | None = None) -> pd.DataFrame:
-        """Every verdict (optionally of one dataset / reviewer), oldest first."""
+        """Every verdict (optionally of one dataset / reviewer), oldest first.
+
+        Parameters
+        ----------
+        dataset, reviewer : str, optional
+            Filters.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``id, uuid, reviewer, dataset, item_id, label, verdict, comment, created_at``.
+
+        Examples
+        --------
+        >>> import pathlib, tempfile
+        >>> store = VerdictStore(pathlib.Path(tempfile.mkdtemp()) / "verdicts.sqlite3")
+        >>> _ = store.add("ann", "hash1", "i7", "pos", "variation", created_at="2026-11-25T15:00:00+01:00")
+        >>> store.verdicts(dataset="hash1")[["verdict", "created_at"]].to_numpy().tolist()
+        [['variation', '2026-11-25T14:00:00.000000+00:00']]
+        """
         where, args = [], []
         if dataset is not None:
             where.append("dataset = ?")
