@@ -168,7 +168,7 @@ def item_agreement(dataset: Dataset, cells: pd.DataFrame | None = None) -> pd.Se
     References
     ----------
     .. [1] J. L. Fleiss (1971), "Measuring nominal scale agreement among many raters",
-       Psychological Bulletin 76(5), equation 2 (the per-item agreement P_i).
+       Psychological Bulletin 76(5) (the per-item agreement P_i).
 
     Examples
     --------
@@ -220,7 +220,7 @@ def item_overview(dataset: Dataset, cells: pd.DataFrame | None = None) -> pd.Dat
     References
     ----------
     .. [1] J. L. Fleiss (1971), "Measuring nominal scale agreement among many raters",
-       Psychological Bulletin 76(5), equation 2 (the per-item agreement P_i).
+       Psychological Bulletin 76(5) (the per-item agreement P_i).
 
     Examples
     --------
@@ -386,7 +386,7 @@ def annotator_pairs(dataset: Dataset, *, level: str | None = None,
     References
     ----------
     .. [1] K. Krippendorff (2011), "Computing Krippendorff's alpha-reliability", University
-       of Pennsylvania, section "nominal data".
+       of Pennsylvania.
 
     Examples
     --------
@@ -786,7 +786,7 @@ def item_view(dataset: Dataset, item_id: str, cells: pd.DataFrame | None = None)
     References
     ----------
     .. [1] J. L. Fleiss (1971), "Measuring nominal scale agreement among many raters",
-       Psychological Bulletin 76(5), equation 2 (the per-item agreement P_i).
+       Psychological Bulletin 76(5) (the per-item agreement P_i).
 
     Examples
     --------

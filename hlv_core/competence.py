@@ -107,8 +107,8 @@ class CompetenceResult:
     References
     ----------
     .. [1] A. P. Dawid and A. M. Skene (1979), "Maximum likelihood estimation of observer
-       error-rates using the EM algorithm", Journal of the Royal Statistical Society C 28(1),
-       sections 2-3.
+       error-rates using the EM algorithm", Journal of the Royal Statistical Society C (Applied
+       Statistics) 28(1).
     .. [2] D. Hovy, T. Berg-Kirkpatrick, A. Vaswani and E. Hovy (2013), "Learning whom to
        trust with MACE", NAACL-HLT 2013, section 2.
 
@@ -464,7 +464,7 @@ def _package(enc: _Encoded, model: str, T, priors, pi, n_iter, converged, histor
 def dawid_skene(df: pd.DataFrame, *, max_iter: int = 10_000, tol: float = 1e-10,
                 init: str = "soft_majority", labels=None,
                 stop: str = "fixed_point") -> CompetenceResult:
-    """Dawid-Skene with a full confusion matrix per annotator, by EM (Dawid & Skene 1979, sections 2-3).
+    """Dawid-Skene with a full confusion matrix per annotator, by EM (Dawid & Skene 1979).
 
     Model: z_i ~ p; annotator a answers l given z_i = k with probability pi_a[k, l].
     Start from the soft majority vote T[i, k] (share of item i's rows with label k), then
@@ -499,8 +499,8 @@ def dawid_skene(df: pd.DataFrame, *, max_iter: int = 10_000, tol: float = 1e-10,
     References
     ----------
     .. [1] A. P. Dawid and A. M. Skene (1979), "Maximum likelihood estimation of observer
-       error-rates using the EM algorithm", Journal of the Royal Statistical Society C 28(1),
-       sections 2-3.
+       error-rates using the EM algorithm", Journal of the Royal Statistical Society C (Applied
+       Statistics) 28(1).
 
     Examples
     --------
@@ -554,8 +554,8 @@ def one_coin_dawid_skene(df: pd.DataFrame, *, max_iter: int = 10_000, tol: float
     References
     ----------
     .. [1] A. P. Dawid and A. M. Skene (1979), "Maximum likelihood estimation of observer
-       error-rates using the EM algorithm", Journal of the Royal Statistical Society C 28(1),
-       sections 2-3.
+       error-rates using the EM algorithm", Journal of the Royal Statistical Society C (Applied
+       Statistics) 28(1).
 
     Examples
     --------
@@ -927,8 +927,8 @@ def annotator_report(df: pd.DataFrame, *, camps=None, subset=None, traits=None,
     References
     ----------
     .. [1] A. P. Dawid and A. M. Skene (1979), "Maximum likelihood estimation of observer
-       error-rates using the EM algorithm", Journal of the Royal Statistical Society C 28(1),
-       sections 2-3.
+       error-rates using the EM algorithm", Journal of the Royal Statistical Society C (Applied
+       Statistics) 28(1).
     .. [2] D. Hovy, T. Berg-Kirkpatrick, A. Vaswani and E. Hovy (2013), "Learning whom to
        trust with MACE", NAACL-HLT 2013, section 2.
     .. [3] V. Basile, "A measure of systematic disagreement", section 3 (the signed

@@ -195,7 +195,7 @@ def by_rejections(p_values: Sequence[float], q: float = 0.05) -> np.ndarray:
        LLM-as-a-Judge: how to statistically justify replacing human annotators with LLMs",
        ACL 2025, arXiv:2501.10970, section 3.
     .. [2] Y. Benjamini and D. Yekutieli (2001), "The control of the false discovery rate in
-       multiple testing under dependency", Annals of Statistics 29(4), theorem 1.3.
+       multiple testing under dependency", Annals of Statistics 29(4).
 
     Examples
     --------
@@ -707,7 +707,7 @@ def alt_test(
        LLM-as-a-Judge: how to statistically justify replacing human annotators with LLMs",
        ACL 2025, arXiv:2501.10970, section 3.
     .. [2] Y. Benjamini and D. Yekutieli (2001), "The control of the false discovery rate in
-       multiple testing under dependency", Annals of Statistics 29(4), theorem 1.3.
+       multiple testing under dependency", Annals of Statistics 29(4).
 
     Examples
     --------

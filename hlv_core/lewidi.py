@@ -559,7 +559,7 @@ def cross_entropy_items(P: np.ndarray, T: np.ndarray) -> np.ndarray:
     References
     ----------
         .. [1] E. Leonardelli et al. (2023), "SemEval-2023 Task 11: Learning with Disagreements
-           (LeWiDi)", Proc. SemEval-2023, section 4 (evaluation) and the starting kit.
+           (LeWiDi)", Proc. SemEval-2023 (evaluation and the starting kit).
 
     Examples
     --------
@@ -1649,7 +1649,7 @@ def bootstrap_ci(values: np.ndarray, *, n_boot: int = 1000, level: float = 0.95,
 
     Items are resampled with replacement B = ``n_boot`` times
     (``numpy.random.default_rng(seed)``); the interval is the ``(1 - level)/2`` and
-    ``(1 + level)/2`` quantiles of the B resampled means (Efron & Tibshirani 1993, 13.3). The
+    ``(1 + level)/2`` quantiles of the B resampled means (Efron & Tibshirani 1993). The
     official score may additionally be rounded to 5 decimals; the interval is of the unrounded
     mean.
 
@@ -1678,7 +1678,7 @@ def bootstrap_ci(values: np.ndarray, *, n_boot: int = 1000, level: float = 0.95,
     References
     ----------
     .. [1] B. Efron and R. J. Tibshirani (1993), *An Introduction to the Bootstrap*, Chapman &
-       Hall, section 13.3 (percentile intervals).
+       Hall (percentile intervals).
 
     Examples
     --------
@@ -1808,7 +1808,7 @@ def leaderboard(
     References
     ----------
     .. [1] B. Efron and R. J. Tibshirani (1993), *An Introduction to the Bootstrap*, Chapman &
-       Hall, sections 13.3 and 16.4.
+       Hall (percentile intervals; section 16.4, the paired test).
 
     Examples
     --------

@@ -203,7 +203,7 @@ def transition_matrix(
     .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
        human label variation: an empirical study", section 6.1 (and Table 5, Figure 5).
     .. [2] S. Negahban, S. Oh and D. Shah (2012), "Iterative ranking from pair-wise
-       comparisons" (Rank Centrality), NIPS 2012, section 2.
+       comparisons" (Rank Centrality), NIPS 2012.
 
     Examples
     --------
@@ -390,7 +390,7 @@ def rank_centrality(
     .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
        human label variation: an empirical study", section 6.1 (and Table 5, Figure 5).
     .. [2] S. Negahban, S. Oh and D. Shah (2012), "Iterative ranking from pair-wise
-       comparisons" (Rank Centrality), NIPS 2012, section 2.
+       comparisons" (Rank Centrality), NIPS 2012.
 
     Examples
     --------
@@ -460,7 +460,7 @@ def human_scores(
     .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
        human label variation: an empirical study", section 6.1 (and Table 5, Figure 5).
     .. [2] S. Negahban, S. Oh and D. Shah (2012), "Iterative ranking from pair-wise
-       comparisons" (Rank Centrality), NIPS 2012, section 2.
+       comparisons" (Rank Centrality), NIPS 2012.
 
     Examples
     --------

@@ -151,7 +151,7 @@ def md(value: object) -> str:
     References
     ----------
     .. [1] CommonMark Spec 0.31, section 2.4 "Backslash escapes"; GitHub Flavored Markdown
-       Spec, section 6.9 "Autolinks (extension)".
+       Spec, "Autolinks (extension)".
 
     Examples
     --------

@@ -659,7 +659,7 @@ class Dataset:
         References
         ----------
         .. [1] J. L. Fleiss (1971), "Measuring nominal scale agreement among many raters",
-           Psychological Bulletin 76(5), equation 2.
+           Psychological Bulletin 76(5).
 
         Examples
         --------

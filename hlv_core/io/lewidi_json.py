@@ -94,7 +94,7 @@ def read_lewidi2023(
     References
     ----------
     .. [1] E. Leonardelli et al. (2023), "SemEval-2023 Task 11: Learning with Disagreements
-       (LeWiDi)", Proc. SemEval-2023, section 3 (datasets and their JSON format).
+       (LeWiDi)", Proc. SemEval-2023 (datasets and their JSON format).
 
     Examples
     --------

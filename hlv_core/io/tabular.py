@@ -533,7 +533,7 @@ def read_crowdkit(source: Source, *, task: str | None = None, level: str | None 
     References
     ----------
     .. [1] D. Ustalov, N. Pavlichenko and B. Tseitlin (2024), "Learning from crowds with
-       Crowd-Kit", Journal of Open Source Software 9(96) (the long ``task, worker, label`` layout).
+       Crowd-Kit", Journal of Open Source Software (the long ``task, worker, label`` layout).
 
     Examples
     --------

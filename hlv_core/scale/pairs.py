@@ -236,7 +236,8 @@ def triangle_traces(S: sparse.csr_matrix, tile: int = TILE) -> tuple[int, int]:
     References
     ----------
     .. [1] V. Basile, "A measure of systematic disagreement", section 3 (sigma from the
-       triangles of the signed agreement graph; sigma_rnd from split-and-shuffle matrices).
+       triangles of the signed agreement graph) and section 4.1 (sigma_rnd from
+       split-and-shuffle matrices).
 
     Examples
     --------
@@ -286,7 +287,8 @@ class ScaledSigma:
     References
     ----------
     .. [1] V. Basile, "A measure of systematic disagreement", section 3 (sigma from the
-       triangles of the signed agreement graph; sigma_rnd from split-and-shuffle matrices).
+       triangles of the signed agreement graph) and section 4.1 (sigma_rnd from
+       split-and-shuffle matrices).
 
     Examples
     --------
@@ -358,7 +360,8 @@ def sigma(data: ReducedDataset, *, min_shared: int = PAPER_MIN_SHARED, tile: int
     References
     ----------
     .. [1] V. Basile, "A measure of systematic disagreement", section 3 (sigma from the
-       triangles of the signed agreement graph; sigma_rnd from split-and-shuffle matrices).
+       triangles of the signed agreement graph) and section 4.1 (sigma_rnd from
+       split-and-shuffle matrices).
 
     Examples
     --------
@@ -431,7 +434,8 @@ def sigma_random(data: ReducedDataset, *, n_repeats: int = 10, seed: int | None 
     References
     ----------
     .. [1] V. Basile, "A measure of systematic disagreement", section 3 (sigma from the
-       triangles of the signed agreement graph; sigma_rnd from split-and-shuffle matrices).
+       triangles of the signed agreement graph) and section 4.1 (sigma_rnd from
+       split-and-shuffle matrices).
 
     Examples
     --------
