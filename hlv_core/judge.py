@@ -475,7 +475,23 @@ class AltTestResult:
         return len(self.per_annotator)
 
     def to_dict(self) -> dict:
-        """Plain summary (for JSON and the CLI)."""
+        """Plain summary (for JSON and the CLI).
+
+        Returns
+        -------
+        dict
+            ``winning_rate, rho, passed, epsilon, q_fdr, test, scoring, n_tested, n_skipped,
+            n_items_used, n_items_dropped, warnings``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> result = AltTestResult(winning_rate=0.75, rho=0.8, passed=True, epsilon=0.2, q_fdr=0.05,
+        ...                        per_annotator=pd.DataFrame({"annotator": ["a", "b", "c", "d"]}),
+        ...                        skipped={}, n_items_dropped=0)
+        >>> result.to_dict()["n_tested"], result.to_dict()["passed"]
+        (4, True)
+        """
         return {"winning_rate": self.winning_rate, "rho": self.rho, "passed": self.passed,
                 "epsilon": self.epsilon, "q_fdr": self.q_fdr, "test": self.test,
                 "scoring": self.scoring, "n_tested": self.n_tested,

@@ -100,7 +100,26 @@ class ProgressClock:
         self.start = self.clock()
 
     def update(self, done: float) -> None:
-        """Record ``done`` units complete (clipped to ``[0, total]``)."""
+        """Record ``done`` units complete (clipped to ``[0, total]``).
+
+        Parameters
+        ----------
+        done : float
+            Units complete.
+
+        Returns
+        -------
+        None
+            ``done`` is stored.
+
+        Examples
+        --------
+        >>> now = [0.0]
+        >>> clock = ProgressClock(4, clock=lambda: now[0])
+        >>> clock.update(9)
+        >>> clock.done, clock.fraction
+        (4.0, 1.0)
+        """
         self.done = min(max(float(done), 0.0), float(self.total))
 
     @property
@@ -109,18 +128,69 @@ class ProgressClock:
         return self.done / self.total
 
     def elapsed(self) -> float:
-        """Seconds since the clock started."""
+        """Seconds since the clock started.
+
+        Returns
+        -------
+        float
+            Seconds (never negative).
+
+        Examples
+        --------
+        >>> now = [0.0]
+        >>> clock = ProgressClock(4, clock=lambda: now[0])
+        >>> now[0] = 12.5
+        >>> clock.elapsed()
+        12.5
+        """
         return max(self.clock() - self.start, 0.0)
 
     def remaining(self) -> float | None:
-        """Estimated seconds left at the pace so far; ``None`` while nothing is complete."""
+        """Estimated seconds left at the pace so far; ``None`` while nothing is complete.
+
+        Returns
+        -------
+        float or None
+            ``elapsed / done * (total - done)``.
+
+        Examples
+        --------
+        >>> now = [0.0]
+        >>> clock = ProgressClock(4, clock=lambda: now[0])
+        >>> clock.remaining() is None
+        True
+        >>> now[0] = 10.0
+        >>> clock.update(1)
+        >>> clock.remaining()
+        30.0
+        """
         if self.done <= 0:
             return None
         return self.elapsed() / self.done * (self.total - self.done)
 
     def text(self, label: str) -> str:
         """``"<label> · 12 s elapsed · about 40 s left"`` (``"estimating time left"`` before
-        the first completed work, ``"less than a second left"`` at the end)."""
+        the first completed work, ``"less than a second left"`` at the end).
+
+        Parameters
+        ----------
+        label : str
+            What is running.
+
+        Returns
+        -------
+        str
+            The progress line.
+
+        Examples
+        --------
+        >>> now = [0.0]
+        >>> clock = ProgressClock(4, clock=lambda: now[0])
+        >>> now[0] = 10.0
+        >>> clock.update(1)
+        >>> clock.text("Fitting")
+        'Fitting · 10 s elapsed · about 30 s left'
+        """
         left = self.remaining()
         if left is None:
             estimate = "estimating time left"
