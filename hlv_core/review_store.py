@@ -770,7 +770,28 @@ class ReviewStore:
 
     def last_batch(self, reviewer: str, *, dataset: str = "") -> pd.DataFrame:
         """The judgements ``reviewer`` saved last in the app for ``dataset`` and has not undone
-        (one case's pairs, or one row saved on its own); empty when there is none."""
+        (one case's pairs, or one row saved on its own); empty when there is none.
+
+        Parameters
+        ----------
+        reviewer : str
+            The reviewer.
+        dataset : str, default ""
+            Dataset name.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The rows of :meth:`judgements` of that batch.
+
+        Examples
+        --------
+        >>> import pathlib, tempfile
+        >>> store = ReviewStore(pathlib.Path(tempfile.mkdtemp()) / "reviews.sqlite3")
+        >>> _ = store.add("ann", "i1", "m1", "m2", "A")
+        >>> store.last_batch("ann")["item_id"].tolist(), store.last_batch("bob").empty
+        (['i1'], True)
+        """
         _text(reviewer, "reviewer")
         with self._read() as con:
             found = self._last_batch(con, reviewer, dataset)
@@ -920,7 +941,26 @@ class ReviewStore:
     def own_labels(self, *, dataset: str | None = None, reviewer: str | None = None
                    ) -> pd.DataFrame:
         """Recorded own labels: ``id, uuid, reviewer, item_id, labels`` (list), ``dataset,
-        created_at``."""
+        created_at``.
+
+        Parameters
+        ----------
+        dataset, reviewer : str, optional
+            Filters.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per record.
+
+        Examples
+        --------
+        >>> import pathlib, tempfile
+        >>> store = ReviewStore(pathlib.Path(tempfile.mkdtemp()) / "reviews.sqlite3")
+        >>> _ = store.add_own_labels("ann", "i1", ["pos"])
+        >>> store.own_labels(reviewer="ann")[["item_id", "labels"]].to_numpy().tolist()
+        [['i1', ['pos']]]
+        """
         where, params = _filters(dataset=dataset, reviewer=reviewer)
         query = ("SELECT id, uuid, reviewer, item_id, labels, dataset, created_at FROM own_labels"
                  f"{where} ORDER BY id")
@@ -1078,7 +1118,26 @@ class ReviewStore:
                      ) -> pd.DataFrame:
         """The judgements (optionally of one dataset / reviewer) in the export layout
         (:data:`EXPORT_COLUMNS`; undone judgements left out), text verbatim: whoever writes it
-        to a file neutralises formulas (:meth:`export_csv`, ``hlv_ui.widgets.download_table``)."""
+        to a file neutralises formulas (:meth:`export_csv`, ``hlv_ui.widgets.download_table``).
+
+        Parameters
+        ----------
+        dataset, reviewer : str, optional
+            Filters.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns :data:`EXPORT_COLUMNS`.
+
+        Examples
+        --------
+        >>> import pathlib, tempfile
+        >>> store = ReviewStore(pathlib.Path(tempfile.mkdtemp()) / "reviews.sqlite3")
+        >>> _ = store.add("ann", "i1", "m1", "m2", "A", comment="=1+1")
+        >>> store.export_frame()["comment"].tolist()  # verbatim; export_csv neutralises
+        ['=1+1']
+        """
         return self.judgements(dataset=dataset, reviewer=reviewer)[EXPORT_COLUMNS]
 
     def export_csv(self, path: str | os.PathLike, *, dataset: str | None = None,

@@ -428,11 +428,45 @@ class Dataset:
         return counts.reshape(self.n_items, self.n_labels)
 
     def counts(self) -> pd.DataFrame:
-        """Items x labels annotation counts (see :meth:`counts_array`)."""
+        r"""Items x labels annotation counts (see :meth:`counts_array`).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Index ``item_id``, one column per label.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from hlv_core.io import load
+        >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+        ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+        >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+        ...                name="toy.csv")
+        >>> dataset.counts().loc["i3"].to_dict()
+        {'neg': 3, 'pos': 1}
+        """
         return pd.DataFrame(self.counts_array(), index=self.item_ids, columns=list(self.labels))
 
     def annotators_per_item_array(self) -> np.ndarray:
-        """(N,) number of distinct annotators per item (sparse item x annotator incidence)."""
+        r"""(N,) number of distinct annotators per item (sparse item x annotator incidence).
+
+        Returns
+        -------
+        numpy.ndarray
+            (N,) integers ``n_i``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from hlv_core.io import load
+        >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+        ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+        >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+        ...                name="toy.csv")
+        >>> dataset.annotators_per_item_array().tolist()
+        [3, 3, 4]
+        """
         return self._annotators_per_item.copy()
 
     @cached_property
@@ -446,6 +480,24 @@ class Dataset:
         return np.diff(incidence.indptr)
 
     def annotators_per_item(self) -> pd.Series:
+        r"""The number of distinct annotators per item, as a Series (:meth:`annotators_per_item_array`).
+
+        Returns
+        -------
+        pandas.Series
+            ``n_annotators`` indexed by ``item_id``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from hlv_core.io import load
+        >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+        ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+        >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+        ...                name="toy.csv")
+        >>> dataset.annotators_per_item().to_dict()
+        {'i1': 3, 'i2': 3, 'i3': 4}
+        """
         return pd.Series(self.annotators_per_item_array(), index=self.item_ids, name="n_annotators")
 
     def judgements_array(self) -> np.ndarray:
@@ -497,7 +549,24 @@ class Dataset:
             return self.counts_array() / n[:, None]
 
     def judgements(self) -> pd.DataFrame:
-        """Items x labels proportions (the judgement distribution P as a DataFrame)."""
+        r"""Items x labels proportions (the judgement distribution P as a DataFrame).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Index ``item_id``, one column per label.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from hlv_core.io import load
+        >>> rows = ("i1,a,pos i1,b,pos i1,c,neg i2,a,neg i2,b,neg i2,c,neg "
+        ...         "i3,a,pos i3,b,neg i3,c,neg i3,d,neg")
+        >>> dataset = load(("item_id,annotator_id,label\n" + "\n".join(rows.split())).encode(),
+        ...                name="toy.csv")
+        >>> dataset.judgements().loc["i3"].to_dict()
+        {'neg': 0.75, 'pos': 0.25}
+        """
         return pd.DataFrame(self.judgements_array(), index=self.item_ids, columns=list(self.labels))
 
     def entropy(self) -> pd.Series:
@@ -761,11 +830,30 @@ class Dataset:
         return rows.merge(self.annotators, on="annotator_id", how="left")
 
     def selectors(self) -> list[list[list[list[int]]]]:
-        """Ranked data in the DeepMind selectors layout: case -> reader -> block -> class ids
+        r"""Ranked data in the DeepMind selectors layout: case -> reader -> block -> class ids
         (class id = label position in the inventory). Only for ``task == "ranking"``.
 
         Computed once per dataset (rows sorted by item, then reader, then rank; readers and
-        classes keep their file order); callers get a fresh nested list."""
+        classes keep their file order); callers get a fresh nested list.
+
+        Returns
+        -------
+        list
+            ``cases[item][reader][block]`` = class ids.
+
+        Raises
+        ------
+        DataError
+            The dataset is not a ranking.
+
+        Examples
+        --------
+        >>> from hlv_core.io import load
+        >>> ranked = load(b"item_id,annotator_id,label,rank\nc1,r1,flu,1\nc1,r1,cold,2\nc1,r2,cold,1\n",
+        ...               name="ranks.csv")
+        >>> ranked.labels, ranked.selectors()
+        (('cold', 'flu'), [[[[1], [0]], [[0]]]])
+        """
         if self.task != "ranking":
             raise DataError(
                 f"dataset '{self.name}' is {self.task}, not ranking",
