@@ -547,7 +547,21 @@ class ReviewStore:
         return local.con
 
     def close(self) -> None:
-        """Close this thread's connection (others close when their threads end)."""
+        """Close this thread's connection (others close when their threads end).
+
+        Returns
+        -------
+        None
+            The connection of this thread is closed (reopened on next use).
+
+        Examples
+        --------
+        >>> import pathlib, tempfile
+        >>> store = ReviewStore(pathlib.Path(tempfile.mkdtemp()) / "reviews.sqlite3")
+        >>> store.close()
+        >>> len(store)  # the next read opens a new connection
+        0
+        """
         close_thread_connection(self._local)
 
     @contextmanager
@@ -693,7 +707,33 @@ class ReviewStore:
     def add_many(self, rows: Iterable[Mapping[str, str]]) -> int:
         """Insert many judgements (dicts with the :meth:`add` arguments) in ONE transaction;
         returns the number inserted. All rows are validated before anything is written; each
-        row is its own batch (undone on its own)."""
+        row is its own batch (undone on its own).
+
+        Parameters
+        ----------
+        rows : iterable of mapping
+            Each with ``reviewer, item_id, model_a, model_b, choice`` (+ ``comment``, ``dataset``).
+
+        Returns
+        -------
+        int
+            Rows inserted.
+
+        Raises
+        ------
+        ValueError
+            Any invalid row (nothing is written).
+
+        Examples
+        --------
+        >>> import pathlib, tempfile
+        >>> store = ReviewStore(pathlib.Path(tempfile.mkdtemp()) / "reviews.sqlite3")
+        >>> store.add_many([{"reviewer": "ann", "item_id": "i1", "model_a": "m1", "model_b": "m2",
+        ...                  "choice": "A"},
+        ...                 {"reviewer": "bob", "item_id": "i1", "model_a": "m1", "model_b": "m2",
+        ...                  "choice": "neither"}])
+        2
+        """
         records = []
         for row in rows:
             values = self._validate(row["reviewer"], row["item_id"], row["model_a"],

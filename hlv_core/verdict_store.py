@@ -210,7 +210,21 @@ class VerdictStore:
         return local.con
 
     def close(self) -> None:
-        """Close this thread's connection."""
+        """Close this thread's connection.
+
+        Returns
+        -------
+        None
+            The connection of this thread is closed (reopened on next use).
+
+        Examples
+        --------
+        >>> import pathlib, tempfile
+        >>> store = VerdictStore(pathlib.Path(tempfile.mkdtemp()) / "verdicts.sqlite3")
+        >>> store.close()
+        >>> store.verdicts().empty
+        True
+        """
         close_thread_connection(self._local)
 
     @contextmanager

@@ -6,6 +6,10 @@ Rules: a function needs ``Parameters`` (unless it takes no argument), ``Returns`
 constructor takes no argument) and ``Examples``; constants are skipped. Names re-exported from
 another module are checked where they are defined. Extend ``FINISHED`` when a module's
 docstrings are complete; the examples themselves run under ``pytest --doctest-modules``.
+
+``FINISHED_CLASSES`` lists classes whose public methods (properties excluded) are complete
+too: each needs ``Returns`` (or ``Yields``), ``Parameters`` when it takes arguments, and
+``Examples``.
 """
 
 from __future__ import annotations
@@ -65,6 +69,16 @@ FINISHED = [
 ]
 
 
+FINISHED_CLASSES = [
+    "hlv_core.io.dataset.Dataset",
+    "hlv_core.review_store.ReviewStore",
+    "hlv_core.verdict_store.VerdictStore",
+    "hlv_core.library.Library",
+    "hlv_core.progress.ProgressClock",
+    "hlv_core.lewidi.ScoreResult",
+]
+
+
 def _section(doc: str, name: str) -> bool:
     lines = doc.splitlines()
     return any(
@@ -96,6 +110,18 @@ def _public(module_name: str):
 CASES = [case for module in FINISHED for case in _public(module)]
 
 
+def _methods(qualname: str):
+    module_name, class_name = qualname.rsplit(".", 1)
+    cls = getattr(importlib.import_module(module_name), class_name)
+    for name, member in vars(cls).items():
+        if name.startswith("_") or not inspect.isfunction(member):
+            continue
+        yield f"{qualname}.{name}", member
+
+
+METHODS = [case for qualname in FINISHED_CLASSES for case in _methods(qualname)]
+
+
 def _missing(obj) -> list[str]:
     doc = inspect.getdoc(obj) or ""
     missing = []
@@ -119,6 +145,12 @@ def _missing(obj) -> list[str]:
 
 @pytest.mark.parametrize(("qualname", "obj"), CASES, ids=[c[0] for c in CASES])
 def test_public_name_has_numpydoc_sections(qualname, obj):
+    missing = _missing(obj)
+    assert not missing, f"{qualname}: docstring lacks {', '.join(missing)}"
+
+
+@pytest.mark.parametrize(("qualname", "obj"), METHODS, ids=[c[0] for c in METHODS])
+def test_public_method_has_numpydoc_sections(qualname, obj):
     missing = _missing(obj)
     assert not missing, f"{qualname}: docstring lacks {', '.join(missing)}"
 
