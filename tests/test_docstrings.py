@@ -76,6 +76,9 @@ FINISHED_CLASSES = [
     "hlv_core.library.Library",
     "hlv_core.progress.ProgressClock",
     "hlv_core.lewidi.ScoreResult",
+    "hlv_core.judge.AltTestResult",
+    "hlv_core.scale.pairs.ScaledSigma",
+    "hlv_core.scale.reduce.ReducedDataset",
 ]
 
 

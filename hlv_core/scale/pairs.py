@@ -317,6 +317,22 @@ class ScaledSigma:
     pairs: pd.DataFrame
 
     def summary(self) -> dict:
+        """The summary numbers as a dict (NaN alpha / sigma as None), the keys of :meth:`hlv_core.balance.SigmaResult.summary`.
+
+        Returns
+        -------
+        dict
+            Every field but ``pairs``.
+
+        Examples
+        --------
+        >>> from hlv_core import scale
+        >>> with scale.dask_client("local"):  # doctest: +SKIP
+        ...     data = scale.load("annotations/*.csv", keep_rows=True)
+        ...     facts = sigma(data).summary()
+        >>> facts["sigma"] is None or 0 <= facts["sigma"] <= 1  # doctest: +SKIP
+        True
+        """
         out = {k: v for k, v in self.__dict__.items() if k != "pairs"}
         out["alpha"] = None if math.isnan(self.alpha) else self.alpha
         out["sigma"] = None if math.isnan(self.sigma) else self.sigma

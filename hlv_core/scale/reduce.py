@@ -374,7 +374,23 @@ class ReducedDataset:
         """:attr:`hlv_core.io.Dataset.content_hash` of the same rows (files with the columns
         ``item_id, annotator_id, label`` in that order), computed on the current Dask scheduler:
         the per-row hashes are streamed from the partitions in file order into one SHA-256,
-        then the item and annotator tables in order of first appearance. Cached."""
+        then the item and annotator tables in order of first appearance. Cached.
+
+        Returns
+        -------
+        str
+            16 hex digits, equal to :attr:`hlv_core.io.Dataset.content_hash` of the same rows.
+
+        Examples
+        --------
+        >>> from hlv_core import scale
+        >>> from hlv_core.io import load
+        >>> with scale.dask_client("local"):  # doctest: +SKIP
+        ...     data = scale.load("annotations.csv")
+        ...     same = data.content_hash() == load("annotations.csv").content_hash
+        >>> same  # doctest: +SKIP
+        True
+        """
         if "content_hash" not in self.extra:
             self.extra["content_hash"] = _content_hash(self)
         return self.extra["content_hash"]
