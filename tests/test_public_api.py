@@ -23,6 +23,7 @@ REFERENCE = ROOT / "docs" / "api"
 # Modules whose every public function and class (their ``__all__``, defined there) has a full
 # numpydoc docstring. Extend this list as modules are finished.
 DOCUMENTED_MODULES = [
+    "hlv_core.soft_metrics",
 ]
 
 FUNCTION_SECTIONS = ("Parameters", "Returns", "References", "Examples")
