@@ -24,6 +24,7 @@ REFERENCE = ROOT / "docs" / "api"
 # numpydoc docstring. Extend this list as modules are finished.
 DOCUMENTED_MODULES = [
     "hlv_core.soft_metrics",
+    "hlv_core.certainty",
 ]
 
 FUNCTION_SECTIONS = ("Parameters", "Returns", "References", "Examples")
