@@ -25,6 +25,7 @@ REFERENCE = ROOT / "docs" / "api"
 DOCUMENTED_MODULES = [
     "hlv_core.soft_metrics",
     "hlv_core.certainty",
+    "hlv_core.aggregation",
 ]
 
 FUNCTION_SECTIONS = ("Parameters", "Returns", "References", "Examples")
