@@ -26,6 +26,8 @@ DOCUMENTED_MODULES = [
     "hlv_core.soft_metrics",
     "hlv_core.certainty",
     "hlv_core.aggregation",
+    "hlv_core.agreement",
+    "hlv_core._alpha",
 ]
 
 FUNCTION_SECTIONS = ("Parameters", "Returns", "References", "Examples")
