@@ -161,7 +161,7 @@ def pairwise_alpha(
     (nominal; :math:`n_{ab}` shared items, :math:`d_{ab}` disagreements, :math:`m_c` the pair's
     count of value c), the two-row alpha of Krippendorff (2011) in closed form from sparse products
     of the annotator x item indicator matrices; interval, ordinal and ratio use the pair's value
-    sums and cross-coincidences the same way. Basile (2021), section 3, builds the annotator graph
+    sums and cross-coincidences the same way. Basile ("A Measure of Systematic Disagreement"), section 3, builds the annotator graph
     from these values.
 
     Parameters
@@ -189,7 +189,7 @@ def pairwise_alpha(
     .. [1] Krippendorff (2011). "Computing Krippendorff's Alpha-Reliability". Annenberg School for
        Communication, University of Pennsylvania. Sections on the coincidence matrix and the
        difference functions; the worked example with 4 observers, 12 units and missing values.
-    .. [2] Basile (2021). "A Measure of Systematic Disagreement" (sigma). Section 3.
+    .. [2] Basile. "A Measure of Systematic Disagreement" (sigma). Section 3.
 
     Examples
     --------
@@ -617,7 +617,7 @@ def annotator_mean_agreement(pairs: pd.DataFrame) -> pd.DataFrame:
 
     .. math:: \bar\alpha_a = \frac{1}{|\{b : \alpha_{ab} \text{ defined}\}|} \sum_{b} \alpha_{ab}
 
-    Pairwise alpha of Krippendorff (2011) as in :func:`pairwise_alpha` (Basile 2021, section 3,
+    Pairwise alpha of Krippendorff (2011) as in :func:`pairwise_alpha` (Basile, section 3,
     reads annotators through these values).
 
     Parameters
@@ -635,7 +635,7 @@ def annotator_mean_agreement(pairs: pd.DataFrame) -> pd.DataFrame:
     .. [1] Krippendorff (2011). "Computing Krippendorff's Alpha-Reliability". Annenberg School for
        Communication, University of Pennsylvania. Sections on the coincidence matrix and the
        difference functions; the worked example with 4 observers, 12 units and missing values.
-    .. [2] Basile (2021). "A Measure of Systematic Disagreement". Section 3.
+    .. [2] Basile. "A Measure of Systematic Disagreement". Section 3.
 
     Examples
     --------

@@ -28,6 +28,7 @@ DOCUMENTED_MODULES = [
     "hlv_core.aggregation",
     "hlv_core.agreement",
     "hlv_core._alpha",
+    "hlv_core.balance",
 ]
 
 FUNCTION_SECTIONS = ("Parameters", "Returns", "References", "Examples")
