@@ -29,6 +29,9 @@ DOCUMENTED_MODULES = [
     "hlv_core.agreement",
     "hlv_core._alpha",
     "hlv_core.balance",
+    "hlv_core.perspectivist.evaluation",
+    "hlv_core.perspectivist.splits",
+    "hlv_core.perspectivist.baselines",
 ]
 
 FUNCTION_SECTIONS = ("Parameters", "Returns", "References", "Examples")
