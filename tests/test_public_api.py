@@ -32,6 +32,8 @@ DOCUMENTED_MODULES = [
     "hlv_core.perspectivist.evaluation",
     "hlv_core.perspectivist.splits",
     "hlv_core.perspectivist.baselines",
+    "hlv_core.calibration",
+    "hlv_core.ceiling",
 ]
 
 FUNCTION_SECTIONS = ("Parameters", "Returns", "References", "Examples")
