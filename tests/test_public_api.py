@@ -34,6 +34,10 @@ DOCUMENTED_MODULES = [
     "hlv_core.perspectivist.baselines",
     "hlv_core.calibration",
     "hlv_core.ceiling",
+    "hlv_core.pair_matrix",
+    "hlv_core.levels",
+    "hlv_core.samples",
+    "hlv_core.figures",
 ]
 
 FUNCTION_SECTIONS = ("Parameters", "Returns", "References", "Examples")
