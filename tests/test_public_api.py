@@ -38,6 +38,8 @@ DOCUMENTED_MODULES = [
     "hlv_core.levels",
     "hlv_core.samples",
     "hlv_core.figures",
+    "hlv_core._plackett_luce",
+    "hlv_core._compact_sampler",
 ]
 
 FUNCTION_SECTIONS = ("Parameters", "Returns", "References", "Examples")
