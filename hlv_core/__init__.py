@@ -37,9 +37,7 @@ pandas and scipy are imported only when a function is asked for, and Dask only b
 No module imports streamlit.
 """
 
-from __future__ import annotations
-
-import importlib
+import sys
 
 __version__ = "0.1.0"
 
@@ -99,12 +97,18 @@ _LAZY_ONLY = ("scale",)
 __all__ = sorted(_NAMES) + list(_MODULES)
 
 
+def _module(name: str):
+    # ``__import__`` rather than ``importlib``: importing importlib alone costs more than this file
+    __import__(f"{__name__}.{name}")
+    return sys.modules[f"{__name__}.{name}"]
+
+
 def __getattr__(name: str) -> object:
     if name in _NAMES:
         module, attribute = _NAMES[name]
-        value = getattr(importlib.import_module(f"{__name__}.{module}"), attribute)
+        value = getattr(_module(module), attribute)
     elif name in _MODULES or name in _LAZY_ONLY:
-        value = importlib.import_module(f"{__name__}.{name}")
+        value = _module(name)
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     globals()[name] = value
