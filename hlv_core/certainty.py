@@ -134,7 +134,7 @@ def rank_k_certainties(samples, *, k: int = 1, groups=None) -> np.ndarray:
 
     .. math:: C_k(y) = \frac{1}{S} \sum_{s=1}^{S} \mathbb{1}\big[\mathrm{rank}_k(\lambda^{(s)}) = y\big]
 
-    Stutz et al. (2023), section 2.3, eq. (2)-(4) (reference ``eval_utils.rankk_certainties``);
+    Stutz et al. (2023), section 2.3, eq. (2)-(3) (reference ``eval_utils.rankk_certainties``);
     k = 1 is the argmax. Ties go to the lowest class index.
 
     Parameters
@@ -155,7 +155,7 @@ def rank_k_certainties(samples, *, k: int = 1, groups=None) -> np.ndarray:
     References
     ----------
     .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
-       a case study in dermatology". arXiv:2307.02191. Section 2.3, eq. (2)-(4).
+       a case study in dermatology". arXiv:2307.02191. Section 2.3, eq. (2)-(3).
 
     Examples
     --------
@@ -242,8 +242,9 @@ def annotation_certainty(samples, *, k: int = 1) -> np.ndarray:
     .. math:: \mathrm{AnnotationCertainty}_k = \max_{T,\,|T| = k} \frac{1}{S} \sum_s
        \mathbb{1}\big[\mathrm{top}_k(\lambda^{(s)}) = T\big]
 
-    Stutz et al. (2023), section 2.3, eq. (5): for k = 1 it is :math:`\max_y C(y)`; only the
-    top-k sets that occur among the samples are counted (Monte Carlo estimate). Ties go to the
+    Stutz et al. (2023), section 2.3: eq. (4) for k = 1 (:math:`\max_y C(y)`), eq. (5)-(6) for
+    top-k sets; only the top-k sets that occur among the samples are counted (Monte Carlo
+    estimate). Ties go to the
     lowest class index. The dataset value on the Certainty page is the mean over cases.
 
     Parameters
@@ -262,7 +263,7 @@ def annotation_certainty(samples, *, k: int = 1) -> np.ndarray:
     References
     ----------
     .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
-       a case study in dermatology". arXiv:2307.02191. Section 2.3, eq. (5).
+       a case study in dermatology". arXiv:2307.02191. Section 2.3, eq. (4)-(6).
 
     Examples
     --------
@@ -487,7 +488,7 @@ def ua_accuracy(samples, predictions, *, k: int = 1, set_accuracy: bool = False)
 
     Stutz et al. (2023), section 2.4, eq. (8): :math:`P_k(i)` is the model's top-k prediction set
     (ties to the lowest index). ``set_accuracy=True``: the top-k *set* accuracy
-    :math:`\mathbb{1}[\mathrm{top}_k(\lambda^{(s)}) = P_k]`. At infinite reliability (every
+    :math:`\mathbb{1}[\mathrm{top}_k(\lambda^{(s)}) = P_k]` (eq. (9)). At infinite reliability (every
     sample the point estimate) it is the standard top-k accuracy against the point estimate.
 
     Parameters
@@ -612,7 +613,8 @@ def average_overlap(ranking_a, ranking_b, *, depth: int, n_classes: int | None =
     .. math:: \mathrm{AO}_D(A, B) = \frac{1}{D} \sum_{d=1}^{D} \frac{|\mathrm{top}_d(A) \cap
        \mathrm{top}_d(B)|}{d}
 
-    Webber et al. (2010); Stutz et al. (2023), section 2.4, eq. (10)-(11), and Appendix B.5 for
+    Webber et al. (2010); Stutz et al. (2023), section 2.4, eq. (10) (overlap) averaged over
+    depths as in eq. (12), and Appendix B.5 for
     ties: each ranking becomes a soft permutation matrix (tied blocks ordered uniformly at random)
     and the value is normalised by :math:`\sqrt{\mathrm{AO}(A,A)\,\mathrm{AO}(B,B)}` so that
     AO(A, A) = 1 (reference ``ranking_metrics.partial_average_overlap``); 0 when the unnormalised
@@ -639,7 +641,7 @@ def average_overlap(ranking_a, ranking_b, *, depth: int, n_classes: int | None =
     ----------
     .. [1] Webber, Moffat and Zobel (2010). "A similarity measure for indefinite rankings". ACM
        TOIS 28(4), section 3 (average overlap).
-    .. [2] Stutz et al. (2023), arXiv:2307.02191. Section 2.4, eq. (10)-(11); Appendix B.5.
+    .. [2] Stutz et al. (2023), arXiv:2307.02191. Section 2.4, eq. (10), (12); Appendix B.5.
 
     Examples
     --------
@@ -702,7 +704,8 @@ def ua_average_overlap(samples, predictions, *, depth: int) -> np.ndarray:
     .. math:: \mathrm{UA\text{-}AO}_D(i, s) = \mathrm{AO}_D\big(\mathrm{rank}(q_i),
        \mathrm{rank}(\lambda^{(s)}_i)\big)
 
-    Stutz et al. (2023), section 2.4, eq. (12); the mean over S is the per-case UA average overlap.
+    Stutz et al. (2023), section 2.4, eq. (11)-(12); the mean over S is the per-case UA average
+    overlap.
     Prediction ties go to the lowest index; only the top D classes of both rankings matter.
 
     Parameters
@@ -856,7 +859,7 @@ class SweepResult:
     .. math:: \overline{\mathrm{AnnotationCertainty}_k} = \frac{1}{N} \sum_i
        \mathrm{AnnotationCertainty}_k(i)
 
-    (Stutz et al. 2023, section 2.3, eq. (5), averaged over cases; UA metrics of section 2.4).
+    (Stutz et al. 2023, section 2.3, eq. (4)-(5), averaged over cases; UA metrics of section 2.4).
 
     Attributes
     ----------
@@ -930,7 +933,7 @@ def sweep(
 
     Stutz et al. (2023): the models of section 2.2 and Appendix B (``"dirichlet"``:
     Dir(r c + a0); ``"prirn"``: Dir(r IRN + a0); ``"pl"``: Plackett-Luce Gibbs sampler with every
-    reader repeated r times), annotation certainty (section 2.3, eq. (5)) and UA accuracy (section
+    reader repeated r times), annotation certainty (section 2.3, eq. (4)-(5)) and UA accuracy (section
     2.4, eq. (8)), UA average overlap (eq. (12)), as in Figure 6. ``method="compact"`` draws only
     the top classes of every sample (same distribution as ``"dense"``); the same seed is used at
     every reliability (common random numbers); r = inf uses the point estimate.
@@ -978,7 +981,7 @@ def sweep(
     References
     ----------
     .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
-       a case study in dermatology". arXiv:2307.02191. Sections 2.2-2.4, eq. (5), (8), (12); Appendix B; Figure 6.
+       a case study in dermatology". arXiv:2307.02191. Sections 2.2-2.4, eq. (4)-(5), (8), (12); Appendix B; Figure 6.
 
     Examples
     --------
