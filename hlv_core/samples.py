@@ -137,7 +137,7 @@ def comparison_datasets(current: Dataset | None = None) -> dict[str, Dataset]:
 
     References
     ----------
-    .. [1] Basile. "A Measure of Systematic Disagreement". Section 4.3, Table 2, Figure 2.
+    .. [1] Basile. "A Measure of Systematic Disagreement". Sections 4.3-4.4, Table 2, Figure 2.
 
     Examples
     --------

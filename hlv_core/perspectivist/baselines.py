@@ -52,8 +52,9 @@ def majority_baseline(splits: PerspectivistSplits) -> pd.DataFrame:
 
     .. math:: \hat y_{ut} = \arg\max_c \#\{a \in A_{\mathrm{train}} : y_{at} = c\}
 
-    (texts without training labels get the training majority). PERSEVAL, section 6 (majority
-    baseline).
+    (texts without training labels get the training majority). An HLV Lens reference point on
+    PERSEVAL's user-disjoint splits (section 3.1); PERSEVAL's own baselines (section 6) are
+    trained models without user information.
 
     Parameters
     ----------
@@ -67,7 +68,7 @@ def majority_baseline(splits: PerspectivistSplits) -> pd.DataFrame:
     References
     ----------
     .. [1] Lo, Casola, Sezerer, Basile et al. (2025). "PERSEVAL: A Framework for Perspectivist
-       Classification Evaluation". EMNLP 2025. Section 6.
+       Classification Evaluation". EMNLP 2025. Sections 3.1 and 6.
 
     Examples
     --------
@@ -90,8 +91,8 @@ def trait_majority_baseline(splits: PerspectivistSplits, dimension: str) -> pd.D
 
     .. math:: \hat y_{ut} = \arg\max_c \#\{a \in A_{\mathrm{train}} : d(a) = d(u),\; y_{at} = c\}
 
-    with fallbacks (the text's majority, the group's majority, the training majority). PERSEVAL,
-    sections 3.2 and 6 (user traits).
+    with fallbacks (the text's majority, the group's majority, the training majority). An HLV
+    Lens reference point using the user traits of PERSEVAL's named task (section 3.2).
 
     Parameters
     ----------
@@ -106,7 +107,7 @@ def trait_majority_baseline(splits: PerspectivistSplits, dimension: str) -> pd.D
     References
     ----------
     .. [1] Lo, Casola, Sezerer, Basile et al. (2025). "PERSEVAL: A Framework for Perspectivist
-       Classification Evaluation". EMNLP 2025. Sections 3.2 and 6.
+       Classification Evaluation". EMNLP 2025. Section 3.2.
 
     Examples
     --------
@@ -182,8 +183,8 @@ def run_baselines(
 
     .. math:: \hat y_{ut} = \arg\max_c \#\{\text{votes for } c\} \text{ over the baseline's voters}
 
-    majority vote, trait majority per dimension (named task), user majority (adaptation labels);
-    PERSEVAL, section 6.
+    majority vote, trait majority per dimension (named task), user majority (adaptation labels):
+    HLV Lens reference points on PERSEVAL's splits (sections 3.1-3.2).
 
     Parameters
     ----------
@@ -197,7 +198,7 @@ def run_baselines(
     References
     ----------
     .. [1] Lo, Casola, Sezerer, Basile et al. (2025). "PERSEVAL: A Framework for Perspectivist
-       Classification Evaluation". EMNLP 2025. Section 6.
+       Classification Evaluation". EMNLP 2025. Sections 3.1-3.2.
 
     Examples
     --------
