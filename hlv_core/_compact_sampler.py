@@ -495,7 +495,7 @@ def sample_top_classes(
     ----------
     .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
        a case study in dermatology". arXiv:2307.02191. Appendix A, B.3, B.4.
-    .. [2] David and Nagaraja (2003). "Order Statistics", 3rd ed. Section 2.2.
+    .. [2] David and Nagaraja (2003). "Order Statistics", 3rd ed. Wiley (order statistics of iid samples).
 
     Examples
     --------

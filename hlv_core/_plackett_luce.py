@@ -766,7 +766,7 @@ def pl_gibbs(
     .. math:: \lambda_k \sim \mathrm{Gamma}(a, b), \quad \lambda_k \mid \tau \sim
        \mathrm{Gamma}\Big(a + r\,R,\; b + \sum_{\text{copies}} \tau_k\Big)
 
-    Caron and Doucet (2012), section 3 (latent arrival times :math:`\tau`), as in Stutz et al.
+    Caron and Doucet (2012) (latent arrival times :math:`\tau`), as in Stutz et al.
     (2023), Appendix B.4: every reader repeated r = ``repetitions`` times (the reliability); per
     iteration an ordering of each tied block from its exact posterior, arrival times
     (inter-arrival ~ Exp(pool mass)), then the Gamma update. Classes nobody ranked form one
@@ -799,7 +799,7 @@ def pl_gibbs(
     .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
        a case study in dermatology". arXiv:2307.02191. Appendix B.4.
     .. [2] Caron and Doucet (2012). "Efficient Bayesian inference for generalized Bradley-Terry
-       models". JCGS 21(1), section 3.
+       models". Journal of Computational and Graphical Statistics 21(1).
 
     Examples
     --------
@@ -914,8 +914,7 @@ def effective_sample_size(chains: np.ndarray) -> np.ndarray:
 
     References
     ----------
-    .. [1] Geyer (1992). "Practical Markov Chain Monte Carlo". Statistical Science 7(4),
-       section 3.3.
+    .. [1] Geyer (1992). "Practical Markov Chain Monte Carlo". Statistical Science 7(4).
     .. [2] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
        a case study in dermatology". arXiv:2307.02191. Appendix C.3.
 

@@ -496,7 +496,7 @@ def sample_plausibilities(
     ----------
     .. [1] Stutz et al. (2023), arXiv:2307.02191. Section 2.2; Appendix A, B.3, B.4.
     .. [2] Caron and Doucet (2012). "Efficient Bayesian inference for generalized Bradley-Terry
-       models". JCGS 21(1), section 3.
+       models". Journal of Computational and Graphical Statistics 21(1).
 
     Examples
     --------

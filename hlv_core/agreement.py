@@ -161,8 +161,8 @@ def pairwise_alpha(
     (nominal; :math:`n_{ab}` shared items, :math:`d_{ab}` disagreements, :math:`m_c` the pair's
     count of value c), the two-row alpha of Krippendorff (2011) in closed form from sparse products
     of the annotator x item indicator matrices; interval, ordinal and ratio use the pair's value
-    sums and cross-coincidences the same way. Basile ("A Measure of Systematic Disagreement"), section 3, builds the annotator graph
-    from these values.
+    sums and cross-coincidences the same way. Basile ("A Measure of Systematic Disagreement"),
+    section 3, builds the annotator graph from these values.
 
     Parameters
     ----------
@@ -766,8 +766,8 @@ def cohen_kappa(
 
     .. math:: \kappa = \frac{P_o - P_e}{1 - P_e}, \quad P_e = \sum_c p_a(c)\, p_b(c)
 
-    Cohen (1960), section 3 (each annotator's own label shares). With exactly two annotators the
-    ids may be omitted. NaN when undefined (no shared item, or P_e = 1).
+    Cohen (1960), the coefficient kappa (each annotator's own label shares). With exactly two
+    annotators the ids may be omitted. NaN when undefined (no shared item, or P_e = 1).
 
     Parameters
     ----------
@@ -783,7 +783,7 @@ def cohen_kappa(
     References
     ----------
     .. [1] Cohen (1960). "A coefficient of agreement for nominal scales". Educational and
-       Psychological Measurement 20(1), section 3.
+       Psychological Measurement 20(1).
 
     Examples
     --------
@@ -829,8 +829,8 @@ def pairwise_cohen_kappa(
     .. math:: \kappa_{ab} = \frac{P_o - P_e}{1 - P_e}, \quad P_e = \frac{\sum_c A_c[a,b]\,
        A_c[b,a]}{n_{ab}^2}
 
-    Cohen (1960), section 3, per pair on the shared items, all pairs at once from sparse products
-    (:math:`A_c[a,b]` = a's count of label c on the items shared with b); the mean of ``kappa`` is
+    Cohen (1960), the coefficient kappa, per pair on the shared items, all pairs at once from
+    sparse products (:math:`A_c[a,b]` = a's count of label c on the items shared with b); the mean of ``kappa`` is
     Light's kappa (Light 1971).
 
     Parameters
@@ -849,7 +849,8 @@ def pairwise_cohen_kappa(
 
     References
     ----------
-    .. [1] Cohen (1960). "A coefficient of agreement for nominal scales". Section 3.
+    .. [1] Cohen (1960). "A coefficient of agreement for nominal scales". Educational and
+       Psychological Measurement 20(1).
     .. [2] Light (1971). "Measures of response agreement for qualitative data". Psychological
        Bulletin 76(5).
 
@@ -932,7 +933,7 @@ def fleiss_kappa(annotations: pd.DataFrame) -> float:
        p_c = \frac{\sum_i n_{ic}}{\sum_i n_i}, \quad
        \kappa = \frac{\bar P - \sum_c p_c^2}{1 - \sum_c p_c^2}
 
-    Fleiss (1971), eq. (2)-(9); with unequal numbers of ratings per item, the usual
+    Fleiss (1971), the kappa for many raters; with unequal numbers of ratings per item, the usual
     generalisation (per-item agreement averaged with equal item weights). NaN when undefined.
 
     Parameters
@@ -1008,7 +1009,8 @@ def lights_kappa(annotations: pd.DataFrame, *, min_shared: int = 2) -> float:
     ----------
     .. [1] Light (1971). "Measures of response agreement for qualitative data". Psychological
        Bulletin 76(5).
-    .. [2] Cohen (1960). "A coefficient of agreement for nominal scales". Section 3.
+    .. [2] Cohen (1960). "A coefficient of agreement for nominal scales". Educational and
+       Psychological Measurement 20(1).
 
     Examples
     --------
@@ -1036,7 +1038,7 @@ def kappa_summary(annotations: pd.DataFrame, *, max_light: int = LIGHT_MAX_ANNOT
        \kappa_L = \mathrm{mean}_{a<b}\, \kappa_{ab} \text{ (Light)}
 
     ``fleiss`` always (Fleiss 1971, :func:`fleiss_kappa`); ``cohen`` with exactly two annotators
-    (Cohen 1960, section 3); ``light`` (Light 1971, :func:`lights_kappa`) with 3 to ``max_light``
+    (Cohen 1960); ``light`` (Light 1971, :func:`lights_kappa`) with 3 to ``max_light``
     annotators. Single-label data only.
 
     Parameters
@@ -1053,7 +1055,8 @@ def kappa_summary(annotations: pd.DataFrame, *, max_light: int = LIGHT_MAX_ANNOT
     References
     ----------
     .. [1] Fleiss (1971). "Measuring nominal scale agreement among many raters".
-    .. [2] Cohen (1960). "A coefficient of agreement for nominal scales". Section 3.
+    .. [2] Cohen (1960). "A coefficient of agreement for nominal scales". Educational and
+       Psychological Measurement 20(1).
     .. [3] Light (1971). "Measures of response agreement for qualitative data".
 
     Examples

@@ -1473,7 +1473,7 @@ def camp_trait_table(camps_result: CampsResult, traits: pd.DataFrame, trait: str
 
     .. math:: V = \sqrt{\frac{\chi^2}{n\,(k - 1)}}, \quad k = \min(\text{rows}, \text{cols})
 
-    Cramér (1946), section 21.9; 0 = independent, 1 = the camps are the trait. Annotators without
+    Cramér (1946), the measure of association V; 0 = independent, 1 = the camps are the trait. Annotators without
     an edge (camp -1) or a missing trait value are left out; NaN with a single row or column.
     Camps as in :func:`camps` (Basile, section 3).
 
@@ -1492,7 +1492,7 @@ def camp_trait_table(camps_result: CampsResult, traits: pd.DataFrame, trait: str
 
     References
     ----------
-    .. [1] Cramér (1946). "Mathematical Methods of Statistics". Section 21.9.
+    .. [1] Cramér (1946). "Mathematical Methods of Statistics". Princeton University Press.
     .. [2] Basile. "A Measure of Systematic Disagreement". Section 3.
 
     Examples

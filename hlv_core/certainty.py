@@ -640,7 +640,7 @@ def average_overlap(ranking_a, ranking_b, *, depth: int, n_classes: int | None =
     References
     ----------
     .. [1] Webber, Moffat and Zobel (2010). "A similarity measure for indefinite rankings". ACM
-       TOIS 28(4), section 3 (average overlap).
+       TOIS 28(4) (average overlap).
     .. [2] Stutz et al. (2023), arXiv:2307.02191. Section 2.4, eq. (10), (12); Appendix B.5.
 
     Examples
