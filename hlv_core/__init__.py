@@ -13,7 +13,8 @@ Groups (one module per concept; each module also stays importable by name):
   :func:`load_sample` (``hlv_core.io``, ``hlv_core.samples``);
 * soft and hard metrics (Kurniawan et al. 2025): ``hard_*``, ``soft_*``, :func:`po_jsd`,
   :func:`entropy_correlation`, :func:`score_models` (``hlv_core.soft_metrics``,
-  ``hlv_core.scoring``); the LeWiDi scorer is ``hlv_core.lewidi``;
+  ``hlv_core.scoring``); the LeWiDi scorer: :func:`score_lewidi`, :func:`load_lewidi_gold`
+  (``hlv_core.lewidi``);
 * agreement (Krippendorff; Marchal et al. 2022): :func:`krippendorff_alpha`,
   :func:`pairwise_alpha`, the kappas, :func:`multilabel_agreement` (``hlv_core.agreement``);
 * balance (Basile et al.): :func:`sigma`, :func:`sigma_random`, :func:`camps`
@@ -29,7 +30,8 @@ Groups (one module per concept; each module also stays importable by name):
 * perspectives (PERSEVAL): :func:`make_splits`, :func:`evaluate_perspectives`
   (``hlv_core.perspectivist``);
 * meta-evaluation and review: :func:`rank_centrality`, :class:`ReviewStore`
-  (``hlv_core.review``); training methods: :data:`METHODS`, :func:`run_lab`.
+  (``hlv_core.review``); training methods: :data:`METHODS`, :func:`run_lab`; the HTML
+  disagreement report: :func:`build_report`.
 
 Importing ``hlv_core`` is cheap: each name loads its module on first use (PEP 562), so numpy,
 pandas and scipy are imported only when a function is asked for, and Dask only by
@@ -60,6 +62,7 @@ _add("soft_metrics", "hard_accuracy", "hard_micro_f1", "hard_macro_f1", "soft_ac
      "soft_micro_f1", "soft_macro_f1", "po_jsd", "entropy_correlation", "normalised_entropy",
      "per_item", evaluate_soft="evaluate")
 _add("scoring", "score_models", "score_model")
+_add("lewidi", score_lewidi="score", load_lewidi_gold="load_gold")
 _add("agreement", "krippendorff_alpha", "pairwise_alpha", "alpha_report", "bootstrap_alpha",
      "cohen_kappa", "fleiss_kappa", "pairwise_cohen_kappa", "kappa_summary",
      "multilabel_agreement", "AlphaResult")
@@ -82,6 +85,7 @@ _add("perspectivist", "make_splits", "PerspectivistReport", "run_baselines",
 _add("review", "rank_centrality", "ReviewStore")
 _add("training", "METHODS", "run_lab", "method_targets")
 _add("figures", "comparison_figure")
+_add("report", "build_report")
 
 # Concept modules reachable as attributes (``hlv_core.agreement``) without an explicit import.
 _MODULES = (
