@@ -14,8 +14,8 @@ Definitions (Basile):
 * A triangle is balanced iff the product of its three signs is +1.
   sigma = #balanced / #triangles (NaN, with an explanation, when there is no triangle).
 * Triangles are counted with trace identities (Basile), never by enumeration: with S the
-  signed adjacency and A = |S|, tr(A^3) = 6 T and tr(S^3) = 6 (B - U), so
-  B = (tr A^3 + tr S^3) / 12 and U = (tr A^3 - tr S^3) / 12. The traces are sums of the
+  signed adjacency and ``A = |S|``, ``tr(A^3) = 6 T`` and ``tr(S^3) = 6 (B - U)``, so
+  ``B = (tr A^3 + tr S^3) / 12`` and ``U = (tr A^3 - tr S^3) / 12``. The traces are sums of the
   elementwise products (A A) o A and (S S) o S, so the cube is never formed.
 * sigma_rnd (paper 4.1): one split-and-shuffle step splits the items at random into two
   halves (first floor(N/2) of a random permutation) and permutes the annotator rows
