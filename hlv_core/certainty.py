@@ -676,7 +676,7 @@ def ua_average_overlap_from_top(top, predictions, *, depth: int) -> np.ndarray:
 
     With m_j = max(position of the prediction's j-th class in the sample ranking, j) (0-based;
     >= D when outside the sample's top D), AO_D = (1/D) sum_j (H_D - H_{m_j}), H_d the harmonic
-    numbers (H_m = H_D for m >= D): |top_d(A) & top_d(B)| = #{j: m_j < d}."""
+    numbers (H_m = H_D for m >= D): ``|top_d(A) & top_d(B)| = #{j: m_j < d}``."""
     t = _check_top(top, depth)
     p = np.asarray(predictions, dtype=float)
     if p.ndim != 2 or p.shape[0] != t.shape[0]:
