@@ -174,3 +174,19 @@ def test_the_api_reference_builds_without_warnings(tmp_path):
     assert out.returncode == 0, out.stderr[-4000:]
     page = (tmp_path / "html" / "index.html").read_text(encoding="utf-8")
     assert 'id="hlv_core.krippendorff_alpha"' in page
+
+
+def test_the_suite_runs_the_docstring_examples():
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    options = config["tool"]["pytest"]["ini_options"]
+    assert "hlv_core" in options["testpaths"]
+    assert "--doctest-modules" in options["addopts"].split()
+    # never import the CLI entry point during collection
+    assert "--ignore=hlv_core/__main__.py" in options["addopts"].split()
+    examples = [name for name in DOCUMENTED_MODULES
+                if ">>>" not in (importlib.import_module(name).__doc__ or "")
+                and not any(">>>" in (inspect.getdoc(obj) or "")
+                            for _, obj in _public_objects(importlib.import_module(name)))]
+    assert examples == [], "documented modules without a single example"
