@@ -60,9 +60,15 @@ def _resolve(path: str):
 
 
 def has_formula(doc: str) -> bool:
-    """A ``.. math::`` block, a ``:math:`` role, or an equation in double backquotes."""
+    """A ``.. math::`` block, a ``:math:`` role, an equation in double backquotes, or a line of
+    text with an equation (``DistCE = mean TVD(Q_i, H_i)``: an ``=`` between spaces). The
+    Examples section does not count (its code assigns variables)."""
+    doc = re.split(r"^\s*Examples\n\s*-{8}\s*$", doc, maxsplit=1, flags=re.MULTILINE)[0]
+    doc = "\n".join(line for line in doc.splitlines()
+                    if not line.lstrip().startswith((">>>", "...")))
     return (".. math::" in doc or ":math:`" in doc
-            or re.search(r"``[^`\n]*[^=!<>]=[^=][^`\n]*``", doc) is not None)
+            or re.search(r"``[^`\n]* = [^`\n]*``", doc) is not None
+            or re.search(r"\S \= \S", doc) is not None)
 
 
 def has_reference(doc: str) -> bool:
@@ -90,6 +96,9 @@ def test_every_pending_row_is_in_the_table():
 def test_the_checks_can_fail():
     assert not has_formula("Mean of the values.\n\nReferences\n----------\nA paper.")
     assert has_formula("``alpha = 1 - D_o / D_e``")
+    assert has_formula("DistCE = mean TVD(Q_i, H_i) over items")
+    assert not has_formula("The default, ``level=\"nominal\"``, is explicit.")
+    assert not has_formula("Counts.\n\nExamples\n--------\n>>> x = count(data)\n")
     assert not has_reference("Formula ``a = b`` (paper, section 3).")
 
 
