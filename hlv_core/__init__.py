@@ -17,8 +17,8 @@ Groups (one module per concept; each module also stays importable by name):
   (``hlv_core.lewidi``);
 * agreement (Krippendorff; Marchal et al. 2022): :func:`krippendorff_alpha`,
   :func:`pairwise_alpha`, the kappas, :func:`multilabel_agreement` (``hlv_core.agreement``);
-* balance (Basile, "A Measure of Systematic Disagreement"): :func:`sigma`, :func:`sigma_random`, :func:`camps`
-  (``hlv_core.balance``);
+* balance (Basile, "A Measure of Systematic Disagreement"): :func:`sigma`,
+  :func:`sigma_random`, :func:`camps` (``hlv_core.balance``);
 * certainty (Stutz et al. 2023): :func:`irn`, :func:`sample_plausibilities`,
   :func:`annotation_certainty`, :func:`ua_accuracy`, :func:`average_overlap`
   (``hlv_core.certainty``);
