@@ -60,11 +60,45 @@ def _as_float(text: object) -> float | None:
 
 
 class AlphaInput:
-    """Integer-coded long annotations ready for alpha.
+    r"""Integer-coded long annotations ready for alpha.
 
-    Attributes: ``item`` (R,), ``annotator`` (R,), ``value`` (R,) integer codes; ``item_ids``,
-    ``annotator_ids`` (sorted str), ``domain`` (labels of the value codes, in code order),
-    ``numbers`` (float value of each code; codes are sorted by number for non-nominal levels).
+    .. math:: \alpha = 1 - \frac{D_o}{D_e} = 1 - (n - 1) \frac{\sum_{c,k} o_{ck}\, \delta_{ck}}
+       {\sum_{c,k} n_c n_k\, \delta_{ck}}, \quad o_{ck} = \sum_u \frac{n_{uc} n_{uk} - [c = k]\, n_{uc}}{n_u - 1}
+
+    (Krippendorff 2011): the codes give the per-item value counts :math:`n_{uc}` directly.
+
+    Parameters
+    ----------
+    item, annotator, value : ndarray of shape (R,)
+        Integer codes of every annotation.
+    item_ids, annotator_ids : sequence of str
+        Sorted ids of the codes.
+    domain : sequence of str
+        Labels of the value codes, in code order.
+    numbers : ndarray of shape (V,)
+        Float value of each code (codes sorted by number for non-nominal levels).
+    level : str
+        Level of measurement.
+
+    References
+    ----------
+    .. [1] Krippendorff (2011). "Computing Krippendorff's Alpha-Reliability". Annenberg School for
+       Communication, University of Pennsylvania. Sections on the coincidence matrix and the
+       difference functions; the worked example with 4 observers, 12 units and missing values.
+
+    Examples
+    --------
+    Krippendorff's (2011) worked example: 4 observers, 12 units, missing values ("."):
+
+    >>> import pandas as pd
+    >>> rows = {"A": "1 2 3 3 2 1 4 1 2 . . .", "B": "1 2 3 3 2 2 4 1 2 5 . 3",
+    ...         "C": ". 3 3 3 2 3 4 2 2 5 1 .", "D": "1 2 3 3 2 4 4 1 2 5 1 ."}
+    >>> annotations = pd.DataFrame(
+    ...     [(f"u{j + 1}", a, v) for a, s in rows.items() for j, v in enumerate(s.split())
+    ...      if v != "."], columns=["item_id", "annotator_id", "label"])
+    >>> data = prepare_alpha_input(annotations)
+    >>> print(data.n_items, len(data.annotator_ids), list(data.domain))
+    12 4 ['1', '2', '3', '4', '5']
     """
 
     def __init__(self, item, annotator, value, item_ids, annotator_ids, domain, numbers, level):
@@ -179,11 +213,46 @@ def prepare_alpha_input(
     values: Mapping[str, float] | Sequence[str] | None = None,
     multilabel: str = "error",
 ) -> AlphaInput:
-    """Validate long annotations and code them for alpha.
+    r"""Validate long annotations and code them for alpha.
 
-    ``multilabel``: what to do when an annotator gave several labels to one item: ``"error"``
-    (default; alpha needs one value per cell) or ``"set"`` (the sorted label set, joined by ``";"``,
-    becomes one nominal value; e.g. VariErr NLI alpha .330).
+    .. math:: n_{uc} = \#\{\text{annotations of unit } u \text{ with value } c\}
+
+    the value counts of Krippendorff (2011) as integer codes. ``multilabel="set"`` makes an
+    annotator's sorted label set one nominal value.
+
+    Parameters
+    ----------
+    annotations : pandas.DataFrame
+        Long table with columns ``item_id, annotator_id, label`` (one row per annotation).
+    level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
+        Level of measurement.
+    values : mapping of str to float, or sequence of str, optional
+        Numbers of the labels for non-nominal levels.
+    multilabel : {"error", "set"}, default "error"
+        What to do with several labels in one cell.
+
+    Returns
+    -------
+    AlphaInput
+
+    References
+    ----------
+    .. [1] Krippendorff (2011). "Computing Krippendorff's Alpha-Reliability". Annenberg School for
+       Communication, University of Pennsylvania. Sections on the coincidence matrix and the
+       difference functions; the worked example with 4 observers, 12 units and missing values.
+
+    Examples
+    --------
+    Krippendorff's (2011) worked example: 4 observers, 12 units, missing values ("."):
+
+    >>> import pandas as pd
+    >>> rows = {"A": "1 2 3 3 2 1 4 1 2 . . .", "B": "1 2 3 3 2 2 4 1 2 5 . 3",
+    ...         "C": ". 3 3 3 2 3 4 2 2 5 1 .", "D": "1 2 3 3 2 4 4 1 2 5 1 ."}
+    >>> annotations = pd.DataFrame(
+    ...     [(f"u{j + 1}", a, v) for a, s in rows.items() for j, v in enumerate(s.split())
+    ...      if v != "."], columns=["item_id", "annotator_id", "label"])
+    >>> prepare_alpha_input(annotations, level="interval").numbers.tolist()
+    [1.0, 2.0, 3.0, 4.0, 5.0]
     """
     _check_level(level)
     if not isinstance(annotations, pd.DataFrame):
@@ -349,11 +418,44 @@ def _pairable(counts) -> tuple[sp.csr_matrix, np.ndarray]:
 def alpha_from_counts(
     counts, numbers: np.ndarray | None = None, *, level: str = "nominal"
 ) -> float:
-    """Krippendorff's alpha from an (N, K) array (dense or sparse) of value counts per item.
+    r"""Krippendorff's alpha from an array of value counts per item.
 
-    ``numbers`` (K,): numeric value of each column (columns must be sorted by value for ordinal);
-    default ``0..K-1``. Returns NaN when undefined (fewer than 2 pairable values or no expected
-    disagreement). Formula: module docstring (Krippendorff 2011).
+    .. math:: \alpha = 1 - \frac{D_o}{D_e} = 1 - (n - 1) \frac{\sum_{c,k} o_{ck}\, \delta_{ck}}
+       {\sum_{c,k} n_c n_k\, \delta_{ck}}, \quad o_{ck} = \sum_u \frac{n_{uc} n_{uk} - [c = k]\, n_{uc}}{n_u - 1}
+
+    Krippendorff (2011), with distances nominal :math:`[c \ne k]`, interval :math:`(v_c - v_k)^2`,
+    ratio :math:`((v_c - v_k)/(v_c + v_k))^2`, ordinal :math:`(\sum_{g=c}^{k} n_g - (n_c + n_k)/2)^2`.
+    The Agreement screen's "alpha from label counts" for count-only data. NaN when undefined.
+
+    Parameters
+    ----------
+    counts : array_like or sparse matrix of shape (N, K)
+        Value counts per item (columns sorted by value for ordinal).
+    numbers : ndarray of shape (K,), optional
+        Numeric value of each column (default ``0 .. K-1``).
+    level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    .. [1] Krippendorff (2011). "Computing Krippendorff's Alpha-Reliability". Annenberg School for
+       Communication, University of Pennsylvania. Sections on the coincidence matrix and the
+       difference functions; the worked example with 4 observers, 12 units and missing values.
+
+    Examples
+    --------
+    The value counts of Krippendorff's worked example (12 units, values 1-5):
+
+    >>> import numpy as np
+    >>> counts = np.array([[3, 0, 0, 0, 0], [0, 3, 1, 0, 0], [0, 0, 4, 0, 0], [0, 0, 4, 0, 0],
+    ...                    [0, 4, 0, 0, 0], [1, 1, 1, 1, 0], [0, 0, 0, 4, 0], [3, 1, 0, 0, 0],
+    ...                    [0, 4, 0, 0, 0], [0, 0, 0, 0, 3], [2, 0, 0, 0, 0], [0, 0, 1, 0, 0]])
+    >>> print(round(alpha_from_counts(counts), 3),
+    ...       round(alpha_from_counts(counts, np.arange(1.0, 6.0), level="interval"), 3))
+    0.743 0.849
     """
     _check_level(level)
     counts, n_u = _pairable(counts)
@@ -375,8 +477,41 @@ def alpha_from_counts(
 
 
 def alpha_of_input(data: AlphaInput) -> float:
-    """Overall alpha of prepared (integer-coded) annotations: :func:`alpha_from_counts` of the
-    per-item value counts at ``data.level``."""
+    r"""Overall alpha of prepared (integer-coded) annotations.
+
+    .. math:: \alpha = 1 - \frac{D_o}{D_e} = 1 - (n - 1) \frac{\sum_{c,k} o_{ck}\, \delta_{ck}}
+       {\sum_{c,k} n_c n_k\, \delta_{ck}}, \quad o_{ck} = \sum_u \frac{n_{uc} n_{uk} - [c = k]\, n_{uc}}{n_u - 1}
+
+    Krippendorff (2011): :func:`alpha_from_counts` of the per-item value counts at the input's
+    level.
+
+    Parameters
+    ----------
+    data : AlphaInput
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    .. [1] Krippendorff (2011). "Computing Krippendorff's Alpha-Reliability". Annenberg School for
+       Communication, University of Pennsylvania. Sections on the coincidence matrix and the
+       difference functions; the worked example with 4 observers, 12 units and missing values.
+
+    Examples
+    --------
+    Krippendorff's (2011) worked example: 4 observers, 12 units, missing values ("."):
+
+    >>> import pandas as pd
+    >>> rows = {"A": "1 2 3 3 2 1 4 1 2 . . .", "B": "1 2 3 3 2 2 4 1 2 5 . 3",
+    ...         "C": ". 3 3 3 2 3 4 2 2 5 1 .", "D": "1 2 3 3 2 4 4 1 2 5 1 ."}
+    >>> annotations = pd.DataFrame(
+    ...     [(f"u{j + 1}", a, v) for a, s in rows.items() for j, v in enumerate(s.split())
+    ...      if v != "."], columns=["item_id", "annotator_id", "label"])
+    >>> print(round(alpha_of_input(prepare_alpha_input(annotations, level="ordinal")), 3))
+    0.815
+    """
     return alpha_from_counts(data.counts(), data.numbers, level=data.level)
 
 
@@ -389,15 +524,44 @@ def bootstrap_alpha_from_counts(
     seed: int | np.random.Generator = 0,
     chunk: int | None = None,
 ) -> np.ndarray:
-    """(n_boot,) alpha of bootstrap resamples of the pairable items (with replacement).
+    r"""Alpha of bootstrap resamples of the pairable items.
 
-    Vectorised: alpha's sums are linear in per-item contributions, so a replicate is a weight vector
-    (how often each item was drawn) times the per-item observed disagreement and value counts.
-    Items with the same value-count profile are interchangeable, so the weights are drawn per
-    distinct profile: ``W ~ Multinomial(N, f / N)`` (f = items per profile), which is exactly the
-    distribution of profile counts in a resample of N items drawn with replacement. Items with fewer
-    than two values contribute nothing and are left out of the resampling. Undefined replicates
-    are NaN.
+    .. math:: W \sim \mathrm{Multinomial}(N, f / N), \quad \alpha^*_b = 1 - (n^*_b - 1)
+       \frac{W_b \cdot D}{\sum_{c,k} n^*_{b,c} n^*_{b,k} \delta_{ck}}
+
+    Krippendorff (2011) alpha of every resample; since alpha's sums are linear in per-item
+    contributions, a replicate is a weight vector over items (drawn per distinct value-count
+    profile with the profile frequencies f, exactly the distribution of a resample of N items with
+    replacement; Efron and Tibshirani 1993, chapter 6). Undefined replicates are NaN.
+
+    Parameters
+    ----------
+    counts : array_like or sparse matrix of shape (N, K)
+    numbers : ndarray of shape (K,), optional
+    level : str, default "nominal"
+    n_boot : int, default 1000
+    seed : int or numpy.random.Generator, default 0
+    chunk : int, optional
+        Replicates per vectorised block.
+
+    Returns
+    -------
+    ndarray of shape (n_boot,)
+
+    References
+    ----------
+    .. [1] Krippendorff (2011). "Computing Krippendorff's Alpha-Reliability". Annenberg School for
+       Communication, University of Pennsylvania. Sections on the coincidence matrix and the
+       difference functions; the worked example with 4 observers, 12 units and missing values.
+    .. [2] Efron and Tibshirani (1993). "An Introduction to the Bootstrap". Chapter 6.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> counts = np.array([[2, 0], [1, 1], [0, 3], [2, 1], [0, 2]])
+    >>> boot = bootstrap_alpha_from_counts(counts, n_boot=1000, seed=0)
+    >>> print(boot.shape, round(float(np.nanmedian(boot)), 1))
+    (1000,) 0.3
     """
     _check_level(level)
     if n_boot < 1:
@@ -456,11 +620,41 @@ PAIR_INSTANCE_LIMIT = 60_000_000
 
 
 class PairAlpha:
-    """All-pairs alpha as integer-coded arrays (no id strings): the pairs sharing at least one
-    item, sorted by ``(a, b)`` with ``a < b`` annotator codes of the :class:`AlphaInput`.
+    r"""All-pairs alpha as integer-coded arrays, sorted by ``(a, b)`` with ``a < b``.
 
-    Attributes: ``a``, ``b`` (P,) int64 codes; ``n_shared`` (P,) int64; ``alpha`` (P,) float
-    (NaN below ``min_shared`` or undefined); ``min_shared``."""
+    .. math:: \alpha_{ab} = 1 - (n - 1) \frac{2\, d_{ab}}{n^2 - \sum_c m_c^2}, \quad n = 2\, n_{ab}
+
+    (nominal two-row alpha of Krippendorff 2011; see :func:`pairwise_alpha_arrays`).
+
+    Parameters
+    ----------
+    a, b : ndarray of shape (P,)
+        Annotator codes of the pairs sharing at least one item.
+    n_shared : ndarray of shape (P,)
+    alpha : ndarray of shape (P,)
+        NaN below ``min_shared`` or undefined.
+    min_shared : int
+
+    References
+    ----------
+    .. [1] Krippendorff (2011). "Computing Krippendorff's Alpha-Reliability". Annenberg School for
+       Communication, University of Pennsylvania. Sections on the coincidence matrix and the
+       difference functions; the worked example with 4 observers, 12 units and missing values.
+
+    Examples
+    --------
+    Krippendorff's (2011) worked example: 4 observers, 12 units, missing values ("."):
+
+    >>> import pandas as pd
+    >>> rows = {"A": "1 2 3 3 2 1 4 1 2 . . .", "B": "1 2 3 3 2 2 4 1 2 5 . 3",
+    ...         "C": ". 3 3 3 2 3 4 2 2 5 1 .", "D": "1 2 3 3 2 4 4 1 2 5 1 ."}
+    >>> annotations = pd.DataFrame(
+    ...     [(f"u{j + 1}", a, v) for a, s in rows.items() for j, v in enumerate(s.split())
+    ...      if v != "."], columns=["item_id", "annotator_id", "label"])
+    >>> pairs = pairwise_alpha_arrays(prepare_alpha_input(annotations))
+    >>> print(pairs.a.tolist(), pairs.b.tolist(), pairs.n_shared.tolist())
+    [0, 0, 0, 1, 1, 2] [1, 2, 3, 2, 3, 3] [9, 8, 9, 9, 10, 10]
+    """
 
     __slots__ = ("a", "b", "n_shared", "alpha", "min_shared")
 
@@ -600,15 +794,44 @@ def _pair_counts_sparse(data: AlphaInput, need: str):
 def pairwise_alpha_arrays(
     data: AlphaInput, *, min_shared: int = 2, method: str = "auto"
 ) -> PairAlpha:
-    """All-pairs alpha with sparse closed forms (Krippendorff 2011 per pair), on integer codes.
+    r"""All-pairs alpha with sparse closed forms, on integer codes.
 
-    Nominal, ordinal and ratio need only integer pair statistics (shared items, agreements,
-    the pair's value counts m_c and cross-coincidences C_ck), gathered either from explicit
-    (item, pair) instances (``method="instances"``: one sort, a few bincounts; chosen by
-    ``"auto"`` for sparse crowd data: at most :data:`PAIR_INSTANCE_LIMIT` instances and at most 8
-    per possible pair) or from sparse products (``method="sparse"``: K+1 products;
-    faster on dense data). Both give the same integers, hence bit-identical alphas. Interval uses
-    the sparse value products ``V M^T``, ``V2 M^T``, ``V V^T``.
+    .. math:: \alpha_{ab} = 1 - (n - 1) \frac{\sum_{c<k} C_{ck}\, \delta_{ck}}{\sum_{c<k} m_c m_k\, \delta_{ck}},
+       \quad n = 2\, n_{ab}
+
+    the two-row alpha of Krippendorff (2011) per pair, from integer pair statistics (shared items,
+    the pair's value counts :math:`m_c`, cross-coincidences :math:`C_{ck}`) gathered from (item,
+    pair) instances or sparse products; interval uses value products.
+
+    Parameters
+    ----------
+    data : AlphaInput
+    min_shared : int, default 2
+    method : {"auto", "instances", "sparse"}, default "auto"
+        How the pair statistics are gathered (same integers either way).
+
+    Returns
+    -------
+    PairAlpha
+
+    References
+    ----------
+    .. [1] Krippendorff (2011). "Computing Krippendorff's Alpha-Reliability". Annenberg School for
+       Communication, University of Pennsylvania. Sections on the coincidence matrix and the
+       difference functions; the worked example with 4 observers, 12 units and missing values.
+
+    Examples
+    --------
+    Krippendorff's (2011) worked example: 4 observers, 12 units, missing values ("."):
+
+    >>> import pandas as pd
+    >>> rows = {"A": "1 2 3 3 2 1 4 1 2 . . .", "B": "1 2 3 3 2 2 4 1 2 5 . 3",
+    ...         "C": ". 3 3 3 2 3 4 2 2 5 1 .", "D": "1 2 3 3 2 4 4 1 2 5 1 ."}
+    >>> annotations = pd.DataFrame(
+    ...     [(f"u{j + 1}", a, v) for a, s in rows.items() for j, v in enumerate(s.split())
+    ...      if v != "."], columns=["item_id", "annotator_id", "label"])
+    >>> print(pairwise_alpha_arrays(prepare_alpha_input(annotations)).alpha.round(3))
+    [0.852 0.489 0.857 0.557 0.876 0.627]
     """
     if min_shared < 1:
         raise ValueError("min_shared must be at least 1")
@@ -673,5 +896,42 @@ def pairwise_alpha_arrays(
 
 
 def alpha_and_pairwise_codes(data: AlphaInput, *, min_shared: int = 2) -> tuple[float, PairAlpha]:
-    """Overall alpha and all-pairs alpha from one prepared input (no id strings touched)."""
+    r"""Overall alpha and all-pairs alpha from one prepared input.
+
+    .. math:: \alpha = 1 - \frac{D_o}{D_e} = 1 - (n - 1) \frac{\sum_{c,k} o_{ck}\, \delta_{ck}}
+       {\sum_{c,k} n_c n_k\, \delta_{ck}}, \quad o_{ck} = \sum_u \frac{n_{uc} n_{uk} - [c = k]\, n_{uc}}{n_u - 1}
+
+    Krippendorff (2011), overall and per pair (:func:`alpha_of_input`,
+    :func:`pairwise_alpha_arrays`).
+
+    Parameters
+    ----------
+    data : AlphaInput
+    min_shared : int, default 2
+
+    Returns
+    -------
+    alpha : float
+    pairs : PairAlpha
+
+    References
+    ----------
+    .. [1] Krippendorff (2011). "Computing Krippendorff's Alpha-Reliability". Annenberg School for
+       Communication, University of Pennsylvania. Sections on the coincidence matrix and the
+       difference functions; the worked example with 4 observers, 12 units and missing values.
+
+    Examples
+    --------
+    Krippendorff's (2011) worked example: 4 observers, 12 units, missing values ("."):
+
+    >>> import pandas as pd
+    >>> rows = {"A": "1 2 3 3 2 1 4 1 2 . . .", "B": "1 2 3 3 2 2 4 1 2 5 . 3",
+    ...         "C": ". 3 3 3 2 3 4 2 2 5 1 .", "D": "1 2 3 3 2 4 4 1 2 5 1 ."}
+    >>> annotations = pd.DataFrame(
+    ...     [(f"u{j + 1}", a, v) for a, s in rows.items() for j, v in enumerate(s.split())
+    ...      if v != "."], columns=["item_id", "annotator_id", "label"])
+    >>> alpha, pairs = alpha_and_pairwise_codes(prepare_alpha_input(annotations))
+    >>> print(round(alpha, 3), len(pairs.alpha))
+    0.743 6
+    """
     return alpha_of_input(data), pairwise_alpha_arrays(data, min_shared=min_shared)

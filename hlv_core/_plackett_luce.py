@@ -40,8 +40,35 @@ _TINY = 1e-300
 
 @dataclass(frozen=True)
 class Layout:
-    """Flattened selectors. Local slots = per case: the classes ranked by someone (sorted), then
-    one super-class for the classes ranked by nobody (when ``with_super`` and any exist)."""
+    r"""Flattened selectors: cases, readers, blocks and entries as flat integer arrays.
+
+    .. math:: \text{local slots of case } i = \{\text{classes ranked by someone}\} \cup \{U_i\}
+
+    with :math:`U_i` one super-class for the classes nobody ranked (reference
+    ``sample_from_ranked_classes``; Stutz et al. 2023, Appendix B.4).
+
+    Attributes
+    ----------
+    n_cases, n_classes : int
+    local_case, local_class : ndarray of shape (L,)
+        Case and global class id of every local slot (-1 = super-class).
+    case_n_unranked, case_n_readers, case_n_ranked : ndarray of shape (N,)
+    reader_case, reader_n_blocks : ndarray of shape (R,)
+    block_reader, block_pos, block_size, block_start, block_pool_n : ndarray of shape (B,)
+    entry_block, entry_local : ndarray of shape (E,)
+    local_n_ranked_by : ndarray of shape (L,)
+
+    References
+    ----------
+    .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
+       a case study in dermatology". arXiv:2307.02191. Appendix B.1 and B.4.
+
+    Examples
+    --------
+    >>> layout = build_layout([[[[0], [1, 2]], [[1]]]], 4)
+    >>> print(layout.n_cases, layout.n_classes, layout.block_size.tolist())
+    1 4 [1, 2, 1]
+    """
 
     n_cases: int
     n_classes: int
@@ -72,8 +99,36 @@ def _validate_case(case, c: int, n_classes: int | None) -> None:
 
 
 def build_layout(selectors, n_classes: int | None = None, *, with_super: bool = True) -> Layout:
-    """Flatten a selectors list (case -> reader -> block -> class ids); empty readers and empty
-    blocks are skipped. ``n_classes=None``: largest class id + 1."""
+    r"""Flatten a selectors list into a :class:`Layout`.
+
+    .. math:: (\text{case}, \text{reader}, \text{block}, \text{class}) \mapsto \text{flat arrays}
+
+    the partial rankings of Stutz et al. (2023), Appendix B.1, eq. (13); empty readers and blocks
+    are skipped.
+
+    Parameters
+    ----------
+    selectors : list
+        N cases, each a list of readers, each a list of blocks of tied class ids in rank order.
+    n_classes : int, optional
+        K (default: largest class id + 1).
+    with_super : bool, default True
+        Add one super-class per case for the classes nobody ranked.
+
+    Returns
+    -------
+    Layout
+
+    References
+    ----------
+    .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
+       a case study in dermatology". arXiv:2307.02191. Appendix B.1, eq. (13).
+
+    Examples
+    --------
+    >>> build_layout([[[[0], [1]]]], 3).n_local
+    3
+    """
     rc, rn, bsz, bpos, brd, ecls, ebl = [], [], [], [], [], [], []
     max_id = -1
     for c, case in enumerate(selectors):
@@ -261,10 +316,39 @@ def _forward(loglam: np.ndarray, logpool: np.ndarray) -> np.ndarray:
 
 
 def block_forward(lam: np.ndarray, rest: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Subset DP of one tied block. lam (..., b) > = 0, rest (...,) >= 0.
+    r"""Subset dynamic programme of one tied block.
 
-    Returns (logf (..., 2^b), logpool (..., 2^b)) with logpool[S] = log(lambda(B \\ S) + rest).
-    Computed one popcount layer at a time (all masks with j classes drawn in one step)."""
+    .. math:: P(B_1 \succ \dots \succ B_m \mid \lambda) = \prod_j g_j(B_j), \quad
+       g_j(S) = \sum_{k \in S} g_j(S \setminus \{k\}) \frac{\lambda_k}{R_j - \lambda(S \setminus \{k\})}, \quad g_j(\varnothing) = 1
+
+    Stutz et al. (2023), Appendix B.4.1 and B.4.3 (exact likelihood of a tied block), one
+    popcount layer at a time; ``logpool[S]`` is :math:`\log(\lambda(B \setminus S) + \mathrm{rest})`.
+
+    Parameters
+    ----------
+    lam : ndarray of shape (..., b)
+        Plausibilities of the block's classes (>= 0).
+    rest : ndarray of shape (...)
+        Mass of the classes after the block.
+
+    Returns
+    -------
+    logf : ndarray of shape (..., 2**b)
+        :math:`\log g(S)` for every subset mask S.
+    logpool : ndarray of shape (..., 2**b)
+
+    References
+    ----------
+    .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
+       a case study in dermatology". arXiv:2307.02191. Appendix B.4.1, B.4.3.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> logf, logpool = block_forward(np.array([1.0, 2.0]), np.array(1.0))
+    >>> print(np.exp(logf).round(4), np.exp(logpool))
+    [1.     0.25   0.5    0.4167] [4. 3. 2. 1.]
+    """
     logf, logpool, _ = _block_forward_full(lam, rest)
     return logf, logpool
 
@@ -372,11 +456,40 @@ def _sample_block_orders(
 
 # ---------------------------------------------------------------------------------- likelihood
 def pl_log_likelihood(plausibilities, ranking) -> float:
-    """Exact log-probability of one reader's partial ranking under PL(lambda) (Stutz et al.).
+    r"""Exact log-probability of one reader's partial ranking under Plackett-Luce.
 
-    ``plausibilities``: (K,) non-negative (any scale); ``ranking``: list of blocks of tied class
-    indices in rank order, every other class unranked (contributes 1). log P = sum_j log g_j(B_j)
-    with the subset DP of the module docstring."""
+    .. math:: P(B_1 \succ \dots \succ B_m \mid \lambda) = \prod_j g_j(B_j), \quad
+       g_j(S) = \sum_{k \in S} g_j(S \setminus \{k\}) \frac{\lambda_k}{R_j - \lambda(S \setminus \{k\})}, \quad g_j(\varnothing) = 1
+
+    Stutz et al. (2023), Appendix B.4.1 and B.4.3: :math:`R_j` is the mass of the classes not yet
+    drawn before block j; unranked classes contribute 1. Plausibilities on any scale.
+
+    Parameters
+    ----------
+    plausibilities : array_like of shape (K,)
+        Non-negative :math:`\lambda`.
+    ranking : list of list of int
+        Blocks of tied class indices in rank order.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
+       a case study in dermatology". arXiv:2307.02191. Appendix B.4.1, B.4.3.
+
+    Examples
+    --------
+    Class 0 then class 1: :math:`\log(0.5 \cdot 0.3 / 0.5)`; classes 0 and 1 tied first:
+    :math:`\log(0.5 \cdot 0.3/0.5 + 0.3 \cdot 0.5/0.7)`.
+
+    >>> import numpy as np
+    >>> lam = np.array([0.5, 0.3, 0.2])
+    >>> print(round(pl_log_likelihood(lam, [[0], [1]]), 4), round(pl_log_likelihood(lam, [[0, 1]]), 4))
+    -1.204 -0.665
+    """
     lam = np.asarray(plausibilities, dtype=float)
     if lam.ndim != 1 or np.any(lam < 0) or not np.all(np.isfinite(lam)):
         raise ValueError("plausibilities must be a 1-D array of finite non-negative numbers")
@@ -463,16 +576,42 @@ def pl_mle(
     selectors, n_classes: int | None = None, *, max_iter: int = 1000, tol: float = 1e-10,
     pseudo_count: float = 0.0,
 ) -> np.ndarray:
-    """PL maximum-likelihood plausibilities (N, K), each row summing to 1 (Stutz et al.).
+    r"""Plackett-Luce maximum-likelihood plausibilities of partial rankings.
 
-    EM-MM algorithm (Hunter 2004, MM for Plackett-Luce; ties handled by an E-step over the
-    orderings of each tied block, computed exactly with the forward/backward subset DP): with
-    w_k = expected number of draws of k from a pool of >= 2 classes and D_k = expected sum over
-    those draws where k was in the pool of 1 / pool mass, lambda_k <- (w_k + pseudo_count) / D_k.
-    Only classes ranked by someone get mass (classes ranked by nobody: 0); classes never drawn
-    ahead of another class (e.g. only ranked last by one reader) converge to 0, as the likelihood
-    is maximised at the boundary. ``pseudo_count`` > 0 adds a Gamma(1 + pseudo_count) prior (MAP).
-    A case without rankings gets a uniform row."""
+    .. math:: \lambda_k \leftarrow \frac{w_k + c}{D_k}, \quad D_k = \mathbb{E}\Big[\sum_{\text{draws with } k
+       \text{ in the pool}} \frac{1}{\text{pool mass}}\Big]
+
+    the MM algorithm of Hunter (2004), section 5, with an E-step over the orderings of each tied
+    block computed exactly by the subset DP (:math:`w_k` expected draws of k from a pool of at
+    least 2 classes; ``pseudo_count`` c > 0 gives a MAP estimate). Stutz et al. (2023), Appendix
+    B.4. Classes nobody ranked get 0; a case without rankings gets a uniform row.
+
+    Parameters
+    ----------
+    selectors : list
+        N cases, each a list of readers, each a list of blocks of tied class ids in rank order.
+    n_classes : int, optional
+    max_iter : int, default 1000
+    tol : float, default 1e-10
+    pseudo_count : float, default 0.0
+
+    Returns
+    -------
+    ndarray of shape (N, K)
+        Rows sum to 1.
+
+    References
+    ----------
+    .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
+       a case study in dermatology". arXiv:2307.02191. Appendix B.4.
+    .. [2] Hunter (2004). "MM algorithms for generalized Bradley-Terry models". Annals of
+       Statistics 32(1), section 5.
+
+    Examples
+    --------
+    >>> print(pl_mle([[[[0], [1]], [[0], [2]], [[1], [0]]]], 3).round(3))
+    [[0.705 0.205 0.091]]
+    """
     lay = build_layout(selectors, n_classes, with_super=False)
     N, K, L = lay.n_cases, lay.n_classes, lay.n_local
     # The update is per case (every sum runs within a case), so a case whose state repeats is
@@ -622,25 +761,53 @@ def pl_gibbs(
     exact_superclass_prior: bool = False,
     progress=None,
 ) -> tuple[Layout, np.ndarray, dict]:
-    """Gibbs sampler of Caron & Doucet for the PL posterior, vectorised over cases and chains.
+    r"""Gibbs sampler of the Plackett-Luce posterior, vectorised over cases and chains.
 
-    Model (Stutz et al.): lambda_k ~ Gamma(shape, rate) iid; each reader (repeated ``repetitions``
-    times, the reliability) draws a full ranking by sampling without replacement prop. to lambda,
-    observed through its partial ranking. Per iteration, given lambda, for every reader copy:
-    (1) an ordering of each tied block is drawn from its exact posterior (subset DP, backward
-    sampling); (2) arrival times: inter-arrival ~ Exp(pool mass) along the ranked part; classes
-    the reader left unranked arrive at tau_end + Exp(lambda_k) (memorylessness: identical in law to
-    PL-ordering them and adding inter-arrivals, reference ``_sample_tau_given_lam_and_rankings``);
-    sums over identical copies of single-class blocks use Gamma(copies, 1) draws;
-    (3) lambda_k ~ Gamma(shape + copies * readers, rate + sum of tau_k). Steps (1)-(2) draw
-    (ordering, tau) jointly given lambda, a blocked version of the reference iteration.
-    Classes ranked by nobody in a case are one super-class (reference
-    ``sample_from_ranked_classes``) with prior Gamma(shape, rate) (reference) or, with
-    ``exact_superclass_prior``, Gamma(n_unranked * shape, rate) (exact merge of iid Gammas).
+    .. math:: \lambda_k \sim \mathrm{Gamma}(a, b), \quad \lambda_k \mid \tau \sim
+       \mathrm{Gamma}\Big(a + r\,R,\; b + \sum_{\text{copies}} \tau_k\Big)
 
-    Runs ``n_chains`` chains from prior draws, discards ``burn_in`` iterations per chain and keeps
-    ceil(n_samples / n_chains) iterations per chain. Returns (layout, samples (S, L) of local
-    lambdas normalised per case, info dict with ``ess`` per case and timings)."""
+    Caron and Doucet (2012) (latent arrival times :math:`\tau`), as in Stutz et al.
+    (2023), Appendix B.4: every reader repeated r = ``repetitions`` times (the reliability); per
+    iteration an ordering of each tied block from its exact posterior, arrival times
+    (inter-arrival ~ Exp(pool mass)), then the Gamma update. Classes nobody ranked form one
+    super-class. ``n_chains`` chains from prior draws, ``burn_in`` iterations discarded.
+
+    Parameters
+    ----------
+    selectors : list
+        N cases, each a list of readers, each a list of blocks of tied class ids in rank order.
+    n_classes : int, optional
+    repetitions : int, default 1
+    n_samples : int, default 100
+    seed : int, default 0
+    burn_in : int, default 100
+    n_chains : int, default 10
+    shape, rate : float, default 1.0
+        Gamma prior (reference Gamma(1, 1)).
+    exact_superclass_prior : bool, default False
+        Gamma(n_unranked * shape, rate) for the super-class.
+    progress : callable, optional
+
+    Returns
+    -------
+    tuple of (Layout, ndarray of shape (S, L), dict)
+        Samples of the local plausibilities (normalised per case) and ``info`` (``ess`` per
+        case, chains, burn-in).
+
+    References
+    ----------
+    .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
+       a case study in dermatology". arXiv:2307.02191. Appendix B.4.
+    .. [2] Caron and Doucet (2012). "Efficient Bayesian inference for generalized Bradley-Terry
+       models". Journal of Computational and Graphical Statistics 21(1).
+
+    Examples
+    --------
+    >>> layout, samples, info = pl_gibbs([[[[0], [1]], [[0], [2]]]], 3, n_samples=20, seed=0,
+    ...                                  burn_in=20, n_chains=2)
+    >>> print(samples.shape, sorted(info))
+    (20, 3) ['burn_in', 'ess', 'iterations_per_chain', 'n_chains']
+    """
     if repetitions < 1 or int(repetitions) != repetitions:
         raise ValueError("PL reliability = repetitions of each reader: an integer >= 1")
     if n_samples < 1 or n_chains < 1 or burn_in < 0:
@@ -728,9 +895,37 @@ def pl_gibbs(
 
 
 def effective_sample_size(chains: np.ndarray) -> np.ndarray:
-    """ESS of (T, C, ...) draws (T iterations of C chains): C*T / (1 + 2 sum rho_t), rho from the
-    chain-averaged autocorrelation, summed while positive (Geyer's initial positive sequence,
-    simplified). Constant series give ESS = C*T."""
+    r"""Effective sample size of Markov chain draws.
+
+    .. math:: \mathrm{ESS} = \frac{C\,T}{1 + 2 \sum_{t \ge 1} \rho_t}
+
+    with :math:`\rho_t` the chain-averaged autocorrelation, summed while positive (Geyer 1992,
+    initial positive sequence, simplified); constant series give C T. Reported for the
+    Plackett-Luce sampler of Stutz et al. (2023), Appendix C.3.
+
+    Parameters
+    ----------
+    chains : ndarray of shape (T, C, ...)
+        T iterations of C chains.
+
+    Returns
+    -------
+    ndarray of shape (...)
+
+    References
+    ----------
+    .. [1] Geyer (1992). "Practical Markov Chain Monte Carlo". Statistical Science 7(4).
+    .. [2] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
+       a case study in dermatology". arXiv:2307.02191. Appendix C.3.
+
+    Examples
+    --------
+    Independent draws have an ESS close to their number:
+
+    >>> import numpy as np
+    >>> print(effective_sample_size(np.random.default_rng(0).standard_normal((200, 2))))
+    400.0
+    """
     x = np.asarray(chains, dtype=float)
     T, C = x.shape[:2]
     if T < 3:

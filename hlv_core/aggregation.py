@@ -56,7 +56,33 @@ DEFAULT_PRIOR: dict[str, float] = {"dirichlet": 0.1, "prirn": 0.01, "pl": 0.1}
 
 
 def default_prior(model: str) -> float:
-    """The default prior a0 of ``model`` (:data:`DEFAULT_PRIOR`)."""
+    r"""The default Dirichlet pseudo-count a0 of ``model``.
+
+    .. math:: \lambda \sim \mathrm{Dir}(r\,c + a_0), \quad a_0 = 0.1 \text{ (Dirichlet)},\;
+       0.01 \text{ (PrIRN)}
+
+    Stutz et al. (2023), Appendix A (Dirichlet) and B.3 (PrIRN, the reference notebook's value).
+    Plackett-Luce uses its Gamma prior instead and returns the Dirichlet default.
+
+    Parameters
+    ----------
+    model : {"dirichlet", "prirn", "pl"}
+        Aggregation model.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
+       a case study in dermatology". arXiv:2307.02191. Appendix A and B.3.
+
+    Examples
+    --------
+    >>> default_prior("dirichlet"), default_prior("prirn")
+    (0.1, 0.01)
+    """
     if model not in DEFAULT_PRIOR:
         raise ValueError(f"unknown model {model!r}; choose one of {MODELS}")
     return DEFAULT_PRIOR[model]
@@ -64,8 +90,35 @@ def default_prior(model: str) -> float:
 
 # ---------------------------------------------------------------------------------- formats
 def selectors_from_opinions(opinions) -> list:
-    """Reference "opinions" format (readers x classes integer confidences per case; 0 =
-    unranked, higher = ranked first, equal = tie; ``formats.py``) -> selectors."""
+    r"""Convert the reference "opinions" format into selectors.
+
+    .. math:: \text{block order} = \text{decreasing confidence}; \quad \text{confidence} = 0
+       \Rightarrow \text{unranked}
+
+    Stutz et al. (2023), Appendix B.1 (partial rankings as blocks of tied classes, eq. (13)); the
+    reference code's ``formats.py`` opinions layout: per case a readers x classes array of integer
+    confidences, higher ranked first, equal = tied.
+
+    Parameters
+    ----------
+    opinions : sequence of array_like of shape (R, K)
+        One confidence matrix per case.
+
+    Returns
+    -------
+    list
+        Selectors (case -> reader -> blocks of class ids).
+
+    References
+    ----------
+    .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
+       a case study in dermatology". arXiv:2307.02191. Appendix B.1, eq. (13).
+
+    Examples
+    --------
+    >>> selectors_from_opinions([[[2, 1, 0], [0, 1, 1]]])
+    [[[[0], [1]], [[1, 2]]]]
+    """
     out = []
     for case in opinions:
         arr = np.asarray(case)
@@ -78,8 +131,37 @@ def selectors_from_opinions(opinions) -> list:
 
 
 def selectors_from_rankings_groups(rankings, groups) -> list:
-    """Reference rankings/groups arrays (cases x readers x classes; ``groups`` -1 = unranked,
-    equal group = tie; ``irn.py``) -> selectors."""
+    r"""Convert the reference rankings/groups arrays into selectors.
+
+    .. math:: B_b = \{\mathrm{rankings}_j : \mathrm{groups}_j = b\}, \quad
+       \mathrm{groups}_j = -1 \Rightarrow \text{unranked}
+
+    Stutz et al. (2023), Appendix B.1, eq. (13) (reference ``formats.py`` layout).
+
+    Parameters
+    ----------
+    rankings : array_like of shape (N, R, K)
+        Class ids in rank order per case and reader.
+    groups : array_like of shape (N, R, K)
+        Block index of each position (-1 = unranked).
+
+    Returns
+    -------
+    list
+        Selectors.
+
+    References
+    ----------
+    .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
+       a case study in dermatology". arXiv:2307.02191. Appendix B.1, eq. (13).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> selectors_from_rankings_groups(np.array([[[0, 1, 2], [1, 2, 0]]]),
+    ...                                np.array([[[0, 1, -1], [0, 0, -1]]]))
+    [[[[0], [1]], [[1, 2]]]]
+    """
     rk, gr = np.asarray(rankings), np.asarray(groups)
     out = []
     for rc, gc in zip(rk, gr, strict=True):
@@ -96,7 +178,33 @@ def selectors_from_rankings_groups(rankings, groups) -> list:
 
 # ---------------------------------------------------------------------------------- point estimates
 def proportions(counts) -> np.ndarray:
-    """p_k = c_k / sum c per row (Stutz et al.); rows without annotations stay 0."""
+    r"""Majority proportions of single-label counts.
+
+    .. math:: \hat\lambda_k = \frac{c_k}{\sum_l c_l}
+
+    Stutz et al. (2023), section 2.1 (the deterministic point estimate of single-label
+    annotations; Appendix A). Rows without annotations stay 0.
+
+    Parameters
+    ----------
+    counts : array_like of shape (N, K)
+        Non-negative annotation counts.
+
+    Returns
+    -------
+    ndarray of shape (N, K)
+
+    References
+    ----------
+    .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
+       a case study in dermatology". arXiv:2307.02191. Section 2.1, Appendix A.
+
+    Examples
+    --------
+    >>> print(proportions([[3, 1, 0], [0, 0, 0]]))
+    [[0.75 0.25 0.  ]
+     [0.   0.   0.  ]]
+    """
     c = np.asarray(counts, dtype=float)
     if c.ndim != 2 or np.any(c < 0):
         raise ValueError("counts must be a non-negative (N, K) array")
@@ -105,12 +213,44 @@ def proportions(counts) -> np.ndarray:
 
 
 def irn(selectors, n_classes: int | None = None, *, tie_split: bool = True) -> np.ndarray:
-    """Inverse rank normalisation (paper App. B.2) -> (N, K), rows sum to 1.
+    r"""Inverse rank normalisation (IRN) of partial rankings.
 
-    Reader weight of block b (1-based): 1/b, shared by its classes: 1/(b |B_b|) (paper,
-    default) or the full 1/b for each tied class (``tie_split=False``, reference
-    ``irn.py::aggregate_irn``). Summed over readers, normalised after summing. Cases without any
-    ranking: a row of zeros."""
+    .. math:: \mathrm{IRN}(y) = \frac{\sum_r \sum_b \mathbb{1}[y \in B_{r,b}] / (b\,|B_{r,b}|)}
+       {\sum_{y'} \sum_r \sum_b \mathbb{1}[y' \in B_{r,b}] / (b\,|B_{r,b}|)}
+
+    Stutz et al. (2023), Appendix B.2, eq. (14)-(16) (Liu et al. 2020): block b (1-based) of a
+    reader weighs 1/b, shared equally by its classes; unranked classes get 0; summed over readers,
+    normalised after summing. ``tie_split=False`` gives every tied class the full 1/b (the
+    reference ``irn.py``). Cases without any ranking give a row of zeros.
+
+    Parameters
+    ----------
+    selectors : list
+        N cases, each a list of readers, each a list of blocks (lists of tied class ids) in rank
+        order; classes not named are unranked.
+    n_classes : int, optional
+        K (default: largest id + 1).
+    tie_split : bool, default True
+        Share a block's weight among its classes (paper).
+
+    Returns
+    -------
+    ndarray of shape (N, K)
+        Rows sum to 1.
+
+    References
+    ----------
+    .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
+       a case study in dermatology". arXiv:2307.02191. Appendix B.2, eq. (14)-(16).
+
+    Examples
+    --------
+    One reader ranks class 0 first, then 1 and 2 tied; another ranks class 1 alone:
+    weights (1, 1/4 + 1, 1/4) / 2.5.
+
+    >>> print(irn([[[[0], [1, 2]], [[1]]]], 3))
+    [[0.4 0.5 0.1]]
+    """
     lay = _pl.build_layout(selectors, n_classes, with_super=False)
     w = 1.0 / (lay.block_pos + 1.0)
     if tie_split:
@@ -124,19 +264,112 @@ def irn(selectors, n_classes: int | None = None, *, tie_split: bool = True) -> n
 
 
 def irn_reference(selectors, n_classes: int | None = None) -> np.ndarray:
-    """IRN exactly as the reference code (no tie split); see :func:`irn`."""
+    r"""IRN exactly as the reference code: every tied class gets the full block weight.
+
+    .. math:: \mathrm{IRN}_{\mathrm{ref}}(y) \propto \sum_r \sum_b \mathbb{1}[y \in B_{r,b}] / b
+
+    Stutz et al. (2023), Appendix B.2; the public ``irn.py`` does not divide by the block size (see
+    :func:`irn`).
+
+    Parameters
+    ----------
+    selectors : list
+        N cases, each a list of readers, each a list of blocks (lists of tied class ids) in rank
+        order; classes not named are unranked.
+    n_classes : int, optional
+        K.
+
+    Returns
+    -------
+    ndarray of shape (N, K)
+
+    References
+    ----------
+    .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
+       a case study in dermatology". arXiv:2307.02191. Appendix B.2.
+
+    Examples
+    --------
+    >>> print(irn_reference([[[[0], [1, 2]], [[1]]]], 3).round(4))
+    [[0.3333 0.5    0.1667]]
+    """
     return irn(selectors, n_classes, tie_split=False)
 
 
 def pl_mle(selectors, n_classes: int | None = None, **kwargs) -> np.ndarray:
-    """Plackett-Luce maximum-likelihood plausibilities (N, K); see
-    :func:`hlv_core._plackett_luce.pl_mle` (EM-MM, Hunter 2004, exact for ties)."""
+    r"""Plackett-Luce maximum-likelihood plausibilities of partial rankings.
+
+    .. math:: \hat\lambda = \arg\max_\lambda \sum_r \log P(B_{r,1} \succ \dots \succ B_{r,m} \mid \lambda),
+       \quad \textstyle\sum_k \lambda_k = 1
+
+    Stutz et al. (2023), Appendix B.4 (the ML counterpart of the PL posterior; exact partial-ranking
+    likelihood of App. B.4.1), fitted by the MM algorithm of Hunter (2004); see
+    :func:`hlv_core._plackett_luce.pl_mle`.
+
+    Parameters
+    ----------
+    selectors : list
+        N cases, each a list of readers, each a list of blocks (lists of tied class ids) in rank
+        order; classes not named are unranked.
+    n_classes : int, optional
+        K.
+    **kwargs
+        Passed to the fitter (iterations, tolerance).
+
+    Returns
+    -------
+    ndarray of shape (N, K)
+        Rows sum to 1.
+
+    References
+    ----------
+    .. [1] Stutz et al. (2023), arXiv:2307.02191. Appendix B.4.
+    .. [2] Hunter (2004). "MM algorithms for generalized Bradley-Terry models". Annals of
+       Statistics 32(1), section 5.
+
+    Examples
+    --------
+    >>> print(pl_mle([[[[0], [1]], [[0], [2]], [[1], [0]]]], 3).round(3))
+    [[0.705 0.205 0.091]]
+    """
     return _pl.pl_mle(selectors, n_classes, **kwargs)
 
 
 def point_estimate(model: str, data, *, n_classes: int | None = None,
                    tie_split: bool = True) -> np.ndarray:
-    """The r = inf estimate of ``model``: proportions (dirichlet), IRN (prirn), PL MLE (pl)."""
+    r"""The deterministic (infinite-reliability) estimate of ``model``.
+
+    .. math:: \hat\lambda = \begin{cases} c / \textstyle\sum c & \text{dirichlet} \\
+       \mathrm{IRN} & \text{prirn} \\ \hat\lambda_{\mathrm{PL}} & \text{pl} \end{cases}
+
+    Stutz et al. (2023), section 2.2 (r = infinity gives a point mass) with the estimates of
+    Appendix A, B.2 and B.4.
+
+    Parameters
+    ----------
+    model : {"dirichlet", "prirn", "pl"}
+        Aggregation model.
+    data : ndarray of shape (N, K) or list
+        Counts (dirichlet) or selectors.
+    n_classes : int, optional
+        K for selectors.
+    tie_split : bool, default True
+        IRN convention (see :func:`irn`).
+
+    Returns
+    -------
+    ndarray of shape (N, K)
+
+    References
+    ----------
+    .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
+       a case study in dermatology". arXiv:2307.02191. Section 2.2; Appendix A, B.2, B.4.
+
+    Examples
+    --------
+    >>> print(point_estimate("dirichlet", [[3, 1, 0]]))
+    [[0.75 0.25 0.  ]]
+    """
     if model == "dirichlet":
         return proportions(data)
     if model == "prirn":
@@ -148,6 +381,35 @@ def point_estimate(model: str, data, *, n_classes: int | None = None,
 
 # ---------------------------------------------------------------------------------- samplers
 def check_sampler_args(reliability, n_samples) -> float:
+    r"""Validate a reliability and a number of samples; returns the reliability as float.
+
+    .. math:: r \in (0, \infty], \quad S \in \{1, 2, \dots\}
+
+    Stutz et al. (2023), section 2.2: the reliability r is a positive trust parameter, infinity
+    meaning the point estimate.
+
+    Parameters
+    ----------
+    reliability : float
+        r.
+    n_samples : int
+        S.
+
+    Returns
+    -------
+    float
+        r.
+
+    References
+    ----------
+    .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
+       a case study in dermatology". arXiv:2307.02191. Section 2.2.
+
+    Examples
+    --------
+    >>> check_sampler_args(2, 10)
+    2.0
+    """
     r = float(reliability)
     if not r > 0:
         raise ValueError(f"reliability must be > 0 (or inf), got {reliability}")
@@ -182,18 +444,67 @@ def sample_plausibilities(
     return_info: bool = False,
     progress: Callable[[float], None] | None = None,
 ):
-    """Samples lambda ~ p(lambda | annotations) as a normalised (N, S, K) array (Stutz et al.).
+    r"""Sample plausibilities from the posterior of an aggregation model.
 
-    * ``"dirichlet"`` (``data`` = (N, K) counts): Dir(r * c + prior) (paper App. A).
-    * ``"prirn"`` (``data`` = selectors): Dir(r * IRN + prior), IRN normalised (paper App. B.3,
-      ``irn.py::sample_prirn``). ``prior=None``: :func:`default_prior` of the model (0.1
-      for Dirichlet, 0.01 for PrIRN as in the reference notebook).
-    * ``"pl"`` (selectors): Gibbs sampler (:func:`pl_gibbs`), every reader repeated r times
-      (integer r), prior Gamma(``pl_shape``, ``pl_rate``) = reference Gamma(1, 1), ``burn_in``
-      iterations per chain, ``n_chains`` chains. The mass of the classes nobody ranked is split
-      by a Dirichlet(1) draw (``unranked_split="dirichlet"``, reference) or equally.
-    * ``reliability=inf``: the point estimate (:func:`point_estimate`) repeated S times.
-    ``n_classes=None``: largest class id + 1. With ``return_info`` also returns a dict (ESS ...).
+    .. math:: \lambda^{(s)} \sim \mathrm{Dir}(r\,c + a_0) \text{ (dirichlet)}, \quad
+       \mathrm{Dir}(r\,\mathrm{IRN} + a_0) \text{ (prirn)}, \quad
+       p(\lambda \mid \sigma^{\times r}) \text{ (pl)}
+
+    Stutz et al. (2023), section 2.2 and Appendix A (Dirichlet on counts), B.3 (PrIRN, reference
+    ``irn.py::sample_prirn``), B.4 (Plackett-Luce Gibbs sampler of Caron and Doucet, every reader
+    repeated r times, Gamma(``pl_shape``, ``pl_rate``) prior, ``burn_in`` iterations per chain; the
+    mass of classes nobody ranked is split by a Dirichlet(1) draw, or equally). r = inf repeats
+    the :func:`point_estimate`. Every sample is normalised to sum 1.
+
+    Parameters
+    ----------
+    model : {"dirichlet", "prirn", "pl"}
+        Aggregation model.
+    data : ndarray of shape (N, K) or list
+        Counts (dirichlet) or selectors (prirn, pl).
+    reliability : float
+        r > 0 or inf (an integer for pl).
+    n_samples : int
+        S.
+    seed : int, default 0
+        Seed of ``numpy.random.default_rng``.
+    prior : float, optional
+        a0 (default :func:`default_prior`).
+    n_classes : int, optional
+        K for selectors (default: largest id + 1).
+    tie_split : bool, default True
+        IRN convention for prirn.
+    burn_in, n_chains : int
+        Plackett-Luce Gibbs settings.
+    pl_shape, pl_rate : float
+        Gamma prior of Plackett-Luce.
+    unranked_split : {"dirichlet", "equal"}
+        How the unranked super-class mass is split.
+    exact_superclass_prior : bool, default False
+        Use the exact prior of the merged unranked classes.
+    return_info : bool, default False
+        Also return a dict (seed, effective sample size for PL).
+    progress : callable, optional
+        ``progress(fraction)``.
+
+    Returns
+    -------
+    ndarray of shape (N, S, K)
+        Normalised samples (and the info dict with ``return_info``).
+
+    References
+    ----------
+    .. [1] Stutz et al. (2023), arXiv:2307.02191. Section 2.2; Appendix A, B.3, B.4.
+    .. [2] Caron and Doucet (2012). "Efficient Bayesian inference for generalized Bradley-Terry
+       models". Journal of Computational and Graphical Statistics 21(1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> s = sample_plausibilities("dirichlet", np.array([[3, 1, 0]]), reliability=1.0,
+    ...                           n_samples=3, seed=0)
+    >>> print(s.shape, s.sum(axis=-1).round(6).tolist())
+    (1, 3, 3) [[1.0, 1.0, 1.0]]
     """
     if model not in MODELS:
         raise ValueError(f"unknown model {model!r}; choose one of {MODELS}")
@@ -244,8 +555,46 @@ def sample_plausibilities(
 
 def densify_samples(lay, local: np.ndarray, rng: np.random.Generator, split: str,
              cases: tuple[int, int] | None = None) -> np.ndarray:
-    """(S, L) local normalised samples -> (N, S, K), or (c1 - c0, S, K) for the cases
-    ``cases = (c0, c1)``; super-class mass split over its classes."""
+    r"""Expand compact local Plackett-Luce samples to full (N, S, K) plausibilities.
+
+    .. math:: \lambda_u = \Lambda_U \, w_u, \quad w \sim \mathrm{Dir}(1, \dots, 1) \text{ over the
+       unranked classes } u \in U
+
+    Stutz et al. (2023), Appendix B.4: the reference sampler merges the classes nobody ranked
+    into one super-class and splits its sampled mass :math:`\Lambda_U` by a Dirichlet(1) draw
+    (``split="dirichlet"``) or equally (``"equal"``).
+
+    Parameters
+    ----------
+    lay : Layout
+        The Plackett-Luce layout of the cases.
+    local : ndarray of shape (S, L)
+        Normalised samples of the local classes (ranked classes + one super-class per case).
+    rng : numpy.random.Generator
+        Source of the Dirichlet split.
+    split : {"dirichlet", "equal"}
+        How the super-class mass is split.
+    cases : tuple of (int, int), optional
+        Case range ``(c0, c1)`` to expand (default all); the result then has c1 - c0 rows.
+
+    Returns
+    -------
+    ndarray of shape (N, S, K)
+
+    References
+    ----------
+    .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
+       a case study in dermatology". arXiv:2307.02191. Appendix B.4.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hlv_core._plackett_luce import build_layout
+    >>> lay = build_layout([[[[0]]]], 3)
+    >>> local = np.array([[0.6, 0.4]])
+    >>> print(densify_samples(lay, local, np.random.default_rng(0), "equal").round(2))
+    [[[0.6 0.2 0.2]]]
+    """
     c0, c1 = (0, lay.n_cases) if cases is None else cases
     N, K, S = c1 - c0, lay.n_classes, local.shape[0]
     out = np.zeros((N, S, K))
@@ -270,8 +619,36 @@ def densify_samples(lay, local: np.ndarray, rng: np.random.Generator, split: str
 
 
 def topk_sets(scores, k: int) -> np.ndarray:
-    """Indices of the k largest entries along the last axis, in decreasing order; ties: lowest
-    class index first (stable sort of -scores)."""
+    r"""Indices of the k largest entries along the last axis, in decreasing order.
+
+    .. math:: \mathrm{top}_k(x) = (j_1, \dots, j_k), \quad x_{j_1} \ge \dots \ge x_{j_k},
+       \text{ ties to the lowest index}
+
+    Stutz et al. (2023), section 2.3, eq. (5) (top-k sets) and 2.4, eq. (8) (prediction sets).
+
+    Parameters
+    ----------
+    scores : array_like of shape (..., K)
+        Scores or plausibilities.
+    k : int
+        1 <= k <= K.
+
+    Returns
+    -------
+    ndarray of shape (..., k)
+        Integer class ids.
+
+    References
+    ----------
+    .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
+       a case study in dermatology". arXiv:2307.02191. Sections 2.3-2.4.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> print(topk_sets(np.array([[0.2, 0.5, 0.5]]), 2))
+    [[1 2]]
+    """
     x = np.asarray(scores, dtype=float)
     K = x.shape[-1]
     if not 1 <= k <= K:
@@ -297,7 +674,36 @@ def topk_sets(scores, k: int) -> np.ndarray:
 
 
 def model_data(dataset, model: str):
-    """The sampler input of ``model`` for ``dataset``: counts (dirichlet) or selectors."""
+    r"""The sampler input of ``model`` for a dataset: counts or selectors.
+
+    .. math:: c_{ik} = \#\{\text{annotations of item } i \text{ with label } k\}
+       \text{ (dirichlet)}, \quad \text{selectors (prirn, pl)}
+
+    Stutz et al. (2023), section 2.1 and Appendix B.1: single labels as counts, differential
+    diagnoses as partial rankings.
+
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        The data; ``"prirn"`` and ``"pl"`` need a ranking dataset.
+    model : {"dirichlet", "prirn", "pl"}
+        Aggregation model.
+
+    Returns
+    -------
+    ndarray of shape (N, K) or list
+
+    References
+    ----------
+    .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
+       a case study in dermatology". arXiv:2307.02191. Section 2.1, Appendix B.1.
+
+    Examples
+    --------
+    >>> from hlv_core.samples import load_sample
+    >>> model_data(load_sample("case_review"), "dirichlet").shape
+    (240, 3)
+    """
     if model == "dirichlet":
         return dataset.counts_array()
     if dataset.task != "ranking":
@@ -308,7 +714,33 @@ def model_data(dataset, model: str):
 
 
 def risk_vector(dataset) -> np.ndarray | None:
-    """Risk group per label (inventory order) from ``dataset.extra['risk']``, or None."""
+    r"""Risk group of every label (inventory order) from the dataset's risk map, or None.
+
+    .. math:: \rho : \{1, \dots, K\} \to \{0, 1, 2\} \text{ (low, medium, high)}
+
+    Stutz et al. (2023), section 3.2 (risk categories of the skin conditions), as read from
+    ``dataset.extra["risk"]``.
+
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        The data.
+
+    Returns
+    -------
+    ndarray of shape (K,) or None
+
+    References
+    ----------
+    .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
+       a case study in dermatology". arXiv:2307.02191. Section 3.2.
+
+    Examples
+    --------
+    >>> from hlv_core.samples import load_sample
+    >>> print(risk_vector(load_sample("case_review")))
+    None
+    """
     risk = dataset.extra.get("risk") if dataset.extra else None
     if not risk:
         return None

@@ -91,20 +91,56 @@ def krippendorff_alpha(
     values: Values = None,
     multilabel: str = "error",
 ) -> float:
-    """Krippendorff's alpha of long annotations (``item_id, annotator_id, label``).
+    r"""Krippendorff's alpha of long annotations.
 
-    ``alpha = 1 - (n - 1) * sum_ck o_ck delta_ck / sum_ck n_c n_k delta_ck`` with coincidences
-    ``o_ck = sum_u (n_uc n_uk - [c=k] n_uc) / (n_u - 1)`` computed from per-item value counts (never
-    a dense annotators x items matrix; ``docs/conventions.md``, alpha computation). Krippendorff (2011)
+    .. math:: \alpha = 1 - \frac{D_o}{D_e} = 1 - (n - 1) \frac{\sum_{c,k} o_{ck}\, \delta_{ck}}
+       {\sum_{c,k} n_c n_k\, \delta_{ck}}, \quad o_{ck} = \sum_u \frac{n_{uc} n_{uk} - [c = k]\, n_{uc}}{n_u - 1}
 
-    ``level``: ``"nominal"`` (default, always explicit), ``"ordinal"``, ``"interval"``, ``"ratio"``.
-    For the last three the labels are numbers: parsed from the label strings, or given by ``values``
-    (a mapping label -> number, or the labels listed in their order -> 0, 1, 2, ...); ordinal
-    values are ordered by number. ``multilabel="set"`` turns each annotator's label set on an item
-    into one nominal value (otherwise several labels per cell raise ValueError).
+    Krippendorff (2011): coincidences from the per-item value counts :math:`n_{uc}` (units with
+    at least two values), marginals :math:`n_c`, distances nominal :math:`[c \ne k]`, interval
+    :math:`(v_c - v_k)^2`, ratio :math:`((v_c - v_k)/(v_c + v_k))^2`, ordinal
+    :math:`(\sum_{g=c}^{k} n_g - (n_c + n_k)/2)^2`. Computed from value counts, never from a dense
+    annotators x items matrix. NaN when undefined (no item with two values, or every pairable value
+    equal); :func:`explain_alpha` says why.
 
-    Returns NaN when alpha is undefined (no item with two values, or every pairable value equal);
-    :func:`explain_alpha` says why in words.
+    Parameters
+    ----------
+    annotations : pandas.DataFrame
+        Long table with columns ``item_id, annotator_id, label`` (one row per annotation).
+    level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
+        Level of measurement (always explicit).
+    values : mapping of str to float, or sequence of str, optional
+        Numbers of the labels for non-nominal levels (default: parsed from the label strings).
+    multilabel : {"error", "set"}, default "error"
+        ``"set"`` turns an annotator's label set on an item into one nominal value.
+
+    Returns
+    -------
+    float
+        alpha in [-1, 1], or NaN.
+
+    References
+    ----------
+    .. [1] Krippendorff (2011). "Computing Krippendorff's Alpha-Reliability". Annenberg School for
+       Communication, University of Pennsylvania. Sections on the coincidence matrix and the
+       difference functions; the worked example with 4 observers, 12 units and missing values.
+
+    Examples
+    --------
+    Krippendorff's (2011) worked example: 4 observers, 12 units, missing values ("."):
+
+    >>> import pandas as pd
+    >>> rows = {"A": "1 2 3 3 2 1 4 1 2 . . .", "B": "1 2 3 3 2 2 4 1 2 5 . 3",
+    ...         "C": ". 3 3 3 2 3 4 2 2 5 1 .", "D": "1 2 3 3 2 4 4 1 2 5 1 ."}
+    >>> annotations = pd.DataFrame(
+    ...     [(f"u{j + 1}", a, v) for a, s in rows.items() for j, v in enumerate(s.split())
+    ...      if v != "."], columns=["item_id", "annotator_id", "label"])
+    >>> for level in ["nominal", "ordinal", "interval", "ratio"]:
+    ...     print(level, round(krippendorff_alpha(annotations, level=level), 3))
+    nominal 0.743
+    ordinal 0.815
+    interval 0.849
+    ratio 0.797
     """
     data = prepare_alpha_input(annotations, level=level, values=values, multilabel=multilabel)
     return alpha_of_input(data)
@@ -118,24 +154,61 @@ def pairwise_alpha(
     values: Values = None,
     multilabel: str = "error",
 ) -> pd.DataFrame:
-    """Krippendorff's alpha of every annotator pair (two-row sub-matrix), sparse closed forms.
+    r"""Krippendorff's alpha of every annotator pair on the items both labelled.
 
-    Spec section 1.3 (M = annotator x item 0/1 matrix, X_c = indicator of value c, n_ij = (M M^T)_ij,
-    n = 2 n_ij):
+    .. math:: \alpha_{ab} = 1 - (n - 1) \frac{2\, d_{ab}}{n^2 - \sum_c m_c^2}, \quad n = 2\, n_{ab}
 
-    * nominal: ``alpha_ij = 1 - (n - 1) 2 d_ij / (n^2 - sum_c m_c^2)`` with disagreements d_ij and
-      the pair's value counts ``m_c = (X_c M^T)_ij + (X_c M^T)_ji``;
-    * interval: ``alpha_ij = 1 - (n - 1) sum (a - b)^2 / (n s2 - s1^2)``;
-    * ordinal / ratio: cross-coincidences ``C_ck = (X_c X_k^T)_ij + (X_c X_k^T)_ji`` and
-      ``alpha_ij = 1 - (n - 1) sum_{c<k} C_ck delta_ck / sum_{c<k} m_c m_k delta_ck`` (ordinal
-      delta from the pair's own marginals, as the two-row ``krippendorff`` call with the full
-      value domain).
+    (nominal; :math:`n_{ab}` shared items, :math:`d_{ab}` disagreements, :math:`m_c` the pair's
+    count of value c), the two-row alpha of Krippendorff (2011) in closed form from sparse products
+    of the annotator x item indicator matrices; interval, ordinal and ratio use the pair's value
+    sums and cross-coincidences the same way. Basile ("A Measure of Systematic Disagreement"),
+    section 3, builds the annotator graph from these values.
 
-    Returns a DataFrame with one row per pair sharing at least one item, ``annotator_a <
-    annotator_b`` (sorted ids), columns ``annotator_a, annotator_b, n_shared, alpha``. ``alpha`` is
-    NaN where the pair shares fewer than ``min_shared`` items (default 2: one shared item can never
-    give a positive alpha) or is undefined (all shared values identical). Pairs sharing no item are
-    not listed. ``frame.attrs`` holds ``n_pairs_below_min_shared`` and ``n_pairs_undefined``.
+    Parameters
+    ----------
+    annotations : pandas.DataFrame
+        Long table with columns ``item_id, annotator_id, label`` (one row per annotation).
+    level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
+        Level of measurement (always explicit).
+    min_shared : int, default 2
+        Pairs sharing fewer items get NaN (one shared item never gives a positive alpha).
+    values : mapping of str to float, or sequence of str, optional
+        Numbers of the labels for non-nominal levels (default: parsed from the label strings).
+    multilabel : {"error", "set"}, default "error"
+        ``"set"`` turns an annotator's label set on an item into one nominal value.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per pair sharing at least one item (``annotator_a < annotator_b``), columns
+        ``annotator_a, annotator_b, n_shared, alpha``; ``attrs`` holds
+        ``n_pairs_below_min_shared`` and ``n_pairs_undefined``.
+
+    References
+    ----------
+    .. [1] Krippendorff (2011). "Computing Krippendorff's Alpha-Reliability". Annenberg School for
+       Communication, University of Pennsylvania. Sections on the coincidence matrix and the
+       difference functions; the worked example with 4 observers, 12 units and missing values.
+    .. [2] Basile. "A Measure of Systematic Disagreement" (sigma). Section 3.
+
+    Examples
+    --------
+    Krippendorff's (2011) worked example: 4 observers, 12 units, missing values ("."):
+
+    >>> import pandas as pd
+    >>> rows = {"A": "1 2 3 3 2 1 4 1 2 . . .", "B": "1 2 3 3 2 2 4 1 2 5 . 3",
+    ...         "C": ". 3 3 3 2 3 4 2 2 5 1 .", "D": "1 2 3 3 2 4 4 1 2 5 1 ."}
+    >>> annotations = pd.DataFrame(
+    ...     [(f"u{j + 1}", a, v) for a, s in rows.items() for j, v in enumerate(s.split())
+    ...      if v != "."], columns=["item_id", "annotator_id", "label"])
+    >>> print(pairwise_alpha(annotations).round(3).to_string(index=False))
+    annotator_a annotator_b  n_shared  alpha
+              A           B         9  0.852
+              A           C         8  0.489
+              A           D         9  0.857
+              B           C         9  0.557
+              B           D        10  0.876
+              C           D        10  0.627
     """
     data = prepare_alpha_input(annotations, level=level, values=values, multilabel=multilabel)
     return _pairs_frame(data, pairwise_alpha_arrays(data, min_shared=min_shared), level)
@@ -159,12 +232,53 @@ def alpha_and_pairwise(
     values: Values = None,
     multilabel: str = "error",
 ) -> tuple[float, pd.DataFrame]:
-    """Overall alpha (:func:`krippendorff_alpha`) and all-pairs alpha (:func:`pairwise_alpha`)
-    from a single preparation of the long table (ids and labels coded once).
+    r"""Overall alpha and all-pairs alpha from one preparation of the long table.
 
-    Equal, value for value, to calling the two functions separately. For repeated calls on
-    re-assigned annotators (sigma_rnd) work on the codes: :func:`prepare_alpha_input`, then
-    ``AlphaInput.with_annotators`` and :func:`alpha_and_pairwise_codes`."""
+    .. math:: \alpha = 1 - \frac{D_o}{D_e} = 1 - (n - 1) \frac{\sum_{c,k} o_{ck}\, \delta_{ck}}
+       {\sum_{c,k} n_c n_k\, \delta_{ck}}, \quad o_{ck} = \sum_u \frac{n_{uc} n_{uk} - [c = k]\, n_{uc}}{n_u - 1}
+
+    overall (:func:`krippendorff_alpha`) and per pair (:func:`pairwise_alpha`), Krippendorff
+    (2011); equal, value for value, to the two calls separately.
+
+    Parameters
+    ----------
+    annotations : pandas.DataFrame
+        Long table with columns ``item_id, annotator_id, label`` (one row per annotation).
+    level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
+        Level of measurement (always explicit).
+    min_shared : int, default 2
+        As in :func:`pairwise_alpha`.
+    values : mapping of str to float, or sequence of str, optional
+        Numbers of the labels for non-nominal levels (default: parsed from the label strings).
+    multilabel : {"error", "set"}, default "error"
+        ``"set"`` turns an annotator's label set on an item into one nominal value.
+
+    Returns
+    -------
+    alpha : float
+    pairs : pandas.DataFrame
+        As :func:`pairwise_alpha`.
+
+    References
+    ----------
+    .. [1] Krippendorff (2011). "Computing Krippendorff's Alpha-Reliability". Annenberg School for
+       Communication, University of Pennsylvania. Sections on the coincidence matrix and the
+       difference functions; the worked example with 4 observers, 12 units and missing values.
+
+    Examples
+    --------
+    Krippendorff's (2011) worked example: 4 observers, 12 units, missing values ("."):
+
+    >>> import pandas as pd
+    >>> rows = {"A": "1 2 3 3 2 1 4 1 2 . . .", "B": "1 2 3 3 2 2 4 1 2 5 . 3",
+    ...         "C": ". 3 3 3 2 3 4 2 2 5 1 .", "D": "1 2 3 3 2 4 4 1 2 5 1 ."}
+    >>> annotations = pd.DataFrame(
+    ...     [(f"u{j + 1}", a, v) for a, s in rows.items() for j, v in enumerate(s.split())
+    ...      if v != "."], columns=["item_id", "annotator_id", "label"])
+    >>> alpha, pairs = alpha_and_pairwise(annotations)
+    >>> print(round(alpha, 3), len(pairs))
+    0.743 6
+    """
     data = prepare_alpha_input(annotations, level=level, values=values, multilabel=multilabel)
     alpha, pairs = alpha_and_pairwise_codes(data, min_shared=min_shared)
     return alpha, _pairs_frame(data, pairs, level)
@@ -179,10 +293,55 @@ def bootstrap_alpha(
     values: Values = None,
     multilabel: str = "error",
 ) -> np.ndarray:
-    """(n_boot,) alpha of item bootstrap resamples (items drawn with replacement; seedable).
+    r"""Alpha of item bootstrap resamples (items drawn with replacement).
 
-    Vectorised over replicates (alpha's sums are linear in per-item contributions). NaN entries are
-    undefined replicates. Use percentiles for a CI (:func:`alpha_report`)."""
+    .. math:: \alpha^*_b = \alpha\big(\{u^*_{b,1}, \dots, u^*_{b,N}\}\big), \quad u^*_{b,j}
+       \sim \mathrm{Uniform}(\text{pairable items})
+
+    Krippendorff (2011), alpha as in :func:`krippendorff_alpha`; Efron and Tibshirani (1993),
+    chapter 6 (bootstrap over the units). Vectorised: alpha's sums are linear in per-item
+    contributions, so a replicate is a weight vector over items. NaN entries are undefined
+    replicates; percentiles give the CI of :func:`alpha_report`.
+
+    Parameters
+    ----------
+    annotations : pandas.DataFrame
+        Long table with columns ``item_id, annotator_id, label`` (one row per annotation).
+    level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
+        Level of measurement (always explicit).
+    n_boot : int, default 1000
+        Number of replicates.
+    seed : int, default 0
+        Seed of the resampling.
+    values : mapping of str to float, or sequence of str, optional
+        Numbers of the labels for non-nominal levels (default: parsed from the label strings).
+    multilabel : {"error", "set"}, default "error"
+        ``"set"`` turns an annotator's label set on an item into one nominal value.
+
+    Returns
+    -------
+    ndarray of shape (n_boot,)
+
+    References
+    ----------
+    .. [1] Krippendorff (2011). "Computing Krippendorff's Alpha-Reliability". Annenberg School for
+       Communication, University of Pennsylvania. Sections on the coincidence matrix and the
+       difference functions; the worked example with 4 observers, 12 units and missing values.
+    .. [2] Efron and Tibshirani (1993). "An Introduction to the Bootstrap". Chapter 6.
+
+    Examples
+    --------
+    Krippendorff's (2011) worked example: 4 observers, 12 units, missing values ("."):
+
+    >>> import pandas as pd
+    >>> rows = {"A": "1 2 3 3 2 1 4 1 2 . . .", "B": "1 2 3 3 2 2 4 1 2 5 . 3",
+    ...         "C": ". 3 3 3 2 3 4 2 2 5 1 .", "D": "1 2 3 3 2 4 4 1 2 5 1 ."}
+    >>> annotations = pd.DataFrame(
+    ...     [(f"u{j + 1}", a, v) for a, s in rows.items() for j, v in enumerate(s.split())
+    ...      if v != "."], columns=["item_id", "annotator_id", "label"])
+    >>> print(bootstrap_alpha(annotations, n_boot=5, seed=0).round(3))
+    [0.448 1.    0.776 0.84  0.806]
+    """
     data = prepare_alpha_input(annotations, level=level, values=values, multilabel=multilabel)
     return bootstrap_alpha_from_counts(
         data.counts(), data.numbers, level=level, n_boot=n_boot, seed=seed
@@ -195,7 +354,47 @@ def bootstrap_alpha(
 
 @dataclass
 class AlphaResult:
-    """Overall alpha with its bootstrap CI and a plain-words explanation."""
+    r"""Overall alpha with its bootstrap confidence interval and a plain-words explanation.
+
+    .. math:: \alpha = 1 - \frac{D_o}{D_e} = 1 - (n - 1) \frac{\sum_{c,k} o_{ck}\, \delta_{ck}}
+       {\sum_{c,k} n_c n_k\, \delta_{ck}}, \quad o_{ck} = \sum_u \frac{n_{uc} n_{uk} - [c = k]\, n_{uc}}{n_u - 1}
+
+    Krippendorff (2011); the interval is the percentile interval of :func:`bootstrap_alpha`.
+
+    Attributes
+    ----------
+    alpha : float
+    level : str
+    ci_low, ci_high : float
+        Percentile bootstrap interval (NaN when no replicate is defined).
+    n_boot, seed : int
+    n_items, n_pairable_items, n_pairable_values, n_annotators : int
+    value_shares : dict of str to float
+        Share of each label among the pairable values.
+    explanation : str
+        Plain-words reading (:func:`explain_alpha`).
+    replicates : ndarray of shape (n_boot,)
+
+    References
+    ----------
+    .. [1] Krippendorff (2011). "Computing Krippendorff's Alpha-Reliability". Annenberg School for
+       Communication, University of Pennsylvania. Sections on the coincidence matrix and the
+       difference functions; the worked example with 4 observers, 12 units and missing values.
+
+    Examples
+    --------
+    Krippendorff's (2011) worked example: 4 observers, 12 units, missing values ("."):
+
+    >>> import pandas as pd
+    >>> rows = {"A": "1 2 3 3 2 1 4 1 2 . . .", "B": "1 2 3 3 2 2 4 1 2 5 . 3",
+    ...         "C": ". 3 3 3 2 3 4 2 2 5 1 .", "D": "1 2 3 3 2 4 4 1 2 5 1 ."}
+    >>> annotations = pd.DataFrame(
+    ...     [(f"u{j + 1}", a, v) for a, s in rows.items() for j, v in enumerate(s.split())
+    ...      if v != "."], columns=["item_id", "annotator_id", "label"])
+    >>> result = alpha_report(annotations, n_boot=200, seed=0)
+    >>> print(round(result.alpha, 3), result.n_pairable_items, result.n_pairable_values)
+    0.743 11 40
+    """
 
     alpha: float
     level: str
@@ -224,7 +423,40 @@ def explain_alpha(
     n_annotators: int,
     value_shares: Mapping[str, float],
 ) -> str:
-    """Plain-words reading of alpha; says why when it is undefined or <= 0."""
+    r"""Plain-words reading of alpha; says why when it is undefined or not positive.
+
+    .. math:: \alpha \ge 0.800: \text{reliable}; \quad 0.667 \le \alpha < 0.800:
+       \text{tentative conclusions}
+
+    Krippendorff's (2004) thresholds (Content Analysis, 2nd ed., chapter 11) for the value of
+    :func:`krippendorff_alpha`.
+
+    Parameters
+    ----------
+    alpha : float
+    n_pairable_items, n_pairable_values, n_annotators : int
+        Counts of the data (for the undefined cases).
+    value_shares : mapping of str to float
+        Share of each label (a single label makes alpha undefined).
+
+    Returns
+    -------
+    str
+
+    References
+    ----------
+    .. [1] Krippendorff (2004). "Content Analysis: An Introduction to Its Methodology", 2nd ed.
+       Chapter 11 (reliability: standards for data reliability).
+    .. [2] Krippendorff (2011). "Computing Krippendorff's Alpha-Reliability". Annenberg School for
+       Communication, University of Pennsylvania. Sections on the coincidence matrix and the
+       difference functions; the worked example with 4 observers, 12 units and missing values.
+
+    Examples
+    --------
+    >>> print(explain_alpha(0.743, n_pairable_items=11, n_pairable_values=40, n_annotators=4,
+    ...                     value_shares={"1": 0.5, "2": 0.5}))
+    Alpha = 0.743: acceptable for tentative conclusions (0.667 <= alpha < 0.8).
+    """
     shares = dict(value_shares)
     top_label, top_share = (max(shares.items(), key=lambda kv: kv[1]) if shares else ("", 0.0))
     if n_annotators < 2:
@@ -286,10 +518,57 @@ def alpha_report(
     values: Values = None,
     multilabel: str = "error",
 ) -> AlphaResult:
-    """Alpha, percentile bootstrap CI over items, counts and a plain-words explanation.
+    r"""Alpha, its percentile bootstrap CI over items, counts and a plain-words explanation.
 
-    Never raises for data that is merely uninformative (one annotator, one label, no pairable
-    items): alpha is NaN and ``explanation`` says why. Bad arguments still raise ValueError."""
+    .. math:: \alpha = 1 - \frac{D_o}{D_e} = 1 - (n - 1) \frac{\sum_{c,k} o_{ck}\, \delta_{ck}}
+       {\sum_{c,k} n_c n_k\, \delta_{ck}}, \quad o_{ck} = \sum_u \frac{n_{uc} n_{uk} - [c = k]\, n_{uc}}{n_u - 1}
+
+    Krippendorff (2011) for alpha; percentile interval of :func:`bootstrap_alpha` (Efron and
+    Tibshirani 1993, chapter 13). The Agreement screen's headline number. Never raises for data
+    that is merely uninformative (alpha is NaN and ``explanation`` says why).
+
+    Parameters
+    ----------
+    annotations : pandas.DataFrame
+        Long table with columns ``item_id, annotator_id, label`` (one row per annotation).
+    level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
+        Level of measurement (always explicit).
+    n_boot : int, default 1000
+        Bootstrap replicates (0 = no interval).
+    seed : int, default 0
+        Seed of the resampling.
+    ci : float, default 0.95
+        Coverage of the interval.
+    values : mapping of str to float, or sequence of str, optional
+        Numbers of the labels for non-nominal levels (default: parsed from the label strings).
+    multilabel : {"error", "set"}, default "error"
+        ``"set"`` turns an annotator's label set on an item into one nominal value.
+
+    Returns
+    -------
+    AlphaResult
+
+    References
+    ----------
+    .. [1] Krippendorff (2011). "Computing Krippendorff's Alpha-Reliability". Annenberg School for
+       Communication, University of Pennsylvania. Sections on the coincidence matrix and the
+       difference functions; the worked example with 4 observers, 12 units and missing values.
+    .. [2] Efron and Tibshirani (1993). "An Introduction to the Bootstrap". Chapter 13.
+
+    Examples
+    --------
+    Krippendorff's (2011) worked example: 4 observers, 12 units, missing values ("."):
+
+    >>> import pandas as pd
+    >>> rows = {"A": "1 2 3 3 2 1 4 1 2 . . .", "B": "1 2 3 3 2 2 4 1 2 5 . 3",
+    ...         "C": ". 3 3 3 2 3 4 2 2 5 1 .", "D": "1 2 3 3 2 4 4 1 2 5 1 ."}
+    >>> annotations = pd.DataFrame(
+    ...     [(f"u{j + 1}", a, v) for a, s in rows.items() for j, v in enumerate(s.split())
+    ...      if v != "."], columns=["item_id", "annotator_id", "label"])
+    >>> result = alpha_report(annotations, n_boot=200, seed=0)
+    >>> print(round(result.alpha, 3), round(result.ci_low, 2), round(result.ci_high, 2))
+    0.743 0.39 1.0
+    """
     data = prepare_alpha_input(annotations, level=level, values=values, multilabel=multilabel)
     counts = data.counts()
     n_u = np.asarray(counts.sum(axis=1)).ravel()
@@ -334,9 +613,48 @@ def alpha_report(
 
 
 def annotator_mean_agreement(pairs: pd.DataFrame) -> pd.DataFrame:
-    """Per annotator: mean pairwise alpha over its defined pairs, number of pairs, items shared.
+    r"""Per annotator: mean pairwise alpha over its defined pairs.
 
-    ``pairs``: output of :func:`pairwise_alpha`. Sorted by mean alpha (lowest first)."""
+    .. math:: \bar\alpha_a = \frac{1}{|\{b : \alpha_{ab} \text{ defined}\}|} \sum_{b} \alpha_{ab}
+
+    Pairwise alpha of Krippendorff (2011) as in :func:`pairwise_alpha` (Basile, section 3,
+    reads annotators through these values).
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        Output of :func:`pairwise_alpha`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``annotator_id, mean_alpha, n_pairs_defined, n_pairs, n_shared_total``, lowest mean first.
+
+    References
+    ----------
+    .. [1] Krippendorff (2011). "Computing Krippendorff's Alpha-Reliability". Annenberg School for
+       Communication, University of Pennsylvania. Sections on the coincidence matrix and the
+       difference functions; the worked example with 4 observers, 12 units and missing values.
+    .. [2] Basile. "A Measure of Systematic Disagreement". Section 3.
+
+    Examples
+    --------
+    Krippendorff's (2011) worked example: 4 observers, 12 units, missing values ("."):
+
+    >>> import pandas as pd
+    >>> rows = {"A": "1 2 3 3 2 1 4 1 2 . . .", "B": "1 2 3 3 2 2 4 1 2 5 . 3",
+    ...         "C": ". 3 3 3 2 3 4 2 2 5 1 .", "D": "1 2 3 3 2 4 4 1 2 5 1 ."}
+    >>> annotations = pd.DataFrame(
+    ...     [(f"u{j + 1}", a, v) for a, s in rows.items() for j, v in enumerate(s.split())
+    ...      if v != "."], columns=["item_id", "annotator_id", "label"])
+    >>> means = annotator_mean_agreement(pairwise_alpha(annotations))
+    >>> print(means[["annotator_id", "mean_alpha"]].round(3).to_string(index=False))
+    annotator_id  mean_alpha
+               C       0.558
+               A       0.733
+               B       0.762
+               D       0.787
+    """
     both = pd.concat(
         [
             pairs.rename(columns={"annotator_a": "annotator_id", "annotator_b": "other"}),
@@ -357,9 +675,47 @@ def annotator_mean_agreement(pairs: pd.DataFrame) -> pd.DataFrame:
 
 
 def pair_disagreements(annotations: pd.DataFrame, annotator_a: str, annotator_b: str) -> pd.DataFrame:
-    """Items both annotators labelled where their labels differ: ``item_id, label_a, label_b``.
+    r"""Items both annotators labelled where their labels differ.
 
-    Multi-label cells are compared as sorted label sets joined by ``";"``."""
+    .. math:: \{u : x_{au} \ne x_{bu}\}, \quad d_{ab} = |\{u : x_{au} \ne x_{bu}\}|
+
+    the disagreements :math:`d_{ab}` behind the pair's nominal alpha (Krippendorff 2011, see
+    :func:`pairwise_alpha`). Multi-label cells are compared as sorted label sets joined by ``";"``.
+
+    Parameters
+    ----------
+    annotations : pandas.DataFrame
+        Long table with columns ``item_id, annotator_id, label`` (one row per annotation).
+    annotator_a, annotator_b : str
+        The two annotators.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``item_id, label_a, label_b``.
+
+    References
+    ----------
+    .. [1] Krippendorff (2011). "Computing Krippendorff's Alpha-Reliability". Annenberg School for
+       Communication, University of Pennsylvania. Sections on the coincidence matrix and the
+       difference functions; the worked example with 4 observers, 12 units and missing values.
+
+    Examples
+    --------
+    Krippendorff's (2011) worked example: 4 observers, 12 units, missing values ("."):
+
+    >>> import pandas as pd
+    >>> rows = {"A": "1 2 3 3 2 1 4 1 2 . . .", "B": "1 2 3 3 2 2 4 1 2 5 . 3",
+    ...         "C": ". 3 3 3 2 3 4 2 2 5 1 .", "D": "1 2 3 3 2 4 4 1 2 5 1 ."}
+    >>> annotations = pd.DataFrame(
+    ...     [(f"u{j + 1}", a, v) for a, s in rows.items() for j, v in enumerate(s.split())
+    ...      if v != "."], columns=["item_id", "annotator_id", "label"])
+    >>> print(pair_disagreements(annotations, "A", "C").to_string(index=False))
+    item_id label_a label_b
+         u2       2       3
+         u6       1       3
+         u8       1       2
+    """
     frame = annotations[["item_id", "annotator_id", "label"]].astype(str)
     frame = frame[frame["annotator_id"].isin([str(annotator_a), str(annotator_b)])]
     cells = (
@@ -406,11 +762,42 @@ def _cohen_from_cells(a: np.ndarray, b: np.ndarray, n_labels: int) -> tuple[floa
 def cohen_kappa(
     annotations: pd.DataFrame, annotator_a: str | None = None, annotator_b: str | None = None
 ) -> float:
-    """Cohen's kappa of two annotators on the items both labelled.
+    r"""Cohen's kappa of two annotators on the items both labelled.
 
-    ``kappa = (P_o - P_e) / (1 - P_e)``, ``P_e = sum_c p_a(c) p_b(c)`` (each annotator's own label
-    shares; Cohen 1960). With exactly two annotators the ids may be omitted. NaN when undefined
-    (no shared item, or both always use one and the same label: P_e = 1)."""
+    .. math:: \kappa = \frac{P_o - P_e}{1 - P_e}, \quad P_e = \sum_c p_a(c)\, p_b(c)
+
+    Cohen (1960), the coefficient kappa (each annotator's own label shares). With exactly two
+    annotators the ids may be omitted. NaN when undefined (no shared item, or P_e = 1).
+
+    Parameters
+    ----------
+    annotations : pandas.DataFrame
+        Long table with columns ``item_id, annotator_id, label`` (one row per annotation).
+    annotator_a, annotator_b : str, optional
+        The two annotators.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    .. [1] Cohen (1960). "A coefficient of agreement for nominal scales". Educational and
+       Psychological Measurement 20(1).
+
+    Examples
+    --------
+    Krippendorff's (2011) worked example: 4 observers, 12 units, missing values ("."):
+
+    >>> import pandas as pd
+    >>> rows = {"A": "1 2 3 3 2 1 4 1 2 . . .", "B": "1 2 3 3 2 2 4 1 2 5 . 3",
+    ...         "C": ". 3 3 3 2 3 4 2 2 5 1 .", "D": "1 2 3 3 2 4 4 1 2 5 1 ."}
+    >>> annotations = pd.DataFrame(
+    ...     [(f"u{j + 1}", a, v) for a, s in rows.items() for j, v in enumerate(s.split())
+    ...      if v != "."], columns=["item_id", "annotator_id", "label"])
+    >>> print(round(cohen_kappa(annotations, "A", "B"), 4))
+    0.8448
+    """
     data = _single_label(annotations)
     ids = sorted(data["annotator_id"].unique())
     if annotator_a is None or annotator_b is None:
@@ -437,15 +824,49 @@ KAPPA_MAX_BYTES = 2 * 1024**3
 def pairwise_cohen_kappa(
     annotations: pd.DataFrame, *, min_shared: int = 2, max_bytes: int = KAPPA_MAX_BYTES
 ) -> pd.DataFrame:
-    """Cohen's kappa for every annotator pair sharing at least ``min_shared`` items
-    (columns ``annotator_a, annotator_b, n_shared, kappa``, pairs in sorted-id order); the mean of
-    ``kappa`` is Light's kappa. Same formula as :func:`cohen_kappa` per pair.
+    r"""Cohen's kappa of every annotator pair sharing at least ``min_shared`` items.
 
-    All pairs at once from sparse float64 products over the (items x annotators) one-hot tables
-    (``M`` any label, ``X_c`` label c): ``n_ab = (M'M)_ab``, observed agreements
-    ``sum_c (X_c'X_c)_ab``, and a's count of label c on the items shared with b,
-    ``A_c = X_c'M``, so ``P_e = sum_c A_c[a,b] A_c[b,a] / n_ab^2``. Cost and memory grow with the
-    (item, annotator pair) instances: above ``max_bytes`` a ``ValueError`` says so up front."""
+    .. math:: \kappa_{ab} = \frac{P_o - P_e}{1 - P_e}, \quad P_e = \frac{\sum_c A_c[a,b]\,
+       A_c[b,a]}{n_{ab}^2}
+
+    Cohen (1960), the coefficient kappa, per pair on the shared items, all pairs at once from
+    sparse products (:math:`A_c[a,b]` = a's count of label c on the items shared with b); the mean of ``kappa`` is
+    Light's kappa (Light 1971).
+
+    Parameters
+    ----------
+    annotations : pandas.DataFrame
+        Long table with columns ``item_id, annotator_id, label`` (one row per annotation).
+    min_shared : int, default 2
+        Minimum shared items.
+    max_bytes : int
+        Memory bound of the pair instances (``ValueError`` above it).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``annotator_a, annotator_b, n_shared, kappa``.
+
+    References
+    ----------
+    .. [1] Cohen (1960). "A coefficient of agreement for nominal scales". Educational and
+       Psychological Measurement 20(1).
+    .. [2] Light (1971). "Measures of response agreement for qualitative data". Psychological
+       Bulletin 76(5).
+
+    Examples
+    --------
+    Krippendorff's (2011) worked example: 4 observers, 12 units, missing values ("."):
+
+    >>> import pandas as pd
+    >>> rows = {"A": "1 2 3 3 2 1 4 1 2 . . .", "B": "1 2 3 3 2 2 4 1 2 5 . 3",
+    ...         "C": ". 3 3 3 2 3 4 2 2 5 1 .", "D": "1 2 3 3 2 4 4 1 2 5 1 ."}
+    >>> annotations = pd.DataFrame(
+    ...     [(f"u{j + 1}", a, v) for a, s in rows.items() for j, v in enumerate(s.split())
+    ...      if v != "."], columns=["item_id", "annotator_id", "label"])
+    >>> print(pairwise_cohen_kappa(annotations)["kappa"].round(3).tolist())
+    [0.845, 0.478, 0.85, 0.542, 0.87, 0.615]
+    """
     data = _single_label(annotations)
     item, _ = pd.factorize(data["item_id"])
     ann, ids = pd.factorize(data["annotator_id"], sort=True)
@@ -506,12 +927,42 @@ def pairwise_cohen_kappa(
 
 
 def fleiss_kappa(annotations: pd.DataFrame) -> float:
-    """Fleiss' kappa from per-item label counts (Fleiss 1971), items with >= 2 ratings.
+    r"""Fleiss' kappa from per-item label counts (items with at least 2 ratings).
 
-    ``P_i = sum_c n_ic (n_ic - 1) / (n_i (n_i - 1))``, ``P_bar = mean_i P_i``,
-    ``p_c = sum_i n_ic / sum_i n_i``, ``P_e = sum_c p_c^2``, ``kappa = (P_bar - P_e)/(1 - P_e)``.
-    With unequal numbers of ratings per item this is the usual generalisation (per-item agreement
-    averaged with equal item weights). NaN when undefined."""
+    .. math:: P_i = \frac{\sum_c n_{ic}(n_{ic} - 1)}{n_i (n_i - 1)}, \quad
+       p_c = \frac{\sum_i n_{ic}}{\sum_i n_i}, \quad
+       \kappa = \frac{\bar P - \sum_c p_c^2}{1 - \sum_c p_c^2}
+
+    Fleiss (1971), the kappa for many raters; with unequal numbers of ratings per item, the usual
+    generalisation (per-item agreement averaged with equal item weights). NaN when undefined.
+
+    Parameters
+    ----------
+    annotations : pandas.DataFrame
+        Long table with columns ``item_id, annotator_id, label`` (one row per annotation).
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    .. [1] Fleiss (1971). "Measuring nominal scale agreement among many raters". Psychological
+       Bulletin 76(5), 378-382.
+
+    Examples
+    --------
+    Krippendorff's (2011) worked example: 4 observers, 12 units, missing values ("."):
+
+    >>> import pandas as pd
+    >>> rows = {"A": "1 2 3 3 2 1 4 1 2 . . .", "B": "1 2 3 3 2 2 4 1 2 5 . 3",
+    ...         "C": ". 3 3 3 2 3 4 2 2 5 1 .", "D": "1 2 3 3 2 4 4 1 2 5 1 ."}
+    >>> annotations = pd.DataFrame(
+    ...     [(f"u{j + 1}", a, v) for a, s in rows.items() for j, v in enumerate(s.split())
+    ...      if v != "."], columns=["item_id", "annotator_id", "label"])
+    >>> print(round(fleiss_kappa(annotations), 4))
+    0.7608
+    """
     data = _single_label(annotations)
     item_codes, _ = pd.factorize(data["item_id"])
     lab_codes, labels = pd.factorize(data["label"], sort=True)
@@ -536,19 +987,91 @@ LIGHT_MAX_ANNOTATORS = 60
 
 
 def lights_kappa(annotations: pd.DataFrame, *, min_shared: int = 2) -> float:
-    """Light's kappa: ``mean_{a<b} kappa_ab`` over the annotator pairs sharing at least
-    ``min_shared`` items, ``kappa_ab`` = Cohen's kappa on the items both labelled
-    (:func:`pairwise_cohen_kappa`). NaN pairs (P_e = 1) are skipped by the
-    mean; NaN when no pair qualifies. ``annotations``: long ``item_id, annotator_id, label``."""
+    r"""Light's kappa: the mean of Cohen's kappa over annotator pairs.
+
+    .. math:: \kappa_L = \frac{1}{|\mathcal{P}|} \sum_{(a,b) \in \mathcal{P}} \kappa_{ab}
+
+    Light (1971), with :math:`\kappa_{ab}` Cohen's (1960) kappa on the items both labelled and
+    :math:`\mathcal{P}` the pairs sharing at least ``min_shared`` items (undefined pairs skipped).
+
+    Parameters
+    ----------
+    annotations : pandas.DataFrame
+        Long table with columns ``item_id, annotator_id, label`` (one row per annotation).
+    min_shared : int, default 2
+        Minimum shared items.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    .. [1] Light (1971). "Measures of response agreement for qualitative data". Psychological
+       Bulletin 76(5).
+    .. [2] Cohen (1960). "A coefficient of agreement for nominal scales". Educational and
+       Psychological Measurement 20(1).
+
+    Examples
+    --------
+    Krippendorff's (2011) worked example: 4 observers, 12 units, missing values ("."):
+
+    >>> import pandas as pd
+    >>> rows = {"A": "1 2 3 3 2 1 4 1 2 . . .", "B": "1 2 3 3 2 2 4 1 2 5 . 3",
+    ...         "C": ". 3 3 3 2 3 4 2 2 5 1 .", "D": "1 2 3 3 2 4 4 1 2 5 1 ."}
+    >>> annotations = pd.DataFrame(
+    ...     [(f"u{j + 1}", a, v) for a, s in rows.items() for j, v in enumerate(s.split())
+    ...      if v != "."], columns=["item_id", "annotator_id", "label"])
+    >>> print(round(lights_kappa(annotations), 4))
+    0.7002
+    """
     pairs = pairwise_cohen_kappa(annotations, min_shared=min_shared)
     return float(pairs["kappa"].mean()) if len(pairs) else float("nan")
 
 
 def kappa_summary(annotations: pd.DataFrame, *, max_light: int = LIGHT_MAX_ANNOTATORS
                   ) -> dict[str, float]:
-    """The kappas shown beside alpha: ``fleiss`` always (Fleiss 1971); ``cohen`` with exactly two
-    annotators (Cohen 1960); ``light`` (:func:`lights_kappa`) with 3 to ``max_light``
-    annotators. Single-label data only (a ``ValueError`` otherwise, as the kappas raise)."""
+    r"""The kappas shown beside alpha on the Agreement screen.
+
+    .. math:: \kappa = \frac{\bar P - P_e}{1 - P_e} \text{ (Fleiss)}, \quad
+       \kappa = \frac{P_o - P_e}{1 - P_e} \text{ (Cohen)}, \quad
+       \kappa_L = \mathrm{mean}_{a<b}\, \kappa_{ab} \text{ (Light)}
+
+    ``fleiss`` always (Fleiss 1971, :func:`fleiss_kappa`); ``cohen`` with exactly two annotators
+    (Cohen 1960); ``light`` (Light 1971, :func:`lights_kappa`) with 3 to ``max_light``
+    annotators. Single-label data only.
+
+    Parameters
+    ----------
+    annotations : pandas.DataFrame
+        Long table with columns ``item_id, annotator_id, label`` (one row per annotation).
+    max_light : int
+        Most annotators for Light's kappa.
+
+    Returns
+    -------
+    dict of str to float
+
+    References
+    ----------
+    .. [1] Fleiss (1971). "Measuring nominal scale agreement among many raters".
+    .. [2] Cohen (1960). "A coefficient of agreement for nominal scales". Educational and
+       Psychological Measurement 20(1).
+    .. [3] Light (1971). "Measures of response agreement for qualitative data".
+
+    Examples
+    --------
+    Krippendorff's (2011) worked example: 4 observers, 12 units, missing values ("."):
+
+    >>> import pandas as pd
+    >>> rows = {"A": "1 2 3 3 2 1 4 1 2 . . .", "B": "1 2 3 3 2 2 4 1 2 5 . 3",
+    ...         "C": ". 3 3 3 2 3 4 2 2 5 1 .", "D": "1 2 3 3 2 4 4 1 2 5 1 ."}
+    >>> annotations = pd.DataFrame(
+    ...     [(f"u{j + 1}", a, v) for a, s in rows.items() for j, v in enumerate(s.split())
+    ...      if v != "."], columns=["item_id", "annotator_id", "label"])
+    >>> {k: round(v, 4) for k, v in kappa_summary(annotations).items()}
+    {'fleiss': 0.7608, 'light': 0.7002}
+    """
     out = {"fleiss": fleiss_kappa(annotations)}
     n_annotators = annotations["annotator_id"].nunique()
     if n_annotators == 2:

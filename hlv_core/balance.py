@@ -14,8 +14,8 @@ Definitions (Basile):
 * A triangle is balanced iff the product of its three signs is +1.
   sigma = #balanced / #triangles (NaN, with an explanation, when there is no triangle).
 * Triangles are counted with trace identities (Basile), never by enumeration: with S the
-  signed adjacency and A = |S|, tr(A^3) = 6 T and tr(S^3) = 6 (B - U), so
-  B = (tr A^3 + tr S^3) / 12 and U = (tr A^3 - tr S^3) / 12. The traces are sums of the
+  signed adjacency and ``A = |S|``, ``tr(A^3) = 6 T`` and ``tr(S^3) = 6 (B - U)``, so
+  ``B = (tr A^3 + tr S^3) / 12`` and ``U = (tr A^3 - tr S^3) / 12``. The traces are sums of the
   elementwise products (A A) o A and (S S) o S, so the cube is never formed.
 * sigma_rnd (paper 4.1): one split-and-shuffle step splits the items at random into two
   halves (first floor(N/2) of a random permutation) and permutes the annotator rows
@@ -100,10 +100,36 @@ DENSE_FRACTION = 0.05
 # ---------------------------------------------------------------------------------- triangles
 @dataclass(frozen=True)
 class TriangleCounts:
-    """Balanced / unbalanced triangle counts of a signed graph (Basile).
+    r"""Balanced and unbalanced triangle counts of a signed graph.
 
-    ``node_*`` arrays are indexed like the adjacency rows; ``edge_rows``/``edge_cols`` list every
-    edge once (row < col) with the triangles through it in ``edge_balanced``/``edge_unbalanced``.
+    .. math:: T = \tfrac16 \textstyle\sum (A A) \circ A, \quad B - U = \tfrac16 \sum (S S) \circ S
+
+    Basile, section 3 (a triangle is balanced when the product of its signs is +); see
+    :func:`count_triangles`.
+
+    Attributes
+    ----------
+    n_triangles, n_balanced, n_unbalanced : int
+    node_balanced, node_unbalanced : ndarray of shape (n,)
+        Triangles through each node (adjacency row order).
+    edge_rows, edge_cols : ndarray of shape (E,)
+        Every edge once (row < col).
+    edge_balanced, edge_unbalanced : ndarray of shape (E,)
+        Triangles through each edge.
+
+    References
+    ----------
+    .. [1] Basile. "A Measure of Systematic Disagreement". Section 3.
+    .. [2] Cartwright and Harary (1956). "Structural balance: a generalization of Heider's
+       theory". Psychological Review 63(5).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> S = signed_adjacency(3, np.array([0, 0, 1]), np.array([1, 2, 2]), np.array([1, -1, -1]))
+    >>> counts = count_triangles(S)
+    >>> print(counts.n_triangles, counts.n_balanced, counts.edge_balanced)
+    1 1 [1 1 1]
     """
 
     n_triangles: int
@@ -201,20 +227,41 @@ def _edge_triangle_sums(n: int, rows: np.ndarray, cols: np.ndarray, signs: np.nd
 
 
 def count_triangles(S, *, dense: bool | None = None) -> TriangleCounts:
-    """Count balanced and unbalanced triangles of a signed graph by trace identities.
+    r"""Count balanced and unbalanced triangles of a signed graph by trace identities.
+
+    .. math:: X_2 = (A A) \circ A, \; Y_2 = (S S) \circ S, \quad T = \frac{\sum X_2}{6}, \quad
+       B - U = \frac{\sum Y_2}{6}, \quad B_v = \frac{(X_2 \mathbf{1} + Y_2 \mathbf{1})_v}{4}
+
+    with :math:`A = |S|` and :math:`\circ` the elementwise product; per edge
+    :math:`B_e = (X_2 + Y_2)_{ij} / 2`. Basile, section 3 (a triangle is balanced iff the product
+    of its three signs is +1; Cartwright and Harary 1956). No enumeration; exact integers.
 
     Parameters
     ----------
-    S : (n, n) array or scipy sparse matrix
+    S : ndarray or scipy.sparse matrix of shape (n, n)
         Symmetric signed adjacency, entries in {-1, 0, +1}, zero diagonal.
     dense : bool, optional
-        Force dense BLAS (fast for dense graphs) or sparse products; default chooses by size
-        and density.
+        Force dense BLAS or sparse products (default: chosen by size and density).
 
-    Formulas (Basile): with A = |S|, X2 = (A A) o A and Y2 = (S S) o S (elementwise ``o``),
-    T = sum(X2) / 6, B - U = sum(Y2) / 6; per node v: B_v = (rowsum X2 + rowsum Y2)_v / 4,
-    U_v = (rowsum X2 - rowsum Y2)_v / 4; per edge (i, j): B_e = (X2 + Y2)_ij / 2,
-    U_e = (X2 - Y2)_ij / 2. All results are exact integers.
+    Returns
+    -------
+    TriangleCounts
+
+    References
+    ----------
+    .. [1] Basile. "A Measure of Systematic Disagreement". Section 3.
+    .. [2] Cartwright and Harary (1956). "Structural balance: a generalization of Heider's
+       theory". Psychological Review 63(5).
+
+    Examples
+    --------
+    A ``+ - -`` triangle is balanced:
+
+    >>> import numpy as np
+    >>> S = np.array([[0, 1, -1], [1, 0, -1], [-1, -1, 0]])
+    >>> counts = count_triangles(S)
+    >>> print(counts.n_triangles, counts.n_balanced, counts.n_unbalanced)
+    1 1 0
     """
     S = _check_signed(S)
     n = S.shape[0]
@@ -267,7 +314,38 @@ def count_triangles(S, *, dense: bool | None = None) -> TriangleCounts:
 def signed_adjacency(
     n: int, rows: np.ndarray, cols: np.ndarray, signs: np.ndarray
 ) -> sp.csr_matrix:
-    """Symmetric (n, n) sparse signed adjacency from an edge list (each edge once, any order)."""
+    r"""Symmetric sparse signed adjacency from an edge list.
+
+    .. math:: S_{ij} = S_{ji} = s_{ij} \in \{-1, +1\} \text{ for every edge } (i, j), \quad 0 \text{ otherwise}
+
+    the signed annotator graph of Basile, section 3.
+
+    Parameters
+    ----------
+    n : int
+        Number of nodes.
+    rows, cols : ndarray of shape (E,)
+        End points of every edge (each edge once, any order).
+    signs : ndarray of shape (E,)
+        +1 or -1.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of shape (n, n)
+
+    References
+    ----------
+    .. [1] Basile. "A Measure of Systematic Disagreement". Section 3.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> S = signed_adjacency(3, np.array([0, 0, 1]), np.array([1, 2, 2]), np.array([1, -1, -1]))
+    >>> print(S.toarray())
+    [[ 0  1 -1]
+     [ 1  0 -1]
+     [-1 -1  0]]
+    """
     rows = np.asarray(rows, dtype=np.int64)
     cols = np.asarray(cols, dtype=np.int64)
     signs = np.asarray(signs, dtype=np.int8)
@@ -285,30 +363,50 @@ def signed_adjacency(
 # ---------------------------------------------------------------------------------- sigma
 @dataclass
 class SigmaResult:
-    """Result of :func:`sigma`.
+    r"""Result of :func:`sigma`.
+
+    .. math:: \sigma = \frac{\#\text{balanced triangles}}{\#\text{triangles}}, \quad
+       s_{ij} = \begin{cases} + & \alpha_{ij} \ge \alpha \\ - & \alpha_{ij} < \alpha \end{cases}
+
+    Basile, section 3.
 
     Attributes
     ----------
     alpha : float
         Overall Krippendorff's alpha (all annotations).
     sigma : float
-        n_balanced / n_triangles; NaN when there is no triangle (see ``explanation``).
+        ``n_balanced / n_triangles``; NaN when there is no triangle (see ``explanation``).
     n_balanced, n_unbalanced, n_triangles : int
-    edges : DataFrame
+    edges : pandas.DataFrame
         One row per edge: ``annotator_a, annotator_b, n_shared, alpha, sign, balanced,
         unbalanced`` (triangles through the edge).
-    pairs : DataFrame
-        Every annotator pair sharing at least one item: ``annotator_a, annotator_b, n_shared,
-        alpha, status`` with status ``edge | too_few_shared | undefined_alpha``.
-    nodes : DataFrame
-        One row per annotator: ``annotator_id, n_annotations, degree, n_pos, n_neg, balanced,
-        unbalanced`` (triangles through the node).
+    pairs : pandas.DataFrame
+        Every pair sharing an item: ``annotator_a, annotator_b, n_shared, alpha, status``
+        (``edge | too_few_shared | undefined_alpha``).
+    nodes : pandas.DataFrame
+        ``annotator_id, n_annotations, degree, n_pos, n_neg, balanced, unbalanced``.
     n_pairs_overlapping, n_dropped_min_shared, n_dropped_undefined : int
-        Pairs with a shared item; pairs dropped because they share fewer than ``min_shared``
-        items; pairs dropped because alpha_ij is undefined (expected disagreement 0).
     n_pos_edges, n_neg_edges : int
     explanation : str or None
-        Why sigma is NaN (None when it is defined).
+        Why sigma is NaN (None when defined).
+
+    References
+    ----------
+    .. [1] Basile. "A Measure of Systematic Disagreement". Section 3.
+
+    Examples
+    --------
+    Krippendorff's (2011) worked example: 4 observers, 12 units, missing values ("."):
+
+    >>> import pandas as pd
+    >>> rows = {"A": "1 2 3 3 2 1 4 1 2 . . .", "B": "1 2 3 3 2 2 4 1 2 5 . 3",
+    ...         "C": ". 3 3 3 2 3 4 2 2 5 1 .", "D": "1 2 3 3 2 4 4 1 2 5 1 ."}
+    >>> annotations = pd.DataFrame(
+    ...     [(f"u{j + 1}", a, v) for a, s in rows.items() for j, v in enumerate(s.split())
+    ...      if v != "."], columns=["item_id", "annotator_id", "label"])
+    >>> result = sigma(annotations)
+    >>> print(result.n_pos_edges, result.n_neg_edges, result.n_triangles)
+    3 3 4
     """
 
     alpha: float
@@ -403,9 +501,42 @@ def _check_annotations(
 
 
 def collapse_label_sets(annotations: pd.DataFrame, *, sep: str = "+") -> pd.DataFrame:
-    """One row per (item, annotator): multi-label cells become one nominal value, the sorted
-    labels joined by ``sep`` (e.g. ``"contradiction+neutral"``). [OURS] convention for sigma on
-    multi-label data (the data README's 'label set' alpha); use with ``level="nominal"`` only."""
+    r"""One row per (item, annotator): a multi-label cell becomes one nominal value.
+
+    .. math:: x_{ua} = \mathrm{join}_{\mathrm{sep}}\big(\mathrm{sorted}(\{\text{labels of } a \text{ on } u\})\big)
+
+    so that Krippendorff's alpha and Basile's sigma (section 3), which need one value per cell,
+    apply to multi-label data (nominal level only).
+
+    Parameters
+    ----------
+    annotations : pandas.DataFrame
+        Long ``item_id, annotator_id, label`` table, several rows per cell allowed.
+    sep : str, default "+"
+        Joiner of the sorted labels.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``item_id, annotator_id, label``.
+
+    References
+    ----------
+    .. [1] Basile. "A Measure of Systematic Disagreement". Section 3.
+    .. [2] Krippendorff (2011). "Computing Krippendorff's Alpha-Reliability". Annenberg School for
+       Communication, University of Pennsylvania. Sections on the coincidence matrix and the
+       difference functions; the worked example with 4 observers, 12 units and missing values.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> cells = pd.DataFrame({"item_id": ["i1", "i1", "i1"], "annotator_id": ["a", "a", "b"],
+    ...                       "label": ["neutral", "contradiction", "neutral"]})
+    >>> print(collapse_label_sets(cells).to_string(index=False))
+    item_id annotator_id                 label
+         i1            a contradiction+neutral
+         i1            b               neutral
+    """
     if isinstance(annotations, Dataset):
         annotations = annotations.annotations
     frame = annotations[["item_id", "annotator_id", "label"]].astype(str)
@@ -482,35 +613,57 @@ def sigma(
     multilabel: str = "error",
     max_pair_instances: int | None = SIGMA_MAX_PAIR_INSTANCES,
 ) -> SigmaResult:
-    """Basile's systematicity sigma of an annotation table (Basile, section 3;
-    ``docs/conventions.md``, sigma ``min_shared``).
+    r"""Basile's systematicity sigma of an annotation table.
+
+    .. math:: \sigma = \frac{\#\text{balanced triangles}}{\#\text{triangles}}, \quad
+       s_{ij} = \begin{cases} + & \alpha_{ij} \ge \alpha \\ - & \alpha_{ij} < \alpha \end{cases}
+
+    Basile, section 3: :math:`\alpha` is Krippendorff's alpha of all annotations and
+    :math:`\alpha_{ij}` that of the two-row sub-matrix of annotators i and j; a triangle is
+    balanced when the product of its three signs is +1. Pairs sharing fewer than ``min_shared``
+    items (default 1, the paper's convention: reproduces MD-Agreement's .494 of Table 2) or with an
+    undefined :math:`\alpha_{ij}` get no edge (both counted). Triangles are counted with trace
+    identities (:func:`count_triangles`). The Annotator graph screen's sigma.
 
     Parameters
     ----------
-    annotations : DataFrame
-        Long table ``item_id, annotator_id, label`` with one label per (item, annotator) cell
-        (a :class:`~hlv_core.io.Dataset` is accepted too).
-    level : str
-        Level of measurement for the overall and every pairwise alpha (always explicit).
-    min_shared : int
-        Pairs sharing fewer items get no edge. Default 1, the paper's convention (reproduces
-        Basile's MD-Agreement sigma .494); 2 is the robust deviation (one shared item can never
-        give a positive alpha_ij, so such edges are almost always "-"). Dropped pairs
-        (too few shared items, undefined alpha_ij) are both counted in the result.
+    annotations : pandas.DataFrame or hlv_core.io.Dataset
+        Long table ``item_id, annotator_id, label``, one label per cell.
+    level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
+        Level of measurement of every alpha.
+    min_shared : int, default 1
+        Minimum shared items for an edge (2 is the robust option).
     values : mapping or list, optional
-        Numbers of the labels for non-nominal levels (passed to ``hlv_core.agreement``).
-    multilabel : str
-        ``"error"`` (default: several labels in one cell raise) or ``"set"`` (label sets become
-        one nominal value, :func:`collapse_label_sets`).
+        Numbers of the labels for non-nominal levels.
+    multilabel : {"error", "set"}, default "error"
+        ``"set"``: label sets become one nominal value (:func:`collapse_label_sets`).
     max_pair_instances : int or None
-        Refuse (``DataError``, with :func:`estimate_sigma_cost` in the message) data with more
-        (item, annotator pair) instances; default :data:`SIGMA_MAX_PAIR_INSTANCES`, None = none.
+        Refuse larger data up front (``DataError``); None = no limit.
 
     Returns
     -------
     SigmaResult
-        sigma = B / T with B balanced triangles (product of signs +1) out of T; edge sign + iff
-        alpha_ij >= alpha; ties count as +.
+
+    References
+    ----------
+    .. [1] Basile. "A Measure of Systematic Disagreement". Section 3; Table 2.
+    .. [2] Krippendorff (2011). "Computing Krippendorff's Alpha-Reliability". Annenberg School for
+       Communication, University of Pennsylvania. Sections on the coincidence matrix and the
+       difference functions; the worked example with 4 observers, 12 units and missing values.
+
+    Examples
+    --------
+    Krippendorff's (2011) worked example: 4 observers, 12 units, missing values ("."):
+
+    >>> import pandas as pd
+    >>> rows = {"A": "1 2 3 3 2 1 4 1 2 . . .", "B": "1 2 3 3 2 2 4 1 2 5 . 3",
+    ...         "C": ". 3 3 3 2 3 4 2 2 5 1 .", "D": "1 2 3 3 2 4 4 1 2 5 1 ."}
+    >>> annotations = pd.DataFrame(
+    ...     [(f"u{j + 1}", a, v) for a, s in rows.items() for j, v in enumerate(s.split())
+    ...      if v != "."], columns=["item_id", "annotator_id", "label"])
+    >>> result = sigma(annotations)
+    >>> print(round(result.alpha, 3), result.sigma, result.n_balanced, result.n_triangles)
+    0.743 1.0 4 4
     """
     annotations = _check_annotations(annotations, level, min_shared, multilabel)
     check_sigma_cost(estimate_sigma_cost(annotations), max_pair_instances)
@@ -587,12 +740,39 @@ _BYTES_PER_INSTANCE = 320
 
 @dataclass(frozen=True)
 class SigmaCost:
-    """Up-front size of a sigma run (computed from the item and annotator codes only).
+    r"""Up-front size of a sigma run, from the item and annotator codes only.
 
-    ``pair_instances = sum_i n_i (n_i - 1) / 2`` (upper bound on overlapping pairs = pairwise
-    alphas = candidate edges); ``triangle_work = sum_v d_v^2`` with ``d_v`` the upper bound on
-    annotator v's degree (the sparse product ``A @ A`` of the triangle count); ``memory_bytes``
-    the estimated working memory of the pair statistics and the sparse products."""
+    .. math:: \mathrm{pair\_instances} = \sum_i \binom{n_i}{2}, \quad
+       \mathrm{triangle\_work} = \sum_v d_v^2
+
+    (:math:`n_i` annotators of item i; :math:`d_v` the upper bound on annotator v's degree) for
+    the pairwise alphas and the triangle count of Basile, section 3.
+
+    Attributes
+    ----------
+    n_annotations, n_items, n_annotators : int
+    pair_instances : int
+    triangle_work : float
+    memory_bytes : int
+        Estimated working memory.
+
+    References
+    ----------
+    .. [1] Basile. "A Measure of Systematic Disagreement". Section 3.
+
+    Examples
+    --------
+    Krippendorff's (2011) worked example: 4 observers, 12 units, missing values ("."):
+
+    >>> import pandas as pd
+    >>> rows = {"A": "1 2 3 3 2 1 4 1 2 . . .", "B": "1 2 3 3 2 2 4 1 2 5 . 3",
+    ...         "C": ". 3 3 3 2 3 4 2 2 5 1 .", "D": "1 2 3 3 2 4 4 1 2 5 1 ."}
+    >>> annotations = pd.DataFrame(
+    ...     [(f"u{j + 1}", a, v) for a, s in rows.items() for j, v in enumerate(s.split())
+    ...      if v != "."], columns=["item_id", "annotator_id", "label"])
+    >>> estimate_sigma_cost(annotations).pair_instances
+    55
+    """
 
     n_annotations: int
     n_items: int
@@ -611,9 +791,40 @@ class SigmaCost:
 
 
 def estimate_sigma_cost(annotations: pd.DataFrame) -> SigmaCost:
-    """Estimate the cost of :func:`sigma` from a long table (``item_id, annotator_id``) in
-    O(rows): per-item annotator counts ``n_i`` give the pair instances ``sum_i C(n_i, 2)``; each
-    annotator's degree is at most ``sum over its items of (n_i - 1)`` (capped at n - 1)."""
+    r"""Estimate the cost of :func:`sigma` from a long table in O(rows).
+
+    .. math:: \mathrm{pair\_instances} = \sum_i \binom{n_i}{2}, \quad
+       d_v \le \min\Big(n - 1, \sum_{i \ni v} (n_i - 1)\Big)
+
+    (the number of pairwise alphas and the degrees of Basile's annotator graph, section 3).
+
+    Parameters
+    ----------
+    annotations : pandas.DataFrame
+        Columns ``item_id, annotator_id``.
+
+    Returns
+    -------
+    SigmaCost
+
+    References
+    ----------
+    .. [1] Basile. "A Measure of Systematic Disagreement". Section 3.
+
+    Examples
+    --------
+    Krippendorff's (2011) worked example: 4 observers, 12 units, missing values ("."):
+
+    >>> import pandas as pd
+    >>> rows = {"A": "1 2 3 3 2 1 4 1 2 . . .", "B": "1 2 3 3 2 2 4 1 2 5 . 3",
+    ...         "C": ". 3 3 3 2 3 4 2 2 5 1 .", "D": "1 2 3 3 2 4 4 1 2 5 1 ."}
+    >>> annotations = pd.DataFrame(
+    ...     [(f"u{j + 1}", a, v) for a, s in rows.items() for j, v in enumerate(s.split())
+    ...      if v != "."], columns=["item_id", "annotator_id", "label"])
+    >>> cost = estimate_sigma_cost(annotations)
+    >>> print(cost.n_items, cost.n_annotators, cost.pair_instances)
+    12 4 55
+    """
     if isinstance(annotations, Dataset):
         annotations = annotations.annotations
     item, _ = pd.factorize(annotations["item_id"])
@@ -633,8 +844,41 @@ def check_sigma_cost(
     cost: SigmaCost, max_pair_instances: int | None = SIGMA_MAX_PAIR_INSTANCES,
     *, source: str = "annotations",
 ) -> None:
-    """Refuse (``DataError`` naming ``source``) a sigma run past ``max_pair_instances``; None
-    means no limit."""
+    r"""Refuse a sigma run past ``max_pair_instances``.
+
+    .. math:: \sum_i \binom{n_i}{2} \le \mathrm{max\_pair\_instances}
+
+    (the pairwise alphas of Basile, section 3); raises ``DataError`` naming ``source`` otherwise.
+
+    Parameters
+    ----------
+    cost : SigmaCost
+    max_pair_instances : int or None
+        None = no limit.
+    source : str, default "annotations"
+        Name used in the error.
+
+    Returns
+    -------
+    None
+
+    References
+    ----------
+    .. [1] Basile. "A Measure of Systematic Disagreement". Section 3.
+
+    Examples
+    --------
+    Krippendorff's (2011) worked example: 4 observers, 12 units, missing values ("."):
+
+    >>> import pandas as pd
+    >>> rows = {"A": "1 2 3 3 2 1 4 1 2 . . .", "B": "1 2 3 3 2 2 4 1 2 5 . 3",
+    ...         "C": ". 3 3 3 2 3 4 2 2 5 1 .", "D": "1 2 3 3 2 4 4 1 2 5 1 ."}
+    >>> annotations = pd.DataFrame(
+    ...     [(f"u{j + 1}", a, v) for a, s in rows.items() for j, v in enumerate(s.split())
+    ...      if v != "."], columns=["item_id", "annotator_id", "label"])
+    >>> check_sigma_cost(estimate_sigma_cost(annotations)) is None
+    True
+    """
     if max_pair_instances is None or cost.pair_instances <= max_pair_instances:
         return
     raise DataError(
@@ -657,12 +901,49 @@ def apply_shuffle(
     item_order: pd.Index | None = None,
     annotator_order: pd.Index | None = None,
 ) -> pd.DataFrame:
-    """One fully specified randomisation (Basile, section 4.1).
+    r"""One fully specified split-and-shuffle of the annotation table.
 
-    Item ``item_order[j]`` is in the first half iff ``half_mask[j]``; inside that half the
-    annotator in row i (``annotator_order[i]``) is moved to row ``p_first[i]`` (``p_second`` in
-    the other half). Orders default to the sorted ids. Every item keeps its multiset of labels,
-    so Krippendorff's alpha is exactly unchanged.
+    .. math:: x'_{p_1(a), u} = x_{a, u} \; (u \in H_1), \quad x'_{p_2(a), u} = x_{a, u} \; (u \in H_2)
+
+    Basile, section 4.1: the items are split into halves :math:`H_1, H_2` and the annotator rows
+    permuted independently inside each half. Every item keeps its multiset of labels, so
+    Krippendorff's alpha is exactly unchanged.
+
+    Parameters
+    ----------
+    annotations : pandas.DataFrame
+        Long ``item_id, annotator_id, label``.
+    half_mask : ndarray of bool, shape (N,)
+        Item j (in ``item_order``) is in the first half.
+    p_first, p_second : ndarray of shape (m,)
+        Row permutations of the annotators in each half.
+    item_order, annotator_order : pandas.Index, optional
+        Default: the sorted ids.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    References
+    ----------
+    .. [1] Basile. "A Measure of Systematic Disagreement". Section 4.1.
+
+    Examples
+    --------
+    Krippendorff's (2011) worked example: 4 observers, 12 units, missing values ("."):
+
+    >>> import pandas as pd
+    >>> rows = {"A": "1 2 3 3 2 1 4 1 2 . . .", "B": "1 2 3 3 2 2 4 1 2 5 . 3",
+    ...         "C": ". 3 3 3 2 3 4 2 2 5 1 .", "D": "1 2 3 3 2 4 4 1 2 5 1 ."}
+    >>> annotations = pd.DataFrame(
+    ...     [(f"u{j + 1}", a, v) for a, s in rows.items() for j, v in enumerate(s.split())
+    ...      if v != "."], columns=["item_id", "annotator_id", "label"])
+    >>> import numpy as np
+    >>> from hlv_core.agreement import krippendorff_alpha
+    >>> shuffled = apply_shuffle(annotations, np.arange(12) < 6, np.array([1, 0, 2, 3]),
+    ...                          np.arange(4))
+    >>> print(round(krippendorff_alpha(shuffled), 3))
+    0.743
     """
     items = annotations["item_id"].astype(str).to_numpy()
     annots = annotations["annotator_id"].astype(str).to_numpy()
@@ -702,15 +983,44 @@ def _draw_shuffle(
 def shuffle_annotations(
     annotations: pd.DataFrame, rng: np.random.Generator | int | None = None, *, n_steps: int = 1
 ) -> tuple[pd.DataFrame, dict]:
-    """Split-and-shuffle the annotation table ``n_steps`` times (paper 4.1).
+    r"""Split-and-shuffle the annotation table ``n_steps`` times.
 
-    One step draws, in this order, ``perm = rng.permutation(N)`` (items in sorted id order; the
-    first floor(N/2) form the first half), ``p_first = rng.permutation(m)``, ``p_second =
-    rng.permutation(m)`` (annotators in sorted id order of the input), then applies
-    :func:`apply_shuffle`. ``n_steps=1`` (default) is one step; ``n_steps=10`` composes ten
-    steps into one A_rnd, as :func:`sigma_random` does by default (same draws, same result).
-    Returns the shuffled table and the draws: ``half_mask, p_first, p_second`` of the last step
-    and ``steps``, the list of every step's draws.
+    .. math:: A_{\mathrm{rnd}} = \pi_{n} \circ \dots \circ \pi_{1}(A)
+
+    Basile, section 4.1: each step :math:`\pi` splits the items at random into two halves and
+    permutes the annotator rows independently inside each half (draws: item permutation, then the
+    two row permutations, from ``rng``); alpha is unchanged by every step.
+
+    Parameters
+    ----------
+    annotations : pandas.DataFrame
+    rng : numpy.random.Generator or int or None
+    n_steps : int, default 1
+
+    Returns
+    -------
+    shuffled : pandas.DataFrame
+    draws : dict
+        ``half_mask, p_first, p_second`` of the last step and ``steps`` (every step's draws).
+
+    References
+    ----------
+    .. [1] Basile. "A Measure of Systematic Disagreement". Section 4.1.
+
+    Examples
+    --------
+    Krippendorff's (2011) worked example: 4 observers, 12 units, missing values ("."):
+
+    >>> import pandas as pd
+    >>> rows = {"A": "1 2 3 3 2 1 4 1 2 . . .", "B": "1 2 3 3 2 2 4 1 2 5 . 3",
+    ...         "C": ". 3 3 3 2 3 4 2 2 5 1 .", "D": "1 2 3 3 2 4 4 1 2 5 1 ."}
+    >>> annotations = pd.DataFrame(
+    ...     [(f"u{j + 1}", a, v) for a, s in rows.items() for j, v in enumerate(s.split())
+    ...      if v != "."], columns=["item_id", "annotator_id", "label"])
+    >>> from hlv_core.agreement import krippendorff_alpha
+    >>> shuffled, draws = shuffle_annotations(annotations, 0, n_steps=10)
+    >>> print(len(draws["steps"]), round(krippendorff_alpha(shuffled), 3))
+    10 0.743
     """
     if int(n_steps) != n_steps or n_steps < 1:
         raise ValueError(f"n_steps must be a positive integer, got {n_steps!r}")
@@ -731,12 +1041,48 @@ def shuffle_annotations(
 
 @dataclass
 class RandomSigmaResult:
-    """Result of :func:`sigma_random`.
+    r"""Result of :func:`sigma_random`.
 
-    ``values`` holds sigma of every replicate (NaN where a replicate has no triangle); ``mean``
-    and ``sd`` (ddof=1) use the defined replicates only, ``n_defined`` says how many.
-    ``alphas`` is the overall alpha recomputed on every replicate (equal to ``alpha`` up to
-    floating point). ``n_triangles`` per replicate (sparse data change topology).
+    .. math:: \sigma_{\mathrm{rnd}} = \frac{1}{|D|} \sum_{b \in D} \sigma(A^{(b)}_{\mathrm{rnd}})
+
+    over the replicates D that have a triangle (Basile, section 4.1).
+
+    Attributes
+    ----------
+    values : ndarray of shape (n_repeats,)
+        Sigma of every replicate (NaN without a triangle).
+    mean, sd : float
+        Over the defined replicates (sd with ddof=1).
+    n_defined : int
+    alpha : float
+        Overall alpha of the data.
+    alphas : ndarray
+        Overall alpha of every replicate (unchanged up to floating point).
+    n_triangles : ndarray
+    n_repeats : int
+    seed : int or None
+    level : str
+    min_shared : int
+    procedure : str
+    n_steps : int
+
+    References
+    ----------
+    .. [1] Basile. "A Measure of Systematic Disagreement". Section 4.1.
+
+    Examples
+    --------
+    Krippendorff's (2011) worked example: 4 observers, 12 units, missing values ("."):
+
+    >>> import pandas as pd
+    >>> rows = {"A": "1 2 3 3 2 1 4 1 2 . . .", "B": "1 2 3 3 2 2 4 1 2 5 . 3",
+    ...         "C": ". 3 3 3 2 3 4 2 2 5 1 .", "D": "1 2 3 3 2 4 4 1 2 5 1 ."}
+    >>> annotations = pd.DataFrame(
+    ...     [(f"u{j + 1}", a, v) for a, s in rows.items() for j, v in enumerate(s.split())
+    ...      if v != "."], columns=["item_id", "annotator_id", "label"])
+    >>> rnd = sigma_random(annotations, n_repeats=5, seed=0)
+    >>> print(rnd.values, rnd.mean)
+    [0.  0.5 1.  1.  1. ] 0.7
     """
 
     mean: float
@@ -811,23 +1157,51 @@ def sigma_random(
     progress: Callable[[int, int], None] | None = None,
     max_pair_instances: int | None = SIGMA_MAX_PAIR_INSTANCES,
 ) -> RandomSigmaResult:
-    """Randomised baseline sigma_rnd (paper 4.1, ``docs/conventions.md``, sigma ``min_shared``).
+    r"""The randomised baseline sigma_rnd: sigma of split-and-shuffled copies of the data.
 
-    One split-and-shuffle step (see :func:`shuffle_annotations`) splits the items at random into
-    two equal halves and permutes the annotator rows independently inside each half.
+    .. math:: \sigma_{\mathrm{rnd}} = \frac{1}{R} \sum_{b=1}^{R} \sigma\big(A^{(b)}_{\mathrm{rnd}}\big)
 
-    * ``procedure="composed"`` (default, the paper's "the entire procedure is repeated ten times,
-      producing the derived annotation matrix A_rnd"; reproduces Basile's Table 2): each of the
-      ``n_repeats`` matrices A_rnd composes ``n_steps`` (10) steps on the same matrix.
-    * ``procedure="one_step"``: each A_rnd is a single step (``n_steps`` ignored); the older
-      reading, which leaves camp structure in place and gives higher sigma_rnd.
+    Basile, section 4.1: every :math:`A_{\mathrm{rnd}}` composes ``n_steps`` (10) split-and-shuffle
+    steps (:func:`shuffle_annotations`; ``procedure="composed"``, reproduces Table 2), or one step
+    (``"one_step"``, the older reading); sigma is recomputed on each and averaged over the
+    replicates with a triangle. Alpha is unchanged by every step. The Annotator graph screen's
+    sigma_rnd.
 
-    sigma is recomputed on every A_rnd (alpha, signed graph, triangles) and averaged over the
-    replicates that have a triangle. Every step keeps every item's multiset of labels, so alpha
-    is unchanged (``alphas`` records it per replicate). ``numpy.random.default_rng(seed)`` drives
-    all draws. ``progress(done, total)`` is called after each A_rnd. ``level``, ``min_shared``
-    (default 1, the paper's convention), ``values``, ``multilabel``, ``max_pair_instances`` as
-    in :func:`sigma`.
+    Parameters
+    ----------
+    annotations : pandas.DataFrame
+    n_repeats : int, default 10
+        R.
+    seed : int or None, default 0
+        Seed of ``numpy.random.default_rng``.
+    level, min_shared, values, multilabel, max_pair_instances
+        As in :func:`sigma`.
+    procedure : {"composed", "one_step"}, default "composed"
+    n_steps : int, default 10
+    progress : callable, optional
+        ``progress(done, total)`` after each replicate.
+
+    Returns
+    -------
+    RandomSigmaResult
+
+    References
+    ----------
+    .. [1] Basile. "A Measure of Systematic Disagreement". Section 4.1; Table 2.
+
+    Examples
+    --------
+    Krippendorff's (2011) worked example: 4 observers, 12 units, missing values ("."):
+
+    >>> import pandas as pd
+    >>> rows = {"A": "1 2 3 3 2 1 4 1 2 . . .", "B": "1 2 3 3 2 2 4 1 2 5 . 3",
+    ...         "C": ". 3 3 3 2 3 4 2 2 5 1 .", "D": "1 2 3 3 2 4 4 1 2 5 1 ."}
+    >>> annotations = pd.DataFrame(
+    ...     [(f"u{j + 1}", a, v) for a, s in rows.items() for j, v in enumerate(s.split())
+    ...      if v != "."], columns=["item_id", "annotator_id", "label"])
+    >>> rnd = sigma_random(annotations, n_repeats=5, seed=0)
+    >>> print(rnd.mean, round(rnd.sd, 3), rnd.n_defined)
+    0.7 0.447 5
     """
     annotations = _check_annotations(annotations, level, min_shared, multilabel)
     check_sigma_cost(estimate_sigma_cost(annotations), max_pair_instances)
@@ -871,8 +1245,33 @@ def sigma_random(
 def conventions_note(
     level: str, min_shared: int, procedure: str = "composed", n_steps: int = DEFAULT_STEPS
 ) -> str:
-    """One line naming the conventions behind sigma / sigma_rnd numbers and flagging every
-    deviation from the paper's (nominal alpha, min_shared 1, composed sigma_rnd)."""
+    r"""One line naming the conventions behind sigma numbers and flagging every deviation.
+
+    .. math:: s_{ij} = + \iff \alpha_{ij} \ge \alpha, \quad n_{ij} \ge \mathrm{min\_shared}
+
+    Basile, sections 3 and 4.1: the paper's conventions are nominal alpha, ``min_shared`` 1 and
+    the composed sigma_rnd.
+
+    Parameters
+    ----------
+    level : str
+    min_shared : int
+    procedure : {"composed", "one_step"}, default "composed"
+    n_steps : int, default 10
+
+    Returns
+    -------
+    str
+
+    References
+    ----------
+    .. [1] Basile. "A Measure of Systematic Disagreement". Sections 3 and 4.1.
+
+    Examples
+    --------
+    >>> print(conventions_note("nominal", 2).split("; ")[1])
+    min_shared 2 (deviation from the paper: 1)
+    """
     parts = [f"level {level}" + ("" if level == "nominal" else " (the paper's Table 2 is nominal)")]
     parts.append(
         f"min_shared {min_shared}"
@@ -892,13 +1291,41 @@ def conventions_note(
 # ---------------------------------------------------------------------------------- camps
 @dataclass
 class CampsResult:
-    """Two-camp partition of the signed annotator graph.
+    r"""Two-camp partition of the signed annotator graph.
 
-    ``table``: ``annotator_id, camp, component`` (camp 0/1 inside each connected component,
-    -1 for annotators without any edge; camp 0 is the larger side of its component).
-    ``frustration``: edges violating the partition (+ across camps or - inside one); 0 iff the
-    graph is balanced (Harary). ``method``: ``"harary"`` when exact, else ``"spectral"``
-    (leading eigenvector sign + greedy moves; an upper bound on the minimum frustration).
+    .. math:: \mathrm{frustration} = \#\{+ \text{ edges across camps}\} + \#\{- \text{ edges within a camp}\}
+
+    0 iff the graph is balanced (Cartwright and Harary 1956; Basile, section 3: sigma approximates
+    this clusterability).
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        ``annotator_id, camp, component`` (camp 0/1 per connected component, -1 without an edge;
+        camp 0 is the larger side).
+    frustration : int
+    method : {"harary", "spectral"}
+        Exact split, or leading-eigenvector sign with greedy moves (an upper bound).
+
+    References
+    ----------
+    .. [1] Basile. "A Measure of Systematic Disagreement". Section 3.
+    .. [2] Cartwright and Harary (1956). "Structural balance: a generalization of Heider's
+       theory". Psychological Review 63(5).
+
+    Examples
+    --------
+    Krippendorff's (2011) worked example: 4 observers, 12 units, missing values ("."):
+
+    >>> import pandas as pd
+    >>> rows = {"A": "1 2 3 3 2 1 4 1 2 . . .", "B": "1 2 3 3 2 2 4 1 2 5 . 3",
+    ...         "C": ". 3 3 3 2 3 4 2 2 5 1 .", "D": "1 2 3 3 2 4 4 1 2 5 1 ."}
+    >>> annotations = pd.DataFrame(
+    ...     [(f"u{j + 1}", a, v) for a, s in rows.items() for j, v in enumerate(s.split())
+    ...      if v != "."], columns=["item_id", "annotator_id", "label"])
+    >>> result = sigma(annotations)
+    >>> print(camps(result).frustration)
+    0
     """
 
     table: pd.DataFrame
@@ -961,12 +1388,47 @@ def _spectral_side(S_sub: sp.csr_matrix) -> np.ndarray:
 
 
 def camps(result: SigmaResult) -> CampsResult:
-    """Camps of the signed graph of a :class:`SigmaResult` (Cartwright & Harary 1956).
+    r"""Camps of the signed graph of a :class:`SigmaResult`.
 
-    Per connected component: if every cycle is balanced, the unique two-camp split (``+`` edges
-    inside, ``-`` across) from the signed double cover; otherwise the sign of the leading
-    eigenvector of the component's signed adjacency, refined by greedy single-node moves.
-    Frustration = #(+ edges across camps) + #(- edges within a camp).
+    .. math:: \min_{c \in \{0,1\}^n} \sum_{(i,j) \in E} \big[s_{ij} = +\big]\,[c_i \ne c_j]
+       + \big[s_{ij} = -\big]\,[c_i = c_j]
+
+    Cartwright and Harary (1956): a balanced component has a unique two-camp split (``+`` edges
+    inside, ``-`` across), found from the signed double cover; otherwise the sign of the leading
+    eigenvector of the component's signed adjacency, refined by greedy single-node moves. Basile,
+    section 3 (sigma as clusterability).
+
+    Parameters
+    ----------
+    result : SigmaResult
+
+    Returns
+    -------
+    CampsResult
+
+    References
+    ----------
+    .. [1] Basile. "A Measure of Systematic Disagreement". Section 3.
+    .. [2] Cartwright and Harary (1956). "Structural balance: a generalization of Heider's
+       theory". Psychological Review 63(5).
+
+    Examples
+    --------
+    Krippendorff's (2011) worked example: 4 observers, 12 units, missing values ("."):
+
+    >>> import pandas as pd
+    >>> rows = {"A": "1 2 3 3 2 1 4 1 2 . . .", "B": "1 2 3 3 2 2 4 1 2 5 . 3",
+    ...         "C": ". 3 3 3 2 3 4 2 2 5 1 .", "D": "1 2 3 3 2 4 4 1 2 5 1 ."}
+    >>> annotations = pd.DataFrame(
+    ...     [(f"u{j + 1}", a, v) for a, s in rows.items() for j, v in enumerate(s.split())
+    ...      if v != "."], columns=["item_id", "annotator_id", "label"])
+    >>> result = sigma(annotations)
+    >>> print(camps(result).table.to_string(index=False))
+    annotator_id  camp  component
+               A     0          0
+               B     0          0
+               C     1          0
+               D     0          0
     """
     S = result.adjacency
     if S is None:
@@ -1007,11 +1469,47 @@ def camps(result: SigmaResult) -> CampsResult:
 def camp_trait_table(camps_result: CampsResult, traits: pd.DataFrame, trait: str) -> tuple[
     pd.DataFrame, float
 ]:
-    """Crosstab camp x trait value and Cramer's V (0 = independent, 1 = camps are the trait).
+    r"""Crosstab camp x trait value and Cramér's V.
 
-    ``traits`` has ``annotator_id`` plus trait columns (``Dataset.annotators``). Annotators
-    without an edge (camp -1) or a missing trait value are left out. V = sqrt(chi2 / (n (k-1)))
-    with k = min(rows, cols); NaN when the table has a single row or column.
+    .. math:: V = \sqrt{\frac{\chi^2}{n\,(k - 1)}}, \quad k = \min(\text{rows}, \text{cols})
+
+    Cramér (1946), the measure of association V; 0 = independent, 1 = the camps are the trait. Annotators without
+    an edge (camp -1) or a missing trait value are left out; NaN with a single row or column.
+    Camps as in :func:`camps` (Basile, section 3).
+
+    Parameters
+    ----------
+    camps_result : CampsResult
+    traits : pandas.DataFrame
+        ``annotator_id`` plus trait columns (``Dataset.annotators``).
+    trait : str
+        The trait column.
+
+    Returns
+    -------
+    table : pandas.DataFrame
+    v : float
+
+    References
+    ----------
+    .. [1] Cramér (1946). "Mathematical Methods of Statistics". Princeton University Press.
+    .. [2] Basile. "A Measure of Systematic Disagreement". Section 3.
+
+    Examples
+    --------
+    Krippendorff's (2011) worked example: 4 observers, 12 units, missing values ("."):
+
+    >>> import pandas as pd
+    >>> rows = {"A": "1 2 3 3 2 1 4 1 2 . . .", "B": "1 2 3 3 2 2 4 1 2 5 . 3",
+    ...         "C": ". 3 3 3 2 3 4 2 2 5 1 .", "D": "1 2 3 3 2 4 4 1 2 5 1 ."}
+    >>> annotations = pd.DataFrame(
+    ...     [(f"u{j + 1}", a, v) for a, s in rows.items() for j, v in enumerate(s.split())
+    ...      if v != "."], columns=["item_id", "annotator_id", "label"])
+    >>> result = sigma(annotations)
+    >>> traits = pd.DataFrame({"annotator_id": list("ABCD"), "group": ["x", "x", "y", "x"]})
+    >>> table, v = camp_trait_table(camps(result), traits, "group")
+    >>> print(v)
+    1.0
     """
     if trait not in traits.columns:
         raise ValueError(f"unknown trait {trait!r}")
@@ -1031,8 +1529,41 @@ def camp_trait_table(camps_result: CampsResult, traits: pd.DataFrame, trait: str
 
 # ---------------------------------------------------------------------------------- export
 def to_networkx(result: SigmaResult, camps_result: CampsResult | None = None):
-    """networkx Graph: nodes = annotators (``n_annotations``, ``camp``), edges with ``sign``,
-    ``alpha``, ``n_shared``, ``balanced``, ``unbalanced``."""
+    r"""The signed annotator graph as a networkx Graph.
+
+    .. math:: G = (V, E), \quad s_{ij} = + \iff \alpha_{ij} \ge \alpha
+
+    Basile, section 3: nodes carry ``n_annotations`` and ``camp``; edges ``sign``, ``alpha``,
+    ``n_shared``, ``balanced``, ``unbalanced``.
+
+    Parameters
+    ----------
+    result : SigmaResult
+    camps_result : CampsResult, optional
+
+    Returns
+    -------
+    networkx.Graph
+
+    References
+    ----------
+    .. [1] Basile. "A Measure of Systematic Disagreement". Section 3.
+
+    Examples
+    --------
+    Krippendorff's (2011) worked example: 4 observers, 12 units, missing values ("."):
+
+    >>> import pandas as pd
+    >>> rows = {"A": "1 2 3 3 2 1 4 1 2 . . .", "B": "1 2 3 3 2 2 4 1 2 5 . 3",
+    ...         "C": ". 3 3 3 2 3 4 2 2 5 1 .", "D": "1 2 3 3 2 4 4 1 2 5 1 ."}
+    >>> annotations = pd.DataFrame(
+    ...     [(f"u{j + 1}", a, v) for a, s in rows.items() for j, v in enumerate(s.split())
+    ...      if v != "."], columns=["item_id", "annotator_id", "label"])
+    >>> result = sigma(annotations)
+    >>> graph = to_networkx(result, camps(result))
+    >>> print(graph.number_of_nodes(), graph.number_of_edges())
+    4 6
+    """
     import networkx as nx
 
     graph = nx.Graph(alpha=float(result.alpha), sigma=_num(result.sigma) or -1.0)
@@ -1057,7 +1588,39 @@ def to_networkx(result: SigmaResult, camps_result: CampsResult | None = None):
 
 
 def graphml_bytes(result: SigmaResult, camps_result: CampsResult | None = None) -> bytes:
-    """GraphML (UTF-8 bytes) of the signed graph (see :func:`to_networkx`)."""
+    r"""GraphML (UTF-8 bytes) of the signed annotator graph.
+
+    .. math:: s_{ij} = + \iff \alpha_{ij} \ge \alpha
+
+    (Basile, section 3); see :func:`to_networkx` for the attributes.
+
+    Parameters
+    ----------
+    result : SigmaResult
+    camps_result : CampsResult, optional
+
+    Returns
+    -------
+    bytes
+
+    References
+    ----------
+    .. [1] Basile. "A Measure of Systematic Disagreement". Section 3.
+
+    Examples
+    --------
+    Krippendorff's (2011) worked example: 4 observers, 12 units, missing values ("."):
+
+    >>> import pandas as pd
+    >>> rows = {"A": "1 2 3 3 2 1 4 1 2 . . .", "B": "1 2 3 3 2 2 4 1 2 5 . 3",
+    ...         "C": ". 3 3 3 2 3 4 2 2 5 1 .", "D": "1 2 3 3 2 4 4 1 2 5 1 ."}
+    >>> annotations = pd.DataFrame(
+    ...     [(f"u{j + 1}", a, v) for a, s in rows.items() for j, v in enumerate(s.split())
+    ...      if v != "."], columns=["item_id", "annotator_id", "label"])
+    >>> result = sigma(annotations)
+    >>> graphml_bytes(result).startswith(b"<?xml")
+    True
+    """
     import networkx as nx
 
     buffer = io.BytesIO()
@@ -1077,16 +1640,48 @@ def compare_datasets(
     n_steps: int = DEFAULT_STEPS,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> pd.DataFrame:
-    """alpha, sigma and sigma_rnd of several datasets (paper Table 2 / Figure 2).
+    r"""Alpha, sigma and sigma_rnd of several datasets (the paper's Table 2 and Figure 2).
 
-    The defaults are the paper's conventions (nominal alpha, ``min_shared=1``, composed
-    sigma_rnd); the table records them in its ``level, min_shared, procedure`` columns.
+    .. math:: \sigma = \frac{\#\text{balanced triangles}}{\#\text{triangles}}, \quad
+       s_{ij} = \begin{cases} + & \alpha_{ij} \ge \alpha \\ - & \alpha_{ij} < \alpha \end{cases}
 
-    Multi-label datasets (a :class:`Dataset` with ``task == "multilabel"``) are collapsed to label
-    sets first (:func:`collapse_label_sets`). A dataset that cannot be analysed gets a row with
-    its ``error`` instead of raising. Columns: ``dataset, n_items, n_annotators, n_annotations,
-    alpha, sigma, sigma_rnd, sigma_rnd_sd, n_triangles, n_balanced, n_pos_edges, n_neg_edges,
-    n_dropped_min_shared, n_dropped_undefined, note, error, level, min_shared, procedure``.
+    Basile, sections 3 and 4.1 (Table 2), with the paper's conventions by default (nominal alpha,
+    ``min_shared=1``, composed sigma_rnd), recorded in the table. Multi-label datasets are
+    collapsed to label sets first; a dataset that cannot be analysed gets its ``error``.
+
+    Parameters
+    ----------
+    datasets : mapping of str to pandas.DataFrame or hlv_core.io.Dataset
+    level, min_shared : as in :func:`sigma`
+    n_repeats, seed, procedure, n_steps : as in :func:`sigma_random`
+    progress : callable, optional
+        ``progress(name, done, total)``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``dataset, n_items, n_annotators, n_annotations, alpha, sigma, sigma_rnd, sigma_rnd_sd,
+        n_triangles, n_balanced, n_pos_edges, n_neg_edges, n_dropped_min_shared,
+        n_dropped_undefined, note, error, level, min_shared, procedure``.
+
+    References
+    ----------
+    .. [1] Basile. "A Measure of Systematic Disagreement". Sections 3, 4.1; Table 2, Figure 2.
+
+    Examples
+    --------
+    Krippendorff's (2011) worked example: 4 observers, 12 units, missing values ("."):
+
+    >>> import pandas as pd
+    >>> rows = {"A": "1 2 3 3 2 1 4 1 2 . . .", "B": "1 2 3 3 2 2 4 1 2 5 . 3",
+    ...         "C": ". 3 3 3 2 3 4 2 2 5 1 .", "D": "1 2 3 3 2 4 4 1 2 5 1 ."}
+    >>> annotations = pd.DataFrame(
+    ...     [(f"u{j + 1}", a, v) for a, s in rows.items() for j, v in enumerate(s.split())
+    ...      if v != "."], columns=["item_id", "annotator_id", "label"])
+    >>> table = compare_datasets({"toy": annotations}, n_repeats=3)
+    >>> print(table[["dataset", "sigma", "sigma_rnd"]].to_string(index=False))
+    dataset  sigma  sigma_rnd
+        toy    1.0        0.5
     """
     rows = []
     for name, data in datasets.items():
@@ -1172,18 +1767,89 @@ PAPER_TABLE2: dict[str, tuple[float, float, float]] = {
 # ------------------------------------------------------------------- views of a result
 def strongest_edges(edges: pd.DataFrame, alpha: float, n: int, *, sign: int | None = None
                     ) -> pd.DataFrame:
-    """The ``n`` edges whose pairwise alpha is farthest from the overall ``alpha``
-    (``|alpha_ij - alpha|``, largest first; ties in the order of pandas' default sort, as the
-    page had it), optionally only
-    ``sign`` = +1 or -1 edges. ``edges``: ``SigmaResult.edges`` (``alpha``, ``sign``, ...)."""
+    r"""The ``n`` edges whose pairwise alpha is farthest from the overall alpha.
+
+    .. math:: \text{order by } |\alpha_{ij} - \alpha| \text{ (largest first)}
+
+    Basile, section 3 (edge signs compare :math:`\alpha_{ij}` with :math:`\alpha`); optionally
+    only ``sign`` = +1 or -1 edges.
+
+    Parameters
+    ----------
+    edges : pandas.DataFrame
+        ``SigmaResult.edges``.
+    alpha : float
+        Overall alpha.
+    n : int
+    sign : {1, -1}, optional
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    References
+    ----------
+    .. [1] Basile. "A Measure of Systematic Disagreement". Section 3.
+
+    Examples
+    --------
+    Krippendorff's (2011) worked example: 4 observers, 12 units, missing values ("."):
+
+    >>> import pandas as pd
+    >>> rows = {"A": "1 2 3 3 2 1 4 1 2 . . .", "B": "1 2 3 3 2 2 4 1 2 5 . 3",
+    ...         "C": ". 3 3 3 2 3 4 2 2 5 1 .", "D": "1 2 3 3 2 4 4 1 2 5 1 ."}
+    >>> annotations = pd.DataFrame(
+    ...     [(f"u{j + 1}", a, v) for a, s in rows.items() for j, v in enumerate(s.split())
+    ...      if v != "."], columns=["item_id", "annotator_id", "label"])
+    >>> result = sigma(annotations)
+    >>> print(strongest_edges(result.edges, result.alpha, 2)[["annotator_a", "annotator_b"]]
+    ...       .to_string(index=False))
+    annotator_a annotator_b
+              A           C
+              B           C
+    """
     shown = edges if sign is None else edges[edges["sign"] == sign]
     strength = (shown["alpha"] - alpha).abs()
     return shown.loc[strength.sort_values(ascending=False).index[:n]]
 
 
 def heatmap_annotators(result: SigmaResult, partition: CampsResult, n: int) -> list[str]:
-    """The Annotator graph page's heatmap rows: the ``n`` annotators with most annotations, ordered camp 0, camp 1, then those without an
-    edge (camp -1), by id within a camp: the rows of the pairwise-alpha heatmap."""
+    r"""The rows of the pairwise-alpha heatmap: the ``n`` most active annotators by camp.
+
+    .. math:: \text{order} = (\text{camp } 0, \text{camp } 1, \text{no edge}) \times \text{id}
+
+    Camps of :func:`camps` (Cartwright and Harary 1956; Basile, section 3).
+
+    Parameters
+    ----------
+    result : SigmaResult
+    partition : CampsResult
+    n : int
+
+    Returns
+    -------
+    list of str
+
+    References
+    ----------
+    .. [1] Basile. "A Measure of Systematic Disagreement". Section 3.
+    .. [2] Cartwright and Harary (1956). "Structural balance: a generalization of Heider's
+       theory". Psychological Review 63(5).
+
+    Examples
+    --------
+    Krippendorff's (2011) worked example: 4 observers, 12 units, missing values ("."):
+
+    >>> import pandas as pd
+    >>> rows = {"A": "1 2 3 3 2 1 4 1 2 . . .", "B": "1 2 3 3 2 2 4 1 2 5 . 3",
+    ...         "C": ". 3 3 3 2 3 4 2 2 5 1 .", "D": "1 2 3 3 2 4 4 1 2 5 1 ."}
+    >>> annotations = pd.DataFrame(
+    ...     [(f"u{j + 1}", a, v) for a, s in rows.items() for j, v in enumerate(s.split())
+    ...      if v != "."], columns=["item_id", "annotator_id", "label"])
+    >>> result = sigma(annotations)
+    >>> heatmap_annotators(result, camps(result), 3)
+    ['B', 'D', 'C']
+    """
     ids = list(result.nodes.sort_values("n_annotations", ascending=False)["annotator_id"])[:n]
     ids.sort(key=lambda a: (int(partition.camps.get(a, -1)) % 3, a))
     return ids

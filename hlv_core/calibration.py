@@ -91,7 +91,34 @@ def _probs(Q, shape: tuple[int, int] | None = None) -> np.ndarray:
 
 
 def human_distribution(C) -> np.ndarray:
-    """Maximum-likelihood human label distribution ``H = C / sum_k C_k`` (Baan et al., sec. 4)."""
+    r"""Maximum-likelihood human label distribution.
+
+    .. math:: H_{ik} = \frac{C_{ik}}{\sum_l C_{il}}
+
+    Baan et al. (2022), section 4.
+
+    Parameters
+    ----------
+    C : array_like of shape (N, K)
+        Human vote counts.
+
+    Returns
+    -------
+    ndarray of shape (N, K)
+
+    References
+    ----------
+    .. [1] Baan, Aziz, Plank and Fernández (2022). "Stop Measuring Calibration When Humans
+       Disagree". EMNLP 2022, arXiv:2210.16133. Section 4.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> C = np.array([[3, 1, 0], [0, 2, 2], [1, 1, 2]])
+    >>> Q = np.array([[.7, .2, .1], [.1, .5, .4], [.3, .3, .4]])
+    >>> print(human_distribution(C)[0])
+    [0.75 0.25 0.  ]
+    """
     C = _counts(C)
     return C / C.sum(axis=1, keepdims=True)
 
@@ -103,14 +130,72 @@ def _ranks(X: np.ndarray) -> np.ndarray:
 
 # --------------------------------------------------------------------- instance metrics
 def dist_ce_per_item(C, Q) -> np.ndarray:
-    """(N,) total variation distance ``TVD(Q_i, H_i) = 1/2 sum_k |Q_ik - H_ik|``."""
+    r"""Total variation distance between model and human distribution of every item.
+
+    .. math:: \mathrm{TVD}(Q_i, H_i) = \tfrac12 \sum_k |Q_{ik} - H_{ik}|
+
+    Baan et al. (2022), section 5 (DistCE before the mean over items).
+
+    Parameters
+    ----------
+    C : array_like of shape (N, K)
+        Human vote counts (every row > 0), columns in inventory order.
+    Q : array_like of shape (N, K)
+        Model probabilities (rows sum to 1).
+
+    Returns
+    -------
+    ndarray of shape (N,)
+
+    References
+    ----------
+    .. [1] Baan, Aziz, Plank and Fernández (2022). "Stop Measuring Calibration When Humans
+       Disagree". EMNLP 2022, arXiv:2210.16133. Section 5.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> C = np.array([[3, 1, 0], [0, 2, 2], [1, 1, 2]])
+    >>> Q = np.array([[.7, .2, .1], [.1, .5, .4], [.3, .3, .4]])
+    >>> print(dist_ce_per_item(C, Q).round(3))
+    [0.1 0.1 0.1]
+    """
     H = human_distribution(C)
     Q = _probs(Q, H.shape)
     return np.abs(Q - H).sum(axis=1) / 2
 
 
 def dist_ce(C, Q) -> float:
-    """DistCE (Baan et al., sec. 5): mean over items of ``TVD(Q_i, H_i)``. Lower is better."""
+    r"""DistCE: mean total variation distance between model and human distributions.
+
+    .. math:: \mathrm{DistCE} = \frac{1}{N} \sum_i \tfrac12 \sum_k |Q_{ik} - H_{ik}|
+
+    Baan et al. (2022), section 5. Lower is better; 0 for the oracle Q = H.
+
+    Parameters
+    ----------
+    C : array_like of shape (N, K)
+        Human vote counts (every row > 0), columns in inventory order.
+    Q : array_like of shape (N, K)
+        Model probabilities (rows sum to 1).
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    .. [1] Baan, Aziz, Plank and Fernández (2022). "Stop Measuring Calibration When Humans
+       Disagree". EMNLP 2022, arXiv:2210.16133. Section 5.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> C = np.array([[3, 1, 0], [0, 2, 2], [1, 1, 2]])
+    >>> Q = np.array([[.7, .2, .1], [.1, .5, .4], [.3, .3, .4]])
+    >>> print(round(dist_ce(C, Q), 4))
+    0.1
+    """
     return float(dist_ce_per_item(C, Q).mean())
 
 
@@ -121,9 +206,39 @@ def _entropy(X: np.ndarray) -> np.ndarray:
 
 
 def ent_ce(C, Q, *, signed: bool = False) -> float:
-    """EntCE (Baan et al., sec. 5): mean over items of ``|Ent(Q_i) - Ent(H_i)|`` (nats,
-    0 log 0 = 0). ``signed=True``: mean of ``Ent(Q_i) - Ent(H_i)`` (positive = the model is
-    more uncertain than the humans)."""
+    r"""EntCE: mean absolute difference between model and human entropies.
+
+    .. math:: \mathrm{EntCE} = \frac{1}{N} \sum_i \big|\mathrm{Ent}(Q_i) - \mathrm{Ent}(H_i)\big|,
+       \quad \mathrm{Ent}(p) = -\sum_k p_k \ln p_k
+
+    Baan et al. (2022), section 5 (nats, 0 log 0 = 0). ``signed=True``: the mean of the signed
+    difference (positive = the model is more uncertain than the humans).
+
+    Parameters
+    ----------
+    C : array_like of shape (N, K)
+        Human vote counts (every row > 0), columns in inventory order.
+    Q : array_like of shape (N, K)
+        Model probabilities (rows sum to 1).
+    signed : bool, default False
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    .. [1] Baan, Aziz, Plank and Fernández (2022). "Stop Measuring Calibration When Humans
+       Disagree". EMNLP 2022, arXiv:2210.16133. Section 5.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> C = np.array([[3, 1, 0], [0, 2, 2], [1, 1, 2]])
+    >>> Q = np.array([[.7, .2, .1], [.1, .5, .4], [.3, .3, .4]])
+    >>> print(round(ent_ce(C, Q), 4))
+    0.1796
+    """
     H = human_distribution(C)
     Q = _probs(Q, H.shape)
     diff = _entropy(Q) - _entropy(H)
@@ -131,19 +246,77 @@ def ent_ce(C, Q, *, signed: bool = False) -> float:
 
 
 def rank_cs(C, Q) -> float:
-    """RankCS (Baan et al., sec. 5; the code's README spells it RankSC): share of items whose
-    whole class ranking under Q equals the ranking under the human counts C (stable ascending
-    sort: ties rank the lower class index lower). Higher is better."""
+    r"""RankCS: share of items whose whole class ranking under Q equals the humans'.
+
+    .. math:: \mathrm{RankCS} = \frac{1}{N} \sum_i \mathbb{1}\big[\mathrm{argsort}(Q_i) = \mathrm{argsort}(C_i)\big]
+
+    Baan et al. (2022), section 5 (the code's README spells it RankSC); rankings by stable
+    ascending sort, so among ties the lower class index ranks lower (reference convention).
+    Higher is better.
+
+    Parameters
+    ----------
+    C : array_like of shape (N, K)
+        Human vote counts (every row > 0), columns in inventory order.
+    Q : array_like of shape (N, K)
+        Model probabilities (rows sum to 1).
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    .. [1] Baan, Aziz, Plank and Fernández (2022). "Stop Measuring Calibration When Humans
+       Disagree". EMNLP 2022, arXiv:2210.16133. Section 5.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> C = np.array([[3, 1, 0], [0, 2, 2], [1, 1, 2]])
+    >>> Q = np.array([[.7, .2, .1], [.1, .5, .4], [.3, .3, .4]])
+    >>> print(round(rank_cs(C, Q), 4))
+    0.6667
+    """
     C = _counts(C)
     Q = _probs(Q, C.shape)
     return float((_ranks(Q) == _ranks(C)).all(axis=1).mean())
 
 
 def human_topk_accuracy(C, Q, k: int = 1) -> float:
-    """Share of items where the class ranked k-th under Q equals the class ranked k-th under
-    C (Baan et al., sec. 5; rank convention of :func:`rank_cs`, so a human top tie goes to the
-    highest class index). k = 1 is accuracy against the human majority. This compares the
-    k-th ranked classes, not membership in a top-k set."""
+    r"""Share of items where the class ranked k-th under Q is the class ranked k-th by the humans.
+
+    .. math:: \mathrm{top}k = \frac{1}{N} \sum_i \mathbb{1}\big[r_k(Q_i) = r_k(C_i)\big]
+
+    Baan et al. (2022), section 5; k = 1 is accuracy against the human majority (a human top tie
+    goes to the highest class index, the rank convention of :func:`rank_cs`). Compares the k-th
+    ranked classes, not membership in a top-k set.
+
+    Parameters
+    ----------
+    C : array_like of shape (N, K)
+        Human vote counts (every row > 0), columns in inventory order.
+    Q : array_like of shape (N, K)
+        Model probabilities (rows sum to 1).
+    k : int, default 1
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    .. [1] Baan, Aziz, Plank and Fernández (2022). "Stop Measuring Calibration When Humans
+       Disagree". EMNLP 2022, arXiv:2210.16133. Section 5.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> C = np.array([[3, 1, 0], [0, 2, 2], [1, 1, 2]])
+    >>> Q = np.array([[.7, .2, .1], [.1, .5, .4], [.3, .3, .4]])
+    >>> print(round(human_topk_accuracy(C, Q), 4))
+    0.6667
+    """
     C = _counts(C)
     Q = _probs(Q, C.shape)
     if not 1 <= k <= C.shape[1]:
@@ -189,9 +362,48 @@ def _ece_from_bins(bins: pd.DataFrame) -> float:
 
 
 def reliability_table(C, Q, *, n_bins: int = 10, labels=None) -> pd.DataFrame:
-    """The reliability diagram behind :func:`ece`: one row per non-empty bin with ``bin, lower,
-    upper, n, confidence`` (mean max probability) and ``accuracy`` (share whose argmax equals
-    the human majority, lowest index on ties)."""
+    r"""The reliability diagram behind :func:`ece`: one row per non-empty bin.
+
+    .. math:: \mathrm{ECE} = \sum_b \frac{n_b}{n} \big|\overline{\mathrm{conf}}_b - \mathrm{acc}_b\big|,
+       \quad \mathrm{conf}_i = \max_k Q_{ik}
+
+    Guo et al. (2017), section 2 (reliability diagrams); accuracy against the human majority as
+    in Baan et al. (2022), section 3 (argmax, lowest index on ties).
+
+    Parameters
+    ----------
+    C : array_like of shape (N, K)
+        Human vote counts (every row > 0), columns in inventory order.
+    Q : array_like of shape (N, K)
+        Model probabilities (rows sum to 1).
+    n_bins : int, default 10
+        Equal-width bins (a, b].
+    labels : array_like, optional
+        (N,) class indices or another (N, K) count matrix to compare with.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``bin, lower, upper, n, confidence, accuracy``.
+
+    References
+    ----------
+    .. [1] Baan, Aziz, Plank and Fernández (2022). "Stop Measuring Calibration When Humans
+       Disagree". EMNLP 2022, arXiv:2210.16133. Section 3.
+    .. [2] Guo, Pleiss, Sun and Weinberger (2017). "On Calibration of Modern Neural Networks".
+       ICML 2017, section 2 (ECE, reliability diagrams) and 4.2 (temperature scaling).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> C = np.array([[3, 1, 0], [0, 2, 2], [1, 1, 2]])
+    >>> Q = np.array([[.7, .2, .1], [.1, .5, .4], [.3, .3, .4]])
+    >>> print(reliability_table(C, Q, n_bins=5)[["bin", "n", "confidence"]].to_string(index=False))
+     bin  n  confidence
+       1  1         0.4
+       2  1         0.5
+       3  1         0.7
+    """
     C = _counts(C)
     Q = _probs(Q, C.shape)
     y = _labels(C if labels is None else labels, C.shape[0])
@@ -199,17 +411,86 @@ def reliability_table(C, Q, *, n_bins: int = 10, labels=None) -> pd.DataFrame:
 
 
 def ece(C, Q, *, n_bins: int = 10, labels=None) -> float:
-    """Confidence ECE against the human majority (Guo et al. 2017; Baan et al., sec. 3):
-    confidence = ``max_k Q_ik``, prediction = argmax Q_i, label = argmax C_i (lowest index on
-    ties; or ``labels``: (N,) class indices or another (N, K) count matrix, e.g. the original
-    5 votes). ``ECE = sum_b (n_b / n) |mean conf_b - acc_b|`` over the non-empty equal-width
-    bins (a, b]; items with confidence 0 fall in no bin."""
+    r"""Confidence ECE against the human majority label.
+
+    .. math:: \mathrm{ECE} = \sum_b \frac{n_b}{n} \big|\overline{\mathrm{conf}}_b - \mathrm{acc}_b\big|,
+       \quad \mathrm{conf}_i = \max_k Q_{ik}
+
+    Guo et al. (2017), section 2; Baan et al. (2022), section 3: prediction = argmax Q, label =
+    argmax C (lowest index on ties) or ``labels``; equal-width bins (a, b], items with confidence
+    0 fall in no bin. The oracle Q = H has DistCE 0 but ECE > 0 on ambiguous items (the paper's
+    point).
+
+    Parameters
+    ----------
+    C : array_like of shape (N, K)
+        Human vote counts (every row > 0), columns in inventory order.
+    Q : array_like of shape (N, K)
+        Model probabilities (rows sum to 1).
+    n_bins : int, default 10
+    labels : array_like, optional
+        (N,) class indices or an (N, K) count matrix.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    .. [1] Baan, Aziz, Plank and Fernández (2022). "Stop Measuring Calibration When Humans
+       Disagree". EMNLP 2022, arXiv:2210.16133. Section 3.
+    .. [2] Guo, Pleiss, Sun and Weinberger (2017). "On Calibration of Modern Neural Networks".
+       ICML 2017, section 2 (ECE, reliability diagrams) and 4.2 (temperature scaling).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> C = np.array([[3, 1, 0], [0, 2, 2], [1, 1, 2]])
+    >>> Q = np.array([[.7, .2, .1], [.1, .5, .4], [.3, .3, .4]])
+    >>> print(round(ece(C, Q, n_bins=5), 4))
+    0.4667
+    """
     return _ece_from_bins(reliability_table(C, Q, n_bins=n_bins, labels=labels))
 
 
 def classwise_ece(C, Q, k: int, *, n_bins: int = 10, labels=None) -> float:
-    """Class-wise ECE of class k: the binning of :func:`ece` with confidence ``Q_ik`` and
-    correctness ``[label_i = k]``."""
+    r"""Class-wise ECE of class k.
+
+    .. math:: \mathrm{ECE}_k = \sum_b \frac{n_b}{n} \big|\overline{Q_{\cdot k}}_b - \overline{\mathbb{1}[y = k]}_b\big|
+
+    the binning of :func:`ece` with confidence :math:`Q_{ik}` and correctness
+    :math:`[y_i = k]` (Baan et al. 2022, section 3; Guo et al. 2017, section 2).
+
+    Parameters
+    ----------
+    C : array_like of shape (N, K)
+        Human vote counts (every row > 0), columns in inventory order.
+    Q : array_like of shape (N, K)
+        Model probabilities (rows sum to 1).
+    k : int
+        Class index.
+    n_bins : int, default 10
+    labels : array_like, optional
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    .. [1] Baan, Aziz, Plank and Fernández (2022). "Stop Measuring Calibration When Humans
+       Disagree". EMNLP 2022, arXiv:2210.16133. Section 3.
+    .. [2] Guo, Pleiss, Sun and Weinberger (2017). "On Calibration of Modern Neural Networks".
+       ICML 2017, section 2 (ECE, reliability diagrams) and 4.2 (temperature scaling).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> C = np.array([[3, 1, 0], [0, 2, 2], [1, 1, 2]])
+    >>> Q = np.array([[.7, .2, .1], [.1, .5, .4], [.3, .3, .4]])
+    >>> print(round(classwise_ece(C, Q, 0, n_bins=5), 4))
+    0.2333
+    """
     C = _counts(C)
     Q = _probs(Q, C.shape)
     y = _labels(C if labels is None else labels, C.shape[0])
@@ -217,8 +498,37 @@ def classwise_ece(C, Q, k: int, *, n_bins: int = 10, labels=None) -> float:
 
 
 def macro_f1(C, Q) -> float:
-    """Macro F1 of argmax Q against argmax C (lowest index on ties), over the classes present
-    in either (as sklearn ``f1_score(average="macro")``)."""
+    r"""Macro F1 of argmax Q against the human majority argmax C.
+
+    .. math:: F_1^{M} = \frac{1}{|K'|} \sum_{k \in K'} \frac{2\,TP_k}{2\,TP_k + FP_k + FN_k}
+
+    over the classes present in either (sklearn ``average="macro"``); lowest index on ties.
+    Baan et al. (2022), section 5 (the accuracy-style baseline of their tables).
+
+    Parameters
+    ----------
+    C : array_like of shape (N, K)
+        Human vote counts (every row > 0), columns in inventory order.
+    Q : array_like of shape (N, K)
+        Model probabilities (rows sum to 1).
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    .. [1] Baan, Aziz, Plank and Fernández (2022). "Stop Measuring Calibration When Humans
+       Disagree". EMNLP 2022, arXiv:2210.16133. Section 5.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> C = np.array([[3, 1, 0], [0, 2, 2], [1, 1, 2]])
+    >>> Q = np.array([[.7, .2, .1], [.1, .5, .4], [.3, .3, .4]])
+    >>> print(macro_f1(C, Q))
+    1.0
+    """
     C = _counts(C)
     Q = _probs(Q, C.shape)
     y, p = np.argmax(C, axis=1), np.argmax(Q, axis=1)
@@ -233,12 +543,38 @@ def macro_f1(C, Q) -> float:
 
 # ------------------------------------------------------------------- human "classifiers"
 def subsample_votes(C, size: int, rng) -> np.ndarray:
-    """Split every item's votes into disjoint random blocks of ``size`` (Baan et al., sec. 4,
-    Figure 2 / Table 2): for each item **in row order**, list its votes class by class, permute
-    the positions as ``rng.shuffle(numpy.arange(total))`` would, and cut consecutive blocks.
-    Returns (S, N, K) counts, S = total / size. Every item must have the same total, divisible
-    by ``size`` (else ``ValueError``). With a ``numpy.random.Generator`` the N shuffles run as
-    one ``permuted`` call, which consumes the stream exactly like the per-item shuffles."""
+    r"""Split every item's votes into disjoint random blocks of ``size`` votes.
+
+    .. math:: C^{(s)}_{ik} = \#\{\text{votes of item } i \text{ for } k \text{ in block } s\},
+       \quad s = 1, \dots, \mathrm{total} / \mathrm{size}
+
+    Baan et al. (2022), section 4, Figure 2 and Table 2 ("human classifiers"): per item in row
+    order, its votes listed class by class are permuted as ``rng.shuffle(numpy.arange(total))``
+    would and cut into consecutive blocks. Every item must have the same total, divisible by
+    ``size``.
+
+    Parameters
+    ----------
+    C : array_like of shape (N, K)
+    size : int
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    ndarray of shape (S, N, K)
+
+    References
+    ----------
+    .. [1] Baan, Aziz, Plank and Fernández (2022). "Stop Measuring Calibration When Humans
+       Disagree". EMNLP 2022, arXiv:2210.16133. Section 4, Figure 2, Table 2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> blocks = subsample_votes(np.array([[3, 1], [2, 2]]), 2, np.random.default_rng(0))
+    >>> print(blocks.shape, blocks.sum(axis=2).tolist())
+    (2, 2, 2) [[2, 2], [2, 2]]
+    """
     C = np.asarray(C)
     if C.ndim != 2 or not np.issubdtype(C.dtype, np.integer) and not np.all(np.round(C) == C):
         raise ValueError("subsample_votes needs (items x labels) whole vote counts.")
@@ -263,15 +599,72 @@ def subsample_votes(C, size: int, rng) -> np.ndarray:
 
 
 def ece_against_samples(samples, Q, *, n_bins: int = 10) -> np.ndarray:
-    """(S,) ECE of Q against the argmax of every block of :func:`subsample_votes`."""
+    r"""ECE of Q against the majority of every vote block of :func:`subsample_votes`.
+
+    .. math:: \mathrm{ECE} = \sum_b \frac{n_b}{n} \big|\overline{\mathrm{conf}}_b - \mathrm{acc}_b\big|,
+       \quad \mathrm{conf}_i = \max_k Q_{ik}
+
+    with the label of block s, :math:`\arg\max_k C^{(s)}_{ik}` (Baan et al. 2022, section 4,
+    Table 2).
+
+    Parameters
+    ----------
+    samples : ndarray of shape (S, N, K)
+    Q : array_like of shape (N, K)
+    n_bins : int, default 10
+
+    Returns
+    -------
+    ndarray of shape (S,)
+
+    References
+    ----------
+    .. [1] Baan, Aziz, Plank and Fernández (2022). "Stop Measuring Calibration When Humans
+       Disagree". EMNLP 2022, arXiv:2210.16133. Section 4, Table 2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> blocks = subsample_votes(np.array([[3, 1], [2, 2]]), 2, np.random.default_rng(0))
+    >>> print(ece_against_samples(blocks, np.array([[.7, .3], [.4, .6]]), n_bins=5))
+    [0.35 0.45]
+    """
     samples = np.asarray(samples)
     return np.array([ece(S, Q, n_bins=n_bins) for S in samples])  # S blocks (a handful)
 
 
 # -------------------------------------------------------------------------- temperature
 def temperature_scale(z, T: float = 1.0) -> np.ndarray:
-    """``softmax(z / T)`` row-wise (Guo et al. 2017). The paper's "TS" rows use a **fixed**
-    T = 2 (Baan et al., Table 1); nothing is fitted."""
+    r"""Temperature-scaled softmax of logits.
+
+    .. math:: Q_{ik} = \frac{\exp(z_{ik} / T)}{\sum_l \exp(z_{il} / T)}
+
+    Guo et al. (2017), section 4.2; the "TS" rows of Baan et al. (2022), Table 1, use a fixed
+    T = 2 (nothing fitted).
+
+    Parameters
+    ----------
+    z : array_like of shape (N, K)
+        Logits.
+    T : float, default 1.0
+
+    Returns
+    -------
+    ndarray of shape (N, K)
+
+    References
+    ----------
+    .. [1] Baan, Aziz, Plank and Fernández (2022). "Stop Measuring Calibration When Humans
+       Disagree". EMNLP 2022, arXiv:2210.16133. Table 1.
+    .. [2] Guo, Pleiss, Sun and Weinberger (2017). "On Calibration of Modern Neural Networks".
+       ICML 2017, section 2 (ECE, reliability diagrams) and 4.2 (temperature scaling).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> print(temperature_scale(np.array([[2.0, 0.0, 0.0]]), 2).round(4))
+    [[0.5761 0.2119 0.2119]]
+    """
     if not T > 0:
         raise ValueError("the temperature must be > 0.")
     z = np.asarray(z, dtype=float)
@@ -281,11 +674,43 @@ def temperature_scale(z, T: float = 1.0) -> np.ndarray:
 
 
 def fit_temperature(z, C, *, target: str = "soft", bounds=(0.05, 20.0)) -> dict:
-    """HLV Lens extension (not in the paper): the temperature minimising the negative
-    log-likelihood of ``softmax(z / T)`` on the items given, against the human distribution
-    (``target="soft"``: cross-entropy to H) or the human majority (``target="majority"``).
-    Fit it on a development split, never on the items you then evaluate. Returns
-    ``{"temperature", "nll", "target", "n_items"}``."""
+    r"""The temperature minimising the negative log-likelihood of the scaled softmax.
+
+    .. math:: \hat T = \arg\min_T -\frac{1}{N} \sum_i \sum_k H_{ik} \ln \mathrm{softmax}(z_i / T)_k
+
+    against the human distribution (``target="soft"``) or the one-hot majority
+    (``"majority"``). An HLV Lens extension of Guo et al. (2017), section 4.2, not in Baan et al.;
+    fit it on a development split, never on the items you then evaluate.
+
+    Parameters
+    ----------
+    z : array_like of shape (N, K)
+        Logits.
+    C : array_like of shape (N, K)
+        Human vote counts.
+    target : {"soft", "majority"}, default "soft"
+    bounds : tuple of float, default (0.05, 20.0)
+
+    Returns
+    -------
+    dict
+        ``temperature, nll, target, n_items``.
+
+    References
+    ----------
+    .. [1] Guo, Pleiss, Sun and Weinberger (2017). "On Calibration of Modern Neural Networks".
+       ICML 2017, section 2 (ECE, reliability diagrams) and 4.2 (temperature scaling).
+    .. [2] Baan, Aziz, Plank and Fernández (2022). "Stop Measuring Calibration When Humans
+       Disagree". EMNLP 2022, arXiv:2210.16133. Section 5.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> C = np.array([[3, 1, 0], [0, 2, 2], [1, 1, 2]])
+    >>> Q = np.array([[.7, .2, .1], [.1, .5, .4], [.3, .3, .4]])
+    >>> print(round(fit_temperature(np.log(Q), C)["temperature"], 3))
+    0.659
+    """
     z = np.asarray(z, dtype=float)
     H = human_distribution(C)
     if target == "majority":
@@ -304,9 +729,47 @@ def fit_temperature(z, C, *, target: str = "soft", bounds=(0.05, 20.0)) -> dict:
 
 # ------------------------------------------------------------------------------ summary
 def evaluate_calibration(C, Q, *, n_bins: int = 10, labels=None) -> dict[str, float]:
-    """Every measure of Baan et al. (sections 4-5) for one model, as ``{name: float}`` (keys:
-    :data:`CALIBRATION_METRICS`; ``top2``/``top3`` only when there are that many labels).
-    ``labels`` (optional): what ECE compares with instead of the majority of C."""
+    r"""Every calibration measure of Baan et al. for one model.
+
+    .. math:: \mathrm{DistCE} = \frac{1}{N} \sum_i \mathrm{TVD}(Q_i, H_i), \quad
+       \mathrm{EntCE} = \frac{1}{N} \sum_i |\mathrm{Ent}(Q_i) - \mathrm{Ent}(H_i)|, \quad
+       \mathrm{RankCS}, \; \mathrm{top}k, \; \mathrm{ECE}
+
+    Baan et al. (2022), sections 3-5 (see :func:`dist_ce`, :func:`ent_ce`, :func:`rank_cs`,
+    :func:`human_topk_accuracy`, :func:`ece`); ``top2``/``top3`` only with that many labels.
+
+    Parameters
+    ----------
+    C : array_like of shape (N, K)
+        Human vote counts (every row > 0), columns in inventory order.
+    Q : array_like of shape (N, K)
+        Model probabilities (rows sum to 1).
+    n_bins : int, default 10
+    labels : array_like, optional
+        What ECE compares with instead of the majority of C.
+
+    Returns
+    -------
+    dict of str to float
+        Keys of :data:`CALIBRATION_METRICS`.
+
+    References
+    ----------
+    .. [1] Baan, Aziz, Plank and Fernández (2022). "Stop Measuring Calibration When Humans
+       Disagree". EMNLP 2022, arXiv:2210.16133. Sections 3-5.
+    .. [2] Guo, Pleiss, Sun and Weinberger (2017). "On Calibration of Modern Neural Networks".
+       ICML 2017, section 2 (ECE, reliability diagrams) and 4.2 (temperature scaling).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> C = np.array([[3, 1, 0], [0, 2, 2], [1, 1, 2]])
+    >>> Q = np.array([[.7, .2, .1], [.1, .5, .4], [.3, .3, .4]])
+    >>> {k: round(v, 3) for k, v in evaluate_calibration(C, Q, n_bins=5).items()}
+    ... # doctest: +NORMALIZE_WHITESPACE
+    {'dist_ce': 0.1, 'ent_ce': 0.18, 'ent_ce_signed': 0.18, 'rank_cs': 0.667, 'top1': 0.667,
+     'top2': 0.667, 'top3': 1.0, 'ece': 0.467, 'f1_macro': 1.0}
+    """
     C = _counts(C)
     Q = _probs(Q, C.shape)
     H = C / C.sum(axis=1, keepdims=True)
@@ -327,8 +790,42 @@ def evaluate_calibration(C, Q, *, n_bins: int = 10, labels=None) -> dict[str, fl
 
 def calibration_table(C, models: dict[str, np.ndarray], *, n_bins: int = 10,
                       oracle: bool = True) -> pd.DataFrame:
-    """Models x measures table of :func:`evaluate_calibration`; ``oracle=True`` adds the row
-    ``Q = H`` (DistCE 0, EntCE 0, RankCS 1, top-1 1, but ECE > 0 on ambiguous items)."""
+    r"""Models x measures table of :func:`evaluate_calibration`, with the oracle row.
+
+    .. math:: Q^{\mathrm{oracle}} = H: \; \mathrm{DistCE} = 0,\; \mathrm{EntCE} = 0,\;
+       \mathrm{RankCS} = 1, \text{ but } \mathrm{ECE} > 0
+
+    Baan et al. (2022), sections 3-5: ECE against the majority punishes a perfectly
+    human-calibrated model.
+
+    Parameters
+    ----------
+    C : array_like of shape (N, K)
+    models : dict of str to ndarray of shape (N, K)
+    n_bins : int, default 10
+    oracle : bool, default True
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by model.
+
+    References
+    ----------
+    .. [1] Baan, Aziz, Plank and Fernández (2022). "Stop Measuring Calibration When Humans
+       Disagree". EMNLP 2022, arXiv:2210.16133. Sections 3-5.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> C = np.array([[3, 1, 0], [0, 2, 2], [1, 1, 2]])
+    >>> Q = np.array([[.7, .2, .1], [.1, .5, .4], [.3, .3, .4]])
+    >>> table = calibration_table(C, {"m": Q}, n_bins=5)
+    >>> print(table[["dist_ce", "ece"]].round(3).reset_index().to_string(index=False))
+                              model  dist_ce   ece
+                                  m      0.1 0.467
+    oracle (Q = human distribution)      0.0 0.417
+    """
     rows = {name: evaluate_calibration(C, Q, n_bins=n_bins) for name, Q in models.items()}
     if oracle:
         rows["oracle (Q = human distribution)"] = evaluate_calibration(

@@ -41,20 +41,56 @@ ENTROPY_REASON = ("a single annotator's label has zero entropy: the entropy of a
 
 @dataclass(frozen=True)
 class HumanCeilingResult:
-    """Result of :func:`human_ceiling`.
+    r"""Result of :func:`human_ceiling`.
 
-    ``per_annotator``: long table, one row per (scored annotator, metric): ``annotator, metric,
-    value, lower, upper, n_valid, n_items``. ``summary``: indexed by metric: ``value`` (the
-    ceiling = unweighted NaN-skipping mean over scored annotators), ``lower, upper``,
-    ``n_defined`` (annotators with a defined value), ``n_valid`` (defined replicates).
-    ``annotators``: every annotator with ``n_items``, ``scored`` and ``reason``.
-    ``model_same_targets``: indexed by metric: ``model`` (mean over scored annotators of the
-    model's score on j's items against P^{-j}), ``ceiling``, ``difference`` (mean over annotators
-    of model - human), ``n_defined``, ``above_ceiling`` (model mean > ceiling CI upper end);
-    ``model_per_annotator``: ``annotator, metric, model, human, difference``; ``model_full``:
-    the model against the full soft label of all annotators (``metric -> value``). The model
-    parts are None without a model. ``reasons``: metric -> why it is undefined; ``notes``:
-    caveats to show."""
+    .. math:: P^{-j}_{ik} = \frac{\#\{a \ne j : y_{ai} = k\}}{\#\{a \ne j \text{ labelling } i\}}, \quad
+       Q^{j}_{i} = e_{y_{ji}}, \quad \mathrm{ceiling}_m = \frac{1}{|J|} \sum_{j \in J} m(P^{-j}, Q^{j})
+
+    (every metric m of Kurniawan et al. 2025, sections 3.1-3.3, averaged over the scored
+    annotators J).
+
+    Attributes
+    ----------
+    per_annotator : pandas.DataFrame
+        One row per (scored annotator, metric): ``annotator, metric, value, lower, upper,
+        n_valid, n_items``.
+    summary : pandas.DataFrame
+        Indexed by metric: ``value`` (the ceiling), ``lower, upper``, ``n_defined``, ``n_valid``.
+    annotators : pandas.DataFrame
+        Every annotator with ``n_items``, ``scored`` and ``reason``.
+    model_same_targets : pandas.DataFrame or None
+        Indexed by metric: ``model, ceiling, difference, n_defined, above_ceiling``.
+    model_per_annotator : pandas.DataFrame or None
+        ``annotator, metric, model, human, difference``.
+    model_full : dict or None
+        The model against the full soft label.
+    reasons : dict of str to str
+        Why a metric is undefined.
+    notes : tuple of str
+        Caveats to show.
+    n_boot, seed : int
+    level : float
+    multilabel : bool
+
+    References
+    ----------
+    .. [1] Kurniawan, Mistica, Baldwin and Lau (2025). "Training and Evaluating with Human Label
+       Variation: An Empirical Study". arXiv:2502.01891. Sections 3.1-3.3 (the metrics).
+    .. [2] Efron and Tibshirani (1993). "An Introduction to the Bootstrap". Chapter 13
+       (percentile intervals).
+
+    Examples
+    --------
+    Three annotators, two items; annotator c disagrees with the others on i1:
+
+    >>> import pandas as pd
+    >>> annotations = pd.DataFrame({"item_id": ["i1", "i1", "i1", "i2", "i2", "i2"],
+    ...                             "annotator_id": ["a", "b", "c"] * 2,
+    ...                             "label": ["x", "x", "y", "y", "y", "y"]})
+    >>> result = human_ceiling(annotations, min_items=1, n_boot=20, seed=0)
+    >>> print(result.per_annotator.query("metric == 'hard_accuracy'")["value"].tolist())
+    [1.0, 1.0, 0.5]
+    """
 
     per_annotator: pd.DataFrame
     summary: pd.DataFrame
@@ -105,9 +141,44 @@ def _features(P: np.ndarray, Q: np.ndarray, multilabel: bool) -> tuple[np.ndarra
 
 
 def prf_metrics(S: np.ndarray, cols: dict, multilabel: bool) -> dict[str, np.ndarray]:
-    """Every metric except entropy correlation from feature sums ``S`` (..., F) (see
-    :func:`_features`): formulas of :func:`hlv_core.soft_metrics.evaluate`, ``hard_prfs``
-    and ``soft_prfs``. A zero item count gives NaN."""
+    r"""Every metric except entropy correlation from per-row feature sums.
+
+    .. math:: \mathrm{soft\,acc} = \frac{\sum_i \sum_k \min(P_{ik}, Q_{ik})}{N}, \quad
+       F_{1,k} = \frac{2\,TP_k}{2\,TP_k + FP_k + FN_k}, \quad \dots
+
+    the formulas of :func:`hlv_core.soft_metrics.evaluate` (Kurniawan et al. 2025, sections 3.1-3.2)
+    written on sums over rows, so weighted sums (bootstrap draw counts) give resampled values. A
+    zero item count gives NaN.
+
+    Parameters
+    ----------
+    S : ndarray of shape (..., F)
+        Sums of the per-row features.
+    cols : dict of str to slice
+        Column blocks of the features.
+    multilabel : bool
+
+    Returns
+    -------
+    dict of str to ndarray
+        One array of shape (...) per metric.
+
+    References
+    ----------
+    .. [1] Kurniawan, Mistica, Baldwin and Lau (2025). "Training and Evaluating with Human Label
+       Variation: An Empirical Study". arXiv:2502.01891. Sections 3.1-3.3 (the metrics).
+
+    Examples
+    --------
+    The same value as :func:`hlv_core.soft_metrics.soft_accuracy` on the same rows:
+
+    >>> import numpy as np
+    >>> P = np.array([[0.5, 0.5], [1.0, 0.0], [0.2, 0.8]])
+    >>> Q = np.array([[0.2, 0.8], [0.9, 0.1], [0.4, 0.6]])
+    >>> F, cols = _features(P, Q, False)
+    >>> print(round(float(prf_metrics(F.sum(axis=0), cols, False)["soft_accuracy"]), 4))
+    0.8
+    """
     g = {k: S[..., c] for k, c in cols.items()}
     n = g["one"][..., 0]
     out: dict[str, np.ndarray] = {}
@@ -202,30 +273,60 @@ def human_ceiling(
     multilabel: bool | None = None,
     chunk: int = 50,
 ) -> HumanCeilingResult:
-    """Every annotator against the others on the 12 metrics of Kurniawan et al. (sections
-    3.1-3.3), with bootstrap CIs and the model on the same targets.
+    r"""Every annotator against the others on the metrics of Kurniawan et al., with CIs.
 
-    Targets: for annotator j and item i it labelled, ``P^{-j}_i`` = counts of the other
-    annotators' labels / their number (multi-label: per-class share of the others choosing
-    the class); only items with at least ``min_others`` other annotators count. j's prediction
-    ``Q^j_i`` = one-hot of its label (multi-label: its 0/1 vector). Annotators with fewer than
-    ``min_items`` such items are listed but not scored. Entropy correlation is NaN for every
-    human (a one-hot row has entropy 0) and says so in ``reasons``.
+    .. math:: P^{-j}_{ik} = \frac{\#\{a \ne j : y_{ai} = k\}}{\#\{a \ne j \text{ labelling } i\}}, \quad
+       Q^{j}_{i} = e_{y_{ji}}, \quad \mathrm{ceiling}_m = \frac{1}{|J|} \sum_{j \in J} m(P^{-j}, Q^{j})
 
-    Bootstrap scheme (percentile, ``level``; ``numpy.random.default_rng(seed)``, ``n_boot``
-    replicates drawn in chunks of ``chunk``): per annotator, j's rows are resampled with
-    replacement and every metric is recomputed from the per-row feature sums weighted by the
-    draw counts (undefined replicates left out: ``n_valid``). Summary: each replicate draws
-    items with replacement from the union of the scored annotators' items; every annotator is
-    recomputed on its drawn items (weighted by the item's draw count) and the replicate's
-    ceiling is the NaN-skipping mean over annotators. Both use the same generator, the
-    per-annotator replicates first.
+    Targets: for annotator j and an item it labelled, :math:`P^{-j}_i` is the distribution of the
+    other annotators' labels (multi-label: per-class share of the others), on items with at least
+    ``min_others`` other annotators; j's prediction is the one-hot of its label. Annotators with
+    fewer than ``min_items`` such items are listed, not scored. Metrics: Kurniawan et al. (2025),
+    sections 3.1-3.3 (entropy correlation is NaN for every human: a one-hot row has entropy 0).
+    Percentile bootstrap (Efron and Tibshirani 1993, chapter 13) with
+    ``numpy.random.default_rng(seed)``: per annotator over its rows; for the summary over the union
+    of the scored annotators' items, every annotator recomputed on the drawn items. ``model`` is
+    scored on the same targets (paired) and against the full soft label.
 
-    ``model``: (N, K) probabilities in the annotations' item order (a Dataset's ``item_ids``;
-    for a DataFrame the order of first appearance), a DataFrame indexed by item id with one
-    column per label, or ``(item_ids, Q)`` as :func:`hlv_core.io.prediction_matrix` returns;
-    scored on each j's covered items against the same ``P^{-j}`` (paired) and against the full
-    soft label of all annotators (``model_full``, :func:`hlv_core.soft_metrics.evaluate`).
+    Parameters
+    ----------
+    annotations : pandas.DataFrame or hlv_core.io.Dataset
+        Long ``item_id, annotator_id, label``.
+    model : ndarray of shape (N, K), pandas.DataFrame or tuple, optional
+        Model probabilities in the annotations' item order, a frame indexed by item id, or
+        ``(item_ids, Q)``.
+    min_others : int, default 2
+    min_items : int, default 30
+    n_boot : int, default 1000
+    seed : int, default 0
+    level : float, default 0.95
+    multilabel : bool, optional
+        Default: inferred from the data.
+    chunk : int, default 50
+        Replicates per vectorised block.
+
+    Returns
+    -------
+    HumanCeilingResult
+
+    References
+    ----------
+    .. [1] Kurniawan, Mistica, Baldwin and Lau (2025). "Training and Evaluating with Human Label
+       Variation: An Empirical Study". arXiv:2502.01891. Sections 3.1-3.3 (the metrics).
+    .. [2] Efron and Tibshirani (1993). "An Introduction to the Bootstrap". Chapter 13
+       (percentile intervals).
+
+    Examples
+    --------
+    Three annotators, two items; annotator c disagrees with the others on i1:
+
+    >>> import pandas as pd
+    >>> annotations = pd.DataFrame({"item_id": ["i1", "i1", "i1", "i2", "i2", "i2"],
+    ...                             "annotator_id": ["a", "b", "c"] * 2,
+    ...                             "label": ["x", "x", "y", "y", "y", "y"]})
+    >>> result = human_ceiling(annotations, min_items=1, n_boot=20, seed=0)
+    >>> print(result.summary.loc[["hard_accuracy", "soft_accuracy"], "value"].round(3).tolist())
+    [0.833, 0.667]
     """
     if n_boot < 0:
         raise ValueError("n_boot must be >= 0.")

@@ -130,9 +130,45 @@ def rank_k_certainties_from_top(top, n_classes: int, *, k: int = 1, groups=None)
 
 
 def rank_k_certainties(samples, *, k: int = 1, groups=None) -> np.ndarray:
-    """C(y): fraction of samples whose rank-k label (k-th largest, 1 = argmax) is y
-    (paper eq. 2-4, ``eval_utils.rankk_certainties``) -> (N, K); with ``groups`` (K,) integer
-    map (e.g. risk), the frequencies of the groups -> (N, G)."""
+    r"""Rank-k label certainty: how often each label is the k-th largest plausibility.
+
+    .. math:: C_k(y) = \frac{1}{S} \sum_{s=1}^{S} \mathbb{1}\big[\mathrm{rank}_k(\lambda^{(s)}) = y\big]
+
+    Stutz et al. (2023), section 2.3, eq. (2)-(3) (reference ``eval_utils.rankk_certainties``);
+    k = 1 is the argmax. Ties go to the lowest class index.
+
+    Parameters
+    ----------
+    samples : array_like of shape (N, S, K)
+        S sampled plausibility vectors per case (rows sum to 1), e.g. from
+        :func:`~hlv_core.aggregation.sample_plausibilities`.
+    k : int, default 1
+        Rank (1 = largest).
+    groups : array_like of shape (K,), optional
+        Integer group of every class (e.g. the risk map): frequencies of the groups instead.
+
+    Returns
+    -------
+    ndarray of shape (N, K) or (N, G)
+        Rows sum to 1.
+
+    References
+    ----------
+    .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
+       a case study in dermatology". arXiv:2307.02191. Section 2.3, eq. (2)-(3).
+
+    Examples
+    --------
+    Two cases, four plausibility samples each over three classes:
+
+    >>> import numpy as np
+    >>> samples = np.array([
+    ...     [[.6, .3, .1], [.2, .5, .3], [.5, .4, .1], [.7, .2, .1]],
+    ...     [[.1, .1, .8], [.2, .1, .7], [.1, .3, .6], [.3, .3, .4]]])
+    >>> print(rank_k_certainties(samples))
+    [[0.75 0.25 0.  ]
+     [0.   0.   1.  ]]
+    """
     x = _check_samples(samples)
     return rank_k_certainties_from_top(topk_sets(x, k), x.shape[2], k=k, groups=groups)
 
@@ -201,8 +237,45 @@ def certainty_from_top(top, *, k: int = 1) -> np.ndarray:
 
 
 def annotation_certainty(samples, *, k: int = 1) -> np.ndarray:
-    """Top-k annotation certainty per case (N,) (paper eq. 5): the largest fraction of
-    samples sharing the same set of k largest classes. k = 1: max_y C(y)."""
+    r"""Top-k annotation certainty of every case.
+
+    .. math:: \mathrm{AnnotationCertainty}_k = \max_{T,\,|T| = k} \frac{1}{S} \sum_s
+       \mathbb{1}\big[\mathrm{top}_k(\lambda^{(s)}) = T\big]
+
+    Stutz et al. (2023), section 2.3: eq. (4) for k = 1 (:math:`\max_y C(y)`), eq. (5)-(6) for
+    top-k sets; only the top-k sets that occur among the samples are counted (Monte Carlo
+    estimate). Ties go to the
+    lowest class index. The dataset value on the Certainty page is the mean over cases.
+
+    Parameters
+    ----------
+    samples : array_like of shape (N, S, K)
+        S sampled plausibility vectors per case (rows sum to 1), e.g. from
+        :func:`~hlv_core.aggregation.sample_plausibilities`.
+    k : int, default 1
+        Size of the top set.
+
+    Returns
+    -------
+    ndarray of shape (N,)
+        In [1/S, 1].
+
+    References
+    ----------
+    .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
+       a case study in dermatology". arXiv:2307.02191. Section 2.3, eq. (4)-(6).
+
+    Examples
+    --------
+    Two cases, four plausibility samples each over three classes:
+
+    >>> import numpy as np
+    >>> samples = np.array([
+    ...     [[.6, .3, .1], [.2, .5, .3], [.5, .4, .1], [.7, .2, .1]],
+    ...     [[.1, .1, .8], [.2, .1, .7], [.1, .3, .6], [.3, .3, .4]]])
+    >>> print(annotation_certainty(samples), annotation_certainty(samples, k=2))
+    [0.75 1.  ] [0.75 0.75]
+    """
     x = _check_samples(samples)
     return certainty_from_top(topk_sets(x, k), k=k)
 
@@ -230,14 +303,81 @@ def expected_risk_from_top(top, risk) -> np.ndarray:
 
 
 def risk_certainty(samples, risk) -> np.ndarray:
-    """Max over risk groups of the fraction of samples whose top-1 class is in the group (N,)."""
+    r"""Risk certainty: the largest share of samples whose top-1 class falls in one risk group.
+
+    .. math:: \max_g \frac{1}{S} \sum_s \mathbb{1}\big[\rho(\arg\max \lambda^{(s)}) = g\big]
+
+    Stutz et al. (2023), section 3.2 (risk of the skin conditions; certainty of eq. (2) over the
+    risk groups :math:`\rho` instead of the classes).
+
+    Parameters
+    ----------
+    samples : array_like of shape (N, S, K)
+        S sampled plausibility vectors per case (rows sum to 1), e.g. from
+        :func:`~hlv_core.aggregation.sample_plausibilities`.
+    risk : array_like of shape (K,)
+        Integer risk group of every class (0 low, 1 medium, 2 high).
+
+    Returns
+    -------
+    ndarray of shape (N,)
+
+    References
+    ----------
+    .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
+       a case study in dermatology". arXiv:2307.02191. Section 3.2, eq. (2) over risk groups.
+
+    Examples
+    --------
+    Two cases, four plausibility samples each over three classes:
+
+    >>> import numpy as np
+    >>> samples = np.array([
+    ...     [[.6, .3, .1], [.2, .5, .3], [.5, .4, .1], [.7, .2, .1]],
+    ...     [[.1, .1, .8], [.2, .1, .7], [.1, .3, .6], [.3, .3, .4]]])
+    >>> print(risk_certainty(samples, np.array([0, 2, 2])))
+    [0.75 1.  ]
+    """
     x = _check_samples(samples)
     _risk_array(risk, x.shape[2])
     return risk_certainty_from_top(topk_sets(x, 1), risk)
 
 
 def expected_risk(samples, risk) -> np.ndarray:
-    """Mean over samples of risk(top-1 class) (N,) (risk ordinal 0 low .. 2 high)."""
+    r"""Expected risk of every case: the mean risk of the samples' top-1 classes.
+
+    .. math:: \bar\rho = \frac{1}{S} \sum_s \rho(\arg\max_k \lambda^{(s)}_k)
+
+    Stutz et al. (2023), section 3.2 (risk categories of the conditions, ordinal 0 low .. 2 high).
+
+    Parameters
+    ----------
+    samples : array_like of shape (N, S, K)
+        S sampled plausibility vectors per case (rows sum to 1), e.g. from
+        :func:`~hlv_core.aggregation.sample_plausibilities`.
+    risk : array_like of shape (K,)
+        Integer risk of every class.
+
+    Returns
+    -------
+    ndarray of shape (N,)
+
+    References
+    ----------
+    .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
+       a case study in dermatology". arXiv:2307.02191. Section 3.2.
+
+    Examples
+    --------
+    Two cases, four plausibility samples each over three classes:
+
+    >>> import numpy as np
+    >>> samples = np.array([
+    ...     [[.6, .3, .1], [.2, .5, .3], [.5, .4, .1], [.7, .2, .1]],
+    ...     [[.1, .1, .8], [.2, .1, .7], [.1, .3, .6], [.3, .3, .4]]])
+    >>> print(expected_risk(samples, np.array([0, 2, 2])))
+    [0.5 2. ]
+    """
     x = _check_samples(samples)
     _risk_array(risk, x.shape[2])
     return expected_risk_from_top(topk_sets(x, 1), risk)
@@ -295,21 +435,132 @@ def ua_accuracy_per_case_sample(samples, predictions, *, k: int = 1,
 
 def ua_accuracy_per_case(samples, predictions, *, k: int = 1,
                          set_accuracy: bool = False) -> np.ndarray:
-    """(N,) per-case UA accuracy = sum over y in P_k of C(y) (set accuracy: fraction of samples)."""
+    r"""Per-case uncertainty-adjusted top-k accuracy.
+
+    .. math:: \mathrm{UA\text{-}Acc}_k(i) = \sum_{y \in P_k(i)} C_i(y)
+
+    Stutz et al. (2023), section 2.4, eq. (8) before the mean over cases; with ``set_accuracy`` the
+    share of samples whose top-k set equals the prediction's.
+
+    Parameters
+    ----------
+    samples : array_like of shape (N, S, K)
+        S sampled plausibility vectors per case (rows sum to 1), e.g. from
+        :func:`~hlv_core.aggregation.sample_plausibilities`.
+    predictions : array_like of shape (N, K)
+        Model scores.
+    k : int, default 1
+        Size of the prediction set.
+    set_accuracy : bool, default False
+        Top-k set accuracy instead.
+
+    Returns
+    -------
+    ndarray of shape (N,)
+
+    References
+    ----------
+    .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
+       a case study in dermatology". arXiv:2307.02191. Section 2.4, eq. (8).
+
+    Examples
+    --------
+    Two cases, four plausibility samples each over three classes:
+
+    >>> import numpy as np
+    >>> samples = np.array([
+    ...     [[.6, .3, .1], [.2, .5, .3], [.5, .4, .1], [.7, .2, .1]],
+    ...     [[.1, .1, .8], [.2, .1, .7], [.1, .3, .6], [.3, .3, .4]]])
+    >>> predictions = np.array([[.5, .4, .1], [.2, .2, .6]])
+    >>> print(ua_accuracy_per_case(samples, predictions))
+    [0.75 1.  ]
+    """
     return ua_accuracy_per_case_sample(samples, predictions, k=k,
                                        set_accuracy=set_accuracy).mean(axis=1)
 
 
 def ua_accuracy(samples, predictions, *, k: int = 1, set_accuracy: bool = False) -> float:
-    """Dataset UA top-k accuracy (paper eq. 8): mean over cases and samples of
-    1[argmax lambda^(s) in top-k(prediction)]; ``set_accuracy``: 1[top-k(lambda^(s)) = top-k
-    (prediction)]. At r = inf equals standard top-k accuracy against the point estimate."""
+    r"""Uncertainty-adjusted top-k accuracy of a model over the dataset.
+
+    .. math:: \mathrm{UA\text{-}Acc}_k = \frac{1}{N S} \sum_{i,s}
+       \mathbb{1}\big[\arg\max_y \lambda^{(s)}_{iy} \in P_k(i)\big]
+       = \frac{1}{N} \sum_i \sum_{y \in P_k(i)} C_i(y)
+
+    Stutz et al. (2023), section 2.4, eq. (8): :math:`P_k(i)` is the model's top-k prediction set
+    (ties to the lowest index). ``set_accuracy=True``: the top-k *set* accuracy
+    :math:`\mathbb{1}[\mathrm{top}_k(\lambda^{(s)}) = P_k]` (eq. (9)). At infinite reliability (every
+    sample the point estimate) it is the standard top-k accuracy against the point estimate.
+
+    Parameters
+    ----------
+    samples : array_like of shape (N, S, K)
+        S sampled plausibility vectors per case (rows sum to 1), e.g. from
+        :func:`~hlv_core.aggregation.sample_plausibilities`.
+    predictions : array_like of shape (N, K)
+        Model scores per case.
+    k : int, default 1
+        Size of the prediction set.
+    set_accuracy : bool, default False
+        Score equality of the top-k sets instead of containment of the top-1.
+
+    Returns
+    -------
+    float
+        In [0, 1].
+
+    References
+    ----------
+    .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
+       a case study in dermatology". arXiv:2307.02191. Section 2.4, eq. (8).
+
+    Examples
+    --------
+    Two cases, four plausibility samples each over three classes:
+
+    >>> import numpy as np
+    >>> samples = np.array([
+    ...     [[.6, .3, .1], [.2, .5, .3], [.5, .4, .1], [.7, .2, .1]],
+    ...     [[.1, .1, .8], [.2, .1, .7], [.1, .3, .6], [.3, .3, .4]]])
+    >>> predictions = np.array([[.5, .4, .1], [.2, .2, .6]])
+    >>> print(ua_accuracy(samples, predictions), ua_accuracy(samples, predictions, k=2))
+    0.875 1.0
+    """
     return float(ua_accuracy_per_case_sample(samples, predictions, k=k,
                                              set_accuracy=set_accuracy).mean())
 
 
 def topk_accuracy(predictions, labels, *, k: int = 1) -> float:
-    """Standard top-k accuracy of (N, K) scores against (N,) integer labels."""
+    r"""Standard top-k accuracy of scores against hard labels.
+
+    .. math:: \mathrm{Acc}_k = \frac{1}{N} \sum_i \mathbb{1}[y_i \in P_k(i)]
+
+    Stutz et al. (2023), section 2.4 (the standard metric eq. (8) generalises; ties in the scores
+    go to the lowest index).
+
+    Parameters
+    ----------
+    predictions : array_like of shape (N, K)
+        Scores.
+    labels : array_like of shape (N,)
+        Integer class per case.
+    k : int, default 1
+        Size of the prediction set.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
+       a case study in dermatology". arXiv:2307.02191. Section 2.4.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> print(topk_accuracy(np.array([[.5, .4, .1], [.2, .2, .6]]), np.array([0, 1])))
+    0.5
+    """
     p = np.asarray(predictions, dtype=float)
     lab = np.asarray(labels, dtype=np.int64)
     return float((topk_sets(p, k) == lab[:, None]).any(-1).mean())
@@ -357,11 +608,48 @@ def _topd_membership(blocks: list[list[int]], K: int, depth: int) -> np.ndarray:
 
 def average_overlap(ranking_a, ranking_b, *, depth: int, n_classes: int | None = None,
                     normalize: bool = True) -> float:
-    """Average overlap AO_D = (1/D) sum_{d=1..D} |top_d(A) & top_d(B)| / d (Webber et al.). Rankings are lists of blocks of tied class ids (or flat lists of ids); classes not
-    named form a final tied block over ``n_classes`` (default: largest id + 1). With ties this is
-    the partial AO of the reference ``ranking_metrics.partial_average_overlap`` (soft
-    permutation matrices, normalised by sqrt(AO(A,A) AO(B,B)) so that AO(A, A) = 1; 0 when the
-    unnormalised value is 0). For strict rankings of >= D classes it is the plain AO."""
+    r"""Average overlap of two rankings at depth D, with ties (partial rankings).
+
+    .. math:: \mathrm{AO}_D(A, B) = \frac{1}{D} \sum_{d=1}^{D} \frac{|\mathrm{top}_d(A) \cap
+       \mathrm{top}_d(B)|}{d}
+
+    Webber et al. (2010); Stutz et al. (2023), section 2.4, eq. (10) (overlap) averaged over
+    depths as in eq. (12), and Appendix B.5 for
+    ties: each ranking becomes a soft permutation matrix (tied blocks ordered uniformly at random)
+    and the value is normalised by :math:`\sqrt{\mathrm{AO}(A,A)\,\mathrm{AO}(B,B)}` so that
+    AO(A, A) = 1 (reference ``ranking_metrics.partial_average_overlap``); 0 when the unnormalised
+    value is 0. For strict rankings of at least D classes it is the plain AO.
+
+    Parameters
+    ----------
+    ranking_a, ranking_b : list
+        Lists of blocks of tied class ids in rank order (or flat lists of ids); classes not named
+        form a final tied block.
+    depth : int
+        D.
+    n_classes : int, optional
+        K (default: largest id + 1).
+    normalize : bool, default True
+        Apply the normalisation above.
+
+    Returns
+    -------
+    float
+        In [0, 1].
+
+    References
+    ----------
+    .. [1] Webber, Moffat and Zobel (2010). "A similarity measure for indefinite rankings". ACM
+       TOIS 28(4) (average overlap).
+    .. [2] Stutz et al. (2023), arXiv:2307.02191. Section 2.4, eq. (10), (12); Appendix B.5.
+
+    Examples
+    --------
+    >>> print(round(average_overlap([0, 1, 2], [1, 0, 2], depth=3), 4))
+    0.6667
+    >>> print(round(average_overlap([[0], [1, 2]], [[0], [2], [1]], depth=2, n_classes=3), 4))
+    0.9354
+    """
     a, b = _as_blocks(ranking_a), _as_blocks(ranking_b)
     if depth < 1:
         raise ValueError("depth must be >= 1")
@@ -388,7 +676,7 @@ def ua_average_overlap_from_top(top, predictions, *, depth: int) -> np.ndarray:
 
     With m_j = max(position of the prediction's j-th class in the sample ranking, j) (0-based;
     >= D when outside the sample's top D), AO_D = (1/D) sum_j (H_D - H_{m_j}), H_d the harmonic
-    numbers (H_m = H_D for m >= D): |top_d(A) & top_d(B)| = #{j: m_j < d}."""
+    numbers (H_m = H_D for m >= D): ``|top_d(A) & top_d(B)| = #{j: m_j < d}``."""
     t = _check_top(top, depth)
     p = np.asarray(predictions, dtype=float)
     if p.ndim != 2 or p.shape[0] != t.shape[0]:
@@ -411,9 +699,47 @@ def ua_average_overlap_from_top(top, predictions, *, depth: int) -> np.ndarray:
 
 
 def ua_average_overlap(samples, predictions, *, depth: int) -> np.ndarray:
-    """(N, S) AO_D between the prediction's ranking (scores, ties lowest index first) and the
-    ranking of each sample lambda^(s) (Stutz et al.); mean over S = UA average overlap per case.
-    Only the top D classes of both rankings matter (:func:`ua_average_overlap_from_top`)."""
+    r"""Uncertainty-adjusted average overlap: AO of the prediction against every sample's ranking.
+
+    .. math:: \mathrm{UA\text{-}AO}_D(i, s) = \mathrm{AO}_D\big(\mathrm{rank}(q_i),
+       \mathrm{rank}(\lambda^{(s)}_i)\big)
+
+    Stutz et al. (2023), section 2.4, eq. (11)-(12); the mean over S is the per-case UA average
+    overlap.
+    Prediction ties go to the lowest index; only the top D classes of both rankings matter.
+
+    Parameters
+    ----------
+    samples : array_like of shape (N, S, K)
+        S sampled plausibility vectors per case (rows sum to 1), e.g. from
+        :func:`~hlv_core.aggregation.sample_plausibilities`.
+    predictions : array_like of shape (N, K)
+        Model scores.
+    depth : int
+        D.
+
+    Returns
+    -------
+    ndarray of shape (N, S)
+
+    References
+    ----------
+    .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
+       a case study in dermatology". arXiv:2307.02191. Section 2.4, eq. (12).
+
+    Examples
+    --------
+    Two cases, four plausibility samples each over three classes:
+
+    >>> import numpy as np
+    >>> samples = np.array([
+    ...     [[.6, .3, .1], [.2, .5, .3], [.5, .4, .1], [.7, .2, .1]],
+    ...     [[.1, .1, .8], [.2, .1, .7], [.1, .3, .6], [.3, .3, .4]]])
+    >>> predictions = np.array([[.5, .4, .1], [.2, .2, .6]])
+    >>> print(ua_average_overlap(samples, predictions, depth=2))
+    [[1.   0.25 1.   1.  ]
+     [1.   1.   0.75 1.  ]]
+    """
     x = _check_samples(samples)
     _check_predictions(predictions, x)
     K = x.shape[2]
@@ -425,12 +751,43 @@ def ua_average_overlap(samples, predictions, *, depth: int) -> np.ndarray:
 # ---------------------------------------------------------------------------------- agreement
 def reader_agreement(selectors, n_classes: int | None = None, *,
                      tie_split: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """Leave-one-reader-out agreement (paper App. D, ``agreement.py``).
+    r"""Leave-one-reader-out agreement of every case and every reader.
 
-    For reader a: IRN of all other readers of the case (paper IRN unless ``tie_split=False``);
-    agreement_a = 1 if the others' top-1 IRN class (ties: lowest index) is among the classes
-    reader a ranked, else 0. Returns (case agreement (N,) = mean over readers, NaN for cases with
-    fewer than two readers; reader agreement (R,) for the non-empty readers in order)."""
+    .. math:: a_r = \mathbb{1}\big[\arg\max_y \mathrm{IRN}_{-r}(y) \in \mathrm{ranked}(r)\big],
+       \quad \mathrm{agreement}(i) = \frac{1}{R_i} \sum_{r} a_r
+
+    Stutz et al. (2023), Appendix D (reference ``agreement.leave_one_reader_out_agreement``): the
+    IRN of the other readers (Appendix B.2) and whether reader r ranked its top class (argmax ties
+    to the lowest index).
+
+    Parameters
+    ----------
+    selectors : list
+        N cases, each a list of readers, each a list of blocks of class ids.
+    n_classes : int, optional
+        K (default: largest id + 1).
+    tie_split : bool, default True
+        Paper IRN (block weight shared by its classes); False = reference code.
+
+    Returns
+    -------
+    case_agreement : ndarray of shape (N,)
+        Mean over readers; NaN for cases with fewer than two readers.
+    reader_agreement : ndarray of shape (R,)
+        One value per non-empty reader, in order.
+
+    References
+    ----------
+    .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
+       a case study in dermatology". arXiv:2307.02191. Appendix D; Appendix B.2 (IRN).
+
+    Examples
+    --------
+    >>> selectors = [[[[0], [1]], [[0]], [[1], [2]]], [[[2]], [[2], [0]]]]
+    >>> cases, readers = reader_agreement(selectors, 3)
+    >>> print(cases.round(4), readers)
+    [0.3333 1.    ] [1. 0. 0. 1. 1.]
+    """
     lay = _pl.build_layout(selectors, n_classes, with_super=False)
     N, K, R = lay.n_cases, lay.n_classes, len(lay.reader_case)
     w = 1.0 / (lay.block_pos + 1.0)
@@ -456,7 +813,37 @@ def reader_agreement(selectors, n_classes: int | None = None, *,
 
 
 def agreement_certainty_correlation(agreement, certainty) -> float:
-    """Pearson correlation over cases where both are defined (paper Fig. 13); NaN if constant."""
+    r"""Pearson correlation between case agreement and top-1 annotation certainty.
+
+    .. math:: r = \frac{\sum_i (a_i - \bar a)(c_i - \bar c)}{\sqrt{\sum_i (a_i - \bar a)^2}
+       \sqrt{\sum_i (c_i - \bar c)^2}}
+
+    over the cases where both are defined (Stutz et al. 2023, Appendix D, Figure 13: agreement
+    against annotation certainty). NaN when either is constant.
+
+    Parameters
+    ----------
+    agreement : array_like of shape (N,)
+        Case agreement (:func:`reader_agreement`).
+    certainty : array_like of shape (N,)
+        Top-1 annotation certainty.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
+       a case study in dermatology". arXiv:2307.02191. Appendix D, Figure 13.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = np.array([1.0, 0.5, 0.8, np.nan])
+    >>> print(round(agreement_certainty_correlation(a, np.array([0.9, 0.6, 0.6, 0.5])), 4))
+    0.803
+    """
     a, c = np.asarray(agreement, float), np.asarray(certainty, float)
     ok = np.isfinite(a) & np.isfinite(c)
     if ok.sum() < 3 or a[ok].std() == 0 or c[ok].std() == 0:
@@ -467,14 +854,39 @@ def agreement_certainty_correlation(agreement, certainty) -> float:
 # ---------------------------------------------------------------------------------- sweeps
 @dataclass
 class SweepResult:
-    """Tidy outputs of :func:`sweep`.
+    r"""Tidy outputs of :func:`sweep`.
 
-    ``certainty``: model, reliability, k, mean_certainty, median, share_below_0.5;
-    ``accuracy``: model, reliability, predictor, k, metric (ua_accuracy | ua_set_accuracy |
-    ua_average_overlap (k = depth) | deterministic_accuracy | deterministic_average_overlap),
-    mean, sd, min, max (over samples of the dataset value);
-    ``per_case``: model, reliability, case, item_id, certainty_top1.., risk_certainty,
-    expected_risk; ``info``: per-reliability sampler info (ESS for PL)."""
+    .. math:: \overline{\mathrm{AnnotationCertainty}_k} = \frac{1}{N} \sum_i
+       \mathrm{AnnotationCertainty}_k(i)
+
+    (Stutz et al. 2023, section 2.3, eq. (4)-(5), averaged over cases; UA metrics of section 2.4).
+
+    Attributes
+    ----------
+    certainty : pandas.DataFrame
+        ``model, reliability, k, mean_certainty, median, share_below_0.5``.
+    accuracy : pandas.DataFrame
+        ``model, reliability, predictor, k, metric`` (``ua_accuracy``, ``ua_set_accuracy``,
+        ``ua_average_overlap`` with k = depth, ``deterministic_accuracy``,
+        ``deterministic_average_overlap``), ``mean, sd, min, max`` over samples.
+    per_case : pandas.DataFrame
+        ``model, reliability, case, item_id, certainty_top1 ..., risk_certainty, expected_risk``.
+    info : list of dict
+        Per reliability, the sampler's info (effective sample size for Plackett-Luce).
+
+    References
+    ----------
+    .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
+       a case study in dermatology". arXiv:2307.02191. Sections 2.3-2.4.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> res = sweep("dirichlet", np.array([[3, 1, 0], [0, 2, 2]]), [1.0], n_samples=50, seed=0,
+    ...             ks=(1,))
+    >>> sorted(res.certainty.columns)[:3]
+    ['k', 'mean_certainty', 'median']
+    """
 
     certainty: pd.DataFrame
     accuracy: pd.DataFrame
@@ -512,18 +924,76 @@ def sweep(
     progress: Callable[[float, str], None] | None = None,
     **sampler_kwargs,
 ) -> SweepResult:
-    """Sample once per reliability and compute certainty, UA metrics and risk (Stutz et al.).
+    r"""Sample once per reliability and compute certainty, UA metrics and risk over the dataset.
 
-    ``method="compact"`` (default) draws only the top max(ks, ao_depth) classes of every sample
-    (:func:`sample_top_classes`, never the (N, S, K) array); ``method="dense"`` samples with
-    :func:`sample_plausibilities` and takes :func:`topk_sets` (same distribution, other random
-    stream; for verification). The same ``seed`` is used at every reliability (common random
-    numbers: smoother curves). ``predictions``: name -> (N, K) scores. The deterministic
-    accuracy (point estimate's top-1, i.e. r = inf) is added for every predictor as the
-    reference line. ``ao_depth``: also UA average overlap at that depth (Stutz et al.). ``point``:
-    the precomputed :func:`point_estimate` (N, K) (PL maximum likelihood is slow to recompute);
-    reliability inf uses it for every sample. ``prior=None``: the model's
-    :func:`~hlv_core.aggregation.default_prior`."""
+    .. math:: \lambda^{(s)} \sim p(\lambda \mid \text{annotations}, r), \quad
+       \overline{\mathrm{AC}}_k(r) = \frac{1}{N} \sum_i \mathrm{AnnotationCertainty}_k(i),
+       \quad \mathrm{UA\text{-}Acc}_k(r) = \frac{1}{N S} \sum_{i,s}
+       \mathbb{1}[\arg\max \lambda^{(s)}_i \in P_k(i)]
+
+    Stutz et al. (2023): the models of section 2.2 and Appendix B (``"dirichlet"``:
+    Dir(r c + a0); ``"prirn"``: Dir(r IRN + a0); ``"pl"``: Plackett-Luce Gibbs sampler with every
+    reader repeated r times), annotation certainty (section 2.3, eq. (4)-(5)) and UA accuracy (section
+    2.4, eq. (8)), UA average overlap (eq. (12)), as in Figure 6. ``method="compact"`` draws only
+    the top classes of every sample (same distribution as ``"dense"``); the same seed is used at
+    every reliability (common random numbers); r = inf uses the point estimate.
+
+    Parameters
+    ----------
+    model : {"dirichlet", "prirn", "pl"}
+        Aggregation model.
+    data : ndarray of shape (N, K) or list
+        Counts for ``"dirichlet"``; selectors (case -> reader -> blocks) otherwise.
+    reliabilities : sequence of float
+        Values of r (``inf`` allowed).
+    n_samples : int, default 100
+        S per reliability.
+    seed : int, default 0
+        Seed of the sampler.
+    prior : float, optional
+        Dirichlet pseudo-count a0 (default: the model's default prior).
+    n_classes : int, optional
+        K for selectors.
+    ks : sequence of int, default (1, 2, 3)
+        Sizes of the top sets.
+    predictions : dict of str to ndarray of shape (N, K), optional
+        Models to score with the UA metrics.
+    risk : array_like of shape (K,), optional
+        Risk group of every class.
+    item_ids : sequence of str, optional
+        Case names for ``per_case``.
+    ao_depth : int, optional
+        Also UA average overlap at this depth.
+    method : {"compact", "dense"}, default "compact"
+        Sampler path.
+    point : ndarray of shape (N, K), optional
+        Precomputed point estimate (used at r = inf).
+    progress : callable, optional
+        ``progress(fraction, message)``.
+    **sampler_kwargs
+        Passed to the sampler (e.g. burn-in for PL).
+
+    Returns
+    -------
+    SweepResult
+        Tidy ``certainty``, ``accuracy``, ``per_case`` tables and sampler ``info``.
+
+    References
+    ----------
+    .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
+       a case study in dermatology". arXiv:2307.02191. Sections 2.2-2.4, eq. (4)-(5), (8), (12); Appendix B; Figure 6.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> counts = np.array([[3, 1, 0], [0, 2, 2], [4, 0, 0]])
+    >>> res = sweep("dirichlet", counts, [1.0, np.inf], n_samples=200, seed=0, ks=(1,),
+    ...             predictions={"m": np.array([[.6, .3, .1], [.1, .5, .4], [.8, .1, .1]])})
+    >>> print(res.certainty[["reliability", "mean_certainty"]].round(2).to_string(index=False))
+     reliability  mean_certainty
+             1.0            0.79
+             inf            1.00
+    """
     prior = default_prior(model) if prior is None else float(prior)
     if method not in ("compact", "dense"):
         raise ValueError("method must be 'compact' or 'dense'")
@@ -638,21 +1108,78 @@ PL_MAX_RELIABILITY = 10
 
 def pl_reliability_allowed(model: str, reliability: float, *,
                            max_reliability: int = PL_MAX_RELIABILITY) -> bool:
-    """Whether ``model`` runs at ``reliability``: always for ``"dirichlet"`` / ``"prirn"``
-    (reliability multiplies the evidence); for ``"pl"`` only infinity or an integer
-    ``1 <= r <= max_reliability`` (each reader's ranking is repeated r times)."""
+    r"""Whether ``model`` runs at ``reliability``.
+
+    .. math:: r \in \{1, 2, \dots, r_{\max}\} \cup \{\infty\} \text{ for PL}, \quad
+       r \in (0, \infty] \text{ otherwise}
+
+    Stutz et al. (2023), Appendix B.4 and C.3: for Plackett-Luce the reliability is the number of
+    times each reader's ranking is repeated (an integer); for the Dirichlet models it multiplies
+    the evidence (any positive value).
+
+    Parameters
+    ----------
+    model : {"dirichlet", "prirn", "pl"}
+        Aggregation model.
+    reliability : float
+        r.
+    max_reliability : int
+        Largest integer r offered for PL.
+
+    Returns
+    -------
+    bool
+
+    References
+    ----------
+    .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
+       a case study in dermatology". arXiv:2307.02191. Appendix B.4, C.3.
+
+    Examples
+    --------
+    >>> pl_reliability_allowed("pl", 2.5), pl_reliability_allowed("pl", 3)
+    (False, True)
+    """
     if model != "pl" or math.isinf(reliability):
         return True
     return reliability == int(reliability) and reliability <= max_reliability
 
 
 def rank_predictors(accuracy: pd.DataFrame, *, metric: str, k: int) -> pd.DataFrame:
-    """Rank of every predictor (1 = best, ties share the smallest rank) per aggregation model and
-    finite reliability, on the mean over samples of ``metric`` at ``k``.
+    r"""Rank of every predictor per aggregation model and finite reliability.
 
-    ``accuracy``: ``SweepResult.accuracy`` (``model, reliability, predictor, k, metric, mean,
-    ...``). Returns its rows for ``metric`` and ``k`` at finite reliabilities with a ``rank``
-    column: does the ranking of models change with the reliability (Stutz et al., section 5)?"""
+    .. math:: \mathrm{rank}(m) = 1 + \#\{m' : \overline{\mathrm{UA}}(m') > \overline{\mathrm{UA}}(m)\}
+
+    on the mean over samples of ``metric`` at ``k`` (ties share the smallest rank): does the
+    ranking of models change with the reliability? (Stutz et al. 2023, section 3.2, Figure 6.)
+
+    Parameters
+    ----------
+    accuracy : pandas.DataFrame
+        ``SweepResult.accuracy``.
+    metric : str
+        e.g. ``"ua_accuracy"``.
+    k : int
+        Size of the top set.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows for ``metric`` and ``k`` at finite reliabilities, with a ``rank`` column.
+
+    References
+    ----------
+    .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
+       a case study in dermatology". arXiv:2307.02191. Section 3.2, Figure 6.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> acc = pd.DataFrame({"model": "pl", "reliability": 1.0, "predictor": ["a", "b"], "k": 1,
+    ...                     "metric": "ua_accuracy", "mean": [0.6, 0.7]})
+    >>> rank_predictors(acc, metric="ua_accuracy", k=1)["rank"].tolist()
+    [2.0, 1.0]
+    """
     sub = accuracy[(accuracy["k"] == k) & (accuracy["metric"] == metric)]
     ranking = sub[np.isfinite(sub["reliability"])].copy()
     ranking["rank"] = ranking.groupby(["model", "reliability"])["mean"].rank(
@@ -662,11 +1189,49 @@ def rank_predictors(accuracy: pd.DataFrame, *, metric: str, k: int) -> pd.DataFr
 
 def case_summary(samples: np.ndarray, point: np.ndarray, labels: Sequence[str], *,
                  top: int = 8) -> pd.DataFrame:
-    """The ``top`` classes of one case and their sampled plausibilities (Stutz et al., Figure 5).
+    r"""The top classes of one case and their sampled plausibilities.
 
-    Classes are ordered by ``point + mean_s samples[s]`` (largest first, ties to the lower
-    index); columns ``class_index, class, point_estimate, mean, sd`` (population sd over the S
-    samples), ``p05``, ``p95`` (sample quantiles, numpy's linear rule)."""
+    .. math:: \bar\lambda_y = \frac{1}{S} \sum_s \lambda^{(s)}_y, \quad
+       \mathrm{sd}_y = \sqrt{\tfrac{1}{S} \sum_s (\lambda^{(s)}_y - \bar\lambda_y)^2}
+
+    Stutz et al. (2023), Figure 5 (plausibility samples of one case). Classes are ordered by
+    ``point + mean`` (largest first, ties to the lower index).
+
+    Parameters
+    ----------
+    samples : ndarray of shape (S, K)
+        Samples of one case.
+    point : ndarray of shape (K,)
+        Its point estimate.
+    labels : sequence of str
+        Class names (length K).
+    top : int, default 8
+        Number of classes kept.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``class_index, class, point_estimate, mean, sd, p05, p95``.
+
+    References
+    ----------
+    .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
+       a case study in dermatology". arXiv:2307.02191. Section 2.2, Figure 5.
+
+    Examples
+    --------
+    Two cases, four plausibility samples each over three classes:
+
+    >>> import numpy as np
+    >>> samples = np.array([
+    ...     [[.6, .3, .1], [.2, .5, .3], [.5, .4, .1], [.7, .2, .1]],
+    ...     [[.1, .1, .8], [.2, .1, .7], [.1, .3, .6], [.3, .3, .4]]])
+    >>> table = case_summary(samples[0], np.array([.5, .4, .1]), ["a", "b", "c"], top=2)
+    >>> print(table[["class", "mean", "sd"]].round(3).to_string(index=False))
+    class  mean    sd
+        a  0.50 0.187
+        b  0.35 0.112
+    """
     x = np.asarray(samples, dtype=float)
     base = np.asarray(point, dtype=float)
     order = np.argsort(-(base + x.mean(0)), kind="stable")[:top]
@@ -683,20 +1248,77 @@ def case_summary(samples: np.ndarray, point: np.ndarray, labels: Sequence[str], 
 
 
 def set_coverage(samples: np.ndarray, scores: np.ndarray, k: int) -> tuple[np.ndarray, float]:
-    """``(top-k set of the predictor, share of samples whose top-1 class is in it)`` for one case.
+    r"""The top-k set of a predictor and the share of samples whose top-1 class is in it.
 
-    The set is :func:`~hlv_core.certainty.topk_sets` of the predictor's ``scores`` (K,); a
-    sample's top-1 is its argmax (ties to the lower index). This is the case-level reading of UA
-    top-k accuracy (Stutz et al., section 4)."""
+    .. math:: \frac{1}{S} \sum_s \mathbb{1}\big[\arg\max_y \lambda^{(s)}_y \in P_k\big]
+
+    The case-level reading of UA top-k accuracy (Stutz et al. 2023, section 2.4, eq. (8)).
+
+    Parameters
+    ----------
+    samples : ndarray of shape (S, K)
+        Samples of one case.
+    scores : ndarray of shape (K,)
+        The predictor's scores (top-k ties to the lower index).
+    k : int
+        Size of the set.
+
+    Returns
+    -------
+    tuple of (ndarray of shape (k,), float)
+
+    References
+    ----------
+    .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
+       a case study in dermatology". arXiv:2307.02191. Section 2.4, eq. (8).
+
+    Examples
+    --------
+    Two cases, four plausibility samples each over three classes:
+
+    >>> import numpy as np
+    >>> samples = np.array([
+    ...     [[.6, .3, .1], [.2, .5, .3], [.5, .4, .1], [.7, .2, .1]],
+    ...     [[.1, .1, .8], [.2, .1, .7], [.1, .3, .6], [.3, .3, .4]]])
+    >>> top, share = set_coverage(samples[0], np.array([.5, .4, .1]), 2)
+    >>> print(top, share)
+    [0 1] 1.0
+    """
     pset = topk_sets(np.asarray(scores, dtype=float), k)
     top1 = np.argmax(np.asarray(samples, dtype=float), axis=1)
     return pset, float(np.isin(top1, pset).mean())
 
 
 def certain_by_construction(k: int, reliability: float, n_classes: int) -> bool:
-    """Whether top-``k`` annotation certainty (Stutz et al., eq. 5) is 1 whatever the data:
-    at reliability infinity every sample is the point estimate (no spread; ties in it, e.g.
-    labels nobody chose when ``k`` exceeds the labels with evidence, are broken by the lowest
-    index), and for ``k >= K`` the top-k set is every class. Such values describe the method,
-    not the data: the Certainty page does not draw them as part of a curve."""
+    r"""Whether top-k annotation certainty is 1 whatever the data.
+
+    .. math:: \mathrm{AnnotationCertainty}_k = 1 \text{ if } r = \infty \text{ or } k \ge K
+
+    Stutz et al. (2023), section 2.3, caveats of eq. (5): a point mass (infinite reliability)
+    always has certainty 1, and a top-k set with k >= K is every class. Such values describe the
+    method, not the data.
+
+    Parameters
+    ----------
+    k : int
+        Size of the top set.
+    reliability : float
+        r.
+    n_classes : int
+        K.
+
+    Returns
+    -------
+    bool
+
+    References
+    ----------
+    .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
+       a case study in dermatology". arXiv:2307.02191. Section 2.3, eq. (5).
+
+    Examples
+    --------
+    >>> certain_by_construction(1, float("inf"), 3), certain_by_construction(1, 5.0, 3)
+    (True, False)
+    """
     return math.isinf(float(reliability)) or int(k) >= int(n_classes)

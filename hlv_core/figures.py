@@ -27,14 +27,45 @@ def _label_positions(x, y) -> list[str]:
 
 
 def comparison_figure(table: pd.DataFrame, *, paper: bool = False, conventions: str = ""):
-    """Paper Figure 2: alpha (x) vs sigma (y), one labelled point per dataset, with sigma_rnd
-    (hollow marker, joined to sigma by a dotted line) so the gap sigma - sigma_rnd is visible.
+    r"""Basile's Figure 2: alpha (x) against sigma (y), one labelled point per dataset.
 
-    ``table``: output of :func:`hlv_core.balance.compare_datasets` (rows with an error or an
-    undefined sigma are left out of the plot). ``paper=True`` adds the published values of
-    :data:`PAPER_TABLE2` as small grey reference points. ``conventions`` (e.g. "nominal α,
-    min_shared 1, composed σ_rnd") is shown under the title so the points say how they were
-    computed; the paper's points are always nominal α, min_shared 1, composed σ_rnd."""
+    .. math:: \sigma = \frac{\#\text{balanced triangles}}{\#\text{triangles}}, \quad
+       \sigma - \sigma_{\mathrm{rnd}} \text{ drawn as a dotted line}
+
+    with sigma_rnd as a hollow marker (Basile, sections 3-4, Figure 2). ``paper=True`` adds the
+    published Table 2 values as grey reference points; ``conventions`` is shown under the title.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`hlv_core.balance.compare_datasets` output (rows with an error or undefined sigma
+        are left out).
+    paper : bool, default False
+    conventions : str, default ""
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+
+    References
+    ----------
+    .. [1] Basile. "A Measure of Systematic Disagreement". Sections 3-4, Table 2, Figure 2.
+
+    Examples
+    --------
+    Krippendorff's (2011) worked example: 4 observers, 12 units, missing values ("."):
+
+    >>> import pandas as pd
+    >>> rows = {"A": "1 2 3 3 2 1 4 1 2 . . .", "B": "1 2 3 3 2 2 4 1 2 5 . 3",
+    ...         "C": ". 3 3 3 2 3 4 2 2 5 1 .", "D": "1 2 3 3 2 4 4 1 2 5 1 ."}
+    >>> annotations = pd.DataFrame(
+    ...     [(f"u{j + 1}", a, v) for a, s in rows.items() for j, v in enumerate(s.split())
+    ...      if v != "."], columns=["item_id", "annotator_id", "label"])
+    >>> from hlv_core.balance import compare_datasets
+    >>> figure = comparison_figure(compare_datasets({"toy": annotations}, n_repeats=3))
+    >>> type(figure).__name__
+    'Figure'
+    """
     import plotly.graph_objects as go
 
     ok = table[table["alpha"].notna() & table["sigma"].notna()]

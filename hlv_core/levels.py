@@ -18,11 +18,37 @@ __all__ = ["LEVELS", "LevelOptions", "level_options"]
 
 @dataclass(frozen=True)
 class LevelOptions:
-    """What :func:`level_options` returns.
+    r"""What :func:`level_options` returns.
 
-    ``levels``: the levels a user may choose, in :data:`LEVELS` order; ``default``: the one chosen
-    when the user says nothing; ``multilabel``: the ``multilabel=`` argument of the alpha functions
-    (``"set"`` for multi-label data, ``"error"`` otherwise)."""
+    .. math:: \delta_{ck} \in \{[c \ne k],\; \text{ordinal},\; (v_c - v_k)^2,\;
+       ((v_c - v_k)/(v_c + v_k))^2\}
+
+    the difference functions of the levels of measurement of Krippendorff (2011).
+
+    Attributes
+    ----------
+    levels : tuple of str
+        The levels a user may choose.
+    default : str
+        The level used when the user says nothing.
+    multilabel : {"set", "error"}
+        The ``multilabel=`` argument of the alpha functions.
+    dataset : hlv_core.io.Dataset
+        The dataset they are for.
+
+    References
+    ----------
+    .. [1] Krippendorff (2011). "Computing Krippendorff's Alpha-Reliability". Annenberg School for
+       Communication, University of Pennsylvania. Sections on the coincidence matrix and the
+       difference functions; the worked example with 4 observers, 12 units and missing values.
+
+    Examples
+    --------
+    >>> from hlv_core.samples import load_sample
+    >>> options = level_options(load_sample("ratings"))
+    >>> options.levels, options.default
+    (('nominal', 'ordinal', 'interval', 'ratio'), 'ordinal')
+    """
 
     levels: tuple[str, ...]
     default: str
@@ -48,12 +74,35 @@ class LevelOptions:
 
 
 def level_options(dataset: Dataset) -> LevelOptions:
-    """Levels of measurement for alpha and sigma on ``dataset``.
+    r"""Levels of measurement for alpha and sigma on a dataset.
 
-    Single-label data: every level of :data:`LEVELS`, default = the dataset's declared level
-    (ordinal for ratings, nominal otherwise; ``docs/conventions.md``: the level is always
-    explicit, never silently interval). Multi-label data: nominal only, label sets compared as
-    whole values (``multilabel="set"``)."""
+    .. math:: \alpha = 1 - \frac{D_o}{D_e} \text{ with the level's difference function } \delta_{ck}
+
+    Krippendorff (2011): single-label data may use every level, default the dataset's declared
+    level (ordinal for ratings, nominal otherwise; never silently interval); multi-label data:
+    nominal only, label sets compared as whole values (``multilabel="set"``).
+
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+
+    Returns
+    -------
+    LevelOptions
+
+    References
+    ----------
+    .. [1] Krippendorff (2011). "Computing Krippendorff's Alpha-Reliability". Annenberg School for
+       Communication, University of Pennsylvania. Sections on the coincidence matrix and the
+       difference functions; the worked example with 4 observers, 12 units and missing values.
+
+    Examples
+    --------
+    >>> from hlv_core.samples import load_sample
+    >>> options = level_options(load_sample("legal_areas"))
+    >>> options.levels, options.multilabel
+    (('nominal',), 'set')
+    """
     if dataset.task == "multilabel":
         return LevelOptions(levels=("nominal",), default="nominal", multilabel="set",
                             dataset=dataset)

@@ -45,15 +45,64 @@ SAMPLES: dict[str, dict[str, str]] = {
 
 
 def sample_path(name: str) -> Path:
+    r"""The folder (or file) of a bundled sample.
+
+    Unknown names raise ``KeyError`` listing the samples.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`SAMPLES`.
+
+    Returns
+    -------
+    pathlib.Path
+
+    References
+    ----------
+    .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
+       a case study in dermatology". arXiv:2307.02191. Section 3.1 (the dermatology data).
+    .. [2] Kurniawan et al. (2025), arXiv:2502.01891. Section 5.1 (datasets of the kind the
+       synthetic samples imitate).
+
+    Examples
+    --------
+    >>> sample_path("case_review").name
+    'case_review'
+    """
     if name not in SAMPLES:
         raise KeyError(f"unknown sample {name!r}; choose one of {list(SAMPLES)}")
     return SAMPLE_DIR / name
 
 
 def load_sample(name: str) -> Dataset:
-    """Load a bundled sample (with its predictions) as a :class:`~hlv_core.io.Dataset`: the
-    canonical samples with ``load(folder)``, dermatology from its selectors JSON (class names and
-    risk groups from the companion text files) plus its predictions file."""
+    r"""Load a bundled sample, with its predictions, as a :class:`~hlv_core.io.Dataset`.
+
+    The canonical samples through ``load(folder)``; dermatology (the real partial rankings of
+    Stutz et al. 2023, section 3.1) from its selectors JSON with class names and risk groups.
+
+    Parameters
+    ----------
+    name : str
+        ``"case_review"``, ``"legal_areas"``, ``"ratings"`` or ``"dermatology"``.
+
+    Returns
+    -------
+    hlv_core.io.Dataset
+
+    References
+    ----------
+    .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
+       a case study in dermatology". arXiv:2307.02191. Section 3.1 (the dermatology data).
+    .. [2] Kurniawan et al. (2025), arXiv:2502.01891. Section 5.1 (datasets of the kind the
+       synthetic samples imitate).
+
+    Examples
+    --------
+    >>> dataset = load_sample("case_review")
+    >>> dataset.task, dataset.labels
+    ('multiclass', ('liable', 'not_liable', 'unclear'))
+    """
     folder = sample_path(name)
     if name == "dermatology":
         dataset = load(
@@ -71,9 +120,30 @@ def load_sample(name: str) -> Dataset:
 
 
 def comparison_datasets(current: Dataset | None = None) -> dict[str, Dataset]:
-    """The datasets of the alpha vs sigma comparison (Basile et al., Figure 2): every bundled
-    sample with annotator ids (rankings left out), by name, plus ``current`` labelled
-    ``"<name> (current)"`` (a bundled sample of the same name is marked instead of repeated)."""
+    r"""The datasets of the alpha vs sigma comparison (Basile's Figure 2).
+
+    .. math:: (\alpha, \sigma, \sigma_{\mathrm{rnd}}) \text{ per dataset}
+
+    every bundled sample with annotator ids (rankings left out), plus ``current`` labelled
+    ``"<name> (current)"``.
+
+    Parameters
+    ----------
+    current : hlv_core.io.Dataset, optional
+
+    Returns
+    -------
+    dict of str to hlv_core.io.Dataset
+
+    References
+    ----------
+    .. [1] Basile. "A Measure of Systematic Disagreement". Sections 4.3-4.4, Table 2, Figure 2.
+
+    Examples
+    --------
+    >>> list(comparison_datasets())
+    ['case_review', 'legal_areas', 'ratings']
+    """
     name = None if current is None else str(current.name)
     datasets: dict[str, Dataset] = {}
     for sample_name, info in SAMPLES.items():
@@ -353,7 +423,35 @@ def _dermatology_predictions(rng: np.random.Generator, folder: Path) -> pd.DataF
 
 
 def write_samples(seed: int = 20261123, root: Path = SAMPLE_DIR) -> None:
-    """Regenerate every synthetic sample (and the dermatology predictions) under ``root``."""
+    r"""Regenerate every synthetic sample (and the dermatology predictions) under ``root``.
+
+    Deterministic for a seed; the bundled files are this function's output for the default seed.
+
+    Parameters
+    ----------
+    seed : int, default 20261123
+    root : pathlib.Path
+        Output folder (default: the bundled ``sample_data``).
+
+    Returns
+    -------
+    None
+
+    References
+    ----------
+    .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
+       a case study in dermatology". arXiv:2307.02191. Section 3.1 (the dermatology data).
+    .. [2] Kurniawan et al. (2025), arXiv:2502.01891. Section 5.1 (datasets of the kind the
+       synthetic samples imitate).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     write_samples(root=pathlib.Path(folder))
+    ...     print(sorted(p.name for p in pathlib.Path(folder).iterdir()))
+    ['case_review', 'legal_areas', 'ratings']
+    """
     rng = np.random.default_rng(seed)
     specs = {
         # "overconfident" wins the hard metrics, "calibrated" the soft ones: the choice of

@@ -69,7 +69,31 @@ METRIC_INFO: dict[str, tuple[str, bool, str]] = {
 
 
 class UndefinedMetricWarning(RuntimeWarning):
-    """A metric (or one class's contribution to it) is undefined (0/0 or constant input)."""
+    """A metric (or one class's contribution to it) is undefined (0/0 or constant input).
+
+    Raised as a warning, never an error: the reference code of Kurniawan et al. (2025) returns NaN
+    in these cases and so does this engine by default; the warning names the classes.
+
+    Attributes
+    ----------
+    args : tuple of str
+        The message, naming the metric and the classes.
+
+    References
+    ----------
+    .. [1] Kurniawan, Mistica, Baldwin and Lau (2025). "Training and Evaluating with Human Label
+       Variation: An Empirical Study". arXiv:2502.01891. Section 3 and the reference code's conventions.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     value = soft_macro_f1(np.array([[1.0, 0.0]]), np.array([[1.0, 0.0]]))
+    >>> print(value, caught[0].category.__name__)
+    nan UndefinedMetricWarning
+    """
 
 
 # ---------------------------------------------------------------------------------- helpers
@@ -135,7 +159,35 @@ def _xlogx_ratio(a: np.ndarray, m: np.ndarray) -> np.ndarray:
 
 
 def jsd_rows(P: np.ndarray, Q: np.ndarray) -> np.ndarray:
-    """JSD in bits along the last axis: ``½ KL(p‖m) + ½ KL(q‖m)``, ``m = (p + q) / 2``."""
+    r"""Jensen-Shannon divergence in bits along the last axis.
+
+    .. math:: \mathrm{JSD}(p, q) = \tfrac12 \mathrm{KL}(p \,\|\, m) + \tfrac12 \mathrm{KL}(q \,\|\, m),
+       \quad m = \tfrac12 (p + q), \quad \mathrm{KL}(a \,\|\, m) = \sum_k a_k \log_2 (a_k / m_k)
+
+    Kurniawan et al. (2025), section 3.1, metric 5; ratios where ``|m_k| <= 1e-8`` and logs of
+    ratios below 1e-8 count as 0 (the reference code's conventions), so ``0 log 0 = 0``.
+
+    Parameters
+    ----------
+    P, Q : ndarray of shape (..., K)
+        Distributions along the last axis (any leading shape).
+
+    Returns
+    -------
+    ndarray of shape (...)
+        JSD in bits, in [0, 1].
+
+    References
+    ----------
+    .. [1] Kurniawan, Mistica, Baldwin and Lau (2025). "Training and Evaluating with Human Label
+       Variation: An Empirical Study". arXiv:2502.01891. Section 3.1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> print(round(float(jsd_rows(np.array([0.5, 0.5]), np.array([0.2, 0.8]))), 6))
+    0.073104
+    """
     M = 0.5 * (P + Q)
     return 0.5 * _xlogx_ratio(P, M).sum(axis=-1) + 0.5 * _xlogx_ratio(Q, M).sum(axis=-1)
 
@@ -147,10 +199,36 @@ def _xlnx(X: np.ndarray) -> np.ndarray:
 
 
 def normalised_entropy(X: np.ndarray, *, multilabel: bool = False) -> np.ndarray:
-    """Per-item normalised entropy (Kurniawan et al.).
+    r"""Per-item normalised entropy of a judgement matrix.
 
-    Multiclass: ``h_i = -sum_k X_ik ln X_ik / ln K`` -> (N,). Multilabel: binary entropy in bits
-    of every entry, ``-(x log2 x + (1-x) log2 (1-x))`` -> (N, K). Entries below 1e-8 contribute 0.
+    .. math:: \eta_i = -\frac{1}{\ln K} \sum_k X_{ik} \ln X_{ik}
+
+    Kurniawan et al. (2025), section 3.1 (metric 6) for multiclass; multilabel (section 3.2): the
+    binary entropy in bits of every entry, :math:`-(x \log_2 x + (1-x) \log_2 (1-x))`. Entries
+    below 1e-8 contribute 0 (reference code).
+
+    Parameters
+    ----------
+    X : array_like of shape (N, K)
+        Rows = items, columns = labels.
+    multilabel : bool, default False
+        Binary entropy per entry instead of one entropy per row.
+
+    Returns
+    -------
+    ndarray of shape (N,) or (N, K)
+        Multiclass: one value per item in [0, 1]; multilabel: one per entry.
+
+    References
+    ----------
+    .. [1] Kurniawan, Mistica, Baldwin and Lau (2025). "Training and Evaluating with Human Label
+       Variation: An Empirical Study". arXiv:2502.01891. Sections 3.1 and 3.2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> print(normalised_entropy(np.array([[0.5, 0.5], [0.2, 0.8]])).round(4))
+    [1.     0.7219]
     """
     X = np.asarray(X, dtype=float)
     if multilabel:
@@ -183,8 +261,43 @@ def _hard_indicators(P: np.ndarray, Q: np.ndarray, multilabel: bool) -> tuple[np
 
 
 def hard_accuracy(P: np.ndarray, Q: np.ndarray, *, multilabel: bool = False) -> float:
-    """Hard accuracy ``(1/N) #{i: argmax P_i = argmax Q_i}`` (Kurniawan et al.); argmax ties go to the
-    lowest label index. Multiclass only (for multilabel use :func:`hard_micro_f1`)."""
+    r"""Hard accuracy: the share of items whose argmax matches the human majority.
+
+    .. math:: \mathrm{acc}(P, Q) = \frac{1}{N} \sum_{i,k} I^P_{ik} I^Q_{ik}, \quad
+       I^P_{ik} = \mathbb{1}(\arg\max_l P_{il} = k)
+
+    Kurniawan et al. (2025), section 3.1, metric 1. Argmax ties go to the lowest label index.
+
+    Parameters
+    ----------
+    P : array_like of shape (N, K)
+        Human judgement distribution: rows are items, columns the labels in inventory order.
+    Q : array_like of shape (N, K)
+        Model output, same layout.
+    multilabel : bool, default False
+        Multiclass rows must sum to 1; multilabel entries are independent probabilities in [0, 1].
+        Multilabel input raises ``ValueError`` (use :func:`hard_micro_f1`).
+
+    Returns
+    -------
+    float
+        In [0, 1].
+
+    References
+    ----------
+    .. [1] Kurniawan, Mistica, Baldwin and Lau (2025). "Training and Evaluating with Human Label
+       Variation: An Empirical Study". arXiv:2502.01891. Section 3.1.
+
+    Examples
+    --------
+    Figure 1 of the paper, one item with P = (0.5, 0.5) and Q = (0.2, 0.8), plus two more:
+
+    >>> import numpy as np
+    >>> P = np.array([[0.5, 0.5], [1.0, 0.0], [0.2, 0.8]])
+    >>> Q = np.array([[0.2, 0.8], [0.9, 0.1], [0.4, 0.6]])
+    >>> print(round(hard_accuracy(P, Q), 4))
+    0.6667
+    """
     if multilabel:
         raise ValueError("hard accuracy is defined for multiclass data; use hard_micro_f1.")
     P, Q = _check(P, Q, multilabel=multilabel)
@@ -192,9 +305,43 @@ def hard_accuracy(P: np.ndarray, Q: np.ndarray, *, multilabel: bool = False) -> 
 
 
 def hard_micro_f1(P: np.ndarray, Q: np.ndarray, *, multilabel: bool = False) -> float:
-    """Hard micro F1 (Kurniawan et al.): ``2 sum T&R / (sum T + sum R)`` with ``T = [P > 0.5]``,
-    ``R = [Q > 0.5]`` (multilabel; 1.0 when nothing is positive anywhere). Multiclass: the same
-    formula on one-hot argmax matrices, which equals hard accuracy."""
+    r"""Hard micro F1 on argmax labels (multiclass) or on the > 0.5 label sets (multilabel).
+
+    .. math:: F_1^{\mu} = \frac{2 \sum_{i,k} T_{ik} R_{ik}}{\sum_{i,k} (T_{ik} + R_{ik})},
+       \quad T = [P > 0.5],\; R = [Q > 0.5]
+
+    Kurniawan et al. (2025), section 3.2 (multilabel; one-hot argmax matrices for multiclass, where
+    it equals hard accuracy). 1.0 when nothing is positive anywhere (reference code).
+
+    Parameters
+    ----------
+    P : array_like of shape (N, K)
+        Human judgement distribution: rows are items, columns the labels in inventory order.
+    Q : array_like of shape (N, K)
+        Model output, same layout.
+    multilabel : bool, default False
+        Multiclass rows must sum to 1; multilabel entries are independent probabilities in [0, 1].
+
+    Returns
+    -------
+    float
+        In [0, 1].
+
+    References
+    ----------
+    .. [1] Kurniawan, Mistica, Baldwin and Lau (2025). "Training and Evaluating with Human Label
+       Variation: An Empirical Study". arXiv:2502.01891. Section 3.2.
+
+    Examples
+    --------
+    Figure 1 of the paper, one item with P = (0.5, 0.5) and Q = (0.2, 0.8), plus two more:
+
+    >>> import numpy as np
+    >>> P = np.array([[0.5, 0.5], [1.0, 0.0], [0.2, 0.8]])
+    >>> Q = np.array([[0.2, 0.8], [0.9, 0.1], [0.4, 0.6]])
+    >>> print(round(hard_micro_f1(P, Q), 4))
+    0.6667
+    """
     P, Q = _check(P, Q, multilabel=multilabel)
     T, R = _hard_indicators(P, Q, multilabel)
     denom = T.sum() + R.sum()
@@ -211,16 +358,46 @@ def _prf_from_counts(tp, fp, fn, support) -> dict:
 
 
 def hard_prfs(P: np.ndarray, Q: np.ndarray, *, multilabel: bool = False) -> dict:
-    """Class-wise hard precision, recall, F1 and support plus their macro means (Kurniawan et al.).
+    r"""Class-wise hard precision, recall, F1 and support, and their macro means.
 
-    Per class k: ``TP_k, FP_k, FN_k`` on argmax labels (multiclass) or on the > 0.5 indicators
-    (multilabel); all K classes are reported; 0/0 counts as 1 (reference ``zero_division=1``).
-    Returns ``precision, recall, f1`` (K,) float arrays, ``support`` (K,) ints and
-    ``macro_precision, macro_recall, macro_f1`` floats.
+    .. math:: \mathrm{P}_k = \frac{TP_k}{TP_k + FP_k}, \quad \mathrm{R}_k = \frac{TP_k}{TP_k + FN_k},
+       \quad F_{1,k} = \frac{2\,TP_k}{2\,TP_k + FP_k + FN_k}
 
-    [CODE-ONLY quirk, reproduced] multilabel with a single class (K = 1): sklearn reads the
-    (N, 1) indicator as binary labels and, asked for ``labels=[0]``, scores the *negative*
-    class; the reference vectors (``ml_single_class_column``) pin this, so it is reproduced.
+    Kurniawan et al. (2025), sections 3.1 (metric 2) and 3.2. Counts on argmax labels (multiclass)
+    or on the > 0.5 indicators (multilabel); all K classes are reported and 0/0 counts as 1 (the
+    reference ``zero_division=1``). Reference quirk, reproduced: multilabel with K = 1 scores the
+    negative class.
+
+    Parameters
+    ----------
+    P : array_like of shape (N, K)
+        Human judgement distribution: rows are items, columns the labels in inventory order.
+    Q : array_like of shape (N, K)
+        Model output, same layout.
+    multilabel : bool, default False
+        Multiclass rows must sum to 1; multilabel entries are independent probabilities in [0, 1].
+
+    Returns
+    -------
+    dict
+        ``precision``, ``recall``, ``f1`` (K,) float arrays, ``support`` (K,) ints and
+        ``macro_precision``, ``macro_recall``, ``macro_f1`` floats.
+
+    References
+    ----------
+    .. [1] Kurniawan, Mistica, Baldwin and Lau (2025). "Training and Evaluating with Human Label
+       Variation: An Empirical Study". arXiv:2502.01891. Sections 3.1 and 3.2.
+
+    Examples
+    --------
+    Figure 1 of the paper, one item with P = (0.5, 0.5) and Q = (0.2, 0.8), plus two more:
+
+    >>> import numpy as np
+    >>> P = np.array([[0.5, 0.5], [1.0, 0.0], [0.2, 0.8]])
+    >>> Q = np.array([[0.2, 0.8], [0.9, 0.1], [0.4, 0.6]])
+    >>> out = hard_prfs(P, Q)
+    >>> print(out["f1"].round(4), round(out["macro_precision"], 4))
+    [0.6667 0.6667] 0.75
     """
     P, Q = _check(P, Q, multilabel=multilabel)
     T, R = _hard_indicators(P, Q, multilabel)
@@ -236,14 +413,86 @@ def hard_prfs(P: np.ndarray, Q: np.ndarray, *, multilabel: bool = False) -> dict
 
 
 def hard_macro_f1(P: np.ndarray, Q: np.ndarray, *, multilabel: bool = False) -> float:
-    """Hard macro F1: unweighted mean over all K classes of the hard F1 (Kurniawan et al.)."""
+    r"""Hard macro F1: the unweighted mean over all K classes of the hard F1.
+
+    .. math:: F_1^{M} = \frac{1}{K} \sum_k \frac{2 \sum_i I^P_{ik} I^Q_{ik}}{\sum_i (I^P_{ik} + I^Q_{ik})}
+
+    Kurniawan et al. (2025), section 3.1, metric 2 (section 3.2 with > 0.5 indicators for
+    multilabel); a class absent from truth and predictions counts 1 (reference ``zero_division=1``).
+
+    Parameters
+    ----------
+    P : array_like of shape (N, K)
+        Human judgement distribution: rows are items, columns the labels in inventory order.
+    Q : array_like of shape (N, K)
+        Model output, same layout.
+    multilabel : bool, default False
+        Multiclass rows must sum to 1; multilabel entries are independent probabilities in [0, 1].
+
+    Returns
+    -------
+    float
+        In [0, 1].
+
+    References
+    ----------
+    .. [1] Kurniawan, Mistica, Baldwin and Lau (2025). "Training and Evaluating with Human Label
+       Variation: An Empirical Study". arXiv:2502.01891. Sections 3.1 and 3.2.
+
+    Examples
+    --------
+    Figure 1 of the paper, one item with P = (0.5, 0.5) and Q = (0.2, 0.8), plus two more:
+
+    >>> import numpy as np
+    >>> P = np.array([[0.5, 0.5], [1.0, 0.0], [0.2, 0.8]])
+    >>> Q = np.array([[0.2, 0.8], [0.9, 0.1], [0.4, 0.6]])
+    >>> print(round(hard_macro_f1(P, Q), 4))
+    0.6667
+    """
     return hard_prfs(P, Q, multilabel=multilabel)["macro_f1"]
 
 
 # --------------------------------------------------------------------------- soft metrics
 def soft_accuracy(P: np.ndarray, Q: np.ndarray, *, multilabel: bool = False) -> float:
-    """Soft accuracy ``(1/N) sum_i sum_k min(P_ik, Q_ik)`` (Kurniawan et al.). Figure 1 of the paper:
-    P=(.5,.5), Q=(.2,.8) -> 0.7. Multiclass only (multilabel: use :func:`soft_micro_f1`)."""
+    r"""Soft accuracy: the share of the judgement distribution the model predicts.
+
+    .. math:: \mathrm{soft\,acc}(P, Q) = \frac{1}{N} \sum_{i,k} \min(P_{ik}, Q_{ik})
+
+    Kurniawan et al. (2025), section 3.1, metric 3; Figure 1's item P = (0.5, 0.5),
+    Q = (0.2, 0.8) scores 0.5 + 0.2 = 0.7.
+
+    Parameters
+    ----------
+    P : array_like of shape (N, K)
+        Human judgement distribution: rows are items, columns the labels in inventory order.
+    Q : array_like of shape (N, K)
+        Model output, same layout.
+    multilabel : bool, default False
+        Multiclass rows must sum to 1; multilabel entries are independent probabilities in [0, 1].
+        Multilabel input raises ``ValueError`` (use :func:`soft_micro_f1`).
+
+    Returns
+    -------
+    float
+        In [0, 1]; 1 exactly when P = Q.
+
+    References
+    ----------
+    .. [1] Kurniawan, Mistica, Baldwin and Lau (2025). "Training and Evaluating with Human Label
+       Variation: An Empirical Study". arXiv:2502.01891. Section 3.1, Figure 1.
+
+    Examples
+    --------
+    Figure 1 of the paper, one item with P = (0.5, 0.5) and Q = (0.2, 0.8), plus two more:
+
+    >>> import numpy as np
+    >>> P = np.array([[0.5, 0.5], [1.0, 0.0], [0.2, 0.8]])
+    >>> Q = np.array([[0.2, 0.8], [0.9, 0.1], [0.4, 0.6]])
+    >>> print(round(soft_accuracy(P[:1], Q[:1]), 4))  # Figure 1
+    0.7
+    >>> print(round(soft_accuracy(P, Q), 4))
+    0.8
+    """
     if multilabel:
         raise ValueError("soft accuracy is defined for multiclass data; use soft_micro_f1.")
     P, Q = _check(P, Q, multilabel=multilabel)
@@ -251,9 +500,42 @@ def soft_accuracy(P: np.ndarray, Q: np.ndarray, *, multilabel: bool = False) -> 
 
 
 def soft_micro_f1(P: np.ndarray, Q: np.ndarray, *, multilabel: bool = False) -> float:
-    """Soft micro F1 ``2 sum_ik min(P_ik, Q_ik) / sum_ik (P_ik + Q_ik)`` (Kurniawan et al.). Same
-    formula for multiclass (equals soft accuracy for normalised rows) and multilabel; all-zero
-    inputs give NaN (reference: no guard)."""
+    r"""Soft micro F1 over all entries (multiclass and multilabel).
+
+    .. math:: F_1^{\mu,\mathrm{soft}} = \frac{2 \sum_{i,k} \min(P_{ik}, Q_{ik})}{\sum_{i,k} (P_{ik} + Q_{ik})}
+
+    Kurniawan et al. (2025), section 3.2 (Appendix A derives it from fuzzy sets); for normalised
+    multiclass rows it equals soft accuracy. All-zero inputs give NaN (reference code, no guard).
+
+    Parameters
+    ----------
+    P : array_like of shape (N, K)
+        Human judgement distribution: rows are items, columns the labels in inventory order.
+    Q : array_like of shape (N, K)
+        Model output, same layout.
+    multilabel : bool, default False
+        Accepted for symmetry; the definition is the same.
+
+    Returns
+    -------
+    float
+        In [0, 1].
+
+    References
+    ----------
+    .. [1] Kurniawan, Mistica, Baldwin and Lau (2025). "Training and Evaluating with Human Label
+       Variation: An Empirical Study". arXiv:2502.01891. Section 3.2 and Appendix A.
+
+    Examples
+    --------
+    Figure 1 of the paper, one item with P = (0.5, 0.5) and Q = (0.2, 0.8), plus two more:
+
+    >>> import numpy as np
+    >>> P = np.array([[0.5, 0.5], [1.0, 0.0], [0.2, 0.8]])
+    >>> Q = np.array([[0.2, 0.8], [0.9, 0.1], [0.4, 0.6]])
+    >>> print(round(soft_micro_f1(P, Q), 4))
+    0.8
+    """
     P, Q = _check(P, Q)
     del multilabel  # identical definition
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -294,14 +576,51 @@ def soft_prfs(
     skip_undefined: bool = False,
     labels: Sequence[str] | None = None,
 ) -> dict:
-    """Class-wise soft precision / recall / F1 / support and macro means (Kurniawan et al.).
+    r"""Class-wise soft precision, recall, F1 and support, and their macro means.
 
-    ``m_k = sum_i min(P_ik, Q_ik)``, ``q_k = sum_i Q_ik``, ``p_k = sum_i P_ik``; precision
-    ``m_k / q_k``, recall ``m_k / p_k``, F1 ``2 m_k / (q_k + p_k)``, support ``p_k``. A zero
-    mass gives NaN (reference, no guard) and, by default, a NaN macro mean (``docs/conventions.md``);
-    ``skip_undefined=True`` averages over the defined classes. Either way an
-    :class:`UndefinedMetricWarning` names the classes and ``out["skipped"]`` lists their indices
-    per measure. ``multilabel`` is accepted for symmetry: the definition is identical.
+    .. math:: m_k = \sum_i \min(P_{ik}, Q_{ik}),\; q_k = \sum_i Q_{ik},\; p_k = \sum_i P_{ik};
+       \quad \mathrm{P}_k = \frac{m_k}{q_k},\; \mathrm{R}_k = \frac{m_k}{p_k},\;
+       F_{1,k} = \frac{2 m_k}{p_k + q_k}
+
+    Kurniawan et al. (2025), section 3.1 (metric 4) and Appendix A (soft class-wise scores). A zero
+    mass gives NaN (reference code) and, by default, a NaN macro mean; ``skip_undefined=True``
+    averages over the defined classes. Either way an :class:`UndefinedMetricWarning` names them.
+
+    Parameters
+    ----------
+    P : array_like of shape (N, K)
+        Human judgement distribution: rows are items, columns the labels in inventory order.
+    Q : array_like of shape (N, K)
+        Model output, same layout.
+    multilabel : bool, default False
+        Accepted for symmetry; the definition is the same.
+    skip_undefined : bool, default False
+        Average the macro means over defined classes only.
+    labels : sequence of str, optional
+        Label names for the warning (length K).
+
+    Returns
+    -------
+    dict
+        ``precision``, ``recall``, ``f1``, ``support`` (K,) arrays (support = ``p_k``),
+        ``macro_precision``, ``macro_recall``, ``macro_f1`` floats and ``skipped`` (class indices
+        per measure that were undefined).
+
+    References
+    ----------
+    .. [1] Kurniawan, Mistica, Baldwin and Lau (2025). "Training and Evaluating with Human Label
+       Variation: An Empirical Study". arXiv:2502.01891. Section 3.1 and Appendix A.
+
+    Examples
+    --------
+    Figure 1 of the paper, one item with P = (0.5, 0.5) and Q = (0.2, 0.8), plus two more:
+
+    >>> import numpy as np
+    >>> P = np.array([[0.5, 0.5], [1.0, 0.0], [0.2, 0.8]])
+    >>> Q = np.array([[0.2, 0.8], [0.9, 0.1], [0.4, 0.6]])
+    >>> out = soft_prfs(P, Q)
+    >>> print(out["f1"].round(4), round(out["macro_f1"], 4))
+    [0.8125 0.7857] 0.7991
     """
     P, Q = _check(P, Q)
     del multilabel
@@ -317,17 +636,91 @@ def soft_macro_f1(
     skip_undefined: bool = False,
     labels: Sequence[str] | None = None,
 ) -> float:
-    """Soft macro F1: mean over classes of ``2 m_k / (p_k + q_k)`` (Kurniawan et al.); NaN when a class
-    has no mass in P and Q unless ``skip_undefined=True`` (see :func:`soft_prfs`)."""
+    r"""Soft macro F1: the mean over classes of the soft class-wise F1.
+
+    .. math:: F_1^{M,\mathrm{soft}} = \frac{1}{K} \sum_k \frac{2 \sum_i \min(P_{ik}, Q_{ik})}{\sum_i (P_{ik} + Q_{ik})}
+
+    Kurniawan et al. (2025), section 3.1, metric 4 (the same for multilabel, section 3.2). NaN when
+    a class has no mass in P nor Q, unless ``skip_undefined=True`` (see :func:`soft_prfs`).
+
+    Parameters
+    ----------
+    P : array_like of shape (N, K)
+        Human judgement distribution: rows are items, columns the labels in inventory order.
+    Q : array_like of shape (N, K)
+        Model output, same layout.
+    multilabel : bool, default False
+        Accepted for symmetry; the definition is the same.
+    skip_undefined : bool, default False
+        Average over the defined classes only.
+    labels : sequence of str, optional
+        Label names for the warning.
+
+    Returns
+    -------
+    float
+        In [0, 1], or NaN.
+
+    References
+    ----------
+    .. [1] Kurniawan, Mistica, Baldwin and Lau (2025). "Training and Evaluating with Human Label
+       Variation: An Empirical Study". arXiv:2502.01891. Sections 3.1 and 3.2.
+
+    Examples
+    --------
+    Figure 1 of the paper, one item with P = (0.5, 0.5) and Q = (0.2, 0.8), plus two more:
+
+    >>> import numpy as np
+    >>> P = np.array([[0.5, 0.5], [1.0, 0.0], [0.2, 0.8]])
+    >>> Q = np.array([[0.2, 0.8], [0.9, 0.1], [0.4, 0.6]])
+    >>> print(round(soft_macro_f1(P, Q), 4))
+    0.7991
+    """
     return soft_prfs(
         P, Q, multilabel=multilabel, skip_undefined=skip_undefined, labels=labels
     )["macro_f1"]
 
 
 def po_jsd(P: np.ndarray, Q: np.ndarray, *, multilabel: bool = False) -> float:
-    """PO-JSD ``1 - (1/N) sum_i JSD(P_i, Q_i)`` with JSD in bits (Kurniawan et al., sec. 3.1). Multilabel:
-    every entry is a binary distribution ``(x, 1-x)`` and the mean runs over all N*K
-    entries. Figure 1: P=(.5,.5), Q=(.2,.8) -> 0.9268959920681902."""
+    r"""Positively oriented Jensen-Shannon divergence (PO-JSD).
+
+    .. math:: \mathrm{PO\text{-}JSD}(P, Q) = 1 - \frac{1}{N} \sum_i \mathrm{JSD}(p_i, q_i)
+
+    Kurniawan et al. (2025), section 3.1, metric 5, with the JSD in bits (:func:`jsd_rows`).
+    Multilabel (section 3.2): every entry is a binary distribution ``(x, 1 - x)`` and the mean runs
+    over all N x K entries. Figure 1's item scores 0.9268959920681902.
+
+    Parameters
+    ----------
+    P : array_like of shape (N, K)
+        Human judgement distribution: rows are items, columns the labels in inventory order.
+    Q : array_like of shape (N, K)
+        Model output, same layout.
+    multilabel : bool, default False
+        Multiclass rows must sum to 1; multilabel entries are independent probabilities in [0, 1].
+
+    Returns
+    -------
+    float
+        In [0, 1]; 1 exactly when P = Q.
+
+    References
+    ----------
+    .. [1] Kurniawan, Mistica, Baldwin and Lau (2025). "Training and Evaluating with Human Label
+       Variation: An Empirical Study". arXiv:2502.01891. Sections 3.1 and 3.2, Figure 1.
+
+    Examples
+    --------
+    Figure 1 of the paper, one item with P = (0.5, 0.5) and Q = (0.2, 0.8), plus two more:
+
+    >>> import numpy as np
+    >>> P = np.array([[0.5, 0.5], [1.0, 0.0], [0.2, 0.8]])
+    >>> Q = np.array([[0.2, 0.8], [0.9, 0.1], [0.4, 0.6]])
+    >>> print(round(po_jsd(P[:1], Q[:1]), 6))  # Figure 1
+    0.926896
+    >>> print(round(po_jsd(P, Q), 4))
+    0.9467
+    """
     P, Q = _check(P, Q, multilabel=multilabel)
     return float(1.0 - _per_item_jsd(P, Q, multilabel).mean())
 
@@ -349,15 +742,50 @@ def entropy_correlation(
     skip_undefined: bool = False,
     labels: Sequence[str] | None = None,
 ) -> float:
-    """Entropy correlation (Kurniawan et al.): Pearson r between the per-item normalised entropies
-    of P and Q, with the standard denominator ``sqrt(sum zeta^2) sqrt(sum eta^2)`` (binding
-    ``docs/conventions.md``; the paper's printed sqrt(sum zeta) is a typo).
+    r"""Entropy correlation: Pearson's r between the item entropies of P and of Q.
 
-    Multilabel: per class, Pearson r of the binary entropies over items, then the unweighted
-    mean over classes; any class with constant entropy makes the mean NaN (reference) unless
-    ``skip_undefined=True``, which averages the defined classes and names the skipped ones in an
-    :class:`UndefinedMetricWarning`. Constant entropies give NaN; fewer than 2 items raise
-    ``ValueError`` (as scipy ``pearsonr``).
+    .. math:: r = \frac{\sum_i \zeta^P_i \zeta^Q_i}{\sqrt{\sum_i (\zeta^P_i)^2} \sqrt{\sum_i (\zeta^Q_i)^2}},
+       \quad \zeta^P_i = \eta^P_i - \bar\eta^P
+
+    with :math:`\eta` the normalised entropy (:func:`normalised_entropy`). Kurniawan et al. (2025),
+    section 3.1, metric 6; the printed denominator :math:`\sqrt{\sum_i \zeta_i}` is a typo, the
+    reference code (and this function) uses the standard :math:`\sqrt{\sum_i \zeta_i^2}`.
+    Multilabel (section 3.2): per class, r of the binary entropies, then the mean over classes.
+    Constant entropies give NaN with an :class:`UndefinedMetricWarning`; fewer than 2 items raise
+    ``ValueError``.
+
+    Parameters
+    ----------
+    P : array_like of shape (N, K)
+        Human judgement distribution: rows are items, columns the labels in inventory order.
+    Q : array_like of shape (N, K)
+        Model output, same layout.
+    multilabel : bool, default False
+        Multiclass rows must sum to 1; multilabel entries are independent probabilities in [0, 1].
+    skip_undefined : bool, default False
+        Multilabel: average over the classes where r is defined.
+    labels : sequence of str, optional
+        Label names for the warning.
+
+    Returns
+    -------
+    float
+        In [-1, 1], or NaN.
+
+    References
+    ----------
+    .. [1] Kurniawan, Mistica, Baldwin and Lau (2025). "Training and Evaluating with Human Label
+       Variation: An Empirical Study". arXiv:2502.01891. Sections 3.1 and 3.2.
+
+    Examples
+    --------
+    Figure 1 of the paper, one item with P = (0.5, 0.5) and Q = (0.2, 0.8), plus two more:
+
+    >>> import numpy as np
+    >>> P = np.array([[0.5, 0.5], [1.0, 0.0], [0.2, 0.8]])
+    >>> Q = np.array([[0.2, 0.8], [0.9, 0.1], [0.4, 0.6]])
+    >>> print(round(entropy_correlation(P, Q), 4))
+    0.7025
     """
     P, Q = _check(P, Q, multilabel=multilabel)
     if P.shape[0] < 2:
@@ -381,9 +809,39 @@ def entropy_correlation(
 
 
 def entropy_correlation_per_class(P: np.ndarray, Q: np.ndarray) -> np.ndarray:
-    """(K,) multilabel entropy correlation of every class (Kurniawan et al.): Pearson r over items of
-    the binary entropies (bits) of ``P[:, k]`` and ``Q[:, k]``; NaN for a class whose entropy is
-    constant in P or Q. The multilabel :func:`entropy_correlation` is their mean."""
+    r"""Multilabel entropy correlation of every class.
+
+    .. math:: r_k = \mathrm{Pearson}_i\big(H_2(P_{ik}), H_2(Q_{ik})\big), \quad
+       H_2(x) = -x \log_2 x - (1 - x) \log_2 (1 - x)
+
+    Kurniawan et al. (2025), section 3.2; the multilabel :func:`entropy_correlation` is the mean of
+    these values. NaN for a class whose entropy is constant in P or Q.
+
+    Parameters
+    ----------
+    P : array_like of shape (N, K)
+        Human judgement distribution: rows are items, columns the labels in inventory order.
+    Q : array_like of shape (N, K)
+        Model output, same layout.
+        Multilabel probabilities, at least 2 items.
+
+    Returns
+    -------
+    ndarray of shape (K,)
+
+    References
+    ----------
+    .. [1] Kurniawan, Mistica, Baldwin and Lau (2025). "Training and Evaluating with Human Label
+       Variation: An Empirical Study". arXiv:2502.01891. Section 3.2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> P = np.array([[0.8, 0.4], [0.2, 0.6], [0.6, 0.0]])
+    >>> Q = np.array([[0.7, 0.3], [0.4, 0.9], [0.5, 0.2]])
+    >>> print(entropy_correlation_per_class(P, Q).round(4))
+    [ 0.6893 -0.1299]
+    """
     P, Q = _check(P, Q, min_rows=2)
     return np.atleast_1d(_pearson(normalised_entropy(P, multilabel=True),
                                   normalised_entropy(Q, multilabel=True)))
@@ -391,9 +849,44 @@ def entropy_correlation_per_class(P: np.ndarray, Q: np.ndarray) -> np.ndarray:
 
 # ------------------------------------------------------------------------ LeWiDi metrics
 def lewidi_cross_entropy(P: np.ndarray, Q: np.ndarray, *, multilabel: bool = False) -> float:
-    """LeWiDi 2023 cross-entropy (Kurniawan et al.): ``Q`` clipped to ``[1e-12, 1 - 1e-12]``, then
-    ``CE = -(1/N) sum_i sum_k P_ik ln(Q_ik + 1e-9)`` (nats, lower is better). Equals
-    ``H(P) + KL(P‖Q)`` up to the clipping, so it never reaches 0 on ambiguous items."""
+    r"""LeWiDi 2023 cross-entropy of the predicted soft labels (lower is better).
+
+    .. math:: \mathrm{CE} = -\frac{1}{N} \sum_i \sum_k P_{ik} \ln(\tilde Q_{ik} + 10^{-9}),
+       \quad \tilde Q = \mathrm{clip}(Q, 10^{-12}, 1 - 10^{-12})
+
+    The LeWiDi 2023 shared task's soft metric (Leonardelli et al. 2023, evaluation), listed by
+    Kurniawan et al. (2025), section 2, among existing HLV metrics. Nats; it equals
+    :math:`H(P) + \mathrm{KL}(P \| Q)` up to the clipping, so never 0 on ambiguous items.
+
+    Parameters
+    ----------
+    P : array_like of shape (N, K)
+        Human judgement distribution: rows are items, columns the labels in inventory order.
+    Q : array_like of shape (N, K)
+        Model output, same layout.
+    multilabel : bool, default False
+        Multilabel input raises ``ValueError``.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    .. [1] Leonardelli et al. (2023). "SemEval-2023 Task 11: Learning With Disagreements
+       (LeWiDi)". Evaluation (soft metric), as in the organisers' starting kit.
+    .. [2] Kurniawan et al. (2025), arXiv:2502.01891. Section 2.
+
+    Examples
+    --------
+    Figure 1 of the paper, one item with P = (0.5, 0.5) and Q = (0.2, 0.8), plus two more:
+
+    >>> import numpy as np
+    >>> P = np.array([[0.5, 0.5], [1.0, 0.0], [0.2, 0.8]])
+    >>> Q = np.array([[0.2, 0.8], [0.9, 0.1], [0.4, 0.6]])
+    >>> print(round(lewidi_cross_entropy(P, Q), 4))
+    0.5379
+    """
     if multilabel:
         raise ValueError("LeWiDi cross-entropy is defined for multiclass (soft label) data.")
     P, Q = _check(P, Q, multilabel=multilabel)
@@ -417,11 +910,46 @@ def _per_item_manhattan(P: np.ndarray, Q: np.ndarray, multilabel: bool) -> np.nd
 def lewidi_manhattan(
     P: np.ndarray, Q: np.ndarray, *, multilabel: bool = False, decimals: int | None = 5
 ) -> float:
-    """LeWiDi 2025 average Manhattan distance (LeWiDi 2025 Task A, lower is better): mean over items of
-    ``sum_k |P_ik - Q_ik|``, each item and the mean rounded to ``decimals`` (5 in the organisers'
-    notebook; ``None`` = no rounding). Multilabel (VariErrNLI): per item the mean over labels of
-    the Manhattan distance between the binary distributions ``(p, 1-p)`` and ``(q, 1-q)``. For
-    normalised multiclass rows it equals ``2 (1 - soft accuracy)`` (without rounding)."""
+    r"""LeWiDi 2025 average Manhattan distance (lower is better).
+
+    .. math:: d = \frac{1}{N} \sum_i \sum_k |P_{ik} - Q_{ik}|
+
+    LeWiDi 2025 Task A (soft labels); each item and the mean rounded to ``decimals`` as in the
+    organisers' notebook. Multilabel (VariErrNLI): per item the mean over labels of the distance
+    between ``(p, 1 - p)`` and ``(q, 1 - q)``. For normalised multiclass rows it equals
+    ``2 (1 - soft accuracy)`` (Kurniawan et al. 2025, section 3.1).
+
+    Parameters
+    ----------
+    P : array_like of shape (N, K)
+        Human judgement distribution: rows are items, columns the labels in inventory order.
+    Q : array_like of shape (N, K)
+        Model output, same layout.
+    multilabel : bool, default False
+        Multiclass rows must sum to 1; multilabel entries are independent probabilities in [0, 1].
+    decimals : int or None, default 5
+        Rounding of the item values and of the mean; ``None`` = none.
+
+    Returns
+    -------
+    float
+        In [0, 2].
+
+    References
+    ----------
+    .. [1] LeWiDi 2025, the third Learning With Disagreements shared task (NLPerspectives at
+       EMNLP 2025). Task A evaluation, as in the organisers' evaluation notebook.
+
+    Examples
+    --------
+    Figure 1 of the paper, one item with P = (0.5, 0.5) and Q = (0.2, 0.8), plus two more:
+
+    >>> import numpy as np
+    >>> P = np.array([[0.5, 0.5], [1.0, 0.0], [0.2, 0.8]])
+    >>> Q = np.array([[0.2, 0.8], [0.9, 0.1], [0.4, 0.6]])
+    >>> print(lewidi_manhattan(P, Q))
+    0.4
+    """
     P, Q = _check(P, Q, multilabel=multilabel)
     d = _per_item_manhattan(P, Q, multilabel)
     if decimals is None:
@@ -442,10 +970,44 @@ def lewidi_wasserstein(
     values: Sequence[float] | None = None,
     decimals: int | None = 5,
 ) -> float:
-    """LeWiDi 2025 average Wasserstein distance for ordinal labels (LeWiDi 2025 Task A, lower is better):
-    per item the 1-D earth mover's distance ``sum_k |CDF_P(k) - CDF_Q(k)| * (v_{k+1} - v_k)``
-    between bins at positions ``values`` (default 0, 1, ..., K-1, i.e. ground cost |h - k|);
-    mean over items rounded to ``decimals`` (``None`` = no rounding)."""
+    r"""LeWiDi 2025 average Wasserstein distance for ordinal labels (lower is better).
+
+    .. math:: W_i = \sum_{k=1}^{K-1} |F^P_{ik} - F^Q_{ik}| \, (v_{k+1} - v_k),
+       \quad F^P_{ik} = \sum_{l \le k} P_{il}
+
+    the 1-D earth mover's distance between bins at positions ``values`` (default 0, 1, ..., K-1),
+    averaged over items. LeWiDi 2025 Task A for the ordinal datasets.
+
+    Parameters
+    ----------
+    P : array_like of shape (N, K)
+        Human judgement distribution: rows are items, columns the labels in inventory order.
+    Q : array_like of shape (N, K)
+        Model output, same layout.
+    values : sequence of float, optional
+        Bin positions (length K); default ``0 .. K-1``.
+    decimals : int or None, default 5
+        Rounding of the mean; ``None`` = none.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    .. [1] LeWiDi 2025, the third Learning With Disagreements shared task (NLPerspectives at
+       EMNLP 2025). Task A evaluation, as in the organisers' evaluation notebook.
+
+    Examples
+    --------
+    Figure 1 of the paper, one item with P = (0.5, 0.5) and Q = (0.2, 0.8), plus two more:
+
+    >>> import numpy as np
+    >>> P = np.array([[0.5, 0.5], [1.0, 0.0], [0.2, 0.8]])
+    >>> Q = np.array([[0.2, 0.8], [0.9, 0.1], [0.4, 0.6]])
+    >>> print(lewidi_wasserstein(P, Q))
+    0.2
+    """
     P, Q = _check(P, Q)
     d = _per_item_wasserstein(P, Q, None if values is None else np.asarray(values, float))
     return float(d.mean()) if decimals is None else float(np.round(d.mean(), decimals))
@@ -461,14 +1023,52 @@ def evaluate(
     lewidi: bool = False,
     ordinal_values: Sequence[float] | None = None,
 ) -> dict[str, float]:
-    """Every metric of Kurniawan et al. for one model, as a flat ``{name: float}`` dict.
+    r"""Every metric of Kurniawan et al. for one model, as a flat ``{name: float}`` dict.
 
-    Multiclass: ``hard_accuracy, hard_micro_f1, hard_macro_f1, soft_accuracy, soft_micro_f1,
-    soft_macro_f1, po_jsd, entropy_correlation``. Multilabel: ``hard_micro_f1, hard_macro_f1,
-    soft_micro_f1, soft_macro_f1, po_jsd, entropy_correlation`` (multilabel definitions). Undefined values are NaN (entropy correlation with fewer than 2 items is NaN here
-    instead of raising); ``skip_undefined`` as in :func:`soft_prfs`. ``lewidi=True`` adds
-    ``lewidi_manhattan`` and, for multiclass, ``lewidi_cross_entropy`` (and
-    ``lewidi_wasserstein`` when ``ordinal_values`` is given), unrounded.
+    .. math:: \{\mathrm{acc}, F_1^{\mu}, F_1^{M}, \mathrm{soft\,acc}, F_1^{\mu,\mathrm{soft}},
+       F_1^{M,\mathrm{soft}}, \mathrm{PO\text{-}JSD}, r_\eta\}(P, Q)
+
+    each as defined in Kurniawan et al. (2025), sections 3.1 (multiclass) and 3.2 (multilabel; no
+    hard or soft accuracy there), see the functions of the same names. Undefined values are NaN
+    (entropy correlation with fewer than 2 items too, instead of raising).
+
+    Parameters
+    ----------
+    P : array_like of shape (N, K)
+        Human judgement distribution: rows are items, columns the labels in inventory order.
+    Q : array_like of shape (N, K)
+        Model output, same layout.
+    multilabel : bool, default False
+        Multiclass rows must sum to 1; multilabel entries are independent probabilities in [0, 1].
+    skip_undefined : bool, default False
+        As in :func:`soft_prfs`.
+    lewidi : bool, default False
+        Add ``lewidi_manhattan`` and, multiclass, ``lewidi_cross_entropy``, unrounded.
+    ordinal_values : sequence of float, optional
+        Also add ``lewidi_wasserstein`` with these bin positions.
+
+    Returns
+    -------
+    dict of str to float
+        Multiclass keys ``hard_accuracy, hard_micro_f1, hard_macro_f1, soft_accuracy,
+        soft_micro_f1, soft_macro_f1, po_jsd, entropy_correlation``.
+
+    References
+    ----------
+    .. [1] Kurniawan, Mistica, Baldwin and Lau (2025). "Training and Evaluating with Human Label
+       Variation: An Empirical Study". arXiv:2502.01891. Sections 3.1 and 3.2.
+
+    Examples
+    --------
+    Figure 1 of the paper, one item with P = (0.5, 0.5) and Q = (0.2, 0.8), plus two more:
+
+    >>> import numpy as np
+    >>> P = np.array([[0.5, 0.5], [1.0, 0.0], [0.2, 0.8]])
+    >>> Q = np.array([[0.2, 0.8], [0.9, 0.1], [0.4, 0.6]])
+    >>> {k: round(v, 4) for k, v in evaluate(P, Q).items()}  # doctest: +NORMALIZE_WHITESPACE
+    {'hard_accuracy': 0.6667, 'hard_micro_f1': 0.6667, 'hard_macro_f1': 0.6667,
+     'soft_accuracy': 0.8, 'soft_micro_f1': 0.8, 'soft_macro_f1': 0.7991, 'po_jsd': 0.9467,
+     'entropy_correlation': 0.7025}
     """
     P, Q = _check(P, Q, multilabel=multilabel)
     out: dict[str, float] = {}
@@ -505,8 +1105,43 @@ def undefined_notes(
     multilabel: bool = False,
     labels: Sequence[str] | None = None,
 ) -> list[str]:
-    """Plain-language notes on every metric that is undefined (NaN) for these inputs and why,
-    naming the classes involved (``docs/conventions.md``). Empty when everything is defined."""
+    r"""Plain-language notes on every metric that is undefined (NaN) here, and why.
+
+    .. math:: F_{1,k} = \frac{2 m_k}{p_k + q_k} = \frac{0}{0} \text{ when } p_k = q_k = 0
+
+    The undefined cases of the reference code of Kurniawan et al. (2025), section 3: zero class
+    mass in the soft class-wise scores, constant entropies in the entropy correlation.
+
+    Parameters
+    ----------
+    P : array_like of shape (N, K)
+        Human judgement distribution: rows are items, columns the labels in inventory order.
+    Q : array_like of shape (N, K)
+        Model output, same layout.
+    multilabel : bool, default False
+        Multiclass rows must sum to 1; multilabel entries are independent probabilities in [0, 1].
+    labels : sequence of str, optional
+        Label names used in the notes.
+
+    Returns
+    -------
+    list of str
+        Empty when every metric is defined.
+
+    References
+    ----------
+    .. [1] Kurniawan, Mistica, Baldwin and Lau (2025). "Training and Evaluating with Human Label
+       Variation: An Empirical Study". arXiv:2502.01891. Sections 3.1 and 3.2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> P = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    >>> for note in undefined_notes(P, P, labels=["a", "b", "c"]):
+    ...     print(note[:59])
+    class 'c' has no mass in the judgements nor the predictions
+    entropy correlation is undefined: the item entropies of the
+    """
     P, Q = _check(P, Q, multilabel=multilabel)
     notes: list[str] = []
     p, q = P.sum(axis=0), Q.sum(axis=0)
@@ -541,9 +1176,39 @@ def undefined_notes(
 
 
 def undefined_reason(metric: str, value: float, notes: Sequence[str]) -> str:
-    """Why ``value`` of ``metric`` is undefined, from :func:`undefined_notes` (the notes naming
-    the metric, else all of them); empty when ``value`` is a number. For tables and downloads:
-    every NaN shown carries its reason."""
+    r"""Why ``value`` of ``metric`` is undefined, from :func:`undefined_notes`.
+
+    .. math:: \text{reason}(m, v) = \text{the notes naming } m \text{ if } v = \mathrm{NaN}, \text{ else } \varnothing
+
+    Every NaN shown in a table or download carries its reason (Kurniawan et al. 2025, section 3,
+    reference conventions).
+
+    Parameters
+    ----------
+    metric : str
+        Metric name as in :func:`evaluate`.
+    value : float
+        Its value.
+    notes : sequence of str
+        The output of :func:`undefined_notes`.
+
+    Returns
+    -------
+    str
+        Empty when ``value`` is a number.
+
+    References
+    ----------
+    .. [1] Kurniawan, Mistica, Baldwin and Lau (2025). "Training and Evaluating with Human Label
+       Variation: An Empirical Study". arXiv:2502.01891. Section 3.
+
+    Examples
+    --------
+    >>> print(repr(undefined_reason("soft_macro_f1", 0.5, ["x"])))
+    ''
+    >>> print(undefined_reason("soft_macro_f1", float("nan"), []))
+    soft_macro_f1 is undefined (0/0) on these items.
+    """
     if not (isinstance(value, float) and np.isnan(value)):
         return ""
     named = [n for n in notes if metric.replace("_", " ") in n.lower()]
@@ -559,15 +1224,46 @@ def per_item(
     item_ids: Sequence[str] | None = None,
     ordinal_values: Sequence[float] | None = None,
 ) -> pd.DataFrame:
-    """Per-item value of every item-decomposable metric (means of these columns give the
-    dataset metrics).
+    r"""Per-item value of every item-decomposable metric (their means give the dataset metrics).
 
-    Columns: ``hard_correct`` (multiclass: argmax match; multilabel: the >0.5 sets are equal),
-    ``soft_overlap`` (``sum_k min(P_ik, Q_ik)``; multiclass soft accuracy is its mean),
-    ``jsd`` (bits; multilabel: mean over labels of the binary JSD), ``po_jsd`` (``1 - jsd``),
-    ``entropy_p``, ``entropy_q`` (normalised; multilabel: mean binary entropy over labels),
-    ``manhattan`` (LeWiDi 2025, unrounded), ``cross_entropy`` (LeWiDi 2023, multiclass) and
-    ``wasserstein`` (when ``ordinal_values`` is given).
+    .. math:: \mathrm{soft\_overlap}_i = \sum_k \min(P_{ik}, Q_{ik}), \quad
+       \mathrm{po\_jsd}_i = 1 - \mathrm{JSD}(p_i, q_i)
+
+    Kurniawan et al. (2025), section 3.1: soft accuracy and PO-JSD are means of these columns.
+
+    Parameters
+    ----------
+    P : array_like of shape (N, K)
+        Human judgement distribution: rows are items, columns the labels in inventory order.
+    Q : array_like of shape (N, K)
+        Model output, same layout.
+    multilabel : bool, default False
+        Multiclass rows must sum to 1; multilabel entries are independent probabilities in [0, 1].
+    item_ids : sequence of str, optional
+        Index of the result (default ``0 .. N-1``).
+    ordinal_values : sequence of float, optional
+        Adds a ``wasserstein`` column.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``item_id`` with columns ``hard_correct, soft_overlap, jsd, po_jsd, entropy_p,
+        entropy_q, manhattan`` and, multiclass, ``cross_entropy`` (and ``wasserstein``).
+
+    References
+    ----------
+    .. [1] Kurniawan, Mistica, Baldwin and Lau (2025). "Training and Evaluating with Human Label
+       Variation: An Empirical Study". arXiv:2502.01891. Section 3.1.
+
+    Examples
+    --------
+    Figure 1 of the paper, one item with P = (0.5, 0.5) and Q = (0.2, 0.8), plus two more:
+
+    >>> import numpy as np
+    >>> P = np.array([[0.5, 0.5], [1.0, 0.0], [0.2, 0.8]])
+    >>> Q = np.array([[0.2, 0.8], [0.9, 0.1], [0.4, 0.6]])
+    >>> print(per_item(P, Q)["soft_overlap"].round(2).tolist())
+    [0.7, 0.9, 0.8]
     """
     P, Q = _check(P, Q, multilabel=multilabel)
     T, R = _hard_indicators(P, Q, multilabel)
@@ -600,9 +1296,50 @@ def classwise_table(
     multilabel: bool = False,
     labels: Sequence[str] | None = None,
 ) -> pd.DataFrame:
-    """Tidy class-wise table: one row per (kind in hard/soft, label) with ``precision, recall,
-    f1, support`` (hard support = count of true items, soft support = judgement mass) and
-    ``note`` (why a value is undefined; empty when all are defined)."""
+    r"""Tidy class-wise table of the hard and soft precision, recall, F1 and support.
+
+    .. math:: F_{1,k}^{\mathrm{soft}} = \frac{2 m_k}{p_k + q_k}, \quad
+       F_{1,k}^{\mathrm{hard}} = \frac{2\,TP_k}{2\,TP_k + FP_k + FN_k}
+
+    Kurniawan et al. (2025), section 3.1 and Appendix A (see :func:`hard_prfs`, :func:`soft_prfs`).
+
+    Parameters
+    ----------
+    P : array_like of shape (N, K)
+        Human judgement distribution: rows are items, columns the labels in inventory order.
+    Q : array_like of shape (N, K)
+        Model output, same layout.
+    multilabel : bool, default False
+        Multiclass rows must sum to 1; multilabel entries are independent probabilities in [0, 1].
+    labels : sequence of str, optional
+        Label names (length K).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (``kind`` in hard/soft, ``label``) with ``precision, recall, f1, support`` and
+        ``note`` (why a value is undefined).
+
+    References
+    ----------
+    .. [1] Kurniawan, Mistica, Baldwin and Lau (2025). "Training and Evaluating with Human Label
+       Variation: An Empirical Study". arXiv:2502.01891. Section 3.1 and Appendix A.
+
+    Examples
+    --------
+    Figure 1 of the paper, one item with P = (0.5, 0.5) and Q = (0.2, 0.8), plus two more:
+
+    >>> import numpy as np
+    >>> P = np.array([[0.5, 0.5], [1.0, 0.0], [0.2, 0.8]])
+    >>> Q = np.array([[0.2, 0.8], [0.9, 0.1], [0.4, 0.6]])
+    >>> table = classwise_table(P, Q, labels=["no", "yes"])
+    >>> print(table[["kind", "label", "f1"]].round(3).to_string(index=False))
+    kind label    f1
+    hard    no 0.667
+    hard   yes 0.667
+    soft    no 0.812
+    soft   yes 0.786
+    """
     P, Q = _check(P, Q, multilabel=multilabel)
     K = P.shape[1]
     names = list(labels) if labels is not None else [str(k) for k in range(K)]
@@ -736,16 +1473,55 @@ def bootstrap_ci(
     ordinal_values: Sequence[float] | None = None,
     chunk: int | None = None,
 ) -> pd.DataFrame:
-    """Percentile bootstrap confidence intervals over items for every :func:`evaluate` metric.
+    r"""Percentile bootstrap confidence intervals over items for every :func:`evaluate` metric.
 
-    Each of ``n_boot`` resamples draws N items with replacement (``numpy.random.default_rng
-    (seed)``); metrics are computed for all resamples at once from item-level sums weighted by
-    the draw counts (vectorised over resamples, processed in memory-bounded chunks).
-    ``lewidi`` and ``ordinal_values`` add the LeWiDi distances as in :func:`evaluate`.
-    Returns a DataFrame indexed by metric with ``value`` (the point estimate), ``lower``,
-    ``upper``, ``sd`` (bootstrap standard deviation), ``n_valid`` (resamples where the metric is
-    defined), ``n_boot``, ``seed`` and ``level``. Resamples where a metric is undefined are
-    left out of its interval.
+    .. math:: [\hat\theta^*_{(\alpha/2)}, \hat\theta^*_{(1-\alpha/2)}], \quad
+       \hat\theta^*_b = m(P_{I_b}, Q_{I_b}),\; I_b \sim \mathrm{Uniform}\{1..N\}^N
+
+    Efron and Tibshirani (1993), chapter 13 (percentile interval). Each resample draws N items with
+    replacement (``numpy.random.default_rng(seed)``); all resamples are computed at once from
+    item-level sums weighted by the draw counts. Resamples where a metric is undefined are left
+    out of its interval (``n_valid``).
+
+    Parameters
+    ----------
+    P : array_like of shape (N, K)
+        Human judgement distribution: rows are items, columns the labels in inventory order.
+    Q : array_like of shape (N, K)
+        Model output, same layout.
+    multilabel : bool, default False
+        Multiclass rows must sum to 1; multilabel entries are independent probabilities in [0, 1].
+    n_boot : int, default 1000
+        Number of resamples.
+    seed : int, default 0
+        Seed of the resampling.
+    level : float, default 0.95
+        Coverage of the interval.
+    skip_undefined, lewidi, ordinal_values
+        As in :func:`evaluate`.
+    chunk : int, optional
+        Resamples per vectorised block (memory bound).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by metric with ``value, lower, upper, sd, n_valid, n_boot, seed, level``.
+
+    References
+    ----------
+    .. [1] Efron and Tibshirani (1993). "An Introduction to the Bootstrap". Chapter 13.
+    .. [2] Kurniawan et al. (2025), arXiv:2502.01891. Section 3 (the metrics).
+
+    Examples
+    --------
+    Figure 1 of the paper, one item with P = (0.5, 0.5) and Q = (0.2, 0.8), plus two more:
+
+    >>> import numpy as np
+    >>> P = np.array([[0.5, 0.5], [1.0, 0.0], [0.2, 0.8]])
+    >>> Q = np.array([[0.2, 0.8], [0.9, 0.1], [0.4, 0.6]])
+    >>> ci = bootstrap_ci(P, Q, n_boot=200, seed=0)
+    >>> print(ci.loc["soft_accuracy", ["value", "lower", "upper"]].round(3).tolist())
+    [0.8, 0.7, 0.9]
     """
     P, Q = _check(P, Q, multilabel=multilabel)
     if n_boot < 1:

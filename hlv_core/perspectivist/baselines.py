@@ -48,10 +48,37 @@ def _fill(test: pd.DataFrame, *choices: pd.Series) -> pd.Series:
 
 
 def majority_baseline(splits: PerspectivistSplits) -> pd.DataFrame:
-    """Majority vote of the training annotators on each test text; texts without training labels
-    (every text in a strict split) get the majority label of the whole training split.
+    r"""Majority vote of the training annotators on each test text.
 
-    Returns predictions ``annotator_id, item_id, label`` for every test pair."""
+    .. math:: \hat y_{ut} = \arg\max_c \#\{a \in A_{\mathrm{train}} : y_{at} = c\}
+
+    (texts without training labels get the training majority). An HLV Lens reference point on
+    PERSEVAL's user-disjoint splits (section 3.1); PERSEVAL's own baselines (section 6) are
+    trained models without user information.
+
+    Parameters
+    ----------
+    splits : PerspectivistSplits
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``annotator_id, item_id, label`` for every test pair.
+
+    References
+    ----------
+    .. [1] Lo, Casola, Sezerer, Basile et al. (2025). "PERSEVAL: A Framework for Perspectivist
+       Classification Evaluation". EMNLP 2025. Sections 3.1 and 6.
+
+    Examples
+    --------
+    >>> from hlv_core.samples import load_sample
+    >>> from hlv_core.perspectivist import make_splits
+    >>> dataset = load_sample("case_review")
+    >>> splits = make_splits(dataset, seed=0, baseline=True)
+    >>> len(majority_baseline(splits)) == len(splits.test)
+    True
+    """
     test = splits.test[PAIR_KEYS]
     per_text = _argmax_labels(_counts(splits.train, ["item_id"]), splits.labels)
     label = _fill(test, test["item_id"].map(per_text),
@@ -60,10 +87,37 @@ def majority_baseline(splits: PerspectivistSplits) -> pd.DataFrame:
 
 
 def trait_majority_baseline(splits: PerspectivistSplits, dimension: str) -> pd.DataFrame:
-    """Per-trait-group majority (named task): each test user gets the majority label of the
-    training annotators sharing their value of ``dimension`` on that text; fallbacks in order:
-    the text's majority over all training annotators, the trait group's majority over all its
-    training labels, the training majority."""
+    r"""Per-trait-group majority for the named task.
+
+    .. math:: \hat y_{ut} = \arg\max_c \#\{a \in A_{\mathrm{train}} : d(a) = d(u),\; y_{at} = c\}
+
+    with fallbacks (the text's majority, the group's majority, the training majority). An HLV
+    Lens reference point using the user traits of PERSEVAL's named task (section 3.2).
+
+    Parameters
+    ----------
+    splits : PerspectivistSplits
+    dimension : str
+        Trait column.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    References
+    ----------
+    .. [1] Lo, Casola, Sezerer, Basile et al. (2025). "PERSEVAL: A Framework for Perspectivist
+       Classification Evaluation". EMNLP 2025. Section 3.2.
+
+    Examples
+    --------
+    >>> from hlv_core.samples import load_sample
+    >>> from hlv_core.perspectivist import make_splits
+    >>> dataset = load_sample("case_review")
+    >>> splits = make_splits(dataset, seed=0, baseline=True)
+    >>> len(trait_majority_baseline(splits, "group")) == len(splits.test)
+    True
+    """
     if splits.traits is None or dimension not in splits.traits.columns:
         raise ValueError(f"trait {dimension!r} is not available (named splits with that "
                          "trait are needed).")
@@ -83,8 +137,34 @@ def trait_majority_baseline(splits: PerspectivistSplits, dimension: str) -> pd.D
 
 
 def user_majority_baseline(splits: PerspectivistSplits) -> pd.DataFrame:
-    """Per-user majority of each test user's adaptation labels (unnamed task); users without
-    adaptation labels get the training majority. Needs ``adaptation`` "train" or "test"."""
+    r"""Per-user majority of each test user's adaptation labels (unnamed task).
+
+    .. math:: \hat y_{ut} = \arg\max_c \#\{t' \in \mathrm{adapt}(u) : y_{ut'} = c\}
+
+    PERSEVAL, section 3.1 (adaptation scenarios); users without adaptation labels get the
+    training majority. Needs ``adaptation`` "train" or "test".
+
+    Parameters
+    ----------
+    splits : PerspectivistSplits
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    References
+    ----------
+    .. [1] Lo, Casola, Sezerer, Basile et al. (2025). "PERSEVAL: A Framework for Perspectivist
+       Classification Evaluation". EMNLP 2025. Section 3.1.
+
+    Examples
+    --------
+    >>> from hlv_core.samples import load_sample
+    >>> from hlv_core.perspectivist import make_splits
+    >>> splits = make_splits(load_sample("case_review"), seed=0, adaptation="test")
+    >>> len(user_majority_baseline(splits)) == len(splits.test)
+    True
+    """
     if splits.adaptation_mode is False:
         raise ValueError("the per-user majority baseline needs adaptation labels "
                          "(adaptation='train' or 'test').")
@@ -99,10 +179,37 @@ def user_majority_baseline(splits: PerspectivistSplits) -> pd.DataFrame:
 def run_baselines(
     splits: PerspectivistSplits, *, dimensions: list[str] | None = None
 ) -> tuple[dict[str, pd.DataFrame], dict[str, str]]:
-    """Every applicable baseline: ``({name: predictions}, {name: reason skipped})``.
+    r"""Every applicable baseline: ``({name: predictions}, {name: reason skipped})``.
 
-    ``majority vote``; ``trait majority (<dimension>)`` for each trait dimension of a named
-    split (``dimensions`` to restrict); ``user majority`` when adaptation labels exist."""
+    .. math:: \hat y_{ut} = \arg\max_c \#\{\text{votes for } c\} \text{ over the baseline's voters}
+
+    majority vote, trait majority per dimension (named task), user majority (adaptation labels):
+    HLV Lens reference points on PERSEVAL's splits (sections 3.1-3.2).
+
+    Parameters
+    ----------
+    splits : PerspectivistSplits
+    dimensions : list of str, optional
+
+    Returns
+    -------
+    tuple of (dict, dict)
+
+    References
+    ----------
+    .. [1] Lo, Casola, Sezerer, Basile et al. (2025). "PERSEVAL: A Framework for Perspectivist
+       Classification Evaluation". EMNLP 2025. Sections 3.1-3.2.
+
+    Examples
+    --------
+    >>> from hlv_core.samples import load_sample
+    >>> from hlv_core.perspectivist import make_splits
+    >>> dataset = load_sample("case_review")
+    >>> splits = make_splits(dataset, seed=0, baseline=True)
+    >>> predictions, skipped = run_baselines(splits)
+    >>> list(predictions)[:2], list(skipped)
+    (['majority vote', 'trait majority (group)'], ['user majority'])
+    """
     models = {"majority vote": majority_baseline(splits)}
     skipped: dict[str, str] = {}
     if splits.traits is not None:
@@ -123,13 +230,41 @@ def item_predictions_per_user(
     test: pd.DataFrame,
     labels: Sequence[str],
 ) -> tuple[dict[str, pd.DataFrame], list[str]]:
-    """Item-level models as per-(user, text) predictions on the test pairs.
+    r"""Item-level models as per-(user, text) predictions on the test pairs.
 
-    Each model's label for a text is the argmax of its summed probabilities over ``labels``
-    (ties: lowest inventory index, ``docs/conventions.md``) and is given to every test user of the
-    text. Models are named ``"<model> (item-level)"``, in sorted order; a model that does not
-    predict every test text is left out with a note. ``test``: the split's test pairs
-    (``annotator_id, item_id, ...``); returns ``({name: annotator_id, item_id, label}, notes)``."""
+    .. math:: \hat y_{ut} = \arg\max_k \sum q_{tk} \text{ (ties: lowest inventory index), for every user } u
+
+    (an item-level model predicts the same label for every user of a text; evaluated at the
+    annotation level as PERSEVAL, section 5).
+
+    Parameters
+    ----------
+    predictions : pandas.DataFrame or None
+        Item-level predictions ``model, item_id, label, prob``.
+    test : pandas.DataFrame
+        The split's test pairs.
+    labels : sequence of str
+
+    Returns
+    -------
+    tuple of (dict of str to pandas.DataFrame, list of str)
+        Models named ``"<model> (item-level)"`` and notes on left-out models.
+
+    References
+    ----------
+    .. [1] Lo, Casola, Sezerer, Basile et al. (2025). "PERSEVAL: A Framework for Perspectivist
+       Classification Evaluation". EMNLP 2025. Section 5.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> test = pd.DataFrame({"annotator_id": ["u1", "u2"], "item_id": ["t1", "t1"]})
+    >>> preds = pd.DataFrame({"model": "m", "item_id": "t1", "label": ["a", "b"],
+    ...                       "prob": [0.3, 0.7]})
+    >>> models, notes = item_predictions_per_user(preds, test, ["a", "b"])
+    >>> models["m (item-level)"]["label"].tolist()
+    ['b', 'b']
+    """
     rows = item_level_predictions(predictions)
     if rows is None:
         return {}, []

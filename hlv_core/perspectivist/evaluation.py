@@ -271,18 +271,75 @@ def _level_frame(counts: np.ndarray, index: pd.Index, labels: tuple[str, ...]) -
 
 
 def is_unknown_trait(values: pd.Series) -> np.ndarray:
+    r"""Which trait values count as unknown (skipped by the trait-level means).
+
+    .. math:: \mathrm{unknown}(v) \iff v \text{ missing or } v \in \mathrm{UNKNOWN\_TRAIT\_VALUES}
+
+    PERSEVAL, section 5 (trait-level metrics skip the "UNK" values).
+
+    Parameters
+    ----------
+    values : pandas.Series
+
+    Returns
+    -------
+    ndarray of bool, shape (len(values),)
+
+    References
+    ----------
+    .. [1] Lo, Casola, Sezerer, Basile et al. (2025). "PERSEVAL: A Framework for Perspectivist
+       Classification Evaluation". EMNLP 2025. Section 5.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> is_unknown_trait(pd.Series(["GenX", "UNK", None])).tolist()
+    [False, True, True]
+    """
     return (values.isna() | values.astype(str).isin(list(UNKNOWN_TRAIT_VALUES))).to_numpy()
 
 
 @dataclass(frozen=True)
 class PerspectivistReport:
-    """Result of :func:`evaluate`.
+    r"""Result of :func:`evaluate`: PERSEVAL scores at four levels.
 
-    Each level table has one row per group and columns ``n`` (instances), ``accuracy`` and
-    ``<metric>:<label>`` for metric in precision/recall/f1 and label in the inventory plus
-    ``macro`` (NaN = class absent from the group's gold and predictions).
-    ``global_`` has one row (``"all"``); ``per_user`` is indexed by ``annotator_id``,
-    ``per_text`` by ``item_id``, ``per_trait`` by (``dimension``, ``value``) with ``n_users``.
+    .. math:: F_{1,c}(g) = \frac{2\,TP_c(g)}{2\,TP_c(g) + FP_c(g) + FN_c(g)}, \quad
+       F_{1,c}^{\mathrm{user}} = \frac{1}{|U_c|} \sum_{u \in U_c} F_{1,c}(u)
+
+    PERSEVAL, section 5: global (all instances pooled), user-level and text-level (per group,
+    then the unweighted mean over the groups where the class occurs), trait-level (instances of
+    the users with a value pooled, then the mean over the dimension's known values).
+
+    Attributes
+    ----------
+    global_ : pandas.DataFrame
+        One row ``"all"``; columns ``n``, ``accuracy`` and ``<metric>:<label>`` for metric in
+        precision/recall/f1 and label in the inventory plus ``macro``.
+    per_user, per_text : pandas.DataFrame
+        Indexed by ``annotator_id`` / ``item_id``, the same columns (NaN = class absent).
+    per_trait : pandas.DataFrame
+        Indexed by (``dimension``, ``value``), with ``n_users``.
+
+    References
+    ----------
+    .. [1] Lo, Casola, Sezerer, Basile et al. (2025). "PERSEVAL: A Framework for Perspectivist
+       Classification Evaluation". EMNLP 2025. Section 5.
+
+    Examples
+    --------
+    The PERSEVAL library's toy case: 3 test users, 4 texts, 11 (user, text) instances:
+
+    >>> import pandas as pd
+    >>> pairs = [("u1", "t1"), ("u1", "t2"), ("u1", "t3"), ("u1", "t4"), ("u2", "t1"),
+    ...          ("u2", "t2"), ("u2", "t3"), ("u2", "t4"), ("u3", "t2"), ("u3", "t3"), ("u3", "t4")]
+    >>> gold = pd.DataFrame(pairs, columns=["annotator_id", "item_id"]).assign(
+    ...     label=list("00011011000"))
+    >>> predictions = gold.assign(label=list("01110001000"))
+    >>> traits = pd.DataFrame({"Gender": ["F", "M", "F"], "Generation": ["GenX", "GenY", "UNK"]},
+    ...                       index=pd.Index(["u1", "u2", "u3"], name="annotator_id"))
+    >>> report = evaluate(predictions, gold, traits=traits)
+    >>> print(report.per_user["accuracy"].round(3).tolist())
+    [0.5, 0.5, 1.0]
     """
 
     global_: pd.DataFrame
@@ -352,24 +409,61 @@ def evaluate(
     positive: str | None = None,
     absent: Literal["skip", "zero"] = "skip",
 ) -> PerspectivistReport:
-    """PERSEVAL metrics of per-(user, text) predictions (Lo, Casola et al. section 5, ``docs/conventions.md``, PERSEVAL).
+    r"""PERSEVAL metrics of per-(user, text) predictions.
+
+    .. math:: F_{1,c}(g) = \frac{2\,TP_c(g)}{2\,TP_c(g) + FP_c(g) + FN_c(g)}, \quad
+       F_{1,c}^{\mathrm{user}} = \frac{1}{|U_c|} \sum_{u \in U_c} F_{1,c}(u)
+
+    Lo, Casola et al. (2025), section 5: precision, recall and F1 per class and macro, and
+    accuracy, globally and per user, text and trait value (zero_division = 0; a class absent from
+    a group's gold and predictions is left out of that group, so its mean runs over the groups
+    where it occurs, reported as ``n_groups``; ``absent="zero"`` counts it as 0). Binary tasks
+    report the positive class. The Perspectives screen's F1.
 
     Parameters
     ----------
-    predictions, gold : DataFrame
-        Columns ``annotator_id`` (or ``user_id``), ``item_id`` (or ``text_id``), ``label``.
-        Exactly the same (user, text) pairs: missing or extra pairs raise
-        :class:`~hlv_core.io.DataError` naming them; so do duplicate pairs and unknown labels.
-    traits : DataFrame, optional
-        Indexed by ``annotator_id`` (or with that column), one column per trait dimension;
-        values in :data:`UNKNOWN_TRAIT_VALUES` or missing are skipped.
-    labels : sequence, optional
-        Label inventory (default: sorted gold labels, numeric order for numbers).
+    predictions, gold : pandas.DataFrame
+        Long tables ``annotator_id, item_id, label`` with exactly the same (user, text) pairs.
+        Missing, extra or duplicate pairs and unknown labels raise :class:`~hlv_core.io.DataError`.
+    traits : pandas.DataFrame, optional
+        Indexed by ``annotator_id``, one column per trait dimension.
+    labels : sequence of str, optional
+        Label inventory (default: sorted gold labels).
     positive : str, optional
-        The positive class of a binary task (default: the second label of a two-label
-        inventory, "1" for 0/1); ``None`` for multi-class tasks.
-    absent : "skip" | "zero"
-        Group means skip classes absent from a group (reference) or count them as 0.
+        Positive class of a binary task (default: the second label).
+    absent : {"skip", "zero"}, default "skip"
+
+    Returns
+    -------
+    PerspectivistReport
+        ``.summary()`` is the tidy table ``level, label, metric, value, n_groups``.
+
+    References
+    ----------
+    .. [1] Lo, Casola, Sezerer, Basile et al. (2025). "PERSEVAL: A Framework for Perspectivist
+       Classification Evaluation". EMNLP 2025. Section 5; Section 7 (the library).
+
+    Examples
+    --------
+    The PERSEVAL library's toy case: 3 test users, 4 texts, 11 (user, text) instances:
+
+    >>> import pandas as pd
+    >>> pairs = [("u1", "t1"), ("u1", "t2"), ("u1", "t3"), ("u1", "t4"), ("u2", "t1"),
+    ...          ("u2", "t2"), ("u2", "t3"), ("u2", "t4"), ("u3", "t2"), ("u3", "t3"), ("u3", "t4")]
+    >>> gold = pd.DataFrame(pairs, columns=["annotator_id", "item_id"]).assign(
+    ...     label=list("00011011000"))
+    >>> predictions = gold.assign(label=list("01110001000"))
+    >>> traits = pd.DataFrame({"Gender": ["F", "M", "F"], "Generation": ["GenX", "GenY", "UNK"]},
+    ...                       index=pd.Index(["u1", "u2", "u3"], name="annotator_id"))
+    >>> s = evaluate(predictions, gold, traits=traits).summary()
+    >>> f1 = s[(s.metric == "f1") & (s.label == "1")]
+    >>> print(f1[["level", "value", "n_groups"]].round(3).to_string(index=False))
+               level  value  n_groups
+              global   0.50         1
+                user   0.50         2
+                text   0.25         4
+        trait:Gender   0.50         2
+    trait:Generation   0.50         2
     """
     if absent not in ("skip", "zero"):
         raise ValueError(f"absent must be 'skip' or 'zero'; got {absent!r}.")
@@ -455,11 +549,47 @@ def _trait_frames(prep: _Prepared, traits: pd.DataFrame | None) -> pd.DataFrame:
 
 def trait_gaps(report: PerspectivistReport, *, metric: str = "f1",
                label: str = "macro") -> pd.DataFrame:
-    """Gap between the best- and worst-served trait value of each dimension [OURS].
+    r"""Gap between the best- and worst-served trait value of each dimension.
 
-    ``gap = max_v score_v - min_v score_v`` over the dimension's known values with a defined
-    score (``metric`` of ``label``, or ``metric="accuracy"``). Columns ``dimension, best_value,
-    best, worst_value, worst, gap, n_values``."""
+    .. math:: \mathrm{gap}_d = \max_v m_{d,v} - \min_v m_{d,v}
+
+    over the dimension's known values with a defined score :math:`m` (the trait-level scores of
+    PERSEVAL, section 5).
+
+    Parameters
+    ----------
+    report : PerspectivistReport
+    metric : str, default "f1"
+        ``precision``, ``recall``, ``f1`` or ``accuracy``.
+    label : str, default "macro"
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``dimension, best_value, best, worst_value, worst, gap, n_values``.
+
+    References
+    ----------
+    .. [1] Lo, Casola, Sezerer, Basile et al. (2025). "PERSEVAL: A Framework for Perspectivist
+       Classification Evaluation". EMNLP 2025. Section 5.
+
+    Examples
+    --------
+    The PERSEVAL library's toy case: 3 test users, 4 texts, 11 (user, text) instances:
+
+    >>> import pandas as pd
+    >>> pairs = [("u1", "t1"), ("u1", "t2"), ("u1", "t3"), ("u1", "t4"), ("u2", "t1"),
+    ...          ("u2", "t2"), ("u2", "t3"), ("u2", "t4"), ("u3", "t2"), ("u3", "t3"), ("u3", "t4")]
+    >>> gold = pd.DataFrame(pairs, columns=["annotator_id", "item_id"]).assign(
+    ...     label=list("00011011000"))
+    >>> predictions = gold.assign(label=list("01110001000"))
+    >>> traits = pd.DataFrame({"Gender": ["F", "M", "F"], "Generation": ["GenX", "GenY", "UNK"]},
+    ...                       index=pd.Index(["u1", "u2", "u3"], name="annotator_id"))
+    >>> gaps = trait_gaps(evaluate(predictions, gold, traits=traits))
+    >>> first = gaps.iloc[0]
+    >>> print(first["dimension"], first["best_value"], first["worst_value"], round(first["gap"], 2))
+    Gender F M 0.15
+    """
     column = "accuracy" if metric == "accuracy" else f"{metric}:{label}"
     if column not in report.per_trait.columns:
         raise ValueError(f"unknown metric/label {metric!r}/{label!r}.")
@@ -487,14 +617,51 @@ def bootstrap_users(
     seed: int = 0,
     ci: float = 0.95,
 ) -> pd.DataFrame:
-    """Percentile bootstrap CIs over test users (cluster bootstrap; [OURS], ``docs/conventions.md``, PERSEVAL bootstrap).
+    r"""Percentile bootstrap confidence intervals over test users (cluster bootstrap).
 
-    One replicate draws U users with replacement (multinomial weights ``W``, shape (B, U));
-    every score is recomputed from weighted per-user confusion counts: global (pooled counts
-    ``W @ C``), user-level (weighted mean of per-user scores over users where the class occurs)
-    and each trait value (counts of that value's resampled users pooled) and its dimension mean.
-    Returns ``level, group, label, metric, estimate, low, high, sd, n_boot, seed`` with
-    ``group`` = ``"all"`` (global / level means) or the trait value.
+    .. math:: W \sim \mathrm{Multinomial}(U, \mathbf{1}/U), \quad \hat m^*_b = m(W_b C)
+
+    every PERSEVAL score (section 5) recomputed from the per-user confusion counts C weighted by
+    the resampled users (Field and Welsh 2007 for the cluster bootstrap; percentile interval).
+
+    Parameters
+    ----------
+    predictions, gold : pandas.DataFrame
+        Long tables ``annotator_id, item_id, label`` with exactly the same (user, text) pairs.
+    traits : pandas.DataFrame, optional
+    labels : sequence of str, optional
+    n_boot : int, default 1000
+    seed : int, default 0
+    ci : float, default 0.95
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``level, group, label, metric, estimate, low, high, sd, n_boot, seed``.
+
+    References
+    ----------
+    .. [1] Lo, Casola, Sezerer, Basile et al. (2025). "PERSEVAL: A Framework for Perspectivist
+       Classification Evaluation". EMNLP 2025. Section 5.
+    .. [2] Field and Welsh (2007). "Bootstrapping clustered data". JRSS B 69(3).
+
+    Examples
+    --------
+    The PERSEVAL library's toy case: 3 test users, 4 texts, 11 (user, text) instances:
+
+    >>> import pandas as pd
+    >>> pairs = [("u1", "t1"), ("u1", "t2"), ("u1", "t3"), ("u1", "t4"), ("u2", "t1"),
+    ...          ("u2", "t2"), ("u2", "t3"), ("u2", "t4"), ("u3", "t2"), ("u3", "t3"), ("u3", "t4")]
+    >>> gold = pd.DataFrame(pairs, columns=["annotator_id", "item_id"]).assign(
+    ...     label=list("00011011000"))
+    >>> predictions = gold.assign(label=list("01110001000"))
+    >>> traits = pd.DataFrame({"Gender": ["F", "M", "F"], "Generation": ["GenX", "GenY", "UNK"]},
+    ...                       index=pd.Index(["u1", "u2", "u3"], name="annotator_id"))
+    >>> boot = bootstrap_users(predictions, gold, n_boot=200, seed=0)
+    >>> first = boot.iloc[0]
+    >>> print(first["level"], first["metric"], round(float(first["estimate"]), 3), first["low"],
+    ...       first["high"])
+    global accuracy 0.636 0.5 1.0
     """
     if n_boot < 1:
         raise ValueError("n_boot must be >= 1.")
@@ -589,14 +756,49 @@ def soft_user_scores(
     labels: tuple[str, ...] | list[str],
     values: dict[str, float] | None = None,
 ) -> pd.DataFrame:
-    """Per-user soft accuracy and (expected) absolute error of per-(user, text) outputs [OURS].
+    r"""Per-user soft accuracy and expected absolute error of per-(user, text) outputs.
 
-    ``predictions``: long ``annotator_id, item_id, label, prob`` (a distribution over labels
-    per pair; hard labels without ``prob`` count as prob 1). For pair i with gold label y_i and
-    predicted distribution q_i: soft accuracy = q_i[y_i]; absolute error =
-    sum_k q_ik |v_k - v_{y_i}| (v = numeric label values; ordinal outputs). Returns one row per
-    user (``n, soft_accuracy, abs_error``); the user-level score is the unweighted mean of the
-    rows. Missing/extra pairs raise :class:`~hlv_core.io.DataError`.
+    .. math:: \mathrm{soft\,acc}_i = q_i[y_i], \quad \mathrm{abs\,err}_i = \sum_k q_{ik}\,|v_k - v_{y_i}|
+
+    per pair i, averaged per user (the user-level reading of PERSEVAL, section 5, for
+    distributions over labels; soft accuracy as Kurniawan et al. 2025, section 3.1, on a one-hot
+    target).
+
+    Parameters
+    ----------
+    predictions : pandas.DataFrame
+        ``annotator_id, item_id, label, prob`` (hard labels without ``prob`` count as 1).
+    gold : pandas.DataFrame
+    labels : sequence of str
+    values : dict of str to float, optional
+        Numeric label values (ordinal outputs).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per user: ``n, soft_accuracy, abs_error``.
+
+    References
+    ----------
+    .. [1] Lo, Casola, Sezerer, Basile et al. (2025). "PERSEVAL: A Framework for Perspectivist
+       Classification Evaluation". EMNLP 2025. Section 5.
+    .. [2] Kurniawan et al. (2025), arXiv:2502.01891. Section 3.1.
+
+    Examples
+    --------
+    The PERSEVAL library's toy case: 3 test users, 4 texts, 11 (user, text) instances:
+
+    >>> import pandas as pd
+    >>> pairs = [("u1", "t1"), ("u1", "t2"), ("u1", "t3"), ("u1", "t4"), ("u2", "t1"),
+    ...          ("u2", "t2"), ("u2", "t3"), ("u2", "t4"), ("u3", "t2"), ("u3", "t3"), ("u3", "t4")]
+    >>> gold = pd.DataFrame(pairs, columns=["annotator_id", "item_id"]).assign(
+    ...     label=list("00011011000"))
+    >>> predictions = gold.assign(label=list("01110001000"))
+    >>> traits = pd.DataFrame({"Gender": ["F", "M", "F"], "Generation": ["GenX", "GenY", "UNK"]},
+    ...                       index=pd.Index(["u1", "u2", "u3"], name="annotator_id"))
+    >>> scores = soft_user_scores(predictions.assign(prob=1.0), gold, labels=["0", "1"])
+    >>> print(scores["soft_accuracy"].tolist())
+    [0.5, 0.5, 1.0]
     """
     labels = tuple(str(x) for x in labels)
     pred = _standardise(predictions, "predictions")
@@ -646,16 +848,47 @@ def lewidi_scores(
     scale: float | None = None,
     decimals: int | None = None,
 ) -> dict[str, float]:
-    """LeWiDi 2025 Task B (perspectivist) scores, lower is better.
+    r"""LeWiDi 2025 Task B (perspectivist) scores, lower is better.
 
-    * error rate (MP): mean over texts of the share of the text's annotators whose label is
-      mispredicted, ``(1/N) sum_i (1/a_i) sum_a [t_ia != p_ia]`` (= ``sum_a |t - p| / a`` for
-      0/1 labels);
-    * normalised absolute distance (CSC, Par): ``(1/N) sum_i (1/a_i) sum_a |v(t_ia) - v(p_ia)|
-      / s`` with ``s = scale`` (default: number of labels: 6 for CSC 1-6, 11 for Par -5..5).
+    .. math:: \mathrm{ER} = \frac{1}{N} \sum_i \frac{1}{a_i} \sum_a [t_{ia} \ne p_{ia}], \quad
+       \mathrm{NAD} = \frac{1}{N} \sum_i \frac{1}{a_i} \sum_a \frac{|v(t_{ia}) - v(p_{ia})|}{s}
 
-    ``decimals`` rounds each text's score and the mean like the official notebook (default: no
-    rounding). Pair checks as :func:`evaluate`.
+    error rate (MP) and normalised absolute distance (CSC, Par; ``s`` = number of labels by
+    default), as in the organisers' evaluation notebook; ``decimals`` rounds like it.
+
+    Parameters
+    ----------
+    predictions, gold : pandas.DataFrame
+        Long tables ``annotator_id, item_id, label`` with exactly the same (user, text) pairs.
+    labels : sequence of str, optional
+    values : dict of str to float, optional
+    scale : float, optional
+    decimals : int, optional
+
+    Returns
+    -------
+    dict of str to float
+        ``error_rate, normalised_absolute_distance, scale, n_texts``.
+
+    References
+    ----------
+    .. [1] LeWiDi 2025, the third Learning With Disagreements shared task (NLPerspectives at
+       EMNLP 2025). Task B evaluation, as in the organisers' evaluation notebook.
+
+    Examples
+    --------
+    The PERSEVAL library's toy case: 3 test users, 4 texts, 11 (user, text) instances:
+
+    >>> import pandas as pd
+    >>> pairs = [("u1", "t1"), ("u1", "t2"), ("u1", "t3"), ("u1", "t4"), ("u2", "t1"),
+    ...          ("u2", "t2"), ("u2", "t3"), ("u2", "t4"), ("u3", "t2"), ("u3", "t3"), ("u3", "t4")]
+    >>> gold = pd.DataFrame(pairs, columns=["annotator_id", "item_id"]).assign(
+    ...     label=list("00011011000"))
+    >>> predictions = gold.assign(label=list("01110001000"))
+    >>> traits = pd.DataFrame({"Gender": ["F", "M", "F"], "Generation": ["GenX", "GenY", "UNK"]},
+    ...                       index=pd.Index(["u1", "u2", "u3"], name="annotator_id"))
+    >>> lewidi_scores(predictions, gold)["error_rate"]
+    0.375
     """
     prep = _prepare(predictions, gold, labels)
     v = _values(prep.labels, values)
@@ -682,7 +915,47 @@ def compare_models(
     traits: pd.DataFrame | None = None,
     labels: tuple[str, ...] | list[str] | None = None,
 ) -> pd.DataFrame:
-    """``evaluate`` every model; the summaries stacked with a ``model`` column (tidy)."""
+    r"""Evaluate every model with :func:`evaluate`; the summaries stacked (tidy).
+
+    .. math:: F_{1,c}(g) = \frac{2\,TP_c(g)}{2\,TP_c(g) + FP_c(g) + FN_c(g)}, \quad
+       F_{1,c}^{\mathrm{user}} = \frac{1}{|U_c|} \sum_{u \in U_c} F_{1,c}(u)
+
+    PERSEVAL, section 5, per model.
+
+    Parameters
+    ----------
+    models : dict of str to pandas.DataFrame
+        Name -> predictions.
+    gold : pandas.DataFrame
+    traits : pandas.DataFrame, optional
+    labels : sequence of str, optional
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model, level, label, metric, value, n_groups``.
+
+    References
+    ----------
+    .. [1] Lo, Casola, Sezerer, Basile et al. (2025). "PERSEVAL: A Framework for Perspectivist
+       Classification Evaluation". EMNLP 2025. Section 5.
+
+    Examples
+    --------
+    The PERSEVAL library's toy case: 3 test users, 4 texts, 11 (user, text) instances:
+
+    >>> import pandas as pd
+    >>> pairs = [("u1", "t1"), ("u1", "t2"), ("u1", "t3"), ("u1", "t4"), ("u2", "t1"),
+    ...          ("u2", "t2"), ("u2", "t3"), ("u2", "t4"), ("u3", "t2"), ("u3", "t3"), ("u3", "t4")]
+    >>> gold = pd.DataFrame(pairs, columns=["annotator_id", "item_id"]).assign(
+    ...     label=list("00011011000"))
+    >>> predictions = gold.assign(label=list("01110001000"))
+    >>> traits = pd.DataFrame({"Gender": ["F", "M", "F"], "Generation": ["GenX", "GenY", "UNK"]},
+    ...                       index=pd.Index(["u1", "u2", "u3"], name="annotator_id"))
+    >>> table = compare_models({"m": predictions}, gold)
+    >>> print(table.iloc[0][["model", "level", "metric"]].tolist())
+    ['m', 'global', 'accuracy']
+    """
     frames = []
     for name, preds in models.items():
         summary = evaluate(preds, gold, traits=traits, labels=labels).summary()
@@ -694,9 +967,38 @@ def compare_models(
 
 
 def gold_for_pairs(predictions: pd.DataFrame, dataset: Dataset) -> pd.DataFrame:
-    """The dataset's labels for the (user, text) pairs of ``predictions`` (evaluate a model on
-    its own test pairs). Pairs the dataset has no label for raise a :class:`DataError` that names
-    them."""
+    r"""The dataset's labels for the (user, text) pairs of ``predictions``.
+
+    .. math:: \mathrm{gold} = \{(u, t, y_{ut}) : (u, t) \in \mathrm{predictions}\}
+
+    (evaluation at the annotation level, PERSEVAL section 5); pairs without a label raise a
+    :class:`~hlv_core.io.DataError` that names them.
+
+    Parameters
+    ----------
+    predictions : pandas.DataFrame
+        ``annotator_id, item_id, ...``.
+    dataset : hlv_core.io.Dataset
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``annotator_id, item_id, label``.
+
+    References
+    ----------
+    .. [1] Lo, Casola, Sezerer, Basile et al. (2025). "PERSEVAL: A Framework for Perspectivist
+       Classification Evaluation". EMNLP 2025. Section 5.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from hlv_core.samples import load_sample
+    >>> pairs = pd.DataFrame({"annotator_id": ["lawyer_08"], "item_id": ["case_002"],
+    ...                       "label": ["liable"]})
+    >>> gold_for_pairs(pairs, load_sample("case_review"))["label"].tolist()
+    ['unclear']
+    """
     pred = _standardise(predictions, "predictions")
     ann = long_annotations(dataset)
     merged = pred[PAIR_KEYS].drop_duplicates().merge(ann, on=PAIR_KEYS, how="left", indicator=True)
@@ -716,20 +1018,74 @@ _HEADLINE_LEVELS = ("global", "user", "text")
 
 
 def headline_label(labels: Sequence[str]) -> str:
-    """The class the headline F1 is about: the positive class (the second label of the inventory)
-    for binary tasks, ``"macro"`` otherwise (Lo, Casola et al. report the positive class for binary tasks;
-    ``docs/conventions.md``)."""
+    r"""The class the headline F1 is about: the positive class of a binary task, else "macro".
+
+    .. math:: h = \begin{cases} \text{labels}[1] & K = 2 \\ \text{macro} & K > 2 \end{cases}
+
+    PERSEVAL, section 6 (positive-class F1 for the binary datasets, macro for DICES, Table 3).
+
+    Parameters
+    ----------
+    labels : sequence of str
+
+    Returns
+    -------
+    str
+
+    References
+    ----------
+    .. [1] Lo, Casola, Sezerer, Basile et al. (2025). "PERSEVAL: A Framework for Perspectivist
+       Classification Evaluation". EMNLP 2025. Sections 5-6, Table 3.
+
+    Examples
+    --------
+    >>> headline_label(["0", "1"]), headline_label(["no", "unsure", "yes"])
+    ('1', 'macro')
+    """
     return str(labels[1]) if len(labels) == 2 else "macro"
 
 
 def headline_table(summary: pd.DataFrame, labels: Sequence[str]) -> pd.DataFrame:
-    """One row per model (order of first appearance): ``model``, ``global/user/text F1 (<h>)``
-    with ``h`` = :func:`headline_label`, ``global macro F1`` (binary tasks only), ``global
-    accuracy`` and ``user accuracy``.
+    r"""One row per model: the headline F1 at the global, user and text levels, and accuracy.
 
-    F1 at a level is the unweighted mean of the per-group F1 over the groups where the class
-    occurs (users, texts; the global level pools every instance), as in
-    :meth:`PerspectivistReport.summary`. Missing values are NaN."""
+    .. math:: F_{1,c}(g) = \frac{2\,TP_c(g)}{2\,TP_c(g) + FP_c(g) + FN_c(g)}, \quad
+       F_{1,c}^{\mathrm{user}} = \frac{1}{|U_c|} \sum_{u \in U_c} F_{1,c}(u)
+
+    with the class of :func:`headline_label` (PERSEVAL, section 5; Tables 2-5).
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        :func:`compare_models` output.
+    labels : sequence of str
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model``, ``global/user/text F1 (<h>)``, ``global macro F1`` (binary only),
+        ``global accuracy``, ``user accuracy``.
+
+    References
+    ----------
+    .. [1] Lo, Casola, Sezerer, Basile et al. (2025). "PERSEVAL: A Framework for Perspectivist
+       Classification Evaluation". EMNLP 2025. Section 5; Tables 2-5.
+
+    Examples
+    --------
+    The PERSEVAL library's toy case: 3 test users, 4 texts, 11 (user, text) instances:
+
+    >>> import pandas as pd
+    >>> pairs = [("u1", "t1"), ("u1", "t2"), ("u1", "t3"), ("u1", "t4"), ("u2", "t1"),
+    ...          ("u2", "t2"), ("u2", "t3"), ("u2", "t4"), ("u3", "t2"), ("u3", "t3"), ("u3", "t4")]
+    >>> gold = pd.DataFrame(pairs, columns=["annotator_id", "item_id"]).assign(
+    ...     label=list("00011011000"))
+    >>> predictions = gold.assign(label=list("01110001000"))
+    >>> traits = pd.DataFrame({"Gender": ["F", "M", "F"], "Generation": ["GenX", "GenY", "UNK"]},
+    ...                       index=pd.Index(["u1", "u2", "u3"], name="annotator_id"))
+    >>> row = headline_table(compare_models({"m": predictions}, gold), ["0", "1"]).iloc[0]
+    >>> print(row["user F1 (1)"], row["text F1 (1)"], round(row["global macro F1"], 3))
+    0.5 0.25 0.607
+    """
     head = headline_label(labels)
     binary = head != "macro"
     s = summary[summary["level"].isin(_HEADLINE_LEVELS)]
@@ -750,9 +1106,44 @@ def headline_table(summary: pd.DataFrame, labels: Sequence[str]) -> pd.DataFrame
 
 
 def worst_groups(table: pd.DataFrame, column: str, n: int = 10) -> pd.DataFrame:
-    """The ``n`` worst-served groups of a per-user or per-text table of
-    :class:`~hlv_core.perspectivist.PerspectivistReport` (``per_user`` / ``per_text``): rows
-    where ``column`` (e.g. ``"f1:macro"``, ``"accuracy"``) is defined, lowest value first, ties
-    broken by more instances (``n``) first. Columns ``n`` and ``column``."""
+    r"""The ``n`` worst-served groups of a per-user or per-text table.
+
+    .. math:: \text{order by } (m_g \uparrow, n_g \downarrow)
+
+    of a PERSEVAL user- or text-level score (section 5).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        ``PerspectivistReport.per_user`` or ``.per_text``.
+    column : str
+        e.g. ``"f1:macro"``, ``"accuracy"``.
+    n : int, default 10
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``n`` and ``column``.
+
+    References
+    ----------
+    .. [1] Lo, Casola, Sezerer, Basile et al. (2025). "PERSEVAL: A Framework for Perspectivist
+       Classification Evaluation". EMNLP 2025. Section 5.
+
+    Examples
+    --------
+    The PERSEVAL library's toy case: 3 test users, 4 texts, 11 (user, text) instances:
+
+    >>> import pandas as pd
+    >>> pairs = [("u1", "t1"), ("u1", "t2"), ("u1", "t3"), ("u1", "t4"), ("u2", "t1"),
+    ...          ("u2", "t2"), ("u2", "t3"), ("u2", "t4"), ("u3", "t2"), ("u3", "t3"), ("u3", "t4")]
+    >>> gold = pd.DataFrame(pairs, columns=["annotator_id", "item_id"]).assign(
+    ...     label=list("00011011000"))
+    >>> predictions = gold.assign(label=list("01110001000"))
+    >>> traits = pd.DataFrame({"Gender": ["F", "M", "F"], "Generation": ["GenX", "GenY", "UNK"]},
+    ...                       index=pd.Index(["u1", "u2", "u3"], name="annotator_id"))
+    >>> worst_groups(evaluate(predictions, gold).per_user, "accuracy", 2).index.tolist()
+    ['u1', 'u2']
+    """
     defined = table[["n", column]].dropna()
     return defined.sort_values([column, "n"], ascending=[True, False]).head(n)

@@ -40,12 +40,36 @@ def trait_table(
     n_bins: int = 4,
     unknown_values: tuple[str, ...] = UNKNOWN_TRAIT_VALUES,
 ) -> pd.DataFrame:
-    """Annotator traits as strings, indexed by ``annotator_id`` (missing/unknown -> NA).
+    r"""Annotator traits as strings, indexed by ``annotator_id`` (missing or unknown -> NA).
 
-    Numeric trait columns with more than ``max_numeric_values`` distinct values (e.g. age) are
-    binned into ``n_bins`` quantile bins labelled with their ranges ([OURS]: PERSEVAL maps age to
-    generations; a generic dashboard cannot know the cut points, quantiles give groups of similar
-    size). Columns with no known value are dropped.
+    .. math:: \text{bin}(x) = q \iff x \in [Q_{q}, Q_{q+1}) \text{ (quantile bins of many-valued numbers)}
+
+    PERSEVAL, section 3.2 (user representation by traits; it maps age to generations, here
+    numeric traits with more than ``max_numeric_values`` values get ``n_bins`` quantile bins).
+
+    Parameters
+    ----------
+    annotators : pandas.DataFrame or None
+        ``annotator_id`` plus trait columns.
+    max_numeric_values : int, default 12
+    n_bins : int, default 4
+    unknown_values : tuple of str
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    References
+    ----------
+    .. [1] Lo, Casola, Sezerer, Basile et al. (2025). "PERSEVAL: A Framework for Perspectivist
+       Classification Evaluation". EMNLP 2025. Section 3.2.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = trait_table(pd.DataFrame({"annotator_id": ["a", "b"], "group": ["x", "UNK"]}))
+    >>> table["group"].isna().tolist()
+    [False, True]
     """
     if annotators is None or "annotator_id" not in annotators.columns:
         return pd.DataFrame(index=pd.Index([], name="annotator_id", dtype=object))
@@ -83,12 +107,43 @@ def _has_traits(traits: pd.DataFrame) -> bool:
 # ----------------------------------------------------------------------------------- splits
 @dataclass(frozen=True)
 class PerspectivistSplits:
-    """User-disjoint PERSEVAL splits (long DataFrames ``annotator_id, item_id, label``).
+    r"""User-disjoint PERSEVAL splits (long tables ``annotator_id, item_id, label``).
 
-    ``train`` holds the training annotators' labels (+ the test users' adaptation labels when
-    ``adaptation == "train"``); ``adaptation`` the test users' adaptation labels when
-    ``adaptation == "test"`` (empty otherwise); ``test`` the test users' labels to predict. The
-    test split does not depend on ``adaptation`` or ``extended`` for a given seed (PERSEVAL 3.4).
+    .. math:: U_{\mathrm{test}} \cap A_{\mathrm{train}} = \varnothing
+
+    PERSEVAL, section 3.1 (test users disjoint from training annotators), with the adaptation
+    scenarios and the extended training set of sections 3.1-3.3.
+
+    Attributes
+    ----------
+    train, adaptation, test : pandas.DataFrame
+        Training labels, the test users' adaptation labels (``adaptation="test"``), the labels to
+        predict.
+    train_users, test_users : tuple of str
+    labels : tuple of str
+        Label inventory.
+    traits : pandas.DataFrame or None
+        :func:`trait_table` of the annotators.
+    adaptation_mode : {False, "train", "test"}
+    extended, named : bool
+    seed : int
+    test_user_share, adaptation_share, train_only_text_share : float
+        The settings used.
+    dropped_users, notes : tuple of str
+        Test users dropped (too few labels) and why.
+
+    References
+    ----------
+    .. [1] Lo, Casola, Sezerer, Basile et al. (2025). "PERSEVAL: A Framework for Perspectivist
+       Classification Evaluation". EMNLP 2025. Sections 3.1-3.3.
+
+    Examples
+    --------
+    >>> from hlv_core.samples import load_sample
+    >>> dataset = load_sample("case_review")
+    >>> splits = make_splits(dataset, seed=0, baseline=True)
+    >>> set(splits.test.annotator_id) & set(splits.train.annotator_id)
+    set()
     """
 
     train: pd.DataFrame
@@ -207,6 +262,33 @@ def _id_set(column: pd.Series) -> set:
 
 
 def long_annotations(dataset: Dataset) -> pd.DataFrame:
+    r"""The dataset's annotations as one label per (user, text).
+
+    .. math:: \{(u, t, y_{ut})\}
+
+    the annotation-level instances of PERSEVAL (section 3); multi-label and ranking data raise a
+    :class:`~hlv_core.io.DataError`.
+
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``annotator_id, item_id, label``.
+
+    References
+    ----------
+    .. [1] Lo, Casola, Sezerer, Basile et al. (2025). "PERSEVAL: A Framework for Perspectivist
+       Classification Evaluation". EMNLP 2025. Section 3.
+
+    Examples
+    --------
+    >>> from hlv_core.samples import load_sample
+    >>> sorted(long_annotations(load_sample("case_review")).columns)[:2]
+    ['annotator_id', 'item_id']
+    """
     if dataset.task not in ("multiclass", "rating"):
         raise DataError(
             f"perspectivist evaluation needs one label per (user, text); dataset "
@@ -316,39 +398,56 @@ def make_splits(
     min_adaptation: int | None = None,
     stratify: str | None = None,
 ) -> PerspectivistSplits:
-    """PERSEVAL splits: test users disjoint from training annotators (Lo, Casola et al. section 3).
+    r"""PERSEVAL splits: test users disjoint from the training annotators.
 
-    Protocol (vectorised, seedable with ``numpy.random.default_rng(seed)``; the reference uses
-    Python ``random`` with seed 42, so the exact users differ):
+    .. math:: n_{\mathrm{test}} = \mathrm{round}(\mathrm{test\_user\_share} \cdot n_{\mathrm{users}}),
+       \quad U_{\mathrm{test}} \cap A_{\mathrm{train}} = \varnothing
 
-    1. ``n_test = round(test_user_share * n_users)`` (at least 1, at most n_users - 1) test users
-       are drawn from the sorted annotator ids.
-    2. ``train_only_text_share`` of the texts (random) are reserved for training (the reference
-       does this for dense data such as HS-Brexit); test users' labels on them are dropped.
-       ``"auto"`` picks the smallest share on the grid 0, .05, ..., .9 that keeps test instances
-       <= ``max_test_share`` of (training + test) instances (the fork's ``auto_split``).
-    3. Adaptation texts: the texts of a random ``adaptation_share`` of the test users' remaining
-       annotations; they are adaptation texts for every test user who labelled them, all other
-       texts of test users are test texts. This is done for every ``adaptation`` mode so the test
-       split is the same across modes.
-    4. Test users with fewer than ``min_test`` test labels or fewer than ``min_adaptation``
-       (default 1 when ``adaptation_share > 0``) adaptation labels are dropped (reported).
-    5. ``adaptation="train"`` adds the adaptation labels to training; ``"test"`` keeps them as a
-       separate split; ``False`` discards them.
-    6. ``extended=False`` (strict) removes every training label of a test text; ``True`` keeps
-       labels of test texts given by training annotators.
+    Lo, Casola et al. (2025), section 3.1 (user-disjoint split, adaptation texts), 3.3 (extended
+    training set). Protocol, seeded with ``numpy.random.default_rng(seed)`` (the reference uses
+    Python ``random`` with seed 42, so the exact users differ): draw the test users; reserve
+    ``train_only_text_share`` of the texts for training; pick adaptation texts from a random
+    ``adaptation_share`` of the test users' annotations; drop test users below ``min_test`` /
+    ``min_adaptation``; ``adaptation="train"`` adds adaptation labels to training, ``"test"``
+    keeps them apart; ``extended=False`` removes training labels of test texts. ``stratify``
+    draws the test users per trait value.
 
-    ``stratify`` (a trait column) draws the test users per trait value instead of from all users
-    at once: ``max(1, round(test_user_share * n_value))`` from every value with at least two
-    users (unknown values form one group), so every group is represented among the test users
-    (the reference stratifies HS-Brexit by group).
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        Multiclass or rating data.
+    test_user_share : float, default 0.2
+    adaptation : {False, "train", "test"}, default False
+    extended : bool, default False
+    seed : int, default 0
+    named : bool, optional
+        Named task (default: whether the dataset has traits).
+    baseline : bool, default False
+        Allow the unnamed task without adaptation.
+    adaptation_share : float, default 0.05
+    train_only_text_share : float or "auto", default 0.0
+    max_test_share : float, default 0.2
+    min_test : int, default 1
+    min_adaptation : int, optional
+    stratify : str, optional
+        Trait column.
 
-    ``named`` (default: whether the dataset has annotator traits) selects the named task; the
-    unnamed task without adaptation is refused (the model would know nothing about the test
-    users) unless ``baseline=True``. The reference checks (:meth:`PerspectivistSplits.check`)
-    run on the result.
+    Returns
+    -------
+    PerspectivistSplits
 
-    Raises :class:`~hlv_core.io.DataError` for unusable data or settings.
+    References
+    ----------
+    .. [1] Lo, Casola, Sezerer, Basile et al. (2025). "PERSEVAL: A Framework for Perspectivist
+       Classification Evaluation". EMNLP 2025. Sections 3.1 and 3.3.
+
+    Examples
+    --------
+    >>> from hlv_core.samples import load_sample
+    >>> dataset = load_sample("case_review")
+    >>> splits = make_splits(dataset, seed=0, baseline=True)
+    >>> print(len(splits.train), len(splits.test), splits.test.annotator_id.nunique())
+    325 275 2
     """
     if adaptation not in ADAPTATION_MODES or isinstance(adaptation, bool) and adaptation:
         raise ValueError(f"adaptation must be False, 'train' or 'test'; got {adaptation!r}.")
