@@ -124,7 +124,9 @@ def running_app(env_overrides: dict[str, str], log_name: str = "server.log",
 def app_url(tmp_path_factory):
     """The app, with the review database in a temporary folder (never the user's data dir)."""
     db = tmp_path_factory.mktemp("review") / "r.sqlite3"
-    with running_app({"HLV_REVIEW_DB": str(db)}) as url:
+    # one server per pytest-xdist worker, each with its own log
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    with running_app({"HLV_REVIEW_DB": str(db)}, f"server_{worker}.log") as url:
         yield url
 
 
