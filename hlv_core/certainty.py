@@ -536,14 +536,20 @@ def sweep(
         raise ValueError("ks and ao_depth must be >= 1")
     cert_rows, acc_rows, case_frames, infos = [], [], [], []
     preds = predictions or {}
-    if point is None:
-        base = point_estimate(model, data, n_classes=n_classes,
-                              tie_split=sampler_kwargs.get("tie_split", True))
-    else:
+    if point is not None:
         base = np.asarray(point, dtype=float)
         if base.ndim != 2:
             raise ValueError("point must be the (N, K) point estimate")
-    K = base.shape[1]
+    elif model == "pl" and not preds and (risk is None or not any(
+            math.isinf(float(r)) for r in reliabilities)):
+        # The PL maximum-likelihood fit is as slow as a Gibbs run, and no number needs it here:
+        # the samples come from the Gibbs sampler, and at reliability inf every sample is the
+        # point estimate, so its certainty is 1 by construction (certain_by_construction).
+        base = None
+    else:
+        base = point_estimate(model, data, n_classes=n_classes,
+                              tie_split=sampler_kwargs.get("tie_split", True))
+    K = base.shape[1] if base is not None else _pl_n_classes(data, n_classes)
     ks = [k for k in ks if k <= K]
     ao = None if ao_depth is None else min(int(ao_depth), K)
     depth = max(ks + ([ao] if ao else []) + [1])
@@ -560,13 +566,19 @@ def sweep(
                              "metric": "deterministic_average_overlap", "mean": det, "sd": 0.0,
                              "min": det, "max": det})
     n_r = len(reliabilities)
+    n_cases = len(data)
     engine = None
     for i, r in enumerate(reliabilities):
         if progress is not None:
             progress(i / n_r, f"{model}: reliability {r}")
         kwargs = dict(reliability=r, n_samples=n_samples, seed=seed, prior=prior,
                       n_classes=n_classes, return_info=True, **sampler_kwargs)
-        if math.isinf(float(r)):  # the point estimate for every sample
+        if math.isinf(float(r)) and base is None:  # certain by construction, nothing to draw
+            check_sampler_args(r, n_samples)
+            top = None
+            info = {"model": model, "reliability": math.inf, "n_samples": int(n_samples),
+                    "seed": seed}
+        elif math.isinf(float(r)):  # the point estimate for every sample
             check_sampler_args(r, n_samples)
             top = np.ascontiguousarray(np.broadcast_to(
                 topk_sets(base, depth).astype(np.int32)[:, None, :],
@@ -587,12 +599,13 @@ def sweep(
             top = topk_sets(x, depth)
             del x
         infos.append(info)
-        per_case = {"model": model, "reliability": float(r), "case": np.arange(top.shape[0])}
+        per_case = {"model": model, "reliability": float(r), "case": np.arange(n_cases)}
         if item_ids is not None:
             per_case["item_id"] = list(item_ids)
-        keys = {k: _set_keys(top[..., :k], K) for k in ks}
+        keys = {k: _set_keys(top[..., :k], K) for k in ks} if top is not None else {}
         for k in ks:
-            c = _max_key_frequency(keys[k], K if k == 1 else None)
+            c = (_max_key_frequency(keys[k], K if k == 1 else None) if top is not None
+                 else np.ones(n_cases))
             per_case[f"certainty_top{k}"] = c
             cert_rows.append({"model": model, "reliability": float(r), "k": k,
                               "mean_certainty": float(c.mean()),
@@ -628,6 +641,15 @@ def sweep(
         per_case=pd.concat(case_frames, ignore_index=True) if case_frames else pd.DataFrame(),
         info=infos,
     )
+
+
+def _pl_n_classes(selectors, n_classes: int | None) -> int:
+    """K of selectors as :func:`pl_mle` returns it: ``n_classes``, or the largest class id + 1
+    (the point estimate's width, without the fit)."""
+    if n_classes is not None:
+        return int(n_classes)
+    ids = [int(c) for case in selectors for reader in case for block in reader for c in block]
+    return max(ids, default=-1) + 1
 
 
 # ---------------------------------------------------------------------------------- tables
