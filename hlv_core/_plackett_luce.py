@@ -623,6 +623,7 @@ def pl_gibbs(
     exact_superclass_prior: bool = False,
     progress=None,
     block_scheme: str = "counts",
+    layout: Layout | None = None,
 ) -> tuple[Layout, np.ndarray, dict]:
     """Gibbs sampler of Caron & Doucet for the PL posterior, vectorised over cases and chains.
 
@@ -651,7 +652,8 @@ def pl_gibbs(
     above :func:`_gibbs_counts`), so the cost does not grow with r. ``"copies"``: every copy's
     ordering and arrival times drawn one by one (the formulation of the reference sampler;
     the samples of earlier versions of this package, seed for seed). Same posterior, other
-    random stream."""
+    random stream. ``layout``: ``build_layout(selectors, n_classes, with_super=True)`` when
+    the caller already has it (a sweep over reliabilities builds it once)."""
     if repetitions < 1 or int(repetitions) != repetitions:
         raise ValueError("PL reliability = repetitions of each reader: an integer >= 1")
     if block_scheme not in ("counts", "copies"):
@@ -659,7 +661,7 @@ def pl_gibbs(
     if n_samples < 1 or n_chains < 1 or burn_in < 0:
         raise ValueError("n_samples and n_chains must be >= 1, burn_in >= 0")
     reps = int(repetitions)
-    lay = build_layout(selectors, n_classes, with_super=True)
+    lay = build_layout(selectors, n_classes, with_super=True) if layout is None else layout
     rng = np.random.default_rng(seed)
     C = int(min(n_chains, n_samples))
     keep = -(-n_samples // C)

@@ -33,7 +33,7 @@ import pandas as pd
 from . import _plackett_luce as _pl
 from ._compact_sampler import compact_engine, sample_top_classes
 from ._compact_sampler import gamma_log_quantile as gamma_log_quantile  # tests, bench
-from ._plackett_luce import effective_sample_size, pl_gibbs, pl_log_likelihood
+from ._plackett_luce import build_layout, effective_sample_size, pl_gibbs, pl_log_likelihood
 from .aggregation import (
     MODELS,
     check_sampler_args,
@@ -568,6 +568,7 @@ def sweep(
     n_r = len(reliabilities)
     n_cases = len(data)
     engine = None
+    layout = None
     for i, r in enumerate(reliabilities):
         if progress is not None:
             progress(i / n_r, f"{model}: reliability {r}")
@@ -593,6 +594,10 @@ def sweep(
             info = {"model": model, "reliability": r_ok, "n_samples": int(n_samples),
                     "seed": seed, "compact": True}
         elif method == "compact":
+            if model == "pl" and "layout" not in kwargs:  # one layout for every reliability
+                if layout is None:
+                    layout = build_layout(data, n_classes, with_super=True)
+                kwargs["layout"] = layout
             top, info = sample_top_classes(model, data, depth=depth, **kwargs)
         else:
             x, info = sample_plausibilities(model, data, **kwargs)
