@@ -658,8 +658,9 @@ def _pl_n_classes(selectors, n_classes: int | None) -> int:
 
 
 # ---------------------------------------------------------------------------------- tables
-#: Plackett-Luce repeats every reader r times, so its cost grows with r: it runs at the integer
-#: reliabilities up to this value and at infinity (the maximum-likelihood point estimate).
+#: Plackett-Luce repeats every reader r times: it runs at the integer reliabilities up to this
+#: value and at infinity (the maximum-likelihood point estimate). The Gibbs sampler's default
+#: counts scheme costs the same at every r; its per-copy scheme's cost grows with r.
 PL_MAX_RELIABILITY = 10
 
 
