@@ -396,7 +396,8 @@ def _pl_top(lay, local: np.ndarray, rng: np.random.Generator, split: str, depth:
             u_vals[:] = m[:, :, None] * share[:, None, :]
             u_ids[:] = np.where(col[:du][None, :] < n_u[:, None], unranked_ids[:, :du], K)[:, None]
         else:
-            kth = np.sort(vals, axis=2)[:, :, -depth] if depth <= R else np.full((N, S), -np.inf)
+            kth = (np.partition(vals, R - depth, axis=2)[:, :, R - depth] if depth <= R
+                   else np.full((N, S), -np.inf))
             need = has_sup[:, None] & (m >= kth)  # (N, S): could an unranked class enter?
             _draw_unranked_top(rng, need, m, n_u, unranked_ids, du, chunk, u_vals, u_ids)
     cand_v = np.concatenate([vals, u_vals], axis=2)

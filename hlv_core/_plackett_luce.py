@@ -19,6 +19,7 @@ O(2^b b) instead of enumerating b! permutations (reference ``pl_samplers.py``).
 from __future__ import annotations
 
 import functools
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -760,6 +761,8 @@ def pl_gibbs(
     rate: float = 1.0,
     exact_superclass_prior: bool = False,
     progress=None,
+    block_scheme: str = "counts",
+    layout: Layout | None = None,
 ) -> tuple[Layout, np.ndarray, dict]:
     r"""Gibbs sampler of the Plackett-Luce posterior, vectorised over cases and chains.
 
@@ -787,6 +790,16 @@ def pl_gibbs(
     exact_superclass_prior : bool, default False
         Gamma(n_unranked * shape, rate) for the super-class.
     progress : callable, optional
+    block_scheme : {"counts", "copies"}, default "counts"
+        How the r copies of a reader are drawn. ``"counts"``: only the sums over copies that
+        the lambda update uses, drawn from their exact conditional law (multinomial splits of
+        the copies' walks through a tied block's subset states, a Gamma draw for the time in
+        each state), so the cost does not grow with r. ``"copies"``: every copy's ordering and
+        arrival times one by one (the reference sampler's formulation; earlier versions' samples
+        seed for seed). Same posterior, another random stream.
+    layout : Layout, optional
+        ``build_layout(selectors, n_classes, with_super=True)`` when the caller already has it
+        (a sweep over reliabilities builds it once).
 
     Returns
     -------
@@ -806,18 +819,20 @@ def pl_gibbs(
     >>> layout, samples, info = pl_gibbs([[[[0], [1]], [[0], [2]]]], 3, n_samples=20, seed=0,
     ...                                  burn_in=20, n_chains=2)
     >>> print(samples.shape, sorted(info))
-    (20, 3) ['burn_in', 'ess', 'iterations_per_chain', 'n_chains']
+    (20, 3) ['block_scheme', 'burn_in', 'ess', 'iterations_per_chain', 'n_chains']
     """
     if repetitions < 1 or int(repetitions) != repetitions:
         raise ValueError("PL reliability = repetitions of each reader: an integer >= 1")
+    if block_scheme not in ("counts", "copies"):
+        raise ValueError("block_scheme must be 'counts' or 'copies'")
     if n_samples < 1 or n_chains < 1 or burn_in < 0:
         raise ValueError("n_samples and n_chains must be >= 1, burn_in >= 0")
     reps = int(repetitions)
-    lay = build_layout(selectors, n_classes, with_super=True)
+    lay = build_layout(selectors, n_classes, with_super=True) if layout is None else layout
     rng = np.random.default_rng(seed)
     C = int(min(n_chains, n_samples))
     keep = -(-n_samples // C)
-    N, L = lay.n_cases, lay.n_local
+    N, L = lay.n_cases, lay.n_local  # noqa: F841 (N: the plain loop's notation)
     nB, E = len(lay.block_size), len(lay.entry_local)
     is_super = lay.local_class < 0
     shape_k = np.full(L, float(shape))
@@ -826,6 +841,10 @@ def pl_gibbs(
     post_shape = shape_k + reps * lay.case_n_readers[lay.local_case]
     n_unranked_by = reps * (lay.case_n_readers[lay.local_case] - lay.local_n_ranked_by)
     lam = rng.gamma(shape_k, 1.0, size=(C, L)) / rate
+    if block_scheme == "counts":
+        out = _gibbs_counts(lay, rng, lam, reps, post_shape, n_unranked_by, rate, burn_in,
+                            keep, progress)
+        return _finish_gibbs(lay, out, n_samples, burn_in, block_scheme)
     sizes = [int(b) for b in np.unique(lay.block_size)]
     groups = {}
     for b in sizes:
@@ -886,12 +905,18 @@ def pl_gibbs(
             out[it - burn_in] = lam
         if progress is not None and (it % 10 == 0 or it == total_iter - 1):
             progress((it + 1) / total_iter)
-    tot = _group_sum(out.reshape(keep * C, L), lay.local_case, N).reshape(keep, C, N)
-    norm = out / tot[..., lay.local_case]
+    return _finish_gibbs(lay, out, n_samples, burn_in, block_scheme)
+
+
+def _finish_gibbs(lay: Layout, out: np.ndarray, n_samples: int, burn_in: int, scheme: str):
+    """(layout, (S, L) samples normalised per case, info) from the kept draws (keep, C, L)."""
+    keep, C, L = out.shape
+    tot = _group_sum(out.reshape(keep * C, L), lay.local_case, lay.n_cases)
+    norm = out / tot.reshape(keep, C, lay.n_cases)[..., lay.local_case]
     ess = _case_ess(norm, lay)
     samples = norm.reshape(keep * C, L)[:n_samples]
     return lay, samples, {"ess": ess, "n_chains": C, "iterations_per_chain": keep,
-                          "burn_in": burn_in}
+                          "burn_in": burn_in, "block_scheme": scheme}
 
 
 def effective_sample_size(chains: np.ndarray) -> np.ndarray:
@@ -956,3 +981,231 @@ def _case_ess(norm: np.ndarray, lay: Layout) -> np.ndarray:
     ess = np.full(lay.n_cases, np.nan)
     ess[lay.local_case[top]] = effective_sample_size(norm[:, :, top])
     return ess
+
+
+# ---------------------------------------------------------------------------------- Gibbs, counts
+# Block scheme "counts" (default). A reader repeated r times contributes to the lambda update
+# only through sums over its r copies: per block, SD = sum of the copies' block durations and,
+# per class k of the block, SO_k = sum of the copies' arrival offsets of k. Given lambda, one
+# copy's draws inside a tied block B are a walk through subset states S (the classes already
+# drawn), empty -> B, staying an Exp(pool(S)) time in each state (Caron & Doucet's arrival times).
+# So with n_S = number of copies that pass through S and X_S = total time they spend there,
+#     SD = sum_{S != B} X_S,   SO_k = sum_{S not containing k} X_S,
+#     X_S | n_S ~ Gamma(n_S, 1) / pool(S)  (independent; sums of n_S iid exponentials),
+# and the counts n_S follow from splitting the r copies backwards from B along the posterior
+# walk (the subset DP: a copy at T came from T \ {k} with probability
+# f(T \ {k}) lambda_k / pool(T \ {k}) / f(T)), a multinomial per state. This is the same
+# conditional law of (SD, SO) as drawing every copy's ordering and exponentials, with a number
+# of draws that does not grow with r. Single-class blocks: SD = Gamma(r, 1) / pool.
+
+
+@functools.cache
+def _count_tables(b: int):
+    """Per popcount j = b..1: (states of the layer, their predecessors (n, j), incidence
+    (n * j, 2^b) of flows onto predecessor states); and the (2^b - 1, b) 0/1 matrix
+    'state S does not contain class k' for the pre-draw states S (every state but the full)."""
+    layers = []
+    for ms, bits, prev in reversed(_mask_layers(b)[1]):
+        n, j = bits.shape
+        inc = np.zeros((n * j, 1 << b))
+        inc[np.arange(n * j), prev.ravel()] = 1.0
+        layers.append((ms, bits, prev, inc))
+    states = np.arange((1 << b) - 1)
+    notk = ((states[:, None] >> np.arange(b)) & 1 == 0).astype(float)
+    return layers, notk
+
+
+def _block_sums_counts(rng: np.random.Generator, lam: np.ndarray, rest: np.ndarray, reps: int
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    """(SD (...,), SO (..., b)) of tied blocks lam (..., b) > 0, rest (...,) summed over ``reps``
+    copies, drawn by the counts scheme (see the section comment): two classes in closed form,
+    up to ``_MAX_ENUMERATED`` classes by enumerating the orderings, larger blocks by splitting
+    the copies backwards along the subset DP."""
+    b = lam.shape[-1]
+    if b == 2:
+        return _pair_sums_counts(rng, lam[..., 0], lam[..., 1], rest, reps)
+    if b <= _MAX_ENUMERATED:
+        return _orders_sums_counts(rng, lam, rest, reps)
+    W = 1 << b
+    lead = lam.shape[:-1]
+    logf, logpool, loglam = _block_forward_full(lam, rest)
+    layers, notk = _count_tables(b)
+    counts = np.zeros(lead + (W,))
+    counts[..., W - 1] = reps
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        for ms, bits, prev, inc in layers:  # split the copies at each state, popcount b..2
+            if bits.shape[1] == 1:
+                counts[..., 0] = reps  # popcount 1 -> the empty state: every copy
+                break
+            w = logf[..., prev] + loglam[..., bits] - logpool[..., prev]  # (..., n, j)
+            w[np.isnan(w)] = -np.inf
+            top = w.max(-1, keepdims=True)
+            p = np.exp(w - np.where(np.isfinite(top), top, 0.0))
+            tot = p.sum(-1, keepdims=True)
+            p = np.where(tot > 0, p / np.where(tot > 0, tot, 1.0), 1.0 / bits.shape[1])
+            flows = _multinomial_split(rng, counts[..., ms], p)
+            counts += (flows.reshape(-1, inc.shape[0]) @ inc).reshape(counts.shape)
+        x = rng.standard_gamma(counts[..., :W - 1])
+        x *= np.exp(-logpool[..., :W - 1])  # time spent in each pre-draw state
+    return x.sum(-1), x @ notk
+
+
+_MAX_ENUMERATED = 6  # b! orderings enumerated up to this block size (720)
+
+
+@functools.cache
+def _order_tables(b: int):
+    """For blocks of b classes: the b! orderings (P, b), the state (mask of classes drawn)
+    before each position (P, b), the 0/1 matrix (P, 2^b - 1) 'ordering passes through
+    pre-draw state S', the (b, 2^b) 0/1 matrix 'class k not in S' (pool sums) and its
+    pre-draw part (2^b - 1, b) transposed."""
+    perms = np.array(list(itertools.permutations(range(b))), dtype=np.intp)
+    before = np.zeros_like(perms)
+    before[:, 1:] = np.cumsum(1 << perms, axis=1)[:, :-1]
+    visits = np.zeros((len(perms), (1 << b) - 1))
+    visits[np.arange(len(perms))[:, None], before] = 1.0
+    out = ((np.arange(1 << b)[None, :] >> np.arange(b)[:, None]) & 1 == 0).astype(float)
+    return perms, before, visits, out, np.ascontiguousarray(out[:, :-1].T)
+
+
+def _orders_sums_counts(rng: np.random.Generator, lam: np.ndarray, rest: np.ndarray, reps: int
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """The counts scheme by enumeration: posterior probability of every ordering of the block
+    (prod_j lambda_(j) / pool(before j), normalised), the copies' orderings as one multinomial
+    draw, the visits of every pre-draw state from them, its time a Gamma draw."""
+    b = lam.shape[-1]
+    perms, before, visits, out, notk = _order_tables(b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logpool = np.log(lam @ out + rest[..., None])  # (..., 2^b): pool mass at each state
+        logp = (np.log(lam)[..., perms] - logpool[..., before]).sum(-1)  # (..., b!)
+    logp[np.isnan(logp)] = -np.inf
+    top = logp.max(-1, keepdims=True)
+    p = np.exp(logp - np.where(np.isfinite(top), top, 0.0))
+    tot = p.sum(-1, keepdims=True)
+    p = np.where(tot > 0, p / np.where(tot > 0, tot, 1.0), 1.0 / len(perms))
+    n = rng.multinomial(reps, p)  # (..., b!) copies per ordering
+    x = rng.standard_gamma(n @ visits)
+    x *= np.exp(-logpool[..., :-1])
+    return x.sum(-1), x @ notk
+
+
+def _pair_sums_counts(rng: np.random.Generator, la: np.ndarray, lc: np.ndarray,
+                      rest: np.ndarray, reps: int) -> tuple[np.ndarray, np.ndarray]:
+    """The counts scheme for blocks of two classes a, c in closed form: the order a-then-c has
+    posterior odds (la / P) (lc / (lc + rest)) : (lc / P) (la / (la + rest)), i.e. probability
+    (la + rest) / (la + lc + 2 rest); n copies take it (binomial), the other reps - n the
+    reverse; the times spent in the states (none drawn, a drawn, c drawn) are Gamma(reps),
+    Gamma(n), Gamma(reps - n) over their pool masses P = la + lc + rest, lc + rest, la + rest."""
+    pa, pc = la + rest, lc + rest  # pools once a (resp. c) is drawn: lc + rest is after a
+    den = pa + pc
+    p_ac = np.where(den > 0, pa / np.where(den > 0, den, 1.0), 0.5)
+    n_ac = rng.binomial(reps, p_ac).astype(float)
+    g = rng.standard_gamma(np.stack([np.full(la.shape, float(reps)), n_ac, reps - n_ac]))
+    x0 = g[0] / (la + pc)
+    xa = g[1] / np.maximum(pc, _TINY)  # a drawn: c and the rest remain
+    xc = g[2] / np.maximum(pa, _TINY)
+    return x0 + xa + xc, np.stack([x0 + xc, x0 + xa], axis=-1)
+
+
+def _multinomial_split(rng: np.random.Generator, n: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """Multinomial(n, p) over the last axis of p (..., j) by conditional binomials (one
+    vectorised binomial per category but the last)."""
+    j = p.shape[-1]
+    out = np.empty(p.shape)
+    left = n.astype(np.int64)
+    tail = np.cumsum(p[..., ::-1], axis=-1)[..., ::-1]  # sum_{m >= i} p_m, no cancellation
+    for i in range(j - 1):
+        q = np.clip(p[..., i] / np.where(tail[..., i] > 0, tail[..., i], 1.0), 0.0, 1.0)
+        x = rng.binomial(left, q)
+        out[..., i] = x
+        left = left - x
+    out[..., j - 1] = left
+    return out
+
+
+def _rest_matrix(lay: Layout):
+    """csr (B, L): row q has a 1 at every local slot of q's case still in the pool after
+    block q (not ranked by q's reader in blocks 1..q). rest = M @ lam; and the exposure time of
+    slot k in the lambda update is M.T @ SD + (entries of k) @ SO (every block q whose reader
+    leaves k in the pool during it)."""
+    from scipy import sparse
+
+    nB, L = len(lay.block_size), lay.n_local
+    block_case = lay.reader_case[lay.block_reader]
+    n_loc = np.bincount(lay.local_case, minlength=lay.n_cases)
+    first = np.concatenate([[0], np.cumsum(n_loc)[:-1]]).astype(np.int64)
+    width = n_loc[block_case]
+    rows = np.repeat(np.arange(nB), width)
+    cols = np.repeat(first[block_case], width) + (
+        np.arange(rows.size) - np.repeat(np.cumsum(width) - width, width))
+    # remove (q, slot) for slots ranked by q's reader at blocks <= q (blocks of a reader are
+    # consecutive, in rank order)
+    e_block = lay.entry_block
+    e_reader = lay.block_reader[e_block]
+    drop = []
+    for d in range(int(lay.reader_n_blocks.max(initial=1))):
+        q = e_block + d
+        ok = q < nB
+        ok[ok] = lay.block_reader[q[ok]] == e_reader[ok]
+        drop.append(q[ok] * L + lay.entry_local[ok])
+    keep = ~np.isin(rows * L + cols, np.concatenate(drop))
+    data = np.ones(int(keep.sum()))
+    return sparse.csr_matrix((data, (rows[keep], cols[keep])), shape=(nB, L))
+
+
+def _gibbs_counts(lay: Layout, rng: np.random.Generator, lam: np.ndarray, reps: int,
+                  post_shape: np.ndarray, n_unranked_by: np.ndarray, rate: float,
+                  burn_in: int, keep: int, progress) -> np.ndarray:
+    """Gibbs iterations with the counts block scheme; lam (C, L) start. Returns (keep, C, L).
+
+    Arrays are (slots, chains) so that every sum over the layout is one sparse product: the
+    pool of a single-class block (its class + the rest), the rest after a tied block, and the
+    exposure time of every slot (``_rest_matrix``'s transpose on block durations plus each
+    entry's in-block offset)."""
+    from scipy import sparse
+
+    C, L = lam.shape
+    E = len(lay.entry_local)
+    M = _rest_matrix(lay)  # (B, L)
+    inc = sparse.csc_matrix((np.ones(E), (lay.entry_local, np.arange(E))), shape=(L, E))
+    one = np.flatnonzero(lay.block_size == 1)
+    one_ent = lay.block_start[one]
+    own = sparse.csr_matrix((np.ones(one.size), (np.arange(one.size), lay.entry_local[one_ent])),
+                            shape=(one.size, L))
+    pool_one = (M[one] + own).tocsr()  # (n1, L)
+    tau_one = (M[one].T + inc[:, one_ent]).tocsr()  # (L, n1): duration = in-block offset
+    groups = []
+    for b in (int(v) for v in np.unique(lay.block_size) if v > 1):
+        blk = np.flatnonzero(lay.block_size == b)
+        ent = lay.block_start[blk][:, None] + np.arange(b)
+        so_map = sparse.csr_matrix((np.ones(ent.size), (lay.entry_local[ent.ravel()],
+                                                        np.arange(ent.size))), shape=(L, ent.size))
+        groups.append((lay.entry_local[ent], M[blk].tocsr(), M[blk].T.tocsr(), so_map))
+    has = np.flatnonzero(n_unranked_by > 0)
+    extra_shape = np.broadcast_to(n_unranked_by[has][:, None].astype(float), (has.size, C))
+    post = np.broadcast_to(post_shape[:, None], (L, C))
+    lt = np.ascontiguousarray(lam.T)  # (L, C): chains last, for the sparse products
+    out = np.empty((keep, C, L))
+    total_iter = burn_in + keep
+    for it in range(total_iter):
+        np.maximum(lt, _TINY, out=lt)
+        d = rng.standard_gamma(float(reps), size=(one.size, C))
+        d /= pool_one @ lt
+        tau = tau_one @ d
+        for slot, rest_map, sd_map, so_map in groups:
+            lb = lt[slot].transpose(0, 2, 1)  # (nb, C, b)
+            sd, so = _block_sums_counts(rng, lb, rest_map @ lt, reps)
+            tau += sd_map @ sd
+            tau += so_map @ so.transpose(0, 2, 1).reshape(-1, C)
+        tau += rate
+        if has.size:
+            extra = rng.standard_gamma(extra_shape)
+            extra /= lt[has]
+            tau[has] += extra
+        lt = rng.standard_gamma(post)
+        lt /= tau
+        if it >= burn_in:
+            out[it - burn_in] = lt.T
+        if progress is not None and (it % 10 == 0 or it == total_iter - 1):
+            progress((it + 1) / total_iter)
+    return out

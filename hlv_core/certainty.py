@@ -33,7 +33,7 @@ import pandas as pd
 from . import _plackett_luce as _pl
 from ._compact_sampler import compact_engine, sample_top_classes
 from ._compact_sampler import gamma_log_quantile as gamma_log_quantile  # tests, bench
-from ._plackett_luce import effective_sample_size, pl_gibbs, pl_log_likelihood
+from ._plackett_luce import build_layout, effective_sample_size, pl_gibbs, pl_log_likelihood
 from .aggregation import (
     MODELS,
     check_sampler_args,
@@ -1006,14 +1006,20 @@ def sweep(
         raise ValueError("ks and ao_depth must be >= 1")
     cert_rows, acc_rows, case_frames, infos = [], [], [], []
     preds = predictions or {}
-    if point is None:
-        base = point_estimate(model, data, n_classes=n_classes,
-                              tie_split=sampler_kwargs.get("tie_split", True))
-    else:
+    if point is not None:
         base = np.asarray(point, dtype=float)
         if base.ndim != 2:
             raise ValueError("point must be the (N, K) point estimate")
-    K = base.shape[1]
+    elif model == "pl" and not preds and (risk is None or not any(
+            math.isinf(float(r)) for r in reliabilities)):
+        # The PL maximum-likelihood fit is as slow as a Gibbs run, and no number needs it here:
+        # the samples come from the Gibbs sampler, and at reliability inf every sample is the
+        # point estimate, so its certainty is 1 by construction (certain_by_construction).
+        base = None
+    else:
+        base = point_estimate(model, data, n_classes=n_classes,
+                              tie_split=sampler_kwargs.get("tie_split", True))
+    K = base.shape[1] if base is not None else _pl_n_classes(data, n_classes)
     ks = [k for k in ks if k <= K]
     ao = None if ao_depth is None else min(int(ao_depth), K)
     depth = max(ks + ([ao] if ao else []) + [1])
@@ -1030,13 +1036,20 @@ def sweep(
                              "metric": "deterministic_average_overlap", "mean": det, "sd": 0.0,
                              "min": det, "max": det})
     n_r = len(reliabilities)
+    n_cases = len(data)
     engine = None
+    layout = None
     for i, r in enumerate(reliabilities):
         if progress is not None:
             progress(i / n_r, f"{model}: reliability {r}")
         kwargs = dict(reliability=r, n_samples=n_samples, seed=seed, prior=prior,
                       n_classes=n_classes, return_info=True, **sampler_kwargs)
-        if math.isinf(float(r)):  # the point estimate for every sample
+        if math.isinf(float(r)) and base is None:  # certain by construction, nothing to draw
+            check_sampler_args(r, n_samples)
+            top = None
+            info = {"model": model, "reliability": math.inf, "n_samples": int(n_samples),
+                    "seed": seed}
+        elif math.isinf(float(r)):  # the point estimate for every sample
             check_sampler_args(r, n_samples)
             top = np.ascontiguousarray(np.broadcast_to(
                 topk_sets(base, depth).astype(np.int32)[:, None, :],
@@ -1051,18 +1064,23 @@ def sweep(
             info = {"model": model, "reliability": r_ok, "n_samples": int(n_samples),
                     "seed": seed, "compact": True}
         elif method == "compact":
+            if model == "pl" and "layout" not in kwargs:  # one layout for every reliability
+                if layout is None:
+                    layout = build_layout(data, n_classes, with_super=True)
+                kwargs["layout"] = layout
             top, info = sample_top_classes(model, data, depth=depth, **kwargs)
         else:
             x, info = sample_plausibilities(model, data, **kwargs)
             top = topk_sets(x, depth)
             del x
         infos.append(info)
-        per_case = {"model": model, "reliability": float(r), "case": np.arange(top.shape[0])}
+        per_case = {"model": model, "reliability": float(r), "case": np.arange(n_cases)}
         if item_ids is not None:
             per_case["item_id"] = list(item_ids)
-        keys = {k: _set_keys(top[..., :k], K) for k in ks}
+        keys = {k: _set_keys(top[..., :k], K) for k in ks} if top is not None else {}
         for k in ks:
-            c = _max_key_frequency(keys[k], K if k == 1 else None)
+            c = (_max_key_frequency(keys[k], K if k == 1 else None) if top is not None
+                 else np.ones(n_cases))
             per_case[f"certainty_top{k}"] = c
             cert_rows.append({"model": model, "reliability": float(r), "k": k,
                               "mean_certainty": float(c.mean()),
@@ -1100,9 +1118,19 @@ def sweep(
     )
 
 
+def _pl_n_classes(selectors, n_classes: int | None) -> int:
+    """K of selectors as :func:`pl_mle` returns it: ``n_classes``, or the largest class id + 1
+    (the point estimate's width, without the fit)."""
+    if n_classes is not None:
+        return int(n_classes)
+    ids = [int(c) for case in selectors for reader in case for block in reader for c in block]
+    return max(ids, default=-1) + 1
+
+
 # ---------------------------------------------------------------------------------- tables
-#: Plackett-Luce repeats every reader r times, so its cost grows with r: it runs at the integer
-#: reliabilities up to this value and at infinity (the maximum-likelihood point estimate).
+#: Plackett-Luce repeats every reader r times: it runs at the integer reliabilities up to this
+#: value and at infinity (the maximum-likelihood point estimate). The Gibbs sampler's default
+#: counts scheme costs the same at every r; its per-copy scheme's cost grows with r.
 PL_MAX_RELIABILITY = 10
 
 

@@ -1,7 +1,8 @@
 """The fast Plackett-Luce paths equal the plain formulation (Stutz et al., the PL sampler).
 
-* Gibbs sampler: same samples seed for seed (bit for bit) as the plain code in
-  ``tests/pl_reference.py``, on dermatology cases with tied blocks of every size present.
+* Gibbs sampler, ``block_scheme="copies"``: same samples seed for seed (bit for bit) as the
+  plain code in ``tests/pl_reference.py``, on dermatology cases with tied blocks of every size
+  present (the default ``"counts"`` scheme: ``tests/test_certainty_pl_counts.py``).
 * Maximum-likelihood fit: the same fit as iterating every case to the same step (cases that
   reach a fixed point or a cycle are taken out of the loop; their state is known exactly).
 * Top classes of the samples: the equal split gives the dense path's ids exactly; the
@@ -42,7 +43,7 @@ def _subset(selectors, first: int) -> list:
 def test_gibbs_equals_plain_formulation_seed_for_seed(selectors, reps):
     sub = _subset(selectors, 120)
     kwargs = dict(repetitions=reps, n_samples=20, seed=7, burn_in=4, n_chains=4)
-    _, fast, _ = _plackett_luce.pl_gibbs(sub, K_DERMA, **kwargs)
+    _, fast, _ = _plackett_luce.pl_gibbs(sub, K_DERMA, block_scheme="copies", **kwargs)
     _, plain, _ = ref.pl_gibbs(sub, K_DERMA, **kwargs)
     assert np.array_equal(fast, plain)
 

@@ -28,7 +28,6 @@ from ..certainty import (
     PL_MAX_RELIABILITY,
     model_data,
     pl_reliability_allowed,
-    risk_vector,
     sweep,
 )
 from ..io import FORMATS, DataError, load, load_predictions, model_matrices
@@ -112,7 +111,7 @@ def run_certainty(args: argparse.Namespace) -> int:
     extra = {"tie_split": IRN_VARIANTS[irn]} if irn else {}
     result = sweep(model, data, reliabilities, n_samples=args.samples, seed=args.seed,
                    prior=args.prior, n_classes=dataset.n_labels, predictions=preds,
-                   risk=risk_vector(dataset), burn_in=args.burn_in, ao_depth=args.ao_depth,
+                   burn_in=args.burn_in, ao_depth=args.ao_depth,  # no printed number uses risk
                    method=args.method, **extra)
     cert = result.certainty.pivot_table(index="reliability", columns="k",
                                         values="mean_certainty")

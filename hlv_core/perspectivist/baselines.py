@@ -269,17 +269,28 @@ def item_predictions_per_user(
     if rows is None:
         return {}, []
     names = np.array(list(labels), dtype=object)
-    test_items = pd.Index(test["item_id"].drop_duplicates())  # distinct test texts
+    K = len(names)
+    # integer codes once for every model: test texts, the rows' texts among them, labels
+    t_code, t_ids = pd.factorize(test["item_id"])
+    n_t = len(t_ids)
+    item = pd.Index(t_ids).get_indexer(rows["item_id"])  # -1: a text outside the test
+    lab = pd.Index(list(labels)).get_indexer(rows["label"])  # -1: a label outside them
+    m_code, m_ids = pd.factorize(rows["model"], sort=True)  # groupby order; NaN model: -1
+    M = len(m_ids)
+    use = (m_code >= 0) & (item >= 0)
+    cell = m_code[use].astype(np.int64) * n_t + item[use]
+    seen = np.bincount(cell, minlength=M * n_t).reshape(M, n_t) > 0  # rows of any label
+    ok = lab[use] >= 0
+    prob = np.nan_to_num(pd.to_numeric(rows["prob"]).to_numpy(dtype=float)[use][ok], nan=0.0)
+    sums = np.bincount(cell[ok] * K + lab[use][ok], weights=prob,
+                       minlength=M * n_t * K).reshape(M, n_t, K)  # summed probabilities
+    pairs = test[["annotator_id", "item_id"]]
     models: dict[str, pd.DataFrame] = {}
     notes: list[str] = []
-    for model, group in rows.groupby("model", sort=True):
-        table = group.pivot_table(index="item_id", columns="label", values="prob",
-                                  aggfunc="sum").reindex(columns=list(labels),
-                                                         fill_value=0.0).fillna(0.0)
-        if not test_items.isin(table.index).all():
+    for m, model in enumerate(m_ids):
+        if not seen[m].all():
             notes.append(f"Model {model} does not cover every test text; left out.")
             continue
-        best = pd.Series(names[np.argmax(table.to_numpy(), axis=1)], index=table.index)
-        models[f"{model} (item-level)"] = test[["annotator_id", "item_id"]].assign(
-            label=test["item_id"].map(best).to_numpy())
+        best = names[np.argmax(sums[m], axis=1)]  # ties: lowest inventory index
+        models[f"{model} (item-level)"] = pairs.assign(label=best[t_code])
     return models, notes

@@ -135,18 +135,20 @@ def _match_on_codes(pred: pd.DataFrame, true: pd.DataFrame):
     t_rank = np.empty(len(t_ids), dtype=np.int64)
     t_rank[t_sorted] = np.arange(len(t_ids))
     order = np.lexsort((t_rank[t_code], u_rank[u_code]))
+    # columns taken in the merge's order as they are stored (no round trip through Python
+    # strings); the codes of the sorted user / text indexes come along
     merged = pd.DataFrame({
-        "annotator_id": true["annotator_id"].to_numpy()[order],
-        "item_id": true["item_id"].to_numpy()[order],
-        "label_gold": true["label"].to_numpy()[order],
-        "label_pred": pred["label"].to_numpy()[at[order]],
+        "annotator_id": true["annotator_id"].array.take(order),
+        "item_id": true["item_id"].array.take(order),
+        "label_gold": true["label"].array.take(order),
+        "label_pred": pred["label"].array.take(at[order]),
     })
     users = pd.Index(np.asarray(u_ids, dtype=object)[u_sorted].tolist(), name="annotator_id")
     texts = pd.Index(np.asarray(t_ids, dtype=object)[t_sorted].tolist(), name="item_id")
-    return merged, users, texts
+    return merged, users, texts, (u_rank[u_code][order], t_rank[t_code][order])
 
 
-def _prepared(labels, true, merged, users, texts) -> _Prepared:
+def _prepared(labels, true, merged, users, texts, pair_codes=None) -> _Prepared:
     """:class:`_Prepared` of matched pairs (labels checked as in :func:`_prepare`)."""
     if labels is None:
         labels = order_labels(true["label"].unique())
@@ -164,7 +166,7 @@ def _prepared(labels, true, merged, users, texts) -> _Prepared:
                 source=what, column="label",
                 fix="use the dataset's label strings exactly.",
             )
-    return _finish(labels, users, texts, merged, y, p)
+    return _finish(labels, users, texts, merged, y, p, pair_codes)
 
 
 def _prepare(predictions: pd.DataFrame, gold: pd.DataFrame,
@@ -205,17 +207,26 @@ def _prepare(predictions: pd.DataFrame, gold: pd.DataFrame,
     return _finish(labels, users, texts, merged, y, p)
 
 
-def _finish(labels, users, texts, merged, y, p) -> _Prepared:
-    frame = pd.DataFrame({
-        "annotator_id": merged["annotator_id"].to_numpy(),
-        "item_id": merged["item_id"].to_numpy(),
-        "gold": merged["label_gold"].to_numpy(),
-        "pred": merged["label_pred"].to_numpy(),
-    })
+def _finish(labels, users, texts, merged, y, p, codes=None) -> _Prepared:
+    """``codes``: (user codes, text codes) of the merged rows when known (else looked up)."""
+    if codes is None:
+        frame = pd.DataFrame({
+            "annotator_id": merged["annotator_id"].to_numpy(),
+            "item_id": merged["item_id"].to_numpy(),
+            "gold": merged["label_gold"].to_numpy(),
+            "pred": merged["label_pred"].to_numpy(),
+        })
+        codes = (users.get_indexer(merged["annotator_id"]), texts.get_indexer(merged["item_id"]))
+    else:  # the columns are already stored as the frame stores them
+        frame = pd.DataFrame({
+            "annotator_id": merged["annotator_id"].array,
+            "item_id": merged["item_id"].array,
+            "gold": merged["label_gold"].array,
+            "pred": merged["label_pred"].array,
+        })
     return _Prepared(
         users=users, texts=texts, labels=labels,
-        user_code=users.get_indexer(merged["annotator_id"]),
-        text_code=texts.get_indexer(merged["item_id"]),
+        user_code=codes[0], text_code=codes[1],
         y=y, p=p, frame=frame,
     )
 
