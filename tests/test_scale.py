@@ -154,6 +154,39 @@ def test_label_rules_run_on_the_global_dictionary(client, tmp_path):
     _assert_same(scale.summary(data), memory.summary())
 
 
+@pytest.mark.slow
+def test_ids_spelled_differently_across_files_are_made_one_as_in_memory(client, tmp_path):
+    """NFC / NFD, an invisible character and a whitespace run in item and annotator ids, each
+    spelling in another file: the same ids, counts, report lines and numbers as in memory."""
+    frame = generate(n_items=120, seed=9)
+    frame["item_id"] = frame["item_id"].str.replace("it", "caf\u00e9-", regex=False)
+    rows = np.array_split(np.arange(len(frame)), 6)
+    first = frame.loc[rows[0][0], "item_id"]
+    at = [r for r in rows[4] if frame.loc[r, "item_id"] == first] or [rows[4][0]]
+    frame.loc[at[0], "item_id"] = first.replace("\u00e9", "e\u0301")  # NFD, another file
+    frame.loc[rows[2][3], "annotator_id"] = "an\u200b" + frame.loc[rows[2][3],
+                                                                   "annotator_id"][2:]
+    frame.loc[rows[5][1], "item_id"] = "lone  \u00a0item"  # a new id: respelled, no merge
+    frame.loc[rows[3][2], "annotator_id"] = "an\u200b99"  # a new annotator spelled oddly
+    folder, whole = write_parts(frame, tmp_path / "ids", n_files=6)
+    data, memory = scale.load(folder), load(whole)
+    notes = [n for n in memory.report.notes if n.startswith("look-alike")]
+    assert [n.split(" made")[0] for n in notes] == [
+        "look-alike spellings of item_id", "look-alike spellings of annotator_id"]
+    assert data.report.notes == memory.report.notes
+    assert list(data.annotator_ids) == sorted(memory.annotations["annotator_id"].unique())
+    assert "an99" in data.annotator_ids and "lone item" in memory.annotations["item_id"].values
+    _assert_same(scale.summary(data), memory.summary())
+    assert data.content_hash() == memory.content_hash
+    _assert_same(scale.agreement_result(data, n_boot=100),
+                 _agreement_in_memory(memory, n_boot=100))
+    frame.loc[rows[4][2], "annotator_id"] = "\u200b"  # respelled to empty: refused, file + row
+    folder, whole = write_parts(frame, tmp_path / "ids_empty", n_files=6)
+    error, expected = _error_of(scale.load, folder), _error_of(load, whole)
+    assert error.problem == expected.problem and error.column == "annotator_id"
+    assert error.source.endswith("part-04.parquet") and error.row == 4
+
+
 def _error_of(fn, *args) -> DataError:
     with pytest.raises(DataError) as info:
         fn(*args)
