@@ -361,6 +361,40 @@ def test_pairwise_alpha_sigma_and_sigma_rnd_equal_the_in_memory_engine(client, s
 
 
 @pytest.mark.slow
+def test_pairwise_alpha_and_sigma_at_every_other_level_equal_the_in_memory_engine(client,
+                                                                                  tmp_path):
+    from hlv_core.agreement import pairwise_alpha
+    from hlv_core.balance import sigma, sigma_random
+    from hlv_core.scale import pairs
+
+    frame = generate(n_items=200, n_annotators=10, seed=12,
+                     labels=("1", "2", "3", "5", "8"))  # ratings, unequal steps
+    folder, whole = write_parts(frame, tmp_path / "ratings", n_files=5)
+    data = scale.load(folder, keep_rows=True)
+    memory = load(whole).annotations
+    nominal = pairs.pairwise_alpha(data, min_shared=2)["alpha"]
+    for level in ("ordinal", "interval", "ratio"):
+        distributed = pairs.pairwise_alpha(data, level=level, min_shared=2)
+        expected = pairwise_alpha(memory, level=level, min_shared=2)
+        assert distributed["alpha"].notna().sum() > 20
+        assert (distributed["alpha"] - nominal).abs().max() > 0.01  # the level matters
+        pd.testing.assert_frame_equal(distributed, expected, check_exact=False, rtol=0,
+                                      atol=1e-12)
+        assert distributed.attrs == expected.attrs
+        result = pairs.sigma(data, level=level, min_shared=2, tile=4)
+        expected = sigma(memory, level=level, min_shared=2)
+        _assert_same(result.summary(), expected.summary(), skip=())
+        assert result.n_triangles > 0 and 0 < result.n_neg_edges < len(result.pairs)
+        pd.testing.assert_frame_equal(result.pairs, expected.pairs, check_exact=False, rtol=0,
+                                      atol=1e-12)
+    rnd = pairs.sigma_random(data, n_repeats=2, seed=3, level="ordinal")
+    expected = sigma_random(memory, n_repeats=2, seed=3, level="ordinal")
+    np.testing.assert_array_equal(rnd.n_triangles, expected.n_triangles)
+    np.testing.assert_allclose(rnd.values, expected.values, rtol=0, atol=1e-12)
+    assert rnd.level == expected.level == "ordinal"
+
+
+@pytest.mark.slow
 def test_dawid_skene_and_one_coin_as_map_reduce_em_equal_the_in_memory_fit(client, split_data):
     competence = pytest.importorskip("hlv_core.competence")  # the in-memory engine (oracle)
     from hlv_core.scale import competence as scaled
