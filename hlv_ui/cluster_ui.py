@@ -154,19 +154,21 @@ def refuse_on_cluster() -> None:
 
 def _local_scheduler() -> str:
     """The address of this server's local Dask cluster (started once, shared)."""
-    return _local_cluster().scheduler_address
+    return _local_cluster()[0].scheduler_address
 
 
 @st.cache_resource(show_spinner="Starting a local Dask cluster…")
-def _local_cluster():
+def _local_cluster() -> tuple:
+    """(the server's ``LocalCluster``,): a tuple, as a cluster object is awaitable, which
+    Streamlit's resource cache refuses to hold."""
     import logging
 
     from distributed import LocalCluster
 
     from hlv_core.scale import LOCAL_WORKERS
 
-    return LocalCluster(n_workers=LOCAL_WORKERS, threads_per_worker=1, processes=True,
-                        dashboard_address=None, silence_logs=logging.ERROR)
+    return (LocalCluster(n_workers=LOCAL_WORKERS, threads_per_worker=1, processes=True,
+                         dashboard_address=None, silence_logs=logging.ERROR),)
 
 
 def _task_counts(dask_scheduler=None) -> tuple[int, int]:
@@ -264,8 +266,10 @@ def _jobs() -> dict:
 
 
 def _start(large: LargeDataset, what: str, work, n_steps: int) -> None:
+    """Start a job and redraw the page (its progress replaces the start button)."""
     address = _local_scheduler() if large.scheduler == "local" else large.scheduler
     _jobs()[(large.key, what)] = ClusterJob(address, work, n_steps)
+    st.rerun()
 
 
 def _follow(large: LargeDataset, what: str, key: str):
@@ -282,7 +286,7 @@ def _follow(large: LargeDataset, what: str, key: str):
             fraction, text = job.progress()
             bar.progress(fraction, text=text)
             time.sleep(_POLL_S)
-        bar.empty()
+        st.rerun()  # the page drawn again with the result, without the progress and Stop
     del _jobs()[(large.key, what)]
     if job.stopped:
         st.warning("Stopped: the computation on the cluster was cancelled; no result.",
@@ -325,7 +329,9 @@ def _load_steps(large: LargeDataset, job: ClusterJob):
 def _header(large: LargeDataset) -> bool:
     """The large dataset's heading; False (after saying why) when its entry is unusable."""
     st.subheader(md(large.title))
-    st.caption(f"Large dataset on the Dask cluster {md(large.scheduler)} · files: "
+    where = ("a local Dask cluster on this server" if large.scheduler == "local"
+             else f"the Dask cluster {md(large.scheduler)}")
+    st.caption(f"Large dataset on {where} · files: "
                f"{md(large.path)}. The rows stay on the cluster; this server receives only the "
                "counts per item and label.")
     if large.problem:
