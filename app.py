@@ -10,6 +10,7 @@ import streamlit as st
 
 from hlv_core.text import md
 from hlv_ui.auth import auth_configured, logout_button, require_login
+from hlv_ui.cluster_ui import cluster_caption
 from hlv_ui.login_flow import return_after_login
 from hlv_ui.report_button import report_download
 from hlv_ui.state import (
@@ -46,6 +47,8 @@ with st.sidebar:
     )
     current = ensure_dataset()
     sync_dataset_param()  # ?dataset=<library id> in the address: a reload opens it again
+    if cluster_caption():  # a large dataset on a Dask cluster is in use, not `current`
+        current = None
     if current is not None:
         st.caption(
             f"In use: **{md(current.name)}** · {current.task} · {current.n_items:,} items · "

@@ -221,6 +221,13 @@ def main() -> None:
     print(f"  client     CPU {dist['cpu_s']:7.1f} s  peak {client_peak / 2**30:5.2f} GiB")
     for name, (peak, cpu) in dist["processes"].items():
         print(f"  {name:<10} CPU {cpu:7.1f} s  peak {peak / 2**30:5.2f} GiB")
+    n_files = len(list(folder.iterdir()))
+    all_cpu = dist["cpu_s"] + sum(cpu for _, cpu in dist["processes"].values())
+    per_part = all_cpu / n_files
+    print(f"per partition ({s['n_annotations'] / n_files / 1e6:.2f} M rows): {per_part:.1f} CPU s "
+          f"over all processes, {s['n_annotations'] / all_cpu / 1e6:.3f} M rows per CPU second; "
+          f"at this rate 100 M rows need {per_part * 1e8 / (s['n_annotations'] / n_files) / 60:.0f}"
+          " CPU minutes (an extrapolation, not a measurement)")
     if not in_memory:
         print("in-memory engine: not run at this size")
         return None

@@ -35,6 +35,7 @@ PREDICTIONS_KEY = "hlv.predictions"  # predictions the user added to the dataset
 PREDICTIONS_OWNER_KEY = "hlv.predictions_owner"  # content hash of their dataset
 STASHED_PREDICTIONS_KEY = "hlv.predictions_by_dataset"  # content hash -> predictions
 IN_USE_KEY = "hlv.in_use_source"  # the source whose dataset is in use (None: set by a test)
+CLUSTER_KEY = "hlv.cluster_in_use"  # "cluster:<key>": a large dataset on a cluster is in use
 UPLOAD_PREFIX = "upload:"
 LIBRARY_PREFIX = "library:"
 MAX_UPLOADED_DATASETS = 5
@@ -56,10 +57,11 @@ def source_options() -> list[str]:
     then the bundled samples."""
     from hlv_core.samples import SAMPLES
 
+    from .cluster_ui import cluster_sources
     from .library_ui import library_sources
 
     return ([upload_source(k) for k in reversed(uploads())] + library_sources()
-            + list(SAMPLES))
+            + cluster_sources() + list(SAMPLES))
 
 
 def source_label(source: str) -> str:
@@ -71,6 +73,10 @@ def source_label(source: str) -> str:
         from .library_ui import library_label
 
         return library_label(source[len(LIBRARY_PREFIX):])
+    if source.startswith("cluster:"):  # a large dataset on a Dask cluster (hlv_ui.cluster_ui)
+        from .cluster_ui import cluster_label
+
+        return cluster_label(source)
     if source.startswith(UPLOAD_PREFIX):
         entry = uploads().get(source[len(UPLOAD_PREFIX):])
         return f"Uploaded: {entry[1].name}" if entry else "Uploaded (no longer kept)"
@@ -158,6 +164,10 @@ def rename_dataset(dataset: Dataset, name: str) -> Dataset:
 
 def use_source(source: str) -> None:
     """Make the dataset of ``source`` the one in use (sidebar ``on_change``)."""
+    if source.startswith("cluster:"):  # a large dataset on a cluster (hlv_ui.cluster_ui)
+        st.session_state[CLUSTER_KEY] = source
+        return
+    st.session_state.pop(CLUSTER_KEY, None)
     try:
         set_dataset(dataset_for_source(source), source=source)
     except DataError as error:
@@ -185,6 +195,8 @@ def apply_dataset_link() -> None:
 
 def current_source() -> str | None:
     """The selector value whose dataset is in use, or None (e.g. a dataset set by a test)."""
+    if st.session_state.get(CLUSTER_KEY):  # a large dataset on a cluster (hlv_ui.cluster_ui)
+        return st.session_state[CLUSTER_KEY]
     dataset = get_dataset()
     if dataset is None:
         return None
@@ -269,6 +281,8 @@ def set_dataset(dataset: Dataset, *, source: str | None = None) -> None:
     """Make ``dataset`` the one in use (``source``: its selector value, None when it has
     none). The predictions the user added to the previous dataset are put aside under its
     content hash and come back when it is used again."""
+    if not str(source).startswith("cluster:"):  # an in-memory dataset chosen: not the cluster's
+        st.session_state.pop(CLUSTER_KEY, None)
     st.session_state[IN_USE_KEY] = source
     previous = st.session_state.get(DATASET_KEY)
     owner = st.session_state.get(PREDICTIONS_OWNER_KEY)
@@ -288,6 +302,9 @@ def set_dataset(dataset: Dataset, *, source: str | None = None) -> None:
 
 def require_dataset(*, tasks: tuple[str, ...] | None = None, need_ids: bool = False) -> Dataset:
     """Return the current dataset or explain what is needed and stop the page."""
+    from .cluster_ui import refuse_on_cluster
+
+    refuse_on_cluster()  # a large dataset on a cluster: this page needs the rows in memory
     dataset = ensure_dataset()
     if dataset is None:
         st.info("Choose a dataset in the sidebar or upload your own on the Overview page.")

@@ -15,6 +15,7 @@ from hlv_core.levels import level_options
 from hlv_core.pair_matrix import check_pairs, most_active, pairwise_matrix
 from hlv_core.text import md
 from hlv_ui.agreement_views import mean_agreement_section, multilabel_section, pair_section
+from hlv_ui.cluster_ui import cluster_agreement
 from hlv_ui.explain import explain, explain_inline
 from hlv_ui.heatmap import pair_heatmap
 from hlv_ui.simulators import multilabel_simulator
@@ -33,6 +34,7 @@ st.caption(
 )
 
 explain("alpha", "kappa", "level")
+cluster_agreement()  # a large dataset on a Dask cluster: alpha and kappas there, then stop
 dataset = require_dataset(tasks=("multiclass", "multilabel", "rating"))
 
 if not dataset.annotator_ids_known:

@@ -6,6 +6,7 @@ import streamlit as st
 
 from hlv_core.annotators import item_overview
 from hlv_core.text import md
+from hlv_ui.cluster_ui import cluster_overview
 from hlv_ui.explain import explain, explain_inline
 from hlv_ui.library_ui import library_panel
 from hlv_ui.links import explorer_link
@@ -28,6 +29,7 @@ st.caption(
 ensure_dataset()
 upload_panel()
 library_panel()
+cluster_overview()  # a large dataset on a Dask cluster: its overview, then the page stops
 dataset = require_dataset()
 
 

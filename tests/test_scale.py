@@ -154,6 +154,39 @@ def test_label_rules_run_on_the_global_dictionary(client, tmp_path):
     _assert_same(scale.summary(data), memory.summary())
 
 
+@pytest.mark.slow
+def test_ids_spelled_differently_across_files_are_made_one_as_in_memory(client, tmp_path):
+    """NFC / NFD, an invisible character and a whitespace run in item and annotator ids, each
+    spelling in another file: the same ids, counts, report lines and numbers as in memory."""
+    frame = generate(n_items=120, seed=9)
+    frame["item_id"] = frame["item_id"].str.replace("it", "caf\u00e9-", regex=False)
+    rows = np.array_split(np.arange(len(frame)), 6)
+    first = frame.loc[rows[0][0], "item_id"]
+    at = [r for r in rows[4] if frame.loc[r, "item_id"] == first] or [rows[4][0]]
+    frame.loc[at[0], "item_id"] = first.replace("\u00e9", "e\u0301")  # NFD, another file
+    frame.loc[rows[2][3], "annotator_id"] = "an\u200b" + frame.loc[rows[2][3],
+                                                                   "annotator_id"][2:]
+    frame.loc[rows[5][1], "item_id"] = "lone  \u00a0item"  # a new id: respelled, no merge
+    frame.loc[rows[3][2], "annotator_id"] = "an\u200b99"  # a new annotator spelled oddly
+    folder, whole = write_parts(frame, tmp_path / "ids", n_files=6)
+    data, memory = scale.load(folder), load(whole)
+    notes = [n for n in memory.report.notes if n.startswith("look-alike")]
+    assert [n.split(" made")[0] for n in notes] == [
+        "look-alike spellings of item_id", "look-alike spellings of annotator_id"]
+    assert data.report.notes == memory.report.notes
+    assert list(data.annotator_ids) == sorted(memory.annotations["annotator_id"].unique())
+    assert "an99" in data.annotator_ids and "lone item" in memory.annotations["item_id"].values
+    _assert_same(scale.summary(data), memory.summary())
+    assert data.content_hash() == memory.content_hash
+    _assert_same(scale.agreement_result(data, n_boot=100),
+                 _agreement_in_memory(memory, n_boot=100))
+    frame.loc[rows[4][2], "annotator_id"] = "\u200b"  # respelled to empty: refused, file + row
+    folder, whole = write_parts(frame, tmp_path / "ids_empty", n_files=6)
+    error, expected = _error_of(scale.load, folder), _error_of(load, whole)
+    assert error.problem == expected.problem and error.column == "annotator_id"
+    assert error.source.endswith("part-04.parquet") and error.row == 4
+
+
 def _error_of(fn, *args) -> DataError:
     with pytest.raises(DataError) as info:
         fn(*args)
@@ -325,6 +358,40 @@ def test_pairwise_alpha_sigma_and_sigma_rnd_equal_the_in_memory_engine(client, s
     np.testing.assert_array_equal(rnd.values, expected.values)
     np.testing.assert_array_equal(rnd.n_triangles, expected.n_triangles)
     assert rnd.mean == pytest.approx(expected.mean, abs=1e-12)
+
+
+@pytest.mark.slow
+def test_pairwise_alpha_and_sigma_at_every_other_level_equal_the_in_memory_engine(client,
+                                                                                  tmp_path):
+    from hlv_core.agreement import pairwise_alpha
+    from hlv_core.balance import sigma, sigma_random
+    from hlv_core.scale import pairs
+
+    frame = generate(n_items=200, n_annotators=10, seed=12,
+                     labels=("1", "2", "3", "5", "8"))  # ratings, unequal steps
+    folder, whole = write_parts(frame, tmp_path / "ratings", n_files=5)
+    data = scale.load(folder, keep_rows=True)
+    memory = load(whole).annotations
+    nominal = pairs.pairwise_alpha(data, min_shared=2)["alpha"]
+    for level in ("ordinal", "interval", "ratio"):
+        distributed = pairs.pairwise_alpha(data, level=level, min_shared=2)
+        expected = pairwise_alpha(memory, level=level, min_shared=2)
+        assert distributed["alpha"].notna().sum() > 20
+        assert (distributed["alpha"] - nominal).abs().max() > 0.01  # the level matters
+        pd.testing.assert_frame_equal(distributed, expected, check_exact=False, rtol=0,
+                                      atol=1e-12)
+        assert distributed.attrs == expected.attrs
+        result = pairs.sigma(data, level=level, min_shared=2, tile=4)
+        expected = sigma(memory, level=level, min_shared=2)
+        _assert_same(result.summary(), expected.summary(), skip=())
+        assert result.n_triangles > 0 and 0 < result.n_neg_edges < len(result.pairs)
+        pd.testing.assert_frame_equal(result.pairs, expected.pairs, check_exact=False, rtol=0,
+                                      atol=1e-12)
+    rnd = pairs.sigma_random(data, n_repeats=2, seed=3, level="ordinal")
+    expected = sigma_random(memory, n_repeats=2, seed=3, level="ordinal")
+    np.testing.assert_array_equal(rnd.n_triangles, expected.n_triangles)
+    np.testing.assert_allclose(rnd.values, expected.values, rtol=0, atol=1e-12)
+    assert rnd.level == expected.level == "ordinal"
 
 
 @pytest.mark.slow

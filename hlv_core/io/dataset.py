@@ -36,6 +36,7 @@ __all__ = [
     "echo",
     "is_missing_spelling",
     "order_labels",
+    "respelling_note",
 ]
 
 TASKS = ("multiclass", "multilabel", "ranking", "rating")
@@ -1387,23 +1388,56 @@ def _respell(values: pd.Series, column: str, report: ImportReport) -> pd.Series:
     out = pd.Series(_recode(codes, [changes.get(x, x) for x in cats]), index=values.index,
                     name=values.name)
     positions = cats.get_indexer(list(changes))
-    present = set(cats) - set(changes)
-    rows = int(counts[positions].sum())
+    rows = {before: int(counts[at]) for before, at in zip(changes, positions, strict=True)}
+    report.note(respelling_note(column, changes, rows, set(cats) - set(changes)))
+    return out
+
+
+def respelling_note(column: str, changes: dict[str, str], rows: dict[str, int],
+                    present: set[str]) -> str:
+    """The import-report line of look-alike spellings of ``column`` made one.
+
+    One wording for the in-memory loader and the distributed one (``hlv_core.scale``); the
+    rule is Unicode NFC, invisible format characters removed, whitespace runs as one space.
+
+    Parameters
+    ----------
+    column : str
+        The column whose values were respelled (``label``, ``item_id``, ``annotator_id``).
+    changes : dict of str to str
+        ``{spelling: normal spelling}`` in sorted spelling order
+        (:func:`~hlv_core.io.spelling.spelling_changes`).
+    rows : dict of str to int
+        Rows per changed spelling.
+    present : set of str
+        The values already spelled normally (a target among them is a merge).
+
+    Returns
+    -------
+    str
+        One line for the import report (at most eight spellings named).
+
+    Examples
+    --------
+    >>> line = respelling_note("label", {"caf\u0065\u0301": "caf\u00e9"}, {"caf\u0065\u0301": 2},
+    ...                        {"caf\u00e9"})
+    >>> line.startswith("look-alike spellings of label made one (2 row(s), 1 spelling(s), 1 merge(s)")
+    True
+    """
     parts = [
-        f"{echo(before)} ({int(counts[at])} row(s), {describe_change(before, after)}) -> "
+        f"{echo(before)} ({rows[before]} row(s), {describe_change(before, after)}) -> "
         f"{echo(after)}" + (" (merged with the rows already spelled so)"
                             if after in present else "")
-        for (before, after), at in list(zip(changes.items(), positions, strict=True))[:8]
+        for before, after in list(changes.items())[:8]
     ]
     more = f"; and {len(changes) - 8} more spelling(s)" if len(changes) > 8 else ""
     sources = Counter(changes.values())
     merged = sum(1 for t, n in sources.items() if n + (t in present) > 1)
-    report.note(
-        f"look-alike spellings of {column} made one ({rows} row(s), {len(changes)} "
-        f"spelling(s), {merged} merge(s); rule: Unicode NFC, invisible format characters "
-        f"removed, whitespace runs as one space): {'; '.join(parts)}{more}."
+    return (
+        f"look-alike spellings of {column} made one ({sum(rows.values())} row(s), "
+        f"{len(changes)} spelling(s), {merged} merge(s); rule: Unicode NFC, invisible format "
+        f"characters removed, whitespace runs as one space): {'; '.join(parts)}{more}."
     )
-    return out
 
 
 def _respell_ids(ids: pd.Series, column: str, report: ImportReport) -> pd.Series:

@@ -1,4 +1,4 @@
-"""All-pairs annotator alpha, Basile's sigma and sigma_rnd on Dask (nominal level).
+"""All-pairs annotator alpha, Basile's sigma and sigma_rnd on Dask, at every level of alpha.
 
 The rows stay in the cluster, partitioned by item (:func:`hlv_core.scale.load` with
 ``keep_rows=True``). With the annotator codes of the global annotator index (sorted ids, as in
@@ -11,7 +11,12 @@ memory):
   between partitions, so the statistics of all items are the sums, reduced in a tree of tasks.
   Then ``alpha_ij = 1 - (n - 1) 2 d_ij / (n^2 - sum_c m_c^2)`` with ``n = 2 n_ij``,
   ``d_ij = n_ij - agree_ij`` and ``m_c = P_c[i, j] + P_c[j, i]``: the in-memory closed form on
-  the same integers, hence the same numbers.
+  the same integers, hence the same numbers. Ordinal and ratio add the cross-coincidences
+  ``X_c X_k'`` (c < k; ``alpha_ij = 1 - (n - 1) sum C_ck delta_ck / sum m_c m_k delta_ck``, the
+  ordinal delta from the pair's own marginals); interval reads the value sums ``V M'``,
+  ``V2 M'`` and ``V V'`` (``alpha_ij = 1 - (n - 1) sum (a - b)^2 / (n s2 - s1^2)``). The
+  label numbers are those of the in-memory alpha input (labels as numbers; ordinal labels that
+  are not numbers by their inventory position).
 * **sigma** (Basile, section 3): signs ``+`` iff ``alpha_ij >= alpha``, then the triangle traces
   ``tr(A^3) = 6 T`` and ``tr(S^3) = 6 (B - U)`` summed over tiles ``(I, J)`` of annotator blocks,
   each tile one task: ``sum((S[I, :] S[:, J]) o S[I, J])``.
@@ -32,7 +37,8 @@ import pandas as pd
 from scipy import sparse
 
 from ..balance import DEFAULT_STEPS, PAPER_MIN_SHARED, RandomSigmaResult, signed_adjacency
-from .analyses import alpha_report
+from ..io import LEVELS
+from .analyses import _columns, alpha_report
 from .cluster import on_cluster
 from .reduce import ReducedDataset
 
@@ -62,28 +68,64 @@ def _codes(frame: pd.DataFrame, annotator_ids: pd.Index, item_ids: pd.Index | No
             frame["label"].to_numpy().astype(np.int64))
 
 
-def _stats(item, annotator, label, n_ann: int, n_labels: int) -> dict:
-    """Pair statistics of one partition (items local 0..n_b-1)."""
+def _stats(item, annotator, value, n_ann: int, n_values: int, level: str = "nominal",
+           numbers: np.ndarray | None = None) -> dict:
+    """Pair statistics of one partition (items local 0..n_b-1; ``value``: codes in the alpha
+    domain's order, ``numbers`` their numbers). Always ``shared = triu(M M')``; then, by level,
+    the integer statistics of the in-memory closed form (sparse annotator x annotator):
+    nominal ``agree = triu(Y Y')`` and ``("m", c) = X_c M'``; ordinal / ratio ``("m", c)`` and
+    the cross-coincidences ``("x", c, k) = X_c X_k'`` (c < k); interval ``s1 = V M'``,
+    ``s2 = V2 M'`` and ``vv = triu(V V')`` (V: the values, V2: their squares)."""
     _, item = np.unique(item, return_inverse=True)
     n_items = int(item.max()) + 1 if len(item) else 0
     ones = np.ones(len(item))
     m = sparse.csr_matrix((ones, (annotator, item)), shape=(n_ann, n_items))
-    y = sparse.csr_matrix((ones, (annotator, item * n_labels + label)),
-                          shape=(n_ann, n_items * n_labels))
-    out = {"shared": sparse.triu(m @ m.T, k=1).tocsr(), "agree": sparse.triu(y @ y.T, k=1).tocsr()}
-    for c in range(n_labels):
-        sel = label == c
-        xc = sparse.csr_matrix((ones[sel], (annotator[sel], item[sel])), shape=(n_ann, n_items))
-        out[c] = (xc @ m.T).tocsr()
+    out: dict = {"shared": sparse.triu(m @ m.T, k=1).tocsr()}
+    if level == "interval":
+        vals = np.asarray(numbers, dtype=float)[value]
+        v = sparse.csr_matrix((vals, (annotator, item)), shape=(n_ann, n_items))
+        v2 = sparse.csr_matrix((vals * vals, (annotator, item)), shape=(n_ann, n_items))
+        out.update(s1=(v @ m.T).tocsr(), s2=(v2 @ m.T).tocsr(),
+                   vv=sparse.triu(v @ v.T, k=1).tocsr())
+        return out
+    x = []
+    for c in range(n_values):
+        sel = value == c
+        x.append(sparse.csr_matrix((ones[sel], (annotator[sel], item[sel])),
+                                   shape=(n_ann, n_items)))
+        out[("m", c)] = (x[c] @ m.T).tocsr()
+    if level == "nominal":
+        y = sparse.csr_matrix((ones, (annotator, item * n_values + value)),
+                              shape=(n_ann, n_items * n_values))
+        out["agree"] = sparse.triu(y @ y.T, k=1).tocsr()
+    else:
+        for c, k in zip(*np.triu_indices(n_values, 1), strict=True):
+            out[("x", int(c), int(k))] = (x[c] @ x[k].T).tocsr()
     return out
 
 
-def _partition_stats(frame, annotator_ids, n_labels, remap=None, item_ids=None) -> dict:
+def _partition_stats(frame, annotator_ids, n_labels, remap=None, item_ids=None,
+                     level="nominal", domain=None) -> dict:
+    """One partition's pair statistics; ``domain = (rank, numbers)``: the alpha domain code of
+    each inventory label and the domain's numbers (None: nominal, inventory codes)."""
     item, annotator, label = _codes(frame, annotator_ids, item_ids)
     if remap is not None:  # sigma_rnd: the composed split-and-shuffle steps of a replicate
         for half_mask, p_first, p_second in remap:
             annotator = np.where(half_mask[item], p_first[annotator], p_second[annotator])
-    return _stats(item, annotator, label, len(annotator_ids), n_labels)
+    rank, numbers = domain if domain is not None else (None, None)
+    value = rank[label] if rank is not None else label
+    return _stats(item, annotator, value, len(annotator_ids), n_labels, level, numbers)
+
+
+def _domain(data: ReducedDataset, level: str):
+    """``(rank, numbers)`` of the in-memory alpha input at ``level``: each inventory label's
+    code in the domain order (sorted by number; nominal: sorted strings) and the numbers."""
+    if level not in LEVELS:
+        raise ValueError(f"level must be one of {list(LEVELS)}, got {level!r}")
+    order, _, numbers = _columns(data, level)
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order), dtype=np.int64)
+    return rank, numbers
 
 
 def _add(a: dict, b: dict) -> dict:
@@ -100,9 +142,10 @@ def _tree_sum(parts: list):
     return parts[0]
 
 
-def pair_statistics(data: ReducedDataset, remaps: list | None = None, item_ids=None) -> list:
-    """The summed pair statistics (one dict per replicate in ``remaps``; ``[None]`` = the data
-    as it is), computed on the current Dask scheduler.
+def pair_statistics(data: ReducedDataset, remaps: list | None = None, item_ids=None,
+                    level: str = "nominal") -> list:
+    """The summed pair statistics at ``level`` (one dict per replicate in ``remaps``;
+    ``[None]`` = the data as it is), computed on the current Dask scheduler.
 
     Parameters
     ----------
@@ -112,6 +155,8 @@ def pair_statistics(data: ReducedDataset, remaps: list | None = None, item_ids=N
         Annotator remappings of sigma_rnd replicates (default ``[None]``).
     item_ids : pandas.Index, optional
         Item order of the remappings.
+    level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
+        Level of measurement (the numbers of :meth:`hlv_core.io.Dataset.numeric_label_map`).
 
     Returns
     -------
@@ -129,10 +174,12 @@ def pair_statistics(data: ReducedDataset, remaps: list | None = None, item_ids=N
 
     rows = _rows(data).to_delayed()
     index = dask.delayed(data.annotator_ids, pure=True)
+    domain = dask.delayed(_domain(data, level), pure=True)
     totals = []
     for remap in remaps or [None]:
         shared = dask.delayed(remap, pure=True) if remap is not None else None
-        parts = [dask.delayed(_partition_stats)(p, index, data.n_labels, shared, item_ids)
+        parts = [dask.delayed(_partition_stats)(p, index, data.n_labels, shared, item_ids,
+                                                level, domain)
                  for p in rows]
         totals.append(_tree_sum(parts))
     return list(dask.compute(*totals))
@@ -143,19 +190,52 @@ def _at(matrix: sparse.csr_matrix, rows: np.ndarray, cols: np.ndarray) -> np.nda
     return np.asarray(matrix[rows, cols]).ravel() if len(rows) else np.zeros(0)
 
 
-def _pair_alpha(stats: dict, n_labels: int, min_shared: int):
-    """(a, b, n_shared, alpha) of every pair sharing an item, sorted by (a, b)."""
+def _pair_alpha(stats: dict, n_labels: int, min_shared: int, level: str = "nominal",
+                numbers: np.ndarray | None = None):
+    """(a, b, n_shared, alpha) of every pair sharing an item, sorted by (a, b): the in-memory
+    closed forms (:func:`hlv_core.agreement.pairwise_alpha`) on the summed statistics."""
     shared = stats["shared"].tocoo()
     order = np.lexsort((shared.col, shared.row))
     a, b = shared.row[order].astype(np.int64), shared.col[order].astype(np.int64)
     n_shared = shared.data[order]
-    agree = _at(stats["agree"], a, b)
-    sum_m2 = np.zeros(len(a))
-    for c in range(n_labels):
-        sum_m2 += (_at(stats[c], a, b) + _at(stats[c], b, a)) ** 2
     n = 2.0 * n_shared
-    num = n_shared - agree
-    den = (n * n - sum_m2) / 2.0
+
+    def both(matrix):  # (P + P')_ab
+        return _at(matrix, a, b) + _at(matrix, b, a)
+
+    if level == "interval":
+        s1, s2, vv = both(stats["s1"]), both(stats["s2"]), _at(stats["vv"], a, b)
+        num = s2 - 2.0 * vv
+        den = n * s2 - s1 * s1
+        scale = np.maximum(n * s2, 1.0)
+        den = np.where(np.abs(den) <= 1e-12 * scale, 0.0, den)
+        num = np.where(np.abs(num) <= 1e-12 * np.maximum(s2, 1.0), 0.0, num)
+    elif level == "nominal":
+        agree = _at(stats["agree"], a, b)
+        sum_m2 = np.zeros(len(a))
+        for c in range(n_labels):
+            sum_m2 += both(stats[("m", c)]) ** 2
+        num = n_shared - agree
+        den = (n * n - sum_m2) / 2.0
+    else:  # ordinal / ratio: the pair's marginals and cross-coincidences, c < k
+        ci, ck = np.triu_indices(n_labels, 1)
+        marg = np.stack([both(stats[("m", c)]) for c in range(n_labels)], axis=1) \
+            if n_labels else np.zeros((len(a), 0))
+        cross = np.stack([both(stats[("x", int(c), int(k))]) for c, k in zip(ci, ck,
+                                                                             strict=True)],
+                         axis=1) if len(ci) else np.zeros((len(a), 0))
+        if level == "ordinal":
+            cum = np.cumsum(marg, axis=1)
+            between = cum[:, ck] - cum[:, ci] + marg[:, ci]
+            delta = (between - (marg[:, ci] + marg[:, ck]) / 2.0) ** 2
+        else:
+            x = np.asarray(numbers, dtype=float)
+            total, diff = x[:, None] + x[None, :], x[:, None] - x[None, :]
+            ratio = np.zeros((n_labels, n_labels))
+            np.divide(diff, total, out=ratio, where=total != 0)
+            delta = np.broadcast_to((ratio ** 2)[ci, ck], cross.shape)
+        num = (cross * delta).sum(axis=1)
+        den = (marg[:, ci] * marg[:, ck] * delta).sum(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         alpha = 1.0 - (n - 1.0) * num / den
     alpha = np.where((den > 0) & (n_shared >= min_shared), alpha, np.nan)
@@ -163,8 +243,9 @@ def _pair_alpha(stats: dict, n_labels: int, min_shared: int):
 
 
 @on_cluster
-def pairwise_alpha(data: ReducedDataset, *, min_shared: int = 2) -> pd.DataFrame:
-    """:func:`hlv_core.agreement.pairwise_alpha` at the nominal level, on Dask: one row per pair
+def pairwise_alpha(data: ReducedDataset, *, level: str = "nominal", min_shared: int = 2
+                   ) -> pd.DataFrame:
+    """:func:`hlv_core.agreement.pairwise_alpha` on Dask, at any level: one row per pair
     sharing an item, ``annotator_a, annotator_b, n_shared, alpha`` (sorted ids; NaN below
     ``min_shared`` or undefined).
 
@@ -172,6 +253,8 @@ def pairwise_alpha(data: ReducedDataset, *, min_shared: int = 2) -> pd.DataFrame
     ----------
     data : ReducedDataset
         Loaded with ``keep_rows=True``.
+    level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
+        Level of measurement (the numbers of :meth:`hlv_core.io.Dataset.numeric_label_map`).
     min_shared : int, default 2
         Fewest shared items of a defined pair.
 
@@ -193,14 +276,15 @@ def pairwise_alpha(data: ReducedDataset, *, min_shared: int = 2) -> pd.DataFrame
     """
     if min_shared < 1:
         raise ValueError("min_shared must be at least 1")
-    (stats,) = pair_statistics(data)
-    a, b, n_shared, alpha = _pair_alpha(stats, data.n_labels, min_shared)
+    (stats,) = pair_statistics(data, level=level)
+    numbers = _domain(data, level)[1]
+    a, b, n_shared, alpha = _pair_alpha(stats, data.n_labels, min_shared, level, numbers)
     ids = np.asarray(data.annotator_ids, dtype=object)
     frame = pd.DataFrame({"annotator_a": pd.Series(ids[a], dtype=str),
                           "annotator_b": pd.Series(ids[b], dtype=str),
                           "n_shared": n_shared, "alpha": alpha})
     below = frame["n_shared"] < min_shared
-    frame.attrs.update(level="nominal", min_shared=int(min_shared),
+    frame.attrs.update(level=level, min_shared=int(min_shared),
                        n_pairs_below_min_shared=int(below.sum()),
                        n_pairs_undefined=int((~below & frame["alpha"].isna()).sum()))
     return frame
@@ -340,8 +424,8 @@ class ScaledSigma:
 
 
 def _sigma_of(stats: dict, n_ann: int, n_labels: int, alpha: float, min_shared: int,
-              tile: int):
-    a, b, n_shared, pair_alpha = _pair_alpha(stats, n_labels, 1)
+              tile: int, level: str = "nominal", numbers: np.ndarray | None = None):
+    a, b, n_shared, pair_alpha = _pair_alpha(stats, n_labels, 1, level, numbers)
     too_few = n_shared < min_shared
     undefined = ~too_few & ~np.isfinite(pair_alpha)
     keep = ~too_few & ~undefined
@@ -354,15 +438,17 @@ def _sigma_of(stats: dict, n_ann: int, n_labels: int, alpha: float, min_shared: 
 
 
 @on_cluster
-def sigma(data: ReducedDataset, *, min_shared: int = PAPER_MIN_SHARED, tile: int = TILE
-          ) -> ScaledSigma:
-    """Basile's sigma (nominal) on Dask; equal to :func:`hlv_core.balance.sigma` (its summary
+def sigma(data: ReducedDataset, *, level: str = "nominal", min_shared: int = PAPER_MIN_SHARED,
+          tile: int = TILE) -> ScaledSigma:
+    """Basile's sigma on Dask at any level; equal to :func:`hlv_core.balance.sigma` (its summary
     numbers and pairs table).
 
     Parameters
     ----------
     data : ReducedDataset
         Loaded with ``keep_rows=True``.
+    level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
+        Level of measurement (the numbers of :meth:`hlv_core.io.Dataset.numeric_label_map`).
     min_shared : int, default 1
         Fewest shared items of an edge (the paper's convention).
     tile : int, default TILE
@@ -386,10 +472,12 @@ def sigma(data: ReducedDataset, *, min_shared: int = PAPER_MIN_SHARED, tile: int
     ...     data = scale.load("annotations/*.csv", keep_rows=True)
     ...     result = sigma(data)
     """
-    alpha = alpha_report(data, level="nominal", n_boot=0).alpha
-    (stats,) = pair_statistics(data)
+    alpha = alpha_report(data, level=level, n_boot=0).alpha
+    (stats,) = pair_statistics(data, level=level)
+    numbers = _domain(data, level)[1]
     (a, b, n_shared, pair_alpha, too_few, undefined, signs, tr_a3, tr_s3, n_tri,
-     value) = _sigma_of(stats, data.n_annotators, data.n_labels, alpha, min_shared, tile)
+     value) = _sigma_of(stats, data.n_annotators, data.n_labels, alpha, min_shared, tile,
+                        level, numbers)
     ids = np.asarray(data.annotator_ids, dtype=object)
     status = np.where(too_few, "too_few_shared", np.where(undefined, "undefined_alpha", "edge"))
     pairs = pd.DataFrame({"annotator_a": pd.Series(ids[a], dtype=str),
@@ -404,7 +492,7 @@ def sigma(data: ReducedDataset, *, min_shared: int = PAPER_MIN_SHARED, tile: int
         n_unbalanced=(tr_a3 - tr_s3) // 12, n_triangles=n_tri, n_annotators=data.n_annotators,
         n_pos_edges=int((signs > 0).sum()), n_neg_edges=int((signs < 0).sum()),
         n_pairs_overlapping=len(a), n_dropped_min_shared=int(too_few.sum()),
-        n_dropped_undefined=int(undefined.sum()), level="nominal", min_shared=int(min_shared),
+        n_dropped_undefined=int(undefined.sum()), level=level, min_shared=int(min_shared),
         explanation=explanation, pairs=pairs,
     )
 
@@ -421,9 +509,9 @@ def _item_index(data: ReducedDataset) -> pd.Index:
 
 @on_cluster
 def sigma_random(data: ReducedDataset, *, n_repeats: int = 10, seed: int | None = 0,
-                 min_shared: int = 1, n_steps: int = DEFAULT_STEPS, tile: int = TILE
-                 ) -> RandomSigmaResult:
-    """sigma_rnd (nominal, the composed reading) on Dask, equal to
+                 level: str = "nominal", min_shared: int = 1, n_steps: int = DEFAULT_STEPS,
+                 tile: int = TILE) -> RandomSigmaResult:
+    """sigma_rnd (the composed reading) on Dask at any level, equal to
     :func:`hlv_core.balance.sigma_random` with the same seed: the draws are made here in the
     in-memory order; each replicate's remapping and pair statistics run as its own tasks.
 
@@ -474,12 +562,14 @@ def sigma_random(data: ReducedDataset, *, n_repeats: int = 10, seed: int | None 
             half_mask[perm[: n_items // 2]] = True
             steps.append((half_mask, rng.permutation(m), rng.permutation(m)))
         remaps.append(steps)
-    alpha = alpha_report(data, level="nominal", n_boot=0).alpha
-    all_stats = pair_statistics(data, remaps, item_ids=items)
+    alpha = alpha_report(data, level=level, n_boot=0).alpha
+    all_stats = pair_statistics(data, remaps, item_ids=items, level=level)
+    numbers = _domain(data, level)[1]
     sigmas = np.full(n_repeats, np.nan)
     tris = np.zeros(n_repeats, dtype=np.int64)
     for r, stats in enumerate(all_stats):
-        *_, n_tri, value = _sigma_of(stats, m, data.n_labels, alpha, min_shared, tile)
+        *_, n_tri, value = _sigma_of(stats, m, data.n_labels, alpha, min_shared, tile, level,
+                                     numbers)
         sigmas[r], tris[r] = value, n_tri
     defined = sigmas[~np.isnan(sigmas)]
     return RandomSigmaResult(
@@ -487,6 +577,6 @@ def sigma_random(data: ReducedDataset, *, n_repeats: int = 10, seed: int | None 
         sd=float(defined.std(ddof=1)) if len(defined) > 1 else math.nan,
         values=sigmas, n_defined=len(defined), alpha=alpha,
         alphas=np.full(n_repeats, alpha),  # shuffling keeps every item's values: alpha fixed
-        n_triangles=tris, n_repeats=int(n_repeats), seed=seed, level="nominal",
+        n_triangles=tris, n_repeats=int(n_repeats), seed=seed, level=level,
         min_shared=int(min_shared), procedure="composed", n_steps=int(n_steps),
     )

@@ -36,8 +36,10 @@ from ..io.dataset import (
     apply_label_rules,
     as_categorical,
     echo,
+    respelling_note,
     strip_categorical,
 )
+from ..io.spelling import spelling_changes
 
 __all__ = [
     "PAIR_STATS_MAX_ANNOTATORS",
@@ -60,11 +62,35 @@ def _strip(values: pd.Series) -> tuple[pd.Series, int]:
     return strip_categorical(as_categorical(values))
 
 
+def _ids(values: pd.Series) -> tuple[pd.Series, int, dict]:
+    """An id column as the in-memory loader reads it: surrounding whitespace stripped, then
+    look-alike spellings made one (:mod:`hlv_core.io.spelling`), over the partition's
+    dictionary. Returns the categorical, the cells whose whitespace was stripped,
+    ``{spelling: (normal spelling, rows)}`` for the spellings that changed (sorted)."""
+    values, changed = _strip(values)
+    cats = values.cat.categories
+    changes = spelling_changes(cats)
+    if not changes:
+        return values, changed, {}
+    codes = values.cat.codes.to_numpy()
+    counts = np.bincount(codes[codes >= 0], minlength=len(cats))
+    positions = cats.get_indexer(list(changes))
+    respelled = {b: (a, int(counts[at]))
+                 for (b, a), at in zip(changes.items(), positions, strict=True)}
+    new, unique = pd.factorize(pd.Index([changes.get(x, x) for x in cats], dtype=object),
+                               sort=True)
+    lookup = np.append(new, -1).astype(np.int32)
+    out = pd.Series(pd.Categorical.from_codes(lookup[codes], pd.Index(unique, dtype=str)),
+                    index=values.index, name=values.name)
+    return out, changed, respelled
+
+
 def scan_partition(frame: pd.DataFrame) -> dict:
     """Pass 1 on one partition (``item_id, annotator_id, label`` as ``str``, NA allowed).
 
     Returns ``n_rows``; ``changed`` (cells whose surrounding whitespace was removed); per id
-    column ``empty_<col>`` = (rows, first row or -1); ``labels`` = DataFrame ``label, count,
+    column (stripped and respelled by :func:`_ids`) ``respell_<col>`` (the spellings made
+    one) and ``empty_<col>`` = (rows, first row or -1); ``labels`` = DataFrame ``label, count,
     first`` (the partition's label dictionary after stripping, an empty cell read as ``""``);
     ``annotators`` = its distinct annotator ids (object array) and ``annotator_first`` the row
     where each first occurs.
@@ -90,7 +116,7 @@ def scan_partition(frame: pd.DataFrame) -> dict:
     """
     out: dict = {"n_rows": len(frame), "changed": 0}
     for column in ("item_id", "annotator_id"):
-        values, changed = _strip(frame[column])
+        values, changed, out[f"respell_{column}"] = _ids(frame[column])
         out["changed"] += changed
         codes = values.cat.codes.to_numpy()
         empty = np.append(np.asarray(values.cat.categories.str.len() == 0), True)[codes]
@@ -163,8 +189,8 @@ def code_partition(frame: pd.DataFrame, mapping: dict[str, int], annotator_ids: 
     ([1, 0], [0, 1])
     """
     number = (partition_info or {}).get("number", 0)
-    item, _ = _strip(frame["item_id"])
-    annotator, _ = _strip(frame["annotator_id"])
+    item = _ids(frame["item_id"])[0]
+    annotator = _ids(frame["annotator_id"])[0]
     annotator_lookup = np.append(annotator_ids.get_indexer(annotator.cat.categories), -1)
     codes, categories = _label_key(frame)
     lookup = np.array([mapping[str(x)] for x in categories] + [-1], dtype=np.int16)
@@ -188,8 +214,8 @@ def row_hashes(frame: pd.DataFrame, final: dict[str, str]) -> np.ndarray:
     every string is hashed once per partition dictionary."""
     from pandas.core.util.hashing import combine_hash_arrays
 
-    item, _ = _strip(frame["item_id"])
-    annotator, _ = _strip(frame["annotator_id"])
+    item = _ids(frame["item_id"])[0]
+    annotator = _ids(frame["annotator_id"])[0]
     codes, categories = _label_key(frame)
     columns = (
         _hash_strings(item.cat.categories)[item.cat.codes.to_numpy()],
@@ -454,6 +480,37 @@ def _global_labels(scans: list[dict], files: list[str], report: ImportReport, so
     return mapping, list(dict.fromkeys(final.tolist()))
 
 
+def _present(frame: pd.DataFrame, column: str, targets: list[str]) -> set[str]:
+    """The ``targets`` (normal spellings) that occur spelled so in this partition's ``column``
+    (stripped)."""
+    cats = _strip(frame[column])[0].cat.categories
+    found = pd.Index(targets, dtype=str)
+    return set(found[np.asarray(found.isin(cats), dtype=bool)])
+
+
+def _note_respelling(scans: list[dict], column: str, report: ImportReport, ddf) -> None:
+    """The loader's report line of look-alike ids made one. The rule is a function of the
+    spelling alone, so the global changes are the union of the partitions'; whether a normal
+    spelling also occurs as it is (a merge) is asked of every partition, in one more short
+    pass that runs only when some id changed."""
+    import dask
+
+    changes: dict[str, str] = {}
+    rows: dict[str, int] = {}
+    for scan in scans:
+        for before, (after, n) in scan[f"respell_{column}"].items():
+            changes[before] = after
+            rows[before] = rows.get(before, 0) + n
+    if not changes:
+        return
+    targets = sorted(set(changes.values()))
+    found = dask.compute(*[dask.delayed(_present)(part, column, targets)
+                           for part in ddf.to_delayed()])
+    present = set().union(*found)
+    ordered = {b: changes[b] for b in sorted(changes)}
+    report.note(respelling_note(column, ordered, rows, present))
+
+
 def _raise_empty_ids(scans, files, total_rows):
     for column in ("item_id", "annotator_id"):
         hits = [(part, s[f"empty_{column}"]) for part, s in enumerate(scans)
@@ -521,6 +578,8 @@ def reduce_dataset(ddf, files: list[str] | None = None, *, name: str | None = No
     changed = sum(s["changed"] for s in scans)
     if changed:
         report.note(f"surrounding whitespace removed from {changed} cell(s).")
+    for column in ("item_id", "annotator_id"):
+        _note_respelling(scans, column, report, ddf)
     if total == 0:
         raise DataError("the file has no annotation rows.", source=source,
                         fix="add at least one row per (item, annotator, label).")
