@@ -31,6 +31,7 @@ from hlv_ui.certainty_run import (
 )
 from hlv_ui.certainty_views import case_view, ua_view
 from hlv_ui.explain import explain, explain_inline, glossary_entry
+from hlv_ui.model_groups import group_notes, shown_predictions
 from hlv_ui.state import frame_hash, get_predictions, require_dataset
 from hlv_ui.widgets import download_table, lazy_tabs
 
@@ -86,10 +87,10 @@ if not models:
     st.info("Choose at least one way of combining the annotations.")
     st.stop()
 
-dataset_preds = get_predictions()
+dataset_preds = shown_predictions(get_predictions(), key="certainty")
 predictions, pred_notes, pred_key = prediction_arrays(dataset, dataset.content_hash, dataset_preds,
                                                       frame_hash(dataset_preds))
-for note in pred_notes:
+for note in group_notes(pred_notes, dataset_preds):
     st.caption(md(note))
 run = Run(dataset, tuple(models), int(n_samples), seed, prior,
           # top-k certainty with k >= K is 1 by construction: only informative set sizes
