@@ -118,6 +118,11 @@ def group_notes(notes: Iterable[str], models: Iterable[str] | pd.DataFrame | Non
         group = f"{len(names)} {LAB_GROUP.lower()} ({_listing(names)})"
         before, after = template.split("\x00", 1)
         before = re.sub(r"\bModel\s*$", "", before)
+        # the sentence now has a plural subject
+        after = re.sub(r"^ (does|is|has) ", lambda m: " " + {"does": "do", "is": "are",
+                                                             "has": "have"}[m.group(1)] + " ",
+                       after)
+        after = re.sub(r"^: (\w+s) ", r": each \1 ", after)
         lines.append((before + group + after) if before.strip() else
                      group[0].upper() + group[1:] + after)
     return lines

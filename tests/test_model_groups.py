@@ -30,13 +30,13 @@ def test_notes_saying_the_same_of_lab_models_become_one():
     assert merged[1] == "gpt: predicts 10 of 500 items (skipped)."  # where the group began
     assert len(merged) == 2
     assert merged[0].startswith("15 training lab models (lab ReL, lab MV, lab AR, lab ARh and "
-                                "11 more): predicts 120 of 500 items")
+                                "11 more): each predicts 120 of 500 items")
     # "lab SL" never swallows "lab SLMV": different notes stay apart
     two = group_notes(["lab SLMV: bad rows.", "lab SL: predicts 1 of 2 items (skipped)."],
                       ["lab SL", "lab SLMV"])
     assert two == ["lab SLMV: bad rows.", "lab SL: predicts 1 of 2 items (skipped)."]
     other = [f"Model {m} does not cover every test text; left out." for m in LAB[:3]]
-    assert group_notes(other, LAB) == ["3 training lab models (lab ReL, lab MV, lab AR) does "
+    assert group_notes(other, LAB) == ["3 training lab models (lab ReL, lab MV, lab AR) do "
                                        "not cover every test text; left out."]
     assert group_notes(notes, None) == notes
 
