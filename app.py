@@ -10,6 +10,7 @@ import streamlit as st
 
 from hlv_ui.auth import auth_configured, logout_button, require_login
 from hlv_ui.login_flow import return_after_login
+from hlv_ui.model_groups import without_hidden
 from hlv_ui.report_button import report_download
 from hlv_ui.sidebar_name import dataset_box_style, in_use_caption
 from hlv_ui.state import (
@@ -49,7 +50,8 @@ with st.sidebar:
     sync_dataset_param()  # ?dataset=<library id> in the address: a reload opens it again
     if current is not None:
         in_use_caption(current)  # a long name cut with an ellipsis, whole on hover
-    report_download(current, get_predictions)  # gathered only when a report is asked for
+    # gathered only when a report is asked for; Training lab models only when shown
+    report_download(current, lambda: without_hidden(get_predictions()))
 
 pages = {
     "Explore": [
