@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from hlv_core.text import md
 from hlv_ui.auth import auth_configured, logout_button, require_login
 from hlv_ui.cluster_ui import cluster_caption
 from hlv_ui.login_flow import return_after_login
+from hlv_ui.model_groups import without_hidden
 from hlv_ui.report_button import report_download
+from hlv_ui.sidebar_name import dataset_box_style, in_use_caption
 from hlv_ui.state import (
     SOURCE_KEY,
     apply_dataset_link,
@@ -29,6 +30,7 @@ st.set_page_config(page_title="HLV Lens", page_icon="🔎", layout="wide")
 require_login()  # team mode ([auth] in secrets): nothing below runs until the visitor signs in
 
 with st.sidebar:
+    dataset_box_style()
     if auth_configured():
         return_after_login()  # a link opened before the login: go there now
     logout_button()
@@ -50,11 +52,9 @@ with st.sidebar:
     if cluster_caption():  # a large dataset on a Dask cluster is in use, not `current`
         current = None
     if current is not None:
-        st.caption(
-            f"In use: **{md(current.name)}** · {current.task} · {current.n_items:,} items · "
-            f"{len(current.annotations):,} annotations"
-        )
-    report_download(current, get_predictions)  # gathered only when a report is asked for
+        in_use_caption(current)  # a long name cut with an ellipsis, whole on hover
+    # gathered only when a report is asked for; Training lab models only when shown
+    report_download(current, lambda: without_hidden(get_predictions()))
 
 pages = {
     "Explore": [

@@ -15,6 +15,9 @@ CPU time is ``time.process_time`` of this process (AppTest runs the script in a 
 other jobs on the box disturb it least); wall is ``time.perf_counter``. Best of ``--repeat``
 (default 1) runs of each. The goal: first render < 2 s CPU, interactions < 300 ms.
 
+``--browser`` measures in chromium instead (``bench/_browser.py``): the app's first open and
+the Annotator graph's first open by a link and its revisits, server CPU and wall time.
+
 ``--on-demand`` times instead the heavy parts that wait for the user (a tab opened, a toggle
 switched on; ``ON_DEMAND``): one ``run()`` after the page's first render.
 """
@@ -120,7 +123,22 @@ def main() -> None:
     parser.add_argument("--pages", default=",".join(PAGES))
     parser.add_argument("--on-demand", action="store_true",
                         help="time the parts that run on demand instead (tabs, toggles)")
+    parser.add_argument("--browser", action="store_true",
+                        help="time in chromium instead: the app's first open, the Annotator "
+                             "graph's first open by a link and its revisits (bench/_browser.py)")
     args = parser.parse_args()
+    if args.browser:
+        from _browser import measure  # bench/ is this script's folder
+
+        load_avg = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+        print(f"chromium, a fresh streamlit server per first open, best of {args.repeat}; "
+              f"load average at start {load_avg}")
+        print()
+        print("| open | server CPU (s) | wall (s) |")
+        print("| --- | --- | --- |")
+        for name, cpu, wall in measure(DATA, repeat=args.repeat):
+            print(f"| {name} | {cpu:.2f} | {wall:.2f} |", flush=True)
+        return
     set_log_level("error")  # AppTest's bare-mode warnings
     os.environ.setdefault("HLV_REVIEW_DB", str(Path(tempfile.mkdtemp()) / "reviews.sqlite3"))
     dataset = load(DATA, name="md_agreement")

@@ -19,6 +19,12 @@ people keeping the same file share one object; an object is removed when the las
 row pointing at it is deleted. On load the files are hashed again and must match their name
 (a changed file is refused, never silently analysed).
 
+Reviews and verdicts: the review and verdict stores key them by the dataset's content hash.
+A library id resolves to that hash through its catalogue row (``dataset_hash``, checked again
+when the files are loaded), so a reload, a colleague's link ``?dataset=<id>``, a renamed entry
+and a second entry with the same data all reach the same reviews; reviews given to an upload
+before it was kept stay with it.
+
 Rights (:class:`hlv_core.review.Access`): everybody who can use the app reads every entry (the
 team's library); the owner and admins rename and delete. Quotas: each user's kept bytes
 (``$HLV_LIBRARY_USER_MB``, default 500) and the library's total (``$HLV_LIBRARY_TOTAL_MB``,

@@ -1,22 +1,25 @@
-"""Pyvis markup of the Annotator graph page (Basile's signed annotator graph): nodes coloured by
+"""vis-network markup of the Annotator graph page (Basile's signed annotator graph): nodes coloured by
 camp, + / - edges, a static legend, and node positions for graphs too big for live physics. UI
 glue only: every number drawn comes from ``hlv_core.balance``.
 
-User strings (annotator ids) are passed to vis-network **unescaped**, and still can never become
-markup: vis-network draws labels on a canvas and puts string tooltips in with ``innerText``;
-pyvis writes nodes and edges with Jinja's ``tojson`` (``<``, ``>``, ``&``, ``'`` become
-``\u003c``...), so no string can close the ``<script>``. The one HTML path, pyvis' "link"
-tooltip template (chosen when a node title contains ``href``), is switched off by
-:class:`_TextTitles`. HTML-escaping here would show ``&lt;b&gt;`` to the user (escaped twice)."""
+The page is written here, not by pyvis (pyvis' import alone costs about a second of CPU on a
+cold server, and its template links a CDN); the vis-network library comes from pyvis' package
+data. User strings (annotator ids) are passed to vis-network **unescaped**, and still can never
+become markup: vis-network draws labels on a canvas and puts string tooltips in with
+``innerText``; nodes and edges are written as JSON with ``<``, ``>``, ``&``, ``'`` as
+``\u003c``... (as Jinja's ``tojson`` does), so no string can close the ``<script>``.
+HTML-escaping here would show ``&lt;b&gt;`` to the user (escaped twice)."""
 
 from __future__ import annotations
 
+import functools
+import importlib.util
+import json
 import math
-import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from pyvis.network import Network
 
 from hlv_core import balance
 
@@ -59,69 +62,74 @@ def spring_positions(edges: pd.DataFrame, nodes: tuple[str, ...], seed: int
     return {k: (float(v[0]) * scale, float(v[1]) * scale) for k, v in pos.items()}
 
 
-class _TextTitles(Network):
-    """A pyvis network whose node titles are never read as HTML: pyvis switches to a template
-    that sets tooltips with ``innerHTML`` when a node title contains ``href``; here the titles
-    are held aside during that check and restored for rendering."""
+@functools.lru_cache(maxsize=1)
+def _vis_library() -> tuple[str, str]:
+    """(JavaScript, CSS) of vis-network 9.1.2 as shipped in pyvis' package data, read from the
+    files without importing pyvis (whose import pulls in networkx and IPython: about a second
+    of CPU on a cold server)."""
+    spec = importlib.util.find_spec("pyvis")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("pyvis (which ships vis-network) is not installed")
+    folder = Path(next(iter(spec.submodule_search_locations))) / "templates" / "lib" / "vis-9.1.2"
+    return ((folder / "vis-network.min.js").read_text(encoding="utf-8"),
+            (folder / "vis-network.css").read_text(encoding="utf-8"))
 
-    def generate_html(self, *args, **kwargs) -> str:
-        self._titles = [node.pop("title", None) for node in self.nodes]
-        try:
-            return super().generate_html(*args, **kwargs)
-        finally:
-            for node, title in zip(self.nodes, self._titles, strict=True):
-                if title is not None:
-                    node["title"] = title
 
-    def get_network_data(self):
-        for node, title in zip(self.nodes, getattr(self, "_titles", []), strict=False):
-            if title is not None:
-                node["title"] = title
-        return super().get_network_data()
+def _js_json(value) -> str:
+    """JSON for inside a ``<script>``: ASCII only, and ``<``, ``>``, ``&``, ``'`` as unicode
+    escapes (what Jinja's ``tojson`` does), so no string can close the script element."""
+    text = json.dumps(value, ensure_ascii=True, allow_nan=False)
+    for char, code in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("'", "\\u0027")):
+        text = text.replace(char, code)
+    return text
 
 
 def network_html(result: balance.SigmaResult, partition: balance.CampsResult,
                  edges: pd.DataFrame, positions: dict | None) -> str:
-    """Self-contained vis-network HTML (no external resource); user strings shown verbatim as
-    text (module doc)."""
-    net = _TextTitles(height="600px", width="100%", cdn_resources="in_line")
+    """Self-contained vis-network HTML (no external resource): the vis-network library in-lined,
+    the nodes, edges and options as JSON, user strings shown verbatim as text (module doc).
+    The page's globals ``nodes``, ``edges`` (``vis.DataSet``) and ``network`` are those of
+    pyvis' pages."""
     camp = partition.camps
     nodes = result.nodes
-    biggest = max(int(nodes["n_annotations"].max()), 1)
-    index = {a: i for i, a in enumerate(nodes["annotator_id"])}
-    for row in nodes.itertuples(index=False):
-        name = str(row.annotator_id)
-        c = int(camp.get(row.annotator_id, -1))
-        kwargs = {}
+    ids = nodes["annotator_id"]
+    index = pd.Series(np.arange(len(ids)), index=ids.to_numpy())
+    biggest = max(int(nodes["n_annotations"].max()), 1) if len(nodes) else 1
+    camps = ids.map(camp).fillna(-1).astype(int).to_numpy()
+    names = ids.astype(str).to_numpy()
+    sizes = 8 + 22 * np.sqrt(nodes["n_annotations"].to_numpy(dtype=float) / biggest)
+    node_rows = []
+    for i, row in enumerate(nodes.itertuples(index=False)):
+        c = int(camps[i])
+        node = {
+            "color": CAMP_COLOURS[c], "id": i, "label": names[i], "shape": "dot",
+            "size": float(sizes[i]),
+            "title": (f"{names[i]}\ncamp: {'none' if c < 0 else c}\nannotations: "
+                      f"{row.n_annotations}\nedges: {row.n_pos} + / {row.n_neg} −\n"
+                      f"triangles: {row.balanced} balanced / {row.unbalanced} unbalanced"),
+        }
         if positions is not None:
             x, y = positions[row.annotator_id]
-            kwargs = {"x": x, "y": y, "physics": False}
-        net.add_node(
-            index[row.annotator_id],
-            label=name,
-            title=(
-                f"{name}\ncamp: {'none' if c < 0 else c}\nannotations: {row.n_annotations}\n"
-                f"edges: {row.n_pos} + / {row.n_neg} −\n"
-                f"triangles: {row.balanced} balanced / {row.unbalanced} unbalanced"
-            ),
-            color=CAMP_COLOURS[c],
-            size=8 + 22 * math.sqrt(row.n_annotations / biggest),
-            **kwargs,
-        )
-    for row in edges.itertuples(index=False):
-        a, b = str(row.annotator_a), str(row.annotator_b)
-        net.add_edge(
-            index[row.annotator_a], index[row.annotator_b],
-            title=(f"{a} – {b}\npairwise α = {row.alpha:.3f} (overall {result.alpha:.3f})\n"
-                   f"shared items: {row.n_shared}\nsign: {'+' if row.sign > 0 else '−'}"),
-            color="#2ca02c" if row.sign > 0 else "#d62728",
-            dashes=bool(row.sign < 0),
-            width=2 if row.sign > 0 else 1,
-            # springs: + edges pull their ends together, - edges hold them apart, so camps
-            # separate visually when physics runs
-            length=90 if row.sign > 0 else 260,
-        )
-    net.options = {
+            node.update(x=float(x), y=float(y), physics=False)
+        node_rows.append(node)
+    edge_rows = []
+    if len(edges):
+        a = index.loc[edges["annotator_a"].to_numpy()].to_numpy()
+        b = index.loc[edges["annotator_b"].to_numpy()].to_numpy()
+        for k, row in enumerate(edges.itertuples(index=False)):
+            plus = row.sign > 0
+            edge_rows.append({
+                "color": "#2ca02c" if plus else "#d62728", "dashes": not plus,
+                "from": int(a[k]),
+                # springs: + edges pull their ends together, - edges hold them apart, so
+                # camps separate visually when physics runs
+                "length": 90 if plus else 260,
+                "title": (f"{row.annotator_a} – {row.annotator_b}\npairwise α = "
+                          f"{row.alpha:.3f} (overall {result.alpha:.3f})\nshared items: "
+                          f"{row.n_shared}\nsign: {'+' if plus else '−'}"),
+                "to": int(b[k]), "width": 2 if plus else 1,
+            })
+    options = {
         "nodes": {"font": {"size": 15, "strokeWidth": 4, "strokeColor": "#ffffff"}},
         "edges": {"smooth": False},
         "interaction": {"hover": True, "tooltipDelay": 120, "hideEdgesOnDrag": len(edges) > 3000},
@@ -135,12 +143,18 @@ def network_html(result: balance.SigmaResult, partition: balance.CampsResult,
             }
         ),
     }
-    markup = net.generate_html()
-    # pyvis' in-line template still links bootstrap from a CDN and vis.js from ../node_modules;
-    # the vis library itself is in-lined, so drop every external <script src> and <link href>.
-    markup = re.sub(r"<script[^>]*\bsrc=[^>]*>\s*</script>", "", markup, flags=re.S)
-    markup = re.sub(r"<link[^>]*\bhref=[^>]*/?>", "", markup, flags=re.S)
-    return markup.replace("<body>", "<body>" + LEGEND_HTML, 1)
+    script, css = _vis_library()
+    return (
+        '<html><head><meta charset="utf-8"><style>' + css + "</style><script>" + script
+        + "</script><style>#mynetwork{width:100%;height:600px;background-color:#ffffff;"
+        "border:1px solid lightgray;position:relative;float:left}</style></head><body>"
+        + LEGEND_HTML + '<div id="mynetwork"></div><script>'
+        + "var nodes = new vis.DataSet(" + _js_json(node_rows) + ");"
+        + "var edges = new vis.DataSet(" + _js_json(edge_rows) + ");"
+        + "var network = new vis.Network(document.getElementById('mynetwork'), "
+        + "{nodes: nodes, edges: edges}, " + _js_json(options) + ");"
+        + "</script></body></html>"
+    )
 
 
 #: Static legend drawn over the graph's top-left corner (no user strings).

@@ -41,12 +41,14 @@ def comparison_figure(comparison: pd.DataFrame, head_label: str,
     return fig
 
 
-def group_histogram(values: pd.Series, metric_name: str, title: str, unit: str) -> go.Figure:
+def group_histogram(values: pd.Series, metric_name: str, title: str, unit: str, *,
+                    colour: str = "#4c78a8") -> go.Figure:
     """Histogram of a score in [0, 1] over groups (``unit``: "users" or "texts"), bins of
-    0.05 with the last one for a perfect 1; whole-number count ticks."""
+    0.05 with the last one for a perfect 1; whole-number count ticks; bars in ``colour`` (the
+    model's app-wide colour, ``hlv_ui.palette``)."""
     v = values.astype(float).to_numpy()
     fig = go.Figure(go.Histogram(x=v, xbins={"start": 0, "end": 1 + _BIN, "size": _BIN},
-                                 marker_color="#4c78a8",
+                                 marker_color=colour,
                                  hovertemplate="%{x}: %{y} " + unit + "<extra></extra>"))
     fig.update_xaxes(range=[0, 1 + _BIN], title_text=plot_text(metric_name))
     count_axis(fig, bin_counts_max([v], 0, _BIN, int(round(1 / _BIN)) + 1), title=unit)
@@ -54,13 +56,14 @@ def group_histogram(values: pd.Series, metric_name: str, title: str, unit: str) 
     return fig
 
 
-def trait_figure(sel: pd.DataFrame, metric_name: str, dim: object, boot_seed: int) -> go.Figure:
+def trait_figure(sel: pd.DataFrame, metric_name: str, dim: object, boot_seed: int, *,
+                 colour: str | None = None) -> go.Figure:
     """Bars of ``sel["estimate"]`` per trait value ``sel["group"]`` with the bootstrap interval
     ``low``..``high`` as error bars and the value as text; ``n_users``, ``n`` in the hover.
-    Trait values and name shown verbatim."""
+    Trait values and name shown verbatim; bars in ``colour`` (the model's app-wide colour)."""
     fig = go.Figure(go.Bar(
         x=plot_texts(sel["group"]), y=sel["estimate"], text=_bar_text(sel["estimate"]),
-        textposition="auto",
+        textposition="auto", marker_color=colour,
         error_y={"type": "data", "symmetric": False,
                  "array": (sel["high"] - sel["estimate"]).to_numpy(),
                  "arrayminus": (sel["estimate"] - sel["low"]).to_numpy()},

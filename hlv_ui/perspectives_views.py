@@ -13,6 +13,7 @@ import streamlit as st
 from hlv_core import perspectivist as P
 from hlv_core.io import Dataset
 from hlv_core.text import md
+from hlv_ui.palette import model_colours
 from hlv_ui.perspectives_figures import group_histogram, trait_figure
 from hlv_ui.perspectives_run import ModelSet
 from hlv_ui.widgets import download_table, show_table
@@ -58,7 +59,7 @@ def _histogram_tab(d: Detail, table: pd.DataFrame, unit: str, key: str) -> pd.Se
     zero_note(values, d.metric_name, unit)
     if len(defined):
         fig = group_histogram(defined, d.metric_name, f"{d.metric_name} of each test "
-                              f"{unit[:-1]}", unit)
+                              f"{unit[:-1]}", unit, colour=model_colours([d.name])[d.name])
         st.plotly_chart(fig, width="stretch", key=key)
     return values
 
@@ -113,7 +114,8 @@ def trait_tab(d: Detail) -> None:
     sel = sel.merge(report.per_trait.loc[dim, ["n_users", "n"]], left_on="group",
                     right_index=True, how="left")
     zero_note(sel["estimate"], d.metric_name, "trait values")
-    st.plotly_chart(trait_figure(sel, d.metric_name, dim, boot_seed), width="stretch",
+    st.plotly_chart(trait_figure(sel, d.metric_name, dim, boot_seed,
+                                 colour=model_colours([d.name])[d.name]), width="stretch",
                     key="perspectives.trait_bars")
     st.caption("Trait values 'UNK', 'DATA_EXPIRED' and missing are skipped; numeric traits "
                "with many values (e.g. age) are grouped into quartiles. A value with few "

@@ -86,8 +86,10 @@ def scores_figure(scores: pd.DataFrame) -> go.Figure:
     starts at 0 with 2-decimal ticks, so equal scores never produce float-noise ticks."""
     shown = pd.DataFrame({"model": scores["model"].map(lambda m: html.escape(str(m))),
                           "score": scores["score_in_denominator"]})
+    colours = {html.escape(str(m)): c for m, c in model_colours(scores["model"]).items()}
     fig = px.bar(shown, x="model", y="score", title="Human scores (rank centrality)",
-                 text_auto=".2f")
+                 text_auto=".2f", color="model", color_discrete_map=colours)
+    fig.update_layout(showlegend=False)  # one bar per model, named on the axis
     top = float(np.nanmax(shown["score"])) if len(shown) else 1.0
     fig.update_yaxes(range=[0, max(top, 1e-6) * 1.2], tickformat=".2f",
                      title="score (higher = preferred)")

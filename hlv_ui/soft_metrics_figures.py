@@ -18,6 +18,7 @@ from hlv_core import training
 from hlv_core.glossary import method_label, metric_label
 from hlv_core.text import md
 from hlv_ui.explain import explain
+from hlv_ui.rank_grid import LINES_MAX, rank_grid
 from hlv_ui.widgets import show_table
 
 __all__ = [
@@ -85,7 +86,10 @@ def metrics_wide_table(table: pd.DataFrame, models: list[str], n_items: int) -> 
 
 
 def rank_figure(ranks: pd.DataFrame, colours: dict[str, str]) -> go.Figure:
-    """Rank of each model under each metric (1 = best), one line per model in its colour."""
+    """Rank of each model under each metric (1 = best), one line per model in its colour;
+    past :data:`hlv_ui.rank_grid.LINES_MAX` models a grid with the rank in each cell."""
+    if ranks["model"].nunique() > LINES_MAX:
+        return rank_grid(ranks, colours)
     data = ranks.assign(metric=ranks["metric"].astype(str).map(metric_label),
                         model=ranks["model"].map(_esc))
     order = [metric_label(m) for m in ranks["metric"].cat.categories

@@ -31,6 +31,7 @@ from hlv_ui.certainty_run import (
 )
 from hlv_ui.certainty_views import case_view, ua_view
 from hlv_ui.explain import explain, explain_inline, glossary_entry
+from hlv_ui.model_groups import group_notes, shown_predictions
 from hlv_ui.state import frame_hash, get_predictions, require_dataset
 from hlv_ui.widgets import download_table, lazy_tabs
 
@@ -48,8 +49,8 @@ is_ranking = dataset.task == "ranking"
 offered = ["prirn", "prirn_released", "pl"] if is_ranking else ["dirichlet"]
 stops = STOPS_RANKING if is_ranking else STOPS_COUNTS
 
-c1, c2, c3, c4 = st.columns(4)
-models = c1.multiselect(
+models = st.multiselect(  # its own row: the chips' names fit at 1200 px
+
     "How the annotations are combined", offered, default=offered[:1],
     format_func=MODEL_TITLES.get, key="certainty.models",
     help="Vote counts: each label's votes. Ranked votes: each expert's ranked list of answers, "
@@ -57,6 +58,7 @@ models = c1.multiselect(
     "released code's gives each tied answer the full weight. Full rankings (Plackett-Luce): "
     "uses the whole order of every ranking; it is slow (tens of seconds on 2,000 cases), add "
     "it when you need it. Technical details: 'How the models work' below.")
+c2, c3, c4 = st.columns(3)
 n_samples = c2.select_slider(
     "Draws per case", [50, 100, 200, 500, 1000, 2000], value=200, key="certainty.samples",
     help="How many plausible ground truths are drawn for every case: more draws give smoother "
@@ -86,10 +88,10 @@ if not models:
     st.info("Choose at least one way of combining the annotations.")
     st.stop()
 
-dataset_preds = get_predictions()
+dataset_preds = shown_predictions(get_predictions(), key="certainty")
 predictions, pred_notes, pred_key = prediction_arrays(dataset, dataset.content_hash, dataset_preds,
                                                       frame_hash(dataset_preds))
-for note in pred_notes:
+for note in group_notes(pred_notes, dataset_preds):
     st.caption(md(note))
 run = Run(dataset, tuple(models), int(n_samples), seed, prior,
           # top-k certainty with k >= K is 1 by construction: only informative set sizes

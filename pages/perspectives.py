@@ -15,6 +15,7 @@ from hlv_core.glossary import paper_label
 from hlv_core.io import DataError
 from hlv_core.text import md
 from hlv_ui.explain import explain, explain_inline
+from hlv_ui.model_groups import group_notes, shown_predictions
 from hlv_ui.palette import model_colours
 from hlv_ui.perspectives_figures import LEVEL_NAMES, comparison_figure
 from hlv_ui.perspectives_run import ADAPTATION, ModelSet, item_models, parse_upload, split_cached
@@ -115,10 +116,10 @@ model_set = ModelSet(splits, split_key, labels)
 for name, reason in model_set.add_baselines().items():
     st.caption(f"Baseline *{md(name)}* skipped: {md(reason)}")
 # item-level model predictions of the dataset, applied to every test user of a text
-dataset_preds = get_predictions()
+dataset_preds = shown_predictions(get_predictions(), key="perspectives")
 preds_hash = frame_hash(dataset_preds)
 per_user, item_notes = item_models(dataset_preds, splits.test, labels, f"{split_key}|{preds_hash}")
-for note in item_notes:
+for note in group_notes(item_notes, dataset_preds):
     st.caption(md(note))
 for name, frame in per_user.items():
     model_set.add(name, frame, splits.test, f"{split_key}|{preds_hash}|{name}")

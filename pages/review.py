@@ -13,6 +13,7 @@ from hlv_core.text import md
 from hlv_ui import desk_name
 from hlv_ui.auth import auth_configured, current_identity, desk_name_form
 from hlv_ui.explain import explain
+from hlv_ui.model_groups import shown_predictions
 from hlv_ui.review_meta import show_exports, show_import, show_meta
 from hlv_ui.review_round import (
     KEY,
@@ -62,7 +63,7 @@ def item_entropy(_dataset, dataset_hash: str) -> pd.Series:
     return _dataset.entropy()
 
 
-preds = item_level_predictions(get_predictions())
+preds = item_level_predictions(shown_predictions(get_predictions(), key="review"))
 PREDS_HASH = frame_hash(preds)
 outputs = model_outputs(dataset, DATASET_HASH, preds, PREDS_HASH) if preds is not None else {}
 ALL_MODELS = sorted(outputs)

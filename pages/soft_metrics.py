@@ -17,6 +17,7 @@ from hlv_core.text import md
 from hlv_ui import soft_metrics_figures as figs
 from hlv_ui.explain import explain, explain_inline
 from hlv_ui.judge_views import human_pool_views
+from hlv_ui.model_groups import coverage_warnings, shown_predictions, without_hidden
 from hlv_ui.palette import model_colours
 from hlv_ui.predictions_ui import choose_models, how_to_get_predictions, upload_predictions
 from hlv_ui.simulators import figure1_explainer, table2_simulator
@@ -88,12 +89,9 @@ def models_tab(results: dict[str, ModelScores], n_boot: int, seed: int,
     explain("jsd", "entropy_correlation", "bootstrap_ci", "coverage")
     wide = figs.metrics_wide_table(table, models, dataset.n_items)
     show_table(wide, width="stretch")
-    for model, res in results.items():
-        n = int(res.table["n_items"].iloc[0])
-        if n < dataset.n_items:
-            st.warning(f"**{md(model)}** is scored on only {n} of {dataset.n_items} "
-                       "items (the others have no prediction): its numbers describe those "
-                       f"{n} items, not the whole dataset.", icon=":material/warning:")
+    for line in coverage_warnings({m: int(r.table["n_items"].iloc[0]) for m, r in
+                                   results.items()}, dataset.n_items):
+        st.warning(line, icon=":material/warning:")
     download_table(table.assign(metric_name=table["metric"].map(metric_label),
                                 dataset=dataset.name, n_items_total=dataset.n_items),
                    f"{dataset.name}_soft_hard_metrics.csv", key=f"{KEY}.dl.metrics",
@@ -175,7 +173,7 @@ def choose_and_score() -> tuple[dict[str, ModelScores], int, int, bool]:
                + (" · multilabel: a class is positive when its proportion is > 0.5"
                   if MULTILABEL else ""))
     upload_predictions(dataset, key=f"{KEY}.upload")
-    preds = item_level_predictions(get_predictions())
+    preds = item_level_predictions(shown_predictions(get_predictions(), key=KEY))
     if preds is None:
         how_to_get_predictions()
         return {}, 0, 0, False
@@ -233,7 +231,7 @@ for name, tab in tabs.items():  # only the open tab runs
         elif name == "Table 2 simulator":
             table2_simulator(KEY)
         elif name == "Against the human pool":
-            human_pool_views(dataset, get_predictions(), KEY)
+            human_pool_views(dataset, without_hidden(get_predictions()), KEY)
         elif results:
             NEEDS_RESULTS[name][0]()
         elif SUPPORTED:

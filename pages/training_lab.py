@@ -23,6 +23,7 @@ from hlv_ui.state import (
     require_dataset,
     show_data_error,
 )
+from hlv_ui.stop_note import say_when_stopped
 from hlv_ui.training_lab_figures import delta_figure, lab_method_label, methods_table
 from hlv_ui.widgets import download_table, show_table
 
@@ -100,17 +101,18 @@ def train(chosen: list[str]) -> list[lab.LabResult]:
     to_train = [m for m in chosen if keys[m] not in cache]
     bar = st.progress(0.0, text="starting")
     clock = ProgressClock(total=max(len(to_train), 1))
-    for i, method in enumerate(to_train):
-        def progress(fraction: float, message: str, i: int = i, method: str = method) -> None:
-            clock.update(i + fraction)
-            bar.progress(min(clock.fraction, 1.0), text=clock.text(
-                f"Training {method_label(method)}, {i + 1} of {len(to_train)} · "
-                f"{message.removeprefix(method + ', ')}"))
-        cache[keys[method]] = lab.run_lab_full(dataset, methods=[method], seeds=seeds,
-                                               n_folds=int(n_folds), reference=False,
-                                               progress=progress)
-        while len(cache) > CACHE_MAX:
-            cache.pop(next(iter(cache)))
+    with say_when_stopped(bar, clock, lambda: sum(keys[m] in cache for m in to_train)):
+        for i, method in enumerate(to_train):
+            def progress(fraction: float, message: str, i: int = i, method: str = method):
+                clock.update(i + fraction)
+                bar.progress(min(clock.fraction, 1.0), text=clock.text(
+                    f"Training {method_label(method)}, {i + 1} of {len(to_train)} · "
+                    f"{message.removeprefix(method + ', ')}"))
+            cache[keys[method]] = lab.run_lab_full(dataset, methods=[method], seeds=seeds,
+                                                   n_folds=int(n_folds), reference=False,
+                                                   progress=progress)
+            while len(cache) > CACHE_MAX:
+                cache.pop(next(iter(cache)))
     bar.empty()
     return [cache[keys[m]] for m in chosen]
 

@@ -765,7 +765,9 @@ class Dataset:
     def item_table(self) -> pd.DataFrame:
         r"""One row per item for browsing: counts, majority, share of the majority, pairwise
         agreement (:meth:`pair_agreement_array`), normalised entropy, text. Sorted most contested
-        first (highest entropy). The Overview's item table and ``summary --items`` in the CLI.
+        first: highest entropy (compared to 12 decimals, so float noise never decides), ties
+        broken by more annotators first (the same split backed by more people), then by
+        ``item_id``. The Overview's item table and ``summary --items`` in the CLI.
 
         Returns
         -------
@@ -801,7 +803,11 @@ class Dataset:
         for column in ("split", "text"):
             if column in self.items.columns:
                 table[column] = self.items[column].to_numpy()
-        return table.sort_values(["entropy", "item_id"], ascending=[False, True], kind="stable")
+        order = np.lexsort((table["item_id"].to_numpy(dtype=str),
+                            -table["n_annotators"].to_numpy(dtype=float),
+                            -np.round(np.nan_to_num(table["entropy"].to_numpy(dtype=float),
+                                                    nan=-1.0), 12)))
+        return table.iloc[order]
 
     def item_annotations(self, item_id: str) -> pd.DataFrame:
         r"""Every annotation of one item, joined with the annotators' traits.

@@ -112,7 +112,9 @@ def test_sidebar_lists_uploads_beside_the_samples_and_names_the_dataset_in_use()
     assert selector.label == "Dataset"
     assert selector.options == ["Uploaded: mine", *(v["title"] for v in SAMPLES.values())]
     assert selector.value == "upload:abc"
-    assert "In use: **mine**" in at.sidebar.caption[0].value
+    in_use = at.sidebar.caption[0].value  # the name cut cleanly, whole on hover (title)
+    assert in_use.startswith("In use: <span") and '>**mine**</span> · multiclass' in in_use
+    assert 'title="mine"' in in_use
     assert {m.label: m.value for m in at.metric}["Items"] == "3"
 
 
