@@ -31,7 +31,7 @@ import pandas as pd
 from ._read import as_source, decode_text, read_table, refuse_binary, refuse_spreadsheet
 from .dataset import Dataset, _as_number, echo
 from .errors import DataError, ImportReport
-from .spelling import spelling_changes
+from .spelling import describe_change, spelling_changes
 
 __all__ = [
     "load_predictions",
@@ -79,7 +79,7 @@ def load_predictions(
         first_line = decode_text(source).splitlines()[0]
         if sniff_lewidi_submission(first_line):
             return load_lewidi_submission(source.raw, dataset, name=source.name,
-                                          model=default_model)
+                                          model=default_model, report=report)
     frame = read_table(source)
     frame = frame.rename(columns={"user_id": "annotator_id", "text_id": "item_id"})
     model_default = default_model or Path(source.name).stem
@@ -137,6 +137,12 @@ def load_predictions(
         changes = spelling_changes(pd.Index(frame[column].unique(), dtype=str))
         if changes:  # the dataset's spelling rule: NFC, no invisible characters, one space
             frame[column] = frame[column].map(lambda v, c=changes: c.get(v, v))
+            if report is not None:
+                shown = "; ".join(f"{b!r} ({describe_change(b, a)}) -> {a!r}"
+                                  for b, a in list(changes.items())[:5])
+                report.note(f"look-alike spellings of {column} made one ({len(changes)} "
+                            f"spelling(s); rule: Unicode NFC, invisible format characters "
+                            f"removed, whitespace runs as one space): {shown}.")
     unknown = ~frame["label"].isin(labels)
     if unknown.any():
         i = _first_row(unknown)
