@@ -1344,10 +1344,10 @@ def default_system_name(file_name: str, raw: bytes) -> str:
     stem = PurePosixPath(str(file_name)).stem or "submission"
     if stem.lower() not in _GENERIC_NAMES or raw[:4] != b"PK\x03\x04":
         return stem
-    try:
-        with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+    try:  # the bounded reader: member count and inflated size checked (nothing inflated)
+        with open_zip(Source(raw, str(file_name)), fix="") as archive:
             paths = [PurePosixPath(n) for n in archive.namelist() if "__MACOSX" not in n]
-    except zipfile.BadZipFile:
+    except DataError:
         return stem
     folders = {p.parts[0] for p in paths if len(p.parts) > 1}
     if len(folders) == 1 and all(len(p.parts) > 1 for p in paths):
