@@ -370,17 +370,8 @@ def _key_line(text: str, key: str) -> int | None:
 def _respell_keys(keys: list[str], what: str, source: str, text: str
                   ) -> tuple[list[str], str | None]:
     """:func:`hlv_core.io.spelling.respell_unique` with the file line of a refused key."""
-    try:
-        return respell_unique(keys, what=what, source=source)
-    except DataError as error:
-        seen: set[str] = set()
-        for key in keys:
-            normal = normalise_spelling(key)
-            if normal in seen:
-                error.row = _key_line(text, key) if text else None
-                break
-            seen.add(normal)
-        raise
+    return respell_unique(keys, what=what, source=source,
+                          rows=(lambda key: _key_line(text, key)) if text else None)
 
 
 def _respell_object(d: dict, what: str, source: str, text: str, nested: bool) -> dict:

@@ -51,6 +51,23 @@ so they sum to 1 exactly, with a note in the import report; further off is refus
 analysis functions themselves (``hlv_core.soft_metrics``) never renormalise."""
 
 
+def _refuse_label_lists(frame: pd.DataFrame, name: str) -> None:
+    """A Parquet ``label`` column of lists (label sets) is annotations, not predictions: never
+    read as the text ``"['a', 'b']"``."""
+    if "label" not in frame.columns or frame["label"].dtype != object:
+        return
+    lists = frame["label"].map(lambda v: isinstance(v, list)).to_numpy(dtype=bool)
+    if lists.any():
+        row = int(np.flatnonzero(lists)[0])
+        raise DataError(
+            f"column 'label' holds lists (e.g. {frame['label'].iloc[row]!r:.60}); predictions "
+            "give one label per row with its probability.",
+            source=name, row=row + 1, column="label",
+            fix="write one row per (item, label) with prob (a multi-label model: the "
+            "probability that the label applies), not a list of labels.",
+        )
+
+
 def _first_row(mask: pd.Series) -> int:
     return int(np.flatnonzero(mask.to_numpy())[0])
 
@@ -81,6 +98,7 @@ def load_predictions(
             return load_lewidi_submission(source.raw, dataset, name=source.name,
                                           model=default_model, report=report)
     frame = read_table(source)
+    _refuse_label_lists(frame, source.name)
     frame = frame.rename(columns={"user_id": "annotator_id", "text_id": "item_id"})
     model_default = default_model or Path(source.name).stem
     labels = set(dataset.labels)

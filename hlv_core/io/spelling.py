@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 import pandas as pd
@@ -109,7 +109,8 @@ def _shown(value: str, limit: int = 60) -> str:
 
 
 def respell_unique(
-    values: list[str], *, what: str, source: str, rows: list[int | None] | None = None,
+    values: list[str], *, what: str, source: str,
+    rows: list[int | None] | Callable[[str], int | None] | None = None,
     column: str | None = None,
 ) -> tuple[list[str], str | None]:
     """Keys that must stay distinct (item ids of a gold file or a submission, the annotator
@@ -119,7 +120,7 @@ def respell_unique(
     respelled and how, for the import report. Two different spellings of one value among
     ``values`` are ambiguous (which of the two records is the real one?): refused with a
     :class:`DataError` naming both and the row of the second (``rows[i]``: the file line of
-    ``values[i]``, when known).
+    ``values[i]``, or ``rows(value)`` when a callable, when known).
     """
     values = [str(v) for v in values]
     if not values:
@@ -136,10 +137,11 @@ def respell_unique(
         how = describe_change(b, out[second]) if b != out[second] else describe_change(
             a, out[first])
         raise DataError(
-            f"{what} {_shown(a)} and {_shown(b)} are one value spelled two ways ({how}); "
+            f"{what} {_shown(a)} and {_shown(b)} (written {ascii(a)[:40]} and "
+            f"{ascii(b)[:40]}) are one value spelled two ways ({how}); "
             "HLV Lens cannot tell which of the two entries is meant.",
             source=source,
-            row=rows[second] if rows is not None else None,
+            row=(rows(b) if callable(rows) else rows[second]) if rows is not None else None,
             column=column,
             fix=f"keep one entry for {_shown(out[second])} (delete or merge the other "
             "spelling), then load the file again.",
