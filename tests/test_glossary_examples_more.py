@@ -112,6 +112,9 @@ def test_two_camps_give_a_high_sigma_and_two_camps():
     assert len({table[f"l{j}"] for j in range(3)}) == 1
     assert len({table[f"r{j}"] for j in range(3)}) == 1
     assert table["l0"] != table["r0"]
+    # balanced: the unique split (not a spectral approximation)
+    assert "every cycle is balanced" in term("camps").technical
+    assert result.n_unbalanced == 0
 
 
 @covers("plausibility", "plackett_luce")
@@ -141,6 +144,8 @@ def test_prior_example_adds_up_to_forty_annotators():
 
 @covers("rank_centrality")
 def test_rank_centrality_example():
+    # the paper describes rank centrality in its experimental setup (section 6.1)
+    assert "section 6.1" in term("rank_centrality").technical
     # models A, B, C: A beat B, B beat C (wins[i, j] = j beat i)
     wins = np.zeros((3, 3))
     wins[1, 0] = 1  # A beat B
