@@ -45,6 +45,8 @@ import pandas as pd
 import scipy.sparse as sp
 from scipy.special import digamma
 
+from .io import LIMITS, DataError, limit
+
 __all__ = [
     "CompetenceResult",
     "REPORT_THRESHOLDS",
@@ -789,6 +791,23 @@ def _top_peer_agreement(enc_cells: pd.DataFrame, n_top: int = 3, min_shared: int
     with the same label), over partners sharing >= ``min_shared`` items; sparse products."""
     ii, aa, ll = (enc_cells[c].to_numpy() for c in ("ii", "aa", "ll"))
     N, A, K = int(ii.max()) + 1, int(aa.max()) + 1, int(ll.max()) + 1
+    # only annotators with >= min_shared items can share min_shared items with anyone: the
+    # others never enter the pair products (a wide file of 10,000 annotators x 3 items has none)
+    active = np.bincount(aa, minlength=A) >= min_shared
+    keep = active[aa]
+    ii, aa, ll = ii[keep], aa[keep], ll[keep]
+    out = np.full(A, np.nan)
+    if not len(ii):
+        return out
+    per_item = np.bincount(ii, minlength=N).astype(float)
+    pairs = float((per_item * (per_item - 1) / 2).sum())  # upper bound on the pair entries
+    if pairs > limit("pairs"):
+        raise DataError(
+            f"peer agreement of {int(active.sum()):,} annotators would need up to "
+            f"{pairs:,.0f} annotator pairs, over the limit of {limit('pairs'):,} pairs "
+            f"({LIMITS['pairs'][0]}).", source="<dataset>",
+            fix=f"analyse a subset of annotators or items, or raise the limit: set "
+            f"{LIMITS['pairs'][0]}={int(pairs * 1.1) + 1} (if the machine has the memory).")
     B = sp.csr_matrix((np.ones(len(ii)), (ii, aa)), shape=(N, A))
     X = sp.csr_matrix((np.ones(len(ii)), (ii * K + ll, aa)), shape=(N * K, A))
     shared = (B.T @ B).tocsr()
@@ -802,7 +821,6 @@ def _top_peer_agreement(enc_cells: pd.DataFrame, n_top: int = 3, min_shared: int
     ratio = agree.multiply(inv).tocsr()        # agree / shared on eligible pairs only
     ratio.eliminate_zeros()
     n_elig = np.diff(eligible.indptr)
-    out = np.full(A, np.nan)
     indptr, data = ratio.indptr, ratio.data
     lengths = np.diff(indptr)
     # top values per row: sort each row's data descending via a lexsort on (row, -value)
@@ -1004,7 +1022,12 @@ def annotator_report(df: pd.DataFrame, *, camps=None, subset=None, traits=None,
     out["cell_ratio"] = ratio
     out["majority_agreement"] = per_annotator(defined)
     codes = pd.DataFrame({"ii": enc.ii, "aa": enc.aa, "ll": enc.ll})
-    out["top3_peer_agreement"] = _top_peer_agreement(codes)
+    try:
+        out["top3_peer_agreement"] = _top_peer_agreement(codes)
+    except DataError as error:  # too many pairs: this column undefined, said in the notes
+        out["top3_peer_agreement"] = np.nan
+        out.attrs.setdefault("notes", []).append(
+            f"top3_peer_agreement not computed: {error.problem}")
     out["mace_competence"] = mc.competence.to_numpy() if mc is not None else np.nan
     in_subset = None
     if subset is not None:

@@ -196,8 +196,11 @@ TERMS: dict[str, Term] = {
         "Camps that line up with annotator traits (age, gender, background) suggest the "
         "disagreement reflects perspectives.",
         "Annotators who see a tweet as ironic end up in one camp, those who do not in another.",
-        "Spectral partition of the signed pairwise-alpha graph of Basile, section 3 (a "
-        "balanced graph has a unique split into two camps, Davis 1967); see hlv_core.balance.",
+        "Per connected component of the signed pairwise-alpha graph of Basile, section 3: "
+        "when every cycle is balanced, its unique split into two camps (+ edges inside, − "
+        "across; Davis 1967, cited there); otherwise the sign of the leading eigenvector of "
+        "the signed adjacency (a spectral split), refined node by node; see "
+        "hlv_core.balance.camps.",
     ),
     "certainty": Term(
         "Annotation certainty",
@@ -294,7 +297,8 @@ TERMS: dict[str, Term] = {
         "A higher score: the model wins more pairwise judgements, weighted by whom it beat.",
         "If experts prefer A over B and B over C, A ranks first.",
         "Stationary distribution of the random walk on the comparison graph (Negahban, Oh "
-        "and Shah 2012), as used in the meta-evaluation of Kurniawan et al., section 6.3.",
+        "and Shah 2012), as used in the meta-evaluation of Kurniawan et al., section 6.1 "
+        "(the method ranking of section 6.3).",
     ),
     "training_method": Term(
         "Training method",

@@ -69,6 +69,7 @@ from .io import (
 )
 from .io.errors import DataError
 from .io.lewidi_submission import parse_submission_lines
+from .io.spelling import describe_change, normalise_spelling, respell_unique, spelling_changes
 
 __all__ = [
     "DATASETS_2025",
@@ -603,6 +604,9 @@ class LewidiGold:
         2023 ``hard_label`` as numbers, shape (N,).
     notes : list of str
         Deviations found in the file (e.g. soft labels not summing to 1).
+    spelling : list of str
+        Import-report lines naming ids and keys respelled (look-alike spellings made one, as
+        the dataset loader does).
 
     References
     ----------
@@ -632,6 +636,7 @@ class LewidiGold:
     n_listed: np.ndarray | None = None
     hard: np.ndarray | None = None
     notes: list[str] = field(default_factory=list)
+    spelling: list[str] = field(default_factory=list)
 
     @property
     def n_items(self) -> int:
@@ -716,13 +721,15 @@ def load_gold(gold: str | Path | bytes | IO[bytes] | dict, *, name: str | None =
     """
     if isinstance(gold, LewidiGold):
         return gold
+    text = ""
     if isinstance(gold, dict):
         data, source_name = gold, name or "<gold>"
     else:
         source = as_source(gold, name)
         source_name = source.name
         check_parse_memory(source, "json")
-        data = parse_json(decode_text(source), source_name)
+        text = decode_text(source)
+        data = parse_json(text, source_name)
     records = list(data.values()) if isinstance(data, dict) else []
     if not records or not all(isinstance(r, dict) and "annotations" in r for r in records):
         raise DataError(
@@ -738,9 +745,69 @@ def load_gold(gold: str | Path | bytes | IO[bytes] | dict, *, name: str | None =
             source=source_name, column="soft_label",
             fix="use the gold file with annotations and soft_label (released after the task).",
         )
+    data, spelling = _respell_gold(data, source_name, text)
     if isinstance(records[0]["annotations"], str):
-        return _gold_2023(data, source_name)
-    return _gold_2025(data, source_name)
+        out = _gold_2023(data, source_name)
+    else:
+        out = _gold_2025(data, source_name)
+    out.spelling = spelling
+    return out
+
+
+def _key_line(text: str, key: str) -> int | None:
+    """The line of the JSON text where the object key ``key`` is written (for messages)."""
+    for quoted in (json.dumps(key, ensure_ascii=False), json.dumps(key)):
+        match = re.search(re.escape(quoted) + r"\s*:", text)
+        if match:
+            return text.count("\n", 0, match.start()) + 1
+    return None
+
+
+def _respell_keys(keys: list[str], what: str, source: str, text: str
+                  ) -> tuple[list[str], str | None]:
+    """:func:`hlv_core.io.spelling.respell_unique` with the file line of a refused key."""
+    return respell_unique(keys, what=what, source=source,
+                          rows=(lambda key: _key_line(text, key)) if text else None)
+
+
+def _respell_object(d: dict, what: str, source: str, text: str, nested: bool) -> dict:
+    """``d`` with its keys (and, ``nested``, the keys of its dict values) respelled."""
+    keys, _ = _respell_keys([str(k) for k in d], what, source, text)
+    values = [_respell_object(v, what, source, text, False) if nested and isinstance(v, dict)
+              else v for v in d.values()]
+    return dict(zip(keys, values, strict=True))
+
+
+def _respell_gold(data: dict, source: str, text: str) -> tuple[dict, list[str]]:
+    """The gold's item ids, annotator ids (keys of ``annotations``), ``soft_label`` keys (and
+    VariErrNLI's per-label keys) in their one spelling, the dataset loader's rule, so a
+    submission spelled differently scores the same; two spellings of one key in one object
+    are refused (which record is meant?). Returns the data and the import-report lines."""
+    notes: list[str] = []
+    new_keys, note = _respell_keys([str(k) for k in data], "item id", source, text)
+    if note:
+        notes.append(note)
+    records = list(data.values())
+    for member, what in (("annotations", "annotator id"), ("soft_label", "soft_label key")):
+        nested = member == "soft_label"
+        dicts = [r.get(member) if isinstance(r, dict) else None for r in records]
+        distinct = {str(k) for d in dicts if isinstance(d, dict) for k in d}
+        if nested:
+            distinct |= {str(k) for d in dicts if isinstance(d, dict)
+                         for v in d.values() if isinstance(v, dict) for k in v}
+        changes = spelling_changes(pd.Index(sorted(distinct), dtype=object))
+        if not changes:
+            continue
+        for i, d in enumerate(dicts):
+            if isinstance(d, dict):
+                records[i] = {**records[i], member: _respell_object(
+                    d, f"{what} of item {new_keys[i]!r}", source, text, nested)}
+        shown = "; ".join(f"{b!r} ({describe_change(b, a)}) -> {a!r}"
+                          for b, a in list(changes.items())[:5])
+        notes.append(f"look-alike spellings of {what}s made one in {source} ({len(changes)} "
+                     f"spelling(s); rule: Unicode NFC, invisible format characters removed, "
+                     f"whitespace runs as one space): {shown}.")
+    return dict(zip(new_keys, records, strict=True)), notes
 
 
 def _gold_2025(data: dict, source: str) -> LewidiGold:
@@ -792,8 +859,9 @@ def _gold_2025(data: dict, source: str) -> LewidiGold:
                 soft[i] = [[float(sl[lab][b]) for b in sorted(sl[lab], key=float)]
                            for lab in labels]
                 for j, lab in enumerate(labels):
-                    pe[i, j, :len(ann)] = [lab in {x.strip() for x in str(v).split(",")}
-                                           for v in ann.values()]
+                    pe[i, j, :len(ann)] = [
+                        lab in {normalise_spelling(x) for x in str(v).split(",")}
+                        for v in ann.values()]
             else:
                 by_bin = {float(k): float(v) for k, v in sl.items()}
                 soft[i] = [by_bin[b] for b in bin_values]
@@ -1357,7 +1425,7 @@ def _score_tsv(golds: list[LewidiGold], source: Source, task: str | None, single
         return None
     named_task = task_from_name(source.name)
     chosen = task or named_task
-    warnings: list[str] = []
+    warnings: list[str] = list(gold.spelling)
     if task and named_task and task != named_task:
         warnings.append(f"scored as Task {task} (given) although the file name says "
                         f"{named_task}.")
@@ -1379,7 +1447,7 @@ def _score_tsv(golds: list[LewidiGold], source: Source, task: str | None, single
         if chosen not in ("soft", "pe"):
             raise DataError(f"LeWiDi 2025 has tasks soft and pe, not {chosen!r}.",
                             source=source.name, fix="use --task soft or --task pe.")
-        parsed = parse_submission_lines(lines, source)
+        parsed = parse_submission_lines(lines, source, notes=warnings)
         parsed = _align(gold, parsed, source)
         if chosen == "soft":
             values = _score_soft_2025(gold, parsed, source, warnings)
@@ -2103,10 +2171,10 @@ def default_system_name(file_name: str, raw: bytes) -> str:
     stem = PurePosixPath(str(file_name)).stem or "submission"
     if stem.lower() not in _GENERIC_NAMES or raw[:4] != b"PK\x03\x04":
         return stem
-    try:
-        with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+    try:  # the bounded reader: member count and inflated size checked (nothing inflated)
+        with open_zip(Source(raw, str(file_name)), fix="") as archive:
             paths = [PurePosixPath(n) for n in archive.namelist() if "__MACOSX" not in n]
-    except zipfile.BadZipFile:
+    except DataError:
         return stem
     folders = {p.parts[0] for p in paths if len(p.parts) > 1}
     if len(folders) == 1 and all(len(p.parts) > 1 for p in paths):

@@ -509,6 +509,9 @@ def _sigma(dataset: Dataset, settings: ReportSettings) -> Section:
     cost = bl.estimate_sigma_cost(dataset.annotations)
     try:
         bl.check_sigma_cost(cost, settings.max_pair_instances, source=str(dataset.name))
+        # sigma and sigma_rnd's repeats build the pair graph many times: the report's pair
+        # limit (HLV_MAX_PAIRS), as the pairwise section, before any of it is built
+        check_pairs(dataset.annotations, what="sigma and camps", source=str(dataset.name))
     except DataError as error:
         return Section("sigma", title, _not_applicable(
             f"the cost guard refused this data: {error}"), False)

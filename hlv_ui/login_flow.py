@@ -73,9 +73,14 @@ def _provider_section(auth: Mapping, provider: str | None) -> Mapping:
     return shared
 
 
+#: The most bytes read from an identity provider's answer (a discovery document or a token
+#: error is a few KiB; a provider answering more is not read whole).
+_MAX_ANSWER = 1 << 20
+
+
 def _get_json(url: str) -> dict:
     with urllib.request.urlopen(url, timeout=_TIMEOUT_S) as answer:
-        return json.loads(answer.read().decode("utf-8"))
+        return json.loads(answer.read(_MAX_ANSWER).decode("utf-8"))
 
 
 def _probe_client(token_endpoint: str, settings: Mapping, redirect_uri: str) -> str | None:
@@ -98,10 +103,10 @@ def _probe_client(token_endpoint: str, settings: Mapping, redirect_uri: str) -> 
                                      headers=headers, method="POST")
     try:
         with urllib.request.urlopen(request, timeout=_TIMEOUT_S) as answer:
-            body = answer.read()
+            body = answer.read(_MAX_ANSWER)
             status = answer.status
     except urllib.error.HTTPError as error:
-        body, status = error.read(), error.code
+        body, status = error.read(_MAX_ANSWER), error.code
     try:
         code = json.loads(body.decode("utf-8")).get("error")
     except (ValueError, AttributeError):

@@ -4,14 +4,13 @@ every number comes from ``hlv_core.perspectivist``."""
 
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass, field
 
 import pandas as pd
 import streamlit as st
 
 from hlv_core import perspectivist as P
-from hlv_core.io import DataError, Dataset
+from hlv_core.io import Dataset, load_table
 
 __all__ = ["ADAPTATION", "ModelSet", "item_models", "parse_upload", "split_cached"]
 
@@ -69,14 +68,12 @@ def item_models(_preds: pd.DataFrame | None, _test: pd.DataFrame, labels: tuple,
 
 
 @st.cache_data(show_spinner="Reading predictions…", max_entries=8, scope="session")
-def parse_upload(raw: bytes, digest: str) -> pd.DataFrame:
-    """A per-(user, text) predictions CSV as text columns (``DataError`` when unreadable)."""
+def parse_upload(raw: bytes, digest: str, name: str = "predictions upload") -> pd.DataFrame:
+    """A per-(user, text) predictions CSV/TSV as text columns, read by the engine's one
+    bounded reader (``hlv_core.io.load_table``: its size limits and errors, as the CLI's
+    ``perspectives --predictions``); ``DataError`` when unreadable."""
     del digest
-    try:
-        return pd.read_csv(io.BytesIO(raw), dtype=str, sep=None, engine="python")
-    except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
-        raise DataError(f"could not read the CSV ({exc}).", source="predictions upload",
-                        fix="upload a CSV with columns annotator_id, item_id, label.") from exc
+    return load_table(raw, name=name)
 
 
 @dataclass

@@ -129,6 +129,36 @@ def _schema_repeated_key() -> bytes:
                                 ' "labels": ["5", "4", "3", "2", "1"]}'})
 
 
+def _nbsp_ids() -> bytes:
+    return ("item_id,annotator_id,label\ni 1,a,x\ni\u00a01,b,y\ni 2,a,x\ni  2,b,x\n"
+            ).encode()
+
+
+def _lewidi_two_spellings() -> bytes:
+    record = {"annotators": "Ann1,Ann2", "annotations": {"Ann1": "0", "Ann2": "1"},
+              "soft_label": {"0.0": 0.5, "1.0": 0.5}, "split": "test", "text": "t"}
+    text = json.dumps({"caf\u00e9": record, "cafe\u0301": {**record, "annotators": "Ann3",
+                                                              "annotations": {"Ann3": "1"}}},
+                      ensure_ascii=False, indent=1)
+    return text.encode()
+
+
+def _npz() -> bytes:
+    import numpy as np
+
+    buffer = io.BytesIO()
+    np.savez(buffer, counts=np.ones((3, 2), dtype=int))
+    return buffer.getvalue()
+
+
+def _pickled_npy() -> bytes:
+    import numpy as np
+
+    buffer = io.BytesIO()
+    np.save(buffer, np.array([[1, 2], [3, 4]], dtype=object), allow_pickle=True)
+    return buffer.getvalue()
+
+
 # --------------------------------------------------------------------------- checks of numbers
 def _alphas(ds) -> tuple[float, float, float]:
     ann = ds.annotations
@@ -268,6 +298,17 @@ CASES: list[Case] = [
          and len(ds.annotations) == 9, item="r2-3"),
     Case("list_item_id.parquet", _parquet_list_id, words=("'item_id' holds lists",),
          item="r2-3"),
+    # the blind re-probe (tests/test_hostile_probe.py): classes found at other doors
+    Case("lookalike_nbsp_item_ids.csv", _nbsp_ids,
+         check=lambda ds: list(ds.item_ids) == ["i 1", "i 2"] and "U+" not in _notes(ds)
+         and "repeated or special spaces" in _notes(ds), item="r3-1"),
+    Case("lewidi2025_two_spellings.json", _lewidi_two_spellings,
+         options={"format": "lewidi2025"},
+         words=("spelled two ways", "row 15", "cafe\\u0301"), item="r3-2"),
+    Case("npz_renamed.npy", _npz, options={"format": "counts"},
+         words=("not a NumPy .npy array", "zip archive"), item="r3-4"),
+    Case("pickled_objects.npy", _pickled_npy, options={"format": "counts"},
+         words=("allow_pickle",), item="r3-4"),
 ]
 
 

@@ -34,6 +34,7 @@ __all__ = [
     "read_table",
     "stream_label_counts",
     "read_json",
+    "read_npy",
 ]
 
 #: CSV/TSV files at least this big are parsed by pyarrow's multi-threaded columnar reader (and
@@ -1245,3 +1246,50 @@ def stream_label_counts(path, *, block_size: int = 1 << 24, sep: str = ","):
     counts = sparse.csr_matrix((data, (rows, cols)), shape=(len(items), len(labels)))
     counts.sum_duplicates()  # C = sum over blocks of C_b
     return items.to_pylist(), labels.to_pylist(), counts
+
+
+def read_npy(source: Source) -> np.ndarray:
+    """A NumPy ``.npy`` array (never pickled objects), refused with one :class:`DataError` when
+    the bytes are not a ``.npy`` file (an ``.npz`` zip or anything renamed ``.npy``) or the
+    memory the array and its integer copy need is over the parse limit.
+
+    Parameters
+    ----------
+    source : Source
+        The file's bytes and name.
+
+    Returns
+    -------
+    numpy.ndarray
+        The array as saved by :func:`numpy.save`.
+
+    Raises
+    ------
+    DataError
+        Not a ``.npy`` file, pickled objects, or over the parse limit.
+
+    Examples
+    --------
+    >>> import io
+    >>> import numpy as np
+    >>> buffer = io.BytesIO()
+    >>> np.save(buffer, np.array([[3, 1], [0, 4]]))
+    >>> read_npy(Source(buffer.getvalue(), "counts.npy")).tolist()
+    [[3, 1], [0, 4]]
+    """
+    if not source.raw.startswith(b"\x93NUMPY"):
+        kind = binary_kind(source.raw)
+        raise DataError(
+            "not a NumPy .npy array" + (f" (looks like {kind})." if kind else "."),
+            source=source.name,
+            fix="save the (N, K) counts with numpy.save (one array, .npy), or as CSV.",
+        )
+    check_limit("parse", 3 * len(source.raw), what="reading it would need about",
+                source=source.name, fix=_SPLIT)
+    try:
+        return np.load(io.BytesIO(source.raw), allow_pickle=False)
+    except Exception as exc:  # numpy raises many types for a damaged header
+        raise DataError(
+            f"not a readable .npy array ({exc}).", source=source.name,
+            fix="save with numpy.save.",
+        ) from None

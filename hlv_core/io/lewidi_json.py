@@ -32,6 +32,7 @@ from ._json import (
 from ._read import Source, as_source, decode_text, parse_json, read_json
 from .dataset import Dataset, build_dataset, echo, order_labels
 from .errors import DataError, ImportReport
+from .spelling import respell_unique
 
 __all__ = ["read_annotator_meta", "read_lewidi2023", "read_lewidi2025"]
 
@@ -115,6 +116,7 @@ def read_lewidi2023(
             fix="load the <DS>_{train,dev,test}.json file of LeWiDi 2023, or choose another "
             "format.",
         )
+    _refuse_two_spellings(data, source)
     report = ImportReport(source.name, "lewidi2023", rows_read=len(data))
     long_items: list[str] = []
     long_annotators: list[str] = []
@@ -325,6 +327,23 @@ _TEXT_FIELDS = {
 }
 
 
+def _refuse_two_spellings(data: dict, source: Source) -> None:
+    """Two record keys that are one item id in its one spelling (``café`` in NFC and NFD, a
+    zero-width character, a doubled space): two records for one item, refused naming both
+    (the loader would otherwise merge them into one item)."""
+
+    def line_of(key: str) -> int | None:
+        text = source.raw.decode("utf-8", "replace")
+        for quoted in (json.dumps(key, ensure_ascii=False), json.dumps(key)):
+            at = text.find(quoted)
+            if at >= 0:
+                return text.count("\n", 0, at) + 1
+        return None
+
+    respell_unique([str(k) for k in data], what="item id (record key)", source=source.name,
+                   rows=line_of)
+
+
 def _flatten_text(text, row: dict) -> None:
     if isinstance(text, dict):
         mapped = {k: _TEXT_FIELDS.get(str(k).lower(), column_name(k)) for k in text}
@@ -491,6 +510,7 @@ def read_lewidi2025(
             source=source.name,
             fix="load <DS>_{train,dev,test}.json of LeWiDi 2025, or choose another format.",
         )
+    _refuse_two_spellings(data, source)
     report = ImportReport(source.name, "lewidi2025", rows_read=len(data))
     long_items: list[str] = []
     long_annotators: list[str] = []

@@ -35,7 +35,8 @@ import pandas as pd
 
 from ._read import Source, as_source, decode_text, parse_json
 from .dataset import Dataset
-from .errors import DataError
+from .errors import DataError, ImportReport
+from .spelling import normalise_spelling, respell_unique
 
 __all__ = ["load_lewidi_submission", "parse_submission_lines", "sniff_lewidi_submission"]
 
@@ -82,6 +83,7 @@ def load_lewidi_submission(
     kind: str | None = None,
     model: str | None = None,
     tolerance: float = SUM_TOLERANCE,
+    report: ImportReport | None = None,
 ) -> pd.DataFrame:
     r"""Read a LeWiDi 2023 or 2025 submission TSV as predictions for ``dataset``.
 
@@ -103,6 +105,9 @@ def load_lewidi_submission(
         Model name of the rows (default: the file name without extension).
     tolerance : float
         Allowed deviation from 1 of a multiclass probability row (and of a ``[p0, p1]`` pair).
+    report : ImportReport, optional
+        Gets a note when item ids were respelled (look-alike spellings made one, as the
+        dataset loader does).
 
     Returns
     -------
@@ -181,7 +186,7 @@ def load_lewidi_submission(
             )
         frame = _read_2023(lines, dataset, source, tolerance)
     else:
-        frame = _read_2025(lines, dataset, source, kind, tolerance)
+        frame = _read_2025(lines, dataset, source, kind, tolerance, report)
     frame.insert(0, "model", model_name)
     return frame.reset_index(drop=True)
 
@@ -242,11 +247,15 @@ def _read_2023(lines: list[str], dataset: Dataset, source: Source, tolerance: fl
 
 # ---------------------------------------------------------------------------------------- 2025
 def parse_submission_lines(
-    lines: list[str], source: Source, known: set[str] | None = None
+    lines: list[str], source: Source, known: set[str] | None = None,
+    notes: list[str] | None = None,
 ) -> list[tuple[int, str, list]]:
     r"""Parse the ``<item id><TAB><list>`` lines of a LeWiDi 2025 submission.
 
-    Lists are read as JSON or Python literals.
+    Lists are read as JSON or Python literals. Item ids take their one spelling
+    (:func:`hlv_core.io.spelling.normalise_spelling`: NFC, invisible format characters removed,
+    whitespace runs one space), as the dataset loader and the gold reader do, so an id that
+    differs from the gold only in such spelling is the same item.
 
     Parameters
     ----------
@@ -256,6 +265,8 @@ def parse_submission_lines(
         The file (its name is used in messages).
     known : set of str, optional
         Valid item ids.
+    notes : list of str, optional
+        Receives the import-report line naming what was respelled.
 
     Returns
     -------
@@ -266,7 +277,8 @@ def parse_submission_lines(
     ------
     DataError
         (file, line, fix) for a line without a tab or a list, a list that does not parse, an
-        item id not in ``known`` (when given) and a repeated item id.
+        item id not in ``known`` (when given), a repeated item id and two spellings of one
+        item id.
 
     Examples
     --------
@@ -274,11 +286,9 @@ def parse_submission_lines(
     >>> parse_submission_lines(["i1\t[0.3, 0.7]", "i2\t[1, 0]"], Source(b"", "mp_test_soft.tsv"))
     [(1, 'i1', [0.3, 0.7]), (2, 'i2', [1, 0])]
     """
-    parsed: list[tuple[int, str, list]] = []
-    seen: dict[str, int] = {}
+    heads: list[tuple[int, str, str]] = []
     for number, line in enumerate(lines, 1):
         item, sep, rest = line.partition("\t")
-        item = item.strip()
         if not sep or not rest.strip():
             raise DataError(
                 "expected '<item id><TAB><list>'.",
@@ -286,14 +296,11 @@ def parse_submission_lines(
                 row=number,
                 fix="write the item id, a tab, then a JSON list (no header row).",
             )
-        if known is not None and item not in known:
-            raise DataError(
-                f"item {item!r} is not in the dataset.",
-                source=source.name,
-                row=number,
-                column="item id",
-                fix="predict only items of the loaded dataset (load the matching test file).",
-            )
+        heads.append((number, item.strip(), rest))
+    raw_ids = [item for _, item, _ in heads]
+    numbers = [number for number, _, _ in heads]
+    seen: dict[str, int] = {}
+    for number, item in zip(numbers, raw_ids, strict=True):
         if item in seen:
             raise DataError(
                 f"item {item!r} appears twice (first on line {seen[item]}).",
@@ -303,12 +310,31 @@ def parse_submission_lines(
                 fix="keep one line per item.",
             )
         seen[item] = number
+    ids, note = respell_unique(raw_ids, what="item id", source=source.name, rows=numbers,
+                               column="item id")
+    if note is not None and notes is not None:
+        notes.append(note)
+    parsed: list[tuple[int, str, list]] = []
+    for (number, _, rest), item in zip(heads, ids, strict=True):
+        if known is not None and item not in known:
+            raise DataError(
+                f"item {item!r} is not in the dataset.",
+                source=source.name,
+                row=number,
+                column="item id",
+                fix="predict only items of the loaded dataset (load the matching test file).",
+            )
         parsed.append((number, item, _parse_list(rest, source, number)))
     return parsed
 
 
-def _read_2025(lines, dataset: Dataset, source: Source, kind: str | None, tolerance: float):
-    parsed = parse_submission_lines(lines, source, set(map(str, dataset.item_ids)))
+def _read_2025(lines, dataset: Dataset, source: Source, kind: str | None, tolerance: float,
+               report: ImportReport | None = None):
+    notes: list[str] = []
+    parsed = parse_submission_lines(lines, source, set(map(str, dataset.item_ids)), notes)
+    for note in notes:
+        if report is not None:
+            report.note(note)
     if kind is None:
         kind = _guess_kind(source.name, parsed)
     if kind == "soft":
@@ -488,7 +514,7 @@ def _match_scalar(value, labels) -> str | None:
     """Dataset label for a list entry: the same string, or the same number (1 == "1.0")."""
     if isinstance(value, (bool, list, dict)) or value is None:
         return None
-    text = str(value).strip()
+    text = normalise_spelling(str(value))
     if text in labels:
         return text
     try:

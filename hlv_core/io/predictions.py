@@ -31,7 +31,7 @@ import pandas as pd
 from ._read import as_source, decode_text, read_table, refuse_binary, refuse_spreadsheet
 from .dataset import Dataset, _as_number, echo
 from .errors import DataError, ImportReport
-from .spelling import spelling_changes
+from .spelling import describe_change, spelling_changes
 
 __all__ = [
     "load_predictions",
@@ -49,6 +49,23 @@ RENORMALISE_TOLERANCE = 1e-3
 """Sums within this of 1 (rounding: 0.333 + 0.333 + 0.333 = 0.999) are divided by their sum
 so they sum to 1 exactly, with a note in the import report; further off is refused. The
 analysis functions themselves (``hlv_core.soft_metrics``) never renormalise."""
+
+
+def _refuse_label_lists(frame: pd.DataFrame, name: str) -> None:
+    """A Parquet ``label`` column of lists (label sets) is annotations, not predictions: never
+    read as the text ``"['a', 'b']"``."""
+    if "label" not in frame.columns or frame["label"].dtype != object:
+        return
+    lists = frame["label"].map(lambda v: isinstance(v, list)).to_numpy(dtype=bool)
+    if lists.any():
+        row = int(np.flatnonzero(lists)[0])
+        raise DataError(
+            f"column 'label' holds lists (e.g. {frame['label'].iloc[row]!r:.60}); predictions "
+            "give one label per row with its probability.",
+            source=name, row=row + 1, column="label",
+            fix="write one row per (item, label) with prob (a multi-label model: the "
+            "probability that the label applies), not a list of labels.",
+        )
 
 
 def _first_row(mask: pd.Series) -> int:
@@ -121,8 +138,9 @@ def load_predictions(
         first_line = decode_text(source).splitlines()[0]
         if sniff_lewidi_submission(first_line):
             return load_lewidi_submission(source.raw, dataset, name=source.name,
-                                          model=default_model)
+                                          model=default_model, report=report)
     frame = read_table(source)
+    _refuse_label_lists(frame, source.name)
     frame = frame.rename(columns={"user_id": "annotator_id", "text_id": "item_id"})
     model_default = default_model or Path(source.name).stem
     labels = set(dataset.labels)
@@ -179,6 +197,12 @@ def load_predictions(
         changes = spelling_changes(pd.Index(frame[column].unique(), dtype=str))
         if changes:  # the dataset's spelling rule: NFC, no invisible characters, one space
             frame[column] = frame[column].map(lambda v, c=changes: c.get(v, v))
+            if report is not None:
+                shown = "; ".join(f"{b!r} ({describe_change(b, a)}) -> {a!r}"
+                                  for b, a in list(changes.items())[:5])
+                report.note(f"look-alike spellings of {column} made one ({len(changes)} "
+                            f"spelling(s); rule: Unicode NFC, invisible format characters "
+                            f"removed, whitespace runs as one space): {shown}.")
     unknown = ~frame["label"].isin(labels)
     if unknown.any():
         i = _first_row(unknown)

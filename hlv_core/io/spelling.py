@@ -22,15 +22,18 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 import pandas as pd
+
+from .errors import DataError
 
 __all__ = [
     "decimal_comma_labels",
     "describe_change",
     "normalise_spelling",
+    "respell_unique",
     "spelling_changes",
 ]
 
@@ -177,3 +180,85 @@ def decimal_comma_labels(values: Iterable[str]) -> list[str]:
     ['1,5', ' -0,25 ', '1,500']
     """
     return [v for v in values if isinstance(v, str) and _DECIMAL_COMMA.match(v.strip())]
+
+
+def _shown(value: str, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
+def respell_unique(
+    values: list[str], *, what: str, source: str,
+    rows: list[int | None] | Callable[[str], int | None] | None = None,
+    column: str | None = None,
+) -> tuple[list[str], str | None]:
+    """Keys that must stay distinct (item ids of a gold file or a submission, the annotator
+    ids or label keys of one record) in their one spelling (:func:`normalise_spelling`).
+
+    Returns ``(respelled values, note)``: the note (None when nothing changed) names what was
+    respelled and how, for the import report. Two different spellings of one value among
+    ``values`` are ambiguous (which of the two records is the real one?): refused with a
+    :class:`DataError` naming both and the row of the second (``rows[i]``: the file line of
+    ``values[i]``, or ``rows(value)`` when a callable, when known).
+
+    Parameters
+    ----------
+    values : list of str
+        The keys, in file order.
+    what : str
+        What the keys are, for messages (``"item id"``, ``"label key"``).
+    source : str
+        The file, for messages.
+    rows : list of int or None, or callable, optional
+        The file line of each value (or a function of the value), for the refusal.
+    column : str, optional
+        The column or JSON field, for the refusal.
+
+    Returns
+    -------
+    tuple of (list of str, str or None)
+        The respelled values, and the import-report note (None when nothing changed).
+
+    Raises
+    ------
+    DataError
+        Two different spellings of one value.
+
+    Examples
+    --------
+    >>> respell_unique(["i1", "i\u200b2"], what="item id", source="gold.json")[0]
+    ['i1', 'i2']
+    """
+    values = [str(v) for v in values]
+    if not values:
+        return values, None
+    changes = spelling_changes(pd.Index(values, dtype=object))
+    if not changes:
+        return values, None
+    out = [changes.get(v, v) for v in values]
+    repeated = np.flatnonzero(pd.Index(out, dtype=object).duplicated(keep="first"))
+    if repeated.size:
+        second = int(repeated[0])
+        first = out.index(out[second])
+        a, b = values[first], values[second]
+        how = describe_change(b, out[second]) if b != out[second] else describe_change(
+            a, out[first])
+        raise DataError(
+            f"{what} {_shown(a)} and {_shown(b)} (written {ascii(a)[:40]} and "
+            f"{ascii(b)[:40]}) are one value spelled two ways ({how}); "
+            "HLV Lens cannot tell which of the two entries is meant.",
+            source=source,
+            row=(rows(b) if callable(rows) else rows[second]) if rows is not None else None,
+            column=column,
+            fix=f"keep one entry for {_shown(out[second])} (delete or merge the other "
+            "spelling), then load the file again.",
+        )
+    parts = [f"{_shown(b)} ({describe_change(b, a)}) -> {_shown(a)}"
+             for b, a in list(changes.items())[:5]]
+    more = f"; and {len(changes) - 5} more" if len(changes) > 5 else ""
+    n_rows = sum(1 for v in values if v in changes)
+    note = (f"look-alike spellings of {what} made one in {source} ({len(changes)} "
+            f"spelling(s), {n_rows} entr{'y' if n_rows == 1 else 'ies'}; rule: Unicode NFC, "
+            f"invisible format characters removed, whitespace runs as one space): "
+            f"{'; '.join(parts)}{more}.")
+    return out, note

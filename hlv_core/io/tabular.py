@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import io
 import zipfile
 from collections.abc import Mapping
 from pathlib import PurePosixPath
@@ -21,6 +20,7 @@ from ._read import (
     read_coded,
     read_json,
     read_member,
+    read_npy,
     read_table,
 )
 from .dataset import (
@@ -795,12 +795,7 @@ def read_counts(
     """
     report = ImportReport(source.name, "counts")
     if source.suffix == ".npy":
-        try:
-            matrix = np.load(io.BytesIO(source.raw), allow_pickle=False)
-        except Exception as exc:
-            raise DataError(
-                f"not a readable .npy array ({exc}).", source=source.name, fix="save with np.save."
-            ) from None
+        matrix = read_npy(source)
         if matrix.ndim != 2 or not np.issubdtype(matrix.dtype, np.number):
             raise DataError(
                 f"expected a 2-D numeric items x classes array, got shape {matrix.shape}.",

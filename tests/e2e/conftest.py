@@ -85,15 +85,18 @@ def _free_port() -> int:
 
 @contextlib.contextmanager
 def running_app(env_overrides: dict[str, str], log_name: str = "server.log",
-                extra_args: tuple[str, ...] = ()):
+                extra_args: tuple[str, ...] = (), launcher: tuple[str, ...] = ()):
     """Start ``streamlit run app.py`` on a free localhost port; yield its URL; stop it.
-    ``extra_args`` go to ``streamlit run`` (e.g. ``--secrets.files=PATH``)."""
+    ``extra_args`` go to ``streamlit run`` (e.g. ``--secrets.files=PATH``); ``launcher`` goes
+    between the interpreter and ``-m streamlit`` (e.g. ``tests/runtime_only.py
+    requirements.txt``: only the runtime requirements importable)."""
     port = _free_port()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, **env_overrides}
     with (ARTIFACTS / log_name).open("w") as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true",
+            [sys.executable, *launcher, "-m", "streamlit", "run", "app.py",
+             "--server.headless=true",
              f"--server.port={port}", "--server.address=127.0.0.1",
              "--browser.gatherUsageStats=false", "--server.fileWatcherType=none",
              *extra_args],
