@@ -181,7 +181,7 @@ def entry_point_only() -> None:
 
     Because the app keeps its page scripts in ``pages/``, Streamlit starts a fresh server in
     its old multipage mode, in which a request for a page's address (``/agreement``) runs
-    ``pages/agreement.py`` directly, skipping ``app.py``, until some run of ``app.py`` has
+    ``pages/agreement/page.py`` directly, skipping ``app.py``, until some run of ``app.py`` has
     called ``st.navigation``. A visitor whose first request after a server start is a link
     would see the page without logging in. Called when ``hlv_ui`` is first imported (every
     page imports it): in that mode it switches the old mode off for the server and reruns,

@@ -17,7 +17,7 @@ def predictions_hint(what: str) -> None:
             "train models on this dataset in the Training lab: either adds them to every page.",
             icon=":material/lightbulb:")
     a, b = st.columns(2)
-    a.page_link("pages/home.py", label="Upload predictions on the Overview",
+    a.page_link("pages/home/page.py", label="Upload predictions on the Overview",
                 icon=":material/upload_file:")
-    b.page_link("pages/training_lab.py", label="Train models in the Training lab",
+    b.page_link("pages/training_lab/page.py", label="Train models in the Training lab",
                 icon=":material/model_training:")

@@ -162,7 +162,7 @@ def _layout_title(layout: dict, axis: str) -> str:
 def test_zero_f1_charts_are_not_blank_and_say_why(app, tmp_path):
     at = app
     at.session_state["hlv.dataset"] = _rare_positive(tmp_path)
-    at.switch_page("pages/perspectives.py").run()
+    at.switch_page("pages/perspectives/page.py").run()
     assert not at.exception, [e.value for e in at.exception]
     assert any("Every model scores F1 = 0" in i.value for i in at.info)
     cmp_chart = charts(at)[0]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from hlv_ui.perspectives_figures import group_histogram
 from hlv_ui.plot_axes import bin_counts_max, count_axis, plot_text
+from pages.perspectives.figures import group_histogram
 
 
 def test_plot_text_escapes_once():
