@@ -20,6 +20,8 @@ from hlv_core import samples
 from hlv_core.io import DataError, Dataset, load, load_predictions
 from hlv_core.io.errors import ImportReport
 
+from .cache import cached
+
 SESSION_UPLOADS = 3
 """Parsed uploads (datasets and prediction files together) kept per browser session."""
 
@@ -30,7 +32,7 @@ SESSION_UPLOAD_CAP_MB = int(os.environ.get("HLV_SESSION_UPLOAD_MB", "400"))
 _CACHE_KEY = "hlv.upload_cache"
 
 
-@st.cache_data(show_spinner="Loading sample…", max_entries=16)
+@cached(show_spinner="Loading sample…", max_entries=16)
 def load_sample_cached(name: str) -> Dataset:
     return samples.load_sample(name)
 

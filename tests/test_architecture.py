@@ -294,3 +294,24 @@ def test_figure_modules_draw_without_streamlit():
     for path in (ROOT / "pages").rglob("*figures.py"):
         bad = {m for m in _imports(path) if m == "streamlit" or m.startswith("streamlit.")}
         assert not bad, f"{path.relative_to(ROOT)} imports {bad}: widgets go into a views module"
+
+
+def test_screens_cache_through_the_content_keyed_helper():
+    """Every cached computation of the UI goes through ``hlv_ui.cache.cached`` (keyed on the
+    content of datasets, tables and arrays by construction): no ``st.cache_data`` elsewhere,
+    and no argument left out of the key by a leading underscore."""
+    offenders = []
+    for path in [*(ROOT / "pages").rglob("*.py"), *(ROOT / "hlv_ui").glob("*.py"), ROOT / "app.py"]:
+        if path.name == "cache.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr == "cache_data":
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} uses st.cache_data")
+            if isinstance(node, ast.FunctionDef) and any(
+                    isinstance(d, ast.Call) and getattr(d.func, "id", None) == "cached"
+                    or getattr(d, "id", None) == "cached" for d in node.decorator_list):
+                hidden = [a.arg for a in node.args.args if a.arg.startswith("_")]
+                if hidden:
+                    offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name} "
+                                     f"leaves {hidden} out of the key")
+    assert offenders == []

@@ -10,12 +10,13 @@ import streamlit as st
 
 from hlv_core import agreement
 from hlv_core.agreement import kappa_summary
+from hlv_core.figures import pair_heatmap
 from hlv_core.io import DataError, Dataset
 from hlv_core.levels import level_options
 from hlv_core.pair_matrix import check_pairs, most_active, pairwise_matrix
 from hlv_core.text import md
+from hlv_ui.cache import cached
 from hlv_ui.explain import explain, explain_inline
-from hlv_ui.heatmap import pair_heatmap
 from hlv_ui.simulators import multilabel_simulator
 from hlv_ui.state import require_dataset, show_data_error
 from hlv_ui.widgets import download_table, fmt_num, lazy_tabs, show_table
@@ -76,30 +77,27 @@ if level == "ordinal":
         dataset.labels, key=lambda x: values[x])))
 
 
-@st.cache_data(show_spinner="Computing α and its bootstrap CI…", max_entries=16)
-def compute_alpha(_dataset: Dataset, dataset_hash: str, level: str, n_boot: int, seed: int,
+@cached(show_spinner="Computing α and its bootstrap CI…", max_entries=16)
+def compute_alpha(dataset: Dataset, level: str, n_boot: int, seed: int,
                   values: dict | None, multilabel: str) -> agreement.AlphaResult:
-    del dataset_hash
-    return agreement.alpha_report(_dataset.annotations, level=level, n_boot=n_boot, seed=seed,
+    return agreement.alpha_report(dataset.annotations, level=level, n_boot=n_boot, seed=seed,
                                   values=values, multilabel=multilabel)
 
 
-@st.cache_data(show_spinner="Computing α for every annotator pair…", max_entries=16)
-def compute_pairs(_dataset: Dataset, dataset_hash: str, level: str, min_shared: int,
+@cached(show_spinner="Computing α for every annotator pair…", max_entries=16)
+def compute_pairs(dataset: Dataset, level: str, min_shared: int,
                   values: dict | None, multilabel: str) -> pd.DataFrame:
-    del dataset_hash
-    return agreement.pairwise_alpha(_dataset.annotations, level=level, min_shared=min_shared,
+    return agreement.pairwise_alpha(dataset.annotations, level=level, min_shared=min_shared,
                                     values=values, multilabel=multilabel)
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
-def compute_kappas(_dataset: Dataset, dataset_hash: str) -> dict:
-    del dataset_hash
-    return kappa_summary(_dataset.annotations)
+@cached(show_spinner=False, max_entries=8)
+def compute_kappas(dataset: Dataset) -> dict:
+    return kappa_summary(dataset.annotations)
 
 
 try:
-    report = compute_alpha(dataset, dataset.content_hash, level, n_boot, seed, values,
+    report = compute_alpha(dataset, level, n_boot, seed, values,
                            multilabel_mode)
 except DataError as err:
     show_data_error(err)
@@ -129,7 +127,7 @@ def overall_tab() -> None:
     else:
         st.warning(report.explanation)
     if not is_multilabel:
-        kap = compute_kappas(dataset, dataset.content_hash)
+        kap = compute_kappas(dataset)
         k1, k2 = st.columns(2)
         k1.metric("Fleiss' κ", fmt_num(kap["fleiss"], "undefined"),
                   help="Per-item agreement averaged over items, chance from pooled label shares.")
@@ -162,7 +160,7 @@ def pairs_tab() -> None:
     except DataError as error:
         show_data_error(error)
         return
-    pairs = compute_pairs(dataset, dataset.content_hash, level, min_shared, values,
+    pairs = compute_pairs(dataset, level, min_shared, values,
                           multilabel_mode)
     defined = pairs.dropna(subset=["alpha"])
     st.caption(

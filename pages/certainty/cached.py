@@ -4,7 +4,6 @@ one case's samples. No maths here: every number comes from ``hlv_core.certainty`
 
 from __future__ import annotations
 
-import hashlib
 import math
 from dataclasses import dataclass
 
@@ -15,6 +14,7 @@ import streamlit as st
 from hlv_core import certainty as ce
 from hlv_core.io import DataError, Dataset, model_matrices
 from hlv_core.text import md
+from hlv_ui.cache import cached
 from pages.certainty.figures import MODEL_TITLES, fmt_r
 
 __all__ = ["AO_DEPTH", "STOPS_COUNTS", "STOPS_RANKING", "Run", "allowed", "case_samples",
@@ -37,66 +37,62 @@ def _variant(key: str) -> dict:
     return {"tie_split": key != "prirn_released"} if key.startswith("prirn") else {}
 
 
-@st.cache_data(show_spinner=False, max_entries=4)
-def sampler_input(_dataset: Dataset, dataset_hash: str, model: str):
+@cached(show_spinner=False, max_entries=4)
+def sampler_input(dataset: Dataset, model: str):
     """Counts or selectors of the dataset (the selectors view is slow to rebuild)."""
-    del dataset_hash
-    return ce.model_data(_dataset, engine_model(model))
+    return ce.model_data(dataset, engine_model(model))
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
-def point_estimate(_dataset: Dataset, dataset_hash: str, model: str) -> np.ndarray:
+@cached(show_spinner=False, max_entries=8)
+def point_estimate(dataset: Dataset, model: str) -> np.ndarray:
     """Proportions / IRN / PL maximum likelihood (the PL MM iterations take seconds)."""
-    return ce.point_estimate(engine_model(model), sampler_input(_dataset, dataset_hash, model),
-                             n_classes=_dataset.n_labels,
+    return ce.point_estimate(engine_model(model), sampler_input(dataset, model),
+                             n_classes=dataset.n_labels,
                              tie_split=_variant(model).get("tie_split", True))
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def _sweep(_dataset: Dataset, dataset_hash: str, model: str, reliability: float, n_samples: int,
-           seed: int, prior: float, ks: tuple, _predictions: dict, pred_key: tuple,
-           _risk) -> dict:
+@cached(show_spinner=False, max_entries=64)
+def _sweep(dataset: Dataset, model: str, reliability: float, n_samples: int, seed: int,
+           prior: float, ks: tuple, predictions: dict[str, np.ndarray],
+           risk: np.ndarray | None) -> dict:
     """One model at one reliability (the compact sampler: only the top classes of every
     sample are drawn)."""
-    del pred_key
-    res = ce.sweep(engine_model(model), sampler_input(_dataset, dataset_hash, model),
+    res = ce.sweep(engine_model(model), sampler_input(dataset, model),
                    [reliability], n_samples=n_samples, seed=seed, prior=prior,
-                   n_classes=_dataset.n_labels, ks=ks, predictions=_predictions, risk=_risk,
-                   item_ids=list(_dataset.item_ids),
-                   ao_depth=AO_DEPTH if _dataset.n_labels >= AO_DEPTH else None,
-                   point=point_estimate(_dataset, dataset_hash, model), **_variant(model))
+                   n_classes=dataset.n_labels, ks=ks, predictions=predictions, risk=risk,
+                   item_ids=list(dataset.item_ids),
+                   ao_depth=AO_DEPTH if dataset.n_labels >= AO_DEPTH else None,
+                   point=point_estimate(dataset, model), **_variant(model))
     return {"certainty": res.certainty.assign(model=model),
             "accuracy": res.accuracy.assign(model=model),
             "per_case": res.per_case.assign(model=model), "ess": res.mean_ess()}
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
-def reader_agreement(_dataset: Dataset, dataset_hash: str) -> np.ndarray:
+@cached(show_spinner=False, max_entries=8)
+def reader_agreement(dataset: Dataset) -> np.ndarray:
     """Leave-one-reader-out agreement per case (ranking data)."""
-    return ce.reader_agreement(sampler_input(_dataset, dataset_hash, "prirn"),
-                               _dataset.n_labels)[0]
+    return ce.reader_agreement(sampler_input(dataset, "prirn"), dataset.n_labels)[0]
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
-def prediction_arrays(_dataset: Dataset, dataset_hash: str, _preds, preds_hash: str):
+@cached(show_spinner=False, max_entries=8)
+def prediction_arrays(dataset: Dataset, preds):
     """UA accuracy needs one prediction per case: models with partial coverage are left out
-    (notes). Also the cache key of the sweeps: the content of every matrix, never names alone."""
-    del dataset_hash, preds_hash
-    matrices, notes = model_matrices(_preds, _dataset, complete=True)
-    arrays = {name: q for name, (_, q) in matrices.items()}
-    key = tuple(
-        (name, hashlib.sha256(np.ascontiguousarray(q, dtype=float).tobytes()).hexdigest()[:16])
-        for name, q in sorted(arrays.items()))
-    return arrays, notes, key
+    (notes)."""
+    matrices, notes = model_matrices(preds, dataset, complete=True)
+    return {name: q for name, (_, q) in matrices.items()}, notes
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
-def case_samples(case_key: str, model: str, r: float, n: int, seed: int, prior: float, _data,
-                 n_classes: int) -> np.ndarray:
-    """(S, K) plausibilities of one case (``case_key``: dataset hash and case index)."""
-    del case_key
-    return ce.sample_plausibilities(engine_model(model), _data, reliability=r, n_samples=n,
-                                    seed=seed, prior=prior, n_classes=n_classes,
+@cached(show_spinner=False, max_entries=32)
+def case_samples(dataset: Dataset, case: int, model: str, r: float, n: int, seed: int,
+                 prior: float) -> np.ndarray:
+    """(S, K) plausibilities of one case (the ``case``-th item): drawn from its readers'
+    rankings on ranking data, else from its label counts."""
+    if dataset.task == "ranking":
+        data = [sampler_input(dataset, "prirn")[case]]
+    else:
+        data = dataset.counts_array()[case][None, :]
+    return ce.sample_plausibilities(engine_model(model), data, reliability=r, n_samples=n,
+                                    seed=seed, prior=prior, n_classes=dataset.n_labels,
                                     **_variant(model))[0]
 
 
@@ -111,14 +107,13 @@ class Run:
     prior: float
     ks: tuple[int, ...]
     predictions: dict
-    pred_key: tuple
     risk: np.ndarray | None
 
     def result(self, model: str, r: float) -> dict:
         """One model at one reliability (cached per setting)."""
         d = self.dataset
-        return _sweep(d, d.content_hash, model, float(r), self.n_samples, self.seed, self.prior,
-                      self.ks, self.predictions, self.pred_key, self.risk)
+        return _sweep(d, model, float(r), self.n_samples, self.seed, self.prior,
+                      self.ks, self.predictions, self.risk)
 
     def stamp(self, frame: pd.DataFrame) -> pd.DataFrame:
         """A download table with the settings that made it."""

@@ -13,7 +13,7 @@ import plotly.express as px
 import plotly.graph_objects as go
 
 from hlv_core.certainty import certain_by_construction, set_coverage
-from hlv_ui.plot_axes import bin_counts_max, count_axis, plot_text, plot_texts
+from hlv_core.figures import bin_counts_max, count_axis, plot_text, plot_texts
 
 __all__ = ["MODEL_COLORS", "MODEL_TECHNICAL", "MODEL_TITLES", "case_figure", "coverage_table",
            "curves_figure", "fmt_r", "overlay_histogram", "readers_table", "ua_figure"]

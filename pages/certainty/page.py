@@ -15,7 +15,7 @@ from hlv_core.aggregation import DEFAULT_PRIOR, default_prior
 from hlv_core.glossary import paper_label, term
 from hlv_core.text import md
 from hlv_ui.explain import explain, explain_inline, glossary_entry
-from hlv_ui.state import frame_hash, get_predictions, require_dataset
+from hlv_ui.state import get_predictions, require_dataset
 from hlv_ui.widgets import download_table, lazy_tabs
 from pages.certainty.cached import (
     STOPS_COUNTS,
@@ -87,14 +87,13 @@ if not models:
     st.stop()
 
 dataset_preds = get_predictions()
-predictions, pred_notes, pred_key = prediction_arrays(dataset, dataset.content_hash, dataset_preds,
-                                                      frame_hash(dataset_preds))
+predictions, pred_notes = prediction_arrays(dataset, dataset_preds)
 for note in pred_notes:
     st.caption(md(note))
 run = Run(dataset, tuple(models), int(n_samples), seed, prior,
           # top-k certainty with k >= K is 1 by construction: only informative set sizes
           tuple(k for k in (1, 2, 3) if k < dataset.n_labels) or (1,),
-          predictions, pred_key, ce.risk_vector(dataset))
+          predictions, ce.risk_vector(dataset))
 
 default_curve = [1, 3, 5, 10, 20, 30, 50, math.inf] if is_ranking else [0.1, 1, 10, math.inf]
 curve_rel = st.multiselect(
@@ -171,7 +170,7 @@ def reliability_panel() -> None:
             st.caption("At ∞ every case's certainty is 1 by construction: the votes are taken "
                        "at face value, with no doubt.")
         elif is_ranking:
-            agr = reader_agreement(dataset, dataset.content_hash)
+            agr = reader_agreement(dataset)
             for model, g in per_case.groupby("model"):
                 rho = ce.agreement_certainty_correlation(agr, g["certainty_top1"].to_numpy())
                 st.caption(f"{MODEL_TITLES[model]}: cases where the experts agree more with each "

@@ -101,17 +101,14 @@ def case_view(run: Run, reliabilities: tuple[float, ...]) -> None:
         format_func=lambda i: f"{dataset.item_ids[i]} · certainty {cert_of[i]:.2f}")
     labels = list(dataset.labels)
     if dataset.task == "ranking":
-        readers = sampler_input(dataset, dataset.content_hash, "prirn")[case]
+        readers = sampler_input(dataset, "prirn")[case]
         show_table(readers_table(readers, labels), width="stretch", hide_index=True)
-        data = [readers]
     else:
         counts = dataset.counts_array()[case]
         show_table(pd.DataFrame({"label": labels, "votes": counts}), hide_index=True)
-        data = counts[None, :]
-    x = case_samples(f"{dataset.content_hash}:{case}", model, float(r),
-                     max(min(run.n_samples, 500), 50), run.seed, run.prior, data,
-                     dataset.n_labels)
-    summary = case_summary(x, point_estimate(dataset, dataset.content_hash, model)[case], labels)
+    x = case_samples(dataset, case, model, float(r), max(min(run.n_samples, 500), 50), run.seed,
+                     run.prior)
+    summary = case_summary(x, point_estimate(dataset, model)[case], labels)
     st.plotly_chart(case_figure(summary, x[:, summary["class_index"]]), width="stretch",
                     key="certainty.case_plot")
     st.caption("Bars: each label's share when the votes are taken at face value (full trust). "

@@ -17,7 +17,7 @@ from hlv_core.verdict_store import VerdictStore
 from hlv_ui.auth import auth_configured, current_identity, desk_name_form
 from hlv_ui.explain import explain
 from hlv_ui.links import explorer_link
-from hlv_ui.state import frame_hash, require_dataset, show_data_error
+from hlv_ui.state import require_dataset, show_data_error
 from hlv_ui.widgets import download_table, show_table
 from pages.errors import views as V
 
@@ -87,10 +87,8 @@ if validity is not None:
                           [method, *errors.VALIDITY_METHODS], key="errors.peer_method")
 
 try:
-    scores = V.compute_scores(dataset, DATASET_HASH, method, rerank, seed, max_iter, validity,
-                              frame_hash(validity))
-    report, camp_note = V.compute_report(dataset, DATASET_HASH, seed, max_iter,
-                                         tuple(sorted(t.items())))
+    scores = V.compute_scores(dataset, method, rerank, seed, max_iter, validity)
+    report, camp_note = V.compute_report(dataset, seed, max_iter, tuple(sorted(t.items())))
 except (DataError, ValueError) as error:
     st.error(f"**This dataset cannot be analysed here.** {md(error)}", icon=":material/error:")
     st.stop()

@@ -11,11 +11,12 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from hlv_core import competence, errors
+from hlv_core.figures import plot_text
 from hlv_core.io import DataError, Dataset
 from hlv_core.text import md
 from hlv_core.verdict_store import VERDICTS, VerdictStore, latest_verdicts, verdict_summary
+from hlv_ui.cache import cached
 from hlv_ui.links import explorer_link
-from hlv_ui.plot_axes import plot_text
 from hlv_ui.widgets import download_table, fmt_num, show_table
 
 __all__ = ["KIND_COLOURS", "KIND_WORDS", "METHOD_WORDS", "PAGE_MAX_ANNOTATORS", "PAGE_MAX_ROWS",
@@ -62,29 +63,26 @@ def page_limits(dataset: Dataset) -> str | None:
     return None
 
 
-@st.cache_data(show_spinner="Ranking possible errors…", max_entries=8)
-def compute_scores(_dataset: Dataset, dataset_hash: str, method: str, rerank: bool, seed: int,
-                   max_iter: int, _validity: pd.DataFrame | None, validity_hash: str
-                   ) -> pd.DataFrame:
-    del dataset_hash, validity_hash
-    return errors.error_scores(_dataset.annotations, method=method, validity=_validity,
+@cached(show_spinner="Ranking possible errors…", max_entries=8)
+def compute_scores(dataset: Dataset, method: str, rerank: bool, seed: int, max_iter: int,
+                   validity: pd.DataFrame | None) -> pd.DataFrame:
+    return errors.error_scores(dataset.annotations, method=method, validity=validity,
                                rerank_by_count=rerank, seed=seed, max_iter=max_iter)
 
 
-@st.cache_data(show_spinner="Estimating skill, confusions and camps per annotator…",
+@cached(show_spinner="Estimating skill, confusions and camps per annotator…",
                max_entries=8)
-def compute_report(_dataset: Dataset, dataset_hash: str, seed: int, max_iter: int,
+def compute_report(dataset: Dataset, seed: int, max_iter: int,
                    thresholds: tuple) -> tuple[pd.DataFrame, str]:
     """The annotator report with camps from Basile's signed graph (a note when unavailable)."""
-    del dataset_hash
-    annotations = _dataset.annotations[["item_id", "annotator_id", "label"]]
+    annotations = dataset.annotations[["item_id", "annotator_id", "label"]]
     note = ""
     try:
         camps = competence.sigma_camps(annotations)
     except (ValueError, MemoryError) as error:
         camps, note = None, f"Camps unavailable: {error}"
     report = competence.annotator_report(
-        annotations, camps=camps, traits=_dataset.annotators, seed=seed, max_iter=max_iter,
+        annotations, camps=camps, traits=dataset.annotators, seed=seed, max_iter=max_iter,
         **dict(thresholds))
     return report, note
 

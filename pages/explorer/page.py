@@ -11,6 +11,7 @@ from hlv_core import annotators
 from hlv_core.io import Dataset
 from hlv_core.levels import level_options
 from hlv_core.text import md
+from hlv_ui.cache import cached
 from hlv_ui.explain import explain
 from hlv_ui.links import explorer_params
 from hlv_ui.state import link_dataset_id, require_dataset
@@ -26,40 +27,36 @@ dataset = require_dataset()
 ids_known = dataset.annotator_ids_known
 
 
-@st.cache_data(show_spinner="Collecting every annotator's answers…", max_entries=8)
-def cells_of(_dataset: Dataset, dataset_hash: str) -> pd.DataFrame:
-    del dataset_hash
-    return annotators.annotator_cells(_dataset)
+@cached(show_spinner="Collecting every annotator's answers…", max_entries=8)
+def cells_of(dataset: Dataset) -> pd.DataFrame:
+    return annotators.annotator_cells(dataset)
 
 
-@st.cache_data(show_spinner="Computing pairwise α of every annotator pair…", max_entries=8)
-def pairs_of(_dataset: Dataset, dataset_hash: str) -> pd.DataFrame | None:
-    del dataset_hash
+@cached(show_spinner="Computing pairwise α of every annotator pair…", max_entries=8)
+def pairs_of(dataset: Dataset) -> pd.DataFrame | None:
     try:
-        return annotators.annotator_pairs(_dataset)
+        return annotators.annotator_pairs(dataset)
     except ValueError:
         return None
 
 
-@st.cache_data(show_spinner="Finding the annotator camps…", max_entries=8)
-def camps_of(_dataset: Dataset, dataset_hash: str) -> pd.Series | None:
-    del dataset_hash
+@cached(show_spinner="Finding the annotator camps…", max_entries=8)
+def camps_of(dataset: Dataset) -> pd.Series | None:
     try:
-        return annotators.annotator_camps(_dataset)
+        return annotators.annotator_camps(dataset)
     except ValueError:  # one label per cell needed, or the data is too large for sigma
         return None
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
-def item_table(_dataset: Dataset, dataset_hash: str) -> pd.DataFrame:
-    return annotators.item_overview(_dataset, cells_of(_dataset, dataset_hash))
+@cached(show_spinner=False, max_entries=8)
+def item_table(dataset: Dataset) -> pd.DataFrame:
+    return annotators.item_overview(dataset, cells_of(dataset))
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
-def annotator_table(_dataset: Dataset, dataset_hash: str) -> pd.DataFrame:
-    return annotators.annotator_table(
-        _dataset, pairs=pairs_of(_dataset, dataset_hash),
-        camps=camps_of(_dataset, dataset_hash), cells=cells_of(_dataset, dataset_hash))
+@cached(show_spinner=False, max_entries=8)
+def annotator_table(dataset: Dataset) -> pd.DataFrame:
+    return annotators.annotator_table(dataset, pairs=pairs_of(dataset), camps=camps_of(dataset),
+                                      cells=cells_of(dataset))
 
 
 def go(**params: str | None) -> None:
@@ -84,11 +81,10 @@ def clickable(frame: pd.DataFrame, id_column: str, param: str, key: str, **kwarg
                selection_mode="single-row", hide_index=True, **kwargs)
 
 
-h = dataset.content_hash
 item_id = st.query_params.get("item")
 annotator_id = st.query_params.get("annotator")
 link_dataset = st.query_params.get("dataset")
-cells = cells_of(dataset, h)
+cells = cells_of(dataset)
 
 
 def missing(kind: str, value: str) -> None:
@@ -114,7 +110,7 @@ if annotator_id is not None:
         st.stop()
     try:
         profile = annotators.annotator_profile(
-            dataset, annotator_id, pairs=pairs_of(dataset, h), camps=camps_of(dataset, h),
+            dataset, annotator_id, pairs=pairs_of(dataset), camps=camps_of(dataset),
             cells=cells)
     except ValueError:
         missing("annotator", annotator_id)
@@ -129,7 +125,7 @@ tabs = lazy_tabs(["Items", "Annotators"], key="explorer.tab")
 
 def items_tab() -> None:
     explain("pair_agreement", "majority_label")
-    table = item_table(dataset, h)
+    table = item_table(dataset)
     query = st.text_input("Find items (id or text contains)", key="explorer.item_query",
                           placeholder="e.g. case_012 or landlord")
     if query:
@@ -155,7 +151,7 @@ def annotators_tab() -> None:
                 "per-case readers), so there are no annotator profiles.")
         return
     explain("majority_agreement", "pairwise_alpha", "camps")
-    table = annotator_table(dataset, h)
+    table = annotator_table(dataset)
     c1, c2, c3 = st.columns(3)
     query = c1.text_input("Search annotators", key="explorer.ann_query",
                           placeholder="part of an annotator id")

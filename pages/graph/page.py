@@ -7,12 +7,13 @@ import streamlit as st
 
 from hlv_core import balance, samples
 from hlv_core.balance import heatmap_annotators, strongest_edges
+from hlv_core.figures import pair_heatmap
 from hlv_core.io import DataError, Dataset
 from hlv_core.levels import level_options
 from hlv_core.pair_matrix import pairwise_matrix
 from hlv_core.text import md
+from hlv_ui.cache import cached
 from hlv_ui.explain import explain
-from hlv_ui.heatmap import pair_heatmap
 from hlv_ui.links import explorer_link, open_explorer
 from hlv_ui.state import require_dataset, show_data_error
 from hlv_ui.widgets import fmt_num
@@ -62,39 +63,37 @@ if multilabel == "set":
             "(e.g. `a+b`), so two annotators agree only when they chose the same set.")
 
 
-@st.cache_data(show_spinner="Computing pairwise α and the signed graph…", max_entries=8)
-def compute_sigma(_dataset: Dataset, dataset_hash: str, level: str, min_shared: int,
-                  multilabel: str):
-    del dataset_hash
-    result = balance.sigma(_dataset.annotations, level=level, min_shared=min_shared,
+@cached(show_spinner="Computing pairwise α and the signed graph…", max_entries=8)
+def compute_sigma(dataset: Dataset, level: str, min_shared: int, multilabel: str):
+    result = balance.sigma(dataset.annotations, level=level, min_shared=min_shared,
                            values=opts.values(level), multilabel=multilabel)
     return result, balance.camps(result)
 
 
-@st.cache_data(show_spinner="Laying out the graph…", max_entries=8)
-def layout(_result: balance.SigmaResult, _partition: balance.CampsResult, result_key: tuple,
-           spring: bool, seed: int) -> dict:
-    del result_key
+@cached(show_spinner="Laying out the graph…", max_entries=8)
+def layout(dataset: Dataset, level: str, min_shared: int, multilabel: str, spring: bool,
+           seed: int) -> dict:
+    result, partition = compute_sigma(dataset, level, min_shared, multilabel)
     if spring:
-        return spring_positions(_result.edges, tuple(_result.nodes["annotator_id"]), seed)
-    return camp_positions(_result.nodes, _partition.camps)
+        return spring_positions(result.edges, tuple(result.nodes["annotator_id"]), seed)
+    return camp_positions(result.nodes, partition.camps)
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
-def markup(_result: balance.SigmaResult, _partition: balance.CampsResult, _shown: pd.DataFrame,
-           _positions: dict | None, view_key: tuple) -> str:
+@cached(show_spinner=False, max_entries=8)
+def markup(dataset: Dataset, level: str, min_shared: int, multilabel: str, shown: pd.DataFrame,
+           positions: dict | None) -> str:
     """The pyvis page for one view (result, edge filter, layout): built once per view."""
-    del view_key
-    return network_html(_result, _partition, _shown, _positions)
+    result, partition = compute_sigma(dataset, level, min_shared, multilabel)
+    return network_html(result, partition, shown, positions)
 
 
-@st.cache_data(show_spinner="Computing α, σ and σ_rnd of every dataset…", max_entries=4)
-def compare_with_samples(_current: Dataset, current_hash: str, current_name: str,
-                         n_repeats: int, seed: int) -> pd.DataFrame:
+@cached(show_spinner="Computing α, σ and σ_rnd of every dataset…", max_entries=4)
+def compare_with_samples(current: Dataset, current_name: str, n_repeats: int,
+                         seed: int) -> pd.DataFrame:
     """balance.compare_datasets over the bundled samples with annotator ids + the current data,
-    always under the paper's conventions, whatever the controls above say."""
-    del current_hash, current_name
-    datasets = samples.comparison_datasets(_current)
+    always under the paper's conventions, whatever the controls above say. ``current_name``
+    labels the current data's row (the dataset itself is keyed on its content)."""
+    datasets = samples.comparison_datasets(current)
     return balance.compare_datasets(datasets, level="nominal",
                                     min_shared=balance.PAPER_MIN_SHARED, n_repeats=n_repeats,
                                     seed=seed, procedure="composed")
@@ -125,7 +124,7 @@ def random_baseline(result_key: tuple) -> balance.RandomSigmaResult:
 # ------------------------------------------------------------------------------- compute
 result_key = (dataset.content_hash, level, min_shared, multilabel)
 try:
-    result, partition = compute_sigma(dataset, dataset.content_hash, level, min_shared, multilabel)
+    result, partition = compute_sigma(dataset, level, min_shared, multilabel)
     rnd_key = (*result_key, procedure, n_repeats, seed)
     big = result.n_pairs_overlapping > AUTO_RND_MAX_PAIRS
     asked = big and st.toggle(
@@ -195,9 +194,8 @@ with graph_col:
     if n_nodes > PHYSICS_MAX_NODES:
         spring = st.toggle("Spring layout (slower; default: annotators grouped by camp)",
                            key="graph.spring")
-        positions = layout(result, partition, result_key, spring, seed)
-    st.iframe(markup(result, partition, shown, positions,
-                     (result_key, max_edges, sign, spring, seed)), height=620)
+        positions = layout(dataset, level, min_shared, multilabel, spring, seed)
+    st.iframe(markup(dataset, level, min_shared, multilabel, shown, positions), height=620)
     st.caption(
         f"{len(shown):,} of {len(edges):,} edges drawn; solid green = +, dashed red = −; node "
         "colour = camp (grey: no edge), size = number of annotations. "
@@ -241,8 +239,7 @@ st.caption(
        > HEATMAP_MAX else ".")
 )
 
-compare_section(lambda: compare_with_samples(dataset, dataset.content_hash, str(dataset.name),
-                                             n_repeats, seed), seed)
+compare_section(lambda: compare_with_samples(dataset, str(dataset.name), n_repeats, seed), seed)
 
 meta = {"dataset": dataset.name, "seed": seed, "level": level, "min_shared": min_shared,
         "n_repeats": n_repeats, "conventions": conventions, **result.summary(), **rnd_summary,

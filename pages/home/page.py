@@ -5,18 +5,19 @@ from __future__ import annotations
 import streamlit as st
 
 from hlv_core.annotators import item_overview
-from hlv_core.text import md
-from hlv_ui.explain import explain, explain_inline
-from hlv_ui.library_ui import library_panel
-from hlv_ui.links import explorer_link
-from hlv_ui.state import ensure_dataset, require_dataset
-from hlv_ui.widgets import download_table, show_table
-from pages.home.figures import (
+from hlv_core.figures import (
     annotators_per_item_figure,
     entropy_figure,
     item_distribution_figure,
     label_distribution_figure,
 )
+from hlv_core.text import md
+from hlv_ui.cache import cached
+from hlv_ui.explain import explain, explain_inline
+from hlv_ui.library_ui import library_panel
+from hlv_ui.links import explorer_link
+from hlv_ui.state import ensure_dataset, require_dataset
+from hlv_ui.widgets import download_table, show_table
 from pages.home.upload_views import prediction_reports, upload_panel
 
 st.title("HLV Lens")
@@ -31,20 +32,19 @@ library_panel()
 dataset = require_dataset()
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
-def overview_tables(_dataset, dataset_hash: str) -> dict:
+@cached(show_spinner=False, max_entries=16)
+def overview_tables(dataset) -> dict:
     """The Overview's tables, computed once per dataset content."""
-    del dataset_hash
     return {
-        "summary": _dataset.summary(),
-        "labels": _dataset.label_table(),
-        "items": item_overview(_dataset),
-        "report": _dataset.report.to_frame(),
-        "per_item": _dataset.annotators_per_item_array(),
+        "summary": dataset.summary(),
+        "labels": dataset.label_table(),
+        "items": item_overview(dataset),
+        "report": dataset.report.to_frame(),
+        "per_item": dataset.annotators_per_item_array(),
     }
 
 
-tables = overview_tables(dataset, dataset.content_hash)
+tables = overview_tables(dataset)
 summary = tables["summary"]
 st.subheader(f"{md(dataset.name)}")
 cols = st.columns(5)

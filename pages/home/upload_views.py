@@ -194,7 +194,7 @@ def _predictions_upload(pred_upload) -> None:
         if not st.button("Add these predictions to the dataset in use", key="home.attach_preds"):
             return
     try:
-        preds, report = parse_predictions(raw, pred_upload.name, current, current.content_hash)
+        preds, report = parse_predictions(raw, pred_upload.name, current)
     except DataError as error:
         show_data_error(error)
         return

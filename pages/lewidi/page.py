@@ -17,6 +17,7 @@ from hlv_core import lewidi
 from hlv_core.glossary import metric_label
 from hlv_core.io import DataError
 from hlv_core.text import md
+from hlv_ui.cache import cached
 from hlv_ui.explain import explain, explain_inline
 from hlv_ui.palette import model_colours
 from hlv_ui.state import show_data_error
@@ -43,7 +44,7 @@ def task_name(task: str) -> str:
     return TASK_NAMES.get(task, str(task))
 
 
-@st.cache_data(show_spinner="Scoring…", max_entries=64)
+@cached(show_spinner="Scoring…", max_entries=64)
 def score_cached(golds: tuple[tuple[str, bytes], ...], name: str, raw: bytes,
                  task: str | None) -> tuple[list[lewidi.ScoreResult], list[lewidi.Refusal]]:
     """Score one submission file by file (cached on the gold and submission bytes); ``task``
@@ -54,10 +55,10 @@ def score_cached(golds: tuple[tuple[str, bytes], ...], name: str, raw: bytes,
     return lewidi.score_members(gold_objects, raw, task, name=name)
 
 
-@st.cache_data(show_spinner="Bootstrapping…", max_entries=32)
-def board_cached(_runs: list, runs_key: tuple, n_boot: int, seed: int, level: float):
-    del runs_key  # cache key: file names and content hashes
-    return lewidi.leaderboard(_runs, n_boot=n_boot, seed=seed, level=level)
+@cached(show_spinner="Bootstrapping…", max_entries=32)
+def board_cached(runs: list, n_boot: int, seed: int, level: float):
+    """The leaderboard of ``runs`` (keyed on every score and per-item value they hold)."""
+    return lewidi.leaderboard(runs, n_boot=n_boot, seed=seed, level=level)
 
 
 left, right = st.columns(2)
@@ -111,9 +112,7 @@ runs = score_submissions(submissions, lambda n, raw: score_cached(golds, n, raw,
 if not runs:
     st.stop()
 
-runs_key = tuple((s, tuple((r.file, r.dataset, r.task, r.score, float(np.sum(r.values)))
-                           for r in results)) for s, results in runs)
-board, tests = board_cached(runs, runs_key, n_boot, seed, level)
+board, tests = board_cached(runs, n_boot, seed, level)
 
 st.subheader("Leaderboard")
 st.caption(f"Official score, {level:.0%} percentile bootstrap confidence interval over items of "

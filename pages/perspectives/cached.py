@@ -8,70 +8,64 @@ import io
 from dataclasses import dataclass, field
 
 import pandas as pd
-import streamlit as st
 
 from hlv_core import perspectivist as P
 from hlv_core.io import DataError, Dataset
+from hlv_ui.cache import cached
 
 __all__ = ["ADAPTATION", "ModelSet", "item_models", "parse_upload", "split_cached"]
 
 ADAPTATION = {"none": False, "train": "train", "test": "test"}
 
 
-@st.cache_data(show_spinner="Building the split…", max_entries=16)
-def split_cached(_dataset: Dataset, dataset_hash: str, traits_hash: str, share: float,
-                 adaptation: str, extended: bool, seed: int, reserve: str,
-                 adaptation_share: float, baseline: bool,
+@cached(show_spinner="Building the split…", max_entries=16)
+def split_cached(dataset: Dataset, share: float, adaptation: str, extended: bool, seed: int,
+                 reserve: str, adaptation_share: float, baseline: bool,
                  stratify: str | None = None) -> P.PerspectivistSplits:
-    """:func:`hlv_core.perspectivist.make_splits` with the page's settings."""
-    del dataset_hash, traits_hash  # cache key only
+    """:func:`hlv_core.perspectivist.make_splits` with the page's settings (the traits that
+    decide named vs unnamed are part of the dataset's content)."""
     return P.make_splits(
-        _dataset, test_user_share=share, adaptation=ADAPTATION[adaptation], extended=extended,
+        dataset, test_user_share=share, adaptation=ADAPTATION[adaptation], extended=extended,
         seed=seed, baseline=baseline, adaptation_share=adaptation_share,
         train_only_text_share=reserve if reserve == "auto" else float(reserve),
         stratify=stratify,
     )
 
 
-@st.cache_data(show_spinner="Running the baselines…", max_entries=16)
-def _baselines(_splits: P.PerspectivistSplits, split_key: str):
-    del split_key
-    return P.run_baselines(_splits)
+@cached(show_spinner="Running the baselines…", max_entries=16)
+def _baselines(dataset: Dataset, settings: tuple):
+    """The baselines of the split :func:`split_cached` makes with ``settings``."""
+    return P.run_baselines(split_cached(dataset, *settings))
 
 
-@st.cache_data(show_spinner="Scoring…", max_entries=64)
-def _evaluate(_preds: pd.DataFrame, _gold: pd.DataFrame, _traits, labels: tuple,
-              key: str) -> P.PerspectivistReport:
-    del key
-    return P.evaluate(_preds, _gold, traits=_traits, labels=labels)
+@cached(show_spinner="Scoring…", max_entries=64)
+def _evaluate(preds: pd.DataFrame, gold: pd.DataFrame, traits: pd.DataFrame | None,
+              labels: tuple) -> P.PerspectivistReport:
+    return P.evaluate(preds, gold, traits=traits, labels=labels)
 
 
-@st.cache_data(show_spinner="Bootstrapping over users…", max_entries=32)
-def _bootstrap(_preds: pd.DataFrame, _gold: pd.DataFrame, _traits, labels: tuple,
-               key: str, n_boot: int, seed: int) -> pd.DataFrame:
-    del key
-    return P.bootstrap_users(_preds, _gold, traits=_traits, labels=labels, n_boot=n_boot,
+@cached(show_spinner="Bootstrapping over users…", max_entries=32)
+def _bootstrap(preds: pd.DataFrame, gold: pd.DataFrame, traits: pd.DataFrame | None,
+               labels: tuple, n_boot: int, seed: int) -> pd.DataFrame:
+    return P.bootstrap_users(preds, gold, traits=traits, labels=labels, n_boot=n_boot,
                              seed=seed)
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
-def _lewidi(_preds: pd.DataFrame, _gold: pd.DataFrame, labels: tuple, key: str) -> dict:
-    del key
-    return P.lewidi_scores(_preds, _gold, labels=labels)
+@cached(show_spinner=False, max_entries=32)
+def _lewidi(preds: pd.DataFrame, gold: pd.DataFrame, labels: tuple) -> dict:
+    return P.lewidi_scores(preds, gold, labels=labels)
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
-def item_models(_preds: pd.DataFrame | None, _test: pd.DataFrame, labels: tuple, key: str
+@cached(show_spinner=False, max_entries=16)
+def item_models(preds: pd.DataFrame | None, test: pd.DataFrame, labels: tuple
                 ) -> tuple[dict[str, pd.DataFrame], list[str]]:
     """Item-level models as per-(user, text) predictions on the test pairs."""
-    del key
-    return P.item_predictions_per_user(_preds, _test, labels)
+    return P.item_predictions_per_user(preds, test, labels)
 
 
-@st.cache_data(show_spinner="Reading predictions…", max_entries=8, scope="session")
-def parse_upload(raw: bytes, digest: str) -> pd.DataFrame:
+@cached(show_spinner="Reading predictions…", max_entries=8, scope="session")
+def parse_upload(raw: bytes) -> pd.DataFrame:
     """A per-(user, text) predictions CSV as text columns (``DataError`` when unreadable)."""
-    del digest
     try:
         return pd.read_csv(io.BytesIO(raw), dtype=str, sep=None, engine="python")
     except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
@@ -81,31 +75,31 @@ def parse_upload(raw: bytes, digest: str) -> pd.DataFrame:
 
 @dataclass
 class ModelSet:
-    """The models scored on one split: predictions, gold and a content key per model (a model
-    re-trained or re-uploaded under the same name must give new numbers)."""
+    """The models scored on one split (made by :func:`split_cached` from ``dataset`` and
+    ``settings``): predictions and gold per model, every score cached on their content (a
+    model re-trained or re-uploaded under the same name gives new numbers)."""
 
+    dataset: Dataset
+    settings: tuple
     splits: P.PerspectivistSplits
-    split_key: str
     labels: tuple
     models: dict[str, pd.DataFrame] = field(default_factory=dict)
     gold: dict[str, pd.DataFrame] = field(default_factory=dict)
-    keys: dict[str, str] = field(default_factory=dict)
 
     def add_baselines(self) -> dict[str, str]:
         """The split's baselines; returns ``{baseline: why it was skipped}``."""
-        models, skipped = _baselines(self.splits, self.split_key)
+        models, skipped = _baselines(self.dataset, self.settings)
         for name, frame in models.items():
-            self.add(name, frame, self.splits.test, f"{self.split_key}|baseline|{name}")
+            self.add(name, frame, self.splits.test)
         return skipped
 
-    def add(self, name: str, preds: pd.DataFrame, gold: pd.DataFrame, key: str) -> None:
+    def add(self, name: str, preds: pd.DataFrame, gold: pd.DataFrame) -> None:
         """One more model, scored against ``gold``."""
-        self.models[name], self.gold[name], self.keys[name] = preds, gold, key
+        self.models[name], self.gold[name] = preds, gold
 
     def report(self, name: str) -> P.PerspectivistReport:
         """:func:`hlv_core.perspectivist.evaluate` of one model (cached on its content)."""
-        return _evaluate(self.models[name], self.gold[name], self.splits.traits, self.labels,
-                         self.keys[name])
+        return _evaluate(self.models[name], self.gold[name], self.splits.traits, self.labels)
 
     def comparison(self) -> pd.DataFrame:
         """:func:`hlv_core.perspectivist.headline_table` of every model."""
@@ -116,8 +110,8 @@ class ModelSet:
     def bootstrap(self, name: str, n_boot: int, seed: int) -> pd.DataFrame:
         """:func:`hlv_core.perspectivist.bootstrap_users` of one model."""
         return _bootstrap(self.models[name], self.gold[name], self.splits.traits, self.labels,
-                          self.keys[name], n_boot, seed)
+                          n_boot, seed)
 
     def lewidi(self, name: str) -> dict:
         """LeWiDi 2025 perspectivist scores of one model."""
-        return _lewidi(self.models[name], self.gold[name], self.labels, self.keys[name])
+        return _lewidi(self.models[name], self.gold[name], self.labels)

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from hlv_ui.plot_axes import bin_counts_max, count_axis, plot_text, plot_texts
+from hlv_core.figures import bin_counts_max, count_axis, plot_text, plot_texts
 
 __all__ = ["LEVEL_NAMES", "comparison_figure", "group_histogram", "trait_figure"]
 

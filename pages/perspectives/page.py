@@ -5,8 +5,6 @@ globally, per user, per text and per trait value with bootstrap intervals over u
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 import streamlit as st
 
@@ -17,7 +15,7 @@ from hlv_core.text import md
 from hlv_ui.explain import explain, explain_inline
 from hlv_ui.palette import model_colours
 from hlv_ui.predictions_hint import predictions_hint
-from hlv_ui.state import frame_hash, get_predictions, require_dataset, show_data_error
+from hlv_ui.state import get_predictions, require_dataset, show_data_error
 from hlv_ui.widgets import download_table, lazy_tabs, show_table
 from pages.perspectives.cached import ADAPTATION, ModelSet, item_models, parse_upload, split_cached
 from pages.perspectives.figures import LEVEL_NAMES, comparison_figure
@@ -76,15 +74,12 @@ with st.expander("More split settings"):
         key="perspectives.baseline",
         help="PERSEVAL refuses the unnamed task without adaptation: the model knows nothing "
         "about the test users. Tick to build a user-agnostic baseline split anyway.")
-traits_hash = frame_hash(dataset.annotators)  # traits decide named vs unnamed
+settings = (share, adaptation, extended, seed, reserve, adaptation_share, baseline, stratify)
 try:
-    splits = split_cached(dataset, dataset.content_hash, traits_hash, share, adaptation, extended,
-                          seed, reserve, adaptation_share, baseline, stratify)
+    splits = split_cached(dataset, *settings)
 except DataError as error:
     show_data_error(error)
     st.stop()
-split_key = (f"{dataset.content_hash}|{traits_hash}|{share}|{adaptation}|{extended}|{seed}|"
-             f"{reserve}|{adaptation_share}|{baseline}|{stratify}")
 sizes = splits.sizes()
 m = st.columns(4)
 m[0].metric("Task", "named" if splits.named else "unnamed",
@@ -111,17 +106,16 @@ with d2:
 # ------------------------------------------------------------------------------- models
 st.subheader("2. Models")
 labels = tuple(dataset.labels)
-model_set = ModelSet(splits, split_key, labels)
+model_set = ModelSet(dataset, settings, splits, labels)
 for name, reason in model_set.add_baselines().items():
     st.caption(f"Baseline *{md(name)}* skipped: {md(reason)}")
 # item-level model predictions of the dataset, applied to every test user of a text
 dataset_preds = get_predictions()
-preds_hash = frame_hash(dataset_preds)
-per_user, item_notes = item_models(dataset_preds, splits.test, labels, f"{split_key}|{preds_hash}")
+per_user, item_notes = item_models(dataset_preds, splits.test, labels)
 for note in item_notes:
     st.caption(md(note))
 for name, frame in per_user.items():
-    model_set.add(name, frame, splits.test, f"{split_key}|{preds_hash}|{name}")
+    model_set.add(name, frame, splits.test)
 if dataset_preds is None:
     predictions_hint("Scoring your own models here")
 
@@ -136,12 +130,11 @@ upload_mode = st.radio(
 if upload is not None:
     raw = upload.getvalue()
     try:
-        frame = parse_upload(raw, hashlib.sha256(raw).hexdigest())
+        frame = parse_upload(raw)
         gold = (P.gold_for_pairs(frame, dataset) if upload_mode == "the pairs in the file"
                 else splits.test)
         P.evaluate(frame, gold, labels=dataset.labels)  # validates pairs and labels
-        model_set.add(f"upload: {upload.name}", frame, gold,
-                      f"{split_key}|{frame_hash(frame)}|{frame_hash(gold)}")
+        model_set.add(f"upload: {upload.name}", frame, gold)
     except DataError as error:
         show_data_error(error)
 

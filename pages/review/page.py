@@ -11,8 +11,9 @@ from hlv_core.io import DataError, item_level_predictions, model_matrices
 from hlv_core.scoring import metric_matrix, score_models
 from hlv_core.text import md
 from hlv_ui.auth import auth_configured, current_identity, desk_name_form
+from hlv_ui.cache import cached
 from hlv_ui.explain import explain
-from hlv_ui.state import frame_hash, get_predictions, require_dataset
+from hlv_ui.state import get_predictions, require_dataset
 from hlv_ui.widgets import show_table
 from pages.review import desk_state
 from pages.review.meta_views import show_exports, show_import, show_meta
@@ -38,33 +39,27 @@ DATASET_HASH = dataset.content_hash
 
 
 # ------------------------------------------------------------------------ cached engine calls
-@st.cache_data(show_spinner="Preparing model outputs…", max_entries=16)
-def model_outputs(_dataset, dataset_hash: str, _preds: pd.DataFrame, preds_hash: str
-                  ) -> dict[str, pd.DataFrame]:
+@cached(show_spinner="Preparing model outputs…", max_entries=16)
+def model_outputs(dataset, preds: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """model -> (items x labels) probability table of its item-level predictions."""
-    del dataset_hash, preds_hash
-    matrices, _ = model_matrices(_preds, _dataset)
-    return {model: pd.DataFrame(Q, index=ids, columns=list(_dataset.labels))
+    matrices, _ = model_matrices(preds, dataset)
+    return {model: pd.DataFrame(Q, index=ids, columns=list(dataset.labels))
             for model, (ids, Q) in matrices.items()}
 
 
-@st.cache_data(show_spinner="Computing every metric per model…", max_entries=16)
-def metrics_per_model(_dataset, dataset_hash: str, _preds: pd.DataFrame, preds_hash: str,
-                      models: tuple[str, ...]) -> pd.DataFrame:
+@cached(show_spinner="Computing every metric per model…", max_entries=16)
+def metrics_per_model(dataset, preds: pd.DataFrame, models: tuple[str, ...]) -> pd.DataFrame:
     """Every metric of each model on the items it predicted (models x metrics)."""
-    del dataset_hash, preds_hash
-    return metric_matrix(score_models(_dataset, _preds, models=models, lewidi=False))
+    return metric_matrix(score_models(dataset, preds, models=models, lewidi=False))
 
 
-@st.cache_data(max_entries=8)
-def item_entropy(_dataset, dataset_hash: str) -> pd.Series:
-    del dataset_hash
-    return _dataset.entropy()
+@cached(max_entries=8)
+def item_entropy(dataset) -> pd.Series:
+    return dataset.entropy()
 
 
 preds = item_level_predictions(get_predictions())
-PREDS_HASH = frame_hash(preds)
-outputs = model_outputs(dataset, DATASET_HASH, preds, PREDS_HASH) if preds is not None else {}
+outputs = model_outputs(dataset, preds) if preds is not None else {}
 ALL_MODELS = sorted(outputs)
 
 def _store_failed(error: DataError) -> None:
@@ -158,7 +153,7 @@ with tab_review:
         else:
             common = set.intersection(*(set(outputs[m].index) for m in models))
             items = [i for i in dataset.item_ids if i in common]
-            entropy = item_entropy(dataset, DATASET_HASH).reindex(items).to_numpy()
+            entropy = item_entropy(dataset).reindex(items).to_numpy()
             mine = guarded(review.own_judgements, store, access, DATASET_HASH)
             proposal = guarded(current_proposal, store, reviewer, DATASET_HASH, items, models,
                                entropy, seed=seed, own_first=own_first, max_pairs=max_pairs,
@@ -189,6 +184,6 @@ with tab_meta:
     judged = guarded(review.aggregate_judgements, store, access,
                      DATASET_HASH if only_here else None)
     metrics = (None if preds is None or not ALL_MODELS else
-               lambda names: metrics_per_model(dataset, DATASET_HASH, preds, PREDS_HASH, names))
+               lambda names: metrics_per_model(dataset, preds, names))
     show_meta(judged, ALL_MODELS, dataset.task, metrics)
     guarded(show_exports, store, access, DATASET_HASH, only_here)

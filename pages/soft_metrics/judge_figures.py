@@ -2,7 +2,7 @@
 ceiling (dot-and-whisker), the winning rate versus epsilon, the reliability diagram and the
 DistCE histogram. Plotly only; every number comes from ``hlv_core.judging`` /
 ``hlv_core.calibration``; user strings (annotator and model names) go through
-``plot_axes.plot_text``."""
+``hlv_core.figures.plot_text``."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from hlv_core.figures import plot_text, plot_texts
 from hlv_core.glossary import metric_label
-from hlv_ui.plot_axes import plot_text, plot_texts
 
 __all__ = ["ceiling_figure", "distce_histogram", "reliability_figure", "sweep_figure"]
 

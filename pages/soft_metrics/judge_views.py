@@ -26,8 +26,9 @@ from hlv_core.judging import (
     scale_probabilities,
 )
 from hlv_core.text import md
+from hlv_ui.cache import cached
 from hlv_ui.explain import explain
-from hlv_ui.state import frame_hash, show_data_error
+from hlv_ui.state import show_data_error
 from hlv_ui.widgets import download_table, show_table
 from pages.soft_metrics import judge_figures as figs
 from pages.soft_metrics.predictions_views import how_to_get_predictions
@@ -49,30 +50,24 @@ COUNTS_ONLY = ("These data hold vote counts only, without annotator ids (e.g. Ch
 
 
 # ----------------------------------------------------------------------- cached engine calls
-@st.cache_data(show_spinner="Scoring every annotator against the others…", max_entries=8)
-def _ceiling(_dataset, dataset_hash: str, _preds, preds_hash: str, model: str | None,
-             n_boot: int, seed: int):
-    del dataset_hash, preds_hash
-    return run_ceiling(_dataset, _preds, model, n_boot=n_boot, seed=seed)
+@cached(show_spinner="Scoring every annotator against the others…", max_entries=8)
+def _ceiling(dataset, preds, model: str | None, n_boot: int, seed: int):
+    return run_ceiling(dataset, preds, model, n_boot=n_boot, seed=seed)
 
 
-@st.cache_data(show_spinner="Running the alternative annotator test…", max_entries=16)
-def _alt(_dataset, dataset_hash: str, _preds, preds_hash: str, epsilon: float, q: float,
-         scoring: str):
-    del dataset_hash, preds_hash
-    return run_alt_tests(_dataset, _preds, epsilon=epsilon, q_fdr=q, scoring=scoring)
+@cached(show_spinner="Running the alternative annotator test…", max_entries=16)
+def _alt(dataset, preds, epsilon: float, q: float, scoring: str):
+    return run_alt_tests(dataset, preds, epsilon=epsilon, q_fdr=q, scoring=scoring)
 
 
-@st.cache_data(show_spinner="Winning rate for every epsilon…", max_entries=8)
-def _sweep(_dataset, dataset_hash: str, _preds, preds_hash: str, q: float, scoring: str):
-    del dataset_hash, preds_hash
-    return run_sweep(_dataset, _preds, q_fdr=q, scoring=scoring)
+@cached(show_spinner="Winning rate for every epsilon…", max_entries=8)
+def _sweep(dataset, preds, q: float, scoring: str):
+    return run_sweep(dataset, preds, q_fdr=q, scoring=scoring)
 
 
-@st.cache_data(show_spinner="Calibration to the human distribution…", max_entries=16)
-def _calibration(_dataset, dataset_hash: str, _preds, preds_hash: str, temperature: float):
-    del dataset_hash, preds_hash
-    return run_calibration(_dataset, _preds, temperature=temperature)
+@cached(show_spinner="Calibration to the human distribution…", max_entries=16)
+def _calibration(dataset, preds, temperature: float):
+    return run_calibration(dataset, preds, temperature=temperature)
 
 
 # ------------------------------------------------------------------------------- the views
@@ -118,8 +113,7 @@ def ceiling_view(dataset, predictions, key: str) -> None:
     seed = int(c3.number_input("Random seed (bootstrap)", 0, 2**31 - 1, 0,
                                key=f"{key}.ceil_seed"))
     try:
-        res, notes = _ceiling(dataset, dataset.content_hash, predictions,
-                              frame_hash(predictions), model if models else None, n_boot, seed)
+        res, notes = _ceiling(dataset, predictions, model if models else None, n_boot, seed)
     except ValueError as err:
         st.warning(md(str(err)), icon=":material/warning:")
         return
@@ -187,8 +181,7 @@ def alt_test_view(dataset, predictions, key: str) -> None:
                "annotators with fewer than 30 items are skipped; on imbalanced labels a model "
                "that always answers the majority label can pass with accuracy, so the constant "
                "majority baseline is always tested beside your models.")
-    ph = frame_hash(predictions)
-    results, notes = _alt(dataset, dataset.content_hash, predictions, ph, epsilon, q, scoring)
+    results, notes = _alt(dataset, predictions, epsilon, q, scoring)
     summary = alt_test_summary(results)
     if predictions is None:
         how_to_get_predictions("Load a model's labels to test it; the constant-majority "
@@ -229,7 +222,7 @@ def alt_test_view(dataset, predictions, key: str) -> None:
         if res.skipped:
             st.caption("Skipped: " + "; ".join(f"{md(a)}: {md(r)}"
                                                for a, r in res.skipped.items()))
-    sweep = _sweep(dataset, dataset.content_hash, predictions, ph, q, scoring)
+    sweep = _sweep(dataset, predictions, q, scoring)
     if len(sweep):
         st.plotly_chart(figs.sweep_figure(sweep, epsilon), width="stretch",
                         key=f"{key}.sweep_plot")
@@ -260,8 +253,7 @@ def calibration_view(dataset, predictions, key: str) -> None:
                                   help="Probabilities become Q^(1/T), renormalised: T > 1 "
                                        "softens the model, T < 1 sharpens it. The paper's "
                                        "'TS' rows use a fixed T = 2; nothing is fitted."))
-    table = _calibration(dataset, dataset.content_hash, predictions, frame_hash(predictions),
-                         temperature)
+    table = _calibration(dataset, predictions, temperature)
     st.caption(f"Temperature {temperature:g} applied to every model. The oracle row predicts "
                "the human distribution itself: DistCE 0 and RankCS 1, yet its ECE against "
                "the majority is above 0: ECE punishes a model that is calibrated to how "

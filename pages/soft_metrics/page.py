@@ -14,11 +14,11 @@ from hlv_core.io import DataError, item_level_predictions
 from hlv_core.scoring import ModelScores, item_verdicts, metric_ranks, metric_winners, score_model
 from hlv_core.targets import available_targets
 from hlv_core.text import md
+from hlv_ui.cache import cached
 from hlv_ui.explain import explain, explain_inline
 from hlv_ui.palette import model_colours
 from hlv_ui.simulators import figure1_explainer, table2_simulator
 from hlv_ui.state import (
-    frame_hash,
     get_predictions,
     require_dataset,
     show_data_error,
@@ -54,20 +54,18 @@ MULTILABEL = dataset.task == "multilabel"
 
 
 # ------------------------------------------------------------------------ cached engine calls
-@st.cache_data(show_spinner="Computing metrics and bootstrap intervals…", max_entries=32)
-def compute_model(_dataset, dataset_hash: str, _preds: pd.DataFrame, preds_hash: str, model: str,
-                  n_boot: int, seed: int, skip_undefined: bool, multilabel: bool) -> ModelScores:
+@cached(show_spinner="Computing metrics and bootstrap intervals…", max_entries=32)
+def compute_model(dataset, preds: pd.DataFrame, model: str, n_boot: int, seed: int,
+                  skip_undefined: bool, multilabel: bool) -> ModelScores:
     """Every metric of one model (values, CIs, notes, class-wise and per-item tables)."""
-    del dataset_hash, preds_hash
-    return score_model(_dataset, _preds, model, multilabel=multilabel,
+    return score_model(dataset, preds, model, multilabel=multilabel,
                        skip_undefined=skip_undefined, n_boot=n_boot, seed=seed)
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
-def all_targets(_dataset, dataset_hash: str) -> dict[str, pd.DataFrame | str]:
+@cached(show_spinner=False, max_entries=8)
+def all_targets(dataset) -> dict[str, pd.DataFrame | str]:
     """What each training method would train on (or why it cannot run here)."""
-    del dataset_hash
-    return available_targets(_dataset)
+    return available_targets(dataset)
 
 
 def note_of(result: ModelScores, metric: str, value: float) -> str:
@@ -170,7 +168,7 @@ def items_tab(results: dict[str, ModelScores]) -> None:
                    label="Download per-item scores, every model (CSV)")
 
     item_drilldown(dataset, res, model_colours(list(results))[model],
-                   lambda: all_targets(dataset, dataset.content_hash), key=item_key)
+                   lambda: all_targets(dataset), key=item_key)
 
 
 # ------------------------------------------------------------------------------------ layout
@@ -199,11 +197,10 @@ def choose_and_score() -> tuple[dict[str, ModelScores], int, int, bool]:
         "Confidence intervals", value=False, key=f"{KEY}.ci",
         help=f"{dataset.n_items:,} items x {n_boot} resamples x {len(chosen)} models: the "
         "point values show first; switch this on for the intervals (a few seconds).")
-    p_hash = frame_hash(preds)
     results = {}
     for model in chosen:
         try:
-            results[model] = compute_model(dataset, dataset.content_hash, preds, p_hash, model,
+            results[model] = compute_model(dataset, preds, model,
                                            n_boot if with_ci else 0, seed, skip, MULTILABEL)
         except DataError as error:
             show_data_error(error)

@@ -1,11 +1,11 @@
-"""hlv_ui.plot_axes: user strings verbatim in plotly, whole-number count ticks."""
+"""hlv_core.figures (shared plotly helpers): user strings verbatim, whole-number count ticks."""
 
 from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
 
-from hlv_ui.plot_axes import bin_counts_max, count_axis, plot_text
+from hlv_core.figures import bin_counts_max, count_axis, plot_text
 from pages.perspectives.figures import group_histogram
 
 
