@@ -179,10 +179,10 @@ def check_login_config(auth: Mapping, provider: str | None, app_url: str | None
 def entry_point_only() -> None:
     """Make every run go through ``app.py`` (and so through its login).
 
-    Because the app keeps its page scripts in ``pages/``, Streamlit starts a fresh server in
-    its old multipage mode, in which a request for a page's address (``/agreement``) runs
-    ``pages/agreement/page.py`` directly, skipping ``app.py``, until some run of ``app.py`` has
-    called ``st.navigation``. A visitor whose first request after a server start is a link
+    Because the app has a ``pages/`` folder, Streamlit starts a fresh server in its old
+    multipage mode, in which a request for a page's address runs a script listed in ``pages/``
+    directly, skipping ``app.py``, until some run of ``app.py`` has called ``st.navigation``
+    (the screens now live in folders, which that mode does not list; this stays as a guard). A visitor whose first request after a server start is a link
     would see the page without logging in. Called when ``hlv_ui`` is first imported (every
     page imports it): in that mode it switches the old mode off for the server and reruns,
     so the run starts again from ``app.py``. Outside a script run it does nothing."""

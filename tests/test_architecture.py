@@ -4,6 +4,7 @@ line, and the engine's modules import each other without cycles."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import networkx as nx
@@ -315,3 +316,70 @@ def test_screens_cache_through_the_content_keyed_helper():
                     offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name} "
                                      f"leaves {hidden} out of the key")
     assert offenders == []
+
+
+# ----------------------------------------------------------------------------- references
+
+#: Names of the files of the shared specification folder (outside the repository): code, docs
+#: and benchmarks name the paper and its section instead, and never a tracker's issue number.
+_SPEC_FILES = ("agreement_balance_perspectivist", "certainty", "formats", "lewidi",
+               "model_vs_humans", "signal_noise", "soft_metrics", "streamlit_and_testing")
+_OUTSIDE_REFERENCE = re.compile(
+    r"\bissues? ?#?\d+|\bspec(?:ification)? (?:sections?|sec\.?) ?\d|\bspec \d+\.\d"
+    r"|\b(?:" + "|".join(_SPEC_FILES) + r")\.md\b", re.IGNORECASE)
+
+
+def _outside_references(name: str, text: str) -> list[str]:
+    return [f"{name}:{i}: {line.strip()[:80]}" for i, line in enumerate(text.splitlines(), 1)
+            if _OUTSIDE_REFERENCE.search(line)]
+
+
+def test_no_reference_to_issue_numbers_or_spec_files():
+    """Comments, docs, tests and benchmarks point to papers and sections, not to issue numbers
+    or the shared folder's spec files (the engine's docstrings are checked with their
+    reference sections; here its comments)."""
+    found = []
+    for path in sorted(ROOT.rglob("*")):
+        rel = path.relative_to(ROOT)
+        if (not path.is_file() or path.suffix not in {".py", ".md", ".sh", ".txt", ".toml"}
+                or rel.parts[0] in {".venv", ".git", "sample_data"} or path == Path(__file__)):
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if rel.parts[0] == "hlv_core":
+            text = "\n".join(line if line.lstrip().startswith("#") else ""
+                             for line in text.splitlines())
+        found += _outside_references(str(rel), text)
+    assert found == []
+
+
+def test_the_reference_check_sees_references():
+    text = ("ok: Kurniawan et al., section 3.1\n# issue 19 item 2\nsee soft_metrics.md\n"
+            "spec section 5\n(spec 6.1)\n")
+    assert [r.split(":")[1] for r in _outside_references("x", text)] == ["2", "3", "4", "5"]
+
+
+# ----------------------------------------------------------------------------- test names
+
+#: Test files named after what they test rather than one module (a page, a capability, a data
+#: corpus); every other ``tests/test_<name>.py`` names an existing module of the engine.
+TESTS_NAMED_OTHERWISE = {
+    "architecture", "bad_input_corpus", "bigfile", "e2e_waits", "requirements",
+    "reproduction", "samples_", "scale", "security",
+}
+
+
+def test_test_files_are_named_after_existing_modules():
+    """``tests/test_<module>.py`` or ``tests/test_<module>_<aspect>.py`` with ``<module>`` a
+    module of the engine or of hlv_ui (private ones without their underscore)."""
+    engine = {p.stem.lstrip("_") for p in [*(ROOT / "hlv_core").rglob("*.py"),
+                                            *(ROOT / "hlv_ui").glob("*.py")]} | {
+        p.name for p in (ROOT / "hlv_core").iterdir() if p.is_dir()}
+    orphans = []
+    for path in (ROOT / "tests").glob("test_*.py"):
+        name = path.stem[len("test_"):]
+        if name in TESTS_NAMED_OTHERWISE or name in engine:
+            continue
+        if any(name.startswith(f"{module}_") for module in engine):
+            continue  # test_<module>_<aspect>.py
+        orphans.append(path.name)
+    assert sorted(orphans) == []

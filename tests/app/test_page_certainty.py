@@ -123,7 +123,7 @@ def test_certainty_page_multilabel_sample_warns(app):
     assert at.warning, "a multilabel sample must get a warning, not an error"
 
 
-# ------------------------------------------------------------------ plain words, charts (issue 17)
+# ------------------------------------------------------------------ plain words, charts
 def _small_dataset(labels=("0", "1")):
     """Six cases, four annotators, the given labels (binary by default): a tiny upload."""
     from hlv_core.io import load

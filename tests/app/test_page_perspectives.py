@@ -135,7 +135,7 @@ def test_detail_controls(app):
     assert any("LeWiDi 2025" in c.value for c in at.caption)
 
 
-# ------------------------------------------------------------- plain words, charts (issue 17)
+# ------------------------------------------------------------- plain words, charts
 def _rare_positive(tmp_path, n_users=24, n_texts=30):
     """Binary 0/1 data with a rare positive class and one trait: every baseline predicts 0, so
     the headline F1 (class '1') is 0 for every model at every level."""

@@ -1,4 +1,4 @@
-"""Issue 17 item 7: per-item agreement in the item table (engine + CLI), checked by hand."""
+"""Per-item agreement in the item table (engine + CLI), checked by hand."""
 
 from __future__ import annotations
 
