@@ -71,7 +71,7 @@ def parse_upload(raw: bytes, file_name: str, fmt: str, digest: str, **options) -
                    lambda: load(raw, format=fmt, name=file_name, **options))
 
 
-def parse_predictions(raw: bytes, file_name: str, _dataset: Dataset, dataset_hash: str
+def parse_predictions(raw: bytes, file_name: str, dataset: Dataset
                       ) -> tuple[pd.DataFrame, ImportReport]:
     """Validate uploaded predictions against the dataset once per (content, dataset); returns
     the canonical predictions and their import report (notes, e.g. rows renormalised)."""
@@ -81,6 +81,7 @@ def parse_predictions(raw: bytes, file_name: str, _dataset: Dataset, dataset_has
 
     def build() -> tuple[pd.DataFrame, ImportReport]:
         report = ImportReport(file_name, "predictions")
-        return load_predictions(raw, _dataset, name=file_name, report=report), report
+        return load_predictions(raw, dataset, name=file_name, report=report), report
 
-    return _cached(("predictions", digest, file_name, dataset_hash), len(raw), file_name, build)
+    return _cached(("predictions", digest, file_name, dataset.content_hash), len(raw), file_name,
+                   build)
