@@ -1,5 +1,5 @@
-"""hlv_core.agreement: Light's kappa and the multi-label mean over coder pairs, equal to the
-Agreement page's and multilabel_agreement's numbers."""
+"""hlv_core.agreement: Light's kappa, kappa_summary and the multi-label mean over coder pairs
+(equal to multilabel_agreement's numbers)."""
 
 from __future__ import annotations
 
@@ -12,26 +12,22 @@ from hlv_core.agreement import average_multilabel_pairs, kappa_summary, lights_k
 from hlv_core.samples import load_sample
 
 
-def _page_kappas(annotations):
-    """Copy of ``compute_kappas`` in pages/agreement.py (commit 06b6ab3)."""
-    out = {"fleiss": agreement.fleiss_kappa(annotations)}
-    ids = annotations["annotator_id"].unique()
-    if len(ids) == 2:
-        out["cohen"] = agreement.cohen_kappa(annotations)
-    elif len(ids) <= 60:
-        pk = agreement.pairwise_cohen_kappa(annotations)
-        out["light"] = float(pk["kappa"].mean()) if len(pk) else float("nan")
-    return out
-
-
 @pytest.mark.parametrize("name", ["case_review", "ratings"])
 @pytest.mark.parametrize("n_annotators", [2, 5, None])
-def test_kappa_summary_equals_the_agreement_page(name, n_annotators):
+def test_kappa_summary_names_the_kappa_of_its_coders(name, n_annotators):
+    """Fleiss' kappa always; Cohen's for two coders; Light's (mean pairwise Cohen) for more."""
     ann = load_sample(name).annotations
     if n_annotators is not None:
         keep = sorted(ann["annotator_id"].unique())[:n_annotators]
         ann = ann[ann["annotator_id"].isin(keep)]
-    assert kappa_summary(ann) == _page_kappas(ann)
+    summary = kappa_summary(ann)
+    assert summary["fleiss"] == agreement.fleiss_kappa(ann)
+    if ann["annotator_id"].nunique() == 2:
+        assert set(summary) == {"fleiss", "cohen"}
+        assert summary["cohen"] == agreement.cohen_kappa(ann)
+    else:
+        assert set(summary) == {"fleiss", "light"}
+        assert summary["light"] == pytest.approx(lights_kappa(ann), abs=1e-12, nan_ok=True)
 
 
 def test_lights_kappa_is_the_mean_of_pairwise_cohen():
@@ -51,23 +47,8 @@ def test_lights_kappa_is_the_mean_of_pairwise_cohen():
     assert "light" not in kappa_summary(ann, max_light=3)
 
 
-def _page_average(per_pair):
-    """Copy of the averaging in the Multi-label tab of pages/agreement.py (commit 06b6ab3)."""
-    cols = ["observed", "expected", "adjusted", "sd"]
-    sym = per_pair.copy()
-    pr = sym["measure"].isin(["boot_precision", "boot_recall"])
-    n_pairs = len(sym[["coder_1", "coder_2"]].drop_duplicates())
-    if n_pairs > 1:
-        sym.loc[pr, cols] = sym[pr].groupby(["coder_1", "coder_2"])[cols].transform(
-            "mean").to_numpy()
-    averaged = sym.groupby("measure", sort=False)[cols].mean().loc[
-        list(agreement.MULTILABEL_MEASURES)].reset_index()
-    averaged.insert(0, "n_pairs", n_pairs)
-    return averaged
-
-
 @pytest.mark.parametrize("n_coders", [2, 3, None])
-def test_average_multilabel_pairs_equals_engine_and_page(n_coders):
+def test_average_multilabel_pairs_equals_the_engine(n_coders):
     ann = load_sample("legal_areas").annotations
     if n_coders is not None:
         keep = sorted(ann["annotator_id"].unique())[:n_coders]
@@ -76,10 +57,14 @@ def test_average_multilabel_pairs_equals_engine_and_page(n_coders):
     new = average_multilabel_pairs(per_pair)
     engine = agreement.multilabel_agreement(ann, n_boot=20, seed=4)
     pd.testing.assert_frame_equal(new, engine)
-    page = _page_average(per_pair).set_index("measure")
+    n_pairs = len(per_pair[["coder_1", "coder_2"]].drop_duplicates())
+    assert (new["n_pairs"] == n_pairs).all()
+    assert list(new.index) == list(agreement.MULTILABEL_MEASURES)
     cols = ["observed", "expected", "adjusted", "sd"]
-    pd.testing.assert_frame_equal(new[cols], page[cols])
-    assert (new["n_pairs"] == page["n_pairs"]).all()
+    plain = per_pair[~per_pair["measure"].isin(["boot_precision", "boot_recall"])]
+    for measure, rows in plain.groupby("measure"):  # the mean over coder pairs
+        np.testing.assert_allclose(new.loc[measure, cols].to_numpy(dtype=float),
+                                   rows[cols].mean().to_numpy(dtype=float), equal_nan=True)
     if n_coders is None or n_coders > 2:  # precision and recall coincide after symmetrising
         assert new.loc["boot_precision", "observed"] == pytest.approx(
             new.loc["boot_recall", "observed"])
