@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 import pytest
 
-from hlv_core.io import item_level_predictions, model_matrices, prediction_matrix
+from hlv_core.io import item_level_predictions, model_matrices
 from hlv_core.samples import load_sample
 
 
@@ -31,32 +30,24 @@ def test_item_level_filter_keeps_only_item_rows():
         "calibrated", "overconfident", "weak"}
 
 
-def _certainty_page(preds, dataset):
-    """Copy of ``prediction_arrays`` in pages/certainty.py (commit 06b6ab3)."""
-    out, notes = {}, []
-    if preds is None or "annotator_id" in preds.columns and preds["annotator_id"].notna().any():
-        return out, notes
-    for name in sorted(preds["model"].unique()):
-        ids, q = prediction_matrix(preds, dataset, name)
-        if len(ids) != dataset.n_items:
-            notes.append(f"{name}: predicts {len(ids)} of {dataset.n_items} items (skipped).")
-            continue
-        out[str(name)] = q
-    return out, notes
-
-
 @pytest.mark.parametrize("name", ["case_review", "ratings"])
-def test_model_matrices_complete_equals_the_certainty_page(name):
+def test_model_matrices_complete_skips_partial_models_with_a_note(name):
+    """complete=True: a model that misses one item is left out with a note saying how many
+    items it predicts; the others keep their (N, K) matrices, rows in the dataset's item order."""
     dataset = load_sample(name)
     preds = dataset.predictions
     first = preds.loc[preds["model"] == "weak", "item_id"].iloc[0]
     partial = preds[~((preds["model"] == "weak") & (preds["item_id"] == first))]
-    old, old_notes = _certainty_page(partial, dataset)
     new, notes = model_matrices(partial, dataset, complete=True)
-    assert list(new) == list(old) == ["calibrated", "overconfident"]
-    for model in old:
-        np.testing.assert_array_equal(new[model][1], old[model])
-    assert notes == old_notes
+    assert list(new) == ["calibrated", "overconfident"]
+    assert notes == [f"weak: predicts {dataset.n_items - 1} of {dataset.n_items} items "
+                     "(skipped)."]
+    for model, (ids, q) in new.items():
+        assert list(ids) == list(dataset.item_ids)
+        assert q.shape == (dataset.n_items, dataset.n_labels)
+        rows = partial[partial["model"] == model]
+        item, label, prob = rows[["item_id", "label", "prob"]].iloc[0]
+        assert q[list(dataset.item_ids).index(item), list(dataset.labels).index(label)] == prob
 
 
 def test_model_matrices_mixed_frames_keep_the_item_level_models():
@@ -66,7 +57,6 @@ def test_model_matrices_mixed_frames_keep_the_item_level_models():
     new, notes = model_matrices(_mixed(dataset), dataset, complete=True)
     assert list(new) == ["calibrated", "overconfident", "weak"]
     assert notes == []
-    assert _certainty_page(_mixed(dataset), dataset) == ({}, [])
     assert model_matrices(None, dataset) == ({}, [])
     one, _ = model_matrices(dataset.predictions, dataset, models=["weak"])
     ids, Q = one["weak"]
