@@ -55,7 +55,8 @@ with st.sidebar:
 
 pages = {
     "Explore": [
-        st.Page("pages/home/page.py", title="Overview", icon=":material/table_view:", default=True),
+        st.Page("pages/home/page.py", title="Overview", icon=":material/table_view:", default=True,
+                url_path="home"),
         st.Page("pages/soft_metrics/page.py", title="Soft vs hard metrics",
                 icon=":material/speed:", url_path="soft-metrics"),
         st.Page("pages/certainty/page.py", title="Certainty", icon=":material/casino:",

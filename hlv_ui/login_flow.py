@@ -39,8 +39,8 @@ __all__ = [
 ]
 
 #: ``url_path`` of every page in ``app.py`` (a test keeps the two in step).
-APP_PATHS: tuple[str, ...] = ("soft-metrics", "certainty", "agreement", "perspectives", "graph",
-                              "explorer", "errors", "review", "training-lab", "lewidi",
+APP_PATHS: tuple[str, ...] = ("home", "soft-metrics", "certainty", "agreement", "perspectives",
+                              "graph", "explorer", "errors", "review", "training-lab", "lewidi",
                               "glossary")
 LOGIN_ERROR_KEY = "hlv.login_error"
 _RETURN_KEY = "hlv.return_to"  # the browser's sessionStorage key
