@@ -1,8 +1,8 @@
 """HLV Lens: entry point. The sidebar's dataset selector (bundled samples and this session's
 uploads) shared by every page, and the navigation.
 
-Uploads happen on the Overview page (pages/home.py); the dataset in use lives in session state
-(``hlv_ui.state``) and every page reads it from there."""
+Uploads happen on the Overview page (pages/home/page.py); the dataset in use lives in session
+state (``hlv_ui.state``) and every page reads it from there."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ from hlv_ui.cluster_ui import cluster_caption
 from hlv_ui.login_flow import return_after_login
 from hlv_ui.model_groups import without_hidden
 from hlv_ui.report_button import report_download
-from hlv_ui.sidebar_name import dataset_box_style, in_use_caption
 from hlv_ui.state import (
     SOURCE_KEY,
     apply_dataset_link,
@@ -25,6 +24,7 @@ from hlv_ui.state import (
     sync_selector,
     use_source,
 )
+from hlv_ui.widgets import dataset_box_style, in_use_caption
 
 st.set_page_config(page_title="HLV Lens", page_icon="🔎", layout="wide")
 require_login()  # team mode ([auth] in secrets): nothing below runs until the visitor signs in
@@ -58,32 +58,33 @@ with st.sidebar:
 
 pages = {
     "Explore": [
-        st.Page("pages/home.py", title="Overview", icon=":material/table_view:", default=True),
-        st.Page("pages/soft_metrics.py", title="Soft vs hard metrics", icon=":material/speed:",
-                url_path="soft-metrics"),
-        st.Page("pages/certainty.py", title="Certainty", icon=":material/casino:",
+        st.Page("pages/home/page.py", title="Overview", icon=":material/table_view:", default=True,
+                url_path="home"),
+        st.Page("pages/soft_metrics/page.py", title="Soft vs hard metrics",
+                icon=":material/speed:", url_path="soft-metrics"),
+        st.Page("pages/certainty/page.py", title="Certainty", icon=":material/casino:",
                 url_path="certainty"),
-        st.Page("pages/agreement.py", title="Agreement", icon=":material/handshake:",
+        st.Page("pages/agreement/page.py", title="Agreement", icon=":material/handshake:",
                 url_path="agreement"),
-        st.Page("pages/perspectives.py", title="Perspectives", icon=":material/groups:",
+        st.Page("pages/perspectives/page.py", title="Perspectives", icon=":material/groups:",
                 url_path="perspectives"),
-        st.Page("pages/graph.py", title="Annotator graph", icon=":material/hub:",
+        st.Page("pages/graph/page.py", title="Annotator graph", icon=":material/hub:",
                 url_path="graph"),
-        st.Page("pages/explorer.py", title="Items and annotators", icon=":material/person_search:",
-                url_path="explorer"),
-        st.Page("pages/errors.py", title="Errors and perspectives", icon=":material/rule:",
+        st.Page("pages/explorer/page.py", title="Items and annotators",
+                icon=":material/person_search:", url_path="explorer"),
+        st.Page("pages/errors/page.py", title="Errors and perspectives", icon=":material/rule:",
                 url_path="errors"),
     ],
     "Experts and training": [
-        st.Page("pages/review.py", title="Case review", icon=":material/gavel:",
+        st.Page("pages/review/page.py", title="Case review", icon=":material/gavel:",
                 url_path="review"),
-        st.Page("pages/training_lab.py", title="Training lab", icon=":material/model_training:",
-                url_path="training-lab"),
-        st.Page("pages/lewidi.py", title="LeWiDi scorer", icon=":material/leaderboard:",
+        st.Page("pages/training_lab/page.py", title="Training lab",
+                icon=":material/model_training:", url_path="training-lab"),
+        st.Page("pages/lewidi/page.py", title="LeWiDi scorer", icon=":material/leaderboard:",
                 url_path="lewidi"),
     ],
     "Help": [
-        st.Page("pages/glossary.py", title="Glossary", icon=":material/menu_book:",
+        st.Page("pages/glossary/page.py", title="Glossary", icon=":material/menu_book:",
                 url_path="glossary"),
     ],
 }

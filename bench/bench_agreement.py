@@ -1,4 +1,4 @@
-"""Benchmark of hlv_core.agreement (issue 4). Run: ``python bench/bench_agreement.py``.
+"""Benchmark of hlv_core.agreement. Run: ``python bench/bench_agreement.py``.
 
 Prints times and ratios against reference implementations computed in the same run:
 

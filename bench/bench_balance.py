@@ -75,7 +75,7 @@ def enumerate_signed(S: sp.csr_matrix) -> tuple[int, int]:
 
 def mhs_like(rng, n_ann=8000, n_items=40000, batch=8, trio_share=0.12, n_busy=1000,
              busy_extra=15) -> pd.DataFrame:
-    """Sparse crowd data shaped like MHS (spec 1.3: 8,000 x 40,000, ~135,000 labels, most
+    """Sparse crowd data shaped like MHS (8,000 x 40,000, ~135,000 labels, most
     overlapping pairs share one item): 3 random annotators per item, except that 12% of the
     batches of 8 items are labelled entirely by one trio, and 1,000 items get 15 more
     annotators. Binary labels from item score + a two-camp annotator bias."""

@@ -2,7 +2,7 @@
 
 Run: ``python bench/bench_certainty.py [--samples S] [--repeat N] [--skip-pl]``. Uses the
 1,947-case dermatology partial rankings (../shared/data/dermatology_ddx). The PrIRN sweep runs at
-the Certainty page's 10 finite reliabilities (issue 15 goal: < 5 s CPU for 1,000 samples); best of
+the Certainty page's 10 finite reliabilities (goal: < 5 s CPU for 1,000 samples); best of
 N on both sides of every ratio (the references extrapolated from their first cases); the PL sweep
 at the page's PL reliabilities beside it, then the per-case-iteration cost of the Gibbs sampler
 against a per-case loop (the loop PL sampler runs on the first M cases only).

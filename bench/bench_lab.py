@@ -1,4 +1,4 @@
-"""Benchmark of the training lab (issue 9): all 14 HLV training methods on md_agreement
+"""Benchmark of the training lab: all 14 HLV training methods on md_agreement
 (10,753 texts, 819 annotators) with 3 seeds, and the vectorised losses vs a naive per-item /
 per-annotation Python loop on a subset (same values and gradients, computed in this run).
 

@@ -1,4 +1,4 @@
-"""Benchmark: first render and rerun of every page (issue 15), through Streamlit's AppTest.
+"""Benchmark: first render and rerun of every page, through Streamlit's AppTest.
 
 Run: ``python bench/bench_pages.py [--repeat N] [--pages home,agreement,...] [--on-demand]``.
 

@@ -1,14 +1,36 @@
-"""Figures shared by the pages and the command line (plotly); no computation beyond layout."""
+"""Figures drawn by more than one of the screens, the HTML report and the command line (plotly;
+no computation beyond layout). They live in the engine because the report and the command line
+may not import the UI; the screens import them from here. Screen-only figures live in the
+screen's folder (``pages/<screen>/figures.py``)."""
 
 from __future__ import annotations
 
 import html
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
+import numpy as np
 import pandas as pd
 
 from .balance import PAPER_TABLE2
 
-__all__ = ["comparison_figure"]
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
+    from .pair_matrix import PairMatrix
+
+__all__ = [
+    "annotators_per_item_figure",
+    "bin_counts_max",
+    "comparison_figure",
+    "count_axis",
+    "entropy_figure",
+    "item_distribution_figure",
+    "label_distribution_figure",
+    "pair_heatmap",
+    "plot_text",
+    "plot_texts",
+]
 
 
 def _label_positions(x, y) -> list[str]:
@@ -110,3 +132,206 @@ def comparison_figure(table: pd.DataFrame, *, paper: bool = False, conventions: 
         margin={"t": 80 if conventions else 60},
     )
     return fig
+
+
+# ------------------------------------------------- drawn by the screens and by the report alike
+# Plotly reads a few HTML tags (``<b>``, ``<br>``, ``<a>``) in names, tick labels, hover text and
+# titles; :func:`plot_text` escapes a user string once, and plotly turns the entities back into
+# the characters, so ``<b>x</b>`` is shown as typed (not bold, not ``&lt;b&gt;``).
+
+def plot_text(value: object) -> str:
+    """A user string for a plotly name, label, hover or title, shown verbatim.
+
+    Parameters
+    ----------
+    value : object
+        Any value; its ``str`` is escaped once.
+
+    Returns
+    -------
+    str
+        The escaped text (``&``, ``<``, ``>`` as entities; quotes kept).
+    """
+    return html.escape(str(value), quote=False)
+
+
+def plot_texts(values: Iterable[object]) -> list[str]:
+    """:func:`plot_text` of every value.
+
+    Parameters
+    ----------
+    values : iterable of object
+
+    Returns
+    -------
+    list of str
+    """
+    return [plot_text(v) for v in values]
+
+
+def count_axis(fig: go.Figure, max_count: float, *, axis: str = "y",
+               title: str | None = None) -> go.Figure:
+    """Whole-number ticks on a count axis: plotly puts ticks at 0.5 steps when the largest
+    count is small, so up to 10 every integer is a tick; above, plotly's own (integer) steps
+    with an integer format.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        Changed in place.
+    max_count : float
+        The largest count drawn on the axis.
+    axis : {"y", "x"}
+    title : str, optional
+        The axis title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        ``fig``.
+    """
+    update = {"tickformat": ",d", "rangemode": "tozero"}
+    if max_count <= 10:
+        update.update(tick0=0, dtick=1)
+    if title is not None:
+        update["title_text"] = title
+    (fig.update_yaxes if axis == "y" else fig.update_xaxes)(**update)
+    return fig
+
+
+def bin_counts_max(values: Iterable[np.ndarray], start: float, size: float, n_bins: int) -> int:
+    """Largest bin count over several series binned like plotly with ``xbins`` (left-closed
+    bins of width ``size`` from ``start``): the top of a histogram's count axis.
+
+    Parameters
+    ----------
+    values : iterable of array-like
+        The series (non-finite values are left out).
+    start, size : float
+    n_bins : int
+
+    Returns
+    -------
+    int
+    """
+    edges = start + size * np.arange(n_bins + 1)
+    best = 0
+    for v in values:
+        arr = np.asarray(v, dtype=float)
+        arr = arr[np.isfinite(arr)]
+        if arr.size:
+            best = max(best, int(np.histogram(arr, bins=edges)[0].max()))
+    return best
+
+
+def pair_heatmap(pm: PairMatrix, centre: float, *, title: str = "", clickable: bool = False,
+                 max_height: int = 900, cell: int = 22) -> tuple[go.Figure, dict[str, str]]:
+    """The heatmap of ``pm.matrix`` (diagonal blank) and the map escaped label -> annotator id
+    (annotator ids are user strings: plotly renders a few HTML tags, so labels are escaped)."""
+    import plotly.graph_objects as go
+
+    raw = [str(a) for a in pm.ids]
+    labels = [html.escape(a) for a in raw]
+    z = pm.matrix
+    centre = centre if np.isfinite(centre) else 0.0
+    spread = float(np.nanmax(np.abs(z - centre))) if np.isfinite(z).any() else 1.0
+    spread = max(spread, 0.05)
+    fig = go.Figure(go.Heatmap(
+        z=z, x=labels, y=labels, colorscale="RdBu", zmid=centre, zmin=centre - spread,
+        zmax=centre + spread, xgap=1, ygap=1, colorbar={"title": "α_ij"},
+        hoverinfo="skip" if clickable else None,
+        hovertemplate=None if clickable else "%{y} – %{x}<br>α_ij = %{z:.3f}<extra></extra>",
+    ))
+    if clickable:
+        # heatmap cells are not selectable in plotly: an invisible marker at the centre of every
+        # off-diagonal cell carries the hover text and turns a click into a point selection
+        ri, ci = np.nonzero(~np.eye(len(labels), dtype=bool))
+        fig.add_trace(go.Scatter(
+            x=[labels[j] for j in ci], y=[labels[i] for i in ri], customdata=z[ri, ci],
+            mode="markers", showlegend=False,
+            marker={"symbol": "square", "size": 14, "color": "rgba(0,0,0,0)",
+                    "line": {"width": 0}},
+            selected={"marker": {"opacity": 1}}, unselected={"marker": {"opacity": 1}},
+            hovertemplate="%{y} × %{x}: α = %{customdata:.3f}<extra></extra>",
+        ))
+    fig.update_layout(
+        title=title or None, height=min(max_height, 260 + cell * len(labels)),
+        yaxis={"autorange": "reversed"}, plot_bgcolor="#f3f3f3", xaxis={"tickangle": -45},
+        hovermode="closest", margin={"t": 40 if title else 20},
+    )
+    if clickable:
+        fig.update_layout(hoverdistance=-1)
+    return fig, dict(zip(labels, raw, strict=True))
+
+
+_HEIGHT = 360  # the Overview's figures, side by side in two columns
+
+
+def _layout(fig: go.Figure, title: str, x_title: str, y_title: str) -> go.Figure:
+    fig.update_layout(title=title, height=_HEIGHT, margin={"t": 50, "b": 40, "l": 50, "r": 10},
+                      xaxis_title=x_title, yaxis_title=y_title, showlegend=False, bargap=0.15)
+    return fig
+
+
+def label_distribution_figure(labels: pd.DataFrame, title: str) -> go.Figure:
+    """Bars of annotations per label (``label``, ``annotations``, ``share`` columns) on a
+    categorical axis in inventory order."""
+    import plotly.graph_objects as go
+
+    names = [plot_text(v) for v in labels["label"]]
+    counts = labels["annotations"].to_numpy()
+    fig = go.Figure(go.Bar(
+        x=names, y=counts, customdata=labels["share"].to_numpy(),
+        hovertemplate="label %{x}<br>%{y:,d} annotations (%{customdata:.1%})<extra></extra>"))
+    fig.update_xaxes(type="category", categoryorder="array", categoryarray=names)
+    count_axis(fig, counts.max(initial=0))
+    return _layout(fig, title, "label", "annotations")
+
+
+def annotators_per_item_figure(per_item: np.ndarray) -> go.Figure:
+    """Bars: how many items have 1, 2, 3, ... annotators (whole numbers on both axes)."""
+    import plotly.graph_objects as go
+
+    values, counts = np.unique(np.asarray(per_item, dtype=int), return_counts=True)
+    fig = go.Figure(go.Bar(x=values, y=counts,
+                           hovertemplate="%{y:,d} items with %{x} annotators<extra></extra>"))
+    span = int(values.max() - values.min()) if values.size else 0
+    fig.update_xaxes(tickformat=",d", **({"dtick": 1} if span <= 20 else {}))
+    count_axis(fig, counts.max(initial=0))
+    return _layout(fig, "Annotators per item", "annotators on the item", "items")
+
+
+def entropy_figure(entropy: np.ndarray, bins: int = 20) -> go.Figure:
+    """Histogram of per-item normalised entropy over [0, 1] (items per bin, whole numbers)."""
+    import plotly.graph_objects as go
+
+    values = np.asarray(entropy, dtype=float)
+    values = values[np.isfinite(values)]
+    counts, edges = np.histogram(values, bins=bins, range=(0.0, 1.0))
+    centres = (edges[:-1] + edges[1:]) / 2
+    fig = go.Figure(go.Bar(
+        x=centres, y=counts, width=np.diff(edges) * 0.95,
+        customdata=np.column_stack([edges[:-1], edges[1:]]),
+        hovertemplate="entropy %{customdata[0]:.2f}–%{customdata[1]:.2f}: %{y:,d} items"
+                      "<extra></extra>"))
+    fig.update_xaxes(range=[0, 1])
+    count_axis(fig, counts.max(initial=0))
+    # a short axis title: the long one was cut in the Overview's narrow column at 1200 px
+    return _layout(fig, "Per-item normalised entropy", "entropy (0 = agreed)", "items")
+
+
+def item_distribution_figure(labels: list[str], proportions: np.ndarray, *,
+                             multilabel: bool) -> go.Figure:
+    """One item's soft label: the share of its annotators per label (labels chosen by nobody
+    left out), labels as categories."""
+    import plotly.graph_objects as go
+
+    shares = np.asarray(proportions, dtype=float)
+    keep = shares > 0
+    names = [plot_text(v) for v, k in zip(labels, keep, strict=True) if k]
+    fig = go.Figure(go.Bar(x=names, y=shares[keep],
+                           hovertemplate="label %{x}<br>%{y:.0%} of annotators<extra></extra>"))
+    fig.update_xaxes(type="category", categoryorder="array", categoryarray=names)
+    top = 1.0 if not multilabel else max(1.0, float(shares.max(initial=0)))
+    fig.update_yaxes(range=[0, top], tickformat=".0%")
+    return _layout(fig, "Judgement distribution (soft label)", "label", "share of annotators")

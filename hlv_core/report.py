@@ -25,13 +25,13 @@ import html
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 import numpy as np
 import pandas as pd
 
-from . import __version__
+from . import __version__, figures
 from . import balance as bl
 from . import certainty as ce
 from .agreement import alpha_from_counts, alpha_report, kappa_summary, pairwise_alpha
@@ -39,7 +39,7 @@ from .annotators import item_overview
 from .glossary import PAPERS, TERMS, metric_label
 from .io import DataError, Dataset, item_level_predictions, model_matrices
 from .levels import level_options
-from .pair_matrix import PairMatrix, check_pairs, most_active, pairwise_matrix
+from .pair_matrix import check_pairs, most_active, pairwise_matrix
 from .scoring import metric_ranks, metric_winners, score_models
 from .text import visible_controls
 
@@ -305,55 +305,6 @@ def _figure_html(fig, div_id: str) -> str:
                        config={"displaylogo": False, "responsive": True})
 
 
-# ------------------------------------------------------------------------------- figures
-def _label_figure(labels: pd.DataFrame):
-    import plotly.graph_objects as go
-
-    fig = go.Figure(go.Bar(
-        x=[html.escape(visible_controls(x)) for x in labels["label"]],
-        y=labels["annotations"].tolist(), customdata=labels["share"].tolist(),
-        hovertemplate="%{x}: %{y:,} annotations (%{customdata:.1%})<extra></extra>",
-        marker={"color": "#4c78a8"}))
-    fig.update_layout(height=360, margin={"t": 30, "b": 80, "l": 60, "r": 20},
-                      xaxis={"type": "category", "title": "label"},
-                      yaxis={"title": "annotations", "rangemode": "tozero", "tickformat": ",d"})
-    return fig
-
-
-def _entropy_figure(entropy: np.ndarray):
-    import plotly.graph_objects as go
-
-    fig = go.Figure(go.Histogram(x=entropy[np.isfinite(entropy)].tolist(),
-                                 xbins={"start": 0, "end": 1.0001, "size": 0.05},
-                                 marker={"color": "#72b7b2"},
-                                 hovertemplate="entropy %{x}: %{y:,} items<extra></extra>"))
-    fig.update_layout(height=360, margin={"t": 30, "b": 60, "l": 60, "r": 20},
-                      xaxis={"title": "normalised entropy (0 = unanimous, 1 = evenly split)",
-                             "range": [0, 1.02]},
-                      yaxis={"title": "items", "tickformat": ",d"}, bargap=0.05)
-    return fig
-
-
-def _heatmap_figure(pm: PairMatrix, centre: float):
-    import plotly.graph_objects as go
-
-    labels = [html.escape(visible_controls(a)) for a in pm.ids]
-    z = pm.matrix
-    centre = centre if np.isfinite(centre) else 0.0
-    spread = float(np.nanmax(np.abs(z - centre))) if np.isfinite(z).any() else 1.0
-    spread = max(spread, 0.05)
-    fig = go.Figure(go.Heatmap(
-        z=np.where(np.isfinite(z), z, None).tolist(), x=labels, y=labels, colorscale="RdBu",
-        zmid=centre, zmin=centre - spread, zmax=centre + spread, xgap=1, ygap=1,
-        colorbar={"title": "pairwise α"},
-        hovertemplate="%{y} and %{x}<br>pairwise α = %{z:.3f}<extra></extra>"))
-    fig.update_layout(height=min(900, 260 + 18 * len(labels)), plot_bgcolor="#f3f3f3",
-                      xaxis={"type": "category", "tickangle": -45},
-                      yaxis={"type": "category", "autorange": "reversed"},
-                      margin={"t": 20, "l": 120, "b": 120, "r": 20})
-    return fig
-
-
 # ------------------------------------------------------------------------------- sections
 def _overview(dataset: Dataset, settings: ReportSettings) -> Section:
     summary = dataset.summary()
@@ -389,8 +340,10 @@ def _labels(dataset: Dataset, settings: ReportSettings) -> Section:
     body = _p("How often each label was given (inventory order; the order fixes every tie-break) "
               "and how divided the annotators are on each item.")
     body += ('<div class="two">'
-             + _figure_html(_label_figure(shown), "fig-labels")
-             + _figure_html(_entropy_figure(entropy), "fig-entropy") + "</div>")
+             + _figure_html(figures.label_distribution_figure(
+                 shown.assign(label=shown["label"].map(visible_controls)), "Annotations per label"),
+                 "fig-labels")
+             + _figure_html(figures.entropy_figure(entropy), "fig-entropy") + "</div>")
     if len(table) > 30:
         body += _p(f"The chart shows the 30 most used of {len(table):,} labels.", "note")
     body += html_table(table.assign(share=table["share"].map(lambda s: f"{s:.1%}")))
@@ -481,7 +434,8 @@ def _pairs(dataset: Dataset, settings: ReportSettings) -> Section:
         + f", ordered by hierarchical clustering so that annotators who agree sit together. "
         f"White = the overall α ({_num(overall)}); blue = the pair agrees more than the pool, "
         "red = less; grey = no defined α (too few shared items or no variation).")
-    body += _figure_html(_heatmap_figure(pm, overall), "fig-heatmap")
+    shown_ids = replace(pm, ids=[visible_controls(a) for a in pm.ids])
+    body += _figure_html(figures.pair_heatmap(shown_ids, overall)[0], "fig-heatmap")
     body += _p(
         f"{len(pairs):,} pairs share at least one item; {len(defined):,} have a defined α; "
         f"{pairs.attrs.get('n_pairs_below_min_shared', 0):,} share fewer than "

@@ -36,5 +36,5 @@ def explain(*keys: str, expanded: bool = False) -> None:
     with st.expander(label, expanded=expanded):
         for entry in entries:
             glossary_entry(entry)
-        st.page_link("pages/glossary.py", label="All terms in the Glossary",
+        st.page_link("pages/glossary/page.py", label="All terms in the Glossary",
                      icon=":material/menu_book:")

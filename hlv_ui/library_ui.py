@@ -17,6 +17,7 @@ from hlv_core.review import Access
 from hlv_core.text import md
 
 from .auth import auth_configured, current_identity
+from .cache import cached
 from .widgets import show_table
 
 __all__ = [
@@ -47,7 +48,7 @@ def get_library() -> Library | None:
         return None
 
 
-@st.cache_data(ttl=2, show_spinner=False, max_entries=4)
+@cached(ttl=2, show_spinner=False, max_entries=4)
 def _entries(root: str) -> list[LibraryEntry]:
     return _library(root).entries()
 

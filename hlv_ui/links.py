@@ -1,4 +1,4 @@
-"""Links into the "Items and annotators" page (``pages/explorer.py``): open an item, an
+"""Links into the "Items and annotators" page (``pages/explorer/page.py``): open an item, an
 annotator or an annotator pair from any page, and the shareable URL of what is open.
 
 Query parameters (the page's public URL contract): ``item=<item id>``, ``annotator=<id>``,
@@ -17,7 +17,7 @@ import streamlit as st
 __all__ = ["EXPLORER", "EXPLORER_PATH", "explorer_link", "explorer_params", "open_explorer",
            "share_url"]
 
-EXPLORER = "pages/explorer.py"
+EXPLORER = "pages/explorer/page.py"
 #: The page's ``url_path`` in ``app.py``.
 EXPLORER_PATH = "explorer"
 

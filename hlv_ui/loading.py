@@ -20,6 +20,8 @@ from hlv_core import samples
 from hlv_core.io import DataError, Dataset, load, load_predictions
 from hlv_core.io.errors import ImportReport
 
+from .cache import cached
+
 SESSION_UPLOADS = 3
 """Parsed uploads (datasets and prediction files together) kept per browser session."""
 
@@ -30,7 +32,7 @@ SESSION_UPLOAD_CAP_MB = int(os.environ.get("HLV_SESSION_UPLOAD_MB", "400"))
 _CACHE_KEY = "hlv.upload_cache"
 
 
-@st.cache_data(show_spinner="Loading sample…", max_entries=16)
+@cached(show_spinner="Loading sample…", max_entries=16)
 def load_sample_cached(name: str) -> Dataset:
     return samples.load_sample(name)
 
@@ -69,7 +71,7 @@ def parse_upload(raw: bytes, file_name: str, fmt: str, digest: str, **options) -
                    lambda: load(raw, format=fmt, name=file_name, **options))
 
 
-def parse_predictions(raw: bytes, file_name: str, _dataset: Dataset, dataset_hash: str
+def parse_predictions(raw: bytes, file_name: str, dataset: Dataset
                       ) -> tuple[pd.DataFrame, ImportReport]:
     """Validate uploaded predictions against the dataset once per (content, dataset); returns
     the canonical predictions and their import report (notes, e.g. rows renormalised)."""
@@ -79,6 +81,7 @@ def parse_predictions(raw: bytes, file_name: str, _dataset: Dataset, dataset_has
 
     def build() -> tuple[pd.DataFrame, ImportReport]:
         report = ImportReport(file_name, "predictions")
-        return load_predictions(raw, _dataset, name=file_name, report=report), report
+        return load_predictions(raw, dataset, name=file_name, report=report), report
 
-    return _cached(("predictions", digest, file_name, dataset_hash), len(raw), file_name, build)
+    return _cached(("predictions", digest, file_name, dataset.content_hash), len(raw), file_name,
+                   build)

@@ -39,8 +39,8 @@ __all__ = [
 ]
 
 #: ``url_path`` of every page in ``app.py`` (a test keeps the two in step).
-APP_PATHS: tuple[str, ...] = ("soft-metrics", "certainty", "agreement", "perspectives", "graph",
-                              "explorer", "errors", "review", "training-lab", "lewidi",
+APP_PATHS: tuple[str, ...] = ("home", "soft-metrics", "certainty", "agreement", "perspectives",
+                              "graph", "explorer", "errors", "review", "training-lab", "lewidi",
                               "glossary")
 LOGIN_ERROR_KEY = "hlv.login_error"
 _RETURN_KEY = "hlv.return_to"  # the browser's sessionStorage key
@@ -184,10 +184,10 @@ def check_login_config(auth: Mapping, provider: str | None, app_url: str | None
 def entry_point_only() -> None:
     """Make every run go through ``app.py`` (and so through its login).
 
-    Because the app keeps its page scripts in ``pages/``, Streamlit starts a fresh server in
-    its old multipage mode, in which a request for a page's address (``/agreement``) runs
-    ``pages/agreement.py`` directly, skipping ``app.py``, until some run of ``app.py`` has
-    called ``st.navigation``. A visitor whose first request after a server start is a link
+    Because the app has a ``pages/`` folder, Streamlit starts a fresh server in its old
+    multipage mode, in which a request for a page's address runs a script listed in ``pages/``
+    directly, skipping ``app.py``, until some run of ``app.py`` has called ``st.navigation``
+    (the screens now live in folders, which that mode does not list; this stays as a guard). A visitor whose first request after a server start is a link
     would see the page without logging in. Called when ``hlv_ui`` is first imported (every
     page imports it): in that mode it switches the old mode off for the server and reruns,
     so the run starts again from ``app.py``. Outside a script run it does nothing."""

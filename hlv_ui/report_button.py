@@ -14,6 +14,7 @@ import streamlit as st
 from hlv_core.io import Dataset
 from hlv_core.report import build_report
 
+from .cache import cached
 from .state import frame_hash
 
 __all__ = ["READY_KEY", "report_download", "report_file_name"]
@@ -22,12 +23,10 @@ __all__ = ["READY_KEY", "report_download", "report_file_name"]
 READY_KEY = "report.ready"
 
 
-@st.cache_data(show_spinner=False, max_entries=4)
-def _report_bytes(_dataset: Dataset, dataset_hash: str, _predictions: pd.DataFrame | None,
-                  predictions_hash: str) -> bytes:
+@cached(show_spinner=False, max_entries=4)
+def _report_bytes(dataset: Dataset, predictions: pd.DataFrame | None) -> bytes:
     """The report's HTML as UTF-8 bytes, cached on the content of the data (not its name)."""
-    del dataset_hash, predictions_hash
-    return build_report(_dataset, _predictions).encode("utf-8")
+    return build_report(dataset, predictions).encode("utf-8")
 
 
 def report_file_name(dataset: Dataset) -> str:
@@ -67,7 +66,7 @@ def report_download(dataset: Dataset | None,
             preds = predictions() if callable(predictions) else predictions
             key = f"{dataset.content_hash}:{frame_hash(preds)}"
     with st.spinner("Building the disagreement report…", show_time=True):
-        data = _report_bytes(dataset, dataset.content_hash, preds, key.split(":", 1)[1])
+        data = _report_bytes(dataset, preds)
     st.session_state[READY_KEY] = key
     st.download_button(
         "Download disagreement report (HTML)", data=data, file_name=report_file_name(dataset),

@@ -15,6 +15,7 @@ from hlv_core import agreement
 from hlv_core.simulate import METRIC_NAMES, PAPER_TABLE2, figure1_curves, figure1_point, simulate
 from hlv_ui.widgets import show_table
 
+from .cache import cached
 from .widgets import download_table
 
 __all__ = ["figure1_explainer", "multilabel_simulator", "table2_simulator"]
@@ -140,7 +141,7 @@ def table2_simulator(key: str = KEY) -> None:
                    label="Download the simulated pairs' scores (CSV)")
 
 
-@st.cache_data(show_spinner="Simulating…", max_entries=8)
+@cached(show_spinner="Simulating…", max_entries=8)
 def compute_sim(n_cat: int, n_items: int, skew: float, n_datasets: int, n_boot: int,
                 seed: int) -> pd.DataFrame:
     return agreement.simulation_curves(n_categories=n_cat, n_items=n_items, label_skew=skew,

@@ -1,8 +1,10 @@
 """Small reusable widgets: tables shown with user strings made visible, CSV downloads
-(formula-safe) and lazy tabs."""
+(formula-safe), lazy tabs, and the dataset's name in the sidebar (a long name cut cleanly with
+an ellipsis, whole on hover; markdown-escaped in the text, HTML-escaped in the attribute)."""
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 
 import numpy as np
@@ -10,7 +12,7 @@ import pandas as pd
 import streamlit as st
 from pandas.io.formats.style import Styler
 
-from hlv_core.text import neutralise_frame, visible_controls, visible_frame
+from hlv_core.text import md, neutralise_frame, visible_controls, visible_frame
 
 
 def _visible(frame: pd.DataFrame) -> pd.DataFrame:
@@ -74,3 +76,34 @@ def lazy_tabs(names: list[str], *, key: str) -> dict:
     each container's ``.open`` says whether it is shown (set ``st.session_state[key]`` to a tab
     name to open it, e.g. in tests). Widgets inside a hidden tab return to their defaults."""
     return dict(zip(names, st.tabs(names, key=key, on_change="rerun"), strict=True))
+
+
+#: The Dataset box's text ends in an ellipsis; the in-use name stays on one line.
+SIDEBAR_CSS = (
+    "<style>"
+    '[data-testid="stSidebar"] [data-testid="stSelectbox"] input[role="combobox"]'
+    "{text-overflow:ellipsis;white-space:nowrap;overflow:hidden}"
+    '[data-testid="stSidebar"] .hlv-in-use-name{display:inline-block;max-width:100%;'
+    "overflow:hidden;text-overflow:ellipsis;white-space:nowrap;vertical-align:bottom}"
+    "</style>"
+)
+
+
+def dataset_box_style() -> None:
+    """Add :data:`SIDEBAR_CSS` to the page (a style element only: it takes no space)."""
+    st.html(SIDEBAR_CSS)
+
+
+def in_use_markdown(name: str, task: str, n_items: int, n_annotations: int) -> str:
+    """The in-use line as markdown with one ``<span>``: the name markdown-escaped in the text,
+    HTML-escaped in the ``title``."""
+    title = html.escape(visible_controls(name), quote=True)
+    return (f'In use: <span class="hlv-in-use-name" title="{title}">**{md(name)}**</span>'
+            f" · {task} · {n_items:,} items · {n_annotations:,} annotations")
+
+
+def in_use_caption(dataset) -> None:
+    """``In use: <name> · <task> · <n> items · <m> annotations`` under the Dataset box, the
+    name cut with an ellipsis when it is wider than the sidebar and whole on hover."""
+    st.caption(in_use_markdown(str(dataset.name), dataset.task, dataset.n_items,
+                               len(dataset.annotations)), unsafe_allow_html=True)

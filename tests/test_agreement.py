@@ -579,7 +579,7 @@ def test_with_annotators_keeps_alpha_and_checks_codes():
         data.with_annotators(data.annotator + data.n_annotators)
 
 
-# ------------------------------------------------------------- input validation (issue 19)
+# ------------------------------------------------------------- input validation
 def test_interval_alpha_on_huge_values_does_not_overflow():
     """1e308 squared is inf; alpha is scale-invariant, so the values are rescaled exactly."""
     small = pd.DataFrame({"item_id": list("112233"), "annotator_id": list("ababab"),

@@ -4,6 +4,7 @@ line, and the engine's modules import each other without cycles."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import networkx as nx
@@ -75,7 +76,7 @@ def test_engine_never_imports_streamlit():
 
 
 def test_pages_and_ui_never_import_the_command_line():
-    files = [ROOT / "app.py", *(ROOT / "pages").glob("*.py"), *(ROOT / "hlv_ui").glob("*.py")]
+    files = [ROOT / "app.py", *(ROOT / "pages").rglob("*.py"), *(ROOT / "hlv_ui").glob("*.py")]
     for path in files:
         bad = {m for m in _imports(path) if m == "hlv_core.cli" or m.startswith("hlv_core.cli.")}
         assert not bad, f"{path.relative_to(ROOT)} imports the CLI: {bad}"
@@ -106,7 +107,7 @@ def _private_module_violations(imports: dict[str, set[str]]) -> list[str]:
 
 
 def test_private_modules_are_imported_only_inside_their_package():
-    files = [*(ROOT / "hlv_core").rglob("*.py"), ROOT / "app.py", *(ROOT / "pages").glob("*.py"),
+    files = [*(ROOT / "hlv_core").rglob("*.py"), ROOT / "app.py", *(ROOT / "pages").rglob("*.py"),
              *(ROOT / "hlv_ui").glob("*.py")]
     assert _private_module_violations({_module_name(f): _imports(f) for f in files}) == []
 
@@ -135,7 +136,7 @@ def test_pages_show_tables_through_show_table():
     """Every table a page shows goes through hlv_ui.widgets.show_table (user strings visible):
     no ``<anything>.dataframe(...)`` / ``st.table(...)`` call in pages or hlv_ui but there."""
     offenders = [f"{path.relative_to(ROOT)}:{node.lineno}"
-                 for path in [*(ROOT / "pages").glob("*.py"), *(ROOT / "hlv_ui").glob("*.py")]
+                 for path in [*(ROOT / "pages").rglob("*.py"), *(ROOT / "hlv_ui").glob("*.py")]
                  if path.name != "widgets.py"
                  for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
                  if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
@@ -147,8 +148,8 @@ def test_pages_show_tables_through_show_table():
 def test_pages_stay_thin():
     """Pages hold widgets, layout, caching and figures only: each at most 250 lines, on
     average under 220 (figure and layout helpers live in hlv_ui/)."""
-    lengths = {path.name: len(path.read_text(encoding="utf-8").splitlines())
-               for path in (ROOT / "pages").glob("*.py")}
+    lengths = {path.parent.name: len(path.read_text(encoding="utf-8").splitlines())
+               for path in (ROOT / "pages").rglob("page.py")}
     assert lengths and max(lengths.values()) <= 250, lengths
     assert sum(lengths.values()) / len(lengths) < 220, lengths
 
@@ -175,7 +176,7 @@ def _dask_importers(imports: dict[str, set[str]]) -> list[str]:
 
 def test_dask_is_imported_only_by_the_distributed_engine():
     files = [*(ROOT / "hlv_core").rglob("*.py"), *(ROOT / "hlv_ui").rglob("*.py"),
-             *(ROOT / "pages").glob("*.py"), ROOT / "app.py"]
+             *(ROOT / "pages").rglob("*.py"), ROOT / "app.py"]
     assert _dask_importers({_module_name(f): _imports(f) for f in files}) == []
 
 
@@ -192,3 +193,199 @@ def test_the_dask_check_sees_a_violation():
     assert found == ["hlv_core.agreement imports dask.dataframe",
                      "hlv_ui.state imports distributed",
                      "pages.probe imports hlv_core.scale.reduce"]
+
+
+# ----------------------------------------------------------------------------- screens
+
+#: At most this many shared UI modules in hlv_ui/ (``__init__`` not counted): a module that one
+#: screen uses lives in that screen's folder.
+MAX_SHARED_UI_MODULES = 14
+
+#: Module names a screen folder may hold: the page script, and modules named by what they hold
+#: (``views``: sections and tabs drawn with streamlit; ``figures``: plotly figures and display
+#: tables, no streamlit; ``cached``: the screen's cached engine calls; ``state``: the screen's
+#: session or browser state), alone or after a topic (``judge_views``).
+SCREEN_MODULE_KINDS = ("views", "figures", "cached", "state")
+
+
+def _screens() -> list[Path]:
+    return sorted(p.parent for p in (ROOT / "pages").glob("*/page.py"))
+
+
+def _screen_of(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) >= 2 and parts[0] == "pages" else None
+
+
+def _screen_violations(imports: dict[str, set[str]]) -> list[str]:
+    """Imports that break the screen rules: a screen module importing another screen's module,
+    ``hlv_ui`` or the engine importing a screen, the engine importing ``hlv_ui``."""
+    found = []
+    for importer, targets in imports.items():
+        mine = _screen_of(importer)
+        for target in sorted(targets):
+            theirs = _screen_of(target)
+            top = importer.split(".")[0]
+            if theirs is not None and top in ("hlv_ui", "hlv_core", "app"):
+                found.append(f"{importer} imports the screen module {target}")
+            elif theirs is not None and mine is not None and theirs != mine:
+                found.append(f"{importer} imports another screen's module {target}")
+            elif top == "hlv_core" and (target == "hlv_ui" or target.startswith("hlv_ui.")):
+                found.append(f"{importer} imports the UI module {target}")
+    return found
+
+
+def _ui_and_screen_imports() -> dict[str, set[str]]:
+    files = [*(ROOT / "hlv_core").rglob("*.py"), *(ROOT / "hlv_ui").rglob("*.py"),
+             *(ROOT / "pages").rglob("*.py"), ROOT / "app.py"]
+    return {_module_name(f): _imports(f) for f in files}
+
+
+def test_screens_import_the_engine_and_hlv_ui_never_another_screen():
+    assert _screen_violations(_ui_and_screen_imports()) == []
+
+
+def test_the_screen_check_sees_violations():
+    found = _screen_violations({
+        "pages.agreement.page": {"pages.agreement.views", "hlv_ui.state", "hlv_core.agreement"},
+        "pages.graph.views": {"pages.agreement.views"},
+        "hlv_ui.widgets": {"pages.home.figures"},
+        "hlv_core.report": {"hlv_ui.palette"},
+    })
+    assert found == ["pages.graph.views imports another screen's module pages.agreement.views",
+                     "hlv_ui.widgets imports the screen module pages.home.figures",
+                     "hlv_core.report imports the UI module hlv_ui.palette"]
+
+
+def test_hlv_ui_holds_only_shared_modules():
+    """hlv_ui/ stays small, and each of its modules is shared: used by the entry point, by
+    another hlv_ui module or by at least two screens."""
+    modules = sorted(p.stem for p in (ROOT / "hlv_ui").glob("*.py") if p.stem != "__init__")
+    assert len(modules) <= MAX_SHARED_UI_MODULES, modules
+    imports = _ui_and_screen_imports()
+    for name in modules:
+        module = f"hlv_ui.{name}"
+        users = {importer for importer, targets in imports.items()
+                 if module in targets and importer != module}
+        screens = {_screen_of(u) for u in users} - {None}
+        shared = any(u == "app" or u.startswith("hlv_ui") for u in users) or len(screens) >= 2
+        assert shared, f"{module} is used by {sorted(users)} only: move it into that screen"
+
+
+def test_every_screen_is_a_folder_in_the_navigation():
+    """Each screen is ``pages/<screen>/page.py``, listed in app.py's navigation; ``pages/``
+    itself holds no page script, so Streamlit's old ``pages/`` mode finds nothing to list."""
+    assert [p.name for p in (ROOT / "pages").glob("*.py")] == ["__init__.py"]
+    app = (ROOT / "app.py").read_text(encoding="utf-8")
+    screens = _screens()
+    assert len(screens) >= 12
+    for folder in screens:
+        assert f'"pages/{folder.name}/page.py"' in app, folder.name
+        assert (folder / "__init__.py").exists(), folder.name
+
+
+def test_screen_modules_follow_the_suffix_vocabulary():
+    for folder in _screens():
+        for path in folder.glob("*.py"):
+            stem = path.stem
+            if stem in ("page", "__init__", *SCREEN_MODULE_KINDS):
+                continue
+            assert any(stem.endswith(f"_{kind}") for kind in SCREEN_MODULE_KINDS), \
+                f"{path.relative_to(ROOT)}: name it after one of {SCREEN_MODULE_KINDS}"
+
+
+def test_figure_modules_draw_without_streamlit():
+    for path in (ROOT / "pages").rglob("*figures.py"):
+        bad = {m for m in _imports(path) if m == "streamlit" or m.startswith("streamlit.")}
+        assert not bad, f"{path.relative_to(ROOT)} imports {bad}: widgets go into a views module"
+
+
+def test_screens_cache_through_the_content_keyed_helper():
+    """Every cached computation of the UI goes through ``hlv_ui.cache.cached`` (keyed on the
+    content of datasets, tables and arrays by construction): no ``st.cache_data`` elsewhere,
+    and no argument left out of the key by a leading underscore."""
+    offenders = []
+    for path in [*(ROOT / "pages").rglob("*.py"), *(ROOT / "hlv_ui").glob("*.py"), ROOT / "app.py"]:
+        if path.name == "cache.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr == "cache_data":
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} uses st.cache_data")
+            if isinstance(node, ast.FunctionDef) and any(
+                    isinstance(d, ast.Call) and getattr(d.func, "id", None) == "cached"
+                    or getattr(d, "id", None) == "cached" for d in node.decorator_list):
+                hidden = [a.arg for a in node.args.args if a.arg.startswith("_")]
+                if hidden:
+                    offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name} "
+                                     f"leaves {hidden} out of the key")
+    assert offenders == []
+
+
+# ----------------------------------------------------------------------------- references
+
+#: Names of the files of the shared specification folder (outside the repository): code, docs
+#: and benchmarks name the paper and its section instead, and never a tracker's issue number.
+_SPEC_FILES = ("agreement_balance_perspectivist", "certainty", "formats", "lewidi",
+               "model_vs_humans", "signal_noise", "soft_metrics", "streamlit_and_testing")
+_OUTSIDE_REFERENCE = re.compile(
+    r"\bissues? ?#?\d+|\bspec(?:ification)? (?:sections?|sec\.?) ?\d|\bspec \d+\.\d"
+    r"|\b(?:" + "|".join(_SPEC_FILES) + r")\.md\b", re.IGNORECASE)
+
+
+def _outside_references(name: str, text: str) -> list[str]:
+    return [f"{name}:{i}: {line.strip()[:80]}" for i, line in enumerate(text.splitlines(), 1)
+            if _OUTSIDE_REFERENCE.search(line)]
+
+
+def test_no_reference_to_issue_numbers_or_spec_files():
+    """Comments, docs, tests and benchmarks point to papers and sections, not to issue numbers
+    or the shared folder's spec files (the engine's docstrings are checked with their
+    reference sections; here its comments)."""
+    found = []
+    for path in sorted(ROOT.rglob("*")):
+        rel = path.relative_to(ROOT)
+        if (not path.is_file() or path.suffix not in {".py", ".md", ".sh", ".txt", ".toml"}
+                or rel.parts[0] in {".venv", ".git", "sample_data"} or path == Path(__file__)):
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if rel.parts[0] == "hlv_core":
+            text = "\n".join(line if line.lstrip().startswith("#") else ""
+                             for line in text.splitlines())
+        found += _outside_references(str(rel), text)
+    assert found == []
+
+
+def test_the_reference_check_sees_references():
+    text = ("ok: Kurniawan et al., section 3.1\n# issue 19 item 2\nsee soft_metrics.md\n"
+            "spec section 5\n(spec 6.1)\n")
+    assert [r.split(":")[1] for r in _outside_references("x", text)] == ["2", "3", "4", "5"]
+
+
+# ----------------------------------------------------------------------------- test names
+
+#: Test files named after what they test rather than one module (a page, a capability, a data
+#: corpus); every other ``tests/test_<name>.py`` names an existing module of the engine.
+TESTS_NAMED_OTHERWISE = {
+    "architecture", "bad_input_corpus", "bigfile", "e2e_waits", "requirements",
+    "reproduction", "samples_", "scale", "security",
+    # cross-cutting checks over the whole package, not one module's tests
+    "bounded_reads", "docstrings", "doctest_safeguards", "formula_table", "hostile_probe",
+    "public_api", "runtime_only",
+}
+
+
+def test_test_files_are_named_after_existing_modules():
+    """``tests/test_<module>.py`` or ``tests/test_<module>_<aspect>.py`` with ``<module>`` a
+    module of the engine or of hlv_ui (private ones without their underscore)."""
+    engine = {p.stem.lstrip("_") for p in [*(ROOT / "hlv_core").rglob("*.py"),
+                                            *(ROOT / "hlv_ui").glob("*.py")]} | {
+        p.name for p in (ROOT / "hlv_core").iterdir() if p.is_dir()}
+    orphans = []
+    for path in (ROOT / "tests").glob("test_*.py"):
+        name = path.stem[len("test_"):]
+        if name in TESTS_NAMED_OTHERWISE or name in engine:
+            continue
+        if any(name.startswith(f"{module}_") for module in engine):
+            continue  # test_<module>_<aspect>.py
+        orphans.append(path.name)
+    assert sorted(orphans) == []

@@ -1,4 +1,4 @@
-"""The bad-input corpus (issue 19): every file through ``load()``, every CLI command and the
+"""The bad-input corpus: every file through ``load()``, every CLI command and the
 Overview upload, each answered with one clear error or the right numbers.
 
 Each case is classified as
@@ -242,7 +242,7 @@ CASES: list[Case] = [
          check=lambda ds: ds.labels == ("NA", "yes") and len(ds.annotations) == 4, item="3"),
     Case("wide_missing_spellings.csv", "wide_missing_spellings.csv",
          check=lambda ds: len(ds.annotations) == 10 and "'#N/A': 1" in _notes(ds), item="3"),
-    # item 4 and issue 13: zips
+    # zips
     Case("two_annotations.zip", _two_annotations,
          words=("batch1/annotations.csv", "batch2/annotations.csv"), item="4"),
     Case("too_many_members.zip", _many_members, words=("members",), item="zip"),
@@ -480,7 +480,7 @@ if __name__ == "__main__":
 
 
 def test_metrics_table_states_partial_coverage(tmp_path, capsys):
-    """Issue 19 item 8: scores on 6 of 8 items say so in the CLI table output."""
+    """Scores on 6 of 8 items say so in the CLI table output."""
     from hlv_core.cli import main
 
     ann = BAD / "spelling_clean.csv"

@@ -327,7 +327,7 @@ def test_shuffle_keeps_alpha_exactly(seed, n_ann, n_items, fill, n_labels, level
     before = krippendorff_alpha(frame, level=level)
     shuffled = frame
     for _ in range(3):
-        # composed steps act on the previous step's output (spec 1.2 default reading)
+        # composed steps act on the previous step's output (the paper's default reading)
         shuffled, info = balance.shuffle_annotations(shuffled, rng)
         assert info["half_mask"].sum() == frame["item_id"].nunique() // 2
         after = krippendorff_alpha(shuffled, level=level)
@@ -376,7 +376,7 @@ def test_sigma_random_every_replicate_keeps_alpha():
 
 
 def test_every_composed_step_keeps_alpha_and_moves_annotators():
-    """Spec 1.2 required test: alpha before and after every step of a composed A_rnd equal to
+    """Alpha before and after every step of a composed A_rnd equal to
     <= 1e-12 (nominal and ordinal); each step applies its own split and permutations."""
     from hlv_core.agreement import krippendorff_alpha
 

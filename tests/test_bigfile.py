@@ -1,4 +1,4 @@
-"""Big files (issue 15): the columnar CSV reader and the integer-coded Dataset give the same
+"""Big files: the columnar CSV reader and the integer-coded Dataset give the same
 datasets and the same errors as the pandas reader; the content hash is unchanged. Small
 synthetic cases only (the 10 M-row measurement is ``bench/bench_bigfile.py``)."""
 

@@ -34,7 +34,7 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     ("hlv_core/library.py", "open"): (1, "writes an object file (mode 'wb'), reads nothing"),
     ("hlv_core/lewidi.py", "zipfile.ZipFile"): (
         1, "writes the demo res.zip (mode 'w'), reads nothing"),
-    ("hlv_ui/network.py", "<expr>.read_text"): (
+    ("pages/graph/figures.py", "<expr>.read_text"): (
         2, "vis-network's script and style from the installed pyvis package's own files"),
     ("hlv_core/scale/reading.py", "pq.read_table"): (
         1, "the distributed reader: one Parquet partition per task by design, for data past "
@@ -136,7 +136,7 @@ def test_each_allowance_is_still_needed(key):
 
 def test_the_perspectives_upload_is_read_by_the_bounded_reader(monkeypatch):
     from hlv_core.io import DataError
-    from hlv_ui.perspectives_run import parse_upload
+    from pages.perspectives.cached import parse_upload
 
     parse_upload = parse_upload.__wrapped__  # the function under the session cache
     frame = parse_upload(b"annotator_id;item_id;label\nu1;i1;a\n", "bounded-1")

@@ -1,4 +1,4 @@
-"""Engine tests of hlv_core.certainty (seed 001, spec certainty.md)."""
+"""Engine tests of hlv_core.certainty (Stutz et al.)."""
 
 from __future__ import annotations
 
@@ -516,10 +516,10 @@ def test_cli_irn_variants_differ_where_ties_exist(capsys):
         rows = json.loads(capsys.readouterr().out)["certainty"]
         means[variant] = next(r["mean_certainty"] for r in rows if r["k"] == 1)
     assert means["paper"] != means["released"]
-    assert means["paper"] > means["released"]  # issue 18: paper variant +.007..+.024 top-1
+    assert means["paper"] > means["released"]  # the paper's variant +.007..+.024 top-1
 
 
-# ------------------------------------------------------------- input validation (issue 19)
+# ------------------------------------------------------------- input validation
 def test_ua_accuracy_refuses_nan_predictions():
     samples = np.random.default_rng(0).dirichlet(np.ones(3), size=(4, 20))
     preds = np.full((4, 3), 1 / 3)

@@ -166,7 +166,7 @@ def test_numeric_looking_labels_stay_strings():
 
 
 def test_literal_nan_label_is_a_clear_error_not_a_silent_label():
-    """Cells are read with keep_default_na=False (spec 5.2), so the text 'NaN' is not turned into
+    """Cells are read with keep_default_na=False , so the text 'NaN' is not turned into
     a missing value; but a label called 'NaN' is almost always a missing value exported by a
     spreadsheet or pandas, so the loader refuses it and says how to fix it."""
     with pytest.raises(DataError) as info:

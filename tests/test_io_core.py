@@ -53,7 +53,7 @@ def test_numeric_looking_labels_stay_strings_and_sort_by_value():
 def test_multilabel_declared_and_proportions_do_not_sum_to_one():
     raw = b"item_id,annotator_id,label\n1,a,x\n1,a,y\n1,b,x\n2,a,y\n2,b,y\n"
     with pytest.raises(DataError, match=r"\(.1., .a.\).*multilabel"):
-        load(raw, name="m.csv")  # one multi-label cell is not evidence (issue 19 item 2)
+        load(raw, name="m.csv")  # one multi-label cell is not evidence
     ds = load(raw, name="m.csv", task="multilabel")
     assert ds.task == "multilabel"
     np.testing.assert_allclose(ds.judgements_array(), [[1.0, 0.5], [0.0, 1.0]])
@@ -161,7 +161,7 @@ def test_interval_level_needs_numeric_labels_or_schema_values():
 
 
 def test_prediction_matrix_refuses_repeated_rows():
-    """Issue 19 item 7: two rows for one (model, item, label) are never summed."""
+    """Two rows for one (model, item, label) are never summed."""
     ds = load(b"item_id,annotator_id,label\n1,a,x\n1,b,y\n2,a,y\n2,b,y\n", name="d.csv")
     preds = pd.DataFrame({"model": "m", "item_id": ["1", "1", "2", "2", "1", "1"],
                           "label": ["x", "y", "x", "y", "x", "y"],

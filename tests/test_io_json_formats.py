@@ -1,6 +1,6 @@
 """JSON importers (hlv_core.io.json_formats): LeWiDi 2023/2025, ChaosNLI, Label Studio, Prodigy.
 
-Fixtures in tests/data/good/ are hand-written in the documented layouts (spec formats.md 5.1; the
+Fixtures in tests/data/good/ are hand-written in the documented layouts (the
 LeWiDi records copy the field names and quirks of the public 2023/2025 files). The round-trip test
 rebuilds the real HS-Brexit data (../shared/data/hs_brexit) as a LeWiDi 2023 JSON file.
 """

@@ -1,5 +1,5 @@
-"""CIFAR-10H raw CSV, DeepMind opinions arrays and LeWiDi submission TSVs (spec formats.md 5.3
-items 4, 7 and 9; soft_metrics.md section 11)."""
+"""CIFAR-10H raw CSV, DeepMind opinions arrays and LeWiDi submission TSVs (each in its published
+layout)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 17 item 8 in the io layer: binary files named by what they look like, workbooks
+"""Rough edges of the io layer: binary files named by what they look like, workbooks
 answered with "export as CSV", rounded prediction sums renormalised with a note (and only in
 the io layer: the engine still refuses non-normalised arrays)."""
 

@@ -1,4 +1,4 @@
-"""Property tests of the label rule (issue 19): spellings of one number, row order and cache
+"""Property tests of the label rule: spellings of one number, row order and cache
 keys. Every view (nominal and ordinal alpha, Fleiss' kappa, judgements) must agree."""
 
 from __future__ import annotations

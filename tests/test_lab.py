@@ -1,4 +1,4 @@
-"""hlv_core.lab: the training lab (issue 9) on a tiny hand-made dataset, the protocol pieces,
+"""hlv_core.lab: the training lab on a tiny hand-made dataset, the protocol pieces,
 skips, and real runs on the bundled samples and hs_brexit."""
 
 from __future__ import annotations
@@ -199,7 +199,7 @@ def test_hs_brexit_all_methods_finite():
         # predictions all have the same entropy (AEh votes can be unanimous; paper Fig. 3-4)
         assert np.isfinite(values.drop("entropy_correlation")).all(), method
         assert lab.selection_score(values.to_dict()) > 0.5, method
-    # issue 19 item 11: every NaN carries its reason (AEh: unanimous votes, constant entropy)
+    # every NaN carries its reason (AEh: unanimous votes, constant entropy)
     undefined = out[out["value"].isna()]
     assert undefined["note"].str.contains("entropies of the predictions are constant").all()
     # ReL = SL for full-batch training when every item has the same number of annotators

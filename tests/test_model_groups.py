@@ -13,8 +13,8 @@ from hlv_core.glossary import metric_label
 from hlv_core.scoring import metric_ranks
 from hlv_core.training import METHODS
 from hlv_ui.model_groups import coverage_warnings, group_notes, lab_models
-from hlv_ui.rank_grid import rank_grid
-from hlv_ui.stop_note import stopped_text
+from pages.soft_metrics.rank_figures import rank_grid
+from pages.training_lab.stop_views import stopped_text
 
 LAB = [f"lab {m}" for m in METHODS] + ["lab SLMV-soft"]  # 15 models, as the lab sends them
 

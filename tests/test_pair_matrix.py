@@ -1,78 +1,61 @@
-"""hlv_core.pair_matrix: the pairwise-alpha heatmap matrix and its clustering order, equal to what
-pages/agreement.py and pages/graph.py compute today (so the switch preserves every cell)."""
+"""hlv_core.pair_matrix: the pairwise-alpha heatmap matrix and its clustering order (the
+Agreement and Annotator graph screens' heatmaps), by their rules and on hand-made pairs."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
-from scipy.cluster.hierarchy import leaves_list, linkage
-from scipy.spatial.distance import squareform
 
 from hlv_core import agreement, balance
 from hlv_core.pair_matrix import cluster_order, most_active, pairwise_matrix
 from hlv_core.samples import load_sample
 
 
-def _agreement_page(dataset, pairs, heatmap_max):
-    """Copy of the heatmap block of pages/agreement.py (commit 06b6ab3)."""
-    defined = pairs.dropna(subset=["alpha"])
-    activity = dataset.annotations.groupby("annotator_id")["item_id"].nunique()
-    shown = activity.sort_values(ascending=False).index[:heatmap_max]
-    shown = [a for a in shown if a in set(defined["annotator_a"]) | set(defined["annotator_b"])]
-    idx = {a: i for i, a in enumerate(shown)}
-    mat = np.full((len(shown), len(shown)), np.nan)
-    sub = defined[defined["annotator_a"].isin(idx) & defined["annotator_b"].isin(idx)]
-    ia = sub["annotator_a"].map(idx).to_numpy()
-    ib = sub["annotator_b"].map(idx).to_numpy()
-    mat[ia, ib] = sub["alpha"].to_numpy()
-    mat[ib, ia] = sub["alpha"].to_numpy()
-    if len(shown) >= 3:
-        filled = np.where(np.isnan(mat), np.nanmean(mat), mat)
-        dist = np.clip(1.0 - filled, 0.0, 2.0)
-        np.fill_diagonal(dist, 0.0)
-        dist = (dist + dist.T) / 2.0
-        order = leaves_list(linkage(squareform(dist, checks=False), method="average"))
-    else:
-        order = np.arange(len(shown))
-    return [str(shown[i]) for i in order], mat[np.ix_(order, order)]
+def _assert_cells_are_the_pairs(matrix, pairs):
+    """Every listed pair's value in both of its cells, NaN everywhere else (diagonal too)."""
+    frame = matrix.frame()
+    expected = pd.DataFrame(np.nan, index=frame.index, columns=frame.columns)
+    listed = pairs[pairs["annotator_a"].isin(frame.index) & pairs["annotator_b"].isin(frame.index)]
+    for a, b, value in listed[["annotator_a", "annotator_b", "alpha"]].itertuples(index=False):
+        if np.isfinite(value):
+            expected.loc[a, b] = expected.loc[b, a] = value
+    pd.testing.assert_frame_equal(frame, expected)
 
 
 @pytest.mark.parametrize(("name", "level", "min_shared", "heatmap_max"), [
     ("case_review", "nominal", 2, 60), ("case_review", "nominal", 30, 5),
     ("ratings", "ordinal", 2, 60), ("ratings", "interval", 2, 4),
 ])
-def test_pairwise_matrix_equals_the_agreement_page(name, level, min_shared, heatmap_max):
+def test_pairwise_matrix_of_the_agreement_heatmap(name, level, min_shared, heatmap_max):
+    """The most active annotators with a defined pair, every cell its pair's alpha, in the
+    clustering order of the matrix."""
     dataset = load_sample(name)
     pairs = agreement.pairwise_alpha(dataset.annotations, level=level, min_shared=min_shared,
                                      values=dataset.numeric_label_map(level))
-    ids_old, z_old = _agreement_page(dataset, pairs, heatmap_max)
     defined = pairs.dropna(subset=["alpha"])
     shown = most_active(dataset.annotations, heatmap_max,
                         among=set(defined["annotator_a"]) | set(defined["annotator_b"]))
+    assert len(shown) <= heatmap_max
     new = pairwise_matrix(pairs, shown)
-    assert new.ids == ids_old
-    np.testing.assert_array_equal(new.matrix, z_old)
+    assert sorted(new.ids) == sorted(shown)
     assert [shown[i] for i in new.order] == new.ids
+    _assert_cells_are_the_pairs(new, defined)
+    given = pairwise_matrix(pairs, shown, order="given")
+    if len(shown) >= 3:
+        assert list(new.order) == list(cluster_order(given.matrix))
 
 
-def test_pairwise_matrix_equals_the_graph_page():
-    """pages/graph.py: top annotators by n_annotations, ordered by camp, cells = edges only."""
+def test_pairwise_matrix_of_the_graph_heatmap():
+    """The Annotator graph: the given row order, cells from the sigma edges only."""
     dataset = load_sample("case_review")
     result = balance.sigma(dataset.annotations, level="nominal", min_shared=2)
     partition = balance.camps(result)
-    ids = list(result.nodes.sort_values("n_annotations", ascending=False)["annotator_id"])[:80]
-    ids.sort(key=lambda a: (int(partition.camps.get(a, -1)) % 3, a))
-    pairs = result.pairs[result.pairs["annotator_a"].isin(ids)
-                         & result.pairs["annotator_b"].isin(ids)]
-    old = pd.DataFrame(np.nan, index=ids, columns=ids)
-    mask = pairs["status"] == "edge"
-    for a, b, value in zip(pairs["annotator_a"][mask], pairs["annotator_b"][mask],
-                           pairs["alpha"][mask], strict=True):
-        old.loc[a, b] = old.loc[b, a] = value
+    ids = balance.heatmap_annotators(result, partition, 80)
     edges = result.pairs[result.pairs["status"] == "edge"]
-    new = pairwise_matrix(edges, ids, order="given").frame()
-    pd.testing.assert_frame_equal(new, old)
+    new = pairwise_matrix(edges, ids, order="given")
+    assert new.ids == ids
+    _assert_cells_are_the_pairs(new, edges)
 
 
 def test_matrix_is_symmetric_with_blank_diagonal_and_clusters_agreeing_annotators():

@@ -1,4 +1,4 @@
-"""Tests of hlv_core.perspectivist (PERSEVAL splits and metrics, spec section 3)."""
+"""Tests of hlv_core.perspectivist (PERSEVAL splits and metrics, Lo, Casola et al.)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from hlv_core.io import DataError, build_dataset
 
 from .conftest import shared_path
 
-# --------------------------------------------------------------------------- the spec toy (3.6)
+# --------------------------------------------------------------------------- a hand-made toy
 TOY_PAIRS = [("u1", "t1"), ("u1", "t2"), ("u1", "t3"), ("u1", "t4"), ("u2", "t1"), ("u2", "t2"),
              ("u2", "t3"), ("u2", "t4"), ("u3", "t2"), ("u3", "t3"), ("u3", "t4")]
 TOY_GOLD = ["0", "0", "0", "1", "1", "0", "1", "1", "0", "0", "0"]

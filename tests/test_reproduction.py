@@ -1,5 +1,5 @@
 """Published numbers of the seed papers that the shared data allows, reproduced with the engine and
-the CLI under their default settings (issue 18; the table is ``docs/reproduction.md``).
+the CLI under their default settings (the table is ``docs/reproduction.md``).
 
 Monte Carlo bands: a published sigma_rnd is itself the mean of 10 random matrices A_rnd, so ours
 (also 10) may differ from it by the difference of two such means: the band is
@@ -78,7 +78,7 @@ def test_basile_table2_small_datasets(name, capsys):
 
 @pytest.mark.slow
 def test_one_step_reading_misses_brexit_hs():
-    """The band above can fail: the one-step reading is outside it for BREXIT-hs (issue 18)."""
+    """The band above can fail: the one-step reading is outside it for BREXIT-hs."""
     frame, _ = _frame(_target("BREXIT-hs"))
     one = balance.sigma_random(frame, n_repeats=200, seed=1, procedure="one_step")
     rnd_p = balance.PAPER_TABLE2["BREXIT-hs"][2]

@@ -1,5 +1,5 @@
 """Case review store, rank centrality and metric-vs-human correlation (seed 000 section 6,
-spec soft_metrics.md section 8)."""
+Kurniawan et al., section 6)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Case-at-a-time review (issue 17 item 4): a case's pairs saved together, undo of the
+"""Case-at-a-time review: a case's pairs saved together, undo of the
 reviewer's own last judgement (audited), the next case, readable history, and the rule that
 says how many more judgements the meta-evaluation needs."""
 

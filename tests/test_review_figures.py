@@ -1,4 +1,4 @@
-"""Case review figures (hlv_ui.review_meta): user strings shown verbatim (escaped once for
+"""Case review figures (pages.review.meta_views): user strings shown verbatim (escaped once for
 plotly), readable axes without float noise, labelled metrics."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from hlv_core import review
-from hlv_ui.review_meta import scores_figure, trend_figure
+from pages.review.meta_views import scores_figure, trend_figure
 
 HOSTILE = "<b>bold</b>"
 

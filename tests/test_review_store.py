@@ -1,4 +1,4 @@
-"""Review store safety (issues 13 and 19): owner-only files, SQLite failures as one clear
+"""Review store safety: owner-only files, SQLite failures as one clear
 error with nothing lost, timestamps compared as instants, audited imports that cannot
 override later app judgements, roles and dataset isolation."""
 

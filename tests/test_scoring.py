@@ -92,37 +92,6 @@ def _old_metrics_table(
     return pd.DataFrame(rows)
 
 
-def _page_compute_model(dataset, preds, model, n_boot, seed, skip_undefined, multilabel):
-    """Copy of ``compute_model`` in pages/soft_metrics.py as of commit 06b6ab3 (the reference
-    the new function must reproduce before the page is switched to it)."""
-    item_ids, Q = prediction_matrix(preds, dataset, model)
-    P = dataset.judgements_array()[pd.Index(dataset.item_ids).get_indexer(item_ids)]
-    labels = list(dataset.labels)
-    ordinal = dataset.label_numeric_values() if dataset.task == "rating" else None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", sm.UndefinedMetricWarning)
-        values = sm.evaluate(P, Q, multilabel=multilabel, skip_undefined=skip_undefined,
-                             lewidi=True, ordinal_values=ordinal)
-        ci = (sm.bootstrap_ci(P, Q, multilabel=multilabel, n_boot=n_boot, seed=seed,
-                              skip_undefined=skip_undefined, lewidi=True, ordinal_values=ordinal)
-              if n_boot > 0 else pd.DataFrame(columns=["lower", "upper"]))
-        classwise = sm.classwise_table(P, Q, multilabel=multilabel, labels=labels)
-    notes = sm.undefined_notes(P, Q, multilabel=multilabel, labels=labels)
-    rows = []
-    for metric, value in values.items():
-        group, higher, _ = sm.METRIC_INFO[metric]
-        rows.append({"model": model, "group": group, "metric": metric, "value": value,
-                     "lower": ci["lower"].get(metric, np.nan),
-                     "upper": ci["upper"].get(metric, np.nan),
-                     "higher_is_better": higher, "n_items": len(item_ids),
-                     "n_boot": n_boot if metric in ci.index else 0, "seed": seed})
-    items = sm.per_item(P, Q, multilabel=multilabel, item_ids=list(item_ids),
-                        ordinal_values=ordinal).reset_index()
-    items.insert(1, "model", model)
-    return {"table": pd.DataFrame(rows), "notes": notes, "classwise": classwise.assign(model=model),
-            "items": items, "P": P, "Q": Q, "item_ids": list(item_ids)}
-
-
 def _partial(preds: pd.DataFrame, model: str, drop: int) -> pd.DataFrame:
     """Predictions where ``model`` misses its first ``drop`` items (partial coverage)."""
     first = list(pd.unique(preds.loc[preds["model"] == model, "item_id"]))[:drop]
@@ -131,21 +100,32 @@ def _partial(preds: pd.DataFrame, model: str, drop: int) -> pd.DataFrame:
 
 @pytest.mark.parametrize("name", SAMPLES)
 @pytest.mark.parametrize("n_boot", [0, 50])
-def test_score_model_equals_the_soft_metrics_page(name, n_boot):
+def test_score_model_on_the_items_a_model_predicts(name, n_boot):
+    """P: the human distributions of the model's items, Q: its probabilities; soft accuracy is
+    mean_i sum_k min(P_ik, Q_ik) (Kurniawan et al., section 3); one per-item row per item;
+    settings stamped on every row."""
     dataset = load_sample(name)
     preds = _partial(dataset.predictions, "weak", 7)
-    ml = dataset.task == "multilabel"
+    position = {item: i for i, item in enumerate(dataset.item_ids)}
     for model in pd.unique(preds["model"]):
         new = score_model(dataset, preds, model, n_boot=n_boot, seed=3)
-        old = _page_compute_model(dataset, preds, model, n_boot, 3, False, ml)
-        cols = list(old["table"].columns)
-        pd.testing.assert_frame_equal(new.table[cols], old["table"], check_dtype=False)
-        assert new.notes == old["notes"]
-        pd.testing.assert_frame_equal(new.classwise, old["classwise"])
-        pd.testing.assert_frame_equal(new.items, old["items"])
-        np.testing.assert_array_equal(new.P, old["P"])
-        np.testing.assert_array_equal(new.Q, old["Q"])
-        assert new.item_ids == old["item_ids"]
+        ids, q = prediction_matrix(preds, dataset, model)
+        assert new.item_ids == list(ids)
+        np.testing.assert_array_equal(new.Q, q)
+        np.testing.assert_array_equal(
+            new.P, dataset.judgements_array()[[position[i] for i in ids]])
+        table = new.table.set_index("metric")
+        if dataset.task != "multilabel":
+            assert table.at["soft_accuracy", "value"] == pytest.approx(
+                np.minimum(new.P, new.Q).sum(axis=1).mean(), abs=1e-12)
+        assert (table["n_items"] == len(ids)).all() and (table["seed"] == 3).all()
+        assert (table["model"] == model).all()
+        if n_boot:
+            ok = table.dropna(subset=["lower", "upper", "value"])
+            assert not ok.empty
+            assert (ok["lower"] <= ok["upper"]).all() and (ok["n_boot"] == n_boot).all()
+        assert len(new.items) == len(ids) and (new.items["model"] == model).all()
+        assert (new.classwise["model"] == model).all()
     assert score_model(dataset, preds, "weak").table["n_items"].iloc[0] == dataset.n_items - 7
 
 
@@ -204,42 +184,43 @@ def test_score_model_values_follow_the_formula():
     assert res.P.shape == res.Q.shape == (dataset.n_items - 5, dataset.n_labels)
 
 
-def _page_ranks(table):
-    """Copy of the rank block of ``models_tab`` in pages/soft_metrics.py (commit 06b6ab3)."""
-    order = [m for m in sm.METRIC_INFO if m in set(table["metric"])]
-    ranks = table.copy()
-    signed = np.where(ranks["higher_is_better"], -ranks["value"], ranks["value"])
-    ranks["signed"] = signed
-    ranks["rank"] = ranks.groupby("metric")["signed"].rank(method="min", na_option="keep")
-    ranks["metric"] = pd.Categorical(ranks["metric"], categories=order, ordered=True)
-    ranks = ranks.sort_values(["metric", "model"])
-    winners = (ranks[ranks["rank"] == 1].groupby("metric", observed=True)["model"]
-               .agg(lambda s: ", ".join(sorted(s))))
-    return ranks, winners
+def test_metric_ranks_and_winners_by_hand():
+    """Soft accuracy: higher is better; LeWiDi Manhattan: lower is better; ties share the smaller
+    rank, NaN gets none; winners joined in sorted order."""
+    table = pd.DataFrame({
+        "model": ["b", "a", "c", "b", "a", "c"],
+        "metric": ["soft_accuracy"] * 3 + ["lewidi_manhattan"] * 3,
+        "value": [0.7, 0.9, 0.9, 0.2, 0.3, np.nan],
+        "higher_is_better": [True] * 3 + [False] * 3,
+    })
+    ranks = metric_ranks(table)
+    got = {(str(m), mo): r for m, mo, r in ranks[["metric", "model", "rank"]].itertuples(
+        index=False) if not np.isnan(r)}
+    assert got == {("soft_accuracy", "a"): 1.0, ("soft_accuracy", "c"): 1.0,
+                   ("soft_accuracy", "b"): 3.0, ("lewidi_manhattan", "b"): 1.0,
+                   ("lewidi_manhattan", "a"): 2.0}
+    assert np.isnan(ranks.loc[(ranks["metric"] == "lewidi_manhattan") & (ranks["model"] == "c"),
+                              "rank"]).all()
+    # rows sorted by metric (the metric table's order) then model
+    order = [m for m in sm.METRIC_INFO if m in {"soft_accuracy", "lewidi_manhattan"}]
+    assert list(dict.fromkeys(map(str, ranks["metric"]))) == order
+    winners = metric_winners(ranks)
+    assert winners["soft_accuracy"] == "a, c" and winners["lewidi_manhattan"] == "b"
 
 
 @pytest.mark.parametrize("name", SAMPLES)
-def test_metric_ranks_and_winners_equal_the_page(name):
+def test_metric_ranks_on_a_sample(name):
     dataset = load_sample(name)
-    table = score_models(dataset, dataset.predictions)
-    ranks_old, winners_old = _page_ranks(table)
-    ranks = metric_ranks(table)
-    pd.testing.assert_frame_equal(ranks, ranks_old)
-    pd.testing.assert_series_equal(metric_winners(ranks), winners_old)
+    ranks = metric_ranks(score_models(dataset, dataset.predictions))
     best = ranks[ranks["metric"] == "lewidi_manhattan"].sort_values("value")
     assert best["rank"].iloc[0] == 1  # lower-is-better distance: smallest value wins
 
 
-def test_item_verdicts_equal_the_page_and_follow_the_rule():
-    dataset = load_sample("case_review")
-    items = score_model(dataset, dataset.predictions, "overconfident").items
-    threshold = 0.7
-    high = items["soft_overlap"] >= threshold
-    old = np.select([~items["hard_correct"] & high, items["hard_correct"] & ~high],
-                    ["hard wrong, soft matches", "hard right, soft far"], "agree")
-    new = item_verdicts(items, threshold)
-    np.testing.assert_array_equal(new.to_numpy(), old)
-    toy = pd.DataFrame({"hard_correct": [True, True, False, False],
-                        "soft_overlap": [0.9, 0.1, 0.9, 0.1]})
+def test_item_verdicts_follow_the_rule():
+    toy = pd.DataFrame({"hard_correct": [True, True, False, False, False],
+                        "soft_overlap": [0.9, 0.1, 0.9, 0.1, 0.8]})
     assert list(item_verdicts(toy)) == ["agree", "hard right, soft far",
-                                        "hard wrong, soft matches", "agree"]
+                                        "hard wrong, soft matches", "agree",
+                                        "hard wrong, soft matches"]  # the default 0.8 counts
+    assert list(item_verdicts(toy, 0.95)) == ["hard right, soft far", "hard right, soft far",
+                                              "agree", "agree", "agree"]

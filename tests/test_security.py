@@ -1,4 +1,4 @@
-"""Hostile input (issue 13): markdown escaping, control and bidi characters, formula-safe CSV
+"""Hostile input: markdown escaping, control and bidi characters, formula-safe CSV
 downloads, terminal-safe CLI output, bounded upload caching."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""hlv_core.simulate reproduces Table 2 (spec section 10, vectors/softmetrics_table2.json)."""
+"""hlv_core.simulate reproduces Table 2 (Kurniawan et al., Table 2; the shared reference vectors)."""
 
 from __future__ import annotations
 

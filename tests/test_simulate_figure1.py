@@ -1,31 +1,32 @@
 """hlv_core.simulate.figure1_curves / figure1_point / PAPER_TABLE2: the Figure 1 explainer and the
-Table 2 reference row of the Soft vs hard metrics page, as engine functions."""
+Table 2 reference row of the Soft vs hard metrics screen (Kurniawan et al.), checked by hand."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from hlv_core import soft_metrics as sm
 from hlv_core.simulate import PAPER_TABLE2, figure1_curves, figure1_point
 
 
-@pytest.mark.parametrize(("p", "q"), [(0.5, 0.2), (0.9, 0.9), (0.0, 1.0), (0.5, 0.5)])
-def test_figure1_equals_the_page(p, q):
-    # copy of figure1_tab in pages/soft_metrics.py (commit 06b6ab3)
-    grid = np.linspace(0, 1, 201)
-    P = np.column_stack([np.full_like(grid, p), 1 - np.full_like(grid, p)])
-    Q = np.column_stack([grid, 1 - grid])
-    curves = sm.per_item(P, Q)
-    one = sm.per_item(np.array([[p, 1 - p]]), np.array([[q, 1 - q]]))
-    hard = sm.hard_accuracy(np.array([[p, 1 - p]]), np.array([[q, 1 - q]]))
-    new = figure1_curves(p)
-    np.testing.assert_array_equal(new["q"].to_numpy(), grid)
-    np.testing.assert_array_equal(new["soft_overlap"].to_numpy(), curves["soft_overlap"].to_numpy())
-    np.testing.assert_array_equal(new["po_jsd"].to_numpy(), curves["po_jsd"].to_numpy())
+@pytest.mark.parametrize(("p", "q", "hard"), [(0.5, 0.2, 0.0), (0.9, 0.9, 1.0), (0.0, 1.0, 0.0),
+                                             (0.5, 0.5, 1.0), (0.8, 0.6, 1.0)])
+def test_figure1_point_by_hand(p, q, hard):
+    """One binary item, humans p : 1 - p, model q : 1 - q: soft accuracy is the overlap
+    min(p, q) + min(1 - p, 1 - q); hard accuracy is 1 when both put their larger share on the
+    same class (ties to the first class); PO-JSD is the curve's value at q."""
     point = figure1_point(p, q)
-    assert point == {"soft_accuracy": float(one["soft_overlap"].iloc[0]),
-                     "po_jsd": float(one["po_jsd"].iloc[0]), "hard_accuracy": float(hard)}
+    assert point["soft_accuracy"] == pytest.approx(min(p, q) + min(1 - p, 1 - q), abs=1e-12)
+    assert point["hard_accuracy"] == hard
+    curves = figure1_curves(p, n_points=11)
+    at_q = curves.loc[np.isclose(curves["q"], q)]
+    assert point["po_jsd"] == pytest.approx(float(at_q["po_jsd"].iloc[0]), abs=1e-12)
+    assert point["soft_accuracy"] <= point["po_jsd"] + 1e-12  # Theorem 1
+
+
+def test_figure1_curves_grid():
+    curves = figure1_curves(0.5)
+    np.testing.assert_array_equal(curves["q"].to_numpy(), np.linspace(0, 1, 201))
 
 
 def test_figure1_formula_and_theorem1():

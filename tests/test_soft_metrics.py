@@ -1,5 +1,5 @@
-"""hlv_core.soft_metrics against the reference vectors (spec/vectors/softmetrics_*.json, 1e-9)
-and hand-checked values (spec sections 2-4, 11)."""
+"""hlv_core.soft_metrics against the reference vectors (shared reference vectors, 1e-9)
+and hand-checked values."""
 
 from __future__ import annotations
 
@@ -90,7 +90,7 @@ CALLS = {
 def test_edge_case_vectors(case):
     P, Q = np.array(case["P"], dtype=float), np.array(case["Q"], dtype=float)
     if case["name"] == "unnormalised_Q_not_validated":
-        # Upstream scores rows that are not distributions; issue 19 item 10 refuses them (a
+        # Upstream scores rows that are not distributions; the loader refuses them (a
         # loud error, never a number) wherever the multiclass definition needs a distribution.
         with pytest.raises(ValueError, match="summing to 1"):
             sm.evaluate(P, Q)
@@ -359,7 +359,7 @@ def test_cli_metrics(tmp_path, capsys):
     assert "not_an_item" in err and err.count("\n") == 1
 
 
-# ------------------------------------------------------------- input validation (issue 19)
+# ------------------------------------------------------------- input validation
 @pytest.mark.parametrize(
     ("P", "Q", "words"),
     [

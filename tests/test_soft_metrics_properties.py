@@ -1,4 +1,4 @@
-"""Property tests of hlv_core.soft_metrics (spec section 5, issue 3): Theorem 1 (soft accuracy
+"""Property tests of hlv_core.soft_metrics (Kurniawan et al.): Theorem 1 (soft accuracy
 <= PO-JSD), oracle metric(P, P) = 1, bounds, symmetry, one-hot reduction to hard metrics, soft
 micro F1 = soft accuracy, invariance to permuting items and labels."""
 

@@ -1,5 +1,5 @@
-"""hlv_core.targets.available_targets: the Soft vs hard metrics page's ``all_targets`` loop as one
-engine call (every method's examples, or why it cannot run)."""
+"""hlv_core.targets.available_targets: every training method's examples, or why it cannot run,
+in one engine call (the Soft vs hard metrics screen's item drill-down)."""
 
 from __future__ import annotations
 
@@ -12,26 +12,19 @@ from hlv_core.samples import load_sample
 from hlv_core.targets import METHODS, available_targets
 
 
-def _page_all_targets(dataset):
-    """Copy of ``all_targets`` in pages/soft_metrics.py (commit 06b6ab3)."""
-    out = {}
-    for method in training.METHODS:
-        try:
-            out[method] = training.method_targets(dataset, method)
-        except (DataError, ValueError) as error:
-            out[method] = str(error)
-    return out
-
-
 @pytest.mark.parametrize("name", ["case_review", "legal_areas"])
-def test_available_targets_equals_the_page(name):
+def test_available_targets_are_each_methods_targets_or_its_refusal(name):
+    """Every method in order: the frame ``training.method_targets`` builds, or, where that
+    refuses the data, its message."""
     dataset = load_sample(name)
-    new, old = available_targets(dataset), _page_all_targets(dataset)
-    assert list(new) == list(old) == list(METHODS)
+    new = available_targets(dataset)
+    assert list(new) == list(METHODS) == list(training.METHODS)
     for method in METHODS:
-        if isinstance(old[method], str):
-            assert new[method] == old[method]
+        if isinstance(new[method], str):
+            with pytest.raises((DataError, ValueError)) as refused:
+                training.method_targets(dataset, method)
+            assert new[method] == str(refused.value)
         else:
-            pd.testing.assert_frame_equal(new[method], old[method])
+            pd.testing.assert_frame_equal(new[method], training.method_targets(dataset, method))
     if name == "legal_areas":  # AL is multiclass only: a reason, not a table
         assert isinstance(new["AL"], str) and new["AL"]

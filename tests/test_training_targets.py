@@ -1,4 +1,4 @@
-"""hlv_core.training target builders (spec section 6) incl. the AR/ARh worked check."""
+"""hlv_core.training target builders (Kurniawan et al., sections 4-5) incl. the AR/ARh worked check."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def test_ar_first_seen_tie_differs_from_mv_target():
 
 
 def _naive_weights(rows, labels):
-    """Straight transcription of spec 6.1 (multiclass) with dictionaries."""
+    """Straight transcription of the multiclass target definitions with dictionaries."""
     by_item = defaultdict(list)
     for item, ann, lab in rows:
         by_item[item].append((ann, lab))

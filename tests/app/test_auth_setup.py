@@ -54,7 +54,7 @@ def test_team_mode_with_a_weak_secret_shows_only_the_setup_error(secret, user):
     assert not at.button and not at.selectbox and not at.tabs and not at.dataframe
     # a forged cookie (signed in as the admin) reaches no page: none is registered
     with pytest.raises(ValueError, match="Could not find a navigation page"):
-        at.switch_page("pages/review.py")
+        at.switch_page("pages/review/page.py")
 
 
 def test_team_mode_with_a_strong_secret_shows_the_login():
@@ -72,7 +72,7 @@ def test_unverified_email_is_not_an_identity(flag, tmp_path, monkeypatch):
     assert [b.label for b in at.button] == ["Log out"]
     assert not at.selectbox and not at.tabs
     with pytest.raises(ValueError, match="Could not find a navigation page"):
-        at.switch_page("pages/review.py")
+        at.switch_page("pages/review/page.py")
 
 
 @pytest.mark.parametrize("flag", [True, "true", None])

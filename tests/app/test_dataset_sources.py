@@ -1,4 +1,4 @@
-"""Issue 17 items 3, 5 and 8 on the Overview (AppTest): uploads are named datasets of the session,
+"""The Overview (AppTest): uploads are named datasets of the session,
 selectable beside the samples, with their predictions; charts use categorical label axes and
 whole-number count ticks and show user strings verbatim; rough-edge uploads get clear answers."""
 

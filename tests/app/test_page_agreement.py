@@ -122,7 +122,7 @@ def test_uninformative_uploads_are_explained(app, rows, phrase):
     raw = ("item_id,annotator_id,label\n" + rows).encode()
     app.file_uploader(key="home.upload").set_value(("tiny.csv", raw, "text/csv")).run()
     assert not app.exception
-    at = app.switch_page("pages/agreement.py").run()
+    at = app.switch_page("pages/agreement/page.py").run()
     assert not at.exception, [e.value for e in at.exception]
     assert _metric(at, "Krippendorff's α") == "undefined"
     assert any(phrase in w.value for w in at.warning), [w.value for w in at.warning]
@@ -133,7 +133,7 @@ def test_one_annotator_upload_is_rejected_with_a_message(app):
     app.file_uploader(key="home.upload").set_value(("tiny.csv", raw, "text/csv")).run()
     assert not app.exception
     assert app.error and "one annotator" in app.error[0].value
-    at = app.switch_page("pages/agreement.py").run()
+    at = app.switch_page("pages/agreement/page.py").run()
     assert not at.exception
 
 
@@ -145,7 +145,7 @@ def test_annotator_names_escaped(app):
             rows.append(f'{item},"{name}",{(item + j) % 2}')
     raw = ("\n".join(rows) + "\n").encode()
     app.file_uploader(key="home.upload").set_value(("evil.csv", raw, "text/csv")).run()
-    at = _open_tab(app.switch_page("pages/agreement.py").run(), "Pairs")
+    at = _open_tab(app.switch_page("pages/agreement/page.py").run(), "Pairs")
     for markdown in at.markdown:
         assert "<b>x</b>" not in markdown.value
     # plotly renders a few HTML tags in tick labels: the heatmap and bar labels are escaped
@@ -179,7 +179,7 @@ def _support_upload(app):
     raw = ("\n".join(rows) + "\n").encode()
     app.file_uploader(key="home.upload").set_value(("support.csv", raw, "text/csv")).run()
     assert not app.exception
-    return _open_tab(app.switch_page("pages/agreement.py").run(), "Pairs")
+    return _open_tab(app.switch_page("pages/agreement/page.py").run(), "Pairs")
 
 
 def test_mean_alpha_ranks_only_annotators_with_enough_support(app):

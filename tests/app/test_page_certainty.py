@@ -98,7 +98,7 @@ def test_certainty_page_plackett_luce_on_a_ranking_upload(app, tmp_path):
     at.session_state["certainty.models"] = ["prirn", "pl"]
     at.session_state["certainty.samples"] = 100
     at.session_state["certainty.curve_rel"] = [2, 30, math.inf]
-    at.switch_page("pages/certainty.py").run(timeout=120)
+    at.switch_page("pages/certainty/page.py").run(timeout=120)
     assert not at.exception, [e.value for e in at.exception]
     _open_tab(at, "Across reliabilities")
     names = {t["name"] for t in _traces(at)[0]}
@@ -123,7 +123,7 @@ def test_certainty_page_multilabel_sample_warns(app):
     assert at.warning, "a multilabel sample must get a warning, not an error"
 
 
-# ------------------------------------------------------------------ plain words, charts (issue 17)
+# ------------------------------------------------------------------ plain words, charts
 def _small_dataset(labels=("0", "1")):
     """Six cases, four annotators, the given labels (binary by default): a tiny upload."""
     from hlv_core.io import load
@@ -149,7 +149,7 @@ def _open_with(app, dataset, predictions=None):
     at.session_state["hlv.dataset"] = dataset
     if predictions is not None:
         at.session_state["hlv.predictions"] = predictions
-    at.switch_page("pages/certainty.py").run(timeout=120)
+    at.switch_page("pages/certainty/page.py").run(timeout=120)
     assert not at.exception, [e.value for e in at.exception]
     return at
 

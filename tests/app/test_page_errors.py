@@ -62,7 +62,7 @@ def test_page_on_a_sample_with_verdict_saved(app):
 
 def test_page_on_planted_camps_calls_spammers_unreliable(app):
     _upload(app, "planted_camps.zip", _zip_of(shared_path("data", "planted_camps")))
-    app.switch_page("pages/errors.py").run()
+    app.switch_page("pages/errors/page.py").run()
     assert not app.exception, [e.value for e in app.exception]
     roles = pd.read_csv(shared_path("data", "planted_camps", "annotators.csv"), dtype=str)
     tables = [d.value for d in app.dataframe]
@@ -76,7 +76,7 @@ def test_page_on_planted_camps_calls_spammers_unreliable(app):
 def test_page_on_varierr_with_explanations_and_gold(app):
     folder = shared_path("data", "varierrnli")
     _upload(app, "varierrnli.zip", _zip_of(folder))
-    app.switch_page("pages/errors.py").run()
+    app.switch_page("pages/errors/page.py").run()
     assert not app.exception
     app.file_uploader(key="errors.up_expl").set_value(
         ("explanations.csv", (folder / "explanations.csv").read_bytes(), "text/csv"))
@@ -97,7 +97,7 @@ def test_bad_data_gives_a_clear_message(app, rows, words):
     with zipfile.ZipFile(buffer, "w") as archive:
         archive.writestr("annotations.csv", rows)
     _upload(app, "tiny.zip", buffer.getvalue())
-    app.switch_page("pages/errors.py").run()
+    app.switch_page("pages/errors/page.py").run()
     assert not app.exception
     assert words in _texts(app)
 
@@ -110,7 +110,7 @@ def test_ten_thousand_annotators_get_a_clear_message(app):
     with zipfile.ZipFile(buffer, "w") as archive:
         archive.writestr("annotations.csv", "item_id,annotator_id,label\n" + rows + "\n")
     _upload(app, "crowd.zip", buffer.getvalue())
-    app.switch_page("pages/errors.py").run()
+    app.switch_page("pages/errors/page.py").run()
     assert not app.exception
     assert "10,000 annotators" in _texts(app) and "command line" in _texts(app)
     assert not app.dataframe
@@ -119,7 +119,7 @@ def test_ten_thousand_annotators_get_a_clear_message(app):
 def test_page_limits_one_annotator():
     from types import SimpleNamespace
 
-    from hlv_ui.errors_views import page_limits
+    from pages.errors.views import page_limits
 
     one = SimpleNamespace(annotations=pd.DataFrame(
         {"item_id": ["1", "2"], "annotator_id": ["a", "a"], "label": ["x", "y"]}))

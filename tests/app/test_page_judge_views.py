@@ -10,7 +10,7 @@ import pytest
 from hlv_core.io import load
 from hlv_core.judging import alt_test_summary, ceiling_table, run_alt_tests, run_ceiling
 from hlv_core.samples import load_sample
-from hlv_ui.judge_views import CEILING_COLUMNS, COUNTS_ONLY, VIEWS
+from pages.soft_metrics.judge_views import CEILING_COLUMNS, COUNTS_ONLY, VIEWS
 from tests.conftest import shared_path
 
 from .conftest import open_page

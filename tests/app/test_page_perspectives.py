@@ -135,7 +135,7 @@ def test_detail_controls(app):
     assert any("LeWiDi 2025" in c.value for c in at.caption)
 
 
-# ------------------------------------------------------------- plain words, charts (issue 17)
+# ------------------------------------------------------------- plain words, charts
 def _rare_positive(tmp_path, n_users=24, n_texts=30):
     """Binary 0/1 data with a rare positive class and one trait: every baseline predicts 0, so
     the headline F1 (class '1') is 0 for every model at every level."""
@@ -162,7 +162,7 @@ def _layout_title(layout: dict, axis: str) -> str:
 def test_zero_f1_charts_are_not_blank_and_say_why(app, tmp_path):
     at = app
     at.session_state["hlv.dataset"] = _rare_positive(tmp_path)
-    at.switch_page("pages/perspectives.py").run()
+    at.switch_page("pages/perspectives/page.py").run()
     assert not at.exception, [e.value for e in at.exception]
     assert any("Every model scores F1 = 0" in i.value for i in at.info)
     cmp_chart = charts(at)[0]

@@ -42,6 +42,6 @@ def test_every_page_survives_real_uploaded_data(app, name):
     assert not app.exception
     assert app.session_state["hlv.dataset"].n_items == DATASETS[name]
     for page in PAGES:
-        app.switch_page(f"pages/{page}.py").run()
+        app.switch_page(f"pages/{page}/page.py").run()
         assert not app.exception, (page, [e.value for e in app.exception])
         assert app.session_state["hlv.dataset"].name == name, page

@@ -1,4 +1,4 @@
-"""Issue 19 items 6 and 7 on the pages: caches keyed on content, never on model names, and
+"""Predictions on the pages: caches keyed on content, never on model names, and
 uploads colliding with a bundled model's name renamed with a note, never summed."""
 
 from __future__ import annotations

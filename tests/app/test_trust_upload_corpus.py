@@ -1,4 +1,4 @@
-"""The bad-input corpus through the Overview upload (issue 19): every file gives one st.error
+"""The bad-input corpus through the Overview upload: every file gives one st.error
 with the loader's message (never a traceback), or loads with a success message."""
 
 from __future__ import annotations

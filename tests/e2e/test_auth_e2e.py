@@ -1,4 +1,4 @@
-"""Team mode against a real OpenID Connect provider (issue 13): an OIDC provider runs on
+"""Team mode against a real OpenID Connect provider: an OIDC provider runs on
 127.0.0.1 for the test run, the app is configured against it through a temporary
 ``secrets.toml`` (``streamlit run --secrets.files=...``), and chromium logs in as different
 people. Alice judges with a comment; Bob sees the shared ranking but not Alice's comment and

@@ -1,4 +1,4 @@
-"""Issue 17 item 6 in a real browser: on a big real dataset (MD-Agreement, 10,753 items, 819
+"""In a real browser: on a big real dataset (MD-Agreement, 10,753 items, 819
 annotators) no metric value is cut off ("10,7...", "3,018 + / ...") on the pages that show
 counts, at a laptop-sized window."""
 

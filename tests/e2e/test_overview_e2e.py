@@ -46,7 +46,7 @@ def test_sidebar_sample_switch_and_navigation(page: Page, app_url: str, artifact
 
 
 def test_upload_survives_switching_to_a_sample_and_back(page: Page, app_url: str, artifacts):
-    """Issue 17 item 3: the upload is named after its file, listed in the sidebar beside the
+    """The upload is named after its file, listed in the sidebar beside the
     samples, kept when a sample is picked, and picked again from the sidebar."""
     page.goto(app_url)
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("240", timeout=60_000)
@@ -91,7 +91,7 @@ def test_upload_survives_switching_to_a_sample_and_back(page: Page, app_url: str
 
 
 def test_workbook_and_renamed_image_get_clear_answers(page: Page, app_url: str, artifacts):
-    """Issue 17 item 8 in the browser: the uploader accepts .xlsx / .ods (no MIME refusal) and
+    """In the browser: the uploader accepts .xlsx / .ods (no MIME refusal) and
     the app says "export as CSV"; a PNG renamed .csv is named as an image."""
     page.goto(app_url)
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("240", timeout=60_000)
@@ -113,7 +113,7 @@ def test_workbook_and_renamed_image_get_clear_answers(page: Page, app_url: str, 
 
 
 def test_chart_labels_show_user_strings_verbatim(page: Page, app_url: str, artifacts):
-    """Issue 17 item 5: a label written `<b>x</b>` is drawn as typed (not bold, not
+    """A label written `<b>x</b>` is drawn as typed (not bold, not
     `&lt;b&gt;`), and 0 / 1 labels are categories without -0.5 / 0.5 ticks."""
     page.goto(app_url)
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("240", timeout=60_000)

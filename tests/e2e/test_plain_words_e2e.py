@@ -1,4 +1,4 @@
-"""Issue 17 item 2 in a real browser: concepts are explained where they appear (a plain caption,
+"""In a real browser: concepts are explained where they appear (a plain caption,
 then "What do these mean?" one click deeper), the Glossary is one click further, and no page
 speaks in internal labels such as "seed 002"."""
 

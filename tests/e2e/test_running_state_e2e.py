@@ -1,4 +1,4 @@
-"""Issue 17 item 1: a long rerun shows Streamlit's running status ("Running..." with a Stop
+"""A long rerun shows Streamlit's running status ("Running..." with a Stop
 button; ``client.toolbarMode = "viewer"`` keeps it) and Stop ends the run."""
 
 from __future__ import annotations

@@ -1,0 +1,1 @@
+"""The agreement screen (``page.py``) and its own modules."""

@@ -1,0 +1,1 @@
+"""The certainty screen (``page.py``) and its own modules."""

@@ -1,0 +1,1 @@
+"""The errors screen (``page.py``) and its own modules."""

@@ -1,0 +1,1 @@
+"""The explorer screen (``page.py``) and its own modules."""

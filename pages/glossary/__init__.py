@@ -1,0 +1,1 @@
+"""The glossary screen (``page.py``) and its own modules."""

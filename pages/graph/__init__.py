@@ -1,0 +1,1 @@
+"""The graph screen (``page.py``) and its own modules."""

@@ -1,0 +1,1 @@
+"""The home screen (``page.py``) and its own modules."""

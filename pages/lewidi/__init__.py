@@ -1,0 +1,1 @@
+"""The lewidi screen (``page.py``) and its own modules."""

@@ -1,0 +1,1 @@
+"""The perspectives screen (``page.py``) and its own modules."""

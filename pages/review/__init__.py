@@ -1,0 +1,1 @@
+"""The review screen (``page.py``) and its own modules."""

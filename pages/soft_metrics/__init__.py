@@ -1,0 +1,1 @@
+"""The soft_metrics screen (``page.py``) and its own modules."""

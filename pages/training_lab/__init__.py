@@ -1,0 +1,1 @@
+"""The training_lab screen (``page.py``) and its own modules."""
