@@ -1772,12 +1772,27 @@ def leaderboard(
     systems: Sequence[tuple[str, Iterable[ScoreResult]]], *, n_boot: int = 1000,
     level: float = 0.95, seed: int = 0,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Leaderboard per (edition, dataset, split, task) of several systems' results.
+    r"""Leaderboard per (edition, dataset, split, task) of several systems' results.
 
     Systems are ranked on the official score (ties share the lowest rank); each gets a
     percentile bootstrap CI over items (:func:`bootstrap_ci`, the same ``seed`` and so the same
     resamples for every system), and each pair of neighbouring ranks a
     :func:`paired_bootstrap` test.
+
+    With ``v_i`` a system's per-item values (:func:`score_members`; ``score`` is their
+    official mean), ``v*_b`` the values on resample b of the items (B = ``n_boot``), ``ell``
+    the ``level`` and ``d = mean(v_b) - mean(v_a)`` for the systems a and b at ranks r and
+    r + 1:
+
+    .. math::
+
+        [\text{ci\_lower}, \text{ci\_upper}] = \left[ q_{(1-\ell)/2}, q_{(1+\ell)/2} \right]
+        \text{ of } \{\bar v^*_b\}_{b=1}^B, \qquad
+        p = \frac{1 + \#\{b : |d^*_b - d| \ge |d|\}}{B + 1}
+
+    (the p-value shifts the paired resampled differences to the null, Efron and Tibshirani
+    1993, section 16.4). The scores are those of the LeWiDi 2025 evaluation notebook and the
+    SemEval-2023 starting kit.
 
     Parameters
     ----------
@@ -1809,6 +1824,11 @@ def leaderboard(
     ----------
     .. [1] B. Efron and R. J. Tibshirani (1993), *An Introduction to the Bootstrap*, Chapman &
        Hall (percentile intervals; section 16.4, the paired test).
+    .. [2] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+       the Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+    .. [3] E. Leonardelli et al. (2023), "SemEval-2023 Task 11: Learning with Disagreements
+       (LeWiDi)", Proc. SemEval-2023 (evaluation and the starting kit).
 
     Examples
     --------
@@ -2004,6 +2024,27 @@ def score_members(gold, submission: str | Path | bytes | IO[bytes], task: str | 
     A ``res.zip`` with one bad file still scores the others; a second file for the same
     dataset, split and task is refused. A plain TSV gives one result or one refusal.
 
+    Each file's score is the organisers' mean of per-item values ``v_i`` over the N gold
+    items (:func:`official_mean`): with ``p``/``t`` the predicted and gold soft labels
+    (Task A) or the labels of the item's ``a_i`` annotators (Task B),
+
+    .. math::
+
+        \text{score} = \frac{1}{N} \sum_i v_i, \qquad
+        v_i^\text{Manhattan} = \sum_k |p_{ik} - t_{ik}|, \qquad
+        v_i^\text{Wasserstein} = \sum_k |F^P_{ik} - F^T_{ik}|
+
+    .. math::
+
+        v_i^\text{error rate} = \frac{1}{a_i} \sum_j |t_{ij} - p_{ij}|, \qquad
+        v_i^\text{abs. distance} = \frac{1}{a_i} \sum_j \frac{|t_{ij} - p_{ij}|}{s}
+
+    (``F`` the cumulative distributions over the ordinal bins; ``s`` = 6 CSC, 11 Paraphrase;
+    VariErrNLI: the mean over its three labels; Task A means and the per-item Manhattan and
+    error-rate values are rounded to 5 decimals as the notebook does). 2023 files: ``soft``
+    is the cross-entropy ``-(1/N) sum_i sum_k t_ik ln(clip(p_ik) + 1e-9)`` and ``hard`` the
+    micro F1 (= accuracy). Every 2025 score is lower-is-better.
+
     Parameters
     ----------
     gold, submission, task, name
@@ -2023,18 +2064,20 @@ def score_members(gold, submission: str | Path | bytes | IO[bytes], task: str | 
 
     References
     ----------
-        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
-           the Learning with Disagreements shared task", evaluation notebook
-           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+       the Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+    .. [2] E. Leonardelli et al. (2023), "SemEval-2023 Task 11: Learning with Disagreements
+       (LeWiDi)", Proc. SemEval-2023 (evaluation and the starting kit).
 
     Examples
     --------
     A partial file is refused with the reason, not scored on fewer items:
 
-        >>> gold = {"i1": {"annotations": {"A1": "0", "A2": "1"},
-        ...                "soft_label": {"0": 0.5, "1": 0.5}},
-        ...         "i2": {"annotations": {"A1": "1", "A3": "1", "A4": "0"},
-        ...                "soft_label": {"0": 0.33333, "1": 0.66667}}}
+    >>> gold = {"i1": {"annotations": {"A1": "0", "A2": "1"},
+    ...                "soft_label": {"0": 0.5, "1": 0.5}},
+    ...         "i2": {"annotations": {"A1": "1", "A3": "1", "A4": "0"},
+    ...                "soft_label": {"0": 0.33333, "1": 0.66667}}}
     >>> results, refusals = score_members(gold, b"i1\t[0.4, 0.6]\n", name="mp_test_soft.tsv")
     >>> results, refusals[0].status, "partial file" in refusals[0].reason
     ([], 'refused', True)

@@ -704,14 +704,26 @@ def metric_correlations(
     n_resamples: int = 9999,
     seed: int = 0,
 ) -> pd.DataFrame:
-    """Pearson r between each metric's per-model values and the human scores (Kurniawan et al., Table 5).
+    r"""Pearson r between each metric's per-model values and the human scores (Kurniawan et al., Table 5).
 
     For each metric the models with a finite value are used (n >= 3 needed, else r and p are
     NaN with a note). The p-value is the share of pairings of the metric values with the
     scores whose r is at least as extreme (:func:`permutation_pvalue`): exact over all n!
     pairings when ``n <= exact_max_models``, else ``n_resamples`` seeded random pairings. The
     smallest attainable exact p is 1/n! one-sided (2/n! two-sided): with 3 models p >= 1/3, so
-    significance needs n >= 5 (:func:`smallest_p`).
+    significance needs n >= 5 (:func:`smallest_p`). With ``x_m`` a metric's value for model
+    m, ``y_m`` its human score and ``S_n`` the n! re-pairings (permutations pi) of the scores:
+
+    .. math::
+
+        r = \frac{\sum_m (x_m - \bar x)(y_m - \bar y)}
+        {\sqrt{\sum_m (x_m - \bar x)^2} \sqrt{\sum_m (y_m - \bar y)^2}}, \qquad
+        p = \frac{\#\{\pi \in S_n : |r(x, y_\pi)| \ge |r(x, y)|\}}{|S_n|}
+
+    (exact, two-sided; ``"greater"`` / ``"less"`` compare the signed r; with random
+    pairings ``p = (hits + 1) / (n_resamples + 1)``). The paper computes Pearson's
+    r between each metric and the rank-centrality scores (section 6.1) and reports it in
+    Table 5 (section 6.2).
 
     Parameters
     ----------
