@@ -83,6 +83,11 @@ def annotator_cells(dataset: Dataset) -> pd.DataFrame:
         ``item_id, annotator_id, answer, top, majority, n_annotators, agrees``; rows in the
         order of the items, then of the annotators' first annotation.
 
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 4 (the majority-vote target MV; ties to the lowest label index).
+
     Examples
     --------
     >>> import pandas as pd
@@ -277,6 +282,11 @@ def majority_agreement(dataset: Dataset, cells: pd.DataFrame | None = None) -> p
         ``annotator_id, n_items, n_compared, n_agree, majority_agreement``, rows in
         ``dataset.annotator_ids`` order.
 
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 4 (the majority-vote target MV; ties to the lowest label index).
+
     Examples
     --------
     >>> import pandas as pd
@@ -332,6 +342,11 @@ def confusion_vs_majority(dataset: Dataset, annotator_id: str,
     pandas.DataFrame
         Integer counts (index ``majority``, columns ``annotator``; multi-label: index
         ``label``).
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 4 (the majority-vote target MV; ties to the lowest label index).
 
     Examples
     --------
@@ -553,6 +568,14 @@ def annotator_table(dataset: Dataset, *, pairs: pd.DataFrame | None = None,
     pandas.DataFrame
         One row per annotator.
 
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 4 (the majority-vote target MV; ties to the lowest label index).
+    .. [2] Krippendorff (2011). "Computing Krippendorff's Alpha-Reliability". Annenberg School
+       for Communication, University of Pennsylvania.
+    .. [3] V. Basile, "A Measure of Systematic Disagreement", section 3.
+
     Examples
     --------
     >>> import pandas as pd
@@ -613,6 +636,12 @@ class AnnotatorProfile:
         ``item_id, answer, majority, n_annotators`` where the answer is not the majority.
     pairs : pandas.DataFrame
         The annotator's pairs ``other, n_shared, alpha`` (most shared first).
+
+    References
+    ----------
+    .. [1] Krippendorff (2011). "Computing Krippendorff's Alpha-Reliability". Annenberg School
+       for Communication, University of Pennsylvania.
+    .. [2] V. Basile, "A Measure of Systematic Disagreement", section 3.
 
     Examples
     --------
@@ -782,6 +811,13 @@ class ItemView:
         Normalised entropy of the soft label.
     n_annotators : int
         Annotators of the item.
+
+    References
+    ----------
+    .. [1] J. L. Fleiss (1971), "Measuring nominal scale agreement among many raters",
+       Psychological Bulletin 76(5).
+    .. [2] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 3.1 (normalised entropy).
 
     Examples
     --------

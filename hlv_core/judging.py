@@ -107,6 +107,11 @@ def model_label_sets(dataset: Dataset, predictions: pd.DataFrame | None, *,
     notes : list of str
         How many annotated items each model covers, when not all.
 
+    References
+    ----------
+    .. [1] N. Calderon, R. Reichart and R. Dror (2025), "The Alternative Annotator Test for
+       LLM-as-a-Judge", ACL 2025, arXiv:2501.10970, section 3.
+
     Examples
     --------
     >>> import pandas as pd
@@ -244,6 +249,11 @@ def alt_test_summary(results: dict[str, AltTestResult | str]) -> pd.DataFrame:
         ``model, winning_rate, passed, rho, n_tested, n_skipped, n_items_used,
         n_items_dropped, epsilon, q_fdr, test, note`` (a model that could not be tested: NaN
         and the reason in ``note``).
+
+    References
+    ----------
+    .. [1] N. Calderon, R. Reichart and R. Dror (2025), "The Alternative Annotator Test for
+       LLM-as-a-Judge", ACL 2025, arXiv:2501.10970, section 3.
 
     Examples
     --------
@@ -456,6 +466,13 @@ def ceiling_table(res: HumanCeilingResult) -> pd.DataFrame:
         ``model_same_targets`` (mean over annotators of the model vs P^{-j}), ``ceiling, lower,
         upper, n_defined, best, worst`` (annotators with the highest / lowest value),
         ``above_ceiling, note`` (why undefined).
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 3 (the metrics).
+    .. [2] B. Efron and R. J. Tibshirani (1993), *An Introduction to the Bootstrap*, Chapman &
+       Hall.
 
     Examples
     --------

@@ -990,6 +990,12 @@ def task_from_name(name: str) -> str | None:
     str or None
         The task, or None when the name has none of the words.
 
+    References
+    ----------
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of the
+       Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+
     Examples
     --------
     >>> task_from_name("csc_test_soft.tsv"), task_from_name("mp_test_pe (1).tsv")
@@ -1905,6 +1911,14 @@ def item_differences(a: ScoreResult, b: ScoreResult) -> pd.DataFrame:
     ValueError
         The results are not on the same metric and items.
 
+    References
+    ----------
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of the
+       Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+    .. [2] B. Efron and R. J. Tibshirani (1993), *An Introduction to the Bootstrap*, Chapman &
+       Hall.
+
     Examples
     --------
     >>> (_, gold), zips = demo_files(seed=0, n_items=30)
@@ -1947,6 +1961,12 @@ def demo_files(seed: int = 0, n_items: int = 150) -> tuple[tuple[str, bytes], di
     zips : dict of str to bytes
         ``{"calibrated.zip": ..., "overconfident.zip": ..., "uniform.zip": ...}``, each with
         ``mp_test_soft.tsv`` and ``mp_test_pe.tsv``.
+
+    References
+    ----------
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of the
+       Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
 
     Examples
     --------
@@ -2005,6 +2025,12 @@ class Refusal(NamedTuple):
         not a .tsv/.txt file.
     reason : str
         Why, in words (the loader's message with file, row, column and fix).
+
+    References
+    ----------
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of the
+       Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
 
     Examples
     --------
@@ -2131,6 +2157,12 @@ def default_system_name(file_name: str, raw: bytes) -> str:
     -------
     str
         The system name.
+
+    References
+    ----------
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of the
+       Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
 
     Examples
     --------

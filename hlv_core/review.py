@@ -107,6 +107,13 @@ class DisconnectedComparisonWarning(UserWarning):
 
     Issued by :func:`human_scores` when it falls back to ``auto_regularize`` pseudo-judgements.
 
+    References
+    ----------
+    .. [1] S. Negahban, S. Oh and D. Shah (2012), "Iterative ranking from pair-wise comparisons",
+       NeurIPS 2012 (rank centrality).
+    .. [2] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 6.1.
+
     Examples
     --------
     >>> import warnings
@@ -256,6 +263,13 @@ def comparison_components(comps: np.ndarray) -> np.ndarray:
     numpy.ndarray
         (M,) integer component labels.
 
+    References
+    ----------
+    .. [1] S. Negahban, S. Oh and D. Shah (2012), "Iterative ranking from pair-wise comparisons",
+       NeurIPS 2012 (rank centrality).
+    .. [2] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 6.1.
+
     Examples
     --------
     >>> import numpy as np
@@ -282,6 +296,13 @@ def closed_classes(P: np.ndarray) -> list[np.ndarray]:
     -------
     list of numpy.ndarray
         The states of each closed class.
+
+    References
+    ----------
+    .. [1] S. Negahban, S. Oh and D. Shah (2012), "Iterative ranking from pair-wise comparisons",
+       NeurIPS 2012 (rank centrality).
+    .. [2] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 6.1.
 
     Examples
     --------
@@ -323,6 +344,13 @@ def stationary_distribution(P: np.ndarray) -> np.ndarray:
     ------
     ValueError
         When pi is not unique (more than one closed class, :func:`closed_classes`).
+
+    References
+    ----------
+    .. [1] S. Negahban, S. Oh and D. Shah (2012), "Iterative ranking from pair-wise comparisons",
+       NeurIPS 2012 (rank centrality).
+    .. [2] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 6.1.
 
     Examples
     --------
@@ -822,6 +850,13 @@ def pair_table(judgements: pd.DataFrame, models: Sequence[str] | None = None) ->
     pandas.DataFrame
         ``model_1, model_2, n, model_1_wins, model_2_wins, both, neither, decisive_share``.
 
+    References
+    ----------
+    .. [1] S. Negahban, S. Oh and D. Shah (2012), "Iterative ranking from pair-wise comparisons",
+       NeurIPS 2012 (rank centrality).
+    .. [2] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 6.1.
+
     Examples
     --------
     >>> import pandas as pd
@@ -1033,6 +1068,13 @@ def aggregate_judgements(store: ReviewStore, access: Access, dataset: str | None
     ------
     PermissionError
         ``dataset=None`` for a non-admin.
+
+    References
+    ----------
+    .. [1] S. Negahban, S. Oh and D. Shah (2012), "Iterative ranking from pair-wise comparisons",
+       NeurIPS 2012 (rank centrality).
+    .. [2] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 6.1.
 
     Examples
     --------

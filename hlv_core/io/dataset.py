@@ -278,6 +278,11 @@ def order_labels(labels: list[str] | pd.Index | np.ndarray) -> tuple[str, ...]:
     tuple of str
         The distinct labels in inventory order.
 
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 3 (the judgement matrix P and the prediction matrix Q).
+
     Examples
     --------
     >>> order_labels(["10", "-5", "2", "2"]), order_labels(["b", "a", "B"])
@@ -327,6 +332,11 @@ class Dataset:
         Bundled model predictions (``model, item_id, label, prob``).
     extra : dict
         Loader extras (e.g. LeWiDi soft labels).
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 3 (the judgement matrix P and the prediction matrix Q).
 
     Examples
     --------
@@ -1054,6 +1064,11 @@ def build_dataset(
     ------
     DataError
         Missing columns, duplicates, missing-value labels, conflicting cells, ...
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 3 (the judgement matrix P and the prediction matrix Q).
 
     Examples
     --------

@@ -45,6 +45,11 @@ def list_files(path: str | Path) -> list[str]:
     DataError
         No file matches.
 
+    References
+    ----------
+    .. [1] Y. Shafranov (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
+       Files", RFC 4180, IETF.
+
     Examples
     --------
     >>> import pathlib, tempfile
@@ -110,6 +115,11 @@ def read_file(path: str) -> pd.DataFrame:
     ------
     DataError
         Unreadable file or missing columns.
+
+    References
+    ----------
+    .. [1] Y. Shafranov (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
+       Files", RFC 4180, IETF.
 
     Examples
     --------
@@ -180,6 +190,11 @@ def read_annotations(path: str | Path):
     ------
     DataError
         No file matches.
+
+    References
+    ----------
+    .. [1] Y. Shafranov (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
+       Files", RFC 4180, IETF.
 
     Examples
     --------
