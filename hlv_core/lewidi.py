@@ -148,9 +148,9 @@ def round_half(x: np.ndarray, decimals: int = 5) -> np.ndarray:
 
     References
     ----------
-        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
-           the Learning with Disagreements shared task", evaluation notebook
-           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+       the Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
 
     Examples
     --------
@@ -198,9 +198,9 @@ def official_mean(values: np.ndarray, metric: str) -> float:
 
     References
     ----------
-        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
-           the Learning with Disagreements shared task", evaluation notebook
-           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+       the Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
 
     Examples
     --------
@@ -238,9 +238,9 @@ def manhattan_distance(P: np.ndarray, T: np.ndarray) -> np.ndarray:
 
     References
     ----------
-        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
-           the Learning with Disagreements shared task", evaluation notebook
-           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+       the Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
 
     Examples
     --------
@@ -285,9 +285,9 @@ def wasserstein_distance(P: np.ndarray, T: np.ndarray,
 
     References
     ----------
-        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
-           the Learning with Disagreements shared task", evaluation notebook
-           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+       the Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
 
     Examples
     --------
@@ -329,9 +329,9 @@ def manhattan_items(P: np.ndarray, T: np.ndarray) -> np.ndarray:
 
     References
     ----------
-        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
-           the Learning with Disagreements shared task", evaluation notebook
-           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+       the Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
 
     Examples
     --------
@@ -361,9 +361,9 @@ def multilabel_manhattan_items(P: np.ndarray, T: np.ndarray) -> np.ndarray:
 
     References
     ----------
-        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
-           the Learning with Disagreements shared task", evaluation notebook
-           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+       the Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
 
     Examples
     --------
@@ -400,9 +400,9 @@ def wasserstein_items(P: np.ndarray, T: np.ndarray) -> np.ndarray:
 
     References
     ----------
-        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
-           the Learning with Disagreements shared task", evaluation notebook
-           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+       the Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
 
     Examples
     --------
@@ -443,9 +443,9 @@ def error_rate_items(pred: np.ndarray, target: np.ndarray, n: np.ndarray) -> np.
 
     References
     ----------
-        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
-           the Learning with Disagreements shared task", evaluation notebook
-           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+       the Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
 
     Examples
     --------
@@ -480,9 +480,9 @@ def multilabel_error_rate_items(pred: np.ndarray, target: np.ndarray, n: np.ndar
 
     References
     ----------
-        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
-           the Learning with Disagreements shared task", evaluation notebook
-           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+       the Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
 
     Examples
     --------
@@ -526,9 +526,9 @@ def absolute_distance_items(
 
     References
     ----------
-        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
-           the Learning with Disagreements shared task", evaluation notebook
-           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+       the Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
 
     Examples
     --------
@@ -558,8 +558,8 @@ def cross_entropy_items(P: np.ndarray, T: np.ndarray) -> np.ndarray:
 
     References
     ----------
-        .. [1] E. Leonardelli et al. (2023), "SemEval-2023 Task 11: Learning with Disagreements
-           (LeWiDi)", Proc. SemEval-2023 (evaluation and the starting kit).
+    .. [1] E. Leonardelli et al. (2023), "SemEval-2023 Task 11: Learning with Disagreements
+       (LeWiDi)", Proc. SemEval-2023 (evaluation and the starting kit).
 
     Examples
     --------
@@ -606,16 +606,16 @@ class LewidiGold:
 
     References
     ----------
-        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
-           the Learning with Disagreements shared task", evaluation notebook
-           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+       the Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
 
     Examples
     --------
-        >>> gold = {"i1": {"annotations": {"A1": "0", "A2": "1"},
-        ...                "soft_label": {"0": 0.5, "1": 0.5}},
-        ...         "i2": {"annotations": {"A1": "1", "A3": "1", "A4": "0"},
-        ...                "soft_label": {"0": 0.33333, "1": 0.66667}}}
+    >>> gold = {"i1": {"annotations": {"A1": "0", "A2": "1"},
+    ...                "soft_label": {"0": 0.5, "1": 0.5}},
+    ...         "i2": {"annotations": {"A1": "1", "A3": "1", "A4": "0"},
+    ...                "soft_label": {"0": 0.33333, "1": 0.66667}}}
     >>> g = load_gold(gold, name="MP_test.json")
     >>> g.dataset, g.edition, g.n_items, g.n_annotators.tolist()
     ('MP', '2025', 2, [2, 3])
@@ -698,16 +698,16 @@ def load_gold(gold: str | Path | bytes | IO[bytes] | dict, *, name: str | None =
 
     References
     ----------
-        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
-           the Learning with Disagreements shared task", evaluation notebook
-           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+       the Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
 
     Examples
     --------
-        >>> gold = {"i1": {"annotations": {"A1": "0", "A2": "1"},
-        ...                "soft_label": {"0": 0.5, "1": 0.5}},
-        ...         "i2": {"annotations": {"A1": "1", "A3": "1", "A4": "0"},
-        ...                "soft_label": {"0": 0.33333, "1": 0.66667}}}
+    >>> gold = {"i1": {"annotations": {"A1": "0", "A2": "1"},
+    ...                "soft_label": {"0": 0.5, "1": 0.5}},
+    ...         "i2": {"annotations": {"A1": "1", "A3": "1", "A4": "0"},
+    ...                "soft_label": {"0": 0.33333, "1": 0.66667}}}
     >>> g = load_gold(gold, name="MP_test.json")
     >>> g.soft.round(5).tolist()
     [[0.5, 0.5], [0.33333, 0.66667]]
@@ -896,16 +896,16 @@ class ScoreResult:
 
     References
     ----------
-        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
-           the Learning with Disagreements shared task", evaluation notebook
-           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+       the Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
 
     Examples
     --------
-        >>> gold = {"i1": {"annotations": {"A1": "0", "A2": "1"},
-        ...                "soft_label": {"0": 0.5, "1": 0.5}},
-        ...         "i2": {"annotations": {"A1": "1", "A3": "1", "A4": "0"},
-        ...                "soft_label": {"0": 0.33333, "1": 0.66667}}}
+    >>> gold = {"i1": {"annotations": {"A1": "0", "A2": "1"},
+    ...                "soft_label": {"0": 0.5, "1": 0.5}},
+    ...         "i2": {"annotations": {"A1": "1", "A3": "1", "A4": "0"},
+    ...                "soft_label": {"0": 0.33333, "1": 0.66667}}}
     >>> result = score_results(gold, b"i1\t[0.4, 0.6]\ni2\t[0.2, 0.8]\n",
     ...                        name="mp_test_soft.tsv")[0]
     >>> result.metric, result.score, result.values.tolist()
@@ -1466,16 +1466,16 @@ def score_results(
 
     References
     ----------
-        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
-           the Learning with Disagreements shared task", evaluation notebook
-           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+       the Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
 
     Examples
     --------
-        >>> gold = {"i1": {"annotations": {"A1": "0", "A2": "1"},
-        ...                "soft_label": {"0": 0.5, "1": 0.5}},
-        ...         "i2": {"annotations": {"A1": "1", "A3": "1", "A4": "0"},
-        ...                "soft_label": {"0": 0.33333, "1": 0.66667}}}
+    >>> gold = {"i1": {"annotations": {"A1": "0", "A2": "1"},
+    ...                "soft_label": {"0": 0.5, "1": 0.5}},
+    ...         "i2": {"annotations": {"A1": "1", "A3": "1", "A4": "0"},
+    ...                "soft_label": {"0": 0.33333, "1": 0.66667}}}
     >>> [r.score for r in score_results(gold, b"i1\t[0, 1]\ni2\t[1, 1, 1]\n",
     ...                                 name="mp_test_pe.tsv")]
     [0.166665]
@@ -1557,18 +1557,18 @@ def score(gold, submission, task: str | None = None, *, name: str | None = None
 
     References
     ----------
-        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
-           the Learning with Disagreements shared task", evaluation notebook
-           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+       the Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
 
     Examples
     --------
     Task A on MP: per item ``round5(sum_k |p_k - t_k|)`` = 0.2 and 0.26666, mean rounded:
 
-        >>> gold = {"i1": {"annotations": {"A1": "0", "A2": "1"},
-        ...                "soft_label": {"0": 0.5, "1": 0.5}},
-        ...         "i2": {"annotations": {"A1": "1", "A3": "1", "A4": "0"},
-        ...                "soft_label": {"0": 0.33333, "1": 0.66667}}}
+    >>> gold = {"i1": {"annotations": {"A1": "0", "A2": "1"},
+    ...                "soft_label": {"0": 0.5, "1": 0.5}},
+    ...         "i2": {"annotations": {"A1": "1", "A3": "1", "A4": "0"},
+    ...                "soft_label": {"0": 0.33333, "1": 0.66667}}}
     >>> out = score(gold, b"i1\t[0.4, 0.6]\ni2\t[0.2, 0.8]\n", name="mp_test_soft.tsv")
     >>> out["dataset"], out["metric"], out["score"], out["n_items"]
     ('MP', 'average_manhattan', 0.23333, 2)
@@ -1602,16 +1602,16 @@ def score_items(gold, submission, task: str | None = None, *, name: str | None =
 
     References
     ----------
-        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
-           the Learning with Disagreements shared task", evaluation notebook
-           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+       the Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
 
     Examples
     --------
-        >>> gold = {"i1": {"annotations": {"A1": "0", "A2": "1"},
-        ...                "soft_label": {"0": 0.5, "1": 0.5}},
-        ...         "i2": {"annotations": {"A1": "1", "A3": "1", "A4": "0"},
-        ...                "soft_label": {"0": 0.33333, "1": 0.66667}}}
+    >>> gold = {"i1": {"annotations": {"A1": "0", "A2": "1"},
+    ...                "soft_label": {"0": 0.5, "1": 0.5}},
+    ...         "i2": {"annotations": {"A1": "1", "A3": "1", "A4": "0"},
+    ...                "soft_label": {"0": 0.33333, "1": 0.66667}}}
     >>> score_items(gold, b"i1\t[0.4, 0.6]\ni2\t[0.2, 0.8]\n", name="mp_test_soft.tsv")
       dataset  task             metric item_id    value
     0      MP  soft  average_manhattan      i1  0.20000
