@@ -91,7 +91,7 @@ def detect_format(source: Source) -> str:
 
     References
     ----------
-    .. [1] Y. Shafranov (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
+    .. [1] Y. Shafranovich (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
        Files", RFC 4180, IETF.
     .. [2] T. Bray (ed.) (2017), "The JavaScript Object Notation (JSON) Data Interchange Format",
        RFC 8259, IETF.
@@ -252,7 +252,7 @@ def load(
 
     References
     ----------
-    .. [1] Y. Shafranov (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
+    .. [1] Y. Shafranovich (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
        Files", RFC 4180, IETF.
     .. [2] T. Bray (ed.) (2017), "The JavaScript Object Notation (JSON) Data Interchange Format",
        RFC 8259, IETF.
@@ -418,7 +418,7 @@ def load_table(path_or_buffer: str | Path | bytes | IO[bytes], name: str | None 
 
     References
     ----------
-    .. [1] Y. Shafranov (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
+    .. [1] Y. Shafranovich (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
        Files", RFC 4180, IETF.
     .. [2] T. Bray (ed.) (2017), "The JavaScript Object Notation (JSON) Data Interchange Format",
        RFC 8259, IETF.
@@ -458,7 +458,7 @@ def load_traits(path_or_buffer: str | Path | bytes | IO[bytes], name: str | None
 
     References
     ----------
-    .. [1] Y. Shafranov (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
+    .. [1] Y. Shafranovich (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
        Files", RFC 4180, IETF.
     .. [2] T. Bray (ed.) (2017), "The JavaScript Object Notation (JSON) Data Interchange Format",
        RFC 8259, IETF.
@@ -507,7 +507,7 @@ def companion_option(file_name: str) -> str | None:
 
     References
     ----------
-    .. [1] Y. Shafranov (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
+    .. [1] Y. Shafranovich (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
        Files", RFC 4180, IETF.
     .. [2] T. Bray (ed.) (2017), "The JavaScript Object Notation (JSON) Data Interchange Format",
        RFC 8259, IETF.

@@ -76,7 +76,7 @@ def read_lines(source: Source) -> list[str]:
     References
     ----------
     .. [1] D. Stutz et al., "Evaluating AI systems under uncertain ground truth: a case study in
-       dermatology", section 2.1 (partial rankings from each reader).
+       dermatology", section 3.1 (differential diagnoses as partial rankings).
 
     Examples
     --------
@@ -257,7 +257,7 @@ def ranking_dataset(
     References
     ----------
     .. [1] D. Stutz et al., "Evaluating AI systems under uncertain ground truth: a case study in
-       dermatology", section 2.1 (partial rankings from each reader).
+       dermatology", section 3.1 (differential diagnoses as partial rankings).
 
     Examples
     --------

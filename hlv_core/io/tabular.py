@@ -184,7 +184,7 @@ def read_canonical(
 
     References
     ----------
-    .. [1] Y. Shafranov (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
+    .. [1] Y. Shafranovich (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
        Files", RFC 4180, IETF.
 
     Examples
@@ -272,7 +272,7 @@ def read_canonical_zip(source: Source, *, task: str | None = None, level: str | 
 
     References
     ----------
-    .. [1] Y. Shafranov (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
+    .. [1] Y. Shafranovich (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
        Files", RFC 4180, IETF.
 
     Examples
@@ -394,7 +394,7 @@ def read_canonical_files(
 
     References
     ----------
-    .. [1] Y. Shafranov (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
+    .. [1] Y. Shafranovich (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
        Files", RFC 4180, IETF.
 
     Examples
@@ -636,7 +636,7 @@ def read_wide(
 
     References
     ----------
-    .. [1] Y. Shafranov (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
+    .. [1] Y. Shafranovich (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
        Files", RFC 4180, IETF.
 
     Examples
@@ -745,7 +745,7 @@ def expand_counts(counts: np.ndarray, item_ids, labels) -> pd.DataFrame:
 
     References
     ----------
-    .. [1] Y. Shafranov (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
+    .. [1] Y. Shafranovich (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
        Files", RFC 4180, IETF.
 
     Examples
@@ -817,7 +817,7 @@ def read_counts(
 
     References
     ----------
-    .. [1] Y. Shafranov (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
+    .. [1] Y. Shafranovich (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
        Files", RFC 4180, IETF.
 
     Examples

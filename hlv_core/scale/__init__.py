@@ -78,7 +78,7 @@ def load(path_or_frame, *, name: str | None = None, keep_rows: bool = False) -> 
 
     References
     ----------
-    .. [1] Y. Shafranov (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
+    .. [1] Y. Shafranovich (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
        Files", RFC 4180, IETF.
     .. [2] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
        with human label variation: an empirical study", section 3 (the judgement matrix P and the prediction matrix Q).

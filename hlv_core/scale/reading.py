@@ -47,8 +47,9 @@ def list_files(path: str | Path) -> list[str]:
 
     References
     ----------
-    .. [1] Y. Shafranov (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
+    .. [1] Y. Shafranovich (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
        Files", RFC 4180, IETF.
+    .. [2] Apache Parquet documentation, "File Format" (the columnar file layout).
 
     Examples
     --------
@@ -118,8 +119,9 @@ def read_file(path: str) -> pd.DataFrame:
 
     References
     ----------
-    .. [1] Y. Shafranov (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
+    .. [1] Y. Shafranovich (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
        Files", RFC 4180, IETF.
+    .. [2] Apache Parquet documentation, "File Format" (the columnar file layout).
 
     Examples
     --------
@@ -193,8 +195,9 @@ def read_annotations(path: str | Path):
 
     References
     ----------
-    .. [1] Y. Shafranov (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
+    .. [1] Y. Shafranovich (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
        Files", RFC 4180, IETF.
+    .. [2] Apache Parquet documentation, "File Format" (the columnar file layout).
 
     Examples
     --------
