@@ -160,7 +160,8 @@ def run_alt_tests(dataset: Dataset, predictions: pd.DataFrame | None = None, *,
         d_i = W^h_i - W^f_i, \qquad \rho_j = \frac{1}{n_j} \sum_i W^f_i, \qquad
         t_j = \frac{\bar d - \varepsilon}{s_d / \sqrt{n_j}}
 
-    with the one-sided test of ``H0: E[d] >= epsilon`` against ``H1: E[d] < epsilon``
+    (``s_d`` the standard deviation of d with ddof 1), the statistic of the one-sided test of
+    ``H0: E[d] >= epsilon`` against ``H1: E[d] < epsilon``
     (p from Student's t with ``n_j - 1`` degrees of freedom; ``test="wilcoxon"``: the
     signed-rank test on ``d - epsilon``, an extension). The m p-values go through the
     Benjamini-Yekutieli step-up at ``q_fdr``; then

@@ -1786,15 +1786,15 @@ def leaderboard(
     :func:`paired_bootstrap` test.
 
     With ``v_i`` a system's per-item values (:func:`score_members`; ``score`` is their
-    official mean), ``v*_b`` the values on resample b of the items (B = ``n_boot``), ``ell``
+    official mean), ``v*_s`` the values on resample s of the items (B = ``n_boot``), ``ell``
     the ``level`` and ``d = mean(v_b) - mean(v_a)`` for the systems a and b at ranks r and
     r + 1:
 
     .. math::
 
         [\text{ci\_lower}, \text{ci\_upper}] = \left[ q_{(1-\ell)/2}, q_{(1+\ell)/2} \right]
-        \text{ of } \{\bar v^*_b\}_{b=1}^B, \qquad
-        p = \frac{1 + \#\{b : |d^*_b - d| \ge |d|\}}{B + 1}
+        \text{ of } \{\bar v^*_s\}_{s=1}^B, \qquad
+        p = \frac{1 + \#\{s : |d^*_s - d| \ge |d|\}}{B + 1}
 
     (the p-value shifts the paired resampled differences to the null, Efron and Tibshirani
     1993, section 16.4). The scores are those of the LeWiDi 2025 evaluation notebook and the
