@@ -313,6 +313,11 @@ class LinearFit:
     info : dict
         Optimiser result (``n_iter``, ``converged``, ``stop``, ``loss``, ``message``).
 
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 4 (the training methods).
+
     Examples
     --------
     >>> import numpy as np
@@ -520,6 +525,11 @@ def objective_linear(X, T, *, loss: str = "ce", rows=None, weights=None, multila
     ------
     ValueError
         Unknown loss, or rows that do not index X.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 4 (the training methods).
 
     Examples
     --------

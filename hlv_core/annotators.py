@@ -83,6 +83,11 @@ def annotator_cells(dataset: Dataset) -> pd.DataFrame:
         ``item_id, annotator_id, answer, top, majority, n_annotators, agrees``; rows in the
         order of the items, then of the annotators' first annotation.
 
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 4 (the majority-vote target MV; ties to the lowest label index).
+
     Examples
     --------
     >>> import pandas as pd
@@ -202,7 +207,19 @@ def item_overview(dataset: Dataset, cells: pd.DataFrame | None = None) -> pd.Dat
     r"""The item table, most contested first, with the per-item agreement of every task.
 
     :meth:`~hlv_core.io.Dataset.item_table` whose ``pair_agreement`` column also covers
-    ranking data (top blocks, :func:`item_agreement`).
+    ranking data (top blocks, :func:`item_agreement`). With ``c_ik`` the annotators of item i
+    choosing label k, ``n_i = sum_k c_ik`` and ``P_ik = c_ik / n_i``:
+
+    .. math::
+
+        \text{majority\_share}_i = \max_k P_{ik}, \qquad
+        \text{pair\_agreement}_i = P_i = \frac{\sum_k c_{ik} (c_{ik} - 1)}{n_i (n_i - 1)},
+        \qquad \text{entropy}_i = \eta_i = -\sum_k \frac{P_{ik} \ln P_{ik}}{\ln K}
+
+    ``P_i`` is the per-item observed agreement of Fleiss' kappa (NaN for ``n_i < 2``; ranking
+    data: the same over the annotators' top blocks; multi-label: each label a yes / no
+    question, averaged over the labels someone ticked); ``eta_i`` is the normalised entropy of
+    Kurniawan et al., section 3.1 (multi-label: the mean binary entropy of section 3.2).
 
     Parameters
     ----------
@@ -221,6 +238,9 @@ def item_overview(dataset: Dataset, cells: pd.DataFrame | None = None) -> pd.Dat
     ----------
     .. [1] J. L. Fleiss (1971), "Measuring nominal scale agreement among many raters",
        Psychological Bulletin 76(5) (the per-item agreement P_i).
+    .. [2] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 3.1 (the normalised entropy
+       ``eta_i``).
 
     Examples
     --------
@@ -261,6 +281,11 @@ def majority_agreement(dataset: Dataset, cells: pd.DataFrame | None = None) -> p
     pandas.DataFrame
         ``annotator_id, n_items, n_compared, n_agree, majority_agreement``, rows in
         ``dataset.annotator_ids`` order.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 4 (the majority-vote target MV; ties to the lowest label index).
 
     Examples
     --------
@@ -317,6 +342,11 @@ def confusion_vs_majority(dataset: Dataset, annotator_id: str,
     pandas.DataFrame
         Integer counts (index ``majority``, columns ``annotator``; multi-label: index
         ``label``).
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 4 (the majority-vote target MV; ties to the lowest label index).
 
     Examples
     --------
@@ -462,7 +492,15 @@ def mean_alpha_with_support(pairs: pd.DataFrame, min_pairs: int = MIN_PAIRS) -> 
     :func:`hlv_core.agreement.annotator_mean_agreement` plus ``enough_support`` (at least
     ``min_pairs`` defined pairwise alphas), so that a ranking is not led by annotators with one
     or two pairs. Annotators with enough support come first (lowest mean first), then the
-    others.
+    others. With ``D_a`` the annotators b whose pairwise alpha ``alpha_ab`` with a is defined
+    (Krippendorff 2011 on the items they share):
+
+    .. math::
+
+        \text{mean\_alpha}_a = \frac{1}{|D_a|} \sum_{b \in D_a} \alpha_{ab}, \qquad
+        \text{enough\_support}_a = [\, |D_a| \ge \text{min\_pairs} \,]
+
+    (``n_pairs_defined`` is ``|D_a|``; NaN mean when ``D_a`` is empty.)
 
     Parameters
     ----------
@@ -475,6 +513,13 @@ def mean_alpha_with_support(pairs: pd.DataFrame, min_pairs: int = MIN_PAIRS) -> 
     -------
     pandas.DataFrame
         ``annotator_id, mean_alpha, n_pairs_defined, n_shared_total, ..., enough_support``.
+
+    References
+    ----------
+    .. [1] Krippendorff (2011). "Computing Krippendorff's Alpha-Reliability". Annenberg School for
+       Communication, University of Pennsylvania (alpha of one annotator pair).
+    .. [2] V. Basile, "A Measure of Systematic Disagreement", section 3 (annotators read
+       through their pairwise alphas).
 
     Examples
     --------
@@ -522,6 +567,14 @@ def annotator_table(dataset: Dataset, *, pairs: pd.DataFrame | None = None,
     -------
     pandas.DataFrame
         One row per annotator.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 4 (the majority-vote target MV; ties to the lowest label index).
+    .. [2] Krippendorff (2011). "Computing Krippendorff's Alpha-Reliability". Annenberg School
+       for Communication, University of Pennsylvania.
+    .. [3] V. Basile, "A Measure of Systematic Disagreement", section 3.
 
     Examples
     --------
@@ -584,6 +637,12 @@ class AnnotatorProfile:
     pairs : pandas.DataFrame
         The annotator's pairs ``other, n_shared, alpha`` (most shared first).
 
+    References
+    ----------
+    .. [1] Krippendorff (2011). "Computing Krippendorff's Alpha-Reliability". Annenberg School
+       for Communication, University of Pennsylvania.
+    .. [2] V. Basile, "A Measure of Systematic Disagreement", section 3.
+
     Examples
     --------
     >>> import pandas as pd
@@ -618,6 +677,18 @@ def annotator_profile(dataset: Dataset, annotator_id: str, *, pairs: pd.DataFram
                       cells: pd.DataFrame | None = None) -> AnnotatorProfile:
     r"""Everything the explorer shows about one annotator.
 
+    The two numbers: the share of the annotator's compared items (items with at least two
+    annotators) on which its answer equals the item's majority (:func:`majority_agreement`),
+    and its mean pairwise alpha over the ``D_a`` other annotators b with a defined alpha
+    ``alpha_ab`` (Krippendorff 2011 on the items a and b share; Basile, section 3):
+
+    .. math::
+
+        \text{majority\_agreement} = \frac{n_\text{agree}}{n_\text{compared}}, \qquad
+        \text{mean\_alpha} = \bar\alpha_a = \frac{1}{|D_a|} \sum_{b \in D_a} \alpha_{ab}
+
+    ``label_shares`` are the annotator's share of each label beside everyone's.
+
     Parameters
     ----------
     dataset : hlv_core.io.Dataset
@@ -642,6 +713,13 @@ def annotator_profile(dataset: Dataset, annotator_id: str, *, pairs: pd.DataFram
     ------
     ValueError
         Unknown annotator.
+
+    References
+    ----------
+    .. [1] Krippendorff (2011). "Computing Krippendorff's Alpha-Reliability". Annenberg School for
+       Communication, University of Pennsylvania (alpha of one annotator pair).
+    .. [2] V. Basile, "A Measure of Systematic Disagreement", section 3 (annotators read
+       through their pairwise alphas).
 
     Examples
     --------
@@ -734,6 +812,13 @@ class ItemView:
     n_annotators : int
         Annotators of the item.
 
+    References
+    ----------
+    .. [1] J. L. Fleiss (1971), "Measuring nominal scale agreement among many raters",
+       Psychological Bulletin 76(5).
+    .. [2] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 3.1 (normalised entropy).
+
     Examples
     --------
     >>> import pandas as pd
@@ -762,7 +847,18 @@ def item_view(dataset: Dataset, item_id: str, cells: pd.DataFrame | None = None)
 
     The soft label is row ``i`` of :meth:`~hlv_core.io.Dataset.judgements_array` with the
     counts of :meth:`~hlv_core.io.Dataset.counts_array`; the agreement is ``P_i`` of
-    :func:`item_agreement` (Fleiss 1971).
+    :func:`item_agreement` (Fleiss 1971) and the entropy the normalised entropy of the soft
+    label (Kurniawan et al., section 3.1). With ``n_i`` the item's annotators, ``P_ik`` its
+    soft label and ``c_v`` the annotators giving answer v (the label; multi-label: the same
+    label set; ranking: the same top block, :func:`annotator_cells`):
+
+    .. math::
+
+        \text{agreement} = P_i = \frac{\sum_v c_v (c_v - 1)}{n_i (n_i - 1)}, \qquad
+        \text{entropy} = -\sum_k \frac{P_{ik} \ln P_{ik}}{\ln K}
+
+    (``agreement`` is NaN for ``n_i < 2``; multi-label entropy: the mean binary entropy of
+    section 3.2.)
 
     Parameters
     ----------
@@ -787,6 +883,9 @@ def item_view(dataset: Dataset, item_id: str, cells: pd.DataFrame | None = None)
     ----------
     .. [1] J. L. Fleiss (1971), "Measuring nominal scale agreement among many raters",
        Psychological Bulletin 76(5) (the per-item agreement P_i).
+    .. [2] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
+       human label variation: an empirical study", section 3.1 (the normalised entropy
+       ``eta_i``).
 
     Examples
     --------

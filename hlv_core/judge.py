@@ -158,6 +158,11 @@ def alignment_jaccard(x: frozenset, others: Sequence[frozenset]) -> float:
     ValueError
         No other annotator.
 
+    References
+    ----------
+    .. [1] N. Calderon, R. Reichart and R. Dror (2025), "The Alternative Annotator Test for
+       LLM-as-a-Judge", ACL 2025, arXiv:2501.10970, section 3.
+
     Examples
     --------
     >>> alignment_jaccard(frozenset({"a", "b"}), [frozenset({"a"}), frozenset()])
@@ -850,6 +855,11 @@ def leave_one_out_majority(annotations, *, as_frame: bool = False):
         ``{annotator: {item: label}}`` (the per-annotator form of :func:`alt_test`), or with
         ``as_frame=True`` a DataFrame ``annotator_id, item_id, label``.
 
+    References
+    ----------
+    .. [1] N. Calderon, R. Reichart and R. Dror (2025), "The Alternative Annotator Test for
+       LLM-as-a-Judge", ACL 2025, arXiv:2501.10970, section 3.
+
     Examples
     --------
     Without annotator a, item i1 has one ``pos`` and one ``neg``: the tie goes to ``neg``, the
@@ -959,6 +969,11 @@ def model_labels_from_predictions(predictions: pd.DataFrame, dataset: Dataset, m
     ------
     ValueError
         Unknown model.
+
+    References
+    ----------
+    .. [1] N. Calderon, R. Reichart and R. Dror (2025), "The Alternative Annotator Test for
+       LLM-as-a-Judge", ACL 2025, arXiv:2501.10970, section 3.
 
     Examples
     --------

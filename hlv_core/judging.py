@@ -107,6 +107,11 @@ def model_label_sets(dataset: Dataset, predictions: pd.DataFrame | None, *,
     notes : list of str
         How many annotated items each model covers, when not all.
 
+    References
+    ----------
+    .. [1] N. Calderon, R. Reichart and R. Dror (2025), "The Alternative Annotator Test for
+       LLM-as-a-Judge", ACL 2025, arXiv:2501.10970, section 3.
+
     Examples
     --------
     >>> import pandas as pd
@@ -145,6 +150,30 @@ def run_alt_tests(dataset: Dataset, predictions: pd.DataFrame | None = None, *,
                   baseline: bool = True) -> tuple[dict[str, AltTestResult | str], list[str]]:
     r""":func:`hlv_core.judge.alt_test` for every model and the constant-majority baseline (Calderon et al., section 3).
 
+    Each annotator j is left out in turn; on each of j's n_j items i, with ``S`` the alignment
+    score (``scoring``) against the other annotators' labels ``R_ij``, the model wins when
+    ``s_f = S(model_i, R_ij) >= s_h = S(y_ij, R_ij)`` and the human wins when ``s_h >= s_f``
+    (a tie is a win for both):
+
+    .. math::
+
+        d_i = W^h_i - W^f_i, \qquad \rho_j = \frac{1}{n_j} \sum_i W^f_i, \qquad
+        t_j = \frac{\bar d - \varepsilon}{s_d / \sqrt{n_j}}
+
+    (``s_d`` the standard deviation of d with ddof 1), the statistic of the one-sided test of
+    ``H0: E[d] >= epsilon`` against ``H1: E[d] < epsilon``
+    (p from Student's t with ``n_j - 1`` degrees of freedom; ``test="wilcoxon"``: the
+    signed-rank test on ``d - epsilon``, an extension). The m p-values go through the
+    Benjamini-Yekutieli step-up at ``q_fdr``; then
+
+    .. math::
+
+        \omega = \frac{\#\{j : H_{0j} \text{ rejected}\}}{m}, \qquad
+        \rho = \frac{1}{m} \sum_j \rho_j
+
+    the winning rate (the model passes when ``omega >= 0.5``) and the advantage probability
+    shown beside it.
+
     Parameters
     ----------
     dataset : hlv_core.io.Dataset
@@ -175,6 +204,8 @@ def run_alt_tests(dataset: Dataset, predictions: pd.DataFrame | None = None, *,
     ----------
     .. [1] N. Calderon, R. Reichart and R. Dror (2025), "The Alternative Annotator Test for
        LLM-as-a-Judge", ACL 2025, arXiv:2501.10970, section 3.
+    .. [2] Y. Benjamini and D. Yekutieli (2001), "The control of the false discovery rate in
+       multiple testing under dependency", Annals of Statistics 29(4).
 
     Examples
     --------
@@ -219,6 +250,11 @@ def alt_test_summary(results: dict[str, AltTestResult | str]) -> pd.DataFrame:
         ``model, winning_rate, passed, rho, n_tested, n_skipped, n_items_used,
         n_items_dropped, epsilon, q_fdr, test, note`` (a model that could not be tested: NaN
         and the reason in ``note``).
+
+    References
+    ----------
+    .. [1] N. Calderon, R. Reichart and R. Dror (2025), "The Alternative Annotator Test for
+       LLM-as-a-Judge", ACL 2025, arXiv:2501.10970, section 3.
 
     Examples
     --------
@@ -335,7 +371,17 @@ def run_ceiling(dataset: Dataset, predictions: pd.DataFrame | None = None,
 
     :func:`hlv_core.judge.human_ceiling`: every annotator j scored against ``P^{-j}`` (the
     other annotators' labels on j's items) on the metrics of Kurniawan et al. (section 3); the
-    model is scored against the same targets.
+    model is scored against the same targets. For a metric m, with ``J`` the scored
+    annotators, ``e_y`` the one-hot row of label y and ``Q`` the model's probabilities:
+
+    .. math::
+
+        P^{-j}_{ik} = \frac{\#\{a \ne j : y_{ai} = k\}}{\#\{a \ne j \text{ labelling } i\}},
+        \qquad \text{ceiling}_m = \frac{1}{|J|} \sum_{j \in J} m(P^{-j}, e_{y_j}),
+        \qquad \text{model}_m = \frac{1}{|J|} \sum_{j \in J} m(P^{-j}, Q)
+
+    each m on j's items only; the CI is a percentile bootstrap over items (Efron and
+    Tibshirani 1993), seeded with ``seed``.
 
     Parameters
     ----------
@@ -372,6 +418,8 @@ def run_ceiling(dataset: Dataset, predictions: pd.DataFrame | None = None,
     ----------
     .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating with
        human label variation: an empirical study", section 3 (the metrics).
+    .. [2] B. Efron and R. J. Tibshirani (1993), *An Introduction to the Bootstrap*, Chapman &
+       Hall (percentile intervals).
 
     Examples
     --------
@@ -419,6 +467,13 @@ def ceiling_table(res: HumanCeilingResult) -> pd.DataFrame:
         ``model_same_targets`` (mean over annotators of the model vs P^{-j}), ``ceiling, lower,
         upper, n_defined, best, worst`` (annotators with the highest / lowest value),
         ``above_ceiling, note`` (why undefined).
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 3 (the metrics).
+    .. [2] B. Efron and R. J. Tibshirani (1993), *An Introduction to the Bootstrap*, Chapman &
+       Hall.
 
     Examples
     --------

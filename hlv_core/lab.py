@@ -317,6 +317,11 @@ def text_features(train_texts: Sequence[str], texts: Sequence[str], *,
     hlv_core.io.DataError
         The training texts give no features.
 
+    References
+    ----------
+    .. [1] G. Salton and C. Buckley (1988), "Term-weighting approaches in automatic text
+       retrieval", Information Processing & Management 24(5) (tf-idf weights).
+
     Examples
     --------
     >>> X = text_features(["a good film", "a bad film"], ["good good", "bad"])
@@ -483,6 +488,11 @@ class LabResult:
     timings : dict of str to float
         Seconds per method (AE and AEh share one model).
 
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", sections 4-5 (training methods and their evaluation).
+
     Examples
     --------
     >>> import pandas as pd
@@ -521,6 +531,11 @@ def predictions_as_models(predictions: pd.DataFrame, *, prefix: str = "lab ") ->
     -------
     pandas.DataFrame
         Long ``model, item_id, label, prob``.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", sections 4-5 (training methods and their evaluation).
 
     Examples
     --------
@@ -962,6 +977,11 @@ def summarise(results: pd.DataFrame, *, confidence: float = 0.95) -> pd.DataFram
     pandas.DataFrame
         ``method, metric, n_seeds, mean, ci_low, ci_high, delta, delta_low, delta_high`` (NaN
         intervals with a single seed); methods in paper order; skipped methods left out.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", sections 4-5 (training methods and their evaluation).
 
     Examples
     --------

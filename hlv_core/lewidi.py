@@ -149,9 +149,9 @@ def round_half(x: np.ndarray, decimals: int = 5) -> np.ndarray:
 
     References
     ----------
-        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
-           the Learning with Disagreements shared task", evaluation notebook
-           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+       the Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
 
     Examples
     --------
@@ -199,9 +199,9 @@ def official_mean(values: np.ndarray, metric: str) -> float:
 
     References
     ----------
-        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
-           the Learning with Disagreements shared task", evaluation notebook
-           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+       the Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
 
     Examples
     --------
@@ -239,9 +239,9 @@ def manhattan_distance(P: np.ndarray, T: np.ndarray) -> np.ndarray:
 
     References
     ----------
-        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
-           the Learning with Disagreements shared task", evaluation notebook
-           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+       the Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
 
     Examples
     --------
@@ -286,9 +286,9 @@ def wasserstein_distance(P: np.ndarray, T: np.ndarray,
 
     References
     ----------
-        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
-           the Learning with Disagreements shared task", evaluation notebook
-           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+       the Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
 
     Examples
     --------
@@ -330,9 +330,9 @@ def manhattan_items(P: np.ndarray, T: np.ndarray) -> np.ndarray:
 
     References
     ----------
-        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
-           the Learning with Disagreements shared task", evaluation notebook
-           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+       the Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
 
     Examples
     --------
@@ -362,9 +362,9 @@ def multilabel_manhattan_items(P: np.ndarray, T: np.ndarray) -> np.ndarray:
 
     References
     ----------
-        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
-           the Learning with Disagreements shared task", evaluation notebook
-           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+       the Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
 
     Examples
     --------
@@ -401,9 +401,9 @@ def wasserstein_items(P: np.ndarray, T: np.ndarray) -> np.ndarray:
 
     References
     ----------
-        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
-           the Learning with Disagreements shared task", evaluation notebook
-           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+       the Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
 
     Examples
     --------
@@ -444,9 +444,9 @@ def error_rate_items(pred: np.ndarray, target: np.ndarray, n: np.ndarray) -> np.
 
     References
     ----------
-        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
-           the Learning with Disagreements shared task", evaluation notebook
-           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+       the Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
 
     Examples
     --------
@@ -481,9 +481,9 @@ def multilabel_error_rate_items(pred: np.ndarray, target: np.ndarray, n: np.ndar
 
     References
     ----------
-        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
-           the Learning with Disagreements shared task", evaluation notebook
-           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+       the Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
 
     Examples
     --------
@@ -527,9 +527,9 @@ def absolute_distance_items(
 
     References
     ----------
-        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
-           the Learning with Disagreements shared task", evaluation notebook
-           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+       the Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
 
     Examples
     --------
@@ -559,8 +559,8 @@ def cross_entropy_items(P: np.ndarray, T: np.ndarray) -> np.ndarray:
 
     References
     ----------
-        .. [1] E. Leonardelli et al. (2023), "SemEval-2023 Task 11: Learning with Disagreements
-           (LeWiDi)", Proc. SemEval-2023 (evaluation and the starting kit).
+    .. [1] E. Leonardelli et al. (2023), "SemEval-2023 Task 11: Learning with Disagreements
+       (LeWiDi)", Proc. SemEval-2023 (evaluation and the starting kit).
 
     Examples
     --------
@@ -610,16 +610,16 @@ class LewidiGold:
 
     References
     ----------
-        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
-           the Learning with Disagreements shared task", evaluation notebook
-           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+       the Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
 
     Examples
     --------
-        >>> gold = {"i1": {"annotations": {"A1": "0", "A2": "1"},
-        ...                "soft_label": {"0": 0.5, "1": 0.5}},
-        ...         "i2": {"annotations": {"A1": "1", "A3": "1", "A4": "0"},
-        ...                "soft_label": {"0": 0.33333, "1": 0.66667}}}
+    >>> gold = {"i1": {"annotations": {"A1": "0", "A2": "1"},
+    ...                "soft_label": {"0": 0.5, "1": 0.5}},
+    ...         "i2": {"annotations": {"A1": "1", "A3": "1", "A4": "0"},
+    ...                "soft_label": {"0": 0.33333, "1": 0.66667}}}
     >>> g = load_gold(gold, name="MP_test.json")
     >>> g.dataset, g.edition, g.n_items, g.n_annotators.tolist()
     ('MP', '2025', 2, [2, 3])
@@ -703,16 +703,16 @@ def load_gold(gold: str | Path | bytes | IO[bytes] | dict, *, name: str | None =
 
     References
     ----------
-        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
-           the Learning with Disagreements shared task", evaluation notebook
-           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+       the Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
 
     Examples
     --------
-        >>> gold = {"i1": {"annotations": {"A1": "0", "A2": "1"},
-        ...                "soft_label": {"0": 0.5, "1": 0.5}},
-        ...         "i2": {"annotations": {"A1": "1", "A3": "1", "A4": "0"},
-        ...                "soft_label": {"0": 0.33333, "1": 0.66667}}}
+    >>> gold = {"i1": {"annotations": {"A1": "0", "A2": "1"},
+    ...                "soft_label": {"0": 0.5, "1": 0.5}},
+    ...         "i2": {"annotations": {"A1": "1", "A3": "1", "A4": "0"},
+    ...                "soft_label": {"0": 0.33333, "1": 0.66667}}}
     >>> g = load_gold(gold, name="MP_test.json")
     >>> g.soft.round(5).tolist()
     [[0.5, 0.5], [0.33333, 0.66667]]
@@ -964,16 +964,16 @@ class ScoreResult:
 
     References
     ----------
-        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
-           the Learning with Disagreements shared task", evaluation notebook
-           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+       the Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
 
     Examples
     --------
-        >>> gold = {"i1": {"annotations": {"A1": "0", "A2": "1"},
-        ...                "soft_label": {"0": 0.5, "1": 0.5}},
-        ...         "i2": {"annotations": {"A1": "1", "A3": "1", "A4": "0"},
-        ...                "soft_label": {"0": 0.33333, "1": 0.66667}}}
+    >>> gold = {"i1": {"annotations": {"A1": "0", "A2": "1"},
+    ...                "soft_label": {"0": 0.5, "1": 0.5}},
+    ...         "i2": {"annotations": {"A1": "1", "A3": "1", "A4": "0"},
+    ...                "soft_label": {"0": 0.33333, "1": 0.66667}}}
     >>> result = score_results(gold, b"i1\t[0.4, 0.6]\ni2\t[0.2, 0.8]\n",
     ...                        name="mp_test_soft.tsv")[0]
     >>> result.metric, result.score, result.values.tolist()
@@ -1057,6 +1057,12 @@ def task_from_name(name: str) -> str | None:
     -------
     str or None
         The task, or None when the name has none of the words.
+
+    References
+    ----------
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of the
+       Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
 
     Examples
     --------
@@ -1528,16 +1534,16 @@ def score_results(
 
     References
     ----------
-        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
-           the Learning with Disagreements shared task", evaluation notebook
-           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+       the Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
 
     Examples
     --------
-        >>> gold = {"i1": {"annotations": {"A1": "0", "A2": "1"},
-        ...                "soft_label": {"0": 0.5, "1": 0.5}},
-        ...         "i2": {"annotations": {"A1": "1", "A3": "1", "A4": "0"},
-        ...                "soft_label": {"0": 0.33333, "1": 0.66667}}}
+    >>> gold = {"i1": {"annotations": {"A1": "0", "A2": "1"},
+    ...                "soft_label": {"0": 0.5, "1": 0.5}},
+    ...         "i2": {"annotations": {"A1": "1", "A3": "1", "A4": "0"},
+    ...                "soft_label": {"0": 0.33333, "1": 0.66667}}}
     >>> [r.score for r in score_results(gold, b"i1\t[0, 1]\ni2\t[1, 1, 1]\n",
     ...                                 name="mp_test_pe.tsv")]
     [0.166665]
@@ -1619,18 +1625,18 @@ def score(gold, submission, task: str | None = None, *, name: str | None = None
 
     References
     ----------
-        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
-           the Learning with Disagreements shared task", evaluation notebook
-           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+       the Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
 
     Examples
     --------
     Task A on MP: per item ``round5(sum_k |p_k - t_k|)`` = 0.2 and 0.26666, mean rounded:
 
-        >>> gold = {"i1": {"annotations": {"A1": "0", "A2": "1"},
-        ...                "soft_label": {"0": 0.5, "1": 0.5}},
-        ...         "i2": {"annotations": {"A1": "1", "A3": "1", "A4": "0"},
-        ...                "soft_label": {"0": 0.33333, "1": 0.66667}}}
+    >>> gold = {"i1": {"annotations": {"A1": "0", "A2": "1"},
+    ...                "soft_label": {"0": 0.5, "1": 0.5}},
+    ...         "i2": {"annotations": {"A1": "1", "A3": "1", "A4": "0"},
+    ...                "soft_label": {"0": 0.33333, "1": 0.66667}}}
     >>> out = score(gold, b"i1\t[0.4, 0.6]\ni2\t[0.2, 0.8]\n", name="mp_test_soft.tsv")
     >>> out["dataset"], out["metric"], out["score"], out["n_items"]
     ('MP', 'average_manhattan', 0.23333, 2)
@@ -1664,16 +1670,16 @@ def score_items(gold, submission, task: str | None = None, *, name: str | None =
 
     References
     ----------
-        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
-           the Learning with Disagreements shared task", evaluation notebook
-           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+       the Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
 
     Examples
     --------
-        >>> gold = {"i1": {"annotations": {"A1": "0", "A2": "1"},
-        ...                "soft_label": {"0": 0.5, "1": 0.5}},
-        ...         "i2": {"annotations": {"A1": "1", "A3": "1", "A4": "0"},
-        ...                "soft_label": {"0": 0.33333, "1": 0.66667}}}
+    >>> gold = {"i1": {"annotations": {"A1": "0", "A2": "1"},
+    ...                "soft_label": {"0": 0.5, "1": 0.5}},
+    ...         "i2": {"annotations": {"A1": "1", "A3": "1", "A4": "0"},
+    ...                "soft_label": {"0": 0.33333, "1": 0.66667}}}
     >>> score_items(gold, b"i1\t[0.4, 0.6]\ni2\t[0.2, 0.8]\n", name="mp_test_soft.tsv")
       dataset  task             metric item_id    value
     0      MP  soft  average_manhattan      i1  0.20000
@@ -1840,12 +1846,27 @@ def leaderboard(
     systems: Sequence[tuple[str, Iterable[ScoreResult]]], *, n_boot: int = 1000,
     level: float = 0.95, seed: int = 0,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Leaderboard per (edition, dataset, split, task) of several systems' results.
+    r"""Leaderboard per (edition, dataset, split, task) of several systems' results.
 
     Systems are ranked on the official score (ties share the lowest rank); each gets a
     percentile bootstrap CI over items (:func:`bootstrap_ci`, the same ``seed`` and so the same
     resamples for every system), and each pair of neighbouring ranks a
     :func:`paired_bootstrap` test.
+
+    With ``v_i`` a system's per-item values (:func:`score_members`; ``score`` is their
+    official mean), ``v*_s`` the values on resample s of the items (B = ``n_boot``), ``ell``
+    the ``level`` and ``d = mean(v_b) - mean(v_a)`` for the systems a and b at ranks r and
+    r + 1:
+
+    .. math::
+
+        [\text{ci\_lower}, \text{ci\_upper}] = \left[ q_{(1-\ell)/2}, q_{(1+\ell)/2} \right]
+        \text{ of } \{\bar v^*_s\}_{s=1}^B, \qquad
+        p = \frac{1 + \#\{s : |d^*_s - d| \ge |d|\}}{B + 1}
+
+    (the p-value shifts the paired resampled differences to the null, Efron and Tibshirani
+    1993, section 16.4). The scores are those of the LeWiDi 2025 evaluation notebook and the
+    SemEval-2023 starting kit.
 
     Parameters
     ----------
@@ -1877,6 +1898,11 @@ def leaderboard(
     ----------
     .. [1] B. Efron and R. J. Tibshirani (1993), *An Introduction to the Bootstrap*, Chapman &
        Hall (percentile intervals; section 16.4, the paired test).
+    .. [2] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+       the Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+    .. [3] E. Leonardelli et al. (2023), "SemEval-2023 Task 11: Learning with Disagreements
+       (LeWiDi)", Proc. SemEval-2023 (evaluation and the starting kit).
 
     Examples
     --------
@@ -1953,6 +1979,14 @@ def item_differences(a: ScoreResult, b: ScoreResult) -> pd.DataFrame:
     ValueError
         The results are not on the same metric and items.
 
+    References
+    ----------
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of the
+       Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+    .. [2] B. Efron and R. J. Tibshirani (1993), *An Introduction to the Bootstrap*, Chapman &
+       Hall.
+
     Examples
     --------
     >>> (_, gold), zips = demo_files(seed=0, n_items=30)
@@ -1995,6 +2029,12 @@ def demo_files(seed: int = 0, n_items: int = 150) -> tuple[tuple[str, bytes], di
     zips : dict of str to bytes
         ``{"calibrated.zip": ..., "overconfident.zip": ..., "uniform.zip": ...}``, each with
         ``mp_test_soft.tsv`` and ``mp_test_pe.tsv``.
+
+    References
+    ----------
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of the
+       Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
 
     Examples
     --------
@@ -2054,6 +2094,12 @@ class Refusal(NamedTuple):
     reason : str
         Why, in words (the loader's message with file, row, column and fix).
 
+    References
+    ----------
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of the
+       Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+
     Examples
     --------
     >>> Refusal("res.zip/notes.md", "ignored", "not a .tsv or .txt submission file").status
@@ -2071,6 +2117,27 @@ def score_members(gold, submission: str | Path | bytes | IO[bytes], task: str | 
 
     A ``res.zip`` with one bad file still scores the others; a second file for the same
     dataset, split and task is refused. A plain TSV gives one result or one refusal.
+
+    Each file's score is the organisers' mean of per-item values ``v_i`` over the N gold
+    items (:func:`official_mean`): with ``p``/``t`` the predicted and gold soft labels
+    (Task A) or the labels of the item's ``a_i`` annotators (Task B),
+
+    .. math::
+
+        \text{score} = \frac{1}{N} \sum_i v_i, \qquad
+        v_i^\text{Manhattan} = \sum_k |p_{ik} - t_{ik}|, \qquad
+        v_i^\text{Wasserstein} = \sum_k |F^P_{ik} - F^T_{ik}|
+
+    .. math::
+
+        v_i^\text{error rate} = \frac{1}{a_i} \sum_j |t_{ij} - p_{ij}|, \qquad
+        v_i^\text{abs. distance} = \frac{1}{a_i} \sum_j \frac{|t_{ij} - p_{ij}|}{s}
+
+    (``F`` the cumulative distributions over the ordinal bins; ``s`` = 6 CSC, 11 Paraphrase;
+    VariErrNLI: the mean over its three labels; Task A means and the per-item Manhattan and
+    error-rate values are rounded to 5 decimals as the notebook does). 2023 files: ``soft``
+    is the cross-entropy ``-(1/N) sum_i sum_k t_ik ln(clip(p_ik) + 1e-9)`` and ``hard`` the
+    micro F1 (= accuracy). Every 2025 score is lower-is-better.
 
     Parameters
     ----------
@@ -2091,18 +2158,20 @@ def score_members(gold, submission: str | Path | bytes | IO[bytes], task: str | 
 
     References
     ----------
-        .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
-           the Learning with Disagreements shared task", evaluation notebook
-           ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+       the Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+    .. [2] E. Leonardelli et al. (2023), "SemEval-2023 Task 11: Learning with Disagreements
+       (LeWiDi)", Proc. SemEval-2023 (evaluation and the starting kit).
 
     Examples
     --------
     A partial file is refused with the reason, not scored on fewer items:
 
-        >>> gold = {"i1": {"annotations": {"A1": "0", "A2": "1"},
-        ...                "soft_label": {"0": 0.5, "1": 0.5}},
-        ...         "i2": {"annotations": {"A1": "1", "A3": "1", "A4": "0"},
-        ...                "soft_label": {"0": 0.33333, "1": 0.66667}}}
+    >>> gold = {"i1": {"annotations": {"A1": "0", "A2": "1"},
+    ...                "soft_label": {"0": 0.5, "1": 0.5}},
+    ...         "i2": {"annotations": {"A1": "1", "A3": "1", "A4": "0"},
+    ...                "soft_label": {"0": 0.33333, "1": 0.66667}}}
     >>> results, refusals = score_members(gold, b"i1\t[0.4, 0.6]\n", name="mp_test_soft.tsv")
     >>> results, refusals[0].status, "partial file" in refusals[0].reason
     ([], 'refused', True)
@@ -2156,6 +2225,12 @@ def default_system_name(file_name: str, raw: bytes) -> str:
     -------
     str
         The system name.
+
+    References
+    ----------
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of the
+       Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
 
     Examples
     --------

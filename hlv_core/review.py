@@ -107,6 +107,13 @@ class DisconnectedComparisonWarning(UserWarning):
 
     Issued by :func:`human_scores` when it falls back to ``auto_regularize`` pseudo-judgements.
 
+    References
+    ----------
+    .. [1] S. Negahban, S. Oh and D. Shah (2012), "Iterative ranking from pair-wise comparisons",
+       NeurIPS 2012 (rank centrality).
+    .. [2] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 6.1.
+
     Examples
     --------
     >>> import warnings
@@ -256,6 +263,13 @@ def comparison_components(comps: np.ndarray) -> np.ndarray:
     numpy.ndarray
         (M,) integer component labels.
 
+    References
+    ----------
+    .. [1] S. Negahban, S. Oh and D. Shah (2012), "Iterative ranking from pair-wise comparisons",
+       NeurIPS 2012 (rank centrality).
+    .. [2] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 6.1.
+
     Examples
     --------
     >>> import numpy as np
@@ -282,6 +296,13 @@ def closed_classes(P: np.ndarray) -> list[np.ndarray]:
     -------
     list of numpy.ndarray
         The states of each closed class.
+
+    References
+    ----------
+    .. [1] S. Negahban, S. Oh and D. Shah (2012), "Iterative ranking from pair-wise comparisons",
+       NeurIPS 2012 (rank centrality).
+    .. [2] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 6.1.
 
     Examples
     --------
@@ -323,6 +344,13 @@ def stationary_distribution(P: np.ndarray) -> np.ndarray:
     ------
     ValueError
         When pi is not unique (more than one closed class, :func:`closed_classes`).
+
+    References
+    ----------
+    .. [1] S. Negahban, S. Oh and D. Shah (2012), "Iterative ranking from pair-wise comparisons",
+       NeurIPS 2012 (rank centrality).
+    .. [2] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 6.1.
 
     Examples
     --------
@@ -704,14 +732,26 @@ def metric_correlations(
     n_resamples: int = 9999,
     seed: int = 0,
 ) -> pd.DataFrame:
-    """Pearson r between each metric's per-model values and the human scores (Kurniawan et al., Table 5).
+    r"""Pearson r between each metric's per-model values and the human scores (Kurniawan et al., Table 5).
 
     For each metric the models with a finite value are used (n >= 3 needed, else r and p are
     NaN with a note). The p-value is the share of pairings of the metric values with the
     scores whose r is at least as extreme (:func:`permutation_pvalue`): exact over all n!
     pairings when ``n <= exact_max_models``, else ``n_resamples`` seeded random pairings. The
     smallest attainable exact p is 1/n! one-sided (2/n! two-sided): with 3 models p >= 1/3, so
-    significance needs n >= 5 (:func:`smallest_p`).
+    significance needs n >= 5 (:func:`smallest_p`). With ``x_m`` a metric's value for model
+    m, ``y_m`` its human score and ``S_n`` the n! re-pairings (permutations pi) of the scores:
+
+    .. math::
+
+        r = \frac{\sum_m (x_m - \bar x)(y_m - \bar y)}
+        {\sqrt{\sum_m (x_m - \bar x)^2} \sqrt{\sum_m (y_m - \bar y)^2}}, \qquad
+        p = \frac{\#\{\pi \in S_n : |r(x, y_\pi)| \ge |r(x, y)|\}}{|S_n|}
+
+    (exact, two-sided; ``"greater"`` / ``"less"`` compare the signed r; with random
+    pairings ``p = (hits + 1) / (n_resamples + 1)``). The paper computes Pearson's
+    r between each metric and the rank-centrality scores (section 6.1) and reports it in
+    Table 5 (section 6.2).
 
     Parameters
     ----------
@@ -809,6 +849,13 @@ def pair_table(judgements: pd.DataFrame, models: Sequence[str] | None = None) ->
     -------
     pandas.DataFrame
         ``model_1, model_2, n, model_1_wins, model_2_wins, both, neither, decisive_share``.
+
+    References
+    ----------
+    .. [1] S. Negahban, S. Oh and D. Shah (2012), "Iterative ranking from pair-wise comparisons",
+       NeurIPS 2012 (rank centrality).
+    .. [2] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 6.1.
 
     Examples
     --------
@@ -1021,6 +1068,13 @@ def aggregate_judgements(store: ReviewStore, access: Access, dataset: str | None
     ------
     PermissionError
         ``dataset=None`` for a non-admin.
+
+    References
+    ----------
+    .. [1] S. Negahban, S. Oh and D. Shah (2012), "Iterative ranking from pair-wise comparisons",
+       NeurIPS 2012 (rank centrality).
+    .. [2] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 6.1.
 
     Examples
     --------

@@ -45,6 +45,11 @@ class CaseProposal(NamedTuple):
     total_cases : int
         Cases in all.
 
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 6.1 (the pairwise judgement task).
+
     Examples
     --------
     >>> proposal = CaseProposal("i1", ("m2", "m1"), (("m2", "m1"),), 3, 5)
@@ -295,6 +300,13 @@ class Sufficiency(NamedTuple):
     rule : str
         The rule in words.
 
+    References
+    ----------
+    .. [1] S. Negahban, S. Oh and D. Shah (2012), "Iterative ranking from pair-wise comparisons",
+       NeurIPS 2012 (rank centrality).
+    .. [2] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 6.1.
+
     Examples
     --------
     >>> Sufficiency(False, 2, 8, (), "rule").needed
@@ -330,6 +342,13 @@ def judgement_sufficiency(judgements: pd.DataFrame, models: Sequence[str], *,
     -------
     Sufficiency
         The verdict, what is missing and the rule in words.
+
+    References
+    ----------
+    .. [1] S. Negahban, S. Oh and D. Shah (2012), "Iterative ranking from pair-wise comparisons",
+       NeurIPS 2012 (rank centrality).
+    .. [2] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 6.1.
 
     Examples
     --------

@@ -69,6 +69,11 @@ class ModelScores:
     item_ids : list of str
         Those M items in dataset order.
 
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", sections 3.1-3.2 (the metrics).
+
     Examples
     --------
     >>> import pandas as pd
@@ -340,6 +345,11 @@ def metric_matrix(scores: pd.DataFrame) -> pd.DataFrame:
         :data:`~hlv_core.soft_metrics.METRIC_INFO` order; the input of
         :func:`hlv_core.review.metric_correlations`.
 
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", sections 3.1-3.2 (the metrics).
+
     Examples
     --------
     >>> import pandas as pd
@@ -427,6 +437,11 @@ def metric_winners(ranks: pd.DataFrame) -> pd.Series:
     -------
     pandas.Series
         Indexed by metric; several winners joined by ``", "`` in sorted order.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", sections 3.1-3.2 (the metrics).
 
     Examples
     --------

@@ -154,12 +154,20 @@ def simulate(
     progress: Callable[[float], None] | None = None,
     block_bytes: int = 64_000_000,
 ) -> SimulationResult:
-    """Run one setting of Kurniawan et al.'s Table 2: how the four metrics correlate on random distributions.
+    r"""Run one setting of Kurniawan et al.'s Table 2: how the four metrics correlate on random distributions.
 
     For B pairs (P, Q) of ``rows x K`` matrices with rows of P ~ Dirichlet(alpha 1) and rows of
     Q ~ Dirichlet(beta 1), compute :func:`pair_metrics` per pair, then the Pearson correlation
     of the four metrics across the B pairs. The stream is ``numpy.random.default_rng(seed)``,
-    P then Q pair by pair.
+    P then Q pair by pair. For metrics m, m' (hard accuracy, PO-JSD, entropy correlation, soft
+    accuracy) with values ``x_b = m(P_b, Q_b)`` and ``y_b = m'(P_b, Q_b)``:
+
+    .. math::
+
+        r(m, m') = \frac{\sum_b (x_b - \bar x)(y_b - \bar y)}
+        {\sqrt{\sum_b (x_b - \bar x)^2} \sqrt{\sum_b (y_b - \bar y)^2}}
+
+    the Pearson correlation that Table 2 reports (``J-S`` is PO-JSD against soft accuracy).
 
     Parameters
     ----------

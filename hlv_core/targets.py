@@ -106,6 +106,11 @@ def annotation_matrix(dataset: Dataset) -> tuple[np.ndarray, np.ndarray, np.ndar
     hlv_core.io.DataError
         Ranking data.
 
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 4 (the training targets).
+
     Examples
     --------
     >>> from hlv_core.io import load

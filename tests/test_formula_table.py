@@ -14,19 +14,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 HEADING = "## Every number on screen"
 
-# Functions whose docstrings are written on another branch (the numpydoc pass over the rest of
-# the engine); their rows are expected to fail here until that work is merged. Strict: once a
-# row passes, its function must leave this set, so the table check covers it for good.
-DOCUMENTED_ELSEWHERE = {
-    "hlv_core.io.Dataset.summary", "hlv_core.annotators.item_overview",
-    "hlv_core.judging.run_alt_tests", "hlv_core.judging.run_ceiling",
-    "hlv_core.simulate.simulate", "hlv_core.annotators.mean_alpha_with_support",
-    "hlv_core.annotators.item_view", "hlv_core.annotators.annotator_profile",
-    "hlv_core.review.metric_correlations", "hlv_core.lewidi.score_members",
-    "hlv_core.lewidi.leaderboard",
-}
-
-
 def _rows() -> list[tuple[str, str, str]]:
     text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     assert HEADING in text, f"docs/architecture.md has no '{HEADING}' section"
@@ -85,11 +72,6 @@ def test_the_table_lists_every_screen_with_numbers():
     assert len(ROWS) >= 30
 
 
-def test_every_pending_row_is_in_the_table():
-    listed = {path for _, _, path in ROWS}
-    assert DOCUMENTED_ELSEWHERE - listed == set()
-
-
 def test_the_checks_can_fail():
     assert not has_formula("Mean of the values.\n\nReferences\n----------\nA paper.")
     assert has_formula("``alpha = 1 - D_o / D_e``")
@@ -100,11 +82,7 @@ def test_the_checks_can_fail():
 
 
 @pytest.mark.parametrize(
-    ("screen", "number", "path"),
-    [pytest.param(*row, marks=pytest.mark.xfail(
-        strict=True, reason="docstring written on another branch"))
-     if row[2] in DOCUMENTED_ELSEWHERE else row for row in ROWS],
-    ids=[f"{screen}: {path}" for screen, _, path in ROWS],
+    ("screen", "number", "path"), ROWS, ids=[f"{screen}: {path}" for screen, _, path in ROWS],
 )
 def test_each_number_reaches_its_formula_in_two_hops(screen, number, path):
     obj = _resolve(path)

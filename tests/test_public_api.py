@@ -1,12 +1,11 @@
 """The public engine: ``from hlv_core import ...`` finds every concept's main functions, importing
 the package stays cheap (no numpy, no Dask), each exported name is in the API reference, the
-reference builds with warnings as errors, and the documented modules' docstrings carry the
-numpydoc sections a notebook user needs."""
+reference builds with warnings as errors, and the suite runs the docstring examples (the
+numpydoc sections themselves: tests/test_docstrings.py)."""
 
 from __future__ import annotations
 
 import importlib
-import inspect
 import re
 import subprocess
 import sys
@@ -19,64 +18,6 @@ import hlv_core
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "docs" / "api"
-
-# Modules whose every public function and class (their ``__all__``, defined there) has a full
-# numpydoc docstring. Extend this list as modules are finished.
-DOCUMENTED_MODULES = [
-    "hlv_core.soft_metrics",
-    "hlv_core.certainty",
-    "hlv_core.aggregation",
-    "hlv_core.agreement",
-    "hlv_core._alpha",
-    "hlv_core.balance",
-    "hlv_core.perspectivist.evaluation",
-    "hlv_core.perspectivist.splits",
-    "hlv_core.perspectivist.baselines",
-    "hlv_core.calibration",
-    "hlv_core.ceiling",
-    "hlv_core.pair_matrix",
-    "hlv_core.levels",
-    "hlv_core.samples",
-    "hlv_core.figures",
-    "hlv_core._plackett_luce",
-    "hlv_core._compact_sampler",
-]
-
-FUNCTION_SECTIONS = ("Parameters", "Returns", "References", "Examples")
-CLASS_SECTIONS = ("References", "Examples")
-
-
-def _sections(doc: str) -> set[str]:
-    """numpydoc section titles: a line followed by a line of dashes of the same length."""
-    lines = doc.splitlines()
-    return {
-        lines[i].strip()
-        for i in range(len(lines) - 1)
-        if lines[i].strip() and re.fullmatch(r"-{3,}", lines[i + 1].strip())
-        and len(lines[i + 1].strip()) == len(lines[i].strip())
-    }
-
-
-def _missing_sections(obj: object) -> list[str]:
-    doc = inspect.getdoc(obj) or ""
-    found = _sections(doc)
-    if inspect.isclass(obj):
-        needed = list(CLASS_SECTIONS)
-        if not found & {"Parameters", "Attributes"}:
-            needed.append("Parameters or Attributes")
-    else:
-        needed = list(FUNCTION_SECTIONS)
-        if "Yields" in found:
-            needed.remove("Returns")
-    return [s for s in needed if s not in found]
-
-
-def _public_objects(module: types.ModuleType):
-    for name in module.__all__:
-        obj = getattr(module, name)
-        if (inspect.isfunction(obj) or inspect.isclass(obj)) and obj.__module__ == module.__name__:
-            yield name, obj
-
 
 def test_every_exported_name_resolves():
     for name in hlv_core.__all__:
@@ -140,31 +81,6 @@ def test_every_public_name_is_in_the_reference():
     assert listed - names == set(), "docs/api/index.rst documents names that are not public"
 
 
-@pytest.mark.parametrize("module_name", DOCUMENTED_MODULES)
-def test_documented_modules_have_every_numpydoc_section(module_name):
-    module = importlib.import_module(module_name)
-    missing = {name: gaps for name, obj in _public_objects(module)
-               if (gaps := _missing_sections(obj))}
-    assert missing == {}
-
-
-def test_exported_names_from_documented_modules_have_every_section():
-    missing = {}
-    for name in hlv_core.__all__:
-        obj = getattr(hlv_core, name)
-        if (inspect.isfunction(obj) or inspect.isclass(obj)) and \
-                obj.__module__ in DOCUMENTED_MODULES and (gaps := _missing_sections(obj)):
-            missing[name] = gaps
-    assert missing == {}
-
-
-def test_the_section_check_can_fail():
-    def bare(x):
-        """Only a summary."""
-
-    assert _missing_sections(bare) == list(FUNCTION_SECTIONS)
-
-
 @pytest.mark.slow
 def test_the_api_reference_builds_without_warnings(tmp_path):
     out = subprocess.run(
@@ -185,8 +101,3 @@ def test_the_suite_runs_the_docstring_examples():
     assert "--doctest-modules" in options["addopts"].split()
     # never import the CLI entry point during collection
     assert "--ignore=hlv_core/__main__.py" in options["addopts"].split()
-    examples = [name for name in DOCUMENTED_MODULES
-                if ">>>" not in (importlib.import_module(name).__doc__ or "")
-                and not any(">>>" in (inspect.getdoc(obj) or "")
-                            for _, obj in _public_objects(importlib.import_module(name)))]
-    assert examples == [], "documented modules without a single example"

@@ -279,6 +279,11 @@ def order_labels(labels: list[str] | pd.Index | np.ndarray) -> tuple[str, ...]:
     tuple of str
         The distinct labels in inventory order.
 
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 3 (the judgement matrix P and the prediction matrix Q).
+
     Examples
     --------
     >>> order_labels(["10", "-5", "2", "2"]), order_labels(["b", "a", "B"])
@@ -328,6 +333,11 @@ class Dataset:
         Bundled model predictions (``model, item_id, label, prob``).
     extra : dict
         Loader extras (e.g. LeWiDi soft labels).
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 3 (the judgement matrix P and the prediction matrix Q).
 
     Examples
     --------
@@ -898,12 +908,31 @@ class Dataset:
     def summary(self) -> dict:
         r"""Headline facts for the overview and the CLI.
 
+        The one computed number is the mean normalised entropy of the items' judgement
+        distributions ``P_i`` (:meth:`judgements_array`), the ``eta_i`` of Kurniawan et al.,
+        section 3.1 (items without a defined entropy are skipped):
+
+        .. math::
+
+            \text{mean\_entropy} = \frac{1}{N} \sum_i \eta_i, \qquad
+            \eta_i = -\sum_k \frac{P_{ik} \ln P_{ik}}{\ln K}
+
+        Multi-label data: ``eta_i`` is the mean over the labels of the binary entropy (bits) of
+        ``[P_ik, 1 - P_ik]`` (section 3.2). ``label_counts`` are ``sum_i C_ik`` of
+        :meth:`counts_array`; the rest are counts and names.
+
         Returns
         -------
         dict
             ``name, task, level, n_items, n_annotators, annotator_ids_known, n_annotations,
             n_labels, labels, annotators_per_item`` (min, median, max), ``label_counts``,
             ``mean_entropy``, ``has_text``, ``has_predictions``, ``content_hash``.
+
+        References
+        ----------
+        .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+           with human label variation: an empirical study", sections 3.1 (normalised entropy
+           of a row) and 3.2 (its multi-label form).
 
         Examples
         --------
@@ -1042,6 +1071,11 @@ def build_dataset(
     ------
     DataError
         Missing columns, duplicates, missing-value labels, conflicting cells, ...
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 3 (the judgement matrix P and the prediction matrix Q).
 
     Examples
     --------

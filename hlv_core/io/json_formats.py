@@ -76,6 +76,11 @@ def read(
     DataError
         Naming the file, record and fix for every problem.
 
+    References
+    ----------
+    .. [1] T. Bray (ed.) (2017), "The JavaScript Object Notation (JSON) Data Interchange Format",
+       RFC 8259, IETF.
+
     Examples
     --------
     >>> from hlv_core.io import as_source

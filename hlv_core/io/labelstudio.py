@@ -90,6 +90,12 @@ def read_labelstudio(
     DataError
         Naming the file, record and fix for every problem.
 
+    References
+    ----------
+    .. [1] Label Studio documentation, "Export annotations and data" (the JSON export format).
+    .. [2] T. Bray (ed.) (2017), "The JavaScript Object Notation (JSON) Data Interchange Format",
+       RFC 8259, IETF.
+
     Examples
     --------
     >>> import json

@@ -60,6 +60,12 @@ def sniff_lewidi_submission(first_line: str) -> str | None:
         ``"2023"`` (three tab-separated numbers ``hard_label<TAB>p0<TAB>p1``), ``"2025"``
         (``<item id><TAB>[...]``) or None (not a submission line).
 
+    References
+    ----------
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of the
+       Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
+
     Examples
     --------
     >>> sniff_lewidi_submission("1\t0.3\t0.7"), sniff_lewidi_submission("i1\t[0.3, 0.7]")
@@ -279,6 +285,12 @@ def parse_submission_lines(
         (file, line, fix) for a line without a tab or a list, a list that does not parse, an
         item id not in ``known`` (when given), a repeated item id and two spellings of one
         item id.
+
+    References
+    ----------
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of the
+       Learning with Disagreements shared task", evaluation notebook
+       ``Evaluation_LeWiDi_2025_Metrics.ipynb`` (the organisers' scoring code).
 
     Examples
     --------

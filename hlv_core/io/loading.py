@@ -89,6 +89,13 @@ def detect_format(source: Source) -> str:
     DataError
         A JSON file of an unknown layout, or an unreadable header.
 
+    References
+    ----------
+    .. [1] Y. Shafranovich (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
+       Files", RFC 4180, IETF.
+    .. [2] T. Bray (ed.) (2017), "The JavaScript Object Notation (JSON) Data Interchange Format",
+       RFC 8259, IETF.
+
     Examples
     --------
     >>> from hlv_core.io import as_source
@@ -242,6 +249,13 @@ def load(
     ------
     DataError
         For every problem with the input; the message names file, row, column and a fix.
+
+    References
+    ----------
+    .. [1] Y. Shafranovich (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
+       Files", RFC 4180, IETF.
+    .. [2] T. Bray (ed.) (2017), "The JavaScript Object Notation (JSON) Data Interchange Format",
+       RFC 8259, IETF.
 
     Examples
     --------
@@ -402,6 +416,13 @@ def load_table(path_or_buffer: str | Path | bytes | IO[bytes], name: str | None 
     DataError
         A missing or unreadable file.
 
+    References
+    ----------
+    .. [1] Y. Shafranovich (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
+       Files", RFC 4180, IETF.
+    .. [2] T. Bray (ed.) (2017), "The JavaScript Object Notation (JSON) Data Interchange Format",
+       RFC 8259, IETF.
+
     Examples
     --------
     >>> load_table(b"user,text,label\nu1,t1,1\n", name="predictions.csv")
@@ -434,6 +455,13 @@ def load_traits(path_or_buffer: str | Path | bytes | IO[bytes], name: str | None
     ------
     DataError
         No ``annotator_id`` column (row 1), or an unreadable file.
+
+    References
+    ----------
+    .. [1] Y. Shafranovich (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
+       Files", RFC 4180, IETF.
+    .. [2] T. Bray (ed.) (2017), "The JavaScript Object Notation (JSON) Data Interchange Format",
+       RFC 8259, IETF.
 
     Examples
     --------
@@ -476,6 +504,13 @@ def companion_option(file_name: str) -> str | None:
     -------
     str or None
         A key of :data:`COMPANION_OPTIONS`, or None when the name says none of them.
+
+    References
+    ----------
+    .. [1] Y. Shafranovich (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
+       Files", RFC 4180, IETF.
+    .. [2] T. Bray (ed.) (2017), "The JavaScript Object Notation (JSON) Data Interchange Format",
+       RFC 8259, IETF.
 
     Examples
     --------

@@ -87,6 +87,11 @@ def looks_like_opinions(data) -> bool:
     bool
         True when ``data`` is a list of cases, each a list of equal-length rows of ints.
 
+    References
+    ----------
+    .. [1] T. Bray (ed.) (2017), "The JavaScript Object Notation (JSON) Data Interchange Format",
+       RFC 8259, IETF.
+
     Examples
     --------
     >>> looks_like_opinions([[[1, 0, 2], [0, 1, 2]]]), looks_like_opinions([[[1, 0], [0, 1, 2]]])

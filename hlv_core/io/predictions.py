@@ -112,6 +112,11 @@ def load_predictions(
         whose sum is further than :data:`RENORMALISE_TOLERANCE` from 1 (file, row, column
         named).
 
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 3 (the judgement matrix P and the prediction matrix Q).
+
     Examples
     --------
     >>> from hlv_core.io import load
@@ -351,6 +356,11 @@ def prediction_matrix(
     DataError
         No rows for the model, or repeated (item, label) rows (never summed).
 
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 3 (the judgement matrix P and the prediction matrix Q).
+
     Examples
     --------
     >>> from hlv_core.io import load
@@ -409,6 +419,11 @@ def item_level_predictions(predictions: pd.DataFrame | None) -> pd.DataFrame | N
     pandas.DataFrame or None
         The item-level rows; None when there are none (or ``predictions`` is None).
 
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 3 (the judgement matrix P and the prediction matrix Q).
+
     Examples
     --------
     >>> import pandas as pd
@@ -455,6 +470,11 @@ def model_matrices(
         ``{model: (item_ids, Q)}``.
     notes : list of str
         Models left out and why.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 3 (the judgement matrix P and the prediction matrix Q).
 
     Examples
     --------

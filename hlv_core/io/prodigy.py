@@ -52,6 +52,12 @@ def read_prodigy(source: Source, *, task: str | None = None, level: str | None =
     DataError
         Naming the file, record and fix for every problem.
 
+    References
+    ----------
+    .. [1] Prodigy documentation, "Annotation task formats" (the ``db-out`` JSONL records).
+    .. [2] T. Bray (ed.) (2017), "The JavaScript Object Notation (JSON) Data Interchange Format",
+       RFC 8259, IETF.
+
     Examples
     --------
     >>> from hlv_core.io import as_source

@@ -73,6 +73,11 @@ def read_lines(source: Source) -> list[str]:
     DataError
         Not UTF-8 or empty.
 
+    References
+    ----------
+    .. [1] D. Stutz et al., "Evaluating AI systems under uncertain ground truth: a case study in
+       dermatology", section 3.1 (differential diagnoses as partial rankings).
+
     Examples
     --------
     >>> from hlv_core.io import as_source
@@ -248,6 +253,11 @@ def ranking_dataset(
     ------
     DataError
         ``risks`` not one per class, or invalid rows.
+
+    References
+    ----------
+    .. [1] D. Stutz et al., "Evaluating AI systems under uncertain ground truth: a case study in
+       dermatology", section 3.1 (differential diagnoses as partial rankings).
 
     Examples
     --------

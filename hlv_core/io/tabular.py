@@ -90,6 +90,11 @@ def read_schema(frame_or_json, *, source: str) -> dict:
         No ``label`` column, a non-numeric ``value``, or a ``schema.json`` without a
         ``labels`` list.
 
+    References
+    ----------
+    .. [1] T. Bray (ed.) (2017), "The JavaScript Object Notation (JSON) Data Interchange Format",
+       RFC 8259, IETF.
+
     Examples
     --------
     >>> import pandas as pd
@@ -177,6 +182,11 @@ def read_canonical(
     DataError
         Naming the file, row, column and fix for every problem.
 
+    References
+    ----------
+    .. [1] Y. Shafranovich (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
+       Files", RFC 4180, IETF.
+
     Examples
     --------
     >>> from hlv_core.io import as_source
@@ -259,6 +269,11 @@ def read_canonical_zip(source: Source, *, task: str | None = None, level: str | 
     ------
     DataError
         Naming the file, row, column and fix for every problem.
+
+    References
+    ----------
+    .. [1] Y. Shafranovich (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
+       Files", RFC 4180, IETF.
 
     Examples
     --------
@@ -376,6 +391,11 @@ def read_canonical_files(
     ------
     DataError
         Naming the file, row, column and fix for every problem.
+
+    References
+    ----------
+    .. [1] Y. Shafranovich (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
+       Files", RFC 4180, IETF.
 
     Examples
     --------
@@ -614,6 +634,11 @@ def read_wide(
     DataError
         Naming the file, row, column and fix for every problem.
 
+    References
+    ----------
+    .. [1] Y. Shafranovich (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
+       Files", RFC 4180, IETF.
+
     Examples
     --------
     >>> from hlv_core.io import as_source
@@ -718,6 +743,11 @@ def expand_counts(counts: np.ndarray, item_ids, labels) -> pd.DataFrame:
     pandas.DataFrame
         ``item_id, annotator_id, label``, one row per count.
 
+    References
+    ----------
+    .. [1] Y. Shafranovich (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
+       Files", RFC 4180, IETF.
+
     Examples
     --------
     >>> import numpy as np
@@ -784,6 +814,11 @@ def read_counts(
     ------
     DataError
         Naming the file, row, column and fix for every problem.
+
+    References
+    ----------
+    .. [1] Y. Shafranovich (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
+       Files", RFC 4180, IETF.
 
     Examples
     --------

@@ -76,6 +76,13 @@ def load(path_or_frame, *, name: str | None = None, keep_rows: bool = False) -> 
     ClusterError
         The cluster failed (no partial result).
 
+    References
+    ----------
+    .. [1] Y. Shafranovich (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
+       Files", RFC 4180, IETF.
+    .. [2] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 3 (the judgement matrix P and the prediction matrix Q).
+
     Examples
     --------
     >>> from hlv_core import scale
@@ -117,6 +124,11 @@ def summary(data) -> dict:
     ------
     ClusterError
         The cluster failed.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 3.1 (normalised entropy).
 
     Examples
     --------
@@ -204,6 +216,11 @@ def agreement_result(data, *, level: str | None = None, n_boot: int = 1000,
     ClusterError
         The cluster failed.
 
+    References
+    ----------
+    .. [1] Krippendorff (2011). "Computing Krippendorff's Alpha-Reliability". Annenberg School
+       for Communication, University of Pennsylvania.
+
     Examples
     --------
     >>> from hlv_core import scale
@@ -234,6 +251,11 @@ def kappa_summary(data) -> dict[str, float]:
     ------
     ClusterError
         The cluster failed.
+
+    References
+    ----------
+    .. [1] J. L. Fleiss (1971), "Measuring nominal scale agreement among many raters",
+       Psychological Bulletin 76(5).
 
     Examples
     --------

@@ -44,6 +44,11 @@ def summary(data: ReducedDataset) -> dict:
     dict
         The keys of :meth:`hlv_core.io.Dataset.summary`.
 
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 3.1 (normalised entropy).
+
     Examples
     --------
     >>> from hlv_core import scale
@@ -254,6 +259,11 @@ def kappa_summary(data: ReducedDataset) -> dict[str, float]:
     dict of str to float
         ``fleiss`` always, ``cohen`` for two annotators, ``light`` for 3 to 60.
 
+    References
+    ----------
+    .. [1] J. L. Fleiss (1971), "Measuring nominal scale agreement among many raters",
+       Psychological Bulletin 76(5).
+
     Examples
     --------
     >>> from hlv_core import scale
@@ -295,6 +305,11 @@ def agreement_result(data: ReducedDataset, *, level: str | None = None, n_boot: 
     -------
     dict
         ``alpha, level, ci_low, ci_high, n_boot, ...`` and ``<name>_kappa``.
+
+    References
+    ----------
+    .. [1] Krippendorff (2011). "Computing Krippendorff's Alpha-Reliability". Annenberg School
+       for Communication, University of Pennsylvania.
 
     Examples
     --------

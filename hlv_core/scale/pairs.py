@@ -163,6 +163,12 @@ def pair_statistics(data: ReducedDataset, remaps: list | None = None, item_ids=N
     list of dict
         Per replicate: ``shared``, ``agree`` and per-label tables over annotator pairs.
 
+    References
+    ----------
+    .. [1] Krippendorff (2011). "Computing Krippendorff's Alpha-Reliability". Annenberg School
+       for Communication, University of Pennsylvania.
+    .. [2] V. Basile, "A Measure of Systematic Disagreement", section 3.
+
     Examples
     --------
     >>> from hlv_core import scale

@@ -45,6 +45,12 @@ def list_files(path: str | Path) -> list[str]:
     DataError
         No file matches.
 
+    References
+    ----------
+    .. [1] Y. Shafranovich (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
+       Files", RFC 4180, IETF.
+    .. [2] Apache Parquet documentation, "File Format" (the columnar file layout).
+
     Examples
     --------
     >>> import pathlib, tempfile
@@ -110,6 +116,12 @@ def read_file(path: str) -> pd.DataFrame:
     ------
     DataError
         Unreadable file or missing columns.
+
+    References
+    ----------
+    .. [1] Y. Shafranovich (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
+       Files", RFC 4180, IETF.
+    .. [2] Apache Parquet documentation, "File Format" (the columnar file layout).
 
     Examples
     --------
@@ -180,6 +192,12 @@ def read_annotations(path: str | Path):
     ------
     DataError
         No file matches.
+
+    References
+    ----------
+    .. [1] Y. Shafranovich (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
+       Files", RFC 4180, IETF.
+    .. [2] Apache Parquet documentation, "File Format" (the columnar file layout).
 
     Examples
     --------

@@ -105,6 +105,11 @@ def scan_partition(frame: pd.DataFrame) -> dict:
     dict
         The keys above.
 
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 3 (the judgement matrix P and the prediction matrix Q).
+
     Examples
     --------
     >>> import pandas as pd
@@ -177,6 +182,11 @@ def code_partition(frame: pd.DataFrame, mapping: dict[str, int], annotator_ids: 
     -------
     pandas.DataFrame
         ``item_id, annotator, label, pos``.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 3 (the judgement matrix P and the prediction matrix Q).
 
     Examples
     --------
@@ -262,6 +272,11 @@ def reduce_partition(frame: pd.DataFrame, n_labels: int, annotator_ids: pd.Index
     -------
     dict
         The block described above.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 3 (the judgement matrix P and the prediction matrix Q).
 
     Examples
     --------
@@ -372,6 +387,11 @@ class ReducedDataset:
         The kappas' pair tables.
     extra : dict
         ``rows`` (with ``keep_rows``), cached ``content_hash``.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 3 (the judgement matrix P and the prediction matrix Q).
 
     Examples
     --------
@@ -560,6 +580,11 @@ def reduce_dataset(ddf, files: list[str] | None = None, *, name: str | None = No
     ------
     DataError
         Bad input (file and row named).
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 3 (the judgement matrix P and the prediction matrix Q).
 
     Examples
     --------
