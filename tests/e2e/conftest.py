@@ -19,7 +19,7 @@ from playwright.sync_api import expect
 ROOT = Path(__file__).resolve().parents[2]
 #: Every ``expect`` waits up to this long on the app's own state (a heading, a metric, a
 #: marker): a machine at load 15-25 draws a page in tens of seconds, never assume 5 s.
-APP_TIMEOUT_MS = 120_000
+APP_TIMEOUT_MS = 180_000
 expect.set_options(timeout=APP_TIMEOUT_MS)
 CHROMIUM = os.environ.get("HLV_CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = ROOT / "tests" / "artifacts"

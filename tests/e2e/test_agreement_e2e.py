@@ -15,19 +15,19 @@ from .conftest import wait_for_app
 
 def _open_pairs_tab(page: Page, app_url: str):
     page.goto(app_url)
-    expect(page.get_by_test_id("stMetricValue").first).to_be_visible(timeout=60_000)
+    expect(page.get_by_test_id("stMetricValue").first).to_be_visible()
     page.get_by_test_id("stSidebarNavLink").get_by_text("Agreement", exact=True).click()
     main = page.get_by_test_id("stMain")
-    expect(main.get_by_text("Krippendorff's α (nominal)").first).to_be_visible(timeout=90_000)
+    expect(main.get_by_text("Krippendorff's α (nominal)").first).to_be_visible()
     main.get_by_role("tab", name="Pairs").click()
     heat = main.get_by_test_id("stPlotlyChart").filter(has_text="hierarchical clustering").first
-    expect(heat).to_be_visible(timeout=60_000)
+    expect(heat).to_be_visible()
     return main, heat
 
 
 def _selected_pair(main) -> tuple[str, str, int]:
     text = main.get_by_text(re.compile(r"share \d+ items; α = .* disagree on \d+ items")).first
-    expect(text).to_be_visible(timeout=60_000)
+    expect(text).to_be_visible()
     m = re.search(r"(\S+) and (\S+) share \d+ items; .*disagree on (\d+) items",
                   text.inner_text())
     assert m, text.inner_text()
@@ -41,7 +41,7 @@ def test_heatmap_renders_and_pair_lists_disagreements(offline_page, app_url, art
     ids = sorted(annotations["annotator_id"].unique())
 
     # plotly drew the heatmap: an image layer plus one tick label per annotator on each axis
-    expect(heat.locator("g.hm image, .heatmaplayer image").first).to_be_attached(timeout=30_000)
+    expect(heat.locator("g.hm image, .heatmaplayer image").first).to_be_attached()
     ticks = heat.locator("g.xtick text").all_text_contents()
     assert sorted(ticks) == ids
     heat.scroll_into_view_if_needed()
@@ -64,7 +64,7 @@ def test_heatmap_renders_and_pair_lists_disagreements(offline_page, app_url, art
     expected = pair_disagreements(annotations, target["annotator_a"], target["annotator_b"])
     expect(main.get_by_text(
         f"{target['annotator_a']} and {target['annotator_b']} share").first
-    ).to_be_visible(timeout=30_000)
+    ).to_be_visible()
     a2, b2, n2 = _selected_pair(main)
     assert (a2, b2) == (target["annotator_a"], target["annotator_b"])
     assert n2 == len(expected) > 0
@@ -85,7 +85,7 @@ def test_clicking_a_heatmap_cell_selects_that_pair(offline_page, app_url):
     main, heat = _open_pairs_tab(page, app_url)
     a0, b0, _ = _selected_pair(main)
     layer = heat.locator("g.hm image, .heatmaplayer image").first
-    expect(layer).to_be_attached(timeout=30_000)
+    expect(layer).to_be_attached()
     heat.scroll_into_view_if_needed()
     wait_for_app(page)
     box = heat.locator("rect.nsewdrag").first.bounding_box()

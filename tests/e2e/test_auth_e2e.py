@@ -39,22 +39,22 @@ def _login(browser: Browser, url: str, email: str) -> Page:
     page = browser.new_context(**VIEWPORT).new_page()
     page.goto(url)
     login = page.get_by_role("button", name="Log in")
-    expect(login).to_be_visible(timeout=60_000)
+    expect(login).to_be_visible()
     login.click()
     # the provider's authorization page: one-click predefined users
     chooser = page.get_by_role("button", name=email, exact=True)
-    expect(chooser).to_be_visible(timeout=30_000)
+    expect(chooser).to_be_visible()
     chooser.click()
     sidebar = page.get_by_test_id("stSidebar")
-    expect(sidebar.get_by_text(f"Signed in as {email}").first).to_be_visible(timeout=60_000)
+    expect(sidebar.get_by_text(f"Signed in as {email}").first).to_be_visible()
     page.goto(f"{url}/review")  # a full load: the login lives in the cookie, not the session
     expect(page.get_by_test_id("stMain").get_by_text(f"Reviewer {email}").first
-           ).to_be_visible(timeout=60_000)
+           ).to_be_visible()
     return page
 
 
 def _download_text(page: Page, label: str) -> str:
-    with page.expect_download(timeout=60_000) as info:
+    with page.expect_download() as info:
         page.get_by_role("button", name=label).first.click()
     return open(info.value.path(), encoding="utf-8").read()
 
@@ -64,7 +64,7 @@ def test_visitor_sees_only_the_login(browser: Browser, team_server):
     page = browser.new_context(**VIEWPORT).new_page()
     for path in ("", "/review", "/agreement"):
         page.goto(f"{url}{path}")
-        expect(page.get_by_role("button", name="Log in")).to_be_visible(timeout=60_000)
+        expect(page.get_by_role("button", name="Log in")).to_be_visible()
         wait_for_app(page)
         assert page.get_by_test_id("stSidebarNavLink").count() == 0
         assert page.get_by_role("combobox", name="Dataset").count() == 0
@@ -78,18 +78,18 @@ def test_alice_bob_admin(browser: Browser, team_server, artifacts):
     main = alice.get_by_test_id("stMain")
     assert main.get_by_label("Your name (fixed for this browser session)").count() == 0
     skip = main.get_by_role("button", name="Skip")
-    expect(skip.first).to_be_visible(timeout=60_000)
+    expect(skip.first).to_be_visible()
     skip.first.click()
-    expect(main.get_by_text("Output A", exact=True).first).to_be_visible(timeout=60_000)
+    expect(main.get_by_text("Output A", exact=True).first).to_be_visible()
     main.get_by_label("Comment on this case (optional)").fill(SECRET_NOTE)
     main.get_by_label("Comment on this case (optional)").press("Control+Enter")
     wait_for_app(alice)
     for question in ("Output A or output B?", "Output A or output C?", "Output B or output C?"):
         group = main.get_by_test_id("stRadio").filter(has_text=question)
         group.get_by_text("Both acceptable", exact=True).click()
-        expect(group.get_by_role("radio", name="Both acceptable")).to_be_checked(timeout=60_000)
+        expect(group.get_by_role("radio", name="Both acceptable")).to_be_checked()
     main.get_by_role("button", name="Save judgements for this case").click()
-    expect(main.get_by_test_id("stMetricValue").first).to_have_text("1 of 20", timeout=60_000)
+    expect(main.get_by_test_id("stMetricValue").first).to_have_text("1 of 20")
     rows = ReviewStore(db).judgements()
     assert rows["reviewer"].tolist() == [ALICE] * 3  # the verified e-mail, never a typed name
     assert rows["comment"].tolist() == [SECRET_NOTE] * 3
@@ -101,8 +101,8 @@ def test_alice_bob_admin(browser: Browser, team_server, artifacts):
     bob = _login(browser, url, BOB)
     bob.get_by_role("tab", name="Meta-evaluation").click()
     main = bob.get_by_test_id("stMain")
-    expect(main.get_by_text("by 1 reviewer.")).to_be_visible(timeout=60_000)
-    expect(main.get_by_text("7 more judgements needed")).to_be_visible(timeout=60_000)
+    expect(main.get_by_text("by 1 reviewer.")).to_be_visible()
+    expect(main.get_by_text("7 more judgements needed")).to_be_visible()
     mine = _download_text(bob, "Download my judgements (CSV)")
     assert SECRET_NOTE not in mine and ALICE not in mine
     assert bob.get_by_role("button", name="Download all judgements (CSV, admin)").count() == 0
@@ -115,15 +115,15 @@ def test_alice_bob_admin(browser: Browser, team_server, artifacts):
     admin.get_by_role("tab", name="Meta-evaluation").click()
     everything = _download_text(admin, "Download all judgements (CSV, admin)")
     assert SECRET_NOTE in everything and ALICE in everything
-    expect(admin.get_by_text("Import judgements (admin)")).to_be_visible(timeout=60_000)
+    expect(admin.get_by_text("Import judgements (admin)")).to_be_visible()
     admin.get_by_test_id("stSidebar").get_by_role("button", name="Log out").click()
     # Streamlit sends the browser to the provider's end-session endpoint, which returns here
     end = admin.get_by_role("button", name="End session")
-    expect(end).to_be_visible(timeout=60_000)
+    expect(end).to_be_visible()
     end.click()
-    expect(admin.get_by_role("button", name="Log in")).to_be_visible(timeout=60_000)
+    expect(admin.get_by_role("button", name="Log in")).to_be_visible()
     admin.goto(f"{url}/review")
-    expect(admin.get_by_role("button", name="Log in")).to_be_visible(timeout=60_000)
+    expect(admin.get_by_role("button", name="Log in")).to_be_visible()
     assert admin.get_by_role("tab", name="Meta-evaluation").count() == 0
     admin.context.close()
 
@@ -134,7 +134,7 @@ HOSTILE_ID = "![x](http://tracker.invalid/pixel.png)"
 def test_markdown_image_in_an_item_id_requests_nothing(offline_page, app_url):
     page, outside = offline_page
     page.goto(app_url)
-    expect(page.get_by_test_id("stMetricValue").first).to_be_visible(timeout=60_000)
+    expect(page.get_by_test_id("stMetricValue").first).to_be_visible()
     page.get_by_text("Load your own data").click()
     # the hostile item is the only contested one, so the Overview shows it first
     csv = (f'"{HOSTILE_ID}",a1,yes\n"{HOSTILE_ID}",a2,no\nq2,a1,yes\nq2,a2,yes\n'
@@ -142,9 +142,9 @@ def test_markdown_image_in_an_item_id_requests_nothing(offline_page, app_url):
     annotations_input(page).set_input_files(
         files=[{"name": "tracked.csv", "mimeType": "text/csv",
                 "buffer": ("item_id,annotator_id,label\n" + csv).encode()}])
-    expect(page.get_by_text("Loaded tracked.csv").first).to_be_visible(timeout=60_000)
+    expect(page.get_by_text("Loaded tracked.csv").first).to_be_visible()
     heading = page.get_by_text(f"Item {HOSTILE_ID}", exact=True).first
-    expect(heading).to_be_visible(timeout=60_000)  # shown as text
+    expect(heading).to_be_visible()  # shown as text
     wait_for_app(page)
     assert page.locator("img[src*='tracker']").count() == 0
     assert outside == []

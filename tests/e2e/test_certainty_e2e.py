@@ -14,18 +14,18 @@ from .conftest import wait_for_app
 @pytest.mark.slow  # about a minute: four tabs on the 1,947-case sample
 def test_certainty_reliability_slider_updates_histogram(page: Page, app_url: str, artifacts):
     page.goto(app_url)
-    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240", timeout=60_000)
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240")
     sidebar = page.get_by_test_id("stSidebar")
     sidebar.get_by_test_id("stSelectbox").click()
     page.get_by_role("option", name=re.compile("Dermatology")).click()
-    expect(page.get_by_test_id("stMetricValue").first).to_have_text("1,947", timeout=60_000)
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("1,947")
     page.get_by_test_id("stSidebarNavLink").get_by_text("Certainty", exact=True).click()
     main = page.get_by_test_id("stMain")
     # .filter/.first: during a rerun Streamlit briefly keeps the previous run's elements
     hist = main.locator(".st-key-certainty-hist .js-plotly-plot")
-    expect(hist.filter(has_text="at reliability 10").first).to_be_visible(timeout=90_000)
+    expect(hist.filter(has_text="at reliability 10").first).to_be_visible()
     metric = main.get_by_test_id("stMetric").filter(has_text="Ranked votes (paper's rule)").first
-    expect(metric).to_be_visible(timeout=30_000)
+    expect(metric).to_be_visible()
     before = metric.get_by_test_id("stMetricValue").inner_text()
     wait_for_app(page)
     main.screenshot(path=str(artifacts / "certainty_dermatology.png"))
@@ -36,9 +36,9 @@ def test_certainty_reliability_slider_updates_histogram(page: Page, app_url: str
     for _ in range(3):  # 10 -> 20 -> 30 -> 50: a stop sampled on demand
         page.keyboard.press("ArrowRight")
         wait_for_app(page)
-    expect(hist.filter(has_text="at reliability 50").first).to_be_visible(timeout=60_000)
+    expect(hist.filter(has_text="at reliability 50").first).to_be_visible()
     after_value = metric.get_by_test_id("stMetricValue")
-    expect(after_value).not_to_have_text(before, timeout=30_000)
+    expect(after_value).not_to_have_text(before)
     assert float(after_value.inner_text()) > float(before)
     wait_for_app(page)
     main.screenshot(path=str(artifacts / "certainty_slider_50.png"))
@@ -51,7 +51,7 @@ def test_certainty_reliability_slider_updates_histogram(page: Page, app_url: str
     main.screenshot(path=str(artifacts / "certainty_full.png"))
     main.get_by_role("tab", name="Across reliabilities").click()
     curves = main.locator(".st-key-certainty-curves .js-plotly-plot").first
-    expect(curves).to_be_visible(timeout=90_000)
+    expect(curves).to_be_visible()
     # ∞ is 1 by construction: not a tick of the curves
     ticks = curves.locator(".xtick text").all_text_contents()
     assert ticks and "∞" not in ticks and "50" in ticks
@@ -60,7 +60,7 @@ def test_certainty_reliability_slider_updates_histogram(page: Page, app_url: str
     # model accuracy: one colour per model, legend below the plot (not clipped)
     main.get_by_role("tab", name="Model accuracy").click()
     ua = main.locator(".st-key-certainty-ua .js-plotly-plot").first
-    expect(ua.filter(has_text="derm_model_a")).to_be_visible(timeout=90_000)
+    expect(ua.filter(has_text="derm_model_a")).to_be_visible()
     wait_for_app(page)
     ua.screenshot(path=str(artifacts / "certainty_model_accuracy.png"))
 
@@ -69,17 +69,17 @@ def test_certainty_case_view_labels_are_categories(page: Page, app_url: str, art
     """On the 1-5 ratings sample the case view's x axis shows the labels as names (no -0.5 /
     0.5 ticks), and the model-accuracy tab explains itself."""
     page.goto(app_url)
-    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240", timeout=60_000)
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240")
     sidebar = page.get_by_test_id("stSidebar")
     sidebar.get_by_test_id("stSelectbox").click()
     page.get_by_role("option", name=re.compile("Acceptability ratings")).click()
-    expect(page.get_by_test_id("stMetricValue").first).not_to_have_text("240", timeout=60_000)
+    expect(page.get_by_test_id("stMetricValue").first).not_to_have_text("240")
     page.get_by_test_id("stSidebarNavLink").get_by_text("Certainty", exact=True).click()
     main = page.get_by_test_id("stMain")
-    expect(main.get_by_role("tab", name="Case view")).to_be_visible(timeout=60_000)
+    expect(main.get_by_role("tab", name="Case view")).to_be_visible()
     main.get_by_role("tab", name="Case view").click()
     plot = main.locator(".st-key-certainty-case_plot .js-plotly-plot").first
-    expect(plot).to_be_visible(timeout=60_000)
+    expect(plot).to_be_visible()
     wait_for_app(page)
     ticks = plot.locator(".xtick text").all_text_contents()
     assert ticks and set(ticks) <= {"1", "2", "3", "4", "5"}, ticks

@@ -18,9 +18,9 @@ def _box(page: Page):
 
 
 def _expect_in_use(page: Page, title: str, name: str) -> None:
-    expect(_box(page).locator("input")).to_have_value(title, timeout=60_000)
+    expect(_box(page).locator("input")).to_have_value(title)
     expect(page.get_by_test_id("stSidebar").get_by_text(re.compile(rf"^In use: {name} ·"))
-           ).to_be_visible(timeout=90_000)
+           ).to_be_visible()
 
 
 def _pick(page: Page, title: str) -> None:
@@ -36,42 +36,42 @@ def test_the_box_follows_every_click_through(page: Page, app_url: str, artifacts
     page.set_viewport_size({"width": 1200, "height": 1400})
     page.goto(app_url)
     main = page.get_by_test_id("stMain")
-    expect(page.get_by_test_id("stMetricValue").first).to_be_visible(timeout=120_000)
+    expect(page.get_by_test_id("stMetricValue").first).to_be_visible()
     _pick(page, RATINGS)  # the first pick after the page load
     _expect_in_use(page, RATINGS, "ratings")
 
     main.get_by_text("Open in Items and annotators").first.click()  # Overview -> item
-    expect(page).to_have_url(re.compile(r"/explorer\?item="), timeout=60_000)
+    expect(page).to_have_url(re.compile(r"/explorer\?item="))
     _expect_in_use(page, RATINGS, "ratings")
     main.get_by_role("button", name="All items and annotators").first.click()
-    expect(main.get_by_role("tab", name="Annotators")).to_be_visible(timeout=60_000)
+    expect(main.get_by_role("tab", name="Annotators")).to_be_visible()
     _expect_in_use(page, RATINGS, "ratings")
 
     _nav(page, "Agreement")  # Agreement -> a pair's profile
     pairs_tab = main.get_by_role("tab", name="Pairs")
-    expect(pairs_tab).to_be_visible(timeout=90_000)
+    expect(pairs_tab).to_be_visible()
     pairs_tab.click()
     pair_link = main.get_by_role("link", name=re.compile(r"profile, compared with")).first
-    expect(pair_link).to_be_visible(timeout=90_000)
+    expect(pair_link).to_be_visible()
     pair_link.click()
-    expect(page).to_have_url(re.compile(r"/explorer\?annotator=.*&with="), timeout=60_000)
+    expect(page).to_have_url(re.compile(r"/explorer\?annotator=.*&with="))
     _expect_in_use(page, RATINGS, "ratings")
 
     _nav(page, "Annotator graph")  # graph -> an annotator's profile
     chooser = main.get_by_role("combobox", name="Open an annotator's profile")
-    expect(chooser).to_be_visible(timeout=120_000)
+    expect(chooser).to_be_visible()
     chooser.click()
     page.get_by_role("option").first.click()
     profile = main.get_by_role("link", name=re.compile(r"^Open the profile of"))
-    expect(profile).to_be_visible(timeout=60_000)
+    expect(profile).to_be_visible()
     profile.click()
-    expect(page).to_have_url(re.compile(r"/explorer\?annotator="), timeout=60_000)
+    expect(page).to_have_url(re.compile(r"/explorer\?annotator="))
     _expect_in_use(page, RATINGS, "ratings")
 
     _nav(page, "Overview")  # an explainer -> the Glossary
     main.get_by_text("What do these mean?").first.click()
     main.get_by_role("link", name="All terms in the Glossary").first.click()
-    expect(page).to_have_url(re.compile(r"/glossary"), timeout=60_000)
+    expect(page).to_have_url(re.compile(r"/glossary"))
     _expect_in_use(page, RATINGS, "ratings")
 
     _pick(page, LEGAL)  # picking switches, also back to the previous one
@@ -83,4 +83,4 @@ def test_the_box_follows_every_click_through(page: Page, app_url: str, artifacts
     # a deep link (a new session) selects its dataset in the box too
     page.goto(f"{app_url}/explorer?dataset=legal_areas&item=req_001")
     _expect_in_use(page, LEGAL, "legal_areas")
-    expect(main.get_by_text("req_001").first).to_be_visible(timeout=60_000)
+    expect(main.get_by_text("req_001").first).to_be_visible()

@@ -26,11 +26,11 @@ def _zip_of(name: str) -> bytes:
 
 def _open_errors_page(page: Page, app_url: str, name: str):
     page.goto(app_url)
-    expect(page.get_by_test_id("stMetricValue").first).to_be_visible(timeout=60_000)
+    expect(page.get_by_test_id("stMetricValue").first).to_be_visible()
     page.get_by_text("Load your own data").click()
     annotations_input(page).set_input_files(
         files=[{"name": f"{name}.zip", "mimeType": "application/zip", "buffer": _zip_of(name)}])
-    expect(page.get_by_text(f"Loaded {name}.zip").first).to_be_visible(timeout=120_000)
+    expect(page.get_by_text(f"Loaded {name}.zip").first).to_be_visible()
     page.get_by_test_id("stSidebarNavLink").get_by_text("Errors and perspectives", exact=True).click()
     main = page.get_by_test_id("stMain")
     expect(main.get_by_role("heading", name="Errors and perspectives")).to_be_visible(
@@ -46,7 +46,7 @@ def test_errors_page_on_real_data(offline_page, app_url, artifacts, name):
     page, outside = offline_page
     main = _open_errors_page(page, app_url, name)
     expect(main.get_by_text("Possible error", exact=False).first).to_be_visible()
-    expect(main.locator(".js-plotly-plot").first).to_be_visible(timeout=60_000)
+    expect(main.locator(".js-plotly-plot").first).to_be_visible()
     expect(main.get_by_text(re.compile(r"score .*, rank \d+ of \d+")).first).to_be_visible()
     wait_for_app(page)
     page.screenshot(path=str(artifacts / f"errors_{name}.png"), full_page=True)
@@ -59,10 +59,10 @@ def test_map_click_opens_the_annotator_profile(offline_page, app_url, artifacts)
     plot = main.locator(".js-plotly-plot").first
     plot.scroll_into_view_if_needed()
     point = plot.locator(".scatterlayer .trace .points path").first
-    expect(point).to_be_visible(timeout=60_000)
+    expect(point).to_be_visible()
     point.click(force=True)
     link = main.get_by_role("link", name=re.compile("Open the profile of"))
-    expect(link.first).to_be_visible(timeout=60_000)
+    expect(link.first).to_be_visible()
     page.screenshot(path=str(artifacts / "errors_map_click.png"))
     link.first.click()
-    expect(page).to_have_url(re.compile(r"/explorer\?annotator="), timeout=60_000)
+    expect(page).to_have_url(re.compile(r"/explorer\?annotator="))

@@ -32,19 +32,19 @@ def _click_first_row(page: Page, grid, opened) -> None:
             return
         except AssertionError:
             continue
-    expect(opened).to_be_visible(timeout=30_000)
+    expect(opened).to_be_visible()
 
 
 def test_item_opened_from_a_disagreement_row(offline_page, app_url, artifacts):
     page, outside = offline_page
     page.goto(app_url)
-    expect(page.get_by_test_id("stMetricValue").first).to_be_visible(timeout=60_000)
+    expect(page.get_by_test_id("stMetricValue").first).to_be_visible()
     page.get_by_test_id("stSidebarNavLink").get_by_text("Agreement", exact=True).click()
     main = page.get_by_test_id("stMain")
-    expect(main.get_by_text("Krippendorff's α (nominal)").first).to_be_visible(timeout=90_000)
+    expect(main.get_by_text("Krippendorff's α (nominal)").first).to_be_visible()
     main.get_by_role("tab", name="Pairs").click()
     sentence = main.get_by_text(re.compile(r"share \d+ items; α = .* disagree on \d+ items")).first
-    expect(sentence).to_be_visible(timeout=60_000)
+    expect(sentence).to_be_visible()
     m = re.search(r"(\S+) and (\S+) share", sentence.inner_text())
     assert m
     data = load_sample("case_review")
@@ -56,7 +56,7 @@ def test_item_opened_from_a_disagreement_row(offline_page, app_url, artifacts):
     _click_first_row(page, grid, main.get_by_role("heading", name=f"Item {first}"))
 
     # the explorer opens on that item, with every annotation
-    expect(page).to_have_url(re.compile(rf"/explorer\?item={re.escape(first)}$"), timeout=30_000)
+    expect(page).to_have_url(re.compile(rf"/explorer\?item={re.escape(first)}$"))
     view = annotators.item_view(data, first)
     metric = main.get_by_test_id("stMetric").filter(has_text="Annotators").first
     expect(metric).to_contain_text(str(view.n_annotators))
@@ -78,7 +78,7 @@ def test_annotator_deep_link_and_its_items(offline_page, app_url, artifacts):
     profile = annotators.annotator_profile(data, "lawyer_01")
     metric = main.get_by_test_id("stMetric").filter(has_text="Agrees with the majority").first
     expect(metric).to_contain_text(f"{profile.majority_agreement:.0%}")
-    expect(main.get_by_test_id("stPlotlyChart")).to_have_count(2, timeout=30_000)
+    expect(main.get_by_test_id("stPlotlyChart")).to_have_count(2)
     wait_for_app(page)
     page.screenshot(path=str(artifacts / "explorer_annotator.png"), full_page=True)
 
@@ -89,6 +89,6 @@ def test_annotator_deep_link_and_its_items(offline_page, app_url, artifacts):
     expect(page).to_have_url(re.compile(rf"/explorer\?item={re.escape(first)}$"))
     # back to the landing tables
     main.get_by_role("button", name="All items and annotators").click()
-    expect(main.get_by_role("tab", name="Annotators")).to_be_visible(timeout=30_000)
+    expect(main.get_by_role("tab", name="Annotators")).to_be_visible()
     expect(page.get_by_test_id("stException")).to_have_count(0)
     assert outside == [], f"requests left the app origin: {outside[:5]}"

@@ -13,11 +13,11 @@ from .conftest import APP_TIMEOUT_MS, wait_for_app
 
 def _open_graph(page: Page, app_url: str):
     page.goto(app_url)
-    expect(page.get_by_test_id("stMetricValue").first).to_be_visible(timeout=60_000)
+    expect(page.get_by_test_id("stMetricValue").first).to_be_visible()
     # navigate inside the session (a full page load would start a new session)
     page.get_by_test_id("stSidebarNavLink").get_by_text("Annotator graph", exact=True).click()
     main = page.get_by_test_id("stMain")
-    expect(main.get_by_role("heading", name="Signed graph")).to_be_visible(timeout=90_000)
+    expect(main.get_by_role("heading", name="Signed graph")).to_be_visible()
     return main
 
 
@@ -41,7 +41,7 @@ def test_graph_canvas_hover_and_legend_offline(offline_page, app_url, artifacts)
     main = _open_graph(page, app_url)
     iframe = page.frame_locator('[data-testid="stIFrame"] iframe, iframe').first
     canvas = iframe.locator("#mynetwork canvas").first
-    expect(canvas).to_be_visible(timeout=90_000)
+    expect(canvas).to_be_visible()
     frame = _network_frame(page)
 
     # every annotator of the default sample is a node, labelled with its id
@@ -103,9 +103,9 @@ def test_graph_compare_datasets_scatter(offline_page, app_url, artifacts):
     main.get_by_text("Compare datasets: α vs σ").click()
     main.get_by_text("Compute the comparison").click()
     chart = main.get_by_test_id("stPlotlyChart").filter(has_text="Figure 2").first
-    expect(chart).to_be_visible(timeout=90_000)
+    expect(chart).to_be_visible()
     # one labelled point per dataset (text of the sigma trace), paper reference points too
-    expect(chart.locator("g.textpoint").first).to_be_visible(timeout=30_000)
+    expect(chart.locator("g.textpoint").first).to_be_visible()
     texts = chart.locator("g.textpoint text").all_text_contents()
     assert any("case_review" in t for t in texts)
     assert any("ratings" in t for t in texts)
@@ -128,15 +128,15 @@ def test_user_strings_are_drawn_verbatim_in_the_graph(offline_page, app_url, art
         for j, name in enumerate([evil, "b", "c", "d"]):
             rows.append(f'{item},"{name}",{(item + (j // 2)) % 2}')
     page.goto(app_url)
-    expect(page.get_by_test_id("stMetricValue").first).to_be_visible(timeout=60_000)
+    expect(page.get_by_test_id("stMetricValue").first).to_be_visible()
     page.get_by_text("Load your own data").click()
     annotations_input(page).set_input_files(files=[{
         "name": "verbatim.csv", "mimeType": "text/csv",
         "buffer": ("\n".join(rows) + "\n").encode()}])
-    expect(page.get_by_text("Loaded verbatim.csv").first).to_be_visible(timeout=60_000)
+    expect(page.get_by_text("Loaded verbatim.csv").first).to_be_visible()
     page.get_by_test_id("stSidebarNavLink").get_by_text("Annotator graph", exact=True).click()
     main = page.get_by_test_id("stMain")
-    expect(main.get_by_role("heading", name="Signed graph")).to_be_visible(timeout=90_000)
+    expect(main.get_by_role("heading", name="Signed graph")).to_be_visible()
     frame = _network_frame(page)
     labels = frame.evaluate("() => nodes.get().map(n => n.label)")
     assert evil in labels and not any("&lt;" in str(x) or "&amp;" in str(x) for x in labels)

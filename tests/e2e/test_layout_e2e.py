@@ -28,10 +28,10 @@ def test_metric_values_are_not_cut_off_on_md_agreement(page: Page, app_url: str,
     path = shared_path("data", "md_agreement", "annotations.csv")
     page.set_viewport_size({"width": 1200, "height": 1400})
     page.goto(app_url)
-    expect(page.get_by_test_id("stMetricValue").first).to_be_visible(timeout=60_000)
+    expect(page.get_by_test_id("stMetricValue").first).to_be_visible()
     page.get_by_text("Load your own data").click()
     annotations_input(page).set_input_files(str(path))
-    expect(page.get_by_text("Loaded annotations.csv").first).to_be_visible(timeout=120_000)
+    expect(page.get_by_text("Loaded annotations.csv").first).to_be_visible()
     for title, marker in PAGES:
         page.get_by_test_id("stSidebarNavLink").get_by_text(title, exact=True).click()
         main = page.get_by_test_id("stMain")

@@ -10,18 +10,18 @@ from .conftest import wait_for_app
 
 def test_lewidi_demo_leaderboard(page: Page, app_url: str, artifacts):
     page.goto(app_url)
-    expect(page.get_by_test_id("stMetricValue").first).to_be_visible(timeout=60_000)
+    expect(page.get_by_test_id("stMetricValue").first).to_be_visible()
     page.get_by_test_id("stSidebarNavLink").get_by_text("LeWiDi scorer", exact=True).click()
     main = page.get_by_test_id("stMain")
-    expect(main.get_by_text("Use the synthetic demo").first).to_be_visible(timeout=60_000)
+    expect(main.get_by_text("Use the synthetic demo").first).to_be_visible()
     main.get_by_text("Use the synthetic demo").first.click()
-    expect(main.get_by_text("Leaderboard", exact=True).first).to_be_visible(timeout=120_000)
+    expect(main.get_by_text("Leaderboard", exact=True).first).to_be_visible()
     expect(main.get_by_text("Task A: soft labels").first).to_be_visible()
     expect(main.get_by_text("Manhattan distance (LeWiDi 2025, Task A) (lower is better)").first
            ).to_be_visible()
     expect(page.get_by_test_id("stException")).to_have_count(0)
     ci_plot = main.locator(".js-plotly-plot").first
-    expect(ci_plot).to_be_visible(timeout=60_000)
+    expect(ci_plot).to_be_visible()
     colours = ci_plot.locator(".scatterlayer path.point").evaluate_all(
         "els => els.map(e => e.style.fill)")
     assert len(colours) == 3 and len(set(colours)) == 3

@@ -12,9 +12,9 @@ from .conftest import wait_for_app
 def test_upload_shows_overview(page: Page, app_url: str, artifacts):
     page.goto(app_url)
     main = page.get_by_test_id("stMain")
-    expect(main.get_by_text("Items", exact=True).first).to_be_visible(timeout=60_000)
-    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240", timeout=60_000)
-    expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=60_000)
+    expect(main.get_by_text("Items", exact=True).first).to_be_visible()
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240")
+    expect(page.locator(".js-plotly-plot").first).to_be_visible()
     page.get_by_text("Load your own data").click()
     csv = (b"item_id,annotator_id,label\n"
            b"q1,<b>ann1</b>,yes\nq1,ann2,no\nq2,<b>ann1</b>,yes\nq2,ann2,yes\nq3,ann2,no\n"
@@ -22,9 +22,9 @@ def test_upload_shows_overview(page: Page, app_url: str, artifacts):
     annotations_input(page).set_input_files(
         files=[{"name": "mine.csv", "mimeType": "text/csv", "buffer": csv}]
     )
-    expect(page.get_by_text("Loaded mine.csv").first).to_be_visible(timeout=60_000)
-    expect(page.get_by_test_id("stMetricValue").first).to_have_text("3", timeout=60_000)
-    expect(page.locator(".js-plotly-plot").nth(2)).to_be_visible(timeout=60_000)
+    expect(page.get_by_text("Loaded mine.csv").first).to_be_visible()
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("3")
+    expect(page.locator(".js-plotly-plot").nth(2)).to_be_visible()
     wait_for_app(page)
     main.screenshot(path=str(artifacts / "overview_upload.png"))
     # the HTML-looking annotator name is data, never markup
@@ -33,15 +33,15 @@ def test_upload_shows_overview(page: Page, app_url: str, artifacts):
 
 def test_sidebar_sample_switch_and_navigation(page: Page, app_url: str, artifacts):
     page.goto(app_url)
-    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240", timeout=60_000)
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240")
     sidebar = page.get_by_test_id("stSidebar")
     sidebar.get_by_test_id("stSelectbox").click()
     page.get_by_role("option", name="Legal areas (multi-label)").click()
-    expect(page.get_by_test_id("stMetricValue").first).to_have_text("180", timeout=60_000)
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("180")
     page.get_by_test_id("stSidebarNavLink").get_by_text("Agreement", exact=True).click()
-    expect(page).to_have_url(f"{app_url}/agreement", timeout=30_000)
+    expect(page).to_have_url(f"{app_url}/agreement")
     page.get_by_test_id("stSidebarNavLink").get_by_text("Overview", exact=True).click()
-    expect(page.get_by_test_id("stMetricValue").first).to_have_text("180", timeout=60_000)
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("180")
     page.get_by_test_id("stMain").screenshot(path=str(artifacts / "overview_legal.png"))
 
 
@@ -49,65 +49,65 @@ def test_upload_survives_switching_to_a_sample_and_back(page: Page, app_url: str
     """The upload is named after its file, listed in the sidebar beside the
     samples, kept when a sample is picked, and picked again from the sidebar."""
     page.goto(app_url)
-    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240", timeout=60_000)
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240")
     sidebar = page.get_by_test_id("stSidebar")
     page.get_by_text("Load your own data").click()
     expect(page.get_by_text("a reload of the page clears them")).to_be_visible()
     csv = b"item_id,annotator_id,label\nq1,a,yes\nq1,b,no\nq2,a,yes\nq2,b,yes\nq3,b,no\nq3,a,no\n"
     annotations_input(page).set_input_files(
         files=[{"name": "ward_triage.csv", "mimeType": "text/csv", "buffer": csv}])
-    expect(page.get_by_test_id("stMetricValue").first).to_have_text("3", timeout=60_000)
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("3")
     selector = sidebar.get_by_test_id("stSelectbox")
     chosen = sidebar.get_by_role("combobox", name="Dataset")
-    expect(chosen).to_have_value("Uploaded: ward_triage", timeout=30_000)
+    expect(chosen).to_have_value("Uploaded: ward_triage")
     expect(sidebar.get_by_text("In use: ward_triage")).to_be_visible()
     sidebar.screenshot(path=str(artifacts / "sidebar_upload_in_use.png"))
 
     selector.click()
     page.get_by_role("option", name="Legal areas (multi-label)").click()
-    expect(page.get_by_test_id("stMetricValue").first).to_have_text("180", timeout=60_000)
-    expect(sidebar.get_by_text("In use: legal_areas")).to_be_visible(timeout=30_000)
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("180")
+    expect(sidebar.get_by_text("In use: legal_areas")).to_be_visible()
 
     selector.click()  # the upload is still listed
     page.get_by_role("option", name="Uploaded: ward_triage").click()
-    expect(page.get_by_test_id("stMetricValue").first).to_have_text("3", timeout=60_000)
-    expect(sidebar.get_by_text("In use: ward_triage")).to_be_visible(timeout=30_000)
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("3")
+    expect(sidebar.get_by_text("In use: ward_triage")).to_be_visible()
 
     # renaming the upload renames it in the sidebar
     name_box = page.get_by_role("textbox", name="Name of this upload")
     name_box.fill("Ward 3 triage")
     name_box.press("Enter")
-    expect(sidebar.get_by_text("In use: Ward 3 triage")).to_be_visible(timeout=30_000)
-    expect(chosen).to_have_value("Uploaded: Ward 3 triage", timeout=30_000)
+    expect(sidebar.get_by_text("In use: Ward 3 triage")).to_be_visible()
+    expect(chosen).to_have_value("Uploaded: Ward 3 triage")
     wait_for_app(page)
     page.screenshot(path=str(artifacts / "overview_upload_renamed.png"))
     selector.click()  # the renamed upload is still a working choice
     page.get_by_role("option", name="Ratings").first.click()
-    expect(sidebar.get_by_text("In use: ratings")).to_be_visible(timeout=60_000)
+    expect(sidebar.get_by_text("In use: ratings")).to_be_visible()
     selector.click()
     page.get_by_role("option", name="Uploaded: Ward 3 triage").click()
-    expect(page.get_by_test_id("stMetricValue").first).to_have_text("3", timeout=60_000)
-    expect(sidebar.get_by_text("In use: Ward 3 triage")).to_be_visible(timeout=30_000)
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("3")
+    expect(sidebar.get_by_text("In use: Ward 3 triage")).to_be_visible()
 
 
 def test_workbook_and_renamed_image_get_clear_answers(page: Page, app_url: str, artifacts):
     """In the browser: the uploader accepts .xlsx / .ods (no MIME refusal) and
     the app says "export as CSV"; a PNG renamed .csv is named as an image."""
     page.goto(app_url)
-    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240", timeout=60_000)
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240")
     page.get_by_text("Load your own data").click()
     workbook = b"PK\x03\x04[Content_Types].xml" + bytes(64)
     annotations_input(page).set_input_files(files=[{
         "name": "ward.xlsx", "buffer": workbook,
         "mimeType": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"}])
     alert = page.get_by_test_id("stAlertContentError")
-    expect(alert).to_contain_text("export the sheet as CSV", timeout=60_000)
+    expect(alert).to_contain_text("export the sheet as CSV")
     page.get_by_test_id("stMain").get_by_test_id("stFileUploader").first.screenshot(
         path=str(artifacts / "overview_xlsx_answer.png"))
     png = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4
     annotations_input(page).set_input_files(
         files=[{"name": "scan.csv", "mimeType": "text/csv", "buffer": png}])
-    expect(alert).to_contain_text("looks like a PNG image", timeout=60_000)
+    expect(alert).to_contain_text("looks like a PNG image")
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("240")
     page.get_by_test_id("stMain").screenshot(path=str(artifacts / "overview_png_answer.png"))
 
@@ -116,15 +116,15 @@ def test_chart_labels_show_user_strings_verbatim(page: Page, app_url: str, artif
     """A label written `<b>x</b>` is drawn as typed (not bold, not
     `&lt;b&gt;`), and 0 / 1 labels are categories without -0.5 / 0.5 ticks."""
     page.goto(app_url)
-    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240", timeout=60_000)
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240")
     page.get_by_text("Load your own data").click()
     csv = (b"item_id,annotator_id,label\n1,a,<b>x</b>\n1,b,0\n2,a,1\n2,b,<b>x</b>\n"
            b"3,a,0\n3,b,1\n")
     annotations_input(page).set_input_files(
         files=[{"name": "tags.csv", "mimeType": "text/csv", "buffer": csv}])
-    expect(page.get_by_test_id("stMetricValue").first).to_have_text("3", timeout=60_000)
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("3")
     chart = page.locator(".js-plotly-plot").first
-    expect(chart).to_be_visible(timeout=60_000)
+    expect(chart).to_be_visible()
     wait_for_app(page)
     ticks = chart.locator(".xtick text").all_text_contents()
     assert ticks == ["0", "1", "<b>x</b>"], ticks

@@ -30,7 +30,7 @@ def test_page_renders_offline_without_exception(offline_page, app_url, artifacts
                                                 sample, marker):
     page, outside = offline_page
     page.goto(app_url)
-    expect(page.get_by_test_id("stMetricValue").first).to_be_visible(timeout=60_000)
+    expect(page.get_by_test_id("stMetricValue").first).to_be_visible()
     if sample is not None:
         page.get_by_test_id("stSidebar").get_by_test_id("stSelectbox").click()
         page.get_by_role("option", name=sample).click()
@@ -39,7 +39,7 @@ def test_page_renders_offline_without_exception(offline_page, app_url, artifacts
     page.get_by_test_id("stSidebarNavLink").get_by_text(title, exact=True).click()
     main = page.get_by_test_id("stMain")
     # the first VISIBLE match: a term may also occur in a closed "What does this mean?" expander
-    expect(main.get_by_text(marker).filter(visible=True).first).to_be_visible(timeout=90_000)
+    expect(main.get_by_text(marker).filter(visible=True).first).to_be_visible()
     wait_for_app(page)
     expect(page.get_by_test_id("stException")).to_have_count(0)
     expect(main.get_by_text("Not built yet")).to_have_count(0)
@@ -54,19 +54,19 @@ def test_signed_graph_draws_on_canvas_offline(offline_page, app_url, artifacts):
     page, outside = offline_page
     page.goto(f"{app_url}/graph")
     frame = page.frame_locator('[data-testid="stIFrame"] iframe, iframe').first
-    expect(frame.locator("canvas").first).to_be_visible(timeout=90_000)
+    expect(frame.locator("canvas").first).to_be_visible()
     assert outside == []
 
 
 def test_training_lab_trains_and_plots_deltas(page: Page, app_url: str, artifacts):
     page.goto(app_url)
-    expect(page.get_by_test_id("stMetricValue").first).to_be_visible(timeout=60_000)
+    expect(page.get_by_test_id("stMetricValue").first).to_be_visible()
     page.get_by_test_id("stSidebarNavLink").get_by_text("Training lab", exact=True).click()
     main = page.get_by_test_id("stMain")
     main.get_by_role("button", name="Train", exact=True).click()
     expect(main.get_by_text("Scores with 95% intervals over seeds").first).to_be_visible(
         timeout=180_000)
-    expect(main.locator(".js-plotly-plot").first).to_be_visible(timeout=30_000)
+    expect(main.locator(".js-plotly-plot").first).to_be_visible()
     expect(page.get_by_test_id("stException")).to_have_count(0)
     wait_for_app(page)
     main.screenshot(path=str(artifacts / "training_lab_deltas.png"))

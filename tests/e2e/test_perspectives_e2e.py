@@ -14,10 +14,10 @@ from .conftest import annotations_input, wait_for_app
 
 def test_split_download_predict_upload(page: Page, app_url: str, artifacts):
     page.goto(app_url)
-    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240", timeout=60_000)
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240")
     page.get_by_test_id("stSidebarNavLink").get_by_text("Perspectives", exact=True).click()
     main = page.get_by_test_id("stMain")
-    expect(main.get_by_text("Test instances").first).to_be_visible(timeout=60_000)
+    expect(main.get_by_text("Test instances").first).to_be_visible()
     with page.expect_download() as download_info:
         main.get_by_role("button", name="Download test pairs to predict (CSV)").click()
     path = artifacts / "perspectives_test_pairs.csv"
@@ -42,11 +42,11 @@ def test_split_download_predict_upload(page: Page, app_url: str, artifacts):
     wait_for_app(page)
     chart.screenshot(path=str(artifacts / "perspectives_comparison.png"))
     page.get_by_role("tab", name="Per trait").click()
-    expect(main.locator(".js-plotly-plot").last).to_be_visible(timeout=30_000)
+    expect(main.locator(".js-plotly-plot").last).to_be_visible()
     wait_for_app(page)
     main.screenshot(path=str(artifacts / "perspectives_upload.png"))
     trait = main.locator(".st-key-perspectives-trait_bars .js-plotly-plot").first
-    expect(trait).to_be_visible(timeout=30_000)
+    expect(trait).to_be_visible()
     trait.screenshot(path=str(artifacts / "perspectives_trait_bars.png"))
 
 
@@ -57,15 +57,15 @@ def test_zero_f1_is_shown_and_explained(page: Page, app_url: str, artifacts):
     rows = "item_id,annotator_id,label\n" + "".join(
         f"t{t:02d},u{u:02d},{int(rng.random() < 0.08)}\n" for t in range(30) for u in range(24))
     page.goto(app_url)
-    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240", timeout=60_000)
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240")
     annotations_input(page).set_input_files(files=[
         {"name": "rare.csv", "mimeType": "text/csv", "buffer": rows.encode()}])
-    expect(page.get_by_test_id("stMetricValue").first).to_have_text("30", timeout=60_000)
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("30")
     page.get_by_test_id("stSidebarNavLink").get_by_text("Perspectives", exact=True).click()
     main = page.get_by_test_id("stMain")
-    expect(main.get_by_text("Every model scores F1 = 0").first).to_be_visible(timeout=60_000)
+    expect(main.get_by_text("Every model scores F1 = 0").first).to_be_visible()
     chart = main.locator(".st-key-perspectives-cmp_chart .js-plotly-plot").first
-    expect(chart).to_be_visible(timeout=30_000)
+    expect(chart).to_be_visible()
     labels = chart.locator(".bartext").all_text_contents()
     assert labels and set(labels) == {"0.00"}, labels
     expect(page.get_by_test_id("stException")).to_have_count(0)

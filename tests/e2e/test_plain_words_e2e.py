@@ -17,10 +17,10 @@ PAGES = ["Overview", "Soft vs hard metrics", "Certainty", "Agreement", "Perspect
 
 def test_explanations_open_deeper_and_lead_to_the_glossary(page: Page, app_url: str, artifacts):
     page.goto(app_url)
-    expect(page.get_by_test_id("stMetricValue").first).to_be_visible(timeout=60_000)
+    expect(page.get_by_test_id("stMetricValue").first).to_be_visible()
     page.get_by_test_id("stSidebarNavLink").get_by_text("Agreement", exact=True).click()
     main = page.get_by_test_id("stMain")
-    expect(main.get_by_role("heading", name="Agreement").first).to_be_visible(timeout=60_000)
+    expect(main.get_by_role("heading", name="Agreement").first).to_be_visible()
     expander = main.get_by_test_id("stExpander").filter(has_text="What do these mean?").first
     # plain words first, the reading and the formula only after one click
     expect(main.get_by_text("Agreement among annotators beyond what chance would give").first
@@ -31,23 +31,23 @@ def test_explanations_open_deeper_and_lead_to_the_glossary(page: Page, app_url: 
     expect(reading).to_be_visible()
     expander.screenshot(path=str(artifacts / "plain_words_expander.png"))
     expander.get_by_text("All terms in the Glossary").click()
-    expect(main.get_by_role("heading", name="Glossary")).to_be_visible(timeout=30_000)
+    expect(main.get_by_role("heading", name="Glossary")).to_be_visible()
     expect(main.get_by_text("Systematicity (sigma)").first).to_be_visible()
     main.get_by_role("textbox", name="Find a term").fill("certainty")
     main.get_by_role("textbox", name="Find a term").press("Enter")
-    expect(main.get_by_text("Annotation certainty").first).to_be_visible(timeout=30_000)
+    expect(main.get_by_text("Annotation certainty").first).to_be_visible()
     expect(main.get_by_text("Systematicity (sigma)")).to_have_count(0)
     page.screenshot(path=str(artifacts / "glossary.png"), full_page=True)
 
 
 def test_no_page_speaks_in_seed_numbers(page: Page, app_url: str):
     page.goto(app_url)
-    expect(page.get_by_test_id("stMetricValue").first).to_be_visible(timeout=60_000)
+    expect(page.get_by_test_id("stMetricValue").first).to_be_visible()
     internal = re.compile(r"\bseed[ -]?00\d\b", re.IGNORECASE)
     for title in PAGES:
         page.get_by_test_id("stSidebarNavLink").get_by_text(title, exact=True).click()
         main = page.get_by_test_id("stMain")
-        expect(main.locator("h1").first).to_be_visible(timeout=90_000)
+        expect(main.locator("h1").first).to_be_visible()
         wait_for_app(page)
         text = main.inner_text()
         assert not internal.search(text), (title, internal.search(text).group(0))

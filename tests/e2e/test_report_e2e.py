@@ -28,11 +28,11 @@ def _export(page: Page, target: Path) -> Path:
         if build.count():
             build.click()
         try:
-            expect(download_button).to_be_visible(timeout=30_000)
+            expect(download_button).to_be_visible()
         except AssertionError:
             continue
-    expect(download_button).to_be_visible(timeout=60_000)
-    with page.expect_download(timeout=60_000) as info:
+    expect(download_button).to_be_visible()
+    with page.expect_download() as info:
         download_button.click()
     info.value.save_as(target)
     return target
@@ -66,8 +66,8 @@ def test_report_exported_and_opened_offline(offline_page, app_url: str, browser:
                                             artifacts):
     page, outside = offline_page
     page.goto(app_url)
-    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240", timeout=60_000)
-    expect(page.locator(".js-plotly-plot")).to_have_count(4, timeout=60_000)  # run finished
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240")
+    expect(page.locator(".js-plotly-plot")).to_have_count(4)  # run finished
     path = _export(page, artifacts / "report_case_review.html")
     page.mouse.move(700, 900)  # no tooltip over the sidebar
     wait_for_app(page)
@@ -78,7 +78,7 @@ def test_report_exported_and_opened_offline(offline_page, app_url: str, browser:
     report, blocked, errors, dialogs = _open_offline(browser, path)
     expect(report.get_by_role("heading", name="Disagreement report")).to_be_visible()
     plots = report.locator(".js-plotly-plot")
-    expect(plots).to_have_count(3, timeout=30_000)  # labels, entropy, pairwise heatmap
+    expect(plots).to_have_count(3)  # labels, entropy, pairwise heatmap
     expect(report.locator("#fig-heatmap .main-svg").first).to_be_visible()
     expect(report.locator("#fig-labels .xtick").first).to_be_visible()
     expect(report.get_by_text("Cramér's V = 1.00")).to_be_visible()
@@ -94,7 +94,7 @@ def test_report_of_an_upload_shows_markup_as_text(offline_page, app_url: str, br
                                                   artifacts):
     page, outside = offline_page
     page.goto(app_url)
-    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240", timeout=60_000)
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240")
     page.get_by_text("Load your own data").click()
     rows = ["item_id,annotator_id,label"]
     for item in ("q1", "q2", "q3", "q4"):
@@ -102,12 +102,12 @@ def test_report_of_an_upload_shows_markup_as_text(offline_page, app_url: str, br
                  f"{item},<b>ann4</b>,yes"]
     annotations_input(page).set_input_files(files=[{
         "name": "evil.csv", "mimeType": "text/csv", "buffer": "\n".join(rows).encode()}])
-    expect(page.get_by_text("Loaded evil.csv").first).to_be_visible(timeout=60_000)
+    expect(page.get_by_text("Loaded evil.csv").first).to_be_visible()
     path = _export(page, artifacts / "report_evil.html")
     assert outside == []
 
     report, blocked, errors, dialogs = _open_offline(browser, path)
-    expect(report.locator(".js-plotly-plot").first).to_be_visible(timeout=30_000)
+    expect(report.locator(".js-plotly-plot").first).to_be_visible()
     items = report.locator("#sec-items")
     expect(items.get_by_text(EVIL).first).to_be_visible()  # shown as typed, never run
     expect(items.get_by_text("<b>ann4</b>").first).to_be_visible()

@@ -25,24 +25,23 @@ def _desk_name(page: Page, name: str) -> Locator:
     """Desk mode: name the reviewer once for this browser session."""
     main = page.get_by_test_id("stMain")
     name_box = main.get_by_label("Your name (fixed for this browser session)")
-    expect(name_box).to_be_visible(timeout=60_000)
+    expect(name_box).to_be_visible()
     name_box.fill(name)
     main.get_by_role("button", name="Start reviewing").click()
-    expect(main.get_by_text("reviewing as").first).to_be_visible(timeout=60_000)
+    expect(main.get_by_text("reviewing as").first).to_be_visible()
     return main
 
 
 def _session_count(main: Locator, n: int) -> None:
-    expect(main.get_by_test_id("stMetricValue").first).to_have_text(f"{n} of 20",
-                                                                     timeout=60_000)
+    expect(main.get_by_test_id("stMetricValue").first).to_have_text(f"{n} of 20")
 
 
 def _judge_case(main: Locator, choices: list[str], n: int, *, screenshot=None) -> None:
     """Skip the own label, answer the three pairs of the case, save; ``n`` cases done after."""
     skip = main.get_by_role("button", name="Skip")
-    expect(skip).to_be_visible(timeout=60_000)
+    expect(skip).to_be_visible()
     skip.click()
-    expect(skip).to_have_count(0, timeout=60_000)
+    expect(skip).to_have_count(0)
     # every output of the case side by side, blind
     for letter in "ABC":
         expect(main.get_by_text(f"Output {letter}", exact=True).first).to_be_visible(
@@ -50,9 +49,9 @@ def _judge_case(main: Locator, choices: list[str], n: int, *, screenshot=None) -
     for question, choice in zip(PAIRS, choices, strict=True):
         group = main.get_by_test_id("stRadio").filter(has_text=question)
         group.get_by_text(choice, exact=True).click()
-        expect(group.get_by_role("radio", name=choice)).to_be_checked(timeout=60_000)
+        expect(group.get_by_role("radio", name=choice)).to_be_checked()
     save = main.get_by_role("button", name="Save judgements for this case")
-    expect(save).to_be_enabled(timeout=60_000)
+    expect(save).to_be_enabled()
     if screenshot:
         main.screenshot(path=screenshot)
     save.click()
@@ -73,7 +72,7 @@ def test_case_pairs_together_undo_then_meta_evaluation(browser: Browser, review_
                     screenshot=str(artifacts / "review_case.png"))
         # too few judgements: the meta-evaluation says how many more, no degenerate charts
         page.get_by_role("tab", name="Meta-evaluation").click()
-        expect(main.get_by_text("7 more judgements needed")).to_be_visible(timeout=60_000)
+        expect(main.get_by_text("7 more judgements needed")).to_be_visible()
         expect(main.locator(".js-plotly-plot").filter(visible=True)).to_have_count(0)
         main.screenshot(path=str(artifacts / "review_needed.png"))
         page.get_by_role("tab", name="Review").click()
@@ -81,7 +80,7 @@ def test_case_pairs_together_undo_then_meta_evaluation(browser: Browser, review_
                     2)
         main.get_by_text("Your judgements on this dataset (6)").click()
         history = main.get_by_test_id("stDataFrame").filter(visible=True).last
-        expect(history).to_be_visible(timeout=60_000)
+        expect(history).to_be_visible()
         history.screenshot(path=str(artifacts / "review_history.png"))
         store = ReviewStore(db)
         assert len(store) == 6 and store.judgements()["item_id"].nunique() == 2
@@ -119,15 +118,15 @@ def test_case_pairs_together_undo_then_meta_evaluation(browser: Browser, review_
         page = ann.new_page()
         page.goto(f"{url}/review")  # a new browser session: this browser remembers the name
         main = page.get_by_test_id("stMain")
-        expect(main.get_by_text("reviewing as").first).to_be_visible(timeout=60_000)
+        expect(main.get_by_text("reviewing as").first).to_be_visible()
         expect(main.get_by_text("Ann").first).to_be_visible()
         page.get_by_role("tab", name="Meta-evaluation").click()
-        expect(main.get_by_text("by 2 reviewers")).to_be_visible(timeout=60_000)
+        expect(main.get_by_text("by 2 reviewers")).to_be_visible()
         expect(main.get_by_text("Human scores (rank centrality)").first).to_be_visible()
         expect(main.get_by_test_id("stDataFrame").filter(visible=True).first).to_be_visible(
             timeout=60_000)
         trend = main.locator(".js-plotly-plot").filter(has_text="Metric value vs human score")
-        expect(trend).to_be_visible(timeout=60_000)
+        expect(trend).to_be_visible()
         wait_for_app(page)
         main.screenshot(path=str(artifacts / "review_meta.png"))
         trend.screenshot(path=str(artifacts / "review_metric_trends.png"))

@@ -14,10 +14,10 @@ from .conftest import wait_for_app
 @pytest.mark.slow
 def test_long_run_shows_running_state_and_stop_ends_it(page: Page, app_url: str, artifacts):
     page.goto(app_url)
-    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240", timeout=60_000)
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240")
     page.get_by_test_id("stSidebarNavLink").get_by_text("Training lab", exact=True).click()
     train = page.get_by_test_id("stBaseButton-primaryFormSubmit")
-    expect(train).to_be_visible(timeout=60_000)
+    expect(train).to_be_visible()
     # every method, five seeds from a seed no other test used (results are cached per seed)
     page.get_by_role("spinbutton", name="Repeats per method (random starts)").fill("5")
     page.get_by_role("spinbutton", name="First random seed").fill(str(random.randint(100, 9_000)))
@@ -29,7 +29,7 @@ def test_long_run_shows_running_state_and_stop_ends_it(page: Page, app_url: str,
     stop = status.get_by_role("button", name="Stop")
     expect(stop).to_be_visible()
     progress = page.get_by_test_id("stProgress")
-    expect(progress).to_contain_text("training", ignore_case=True, timeout=30_000)
+    expect(progress).to_contain_text("training", ignore_case=True)
     expect(status.get_by_test_id("stStatusWidgetRunningIcon")).to_be_visible()
     # the whole run takes ~9 s on a quiet 2-core box: stop it early (no waiting here), so that a
     # fast machine cannot finish it before the click
@@ -37,7 +37,7 @@ def test_long_run_shows_running_state_and_stop_ends_it(page: Page, app_url: str,
 
     stop.click()
     page.screenshot(path=str(artifacts / "running_state.png"))
-    expect(status.get_by_test_id("stStatusWidgetRunningIcon")).to_have_count(0, timeout=30_000)
+    expect(status.get_by_test_id("stStatusWidgetRunningIcon")).to_have_count(0)
     stopped_at = progress.inner_text()
     assert "done" not in stopped_at  # the run ended early, not by finishing
     wait_for_app(page)

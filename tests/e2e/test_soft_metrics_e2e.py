@@ -14,13 +14,13 @@ from .conftest import wait_for_app
 
 def test_soft_metrics_page_shows_table_and_chart(page: Page, app_url: str, artifacts):
     page.goto(app_url)
-    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240", timeout=60_000)
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240")
     page.get_by_test_id("stSidebarNavLink").get_by_text("Soft vs hard metrics", exact=True).click()
     main = page.get_by_test_id("stMain")
-    expect(main.get_by_text("All metrics, every model").first).to_be_visible(timeout=60_000)
-    expect(main.get_by_test_id("stDataFrame").first).to_be_visible(timeout=60_000)
+    expect(main.get_by_text("All metrics, every model").first).to_be_visible()
+    expect(main.get_by_test_id("stDataFrame").first).to_be_visible()
     rank_plot = main.locator(".js-plotly-plot").filter(has_text="Rank of each model").first
-    expect(rank_plot).to_be_visible(timeout=60_000)
+    expect(rank_plot).to_be_visible()
     # human metric names on the axis, a horizontal legend with every model, nothing clipped
     expect(rank_plot.locator(".xtick").filter(has_text="Soft accuracy").first).to_be_attached()
     expect(rank_plot.locator(".xtick").filter(has_text="soft_accuracy")).to_have_count(0)
@@ -37,9 +37,9 @@ def test_soft_metrics_page_shows_table_and_chart(page: Page, app_url: str, artif
     rank_plot.screenshot(path=str(artifacts / "soft_metrics_rank_plot.png"))
 
     page.get_by_role("tab", name="Items").click()
-    expect(main.get_by_text("Item drill-down").first).to_be_visible(timeout=60_000)
+    expect(main.get_by_text("Item drill-down").first).to_be_visible()
     expect(main.locator(".js-plotly-plot").filter(has_text="Human judgements vs model").first
-           ).to_be_visible(timeout=60_000)
+           ).to_be_visible()
     wait_for_app(page)
     main.screenshot(path=str(artifacts / "soft_metrics_items.png"))
     drill = main.locator(".js-plotly-plot").filter(has_text="Human judgements vs model").first
@@ -50,19 +50,19 @@ def test_soft_metrics_page_shows_table_and_chart(page: Page, app_url: str, artif
     scatter.screenshot(path=str(artifacts / "soft_metrics_item_scatter.png"))
     page.get_by_role("tab", name="Classes").click()
     classes = main.locator(".js-plotly-plot").filter(has_text="Class-wise soft").first
-    expect(classes).to_be_visible(timeout=60_000)
+    expect(classes).to_be_visible()
     wait_for_app(page)
     classes.screenshot(path=str(artifacts / "soft_metrics_classes.png"))
 
     page.get_by_role("tab", name="Figure 1 explainer").click()
-    expect(main.get_by_text("Soft accuracy", exact=True).first).to_be_visible(timeout=30_000)
+    expect(main.get_by_text("Soft accuracy", exact=True).first).to_be_visible()
     expect(main.get_by_test_id("stMetricValue").filter(has_text="0.7000").first).to_be_visible()
     page.get_by_role("tab", name="Table 2 simulator").click()
     page.get_by_role("button", name="Run simulation").click()
     expect(main.get_by_text("K=10, α=10, β=10, B=500, rows=1000, seed 0").first).to_be_visible(
         timeout=60_000)
     expect(main.locator(".js-plotly-plot").filter(has_text="Correlation across pairs").first
-           ).to_be_visible(timeout=60_000)
+           ).to_be_visible()
     wait_for_app(page)
     main.screenshot(path=str(artifacts / "soft_metrics_simulator.png"))
 
@@ -88,10 +88,10 @@ def test_many_models_legend_not_clipped_and_names_verbatim(page: Page, app_url: 
     """15 uploaded models + 3 bundled: the legend sits under the plot, inside the figure, every
     model has its own colour, and a model named <b>bold</b> shows as typed."""
     page.goto(app_url)
-    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240", timeout=60_000)
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240")
     page.get_by_test_id("stSidebarNavLink").get_by_text("Soft vs hard metrics", exact=True).click()
     main = page.get_by_test_id("stMain")
-    expect(main.get_by_text("All metrics, every model").first).to_be_visible(timeout=60_000)
+    expect(main.get_by_text("All metrics, every model").first).to_be_visible()
     uploader = (main.get_by_test_id("stFileUploader").filter(has_text="Add predictions")
                 .get_by_test_id("stFileUploaderDropzoneInput"))
     uploader.set_input_files(files=[{"name": "many.csv", "mimeType": "text/csv",
@@ -99,7 +99,7 @@ def test_many_models_legend_not_clipped_and_names_verbatim(page: Page, app_url: 
     expect(main.get_by_text("Added predictions of 15 model(s)").first).to_be_visible(
         timeout=120_000)
     rank_plot = main.locator(".js-plotly-plot").filter(has_text="Rank of each model").first
-    expect(rank_plot.locator(".legend .traces")).to_have_count(18, timeout=120_000)
+    expect(rank_plot.locator(".legend .traces")).to_have_count(18)
     expect(rank_plot.locator(".legend").get_by_text("<b>bold</b>", exact=True)).to_be_visible()
     plot_box = rank_plot.bounding_box()
     legend_box = rank_plot.locator(".legend").bounding_box()

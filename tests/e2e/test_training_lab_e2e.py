@@ -17,23 +17,22 @@ from .conftest import wait_for_app
 @pytest.mark.slow
 def test_progress_shows_time_left_and_stop_interrupts(page: Page, app_url: str, artifacts):
     page.goto(app_url)
-    expect(page.get_by_test_id("stMetricValue").first).to_be_visible(timeout=60_000)
+    expect(page.get_by_test_id("stMetricValue").first).to_be_visible()
     page.get_by_test_id("stSidebarNavLink").get_by_text("Training lab", exact=True).click()
     main = page.get_by_test_id("stMain")
     repeats = main.get_by_role("spinbutton", name="Repeats per method (random starts)")
-    expect(repeats).to_be_visible(timeout=60_000)
+    expect(repeats).to_be_visible()
     repeats.fill("5")
     main.get_by_role("button", name="Train", exact=True).click()
     bar = main.get_by_test_id("stProgress")
-    expect(bar).to_contain_text(re.compile(r"Training .+ \(\w+\), \d+ of \d+ · seed \d+"),
-                                timeout=60_000)
-    expect(bar).to_contain_text(re.compile(r"elapsed · about .+ left"), timeout=60_000)
+    expect(bar).to_contain_text(re.compile(r"Training .+ \(\w+\), \d+ of \d+ · seed \d+"))
+    expect(bar).to_contain_text(re.compile(r"elapsed · about .+ left"))
     expect(main.get_by_text("Training runs here, in this page").first).to_be_visible()
     main.screenshot(path=str(artifacts / "training_lab_progress.png"))  # mid-run: no idle wait
 
     page.get_by_role("button", name="Stop").click()
     status = page.get_by_test_id("stStatusWidget")
-    expect(status.get_by_role("button", name="Stop")).to_have_count(0, timeout=30_000)
+    expect(status.get_by_role("button", name="Stop")).to_have_count(0)
     # the bar says it stopped and what is kept; no stale "about ... left"
     expect(bar).to_contain_text(re.compile(r"Stopped after .+: \d+ of \d+ methods trained"))
     expect(bar).not_to_contain_text("left")
@@ -46,7 +45,7 @@ def test_progress_shows_time_left_and_stop_interrupts(page: Page, app_url: str, 
     main.get_by_role("button", name="Train", exact=True).click()  # resumes
     expect(main.get_by_text("Scores with 95% intervals").first).to_be_visible(timeout=300_000)
     delta = main.locator(".js-plotly-plot").filter(has_text="Difference to majority voting")
-    expect(delta.first).to_be_visible(timeout=30_000)
+    expect(delta.first).to_be_visible()
     expect(page.get_by_test_id("stException")).to_have_count(0)
     expect(main.get_by_text("Training runs here, in this page")).to_have_count(0)  # done: gone
     delta.first.scroll_into_view_if_needed()
