@@ -1,11 +1,9 @@
-"""hlv_core.cli._output: the one JSON writer (NaN -> null with reasons) and the one error line;
-the same bytes as the five NaN -> null loops it replaces."""
+"""hlv_core.cli._output: the one JSON writer (NaN -> null with reasons) and the one error line."""
 
 from __future__ import annotations
 
 import io
 import json
-import math
 
 import numpy as np
 import pandas as pd
@@ -14,29 +12,6 @@ import pytest
 from hlv_core.cli import _output
 from hlv_core.cli._output import error_line, jsonable, records, set_text_hook, write_json
 from hlv_core.io import DataError
-
-
-def _metrics_loop(table):
-    """Copy of the JSON branch of cli/metrics.py and cli/lab.py (commit 06b6ab3)."""
-    recs = table.to_dict(orient="records")
-    for record in recs:
-        for key, value in record.items():
-            if isinstance(value, float) and math.isnan(value):
-                record[key] = None
-    return json.dumps(recs, indent=2)
-
-
-def _review_records(frame):
-    """Copy of ``_records`` in cli/review.py (commit 06b6ab3)."""
-    recs = frame.to_dict(orient="records")
-    for record in recs:
-        for key, value in record.items():
-            if isinstance(value, float) and math.isnan(value):
-                record[key] = None
-            elif hasattr(value, "item"):
-                record[key] = value.item()
-    return recs
-
 
 TABLE = pd.DataFrame({
     "model": ["a", "b", "c"], "metric": ["soft_accuracy"] * 3,
@@ -50,12 +25,49 @@ def _write(payload, **kwargs):
     return buffer.getvalue(), n
 
 
-def test_same_text_as_the_cli_loops():
+# TABLE as the CLI prints it: a list of objects, two-space indent, NaN -> null, numpy scalars
+# as plain JSON numbers and booleans (written out by hand)
+TABLE_JSON = """[
+  {
+    "model": "a",
+    "metric": "soft_accuracy",
+    "value": 0.5,
+    "n_items": 3,
+    "multilabel": false
+  },
+  {
+    "model": "b",
+    "metric": "soft_accuracy",
+    "value": null,
+    "n_items": 4,
+    "multilabel": true
+  },
+  {
+    "model": "c",
+    "metric": "soft_accuracy",
+    "value": 1.0,
+    "n_items": 5,
+    "multilabel": false
+  }
+]
+"""
+
+
+def test_table_text_and_records_by_hand():
     text, n = _write(TABLE)
-    assert text == _metrics_loop(TABLE) + "\n"
+    assert text == TABLE_JSON
     assert n == 1
-    assert records(TABLE) == _review_records(TABLE)
-    clean = {"alpha": 0.25, "ci_low": float("nan")}  # cli/agreement.py and perspectives _clean
+    recs = records(TABLE)
+    assert recs == [
+        {"model": "a", "metric": "soft_accuracy", "value": 0.5, "n_items": 3, "multilabel": False},
+        {"model": "b", "metric": "soft_accuracy", "value": None, "n_items": 4, "multilabel": True},
+        {"model": "c", "metric": "soft_accuracy", "value": 1.0, "n_items": 5, "multilabel": False},
+    ]
+    # plain Python values, not numpy scalars (np.int64(3) == 3 would hide that)
+    assert [type(r["n_items"]) for r in recs] == [int] * 3
+    assert [type(r["multilabel"]) for r in recs] == [bool] * 3
+    assert [type(r["value"]) for r in recs] == [float, type(None), float]
+    clean = {"alpha": 0.25, "ci_low": float("nan")}
     assert jsonable(clean) == {"alpha": 0.25, "ci_low": None}
 
 

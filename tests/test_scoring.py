@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import math
-import warnings
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -12,7 +9,7 @@ import pytest
 from hlv_core import review
 from hlv_core import soft_metrics as sm
 from hlv_core.cli.metrics import metrics_table
-from hlv_core.io import DataError, load, load_predictions, prediction_matrix
+from hlv_core.io import DataError, load, prediction_matrix
 from hlv_core.samples import load_sample, sample_path
 from hlv_core.scoring import (
     SCORE_COLUMNS,
@@ -25,71 +22,6 @@ from hlv_core.scoring import (
 )
 
 SAMPLES = ["case_review", "legal_areas", "ratings"]
-
-
-def _old_metrics_table(
-    annotations: str,
-    predictions: str,
-    *,
-    multilabel: bool | None = None,
-    skip_undefined: bool = False,
-    n_boot: int = 0,
-    seed: int = 0,
-) -> pd.DataFrame:
-    """One row per (model, metric) with ``value`` (+ ``lower``, ``upper`` when ``n_boot > 0``),
-    ``n_items`` (items the model predicted), ``n_items_total`` (items of the dataset),
-    ``multilabel`` and ``note`` (why a NaN value is undefined). ``multilabel=None`` follows the dataset's task.
-    Verbatim copy of ``cli.metrics.metrics_table`` before it called ``score_models`` (h1 step 8)."""
-    dataset = load(annotations)
-    if dataset.task == "ranking":
-        raise DataError(
-            "soft/hard metrics need multiclass, rating or multilabel annotations; this file "
-            "holds rankings.",
-            source=str(annotations),
-            fix="use the certainty command for ranked data.",
-        )
-    if str(predictions).lower().endswith(".zip"):
-        raise DataError(
-            "a zip of predictions (a Codabench res.zip?) is not a predictions table.",
-            source=str(predictions),
-            fix="score LeWiDi submissions with 'python -m hlv_core lewidi GOLD res.zip'.",
-        )
-    preds = load_predictions(predictions, dataset)
-    if "annotator_id" in preds.columns:
-        raise DataError(
-            "per-annotator predictions (a LeWiDi Task B / perspectivist file) are not item-level "
-            "distributions; the soft/hard metrics would be meaningless.",
-            source=str(predictions),
-            fix="score LeWiDi files with 'python -m hlv_core lewidi GOLD SUBMISSION' (and other "
-            "per-annotator predictions with 'perspectives').",
-        )
-    ml = dataset.task == "multilabel" if multilabel is None else multilabel
-    P_all = dataset.judgements_array()
-    position = pd.Index(dataset.item_ids)
-    values = dataset.label_numeric_values() if dataset.task == "rating" else None
-    rows = []
-    for model in pd.unique(preds["model"]):
-        item_ids, Q = prediction_matrix(preds, dataset, model)
-        P = P_all[position.get_indexer(item_ids)]
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", sm.UndefinedMetricWarning)
-            result = sm.evaluate(P, Q, multilabel=ml, skip_undefined=skip_undefined, lewidi=True,
-                                 ordinal_values=values)
-            ci = (sm.bootstrap_ci(P, Q, multilabel=ml, n_boot=n_boot, seed=seed,
-                                  skip_undefined=skip_undefined, lewidi=True,
-                                  ordinal_values=values) if n_boot > 0 else None)
-        notes = sm.undefined_notes(P, Q, multilabel=ml, labels=list(dataset.labels))
-        for metric, value in result.items():
-            row = {"model": model, "metric": metric, "group": sm.METRIC_INFO[metric][0],
-                   "value": value, "n_items": len(item_ids),
-                   "n_items_total": dataset.n_items, "multilabel": ml,
-                   "note": sm.undefined_reason(metric, float(value), notes)}
-            if ci is not None:
-                row["lower"] = ci["lower"].get(metric, math.nan)
-                row["upper"] = ci["upper"].get(metric, math.nan)
-                row["seed"] = seed
-            rows.append(row)
-    return pd.DataFrame(rows)
 
 
 def _partial(preds: pd.DataFrame, model: str, drop: int) -> pd.DataFrame:
@@ -129,16 +61,63 @@ def test_score_model_on_the_items_a_model_predicts(name, n_boot):
     assert score_model(dataset, preds, "weak").table["n_items"].iloc[0] == dataset.n_items - 7
 
 
+# Four coders, three items; model "m" predicts every item, model "h" only i3.
+# P (neg, pos): i1 (0.5, 0.5), i2 (0.75, 0.25), i3 (0, 1).
+TOY = ("item_id,annotator_id,label\n"
+       "i1,a,pos\ni1,b,pos\ni1,c,neg\ni1,d,neg\n"
+       "i2,a,neg\ni2,b,neg\ni2,c,neg\ni2,d,pos\n"
+       "i3,a,pos\ni3,b,pos\ni3,c,pos\ni3,d,pos\n")
+TOY_PREDS = pd.DataFrame({
+    "model": ["m"] * 6 + ["h"] * 2,
+    "item_id": ["i1", "i1", "i2", "i2", "i3", "i3", "i3", "i3"],
+    "label": ["neg", "pos"] * 4,
+    "prob": [0.5, 0.5, 0.9, 0.1, 0.2, 0.8, 0.0, 1.0],  # Q of m: (.5,.5), (.9,.1), (.2,.8)
+})
+
+
+@pytest.mark.parametrize("n_boot", [0, 30])
+def test_score_models_by_hand(n_boot):
+    """Hand-computed values on a three-item toy; one row per (model, metric), models in order of
+    appearance, each row stamped with the model's coverage, the dataset size and the settings."""
+    dataset = load(TOY.encode(), name="toy.csv")
+    table = score_models(dataset, TOY_PREDS, n_boot=n_boot, seed=5)
+    assert list(table.columns) == SCORE_COLUMNS
+    assert list(pd.unique(table["model"])) == ["m", "h"]
+    got = table.set_index(["model", "metric"])
+    # soft accuracy = mean_i sum_k min(P_ik, Q_ik): m (1 + 0.85 + 0.8) / 3, h 1 (i3 only)
+    assert got.at[("m", "soft_accuracy"), "value"] == pytest.approx(2.65 / 3, abs=1e-12)
+    assert got.at[("h", "soft_accuracy"), "value"] == pytest.approx(1.0, abs=1e-12)
+    # LeWiDi Manhattan = mean_i sum_k |P_ik - Q_ik|: m (0 + 0.3 + 0.4) / 3, h 0
+    assert got.at[("m", "lewidi_manhattan"), "value"] == pytest.approx(0.7 / 3, abs=1e-12)
+    assert got.at[("h", "lewidi_manhattan"), "value"] == pytest.approx(0.0, abs=1e-12)
+    # h sees one item: entropy correlation is undefined, and says why
+    assert np.isnan(got.at[("h", "entropy_correlation"), "value"])
+    assert "2 items" in got.at[("h", "entropy_correlation"), "note"]
+    assert got.at[("m", "soft_accuracy"), "note"] == ""
+    for model, n_items in (("m", 3), ("h", 1)):
+        rows = table[table["model"] == model]
+        assert list(rows["metric"]) == list(table.loc[table["model"] == "m", "metric"])
+        assert (rows["n_items"] == n_items).all() and (rows["n_items_total"] == 3).all()
+        assert (rows["seed"] == 5).all() and (rows["n_boot"] == n_boot).all()
+        assert not rows["multilabel"].any()
+        for metric, group, higher in rows[["metric", "group", "higher_is_better"]].itertuples(
+                index=False):
+            assert (group, higher) == sm.METRIC_INFO[metric][:2]
+    if n_boot:
+        row = got.loc[("m", "soft_accuracy")]
+        assert row["lower"] <= row["value"] <= row["upper"]
+    else:
+        assert table[["lower", "upper"]].isna().all().all()
+
+
 @pytest.mark.parametrize("name", SAMPLES)
 @pytest.mark.parametrize("n_boot", [0, 40])
 def test_score_models_equals_the_metrics_cli(name, n_boot):
+    """The metrics command is score_models on the loaded files: same table, every column."""
     folder = sample_path(name)
     dataset = load_sample(name)
-    old = _old_metrics_table(str(folder), str(folder / "predictions.csv"), n_boot=n_boot, seed=5)
     new = score_models(dataset, dataset.predictions, n_boot=n_boot, seed=5)
-    pd.testing.assert_frame_equal(new[list(old.columns)], old, check_dtype=False)
     assert list(new.columns) == SCORE_COLUMNS
-    # the command is that function (h1 step 8): same table, every column
     cli = metrics_table(str(folder), str(folder / "predictions.csv"), n_boot=n_boot, seed=5)
     pd.testing.assert_frame_equal(cli, new)
 
