@@ -12,6 +12,10 @@ forget. Objects of any other type are keyed the way ``st.cache_data`` keys them 
     @cached(show_spinner="Computing α…", max_entries=16)
     def compute_alpha(dataset: Dataset, level: str, n_boot: int, seed: int) -> AlphaResult:
         return agreement.alpha_report(dataset.annotations, level=level, n_boot=n_boot, seed=seed)
+
+A long computation with a progress bar runs outside the cache (what a cached function draws is
+replayed from the cache on later runs, so its bar would reappear finished) and memoises in the
+session under :func:`content_key`, built by the same rules: no screen writes a key by hand.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ import streamlit as st
 from hlv_core.io import Dataset
 from hlv_ui.state import frame_hash
 
-__all__ = ["CONTENT_KEYS", "cached"]
+__all__ = ["CONTENT_KEYS", "cached", "content_key"]
 
 
 def _dataset_key(dataset: Dataset) -> str:
@@ -69,3 +73,36 @@ def cached(func: Callable | None = None, *, show_spinner: bool | str = False,
     decorate = st.cache_data(show_spinner=show_spinner, max_entries=max_entries, ttl=ttl,
                              scope=scope, hash_funcs=CONTENT_KEYS)
     return decorate if func is None else decorate(func)
+
+
+def content_key(*args: Any) -> tuple:
+    """A session-state memo key for ``args``, built by the rules of :func:`cached`.
+
+    For computations that keep a progress bar (or Streamlit's Stop) in the script thread and so
+    memoise in ``st.session_state`` instead of going through :func:`cached`: a dataset, table or
+    array becomes its content key (:data:`CONTENT_KEYS`), also inside tuples, lists and dicts;
+    any other value stays as it is and must be hashable.
+
+    Parameters
+    ----------
+    *args
+        The dataset and every parameter the result depends on.
+
+    Returns
+    -------
+    tuple
+        One entry per argument; the first is ``dataset.content_hash`` when the dataset comes
+        first.
+    """
+    return tuple(_content(arg) for arg in args)
+
+
+def _content(value: Any) -> Any:
+    for kind, key in CONTENT_KEYS.items():
+        if isinstance(value, kind):
+            return key(value)
+    if isinstance(value, (tuple, list)):
+        return tuple(_content(v) for v in value)
+    if isinstance(value, dict):
+        return tuple((k, _content(v)) for k, v in value.items())
+    return value

@@ -20,7 +20,7 @@ from hlv_core import samples
 from hlv_core.io import DataError, Dataset, load, load_predictions
 from hlv_core.io.errors import ImportReport
 
-from .cache import cached
+from .cache import cached, content_key
 
 SESSION_UPLOADS = 3
 """Parsed uploads (datasets and prediction files together) kept per browser session."""
@@ -83,5 +83,5 @@ def parse_predictions(raw: bytes, file_name: str, dataset: Dataset
         report = ImportReport(file_name, "predictions")
         return load_predictions(raw, dataset, name=file_name, report=report), report
 
-    return _cached(("predictions", digest, file_name, dataset.content_hash), len(raw), file_name,
+    return _cached(content_key("predictions", digest, file_name, dataset), len(raw), file_name,
                    build)

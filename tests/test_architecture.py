@@ -303,7 +303,8 @@ def test_figure_modules_draw_without_streamlit():
 def test_screens_cache_through_the_content_keyed_helper():
     """Every cached computation of the UI goes through ``hlv_ui.cache.cached`` (keyed on the
     content of datasets, tables and arrays by construction): no ``st.cache_data`` elsewhere,
-    and no argument left out of the key by a leading underscore."""
+    no argument left out of the key by a leading underscore, and no memo key built by hand
+    (a tuple holding a ``.content_hash``: ``hlv_ui.cache.content_key`` builds those)."""
     offenders = []
     for path in [*(ROOT / "pages").rglob("*.py"), *(ROOT / "hlv_ui").glob("*.py"), ROOT / "app.py"]:
         if path.name == "cache.py":
@@ -311,6 +312,9 @@ def test_screens_cache_through_the_content_keyed_helper():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Attribute) and node.attr == "cache_data":
                 offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} uses st.cache_data")
+            if isinstance(node, ast.Tuple) and any(
+                    isinstance(e, ast.Attribute) and e.attr == "content_hash" for e in node.elts):
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} builds a key by hand")
             if isinstance(node, ast.FunctionDef) and any(
                     isinstance(d, ast.Call) and getattr(d.func, "id", None) == "cached"
                     or getattr(d, "id", None) == "cached" for d in node.decorator_list):

@@ -17,6 +17,7 @@ from hlv_core.agreement import average_multilabel_pairs
 from hlv_core.annotators import MIN_PAIRS, mean_alpha_with_support
 from hlv_core.io import Dataset
 from hlv_core.text import md
+from hlv_ui.cache import content_key
 from hlv_ui.explain import explain
 from hlv_ui.links import explorer_link, open_explorer
 from hlv_ui.widgets import download_table, fmt_num, show_table
@@ -142,7 +143,7 @@ def multilabel_section(dataset: Dataset, n_boot: int, seed: int) -> None:
 
     # memo in session state (not st.cache_data: the progress bar lives outside the function)
     memo = st.session_state.setdefault(ML_MEMO_KEY, {})
-    memo_key = (dataset.content_hash, ml_boot, seed)
+    memo_key = content_key(dataset, ml_boot, seed)
     per_pair = memo.get(memo_key)
     if per_pair is None:
         try:

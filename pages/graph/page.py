@@ -12,7 +12,7 @@ from hlv_core.io import DataError, Dataset
 from hlv_core.levels import level_options
 from hlv_core.pair_matrix import pairwise_matrix
 from hlv_core.text import md
-from hlv_ui.cache import cached
+from hlv_ui.cache import cached, content_key
 from hlv_ui.explain import explain
 from hlv_ui.links import explorer_link, open_explorer
 from hlv_ui.state import require_dataset, show_data_error
@@ -99,11 +99,11 @@ def compare_with_samples(current: Dataset, current_name: str, n_repeats: int,
                                     seed=seed, procedure="composed")
 
 
-def random_baseline(result_key: tuple) -> balance.RandomSigmaResult:
+def random_baseline(rnd_key: tuple) -> balance.RandomSigmaResult:
     """sigma_rnd with a progress bar on the first run, memoised in the session afterwards."""
     memo = st.session_state.setdefault(MEMO_KEY, {})
-    if result_key in memo:
-        return memo[result_key]
+    if rnd_key in memo:
+        return memo[rnd_key]
     bar = st.progress(0.0, text="σ_rnd: shuffling annotators…")
 
     def tick(done: int, total: int) -> None:
@@ -117,15 +117,14 @@ def random_baseline(result_key: tuple) -> balance.RandomSigmaResult:
     bar.empty()
     if len(memo) >= 8:
         memo.pop(next(iter(memo)))
-    memo[result_key] = rnd
+    memo[rnd_key] = rnd
     return rnd
 
 
 # ------------------------------------------------------------------------------- compute
-result_key = (dataset.content_hash, level, min_shared, multilabel)
 try:
     result, partition = compute_sigma(dataset, level, min_shared, multilabel)
-    rnd_key = (*result_key, procedure, n_repeats, seed)
+    rnd_key = content_key(dataset, level, min_shared, multilabel, procedure, n_repeats, seed)
     big = result.n_pairs_overlapping > AUTO_RND_MAX_PAIRS
     asked = big and st.toggle(
         f"Compute σ_rnd ({n_repeats} random matrices over {result.n_pairs_overlapping:,} "

@@ -15,6 +15,7 @@ from hlv_core.io import DataError
 from hlv_core.progress import ProgressClock
 from hlv_core.text import md
 from hlv_core.training import METHODS
+from hlv_ui.cache import content_key
 from hlv_ui.explain import explain, explain_inline
 from hlv_ui.state import (
     add_predictions,
@@ -97,7 +98,7 @@ def train(chosen: list[str]) -> list[lab.LabResult]:
     estimated time left. Methods trained earlier this session with the same settings come from
     the session cache (an interrupted run resumes where it stopped)."""
     cache = st.session_state.setdefault(CACHE_KEY, {})
-    keys = {m: (dataset.content_hash, m, seeds, int(n_folds)) for m in chosen}
+    keys = {m: content_key(dataset, m, seeds, int(n_folds)) for m in chosen}
     to_train = [m for m in chosen if keys[m] not in cache]
     bar = st.progress(0.0, text="starting")
     clock = ProgressClock(total=max(len(to_train), 1))
@@ -117,7 +118,7 @@ def train(chosen: list[str]) -> list[lab.LabResult]:
     return [cache[keys[m]] for m in chosen]
 
 
-run_key = (dataset.content_hash, tuple(methods), seeds, int(n_folds))
+run_key = content_key(dataset, tuple(methods), seeds, int(n_folds))
 if submitted:
     note = st.empty()
     note.caption("Training runs here, in this page: the **Stop** button at the top right "

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from hlv_core.io import load
-from hlv_ui.cache import cached
+from hlv_ui.cache import cached, content_key
 
 CSV = b"item_id,annotator_id,label\n1,a,x\n1,b,y\n2,a,x\n2,b,x\n"
 OTHER = b"item_id,annotator_id,label\n1,a,x\n1,b,x\n2,a,x\n2,b,x\n"
@@ -49,3 +49,18 @@ def test_tables_are_keyed_on_their_cells():
     changed.loc[1, "prob"] = 0.7
     majority(data, changed, "nominal")
     assert len(calls) == 2
+
+
+def test_content_key_follows_the_same_rules():
+    """The session-state memo key of a computation with a progress bar: the dataset's content
+    hash and the parameters, tables by their cells, also inside tuples, lists and dicts."""
+    first, same = load(CSV, name="first.csv"), load(CSV, name="renamed copy")
+    assert content_key(first, 3, "composed") == (first.content_hash, 3, "composed")
+    assert content_key(first, 3) == content_key(same, 3)
+    assert content_key(load(OTHER, name="first.csv"), 3) != content_key(first, 3)
+    assert content_key(first, 4) != content_key(first, 3)
+    table = pd.DataFrame({"x": [1, 2]})
+    nested = content_key(first, ("MV", table), {"t": table})
+    assert nested == content_key(same, ["MV", table.copy()], {"t": table.copy()})
+    assert nested != content_key(first, ("MV", table.assign(x=[1, 3])), {"t": table})
+    hash(nested)  # usable as a dict key
