@@ -82,9 +82,10 @@ def library_label(dataset_id: str) -> str:
 
 
 @st.cache_resource(show_spinner="Opening the kept dataset…", max_entries=8)
-def _load(root: str, dataset_id: str, address: str, name: str) -> Dataset:
-    del address, name  # cache keys: new files or a new name load again
-    return _library(root).load(dataset_id)
+def _load(root: str, entry: LibraryEntry) -> Dataset:
+    """Keyed on the whole catalogue row: the dataset is read from ``entry.address`` under
+    ``entry.name``, so new files or a rename load again."""
+    return _library(root).load(entry.id)
 
 
 def load_kept(dataset_id: str) -> Dataset:
@@ -94,7 +95,7 @@ def load_kept(dataset_id: str) -> Dataset:
         raise LibraryError("the dataset library cannot be used.", source="<library>",
                            fix="ask the operator to check HLV_LIBRARY_DIR.")
     entry = library.get(dataset_id)
-    return _load(str(library.root), entry.id, entry.address, entry.name)
+    return _load(str(library.root), entry)
 
 
 def access() -> Access:
