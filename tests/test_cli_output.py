@@ -63,7 +63,7 @@ def test_table_text_and_records_by_hand():
         {"model": "b", "metric": "soft_accuracy", "value": None, "n_items": 4, "multilabel": True},
         {"model": "c", "metric": "soft_accuracy", "value": 1.0, "n_items": 5, "multilabel": False},
     ]
-    # plain Python values, not numpy scalars (np.int64(3) == 3 would hide that)
+    # JSON-ready Python values (== alone would accept numpy scalars too)
     assert [type(r["n_items"]) for r in recs] == [int] * 3
     assert [type(r["multilabel"]) for r in recs] == [bool] * 3
     assert [type(r["value"]) for r in recs] == [float, type(None), float]
