@@ -1,13 +1,14 @@
 """Benchmark: the sparse triangle count of sigma's signed graph on a big synthetic crowd file,
-the current edge iterator against the previous one (kept below as the reference), same process.
+``balance.count_triangles`` against the previous edge iterator and edge ordering (kept below as
+the reference), same process.
 
     python bench/bench_triangles_big.py [--rows 3000000] [--repeat 2]
 
 The file is ``bench_bigfile.py``'s seeded generator, written once by a separate process
 (``/tmp/hlv_sigma_<rows>.csv``, shared with ``bench_sigma_big.py``). The signed graph is built
-once (alpha, pairwise alpha, signs: not timed); then ``balance._edge_triangle_sums`` and the
-reference are timed with ``time.process_time``, alternating, best of N, per-edge counts
-asserted equal.
+once (alpha, pairwise alpha, signs, adjacency: not timed); then ``count_triangles`` and the
+reference are timed with ``time.process_time``, alternating, best of N, every count (totals,
+per node, per edge and the edge order) asserted equal.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy import sparse as sp
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -73,6 +75,32 @@ def reference_edge_triangle_sums(n, rows, cols, signs):
     return ex[back], ey[back]
 
 
+def reference_count_triangles(S):
+    """``balance.count_triangles`` (sparse path) with the reference iterator and the final
+    ``np.lexsort`` of the edges, as before this change."""
+    S = balance._check_signed(S)
+    n = S.shape[0]
+    upper = sp.triu(S, 1).tocoo()
+    rows, cols = upper.row.astype(np.int64), upper.col.astype(np.int64)
+    ex, ey = reference_edge_triangle_sums(n, rows, cols, upper.data.astype(np.int64))
+    node_x = np.rint(np.bincount(rows, weights=ex, minlength=n)
+                     + np.bincount(cols, weights=ex, minlength=n)).astype(np.int64)
+    node_y = np.rint(np.bincount(rows, weights=ey, minlength=n)
+                     + np.bincount(cols, weights=ey, minlength=n)).astype(np.int64)
+    order = np.lexsort((cols, rows))
+    rows, cols, ex, ey = rows[order], cols[order], ex[order], ey[order]
+    tr_a3, tr_s3 = int(node_x.sum()), int(node_y.sum())
+    return balance.TriangleCounts(
+        n_triangles=tr_a3 // 6, n_balanced=(tr_a3 + tr_s3) // 12,
+        n_unbalanced=(tr_a3 - tr_s3) // 12, node_balanced=(node_x + node_y) // 4,
+        node_unbalanced=(node_x - node_y) // 4, edge_rows=rows, edge_cols=cols,
+        edge_balanced=(ex + ey) // 2, edge_unbalanced=(ex - ey) // 2)
+
+
+FIELDS = ("n_triangles", "n_balanced", "n_unbalanced", "node_balanced", "node_unbalanced",
+          "edge_rows", "edge_cols", "edge_balanced", "edge_unbalanced")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rows", type=int, default=3_000_000)
@@ -91,23 +119,24 @@ def main() -> None:
     n = data.n_annotators
     print(f"{args.rows:,} rows: {n:,} annotators, {len(lo):,} edges; load average "
           f"{os.getloadavg()[0]:.1f}", flush=True)
+    S = balance.signed_adjacency(n, lo, hi, signs)
     best = {"reference": np.inf, "current": np.inf}
     results = {}
     for _ in range(args.repeat):
-        for name, fn in (("reference", reference_edge_triangle_sums),
-                         ("current", balance._edge_triangle_sums)):
+        for name, fn in (("reference", reference_count_triangles),
+                         ("current", lambda S: balance.count_triangles(S, dense=False))):
             t = time.process_time()
-            results[name] = fn(n, lo, hi, signs)
+            results[name] = fn(S)
             best[name] = min(best[name], time.process_time() - t)
             print(f"  {name}: {time.process_time() - t:.2f} s CPU (load "
                   f"{os.getloadavg()[0]:.1f})", flush=True)
-    for a, b in zip(results["reference"], results["current"], strict=True):
-        assert np.array_equal(a, b)
-    ex = results["current"][0]
-    print(f"{int(ex.sum()) // 3:,} triangles; best of {args.repeat}: reference "
-          f"{best['reference']:.2f} s, current {best['current']:.2f} s CPU: "
-          f"{best['reference'] / best['current']:.1f}x; per-edge counts equal")
-
+    for field in FIELDS:
+        assert np.array_equal(getattr(results["reference"], field),
+                              getattr(results["current"], field)), field
+    got = results["current"]
+    print(f"{got.n_triangles:,} triangles ({got.n_balanced:,} balanced); best of "
+          f"{args.repeat}: reference {best['reference']:.2f} s, current {best['current']:.2f} s "
+          f"CPU: {best['reference'] / best['current']:.1f}x; every count equal")
 
 if __name__ == "__main__":
     main()
