@@ -659,3 +659,42 @@ def test_edge_iterator_triangles_equal_trace_identities(monkeypatch, block):
         for field in ("node_balanced", "node_unbalanced", "edge_rows", "edge_cols",
                       "edge_balanced", "edge_unbalanced"):
             assert np.array_equal(getattr(dense, field), getattr(sparse, field)), field
+
+
+def test_triangle_counts_do_not_depend_on_the_storage_order_of_the_adjacency():
+    """Rows whose column indices are stored out of order (a valid, non-canonical CSR) give the
+    same counts, per edge (listed by row, then column) and per node, as the canonical matrix."""
+    rng = np.random.default_rng(11)
+    S = sp.csr_matrix(random_signed(80, 0.2, 0.5, rng))
+    shuffled = S.copy()
+    for i in range(S.shape[0]):  # reverse every row's stored entries
+        lo, hi = shuffled.indptr[i], shuffled.indptr[i + 1]
+        shuffled.indices[lo:hi] = shuffled.indices[lo:hi][::-1].copy()
+        shuffled.data[lo:hi] = shuffled.data[lo:hi][::-1].copy()
+    shuffled.has_sorted_indices = False
+    a = balance.count_triangles(S, dense=False)
+    b = balance.count_triangles(shuffled, dense=False)
+    assert a.n_triangles > 0
+    key = a.edge_rows * 80 + a.edge_cols
+    assert np.all(np.diff(key) > 0)
+    for field in ("n_triangles", "n_balanced", "n_unbalanced", "node_balanced",
+                  "node_unbalanced", "edge_rows", "edge_cols", "edge_balanced",
+                  "edge_unbalanced"):
+        assert np.array_equal(getattr(a, field), getattr(b, field)), field
+
+
+def test_pair_status_words_and_dtype():
+    """Each overlapping pair's status is one of the three words, as a plain string column (the
+    dtype pandas gives a column of Python strings)."""
+    rows = [("i1", "a", "x"), ("i1", "b", "x"), ("i2", "a", "y"), ("i2", "b", "x"),
+            ("i3", "a", "y"), ("i3", "b", "y"), ("i4", "c", "x"), ("i4", "a", "y"),
+            ("i5", "d", "z"), ("i5", "b", "z"), ("i6", "d", "z"), ("i6", "b", "z")]
+    frame = pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"])
+    result = balance.sigma(frame, min_shared=2)
+    pairs = result.pairs
+    assert pairs["status"].dtype == pd.Series(["edge"]).dtype
+    pair = zip(pairs["annotator_a"], pairs["annotator_b"], strict=True)
+    got = dict(zip(pair, pairs["status"], strict=True))
+    assert got == {("a", "b"): "edge", ("a", "c"): "too_few_shared",
+                   ("b", "d"): "undefined_alpha"}
+    assert result.n_dropped_min_shared == 1 and result.n_dropped_undefined == 1
