@@ -93,7 +93,7 @@ def bench_page(page: str, dataset, preds: pd.DataFrame) -> tuple[float, float, f
     at.session_state["hlv.predictions"] = preds
     st.cache_data.clear()
     st.cache_resource.clear()
-    at.switch_page(f"pages/{page}.py")
+    at.switch_page(f"pages/{page}/page.py")
     first = timed_run(at)
     note = "" if not at.exception else f"exception: {at.exception[0].value}"
     rerun = timed_run(at)
@@ -108,7 +108,7 @@ def bench_on_demand(page: str, changes: dict, dataset, preds: pd.DataFrame
     at.session_state["hlv.predictions"] = preds
     st.cache_data.clear()
     st.cache_resource.clear()
-    at.switch_page(f"pages/{page}.py")
+    at.switch_page(f"pages/{page}/page.py")
     at.run()
     for key, value in changes.items():
         at.session_state[key] = value

@@ -151,6 +151,11 @@ def plot_text(value: object) -> str:
     -------
     str
         The escaped text (``&``, ``<``, ``>`` as entities; quotes kept).
+
+    Examples
+    --------
+    >>> plot_text("<b>ann1</b> & co")
+    '&lt;b&gt;ann1&lt;/b&gt; &amp; co'
     """
     return html.escape(str(value), quote=False)
 
@@ -161,10 +166,17 @@ def plot_texts(values: Iterable[object]) -> list[str]:
     Parameters
     ----------
     values : iterable of object
+        Any values; the ``str`` of each is escaped once.
 
     Returns
     -------
     list of str
+        The escaped texts, in order.
+
+    Examples
+    --------
+    >>> plot_texts(["a<b", 3])
+    ['a&lt;b', '3']
     """
     return [plot_text(v) for v in values]
 
@@ -189,6 +201,13 @@ def count_axis(fig: go.Figure, max_count: float, *, axis: str = "y",
     -------
     plotly.graph_objects.Figure
         ``fig``.
+
+    Examples
+    --------
+    >>> import plotly.graph_objects as go
+    >>> fig = count_axis(go.Figure(go.Bar(x=["a", "b"], y=[2, 3])), 3)
+    >>> fig.layout.yaxis.dtick, fig.layout.yaxis.tickformat
+    (1, ',d')
     """
     update = {"tickformat": ",d", "rangemode": "tozero"}
     if max_count <= 10:
@@ -208,11 +227,20 @@ def bin_counts_max(values: Iterable[np.ndarray], start: float, size: float, n_bi
     values : iterable of array-like
         The series (non-finite values are left out).
     start, size : float
+        Left edge of the first bin and the bin width.
     n_bins : int
+        Number of bins.
 
     Returns
     -------
     int
+        The largest count in any bin of any series.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> bin_counts_max([np.array([0.1, 0.15, 0.9]), np.array([0.5, np.nan])], 0.0, 0.25, 4)
+    2
     """
     edges = start + size * np.arange(n_bins + 1)
     best = 0
@@ -227,7 +255,37 @@ def bin_counts_max(values: Iterable[np.ndarray], start: float, size: float, n_bi
 def pair_heatmap(pm: PairMatrix, centre: float, *, title: str = "", clickable: bool = False,
                  max_height: int = 900, cell: int = 22) -> tuple[go.Figure, dict[str, str]]:
     """The heatmap of ``pm.matrix`` (diagonal blank) and the map escaped label -> annotator id
-    (annotator ids are user strings: plotly renders a few HTML tags, so labels are escaped)."""
+    (annotator ids are user strings: plotly renders a few HTML tags, so labels are escaped).
+
+    Parameters
+    ----------
+    pm : PairMatrix
+        Annotator x annotator values (:func:`hlv_core.pair_matrix.pairwise_matrix`), shape
+        (A, A), with their ids.
+    centre : float
+        The value drawn white (e.g. the overall alpha); NaN means 0.
+    title : str, optional
+        Figure title.
+    clickable : bool, default False
+        Add an invisible marker per off-diagonal cell so a click selects the pair.
+    max_height, cell : int
+        Height cap and pixels per annotator row.
+
+    Returns
+    -------
+    tuple of (plotly.graph_objects.Figure, dict of str to str)
+        The figure and ``{escaped label: annotator id}``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hlv_core.pair_matrix import PairMatrix
+    >>> pm = PairMatrix(ids=["a<1>", "b"], matrix=np.array([[np.nan, 0.4], [0.4, np.nan]]),
+    ...                 order=np.array([0, 1]))
+    >>> fig, labels = pair_heatmap(pm, 0.2)
+    >>> labels
+    {'a&lt;1&gt;': 'a<1>', 'b': 'b'}
+    """
     import plotly.graph_objects as go
 
     raw = [str(a) for a in pm.ids]
@@ -274,8 +332,26 @@ def _layout(fig: go.Figure, title: str, x_title: str, y_title: str) -> go.Figure
 
 
 def label_distribution_figure(labels: pd.DataFrame, title: str) -> go.Figure:
-    """Bars of annotations per label (``label``, ``annotations``, ``share`` columns) on a
-    categorical axis in inventory order."""
+    """Bars of annotations per label on a categorical axis in inventory order.
+
+    Parameters
+    ----------
+    labels : pandas.DataFrame
+        One row per label: ``label``, ``annotations`` (count), ``share`` (of all annotations).
+    title : str
+        Figure title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"label": ["yes", "no"], "annotations": [3, 1], "share": [.75, .25]})
+    >>> label_distribution_figure(table, "Labels").data[0].y.tolist()
+    [3, 1]
+    """
     import plotly.graph_objects as go
 
     names = [plot_text(v) for v in labels["label"]]
@@ -289,7 +365,24 @@ def label_distribution_figure(labels: pd.DataFrame, title: str) -> go.Figure:
 
 
 def annotators_per_item_figure(per_item: np.ndarray) -> go.Figure:
-    """Bars: how many items have 1, 2, 3, ... annotators (whole numbers on both axes)."""
+    """Bars: how many items have 1, 2, 3, ... annotators (whole numbers on both axes).
+
+    Parameters
+    ----------
+    per_item : numpy.ndarray
+        Annotators per item, shape (N,).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> fig = annotators_per_item_figure(np.array([3, 3, 5]))
+    >>> fig.data[0].x.tolist(), fig.data[0].y.tolist()
+    ([3, 5], [2, 1])
+    """
     import plotly.graph_objects as go
 
     values, counts = np.unique(np.asarray(per_item, dtype=int), return_counts=True)
@@ -302,7 +395,32 @@ def annotators_per_item_figure(per_item: np.ndarray) -> go.Figure:
 
 
 def entropy_figure(entropy: np.ndarray, bins: int = 20) -> go.Figure:
-    """Histogram of per-item normalised entropy over [0, 1] (items per bin, whole numbers)."""
+    """Histogram of per-item normalised entropy over [0, 1] (items per bin, whole numbers).
+
+    The entropy is :math:`H_i / \\log K` per item (Kurniawan et al., section 3.1), as
+    :meth:`hlv_core.io.Dataset.item_table` computes it; this function only draws it.
+
+    Parameters
+    ----------
+    entropy : numpy.ndarray
+        Per-item normalised entropy, shape (N,) (non-finite values left out).
+    bins : int, default 20
+        Bins over [0, 1].
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+
+    References
+    ----------
+    .. [1] Kurniawan et al., "Training and Evaluating with Human Label Variation", section 3.1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> int(sum(entropy_figure(np.array([0.0, 0.5, 1.0, np.nan]), bins=4).data[0].y))
+    3
+    """
     import plotly.graph_objects as go
 
     values = np.asarray(entropy, dtype=float)
@@ -323,7 +441,28 @@ def entropy_figure(entropy: np.ndarray, bins: int = 20) -> go.Figure:
 def item_distribution_figure(labels: list[str], proportions: np.ndarray, *,
                              multilabel: bool) -> go.Figure:
     """One item's soft label: the share of its annotators per label (labels chosen by nobody
-    left out), labels as categories."""
+    left out), labels as categories.
+
+    Parameters
+    ----------
+    labels : list of str
+        The label inventory, shape (K,).
+    proportions : numpy.ndarray
+        Share of the item's annotators per label, shape (K,).
+    multilabel : bool
+        Shares may then sum past 1 (the axis grows to the largest).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> fig = item_distribution_figure(["a", "b", "c"], np.array([.5, 0, .5]), multilabel=False)
+    >>> list(fig.data[0].x)
+    ['a', 'c']
+    """
     import plotly.graph_objects as go
 
     shares = np.asarray(proportions, dtype=float)

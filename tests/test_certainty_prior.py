@@ -48,7 +48,7 @@ def test_cli_page_and_conventions_name_the_engine_default(tmp_path, capsys):
     assert main(["certainty", str(path), "--format", "selectors", "--model", "prirn",
                  "--reliability", "1", "--samples", "5", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["prior"] == DEFAULT_PRIOR["prirn"]
-    page = (ROOT / "pages" / "certainty.py").read_text()
+    page = (ROOT / "pages" / "certainty" / "page.py").read_text()
     assert "default_prior(" in page and not re.search(r"value=0\.0?1\b", page)
     conventions = (ROOT / "docs" / "conventions.md").read_text()
     row = next(line for line in conventions.splitlines() if "PrIRN prior" in line)

@@ -112,7 +112,7 @@ def test_a_registered_dataset_is_listed_and_its_overview_runs_on_the_cluster(reg
 def test_agreement_runs_on_the_cluster_and_other_pages_refuse(registered):
     at, whole = registered
     _use(at, "cluster:big")
-    at.switch_page("pages/agreement.py").run()
+    at.switch_page("pages/agreement/page.py").run()
     assert not at.exception, at.exception
     at.button(key="cluster.agreement.load").click().run()  # the rows reduced on the cluster
     assert not at.exception, at.exception
@@ -132,7 +132,7 @@ def test_agreement_runs_on_the_cluster_and_other_pages_refuse(registered):
     assert _metrics(at)["Krippendorff's α (ordinal)"] == f"{expected.alpha:.3f}"
     assert any("seed 0" in c.value for c in at.caption)
     for page in ("explorer", "graph"):
-        at.switch_page(f"pages/{page}.py").run()
+        at.switch_page(f"pages/{page}/page.py").run()
         assert not at.exception, at.exception
         assert any("needs the whole annotation table" in i.value for i in at.info), page
 

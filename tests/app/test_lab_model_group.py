@@ -57,9 +57,9 @@ def test_lab_group_shown_then_hidden_on_every_page(app):
     traces = _spec(at, "rank_plot")["data"]
     assert {t["type"] for t in traces} == {"scatter"} and len(traces) == 3
     # the choice holds on the next page that lists models
-    at.switch_page("pages/review.py").run()
+    at.switch_page("pages/review/page.py").run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.toggle(key="review.show_lab_models").value is False
     at.toggle(key="review.show_lab_models").set_value(True).run()
-    at.switch_page("pages/soft_metrics.py").run()
+    at.switch_page("pages/soft_metrics/page.py").run()
     assert at.toggle(key="soft_metrics.show_lab_models").value is True
