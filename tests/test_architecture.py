@@ -273,10 +273,19 @@ def test_hlv_ui_holds_only_shared_modules():
 
 
 def test_every_screen_is_a_folder_in_the_navigation():
-    """Each screen is ``pages/<screen>/page.py``, listed in app.py's navigation; ``pages/``
-    itself holds no page script, so Streamlit's old ``pages/`` mode finds nothing to list."""
-    assert [p.name for p in (ROOT / "pages").glob("*.py")] == ["__init__.py"]
+    """Each screen is ``pages/<screen>/page.py``, listed in app.py's navigation. ``pages/``
+    itself holds only one entry stub per page address (``pages/<url_path>.py``: Streamlit's old
+    ``pages/`` mode, the mode of a fresh server, lists them, so a first request for a link finds
+    its page; the stub hands over to app.py's navigation and does nothing else)."""
     app = (ROOT / "app.py").read_text(encoding="utf-8")
+    from hlv_ui.login_flow import APP_PATHS
+
+    stubs = sorted(p.stem for p in (ROOT / "pages").glob("*.py") if p.name != "__init__.py")
+    assert stubs == sorted(APP_PATHS)
+    for stub in stubs:
+        code = (ROOT / "pages" / f"{stub}.py").read_text(encoding="utf-8")
+        assert code.rstrip().endswith("from hlv_ui.login_flow import entry_point_only\n\n"
+                                      "entry_point_only()"), stub
     screens = _screens()
     assert len(screens) >= 12
     for folder in screens:
