@@ -72,6 +72,24 @@ def _app_timeouts(request):
         request.getfixturevalue("page").set_default_timeout(APP_TIMEOUT_MS)
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _contexts_wait_on_a_busy_machine():
+    """Contexts a test opens itself (``browser.new_context()``: two reviewers, a visitor) wait
+    as long as the ``page`` fixture's (APP_TIMEOUT_MS), not Playwright's 30 s."""
+    from playwright.sync_api import Browser
+
+    original = Browser.new_context
+
+    def new_context(self, *args, **kwargs):
+        context = original(self, *args, **kwargs)
+        context.set_default_timeout(APP_TIMEOUT_MS)
+        return context
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Browser, "new_context", new_context)
+        yield
+
+
 @pytest.fixture(scope="session")
 def browser_context_args(browser_context_args):
     return {**browser_context_args, "viewport": {"width": 1400, "height": 1800}}
