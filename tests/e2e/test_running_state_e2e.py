@@ -38,9 +38,10 @@ def test_long_run_shows_running_state_and_stop_ends_it(page: Page, app_url: str,
     stop.click()
     page.screenshot(path=str(artifacts / "running_state.png"))
     expect(status.get_by_test_id("stStatusWidgetRunningIcon")).to_have_count(0)
-    stopped_at = progress.inner_text()
-    assert "done" not in stopped_at  # the run ended early, not by finishing
     wait_for_app(page)
+    expect(progress).to_contain_text("Stopped after")  # no stale "time left" after Stop
+    stopped_at = progress.inner_text()
+    assert "done" not in stopped_at and "left" not in stopped_at
     page.wait_for_timeout(3_000)  # observation window: a stopped run draws nothing more
     assert progress.inner_text() == stopped_at  # nothing runs on in the background
     assert page.locator(".js-plotly-plot").count() == 0  # no results drawn
