@@ -97,8 +97,10 @@ def rank_figure(ranks: pd.DataFrame, colours: dict[str, str]) -> go.Figure:
     # metric names slanted under the plot; the legend (one row per ~6 models) below them
     fig.update_xaxes(title=None, tickangle=-30)
     legend_rows = int(np.ceil(n_models / 6))
+    # the legend is pinned to the figure's own bottom edge (container coordinates), so it can
+    # never slide below the figure whatever room the slanted metric names take
     fig.update_layout(height=480 + 22 * legend_rows, margin={"t": 60, "b": 150 + 22 * legend_rows},
-                      legend={**LEGEND_BELOW, "y": -0.55})
+                      legend={**LEGEND_BELOW, "yref": "container", "yanchor": "bottom", "y": 0.01})
     return fig
 
 
