@@ -11,7 +11,6 @@ import functools
 import math
 
 import numpy as np
-from scipy import special
 
 from ._plackett_luce import pl_gibbs
 from .aggregation import (
@@ -47,6 +46,8 @@ def _gamma_quantile_tables(a: float):
     v = log Q (upper tail prob., Q <= 1/2), in the lower region by u = log P (P <= 1/2). Slopes
     are exact: d log x / d log P = P / (x f(x)). Below ``u_lo`` the small-x expansion
     log x = (log P + lgamma(a + 1)) / a is used (relative error O(x), x < 1e-12 there)."""
+    from scipy import special  # here, not at import: the Plackett-Luce path never needs it
+
     lga, lga1 = special.gammaln(a), special.gammaln(a + 1.0)
     u_lo = min(a * math.log(1e-12) - lga1, _LOG_HALF - 1e-3)
 
@@ -128,6 +129,8 @@ def gamma_log_quantile(a: float, log_p) -> np.ndarray:
     res = _hermite(up, v)
     far = v < _V_MIN
     if far.any():
+        from scipy import special
+
         with np.errstate(divide="ignore"):
             res[far] = np.log(special.gammainccinv(a, np.exp(v[far])))
     out[upper] = res
@@ -419,6 +422,10 @@ def _draw_unranked_top(rng, need, m, n_u, unranked_ids, du, chunk, u_vals, u_ids
     if not rows_c.size:
         return
     nu_row = n_u[rows_c]
+    # one buffer for every chunk's exponentials (same draws in the same order as a fresh array
+    # per chunk, without faulting in a new tens-of-megabytes array each time)
+    n_max = int(nu_row.max())
+    buf = np.empty(min(max(int(chunk), n_max), rows_c.size * n_max))
     for n in np.unique(nu_row):
         sel = np.flatnonzero(nu_row == n)
         n = int(n)
@@ -429,7 +436,8 @@ def _draw_unranked_top(rng, need, m, n_u, unranked_ids, du, chunk, u_vals, u_ids
         per = max(1, chunk // n)
         for a in range(0, sel.size, per):
             part = sel[a:a + per]
-            z = rng.standard_exponential((part.size, n))
+            z = buf[:part.size * n].reshape(part.size, n)
+            rng.standard_exponential(out=z)
             ws = z @ weights  # (rows, 2): sum Z_j / j, T
             e = np.empty((part.size, d))
             e[:, 0] = ws[:, 0]

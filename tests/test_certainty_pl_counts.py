@@ -109,11 +109,10 @@ def test_counts_scheme_is_seedable_and_differs_from_copies(derma_subset):
 
 @pytest.mark.parametrize("reps", [pytest.param(1, marks=pytest.mark.slow), 3])
 def test_counts_scheme_matches_copies_scheme_posterior_mean(reps):
-    """Tied blocks of 2, 3, 4 and 5 classes, readers repeated 1 and 3 times, classes some
-    readers left unranked (the counts scheme is collapsed over their arrival times, the copies
-    scheme draws them) and a super-class: the posterior mean of every local plausibility agrees
-    between the schemes within 5 Monte Carlo standard errors (ESS of each run from its
-    chains)."""
+    """Tied blocks of 2, 3, 4 and 5 classes (closed form, orderings enumerated and drawn one
+    uniform per copy), readers repeated 1 and 3 times, classes some readers left unranked and
+    a super-class: the posterior mean of every local plausibility agrees between the schemes
+    within 5 Monte Carlo standard errors (ESS of each run from its chains)."""
     sel = [
         [[[0], [1, 2]], [[1, 2, 3]], [[2], [0]], [[3, 1, 0, 4]]],
         [[[0, 1]], [[1], [0]]],
