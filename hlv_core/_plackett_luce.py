@@ -1100,9 +1100,11 @@ def _orders_sums_counts(rng: np.random.Generator, lam: np.ndarray, rest: np.ndar
     p = np.exp(logp - np.where(np.isfinite(top), top, 0.0))
     cdf = np.cumsum(p, axis=-1)
     tot = cdf[:, -1:]
-    # a block whose orderings all have zero weight: every ordering equally likely
-    cdf = np.where(tot > 0, cdf / np.where(tot > 0, tot, 1.0),
-                   np.arange(1, n_perm + 1) / n_perm)
+    if (tot > 0).all():
+        cdf /= tot
+    else:  # a block whose orderings all have zero weight: every ordering equally likely
+        cdf = np.where(tot > 0, cdf / np.where(tot > 0, tot, 1.0),
+                       np.arange(1, n_perm + 1) / n_perm)
     u = rng.random((rows, int(reps)))
     pick = (u[:, :, None] >= cdf[:, None, :-1]).sum(-1)  # (rows, reps) ordering of each copy
     pick += (np.arange(rows) * n_perm)[:, None]
@@ -1237,11 +1239,14 @@ def _gibbs_counts(lay: Layout, rng: np.random.Generator, lam: np.ndarray, reps: 
     tau_map = sparse.hstack(tau_cols, format="csr")
     post = np.ascontiguousarray(np.broadcast_to(
         (shape_k + reps * lay.case_n_readers[lay.local_case])[:, None], (L, C)))
-    n_unranked_by = reps * (lay.case_n_readers[lay.local_case] - lay.local_n_ranked_by)
-    has = np.flatnonzero(n_unranked_by > 0)
+    # extra exposure of every class a reader copy left unranked: Gamma(copies) / lambda (a
+    # Gamma(0) is 0 and draws nothing, so the full array keeps the stream of drawing only the
+    # classes with unranked copies)
     extra_shape = np.ascontiguousarray(np.broadcast_to(
-        n_unranked_by[has][:, None].astype(float), (has.size, C)))
-    extra = np.empty((has.size, C))
+        (reps * (lay.case_n_readers[lay.local_case] - lay.local_n_ranked_by))[:, None]
+        .astype(float), (L, C)))
+    has_extra = bool(extra_shape.any())
+    extra = np.empty((L, C))
     v = np.empty((col, C))  # durations and offsets, in the exposure map's column order
     d = v[:one.size]
     lt = np.ascontiguousarray(lam.T)  # (L, C): chains last, for the sparse products
@@ -1259,10 +1264,10 @@ def _gibbs_counts(lay: Layout, rng: np.random.Generator, lam: np.ndarray, reps: 
             v[so_cols].reshape(sd.shape[0], -1, C)[...] = so.transpose(0, 2, 1)
         tau = tau_map @ v
         tau += rate
-        if has.size:
+        if has_extra:
             rng.standard_gamma(extra_shape, out=extra)
-            extra /= lt[has]
-            tau[has] += extra
+            extra /= lt
+            tau += extra
         rng.standard_gamma(post, out=lt)
         lt /= tau
         if it >= burn_in:
