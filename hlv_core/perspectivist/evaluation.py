@@ -272,13 +272,21 @@ def _scores(counts: np.ndarray) -> dict[str, np.ndarray]:
 
 
 def _level_frame(counts: np.ndarray, index: pd.Index, labels: tuple[str, ...]) -> pd.DataFrame:
+    """``n``, ``accuracy`` and ``<metric>:<label>`` columns per group: the float columns built
+    as one (columns, groups) block (one array for pandas to take, not one per column)."""
     s = _scores(counts)
-    data = {"n": s["n"].astype(int), "accuracy": s["accuracy"]}
-    for metric in METRICS:
-        for j, label in enumerate(labels):
-            data[f"{metric}:{label}"] = s[metric][:, j]
-        data[f"{metric}:macro"] = s[f"{metric}_macro"]
-    return pd.DataFrame(data, index=index)
+    k = len(labels)
+    block = np.empty((1 + len(METRICS) * (k + 1), len(index)))
+    block[0] = s["accuracy"]
+    columns = ["accuracy"]
+    for i, metric in enumerate(METRICS):
+        at = 1 + i * (k + 1)
+        block[at:at + k] = s[metric].T
+        block[at + k] = s[f"{metric}_macro"]
+        columns += [f"{metric}:{label}" for label in labels] + [f"{metric}:macro"]
+    frame = pd.DataFrame(block.T, index=index, columns=columns, copy=False)
+    frame.insert(0, "n", s["n"].astype(int))
+    return frame
 
 
 def is_unknown_trait(values: pd.Series) -> np.ndarray:
@@ -376,21 +384,32 @@ class PerspectivistReport:
         (``n_groups`` of them; 1 for global); with ``absent="zero"`` absent classes count as 0
         and ``n_groups`` is every group. Accuracy is reported once per level under label
         ``"macro"`` (it is not per class)."""
-        rows = []
         columns = [f"{m}:{lab}" for m in METRICS for lab in (*self.labels, "macro")]
+        levels, means, counts = [], [], []
         for level, frame in self._levels():
-            values = frame[["accuracy", *columns]]
+            # (columns, groups), each column contiguous: the mean of the values present is
+            # summed as pandas sums one column (pairwise), so the numbers are the same
+            values = np.ascontiguousarray(frame[["accuracy", *columns]].to_numpy(dtype=float).T)
             if self.absent == "zero":
-                values = values.fillna(0.0)
-            means = values.mean(axis=0, skipna=True)
-            counts = values.notna().sum(axis=0)
-            rows.append((level, "macro", "accuracy", float(means["accuracy"]),
-                         int(counts["accuracy"])))
-            for column in columns:
-                metric, label = column.split(":", 1)
-                value = float(means[column]) if counts[column] else float("nan")
-                rows.append((level, label, metric, value, int(counts[column])))
-        return pd.DataFrame(rows, columns=["level", "label", "metric", "value", "n_groups"])
+                values = np.where(np.isnan(values), 0.0, values)
+            present = ~np.isnan(values)
+            n = present.sum(axis=1)
+            total = np.where(present, values, 0.0).sum(axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                means.append(np.where(n > 0, total / np.maximum(n, 1), np.nan))
+            counts.append(n)
+            levels.append(level)
+        metric = ["accuracy"] + [c.split(":", 1)[0] for c in columns]
+        label = ["macro"] + [c.split(":", 1)[1] for c in columns]
+        width = len(metric)
+        return pd.DataFrame({
+            "level": np.repeat(np.asarray(levels, dtype=object), width),
+            "label": label * len(levels),
+            "metric": metric * len(levels),
+            "value": np.concatenate(means) if means else np.empty(0),
+            "n_groups": np.concatenate(counts).astype(np.int64) if counts
+            else np.empty(0, dtype=np.int64),
+        })
 
     def headline(self) -> dict[str, float]:
         """The paper's headline: positive-class P/R/F1 for binary tasks, macro otherwise, plus
