@@ -50,12 +50,33 @@ class _Prepared:
     frame: pd.DataFrame  # annotator_id, item_id, gold, pred
 
 
+_ALIASES = {"user_id": "annotator_id", "text_id": "item_id", "prediction": "label",
+            "predictions": "label"}
+
+
 def _standardise(frame: pd.DataFrame, what: str) -> pd.DataFrame:
     if not isinstance(frame, pd.DataFrame):
         raise DataError(f"{what} must be a DataFrame with columns annotator_id, item_id, label.",
                         source=what)
-    out = frame.rename(columns={"user_id": "annotator_id", "text_id": "item_id",
-                                "prediction": "label", "predictions": "label"})
+    renamed = [_ALIASES.get(c, c) if isinstance(c, str) else c for c in frame.columns]
+    source = {c: i for i, c in enumerate(renamed)}
+    if (len(source) == len(renamed) and all(c in source for c in SPLIT_COLUMNS)
+            and frame.columns.is_unique):
+        # the usual case, without renaming and copying the frame first: every column cleaned
+        # once, the new frame built from the cleaned arrays (same values, dtypes and index)
+        data = {}
+        for column in SPLIT_COLUMNS:
+            values = frame.iloc[:, source[column]]
+            empty = values.isna()
+            if empty.any():
+                raise DataError(f"{what} has {int(empty.sum())} empty {column} cell(s).",
+                                source=what, row=int(np.flatnonzero(empty.to_numpy())[0]) + 2,
+                                column=column, fix="fill or drop those rows.")
+            data[column] = values.astype(str).str.strip().array
+        if "prob" in source:
+            data["prob"] = frame.iloc[:, source["prob"]].array
+        return pd.DataFrame(data, index=frame.index)
+    out = frame.rename(columns=_ALIASES)
     missing = [c for c in SPLIT_COLUMNS if c not in out.columns]
     if missing:
         raise DataError(
@@ -113,14 +134,21 @@ def _match_on_codes(pred: pd.DataFrame, true: pd.DataFrame):
     which names the problem."""
     if len(pred) != len(true):
         return None
-    u_code, u_ids = pd.factorize(true["annotator_id"])
-    t_code, t_ids = pd.factorize(true["item_id"])
-    nt = max(len(t_ids), 1)
+    n = len(true)
+    # gold and predicted ids coded together (Arrow's dictionary encoding, no Python string per
+    # row); codes below the gold's count of distinct ids are the gold's
+    u_all, u_ids = pd.factorize(pd.concat([true["annotator_id"], pred["annotator_id"]],
+                                          ignore_index=True))
+    t_all, t_ids = pd.factorize(pd.concat([true["item_id"], pred["item_id"]],
+                                          ignore_index=True))
+    u_code, pu = u_all[:n], u_all[n:]
+    t_code, pt = t_all[:n], t_all[n:]
+    n_u, n_t = int(u_code.max(initial=-1)) + 1, int(t_code.max(initial=-1)) + 1
+    if len(u_ids) > n_u or len(t_ids) > n_t or (u_code < 0).any() or (t_code < 0).any():
+        return None  # an id only the predictions have (or a missing id): the checking path
+    u_ids, t_ids = u_ids[:n_u], t_ids[:n_t]
+    nt = max(n_t, 1)
     gold_key = u_code.astype(np.int64) * nt + t_code
-    pu = pd.Index(u_ids).get_indexer(pred["annotator_id"])
-    pt = pd.Index(t_ids).get_indexer(pred["item_id"])
-    if (pu < 0).any() or (pt < 0).any():
-        return None
     pred_key = pu.astype(np.int64) * nt + pt
     key_index = pd.Index(gold_key)
     if not key_index.is_unique or not pd.Index(pred_key).is_unique:
@@ -128,8 +156,9 @@ def _match_on_codes(pred: pd.DataFrame, true: pd.DataFrame):
     at = pd.Index(pred_key).get_indexer(gold_key)  # prediction row of every gold row
     if (at < 0).any():
         return None
-    u_sorted = np.argsort(np.asarray(u_ids, dtype=object), kind="stable")
-    t_sorted = np.argsort(np.asarray(t_ids, dtype=object), kind="stable")
+    # sorted as Arrow sorts strings (UTF-8 bytes: the order of Python's sorted)
+    u_sorted = np.asarray(u_ids.argsort(), dtype=np.int64)
+    t_sorted = np.asarray(t_ids.argsort(), dtype=np.int64)
     u_rank = np.empty(len(u_ids), dtype=np.int64)
     u_rank[u_sorted] = np.arange(len(u_ids))
     t_rank = np.empty(len(t_ids), dtype=np.int64)
@@ -143,8 +172,8 @@ def _match_on_codes(pred: pd.DataFrame, true: pd.DataFrame):
         "label_gold": true["label"].array.take(order),
         "label_pred": pred["label"].array.take(at[order]),
     })
-    users = pd.Index(np.asarray(u_ids, dtype=object)[u_sorted].tolist(), name="annotator_id")
-    texts = pd.Index(np.asarray(t_ids, dtype=object)[t_sorted].tolist(), name="item_id")
+    users = u_ids.take(u_sorted).rename("annotator_id")
+    texts = t_ids.take(t_sorted).rename("item_id")
     return merged, users, texts, (u_rank[u_code][order], t_rank[t_code][order])
 
 
@@ -154,8 +183,7 @@ def _prepared(labels, true, merged, users, texts, pair_codes=None) -> _Prepared:
         labels = order_labels(true["label"].unique())
     labels = tuple(str(x) for x in labels)
     index = pd.Index(labels)
-    y = index.get_indexer(merged["label_gold"])
-    p = index.get_indexer(merged["label_pred"])
+    y, p = (_label_codes(index, merged[c]) for c in ("label_gold", "label_pred"))
     for codes, column, what in ((y, "label_gold", "gold"), (p, "label_pred", "predictions")):
         bad = codes < 0
         if bad.any():
@@ -167,6 +195,13 @@ def _prepared(labels, true, merged, users, texts, pair_codes=None) -> _Prepared:
                 fix="use the dataset's label strings exactly.",
             )
     return _finish(labels, users, texts, merged, y, p, pair_codes)
+
+
+def _label_codes(index: pd.Index, values: pd.Series) -> np.ndarray:
+    """``index.get_indexer(values)`` through the distinct values (-1 = not in the index)."""
+    codes, uniques = pd.factorize(values)
+    at = np.append(index.get_indexer(uniques), -1)  # a missing value (code -1) maps to -1
+    return at[codes]
 
 
 def _prepare(predictions: pd.DataFrame, gold: pd.DataFrame,
