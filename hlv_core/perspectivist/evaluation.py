@@ -1153,20 +1153,21 @@ def headline_table(summary: pd.DataFrame, labels: Sequence[str]) -> pd.DataFrame
     """
     head = headline_label(labels)
     binary = head != "macro"
-    s = summary[summary["level"].isin(_HEADLINE_LEVELS)]
     models = list(pd.unique(summary["model"]))
-
-    def pick(metric: str, label: str, level: str) -> pd.Series:
-        rows = s[(s["metric"] == metric) & (s["label"] == label) & (s["level"] == level)]
-        return rows.drop_duplicates("model").set_index("model")["value"].reindex(models)
-
-    out = pd.DataFrame({"model": models})
-    for level in _HEADLINE_LEVELS:
-        out[f"{level} F1 ({head})"] = pick("f1", head, level).to_numpy(dtype=float)
+    wanted = {f"{level} F1 ({head})": ("f1", head, level) for level in _HEADLINE_LEVELS}
     if binary:
-        out["global macro F1"] = pick("f1", "macro", "global").to_numpy(dtype=float)
-    out["global accuracy"] = pick("accuracy", "macro", "global").to_numpy(dtype=float)
-    out["user accuracy"] = pick("accuracy", "macro", "user").to_numpy(dtype=float)
+        wanted["global macro F1"] = ("f1", "macro", "global")
+    wanted["global accuracy"] = ("accuracy", "macro", "global")
+    wanted["user accuracy"] = ("accuracy", "macro", "user")
+    # every (metric, label, level, model) cell in one lookup: the first row of each model
+    keys = ["metric", "label", "level", "model"]
+    first = summary[summary["level"].isin(_HEADLINE_LEVELS)].drop_duplicates(keys)
+    cells = first.set_index(keys)["value"].reindex(pd.MultiIndex.from_tuples(
+        [(*wanted[column], model) for column in wanted for model in models], names=keys))
+    values = cells.to_numpy(dtype=float).reshape(len(wanted), len(models))
+    out = pd.DataFrame({"model": models})
+    for j, column in enumerate(wanted):
+        out[column] = values[j]
     return out
 
 
