@@ -40,6 +40,31 @@ def _global_majority(splits: PerspectivistSplits) -> str:
     return splits.labels[int(np.argmax(counts.to_numpy()))]
 
 
+def _majority_on_codes(voters: pd.DataFrame, test: pd.DataFrame, key: str,
+                       splits: PerspectivistSplits) -> np.ndarray:
+    """The label strings of :func:`_argmax_labels` over ``voters`` grouped by ``key``, looked
+    up for every test row, the training majority where the key has no voter: on integer codes
+    (test and voter keys coded together, labels through their distinct values), one bincount
+    of (key, label) votes. A key whose votes all use labels outside the inventory gets the
+    first label, as the reindexed count table's argmax does."""
+    names = np.array([str(x) for x in splits.labels], dtype=object)
+    k = len(names)
+    n = len(test)
+    codes, ids = pd.factorize(pd.concat([test[key], voters[key]], ignore_index=True))
+    test_code, voter_code = codes[:n], codes[n:]
+    label_codes, label_ids = pd.factorize(voters["label"])
+    at = np.append(pd.Index(list(splits.labels)).get_indexer(label_ids), -1)
+    lab = at[label_codes]
+    ok = (lab >= 0) & (voter_code >= 0)
+    votes = np.bincount(voter_code[ok] * k + lab[ok], minlength=len(ids) * k).reshape(-1, k)
+    has = np.bincount(voter_code[voter_code >= 0], minlength=len(ids)) > 0
+    choice = np.where(has, np.argmax(votes, axis=1), -1)[test_code]
+    fallback = str(_global_majority(splits))
+    out = names[np.maximum(choice, 0)]
+    out[(choice < 0) | (test_code < 0)] = fallback
+    return out
+
+
 def _fill(test: pd.DataFrame, *choices: pd.Series) -> pd.Series:
     out = pd.Series(np.full(len(test), None, dtype=object), index=test.index)
     for choice in choices:
@@ -80,10 +105,7 @@ def majority_baseline(splits: PerspectivistSplits) -> pd.DataFrame:
     True
     """
     test = splits.test[PAIR_KEYS]
-    per_text = _argmax_labels(_counts(splits.train, ["item_id"]), splits.labels)
-    label = _fill(test, test["item_id"].map(per_text),
-                  pd.Series(_global_majority(splits), index=test.index))
-    return test.assign(label=label.astype(str).to_numpy())
+    return test.assign(label=_majority_on_codes(splits.train, test, "item_id", splits))
 
 
 def trait_majority_baseline(splits: PerspectivistSplits, dimension: str) -> pd.DataFrame:
@@ -169,11 +191,8 @@ def user_majority_baseline(splits: PerspectivistSplits) -> pd.DataFrame:
         raise ValueError("the per-user majority baseline needs adaptation labels "
                          "(adaptation='train' or 'test').")
     test = splits.test[PAIR_KEYS]
-    per_user = _argmax_labels(_counts(splits.adaptation_labels(), ["annotator_id"]),
-                              splits.labels)
-    label = _fill(test, test["annotator_id"].map(per_user),
-                  pd.Series(_global_majority(splits), index=test.index))
-    return test.assign(label=label.astype(str).to_numpy())
+    return test.assign(label=_majority_on_codes(splits.adaptation_labels(), test,
+                                                "annotator_id", splits))
 
 
 def run_baselines(
