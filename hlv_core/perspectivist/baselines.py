@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..io import item_level_predictions
-from .evaluation import is_unknown_trait
+from .evaluation import _label_codes, is_unknown_trait
 from .splits import PAIR_KEYS, PerspectivistSplits
 
 __all__ = [
@@ -290,10 +290,14 @@ def item_predictions_per_user(
     names = np.array(list(labels), dtype=object)
     K = len(names)
     # integer codes once for every model: test texts, the rows' texts among them, labels
-    t_code, t_ids = pd.factorize(test["item_id"])
-    n_t = len(t_ids)
-    item = pd.Index(t_ids).get_indexer(rows["item_id"])  # -1: a text outside the test
-    lab = pd.Index(list(labels)).get_indexer(rows["label"])  # -1: a label outside them
+    # test texts and the rows' texts coded together (test first: its texts are codes
+    # 0..n_t-1, in order of first appearance); -1: a text outside the test (or missing)
+    n = len(test)
+    codes, _ = pd.factorize(pd.concat([test["item_id"], rows["item_id"]], ignore_index=True))
+    t_code, item = codes[:n], codes[n:].copy()
+    n_t = int(t_code.max(initial=-1)) + 1
+    item[item >= n_t] = -1
+    lab = _label_codes(pd.Index(list(labels)), rows["label"])  # -1: a label outside them
     m_code, m_ids = pd.factorize(rows["model"], sort=True)  # groupby order; NaN model: -1
     M = len(m_ids)
     use = (m_code >= 0) & (item >= 0)
