@@ -150,12 +150,16 @@ def _match_on_codes(pred: pd.DataFrame, true: pd.DataFrame):
     nt = max(n_t, 1)
     gold_key = u_code.astype(np.int64) * nt + t_code
     pred_key = pu.astype(np.int64) * nt + pt
-    key_index = pd.Index(gold_key)
-    if not key_index.is_unique or not pd.Index(pred_key).is_unique:
+    # the same unique pairs on both sides: the sorted keys are strictly increasing and equal;
+    # then the k-th smallest gold key's row matches the k-th smallest prediction key's row
+    g_order = np.argsort(gold_key, kind="stable")
+    p_order = np.argsort(pred_key, kind="stable")
+    g_sorted = gold_key[g_order]
+    if (g_sorted[1:] == g_sorted[:-1]).any() or not np.array_equal(g_sorted,
+                                                                   pred_key[p_order]):
         return None
-    at = pd.Index(pred_key).get_indexer(gold_key)  # prediction row of every gold row
-    if (at < 0).any():
-        return None
+    at = np.empty(n, dtype=np.int64)  # prediction row of every gold row
+    at[g_order] = p_order
     # sorted as Arrow sorts strings (UTF-8 bytes: the order of Python's sorted)
     u_sorted = np.asarray(u_ids.argsort(), dtype=np.int64)
     t_sorted = np.asarray(t_ids.argsort(), dtype=np.int64)
