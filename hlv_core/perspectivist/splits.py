@@ -540,7 +540,7 @@ def make_splits(
         # the same draw as rng.choice(users, ...) (choice takes positions, then the items)
         test_rank = np.sort(rng.choice(users.size, size=n_test, replace=False))
         is_test_user[user_order[test_rank]] = True
-        test_users = users[test_rank]  # sorted: the ranks are
+        test_users = users[test_rank]  # sorted, as the ranks are
     else:
         test_users = _stratified_test_users(users, traits, stratify, test_user_share, rng,
                                             dataset)
