@@ -11,7 +11,6 @@ import functools
 import math
 
 import numpy as np
-from scipy import special
 
 from ._plackett_luce import pl_gibbs
 from .aggregation import (
@@ -47,6 +46,8 @@ def _gamma_quantile_tables(a: float):
     v = log Q (upper tail prob., Q <= 1/2), in the lower region by u = log P (P <= 1/2). Slopes
     are exact: d log x / d log P = P / (x f(x)). Below ``u_lo`` the small-x expansion
     log x = (log P + lgamma(a + 1)) / a is used (relative error O(x), x < 1e-12 there)."""
+    from scipy import special  # here, not at import: the Plackett-Luce path never needs it
+
     lga, lga1 = special.gammaln(a), special.gammaln(a + 1.0)
     u_lo = min(a * math.log(1e-12) - lga1, _LOG_HALF - 1e-3)
 
@@ -128,6 +129,8 @@ def gamma_log_quantile(a: float, log_p) -> np.ndarray:
     res = _hermite(up, v)
     far = v < _V_MIN
     if far.any():
+        from scipy import special
+
         with np.errstate(divide="ignore"):
             res[far] = np.log(special.gammainccinv(a, np.exp(v[far])))
     out[upper] = res
@@ -378,16 +381,31 @@ def _pl_top(lay, local: np.ndarray, rng: np.random.Generator, split: str, depth:
     first = np.concatenate([[0], np.cumsum(n_loc)[:-1]]).astype(np.int64)
     R = max(int(n_r.max(initial=0)), 1)
     col = np.arange(R)
-    valid = col[None, :] < n_r[:, None]
-    idx = np.where(valid, first[:, None] + col, 0)
-    vals = np.where(valid[:, None, :], local.T[idx].transpose(0, 2, 1), -np.inf)  # (N, S, R)
-    ids = np.where(valid, lay.local_class[idx], K)  # (N, R)
+    # cases by their number of ranked classes (widths up to 4, 8, 16, ...): each group's
+    # candidate arrays are only as wide as its widest case (the padding is -inf with id K,
+    # which never enters a top ahead of a real class)
+    groups = []
+    lo = 0
+    for hi in [4, *(8 << i for i in range(64))]:
+        sel = np.flatnonzero((n_r > lo) & (n_r <= hi)) if lo else np.flatnonzero(n_r <= hi)
+        if sel.size:
+            w = max(int(n_r[sel].max()), 1)
+            c = np.arange(w)
+            valid = c[None, :] < n_r[sel][:, None]
+            idx = np.where(valid, first[sel][:, None] + c, 0)
+            vals = np.where(valid[:, None, :], local.T[idx].transpose(0, 2, 1), -np.inf)
+            groups.append((sel, vals, np.where(valid, lay.local_class[idx], K)))  # (n, S, w)
+        if hi >= R:
+            break
+        lo = hi
     du = min(depth, K)
     u_vals = np.full((N, S, du), -np.inf)
     u_ids = np.full((N, S, du), K, dtype=np.int64)
     if has_sup.any():
         ranked = np.zeros((N, K), dtype=bool)
-        ranked[np.repeat(np.arange(N), n_r), ids[valid]] = True
+        total = int(n_r.sum())
+        slot = np.repeat(first, n_r) + np.arange(total) - np.repeat(np.cumsum(n_r) - n_r, n_r)
+        ranked[np.repeat(np.arange(N), n_r), lay.local_class[slot]] = True
         unranked_ids = np.argsort(ranked, axis=1, kind="stable")  # unranked ids first, ascending
         m = np.where(has_sup[:, None], local.T[np.where(has_sup, first + n_r, 0)], 0.0)  # (N, S)
         if split == "equal":
@@ -396,18 +414,25 @@ def _pl_top(lay, local: np.ndarray, rng: np.random.Generator, split: str, depth:
             u_vals[:] = m[:, :, None] * share[:, None, :]
             u_ids[:] = np.where(col[:du][None, :] < n_u[:, None], unranked_ids[:, :du], K)[:, None]
         else:
-            kth = (np.partition(vals, R - depth, axis=2)[:, :, R - depth] if depth <= R
-                   else np.full((N, S), -np.inf))
+            kth = np.full((N, S), -np.inf)  # the depth-th largest ranked value
+            for sel, vals, _ in groups:
+                w = vals.shape[2]
+                if depth <= w:
+                    kth[sel] = np.partition(vals, w - depth, axis=2)[:, :, w - depth]
             need = has_sup[:, None] & (m >= kth)  # (N, S): could an unranked class enter?
             _draw_unranked_top(rng, need, m, n_u, unranked_ids, du, chunk, u_vals, u_ids)
-    cand_v = np.concatenate([vals, u_vals], axis=2)
-    cand_i = np.concatenate([np.broadcast_to(ids[:, None, :], (N, S, R)), u_ids], axis=2)
     out = np.empty((N, S, depth), dtype=np.int32)
-    for j in range(depth):  # largest value, ties to the lowest class id
-        best = cand_v.max(axis=2, keepdims=True)
-        pick = np.where(cand_v == best, cand_i, K + 1).argmin(axis=2)
-        out[:, :, j] = np.take_along_axis(cand_i, pick[..., None], axis=2)[..., 0]
-        np.put_along_axis(cand_v, pick[..., None], -np.inf, axis=2)
+    for sel, vals, ids in groups:
+        n, w = ids.shape
+        cand_v = np.concatenate([vals, u_vals[sel]], axis=2)
+        cand_i = np.concatenate([np.broadcast_to(ids[:, None, :], (n, S, w)), u_ids[sel]], axis=2)
+        part = np.empty((n, S, depth), dtype=np.int32)
+        for j in range(depth):  # largest value, ties to the lowest class id
+            best = cand_v.max(axis=2, keepdims=True)
+            pick = np.where(cand_v == best, cand_i, K + 1).argmin(axis=2)
+            part[:, :, j] = np.take_along_axis(cand_i, pick[..., None], axis=2)[..., 0]
+            np.put_along_axis(cand_v, pick[..., None], -np.inf, axis=2)
+        out[sel] = part
     return out
 
 
@@ -419,6 +444,10 @@ def _draw_unranked_top(rng, need, m, n_u, unranked_ids, du, chunk, u_vals, u_ids
     if not rows_c.size:
         return
     nu_row = n_u[rows_c]
+    # one buffer for every chunk's exponentials (same draws in the same order as a fresh array
+    # per chunk, without faulting in a new tens-of-megabytes array each time)
+    n_max = int(nu_row.max())
+    buf = np.empty(min(max(int(chunk), n_max), rows_c.size * n_max))
     for n in np.unique(nu_row):
         sel = np.flatnonzero(nu_row == n)
         n = int(n)
@@ -429,7 +458,8 @@ def _draw_unranked_top(rng, need, m, n_u, unranked_ids, du, chunk, u_vals, u_ids
         per = max(1, chunk // n)
         for a in range(0, sel.size, per):
             part = sel[a:a + per]
-            z = rng.standard_exponential((part.size, n))
+            z = buf[:part.size * n].reshape(part.size, n)
+            rng.standard_exponential(out=z)
             ws = z @ weights  # (rows, 2): sum Z_j / j, T
             e = np.empty((part.size, d))
             e[:, 0] = ws[:, 0]

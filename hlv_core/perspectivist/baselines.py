@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..io import item_level_predictions
-from .evaluation import is_unknown_trait
+from .evaluation import _label_codes, is_unknown_trait
 from .splits import PAIR_KEYS, PerspectivistSplits
 
 __all__ = [
@@ -38,6 +38,31 @@ def _counts(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
 def _global_majority(splits: PerspectivistSplits) -> str:
     counts = splits.train["label"].value_counts().reindex(list(splits.labels), fill_value=0)
     return splits.labels[int(np.argmax(counts.to_numpy()))]
+
+
+def _majority_on_codes(voters: pd.DataFrame, test: pd.DataFrame, key: str,
+                       splits: PerspectivistSplits) -> np.ndarray:
+    """The label strings of :func:`_argmax_labels` over ``voters`` grouped by ``key``, looked
+    up for every test row, the training majority where the key has no voter: on integer codes
+    (test and voter keys coded together, labels through their distinct values), one bincount
+    of (key, label) votes. A key whose votes all use labels outside the inventory gets the
+    first label, as the reindexed count table's argmax does."""
+    names = np.array([str(x) for x in splits.labels], dtype=object)
+    k = len(names)
+    n = len(test)
+    codes, ids = pd.factorize(pd.concat([test[key], voters[key]], ignore_index=True))
+    test_code, voter_code = codes[:n], codes[n:]
+    label_codes, label_ids = pd.factorize(voters["label"])
+    at = np.append(pd.Index(list(splits.labels)).get_indexer(label_ids), -1)
+    lab = at[label_codes]
+    ok = (lab >= 0) & (voter_code >= 0)
+    votes = np.bincount(voter_code[ok] * k + lab[ok], minlength=len(ids) * k).reshape(-1, k)
+    has = np.bincount(voter_code[voter_code >= 0], minlength=len(ids)) > 0
+    choice = np.where(has, np.argmax(votes, axis=1), -1)[test_code]
+    fallback = str(_global_majority(splits))
+    out = names[np.maximum(choice, 0)]
+    out[(choice < 0) | (test_code < 0)] = fallback
+    return out
 
 
 def _fill(test: pd.DataFrame, *choices: pd.Series) -> pd.Series:
@@ -80,10 +105,7 @@ def majority_baseline(splits: PerspectivistSplits) -> pd.DataFrame:
     True
     """
     test = splits.test[PAIR_KEYS]
-    per_text = _argmax_labels(_counts(splits.train, ["item_id"]), splits.labels)
-    label = _fill(test, test["item_id"].map(per_text),
-                  pd.Series(_global_majority(splits), index=test.index))
-    return test.assign(label=label.astype(str).to_numpy())
+    return test.assign(label=_majority_on_codes(splits.train, test, "item_id", splits))
 
 
 def trait_majority_baseline(splits: PerspectivistSplits, dimension: str) -> pd.DataFrame:
@@ -169,11 +191,8 @@ def user_majority_baseline(splits: PerspectivistSplits) -> pd.DataFrame:
         raise ValueError("the per-user majority baseline needs adaptation labels "
                          "(adaptation='train' or 'test').")
     test = splits.test[PAIR_KEYS]
-    per_user = _argmax_labels(_counts(splits.adaptation_labels(), ["annotator_id"]),
-                              splits.labels)
-    label = _fill(test, test["annotator_id"].map(per_user),
-                  pd.Series(_global_majority(splits), index=test.index))
-    return test.assign(label=label.astype(str).to_numpy())
+    return test.assign(label=_majority_on_codes(splits.adaptation_labels(), test,
+                                                "annotator_id", splits))
 
 
 def run_baselines(
@@ -271,10 +290,14 @@ def item_predictions_per_user(
     names = np.array(list(labels), dtype=object)
     K = len(names)
     # integer codes once for every model: test texts, the rows' texts among them, labels
-    t_code, t_ids = pd.factorize(test["item_id"])
-    n_t = len(t_ids)
-    item = pd.Index(t_ids).get_indexer(rows["item_id"])  # -1: a text outside the test
-    lab = pd.Index(list(labels)).get_indexer(rows["label"])  # -1: a label outside them
+    # test texts and the rows' texts coded together (test first: its texts are codes
+    # 0..n_t-1, in order of first appearance); -1: a text outside the test (or missing)
+    n = len(test)
+    codes, _ = pd.factorize(pd.concat([test["item_id"], rows["item_id"]], ignore_index=True))
+    t_code, item = codes[:n], codes[n:].copy()
+    n_t = int(t_code.max(initial=-1)) + 1
+    item[item >= n_t] = -1
+    lab = _label_codes(pd.Index(list(labels)), rows["label"])  # -1: a label outside them
     m_code, m_ids = pd.factorize(rows["model"], sort=True)  # groupby order; NaN model: -1
     M = len(m_ids)
     use = (m_code >= 0) & (item >= 0)

@@ -50,12 +50,33 @@ class _Prepared:
     frame: pd.DataFrame  # annotator_id, item_id, gold, pred
 
 
+_ALIASES = {"user_id": "annotator_id", "text_id": "item_id", "prediction": "label",
+            "predictions": "label"}
+
+
 def _standardise(frame: pd.DataFrame, what: str) -> pd.DataFrame:
     if not isinstance(frame, pd.DataFrame):
         raise DataError(f"{what} must be a DataFrame with columns annotator_id, item_id, label.",
                         source=what)
-    out = frame.rename(columns={"user_id": "annotator_id", "text_id": "item_id",
-                                "prediction": "label", "predictions": "label"})
+    renamed = [_ALIASES.get(c, c) if isinstance(c, str) else c for c in frame.columns]
+    source = {c: i for i, c in enumerate(renamed)}
+    if (len(source) == len(renamed) and all(c in source for c in SPLIT_COLUMNS)
+            and frame.columns.is_unique):
+        # the usual case, without renaming and copying the frame first: every column cleaned
+        # once, the new frame built from the cleaned arrays (same values, dtypes and index)
+        data = {}
+        for column in SPLIT_COLUMNS:
+            values = frame.iloc[:, source[column]]
+            empty = values.isna()
+            if empty.any():
+                raise DataError(f"{what} has {int(empty.sum())} empty {column} cell(s).",
+                                source=what, row=int(np.flatnonzero(empty.to_numpy())[0]) + 2,
+                                column=column, fix="fill or drop those rows.")
+            data[column] = values.astype(str).str.strip().array
+        if "prob" in source:
+            data["prob"] = frame.iloc[:, source["prob"]].array
+        return pd.DataFrame(data, index=frame.index)
+    out = frame.rename(columns=_ALIASES)
     missing = [c for c in SPLIT_COLUMNS if c not in out.columns]
     if missing:
         raise DataError(
@@ -113,23 +134,35 @@ def _match_on_codes(pred: pd.DataFrame, true: pd.DataFrame):
     which names the problem."""
     if len(pred) != len(true):
         return None
-    u_code, u_ids = pd.factorize(true["annotator_id"])
-    t_code, t_ids = pd.factorize(true["item_id"])
-    nt = max(len(t_ids), 1)
+    n = len(true)
+    # gold and predicted ids coded together (Arrow's dictionary encoding, no Python string per
+    # row); codes below the gold's count of distinct ids are the gold's
+    u_all, u_ids = pd.factorize(pd.concat([true["annotator_id"], pred["annotator_id"]],
+                                          ignore_index=True))
+    t_all, t_ids = pd.factorize(pd.concat([true["item_id"], pred["item_id"]],
+                                          ignore_index=True))
+    u_code, pu = u_all[:n], u_all[n:]
+    t_code, pt = t_all[:n], t_all[n:]
+    n_u, n_t = int(u_code.max(initial=-1)) + 1, int(t_code.max(initial=-1)) + 1
+    if len(u_ids) > n_u or len(t_ids) > n_t or (u_code < 0).any() or (t_code < 0).any():
+        return None  # an id only the predictions have (or a missing id): the checking path
+    u_ids, t_ids = u_ids[:n_u], t_ids[:n_t]
+    nt = max(n_t, 1)
     gold_key = u_code.astype(np.int64) * nt + t_code
-    pu = pd.Index(u_ids).get_indexer(pred["annotator_id"])
-    pt = pd.Index(t_ids).get_indexer(pred["item_id"])
-    if (pu < 0).any() or (pt < 0).any():
-        return None
     pred_key = pu.astype(np.int64) * nt + pt
-    key_index = pd.Index(gold_key)
-    if not key_index.is_unique or not pd.Index(pred_key).is_unique:
+    # the same unique pairs on both sides: the sorted keys are strictly increasing and equal;
+    # then the k-th smallest gold key's row matches the k-th smallest prediction key's row
+    g_order = np.argsort(gold_key, kind="stable")
+    p_order = np.argsort(pred_key, kind="stable")
+    g_sorted = gold_key[g_order]
+    if (g_sorted[1:] == g_sorted[:-1]).any() or not np.array_equal(g_sorted,
+                                                                   pred_key[p_order]):
         return None
-    at = pd.Index(pred_key).get_indexer(gold_key)  # prediction row of every gold row
-    if (at < 0).any():
-        return None
-    u_sorted = np.argsort(np.asarray(u_ids, dtype=object), kind="stable")
-    t_sorted = np.argsort(np.asarray(t_ids, dtype=object), kind="stable")
+    at = np.empty(n, dtype=np.int64)  # prediction row of every gold row
+    at[g_order] = p_order
+    # sorted as Arrow sorts strings (UTF-8 bytes: the order of Python's sorted)
+    u_sorted = np.asarray(u_ids.argsort(), dtype=np.int64)
+    t_sorted = np.asarray(t_ids.argsort(), dtype=np.int64)
     u_rank = np.empty(len(u_ids), dtype=np.int64)
     u_rank[u_sorted] = np.arange(len(u_ids))
     t_rank = np.empty(len(t_ids), dtype=np.int64)
@@ -143,8 +176,8 @@ def _match_on_codes(pred: pd.DataFrame, true: pd.DataFrame):
         "label_gold": true["label"].array.take(order),
         "label_pred": pred["label"].array.take(at[order]),
     })
-    users = pd.Index(np.asarray(u_ids, dtype=object)[u_sorted].tolist(), name="annotator_id")
-    texts = pd.Index(np.asarray(t_ids, dtype=object)[t_sorted].tolist(), name="item_id")
+    users = u_ids.take(u_sorted).rename("annotator_id")
+    texts = t_ids.take(t_sorted).rename("item_id")
     return merged, users, texts, (u_rank[u_code][order], t_rank[t_code][order])
 
 
@@ -154,8 +187,7 @@ def _prepared(labels, true, merged, users, texts, pair_codes=None) -> _Prepared:
         labels = order_labels(true["label"].unique())
     labels = tuple(str(x) for x in labels)
     index = pd.Index(labels)
-    y = index.get_indexer(merged["label_gold"])
-    p = index.get_indexer(merged["label_pred"])
+    y, p = (_label_codes(index, merged[c]) for c in ("label_gold", "label_pred"))
     for codes, column, what in ((y, "label_gold", "gold"), (p, "label_pred", "predictions")):
         bad = codes < 0
         if bad.any():
@@ -167,6 +199,13 @@ def _prepared(labels, true, merged, users, texts, pair_codes=None) -> _Prepared:
                 fix="use the dataset's label strings exactly.",
             )
     return _finish(labels, users, texts, merged, y, p, pair_codes)
+
+
+def _label_codes(index: pd.Index, values: pd.Series) -> np.ndarray:
+    """``index.get_indexer(values)`` through the distinct values (-1 = not in the index)."""
+    codes, uniques = pd.factorize(values)
+    at = np.append(index.get_indexer(uniques), -1)  # a missing value (code -1) maps to -1
+    return at[codes]
 
 
 def _prepare(predictions: pd.DataFrame, gold: pd.DataFrame,
@@ -272,13 +311,21 @@ def _scores(counts: np.ndarray) -> dict[str, np.ndarray]:
 
 
 def _level_frame(counts: np.ndarray, index: pd.Index, labels: tuple[str, ...]) -> pd.DataFrame:
+    """``n``, ``accuracy`` and ``<metric>:<label>`` columns per group: the float columns built
+    as one (columns, groups) block (one array for pandas to take, not one per column)."""
     s = _scores(counts)
-    data = {"n": s["n"].astype(int), "accuracy": s["accuracy"]}
-    for metric in METRICS:
-        for j, label in enumerate(labels):
-            data[f"{metric}:{label}"] = s[metric][:, j]
-        data[f"{metric}:macro"] = s[f"{metric}_macro"]
-    return pd.DataFrame(data, index=index)
+    k = len(labels)
+    block = np.empty((1 + len(METRICS) * (k + 1), len(index)))
+    block[0] = s["accuracy"]
+    columns = ["accuracy"]
+    for i, metric in enumerate(METRICS):
+        at = 1 + i * (k + 1)
+        block[at:at + k] = s[metric].T
+        block[at + k] = s[f"{metric}_macro"]
+        columns += [f"{metric}:{label}" for label in labels] + [f"{metric}:macro"]
+    frame = pd.DataFrame(block.T, index=index, columns=columns, copy=False)
+    frame.insert(0, "n", s["n"].astype(int))
+    return frame
 
 
 def is_unknown_trait(values: pd.Series) -> np.ndarray:
@@ -376,21 +423,32 @@ class PerspectivistReport:
         (``n_groups`` of them; 1 for global); with ``absent="zero"`` absent classes count as 0
         and ``n_groups`` is every group. Accuracy is reported once per level under label
         ``"macro"`` (it is not per class)."""
-        rows = []
         columns = [f"{m}:{lab}" for m in METRICS for lab in (*self.labels, "macro")]
+        levels, means, counts = [], [], []
         for level, frame in self._levels():
-            values = frame[["accuracy", *columns]]
+            # (columns, groups), each column contiguous: the mean of the values present is
+            # summed as pandas sums one column (pairwise), so the numbers are the same
+            values = np.ascontiguousarray(frame[["accuracy", *columns]].to_numpy(dtype=float).T)
             if self.absent == "zero":
-                values = values.fillna(0.0)
-            means = values.mean(axis=0, skipna=True)
-            counts = values.notna().sum(axis=0)
-            rows.append((level, "macro", "accuracy", float(means["accuracy"]),
-                         int(counts["accuracy"])))
-            for column in columns:
-                metric, label = column.split(":", 1)
-                value = float(means[column]) if counts[column] else float("nan")
-                rows.append((level, label, metric, value, int(counts[column])))
-        return pd.DataFrame(rows, columns=["level", "label", "metric", "value", "n_groups"])
+                values = np.where(np.isnan(values), 0.0, values)
+            present = ~np.isnan(values)
+            n = present.sum(axis=1)
+            total = np.where(present, values, 0.0).sum(axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                means.append(np.where(n > 0, total / np.maximum(n, 1), np.nan))
+            counts.append(n)
+            levels.append(level)
+        metric = ["accuracy"] + [c.split(":", 1)[0] for c in columns]
+        label = ["macro"] + [c.split(":", 1)[1] for c in columns]
+        width = len(metric)
+        return pd.DataFrame({
+            "level": np.repeat(np.asarray(levels, dtype=object), width),
+            "label": label * len(levels),
+            "metric": metric * len(levels),
+            "value": np.concatenate(means) if means else np.empty(0),
+            "n_groups": np.concatenate(counts).astype(np.int64) if counts
+            else np.empty(0, dtype=np.int64),
+        })
 
     def headline(self) -> dict[str, float]:
         """The paper's headline: positive-class P/R/F1 for binary tasks, macro otherwise, plus
@@ -1099,20 +1157,21 @@ def headline_table(summary: pd.DataFrame, labels: Sequence[str]) -> pd.DataFrame
     """
     head = headline_label(labels)
     binary = head != "macro"
-    s = summary[summary["level"].isin(_HEADLINE_LEVELS)]
     models = list(pd.unique(summary["model"]))
-
-    def pick(metric: str, label: str, level: str) -> pd.Series:
-        rows = s[(s["metric"] == metric) & (s["label"] == label) & (s["level"] == level)]
-        return rows.drop_duplicates("model").set_index("model")["value"].reindex(models)
-
-    out = pd.DataFrame({"model": models})
-    for level in _HEADLINE_LEVELS:
-        out[f"{level} F1 ({head})"] = pick("f1", head, level).to_numpy(dtype=float)
+    wanted = {f"{level} F1 ({head})": ("f1", head, level) for level in _HEADLINE_LEVELS}
     if binary:
-        out["global macro F1"] = pick("f1", "macro", "global").to_numpy(dtype=float)
-    out["global accuracy"] = pick("accuracy", "macro", "global").to_numpy(dtype=float)
-    out["user accuracy"] = pick("accuracy", "macro", "user").to_numpy(dtype=float)
+        wanted["global macro F1"] = ("f1", "macro", "global")
+    wanted["global accuracy"] = ("accuracy", "macro", "global")
+    wanted["user accuracy"] = ("accuracy", "macro", "user")
+    # every (metric, label, level, model) cell in one lookup: the first row of each model
+    keys = ["metric", "label", "level", "model"]
+    first = summary[summary["level"].isin(_HEADLINE_LEVELS)].drop_duplicates(keys)
+    cells = first.set_index(keys)["value"].reindex(pd.MultiIndex.from_tuples(
+        [(*wanted[column], model) for column in wanted for model in models], names=keys))
+    values = cells.to_numpy(dtype=float).reshape(len(wanted), len(models))
+    out = pd.DataFrame({"model": models})
+    for j, column in enumerate(wanted):
+        out[column] = values[j]
     return out
 
 

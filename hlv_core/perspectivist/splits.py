@@ -241,18 +241,29 @@ class PerspectivistSplits:
         if self.adaptation_mode == "test" and _id_set(self.adaptation["annotator_id"]) != test_users:
             raise ValueError("split check failed: some test users have no adaptation label.")
         adapt = self.adaptation_labels()
-        shared = _id_set(adapt["item_id"]) & _id_set(self.test["item_id"])
+        shared = _shared_ids(adapt["item_id"], self.test["item_id"])
         if shared:
             raise ValueError("split check failed: adaptation and test texts overlap "
-                             f"({sorted(shared)[:5]}).")
+                             f"({shared[:5]}).")
         if not self.extended:
-            shared = _id_set(self.train["item_id"]) & _id_set(self.test["item_id"])
+            shared = _shared_ids(self.train["item_id"], self.test["item_id"])
             if shared:
                 raise ValueError("split check failed: extended=False but training and test "
-                                 f"texts overlap ({sorted(shared)[:5]}).")
+                                 f"texts overlap ({shared[:5]}).")
         pairs = pd.concat([self.train[PAIR_KEYS], self.adaptation[PAIR_KEYS], self.test[PAIR_KEYS]])
         if pairs.duplicated().any():
             raise ValueError("split check failed: a (user, text) pair is in two splits.")
+
+
+def _shared_ids(a: pd.Series, b: pd.Series) -> list:
+    """The ids found in both columns, sorted (coded together: no Python object per distinct
+    id, only for the shared ones)."""
+    ua, ub = a.drop_duplicates(), b.drop_duplicates()
+    if not len(ua) or not len(ub):
+        return []
+    codes, uniques = pd.factorize(pd.concat([ua, ub], ignore_index=True))
+    both = np.intersect1d(codes[:len(ua)], codes[len(ua):])
+    return sorted(uniques.take(both).tolist())
 
 
 def _id_set(column: pd.Series) -> set:
@@ -289,6 +300,29 @@ def long_annotations(dataset: Dataset) -> pd.DataFrame:
     >>> sorted(long_annotations(load_sample("case_review")).columns)[:2]
     ['annotator_id', 'item_id']
     """
+    return _coded_annotations(dataset)[0]
+
+
+def _str_column(column: pd.Series) -> tuple[pd.Series, np.ndarray, pd.Index]:
+    """``column.astype(str)`` (on a RangeIndex) with its factorisation (codes in order of
+    first appearance, distinct values). A categorical column is decoded from its codes: the
+    categories turned into strings once and taken by code, and the factorisation made on the
+    integer codes (the same as on the strings while the category strings are distinct)."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        cats = column.cat.categories.astype(str)
+        codes = column.cat.codes.to_numpy()
+        if cats.is_unique and (codes >= 0).all():
+            code, first = pd.factorize(codes)
+            return (pd.Series(cats.array.take(codes), name=column.name),
+                    code, cats[first])
+    values = column.astype(str).reset_index(drop=True)
+    code, uniques = pd.factorize(values)
+    return values, code, uniques
+
+
+def _coded_annotations(dataset: Dataset):
+    """(long annotations as :func:`long_annotations` returns them, item codes, distinct item
+    ids, user codes, distinct user ids): the integer codes every split is built on."""
     if dataset.task not in ("multiclass", "rating"):
         raise DataError(
             f"perspectivist evaluation needs one label per (user, text); dataset "
@@ -304,8 +338,13 @@ def long_annotations(dataset: Dataset) -> pd.DataFrame:
             column="annotator_id",
             fix="load a file where annotator ids are linked across items.",
         )
-    ann = dataset.annotations[SPLIT_COLUMNS].astype(str)
-    dup = ann.duplicated(PAIR_KEYS)
+    source = dataset.annotations
+    coded = {c: _str_column(source[c]) for c in SPLIT_COLUMNS}
+    ann = pd.DataFrame({c: coded[c][0] for c in SPLIT_COLUMNS})
+    _, item_code, item_ids = coded["item_id"]
+    _, user_code, user_ids = coded["annotator_id"]
+    key = item_code.astype(np.int64) * max(len(user_ids), 1) + user_code
+    dup = pd.Series(key).duplicated().to_numpy()
     if dup.any():
         row = ann[dup].iloc[0]
         raise DataError(
@@ -314,7 +353,7 @@ def long_annotations(dataset: Dataset) -> pd.DataFrame:
             source=dataset.report.source,
             column="label",
         )
-    return ann.reset_index(drop=True)
+    return ann, item_code, item_ids, user_code, user_ids
 
 
 def _assemble(
@@ -480,8 +519,12 @@ def make_splits(
             fix="choose adaptation='train' or 'test' (a few labels of each test user), use the "
             "named task (annotator traits), or set baseline=True for a user-agnostic baseline.",
         )
-    ann = long_annotations(dataset)
-    users = np.array(sorted(pd.unique(ann["annotator_id"])), dtype=object)
+    # integer codes once: every split variant below is mask arithmetic on them; the ids are
+    # sorted as Arrow sorts them (UTF-8 bytes: the order of Python's sorted on the strings)
+    # and turned into Python strings only where a result names them
+    ann, item_code, item_uniques, user_code, user_uniques = _coded_annotations(dataset)
+    user_order = np.asarray(user_uniques.argsort(), dtype=np.int64)  # sorted rank -> code
+    users = np.asarray(user_uniques.take(user_order), dtype=object)
     if users.size < 2:
         raise DataError(
             f"dataset '{dataset.name}' has {users.size} annotator(s); a user-disjoint split "
@@ -490,22 +533,28 @@ def make_splits(
             column="annotator_id",
         )
     rng = np.random.default_rng(seed)
+    n_users = len(user_uniques)
+    is_test_user = np.zeros(n_users, dtype=bool)
     if stratify is None:
         n_test = int(np.clip(round(test_user_share * users.size), 1, users.size - 1))
-        test_users = np.sort(rng.choice(users, size=n_test, replace=False))
+        # the same draw as rng.choice(users, ...) (choice takes positions, then the items)
+        test_rank = np.sort(rng.choice(users.size, size=n_test, replace=False))
+        is_test_user[user_order[test_rank]] = True
+        test_users = users[test_rank]  # sorted, as the ranks are
     else:
         test_users = _stratified_test_users(users, traits, stratify, test_user_share, rng,
                                             dataset)
-    texts = np.array(sorted(pd.unique(ann["item_id"])), dtype=object)
-    text_perm = pd.Series(np.arange(texts.size), index=rng.permutation(texts))
-    text_priority = text_perm.reindex(ann["item_id"]).to_numpy()
+        is_test_user[pd.Index(user_uniques).get_indexer(test_users)] = True
+    n_texts = len(item_uniques)
+    text_rank = np.empty(n_texts, dtype=np.int64)  # code -> sorted rank
+    text_rank[np.asarray(item_uniques.argsort(), dtype=np.int64)] = np.arange(n_texts)
+    # position of every sorted text in a random permutation of them (the same draw as
+    # permuting the text array): a text's priority for the training-only reserve
+    perm = rng.permutation(n_texts)
+    priority_of_rank = np.empty(n_texts, dtype=np.int64)
+    priority_of_rank[perm] = np.arange(n_texts)
+    text_priority = priority_of_rank[text_rank][item_code]
     adapt_row_order = rng.permutation(len(ann))
-    # integer codes once: every split variant below is mask arithmetic on them
-    item_code, _ = pd.factorize(ann["item_id"])
-    user_code, user_uniques = pd.factorize(ann["annotator_id"])
-    n_users = len(user_uniques)
-    is_test_user = np.zeros(n_users, dtype=bool)
-    is_test_user[pd.Index(user_uniques).get_indexer(test_users)] = True
     test_mask_user = is_test_user[user_code]
     if min_adaptation is None:
         min_adaptation = 1 if adaptation_share > 0 else 0
@@ -513,7 +562,7 @@ def make_splits(
     def build(share: float, mode, strict: bool):
         """(train rows in order, adaptation mask, test mask, dropped user codes): training
         users' rows then, with ``mode="train"``, the adaptation rows."""
-        reserved = text_priority < int(share * texts.size)
+        reserved = text_priority < int(share * n_texts)
         train_m, adapt_m, test_m, dropped_codes = _assemble(
             item_code, user_code, n_users, test_mask_user, reserved, adapt_row_order,
             adaptation_share, min_adaptation, min_test,
@@ -565,9 +614,12 @@ def make_splits(
             fix="use extended=True, or reserve texts for training with train_only_text_share "
             "(or 'auto').",
         )
-    kept_test = tuple(sorted(pd.unique(test_rows["annotator_id"])))
-    test_set = set(test_users)
-    train_users = tuple(u for u in users if u not in test_set)
+    user_rank = np.empty(n_users, dtype=np.int64)
+    user_rank[user_order] = np.arange(n_users)
+    kept = np.zeros(n_users, dtype=bool)
+    kept[user_rank[user_code[test_m]]] = True
+    kept_test = tuple(users[kept].tolist())  # sorted
+    train_users = tuple(users[~is_test_user[user_order]].tolist())
     adapt_pool = adapt_rows.reset_index(drop=True)
     splits = PerspectivistSplits(
         train=train_rows.reset_index(drop=True),
