@@ -92,6 +92,10 @@ LN2 = float(np.log(2.0))
 _FAST_PRODUCTS = True
 
 
+#: False: numpy's own row reductions and LA's sort (the code before the narrow-row paths; the
+#: reference the benchmark times them against)
+_FAST_REDUCTIONS = True
+
 #: Up to this many columns a row sum taken column by column adds in numpy's own order (left to
 #: right), so it equals ``A.sum(axis=1)`` bit for bit (tested for 1-7 columns); numpy reduces
 #: such a short last axis one row at a time, ~50x slower for the lab's 2 labels.
@@ -99,7 +103,7 @@ _COLUMNWISE_MAX = 7
 
 
 def _columnwise(A: np.ndarray, axis: int) -> bool:
-    return (_FAST_PRODUCTS and A.ndim == 2 and axis in (1, -1)
+    return (_FAST_PRODUCTS and _FAST_REDUCTIONS and A.ndim == 2 and axis in (1, -1)
             and 0 < A.shape[1] <= _COLUMNWISE_MAX)
 
 
@@ -234,7 +238,7 @@ def _loss_soft_macro_f1(Z, T, w, rows, multilabel):
 def _select_rows(loss: np.ndarray, rows: np.ndarray, mode: str) -> np.ndarray:
     """Index of the min / max-loss row of every item (ties: first row)."""
     key = loss if mode == "min" else -loss
-    if (_FAST_PRODUCTS and len(rows) and np.isfinite(key).all()
+    if (_FAST_PRODUCTS and _FAST_REDUCTIONS and len(rows) and np.isfinite(key).all()
             and (rows[1:] >= rows[:-1]).all()):
         # rows grouped by item (as the targets come): each group's smallest key through one
         # reduceat, then its first row that reaches it; the same rows as the sort below
