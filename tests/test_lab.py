@@ -341,7 +341,8 @@ def test_iteration_cap_is_reported(tmp_path, capsys, monkeypatch):
 
 
 def test_fast_products_leave_every_number_unchanged(monkeypatch):
-    """A lab run with the faster sparse products equals the reference run (scipy's plain CSR
+    """A lab run with the faster sparse products and narrow-row reductions equals the runs
+    without the reductions (numpy's row sums, LA's sort) and the reference (scipy's plain CSR
     products, scatter-add always applied) exactly: results, predictions, iteration counts."""
     from hlv_core import _linear
 
