@@ -5,6 +5,7 @@ per-annotation Python loop on a subset (same values and gradients, computed in t
     python bench/bench_lab.py                 # full run (a few minutes on 2 cores)
     python bench/bench_lab.py --seeds 0 --methods MV SL   # quicker
     python bench/bench_lab.py --before-after --seeds 0 --methods MV ReL SmF1  # old vs new code
+    python bench/bench_lab.py --full-before-after     # 14 x 3 as before this round, then now
 """
 
 from __future__ import annotations
@@ -160,6 +161,76 @@ def before_after(d, methods: list[str], seed: int) -> None:
     print(ref.fits[cols + ["seconds"]].to_string(index=False))
 
 
+#: run_lab_full options and _linear switches of the code before the last speed round: every
+#: seed trains every method, numpy's own row reductions, LA's sort
+BEFORE = {"options": {"convex_once": False}, "switches": {"_FAST_REDUCTIONS": False}}
+
+
+def _run_side(d, methods, seeds, before: bool):
+    import os
+
+    now = {name: getattr(L, name) for name in BEFORE["switches"]}
+    if before:
+        for name, value in BEFORE["switches"].items():
+            setattr(L, name, value)
+    lab.clear_feature_cache()  # both sides compute the TF-IDF features once
+    load0 = os.getloadavg()[0]
+    c0, t0 = time.process_time(), time.perf_counter()
+    res = lab.run_lab_full(d, methods=methods, seeds=seeds,
+                           **(BEFORE["options"] if before else {}))
+    cpu, wall = time.process_time() - c0, time.perf_counter() - t0
+    for name, value in now.items():
+        setattr(L, name, value)
+    return res, cpu, wall, (load0, os.getloadavg()[0])
+
+
+def metric_differences(before: pd.DataFrame, after: pd.DataFrame) -> pd.DataFrame:
+    """Largest |after - before| of every metric per method: over (seed) rows and of the means
+    over seeds; both tables of :func:`hlv_core.lab.run_lab` rows."""
+    key = ["method", "seed", "metric"]
+    b = before[before["metric"] != "skipped"].set_index(key)["value"]
+    a = after[after["metric"] != "skipped"].set_index(key)["value"].reindex(b.index)
+    diff = (a - b).abs().groupby(level=["method", "metric"], sort=False).max()
+    mean_b = b.groupby(level=["method", "metric"], sort=False).mean()
+    mean_a = a.groupby(level=["method", "metric"], sort=False).mean()
+    spread = b.groupby(level=["method", "metric"], sort=False).agg(lambda v: v.max() - v.min())
+    out = pd.DataFrame({"max |diff| per seed": diff, "|diff| of seed mean": (mean_a - mean_b).abs(),
+                        "seed spread before": spread})
+    return out.unstack("metric")
+
+
+def full_before_after(d, methods: list[str], seeds: list[int]) -> None:
+    """The whole lab twice in this process: as before the last speed round (:data:`BEFORE`),
+    then as now; CPU and wall seconds with the load average at the start and end of each, time
+    per method, iteration paths and every metric's largest difference."""
+    sides = {}
+    for name, before in (("before", True), ("after", False)):
+        print(f"  running {name} ...", flush=True)
+        sides[name] = _run_side(d, methods, seeds, before)
+        res, cpu, wall, (l0, l1) = sides[name]
+        print(f"  {name}: {cpu:.1f} s CPU, {wall:.1f} s wall (load average {l0:.1f} -> {l1:.1f})",
+              flush=True)
+    (rb, cb, _, _), (ra, ca, _, _) = sides["before"], sides["after"]
+    print(f"\n  CPU before / after: {cb / ca:.2f}x ({cb:.1f} -> {ca:.1f} s; goal < 200 s)")
+    per = pd.DataFrame({name: side[0].fits.groupby("method", sort=False)["seconds"].sum()
+                        for name, side in sides.items()})
+    paths = pd.DataFrame({name: side[0].fits.groupby("method", sort=False)["path_iters"]
+                          .agg(" ".join) for name, side in sides.items()})
+    with pd.option_context("display.width", 250, "display.max_colwidth", 60):
+        print("\n  seconds per method (wall, all seeds) and L-BFGS iterations of every L2 fit:")
+        print(per.join(paths.add_suffix(" iterations")).to_string(float_format=lambda x: f"{x:.1f}"))
+        diffs = metric_differences(rb.results, ra.results)
+        for what in ("max |diff| per seed", "|diff| of seed mean", "seed spread before"):
+            print(f"\n  {what}:")
+            print(diffs[what].to_string(float_format=lambda x: f"{x:.4f}"))
+    print("\n  largest |diff| per seed over all metrics, by method:")
+    print(diffs["max |diff| per seed"].max(axis=1).to_string(float_format=lambda x: f"{x:.2e}"))
+    for name, side in sides.items():
+        notes = lab.cap_notes(side[0].fits)
+        print(f"\n  {name}: {len(notes)} methods with capped fits" + "".join(
+            f"\n    {n}" for n in notes))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
@@ -168,6 +239,9 @@ def main() -> None:
     parser.add_argument("--before-after", action="store_true",
                         help="one seed (the first of --seeds) of --methods: reference vs current "
                         "code in this process, results asserted equal")
+    parser.add_argument("--full-before-after", action="store_true",
+                        help="--methods x --seeds as before the last speed round, then as now, "
+                        "in this process: CPU of each and every metric's largest difference")
     args = parser.parse_args()
     t0 = time.perf_counter()
     d = load(DATA)
@@ -179,6 +253,10 @@ def main() -> None:
     with pd.option_context("display.width", 200):
         print(cmp.to_string(index=False, float_format=lambda x: f"{x:.3g}"))
     if args.skip_lab:
+        return
+    if args.full_before_after:
+        print(f"\nFull lab before / after: {len(args.methods)} methods x seeds {args.seeds}")
+        full_before_after(d, args.methods, args.seeds)
         return
     if args.before_after:
         print(f"\nBefore / after, seed {args.seeds[0]}, methods {' '.join(args.methods)}:")

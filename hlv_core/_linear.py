@@ -92,6 +92,44 @@ LN2 = float(np.log(2.0))
 _FAST_PRODUCTS = True
 
 
+#: False: numpy's own row reductions and LA's sort (the code before the narrow-row paths; the
+#: reference the benchmark times them against)
+_FAST_REDUCTIONS = True
+
+#: Up to this many columns a row sum taken column by column adds in numpy's own order (left to
+#: right), so it equals ``A.sum(axis=1)`` bit for bit (tested for 1-7 columns); numpy reduces
+#: such a short last axis one row at a time, ~50x slower for the lab's 2 labels.
+_COLUMNWISE_MAX = 7
+
+
+def _columnwise(A: np.ndarray, axis: int) -> bool:
+    return (_FAST_PRODUCTS and _FAST_REDUCTIONS and A.ndim == 2 and axis in (1, -1)
+            and 0 < A.shape[1] <= _COLUMNWISE_MAX)
+
+
+def _row_sum(A: np.ndarray, keepdims: bool = False, dtype=None) -> np.ndarray:
+    """``A.sum(axis=1, keepdims=keepdims, dtype=dtype)`` for a 2-D ``A``, bit-identical; a loop
+    over at most :data:`_COLUMNWISE_MAX` columns (never over rows) when ``A`` is that narrow."""
+    dtype = dtype or A.dtype
+    if not _columnwise(A, 1) or np.dtype(dtype).kind != "f":
+        return A.sum(axis=1, keepdims=keepdims, dtype=None if dtype == A.dtype else dtype)
+    out = np.zeros(A.shape[0], dtype=dtype)  # numpy starts from 0.0 too (-0.0 sums to 0.0)
+    for k in range(A.shape[1]):
+        out += A[:, k]
+    return out[:, None] if keepdims else out
+
+
+def _row_max(A: np.ndarray) -> np.ndarray:
+    """``A.max(axis=1, keepdims=True)`` for a 2-D ``A``, bit-identical (column by column when
+    narrow, as :func:`_row_sum`)."""
+    if not _columnwise(A, 1):
+        return A.max(axis=1, keepdims=True)
+    out = A[:, 0].copy()
+    for k in range(1, A.shape[1]):
+        np.maximum(out, A[:, k], out=out)
+    return out[:, None]
+
+
 # ----------------------------------------------------------------------------- link functions
 def _logsumexp(Z: np.ndarray, axis: int) -> np.ndarray:
     """``log sum_k exp(Z_k)`` along ``axis`` (kept as a length-1 axis), bit-identical to
@@ -102,11 +140,14 @@ def _logsumexp(Z: np.ndarray, axis: int) -> np.ndarray:
     to scipy itself."""
     if not _FAST_PRODUCTS or Z.dtype != np.float64 or Z.size == 0:
         return logsumexp(Z, axis=axis, keepdims=True)
-    a_max = Z.max(axis=axis, keepdims=True)
+    rows = _columnwise(Z, axis)  # (n, K) along the rows: the narrow-row reductions
+    a_max = _row_max(Z) if rows else Z.max(axis=axis, keepdims=True)
     mask = a_max == Z
-    m = mask.sum(axis=axis, keepdims=True, dtype=np.float64)
+    m = (_row_sum(mask, True, np.float64) if rows
+         else mask.sum(axis=axis, keepdims=True, dtype=np.float64))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        s = np.exp(np.where(mask, -np.inf, Z) - a_max).sum(axis=axis, keepdims=True)
+        e = np.exp(np.where(mask, -np.inf, Z) - a_max)
+        s = _row_sum(e, True) if rows else e.sum(axis=axis, keepdims=True)
         s = np.where(s == 0, s, s / m)
         out = np.log1p(s) + np.log(m) + a_max
     if not np.isfinite(out).all():
@@ -124,18 +165,18 @@ def _chain(Q: np.ndarray, gQ: np.ndarray, multilabel: bool) -> np.ndarray:
     """dL/dZ from dL/dQ through softmax (rows) or the elementwise sigmoid."""
     if multilabel:
         return gQ * Q * (1.0 - Q)
-    return Q * (gQ - (gQ * Q).sum(axis=1, keepdims=True))
+    return Q * (gQ - _row_sum(gQ * Q, True))
 
 
 # ----------------------------------------------------------------------------- losses
 def _ce_rows(Z: np.ndarray, T: np.ndarray, multilabel: bool) -> tuple[np.ndarray, np.ndarray]:
     """Per-row CE (multiclass, soft or hard targets) or summed BCE (multilabel) and dCE/dZ."""
     if multilabel:
-        value = (np.logaddexp(0.0, Z) - T * Z).sum(axis=1)
+        value = _row_sum(np.logaddexp(0.0, Z) - T * Z)
         return value, expit(Z) - T
     logS = Z - _logsumexp(Z, 1)
-    value = -(T * logS).sum(axis=1)
-    return value, np.exp(logS) * T.sum(axis=1, keepdims=True) - T
+    value = -_row_sum(T * logS)
+    return value, np.exp(logS) * _row_sum(T, True) - T
 
 
 def _loss_ce(Z, T, w, rows, multilabel):
@@ -164,8 +205,8 @@ def _loss_jsd(Z, T, w, rows, multilabel):
     logQ = Z - _logsumexp(Z, 1)
     Q = np.exp(logQ)
     logM = np.log(np.maximum((T + Q) / 2.0, tiny))
-    value = 0.5 * ((xlogy(T, T) - xlogy(T, np.exp(logM))).sum(axis=1)
-                   + (Q * (logQ - logM)).sum(axis=1)) / LN2
+    value = 0.5 * (_row_sum(xlogy(T, T) - xlogy(T, np.exp(logM)))
+                   + _row_sum(Q * (logQ - logM))) / LN2
     gQ = 0.5 * (logQ - logM) / LN2
     return float(value.sum()) / n, _chain(Q, gQ, False) / n
 
@@ -197,6 +238,14 @@ def _loss_soft_macro_f1(Z, T, w, rows, multilabel):
 def _select_rows(loss: np.ndarray, rows: np.ndarray, mode: str) -> np.ndarray:
     """Index of the min / max-loss row of every item (ties: first row)."""
     key = loss if mode == "min" else -loss
+    if (_FAST_PRODUCTS and _FAST_REDUCTIONS and len(rows) and np.isfinite(key).all()
+            and (rows[1:] >= rows[:-1]).all()):
+        # rows grouped by item (as the targets come): each group's smallest key through one
+        # reduceat, then its first row that reaches it; the same rows as the sort below
+        starts = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
+        least = np.minimum.reduceat(key, starts)
+        hits = np.flatnonzero(key == np.repeat(least, np.diff(np.r_[starts, len(rows)])))
+        return hits[np.r_[True, rows[hits[1:]] != rows[hits[:-1]]]]
     order = np.lexsort((np.arange(len(loss)), key, rows))
     sorted_rows = rows[order]
     first = np.r_[True, sorted_rows[1:] != sorted_rows[:-1]]

@@ -21,9 +21,13 @@ Protocol (paper section 5.1, adapted to a linear model):
   starts; the one with the best **geometric mean of the dev metrics** is kept. As in the paper
   (section 5.1 and footnote 13) hard and soft macro F1 are left out of the mean and entropy
   correlation enters as ``(r + 1) / 2``; undefined (NaN) metrics are skipped.
-* **Seeds**: each seed re-draws the initial weights. Convex methods (ReL, MV, AR, ARh, AL, SL,
-  SLMV) reach the same optimum whatever the seed (up to the optimiser tolerance); the
-  non-convex ones (JSD, SmF1, SMF1, LA-min, LA-max, AE, AEh) can differ.
+* **Seeds**: each seed re-draws the initial weights. The convex methods
+  (:data:`CONVEX_METHODS`: ReL, MV, AR, ARh, AL, SL, SLMV; cross-entropy of a linear model plus
+  an L2 penalty, strictly convex in the weights) reach the same optimum whatever the seed (up to
+  the optimiser tolerance; tested), so by default (``convex_once``) they are trained once per
+  fold, from the first seed, and that fit is every seed's result (``fits["fitted_seed"]`` says
+  which seed trained it; the protocol text says so). The non-convex ones (JSD, SmF1, SMF1,
+  LA-min, LA-max, AE, AEh) are trained once per seed.
 * **Iteration cap**: every fit reports why it stopped (``fits["stop"]``, ``path_stops``);
   :func:`cap_notes` words the fits stopped by the cap, which the page and the CLI show.
 * **Deltas**: for every metric, ``value - mean over seeds of MV's value`` (paper section 5.2).
@@ -79,6 +83,7 @@ __all__ = [
     "text_features",
     "clear_feature_cache",
     "cap_notes",
+    "CONVEX_METHODS",
 ]
 
 #: ``lambda = g / n_train`` for each g (scikit-learn ``C = 1/g``): C = 10, 1, 0.1.
@@ -111,6 +116,11 @@ _SPLIT_ALIASES = {
     "train": "train", "training": "train", "dev": "dev", "development": "dev",
     "validation": "dev", "valid": "dev", "val": "dev", "test": "test",
 }
+
+#: Methods whose objective is convex in the parameters (cross-entropy of a linear model, or of
+#: SLMV's two heads sharing ``W0``, plus an L2 penalty): the optimum does not depend on the seed,
+#: which only draws the starting point (Kurniawan et al., section 4, with a linear model)
+CONVEX_METHODS: frozenset[str] = frozenset({"ReL", "MV", "AR", "ARh", "AL", "SL", "SLMV"})
 
 _LOSS_OF = {"JSD": "jsd", "SmF1": "soft_micro_f1", "SMF1": "soft_macro_f1",
             "LA-min": "la_min", "LA-max": "la_max"}
@@ -479,7 +489,9 @@ class LabResult:
     predictions : pandas.DataFrame
         Test predictions, long: ``method, seed, item_id, label, prob``.
     fits : pandas.DataFrame
-        One row per (method, seed, fold): the chosen ``l2``, its ``dev_score``, ``seconds``,
+        One row per (method, seed, fold): the chosen ``l2``, its ``dev_score``, ``seconds``
+        (0 for a reused fit), ``fitted_seed`` (the seed whose fit it is: the first seed for a
+        convex method trained once),
         optimiser ``n_iter``, ``converged`` and ``stop`` (gradient / stalled / cap);
         ``path_iters``, ``path_stops`` and ``path_converged`` over every L2 fit; ``maxiter``
         the iteration cap (:func:`cap_notes` words the capped fits).
@@ -634,6 +646,7 @@ def run_lab_full(
     tol: float = 1e-5,
     stall_tol: float | None = 1e-4,
     reference: bool = True,
+    convex_once: bool = True,
 ) -> LabResult:
     """Run the training lab and keep everything (Kurniawan et al., sections 4-5, with a linear text model).
 
@@ -675,6 +688,9 @@ def run_lab_full(
         iterations (None: gradient test only).
     reference : bool, default True
         Add MV when not requested (False: deltas NaN unless MV was requested).
+    convex_once : bool, default True
+        Train the :data:`CONVEX_METHODS` once per fold (from the first seed) and report that
+        fit for every seed: their optimum does not depend on the seed. False: one fit per seed.
 
     Returns
     -------
@@ -741,6 +757,10 @@ def run_lab_full(
 
     folds, protocol = lab_folds(dataset, n_folds=n_folds, dev_share=dev_share,
                                 split_seed=split_seed)
+    if convex_once and len(seeds) > 1:
+        protocol += ("; the convex methods (" + ", ".join(m for m in METHODS if m in CONVEX_METHODS)
+                     + f") trained once, from seed {seeds[0]}, and shared by every seed (their "
+                     "optimum does not depend on the seed)")
     texts = dataset.items["text"].astype("string").fillna("").to_numpy(dtype=object)
     P_all = dataset.judgements_array()
     item_ids = dataset.item_ids.to_numpy()
@@ -751,6 +771,25 @@ def run_lab_full(
     fit_rows: list[dict] = []
     preds: dict[tuple[str, int], list[tuple[np.ndarray, np.ndarray]]] = {}
 
+    def _record(method, seed, fitted_seed, best, path_fits, seconds):
+        """Test predictions and the fits row of one (method, seed) of the current fold."""
+        score, lam, fit = best
+        Q_te = _linear.predict_proba(fit, X_te, hard_ensemble=method == "AEh")
+        timings[method] += seconds
+        preds.setdefault((method, seed), []).append((fold["test"], Q_te))
+        if method == "SLMV":  # the paper's head, from the same fit
+            preds.setdefault((SLMV_SOFT, seed), []).append(
+                (fold["test"], slmv_soft_proba(fit, X_te)))
+        fit_rows.append({"method": method, "seed": seed, "fold": f, "l2": lam,
+                         "dev_score": score, "seconds": seconds, "fitted_seed": fitted_seed,
+                         "n_iter": fit.info.get("n_iter"),
+                         "converged": fit.info.get("converged"),
+                         "stop": fit.info.get("stop"),
+                         "path_iters": "/".join(str(i.get("n_iter")) for i in path_fits),
+                         "path_stops": "/".join(str(i.get("stop")) for i in path_fits),
+                         "path_converged": all(i.get("converged") for i in path_fits),
+                         "maxiter": maxiter})
+
     for f, fold in enumerate(folds if to_run else []):
         feats = text_features(texts[fold["train"]], texts)
         X_tr, X_dev, X_te = feats[fold["train"]], feats[fold["dev"]], feats[fold["test"]]
@@ -759,6 +798,7 @@ def run_lab_full(
                            tol=tol, stall_tol=stall_tol)
         n_train = len(fold["train"])
         grid = sorted((g / n_train for g in l2_grid), reverse=True)
+        trained_once: dict[str, tuple] = {}  # convex method -> (best, path_fits, seed)
         for seed in seeds:
             ensemble_cache: dict[float, object] = {}
             for method in to_run:
@@ -766,6 +806,11 @@ def run_lab_full(
                     progress(done / total, f"{method}, seed {seed}"
                              + (f", fold {f + 1}/{len(folds)}" if len(folds) > 1 else ""))
                 start = time.perf_counter()
+                if method in trained_once:  # convex: the first seed's fit is every seed's
+                    best, path_fits, fitted_seed = trained_once[method]
+                    _record(method, seed, fitted_seed, best, path_fits, 0.0)
+                    done += 1
+                    continue
                 best = (-math.inf, None, None)
                 init = None
                 # warm starts along the path: strong -> weak penalty for the single-head
@@ -793,23 +838,9 @@ def run_lab_full(
                     score = selection_score(_evaluate(P_dev, Q_dev, ml), multilabel=ml)
                     if best[2] is None or (np.isfinite(score) and score > best[0]):
                         best = (score, lam, fit)
-                score, lam, fit = best
-                Q_te = _linear.predict_proba(fit, X_te, hard_ensemble=method == "AEh")
-                seconds = time.perf_counter() - start
-                timings[method] += seconds
-                preds.setdefault((method, seed), []).append((fold["test"], Q_te))
-                if method == "SLMV":  # the paper's head, from the same fit
-                    preds.setdefault((SLMV_SOFT, seed), []).append(
-                        (fold["test"], slmv_soft_proba(fit, X_te)))
-                fit_rows.append({"method": method, "seed": seed, "fold": f, "l2": lam,
-                                 "dev_score": score, "seconds": seconds,
-                                 "n_iter": fit.info.get("n_iter"),
-                                 "converged": fit.info.get("converged"),
-                                 "stop": fit.info.get("stop"),
-                                 "path_iters": "/".join(str(i.get("n_iter")) for i in path_fits),
-                                 "path_stops": "/".join(str(i.get("stop")) for i in path_fits),
-                                 "path_converged": all(i.get("converged") for i in path_fits),
-                                 "maxiter": maxiter})
+                if convex_once and method in CONVEX_METHODS:
+                    trained_once[method] = (best, path_fits, seed)
+                _record(method, seed, seed, best, path_fits, time.perf_counter() - start)
                 done += 1
     if progress is not None:
         progress(1.0, "done")
