@@ -47,3 +47,39 @@ def _doctests_run_in_a_temporary_folder(request, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     yield
+
+
+# --- Scheduling on several workers (test.sh: ``-n auto --dist loadgroup --no-loadscope-reorder``)
+_FILE_SCOPES = ("module", "class", "package")
+
+
+def _file_must_stay_whole(item: pytest.Item) -> bool:
+    """A browser test (its file's servers and its order) or a test using a fixture built once
+    per module or class: its whole file runs on one worker, so the fixture is built once."""
+    if "tests/e2e/" in item.nodeid:
+        return True
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return False
+    return any(defs and defs[-1].scope in _FILE_SCOPES for defs in info.name2fixturedefs.values())
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Longest work first, so that both workers finish together: browser test files, then files
+    with a slow test, then everything else; files whose tests share a module fixture (and every
+    browser test file) are one unit of work, every other test is a unit of its own. Stable (the
+    same order on every worker, as pytest-xdist requires); nothing is skipped or changed."""
+    def file_of(item):
+        return item.nodeid.split("::", 1)[0]
+
+    whole: set[str] = {file_of(item) for item in items if _file_must_stay_whole(item)}
+    rank: dict[str, int] = {}
+    for item in items:
+        path = file_of(item)
+        here = 0 if "tests/e2e/" in path else 1 if item.get_closest_marker("slow") else 2
+        rank[path] = min(rank.get(path, 2), here)
+    items.sort(key=lambda item: rank[file_of(item)])
+    for item in items:
+        if file_of(item) in whole:
+            item.add_marker(pytest.mark.xdist_group(file_of(item)))

@@ -20,6 +20,6 @@ if [ ! -x /usr/bin/chromium ]; then
     fi
 fi
 .venv/bin/python -m ruff check .
-# One pytest worker per core (pytest-xdist); a test file stays on one worker (its session app
-# server and its order), HLV_TEST_WORKERS overrides the count (1 = no parallelism).
-exec .venv/bin/python -m pytest --browser chromium -n "${HLV_TEST_WORKERS:-auto}" --dist loadfile "$@"
+# One pytest worker per core (pytest-xdist); longest work first, a browser test file or a file with a
+# module fixture stays on one worker (conftest.py), HLV_TEST_WORKERS overrides the count (1 = none).
+exec .venv/bin/python -m pytest --browser chromium -n "${HLV_TEST_WORKERS:-auto}" --dist loadgroup --no-loadscope-reorder "$@"
