@@ -242,6 +242,30 @@ def test_a_dask_dataframe_is_accepted_and_empty_ids_refused(client, split_data, 
     assert error.problem == _error_of(load, whole).problem and error.column == "item_id"
 
 
+def test_a_parquet_column_of_lists_gets_the_in_memory_one_line_error(client, tmp_path):
+    """A list-typed id column in the 3rd file: the in-memory reader's message, file, row and
+    column (no crash on unhashable arrays); a label column of lists is refused as multi-label."""
+    frame = generate(n_items=60, seed=9)
+    folder, _ = write_parts(frame, tmp_path / "lists", n_files=3)
+    third = pd.read_parquet(folder / "part-02.parquet")
+    third["annotator_id"] = [None, *[[a] for a in third["annotator_id"].iloc[1:]]]
+    third.to_parquet(folder / "part-02.parquet", index=False)
+    error = _error_of(scale.load, folder)
+    memory = _error_of(lambda: load((folder / "part-02.parquet").read_bytes(),
+                                     name="part-02.parquet"))
+    assert (error.problem, error.fix, error.row, error.column) == (
+        memory.problem, memory.fix, memory.row, memory.column) == (
+        error.problem, error.fix, 2, "annotator_id")
+    assert error.source == str(folder / "part-02.parquet") and "\n" not in str(error)
+    folder, _ = write_parts(frame, tmp_path / "label_lists", n_files=3)
+    second = pd.read_parquet(folder / "part-01.parquet")
+    second.assign(label=[[x] for x in second["label"]]).to_parquet(
+        folder / "part-01.parquet", index=False)
+    error = _error_of(scale.load, folder)
+    assert error.source.endswith("part-01.parquet") and error.column == "label"
+    assert "multi-label" in error.problem and "without --dask" in error.fix
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..io import DataError, load_table
+from ..io.dataset import echo
 
 __all__ = ["COLUMNS", "list_files", "read_annotations", "read_file"]
 
@@ -96,6 +97,35 @@ def _as_text(values: pd.Series) -> pd.Series:
     return pd.Series(names[codes], index=values.index, dtype="str")
 
 
+def _refuse_lists(path: str, schema, present: list[str]) -> None:
+    """A Parquet column of list type (``["i1"]`` per cell) is refused as the in-memory reader
+    refuses it, naming the file, the first row holding a list and the column; a ``label`` column
+    of lists (label sets: multi-label data) is refused as multi-label data."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    nested = (pa.types.is_list, pa.types.is_large_list, pa.types.is_fixed_size_list)
+    for column in present:
+        kind = schema.field(column).type
+        if not any(test(kind) for test in nested):
+            continue
+        values = pq.read_table(path, columns=[column])[column]
+        valid = values.is_valid().to_numpy(zero_copy_only=False)
+        row = int(np.argmax(valid)) if valid.any() else 0
+        if column == "label":
+            raise DataError(
+                "column 'label' holds lists (a set of labels per row): multi-label data is not "
+                "supported on the distributed engine.",
+                source=path, row=row + 1, column=column,
+                fix="load multi-label data without --dask (in memory).")
+        raise DataError(
+            f"column {column!r} holds lists (e.g. {echo(values[row].as_py())}); only the label "
+            "column may hold a list (a set of labels per row).",
+            source=path, row=row + 1, column=column,
+            fix="write one value per cell in this column (one row per value), or export it as "
+            "text.")
+
+
 def read_file(path: str) -> pd.DataFrame:
     r"""One file as a DataFrame ``item_id, annotator_id, label`` of ``str`` cells (NA where a
     cell is empty; Parquet string columns as categoricals of their dictionary), index = 0-based
@@ -136,8 +166,14 @@ def read_file(path: str) -> pd.DataFrame:
         import pyarrow.parquet as pq
 
         try:
-            names = pq.read_schema(path).names
-            present = [c for c in COLUMNS if c in names]
+            schema = pq.read_schema(path)
+        except (OSError, ValueError) as exc:
+            raise DataError(f"not a readable Parquet file ({exc}).", source=path,
+                            fix="re-export the table as Parquet or CSV.") from None
+        names = schema.names
+        present = [c for c in COLUMNS if c in names]
+        _refuse_lists(path, schema, present)
+        try:
             frame = pq.read_table(path, columns=present, read_dictionary=present).to_pandas()
         except (OSError, ValueError) as exc:
             raise DataError(f"not a readable Parquet file ({exc}).", source=path,
