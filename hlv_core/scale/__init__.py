@@ -21,7 +21,7 @@ from pathlib import Path, PurePosixPath
 
 from . import analyses as _analyses
 from .cluster import LOCAL_WORKERS, ClusterError, dask_client, on_cluster
-from .reading import COLUMNS, list_files, read_annotations, read_file
+from .reading import COLUMNS, fingerprint, list_files, read_annotations, read_file
 from .reduce import PAIR_STATS_MAX_ANNOTATORS, ReducedDataset, reduce_dataset
 
 __all__ = [
@@ -33,6 +33,7 @@ __all__ = [
     "agreement_result",
     "alpha_report",
     "dask_client",
+    "fingerprint",
     "fleiss_kappa",
     "kappa_summary",
     "list_files",

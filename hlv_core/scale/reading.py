@@ -11,6 +11,8 @@ column by column with pyarrow, every value turned into ``str`` as that reader do
 from __future__ import annotations
 
 import glob
+import hashlib
+import os
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +21,7 @@ import pandas as pd
 from ..io import DataError, load_table
 from ..io.dataset import echo
 
-__all__ = ["COLUMNS", "list_files", "read_annotations", "read_file"]
+__all__ = ["COLUMNS", "fingerprint", "list_files", "read_annotations", "read_file"]
 
 #: The canonical long columns every file must have.
 COLUMNS = ("item_id", "annotator_id", "label")
@@ -81,6 +83,54 @@ def list_files(path: str | Path) -> list[str]:
                         fix="put the annotation files (item_id, annotator_id, label) in the "
                         "folder, or give a glob that matches them.")
     return files
+
+
+def fingerprint(path: str | Path) -> str:
+    r"""A cheap content fingerprint of the files behind ``path``: a hash of every file's name,
+    size in bytes and modification time (nanoseconds), in :func:`list_files` order; no file is
+    opened. A file added, removed, renamed, rewritten or touched changes it.
+
+    ``fingerprint = sha256(name_1 \0 size_1 \0 mtime_1 \n ... name_n \0 size_n \0 mtime_n \n)``
+    (the first 16 hex digits). A rewrite that keeps a file's size and restores its modification
+    time is not seen (the streamed content hash of :func:`hlv_core.scale.summary` reads every
+    row and sees it).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        Folder, glob pattern or file (:func:`list_files`).
+
+    Returns
+    -------
+    str
+        16 hex digits.
+
+    Raises
+    ------
+    DataError
+        No file matches.
+
+    References
+    ----------
+    .. [1] IEEE Std 1003.1 (POSIX), ``stat``: the ``st_size`` and ``st_mtim`` fields a file
+       system keeps per file.
+    .. [2] NIST FIPS 180-4 (2015), "Secure Hash Standard", section 6.2 (SHA-256).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "a.csv").write_text("item_id,annotator_id,label\n")
+    >>> before = fingerprint(folder)
+    >>> _ = (folder / "a.csv").write_text("item_id,annotator_id,label\ni1,a,pos\n")
+    >>> len(before), fingerprint(folder) != before
+    (16, True)
+    """
+    digest = hashlib.sha256()
+    for name in list_files(path):
+        stat = os.stat(name)
+        digest.update(f"{name}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()[:16]
 
 
 def _as_text(values: pd.Series) -> pd.Series:
