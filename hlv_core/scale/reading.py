@@ -147,6 +147,39 @@ def _as_text(values: pd.Series) -> pd.Series:
     return pd.Series(names[codes], index=values.index, dtype="str")
 
 
+def _is_text_dictionary(kind) -> bool:
+    import pyarrow as pa
+
+    return pa.types.is_dictionary(kind) and (pa.types.is_string(kind.value_type)
+                                             or pa.types.is_large_string(kind.value_type))
+
+
+def _sorted_categorical(column) -> pd.Series:
+    """A dictionary-encoded Parquet text column as the categorical the loader works on: the
+    distinct strings that occur, sorted (byte order of UTF-8 = code point order, as Python
+    sorts ``str``), as ``str`` categories; null cells code -1. All work is over the dictionary
+    and integer codes (no per-row string), so the loader's ``as_categorical`` keeps it as is."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ..io.dataset import coded_categorical
+
+    whole = pa.Table.from_arrays([column], ["c"]).unify_dictionaries().column(0)
+    if whole.num_chunks == 0:
+        return pd.Series(pd.Categorical([], categories=pd.Index([], dtype="str")))
+    array = whole.combine_chunks() if whole.num_chunks > 1 else whole.chunk(0)
+    dictionary = array.dictionary
+    codes = pc.fill_null(array.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    used = np.flatnonzero(np.bincount(codes[codes >= 0], minlength=len(dictionary)))
+    values = dictionary.take(pa.array(used))
+    order = pc.array_sort_indices(values).to_numpy(zero_copy_only=False)
+    new = np.full(len(dictionary) + 1, -1, dtype=np.int32)  # the last entry: null -> -1
+    new[used[order]] = np.arange(len(used), dtype=np.int32)
+    categories = pd.Index(values.take(pa.array(order)).to_numpy(zero_copy_only=False),
+                          dtype="str")
+    return pd.Series(coded_categorical(new[codes], categories))
+
+
 def _refuse_lists(path: str, schema, present: list[str]) -> None:
     """A Parquet column of list type (``["i1"]`` per cell) is refused as the in-memory reader
     refuses it, naming the file, the first row holding a list and the column; a ``label`` column
@@ -224,11 +257,13 @@ def read_file(path: str) -> pd.DataFrame:
         present = [c for c in COLUMNS if c in names]
         _refuse_lists(path, schema, present)
         try:
-            frame = pq.read_table(path, columns=present, read_dictionary=present).to_pandas()
+            table = pq.read_table(path, columns=present, read_dictionary=present)
         except (OSError, ValueError) as exc:
             raise DataError(f"not a readable Parquet file ({exc}).", source=path,
                             fix="re-export the table as Parquet or CSV.") from None
-        frame = pd.DataFrame({c: _as_text(frame[c]) for c in present})
+        frame = pd.DataFrame({c: _sorted_categorical(table.column(c))
+                              if _is_text_dictionary(table.column(c).type)
+                              else _as_text(table.column(c).to_pandas()) for c in present})
         columns = names
     else:
         frame = load_table(path)
