@@ -23,6 +23,7 @@ row, gathered from the label dictionary (4 bytes a row on the client).
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -640,6 +641,9 @@ def reduce_dataset(ddf, files: list[str] | None = None, *, name: str | None = No
     code_of = {raw: position[final] for raw, final in mapping.items()}
     annotator_ids = pd.Index(np.unique(np.concatenate(
         [s["annotators"] for s in scans] + [np.zeros(0, dtype=object)]).astype(str)), dtype=str)
+    annotator_order = _annotator_order(scans, annotator_ids)
+    for scan in scans:  # every file's annotator dictionary: not needed past this point
+        del scan["annotators"], scan["annotator_first"]
     few = len(annotator_ids) <= PAIR_STATS_MAX_ANNOTATORS
     meta = pd.DataFrame({"item_id": pd.Series([], dtype="str"),
                          "annotator": pd.Series([], dtype=np.int32),
@@ -650,15 +654,18 @@ def reduce_dataset(ddf, files: list[str] | None = None, *, name: str | None = No
     shuffled = coded.shuffle(on="item_id", npartitions=max(ddf.npartitions, 1))
     if keep_rows:
         shuffled = shuffled.persist()
-    blocks = list(dask.compute(*[
-        dask.delayed(reduce_partition)(p, len(inventory), index, few)
-        for p in shuffled.to_delayed()
-    ]))
+    tasks = [dask.delayed(reduce_partition)(p, len(inventory), index, few)
+             for p in shuffled.to_delayed()]
+    # each block's annotators x labels counts are summed on the workers (a tree of sums), so
+    # the client receives one (A, K) matrix, not one per partition
+    *blocks, by_annotator = dask.compute(
+        *[dask.delayed(_without_annotator_counts)(t) for t in tasks],
+        _tree_sum([dask.delayed(operator.itemgetter("annotator_counts"))(t) for t in tasks]))
     _check_cells(blocks, files, inventory, source)
-    data = _assemble(blocks, scans, files, inventory, annotator_ids, report, total,
+    data = _assemble(blocks, by_annotator, files, inventory, annotator_ids, report, total,
                      name=name or source)
     data.hash_state = {"ddf": ddf, "final": mapping, "item_hash": data.extra.pop("item_hash"),
-                       "annotator_order": _annotator_order(scans, annotator_ids)}
+                       "annotator_order": annotator_order}
     if keep_rows:
         data.extra["rows"] = shuffled
     return data
@@ -711,15 +718,33 @@ def _is_number(text: str) -> bool:
         return False
 
 
-def _assemble(blocks, scans, files, inventory, annotator_ids, report, total, *, name):
+def _without_annotator_counts(block: dict) -> dict:
+    return {key: value for key, value in block.items() if key != "annotator_counts"}
+
+
+def _add(a, b):
+    return a + b
+
+
+def _tree_sum(parts: list):
+    """Delayed pairwise sums of ``parts`` (depth log2 n): the sum of the partitions' sparse
+    matrices built on the workers."""
+    import dask
+
+    while len(parts) > 1:
+        parts = [dask.delayed(_add)(parts[i], parts[i + 1]) if i + 1 < len(parts) else parts[i]
+                 for i in range(0, len(parts), 2)]
+    return parts[0]
+
+
+def _assemble(blocks, by_annotator, files, inventory, annotator_ids, report, total, *, name):
     counts = sparse.vstack([b["counts"] for b in blocks], format="csr")
     per_item = np.concatenate([b["n_annotators"] for b in blocks])
     first = np.concatenate([b["first"] for b in blocks])
     order = np.argsort(first, kind="stable")  # items in order of first appearance
     counts, per_item = counts[order], per_item[order]
     item_hash = np.concatenate([b["item_hash"] for b in blocks])[order]
-    by_annotator = sum((b["annotator_counts"] for b in blocks[1:]),
-                       blocks[0]["annotator_counts"]).tocsr()
+    by_annotator = by_annotator.tocsr()
     pairs = None
     if blocks and "pairs" in blocks[0]:
         pairs = {key: sum(b["pairs"][key] for b in blocks) for key in blocks[0]["pairs"]}
