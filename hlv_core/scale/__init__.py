@@ -8,6 +8,8 @@ option). Functions take a path (a folder of Parquet files, a glob of canonical C
   report, the sparse item x label counts; ``docs/scaling.md``); every function below takes a
   :class:`ReducedDataset`, a path or a ``dask.dataframe.DataFrame`` (loaded first);
 * :func:`summary` -> the dict of :meth:`hlv_core.io.Dataset.summary`;
+* :func:`fingerprint` -> a cheap content fingerprint of the files (names, sizes, modification
+  times; the dashboard keys a large dataset's results on it);
 * :func:`alpha_report` -> :class:`hlv_core.agreement.AlphaResult`; :func:`agreement_result`
   -> the JSON of ``python -m hlv_core agreement``; :func:`kappa_summary`.
 
