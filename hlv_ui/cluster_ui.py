@@ -12,8 +12,11 @@ It then appears in the sidebar's dataset list as ``Cluster: <title>`` (selector 
 ``cluster:<key>``). The rows never come to this server: the Overview and Agreement pages run
 :mod:`hlv_core.scale` on the cluster (the functions ``python -m hlv_core summary/agreement
 --dask`` call), in a background thread with its own ``distributed.Client``, showing the
-progress and a Stop button (Stop closes that client, so the scheduler drops its tasks). Every
-other page needs the whole annotation table in this server's memory and says so
+progress and a Stop button (Stop closes that client, so the scheduler drops its tasks).
+Results are held per session under the dataset's **content fingerprint**
+(:func:`hlv_core.scale.fingerprint`: every file's name, size and modification time, taken
+before the files are read): when the folder changes on disk, the old numbers are no longer
+shown and the page says so. Every other page needs the whole annotation table in this server's memory and says so
 (:func:`refuse_on_cluster`, called by :func:`hlv_ui.state.require_dataset`).
 """
 
@@ -48,8 +51,10 @@ __all__ = [
 
 CLUSTER_PREFIX = "cluster:"
 JOBS_KEY = "hlv.cluster_jobs"  # (dataset key, what) -> ClusterJob of this session
-DATA_KEY = "hlv.cluster_data"  # dataset key -> (ReducedDataset, summary dict)
-RESULTS_KEY = "hlv.cluster_agreement"  # (dataset key, level, n_boot, seed) -> agreement dict
+DATA_KEY = "hlv.cluster_data"  # dataset key -> (fingerprint, ReducedDataset, summary dict)
+#: (dataset key, fingerprint, level, n_boot, seed) -> agreement dict
+RESULTS_KEY = "hlv.cluster_agreement"
+STALE_KEY = "hlv.cluster_stale"  # dataset keys whose files changed since their last result
 _POLL_S = 0.25
 #: The titles last read from the config: the dataset list's labels are also built where the
 #: secrets are not at hand (a test harness formatting the selector's value).
@@ -356,16 +361,16 @@ def cluster_overview() -> None:
 
 
 def _overview(large: LargeDataset) -> None:
-    reduced = _loaded(large, "cluster.overview", "Compute the overview on the cluster")
-    if reduced is None:
+    held = _loaded(large, "cluster.overview", "Compute the overview on the cluster")
+    if held is None:
         return
     if (large.key, "load") not in _jobs() and st.button(
             "Recompute on the cluster", key="cluster.overview.rerun", icon=":material/refresh:",
-            help="Read the files again (after they changed)."):
+            help="Read the files again (a change the fingerprint of names, sizes and "
+            "modification times does not see)."):
         st.session_state[DATA_KEY].pop(large.key, None)
         st.rerun()
-    loaded = st.session_state[DATA_KEY]
-    data, summary = loaded[large.key]
+    _, data, summary = held
     cols = st.columns(5)
     cols[0].metric("Items", f"{summary['n_items']:,}")
     cols[1].metric("Annotators", f"{summary['n_annotators']:,}")
@@ -400,26 +405,55 @@ def cluster_agreement() -> None:
     st.stop()
 
 
+def _forget(large: LargeDataset) -> None:
+    """Drop the session's results of ``large`` (its files changed) and remember to say so."""
+    st.session_state.setdefault(DATA_KEY, {}).pop(large.key, None)
+    results = st.session_state.setdefault(RESULTS_KEY, {})
+    for wanted in [w for w in results if w[0] == large.key]:
+        del results[wanted]
+    st.session_state.setdefault(STALE_KEY, set()).add(large.key)
+
+
 def _loaded(large: LargeDataset, key: str, label: str):
-    """``(ReducedDataset, summary)`` once the rows were reduced on the cluster (a button starts
-    it, with progress and Stop), else None."""
+    """``(fingerprint, ReducedDataset, summary)`` once the rows were reduced on the cluster (a
+    button starts it, with progress and Stop) and the files still have that fingerprint, else
+    None (after saying that the files changed, when they did)."""
+    from hlv_core.scale import fingerprint
+
+    try:
+        now = fingerprint(large.path)  # before the files are read: a change meanwhile shows
+    except DataError as error:
+        from .state import show_data_error
+
+        show_data_error(error)
+        return None
     loaded = st.session_state.setdefault(DATA_KEY, {})
-    if large.key not in loaded and (large.key, "load") not in _jobs() and st.button(
-            label, type="primary", key=f"{key}.load", icon=":material/play_arrow:"):
-        _start(large, "load", lambda job: _load_steps(large, job), 2)
+    if large.key in loaded and loaded[large.key][0] != now:
+        _forget(large)
+    if large.key not in loaded and (large.key, "load") not in _jobs():
+        if large.key in st.session_state.get(STALE_KEY, ()):
+            st.info("The files of this dataset changed on disk (names, sizes or modification "
+                    "times) since its numbers were computed: those numbers are no longer shown. "
+                    "Compute them again on the cluster.", icon=":material/update:")
+        if st.button(label, type="primary", key=f"{key}.load", icon=":material/play_arrow:"):
+            _start(large, "load", lambda job: (now, *_load_steps(large, job)), 2)
     result = _follow(large, "load", f"{key}.loading")
     if result is not None:
         loaded[large.key] = result
+        if result[0] != now:  # the files changed while they were read
+            _forget(large)
+            st.rerun()
+        st.session_state.setdefault(STALE_KEY, set()).discard(large.key)
     return loaded.get(large.key)
 
 
 def _agreement(large: LargeDataset) -> None:
     from hlv_core import scale
 
-    reduced = _loaded(large, "cluster.agreement", "Reduce the rows on the cluster")
-    if reduced is None:
+    held = _loaded(large, "cluster.agreement", "Reduce the rows on the cluster")
+    if held is None:
         return
-    data = reduced[0]
+    stamp, data = held[0], held[1]
     levels = list(LEVELS) if data.task == "rating" else ["nominal"]
     c1, c2, c3 = st.columns(3)
     level = c1.selectbox("Level of measurement", levels, index=levels.index(data.level),
@@ -427,7 +461,7 @@ def _agreement(large: LargeDataset) -> None:
     n_boot = int(c2.number_input("Bootstrap replicates", 0, 5000, 1000, 100,
                                  key="cluster.agreement.n_boot"))
     seed = int(c3.number_input("Seed", 0, 2**31 - 1, 0, 1, key="cluster.agreement.seed"))
-    wanted = (large.key, level, n_boot, seed)
+    wanted = (large.key, stamp, level, n_boot, seed)
     results = st.session_state.setdefault(RESULTS_KEY, {})
 
     def work(job: ClusterJob):

@@ -278,7 +278,7 @@ def _probes() -> list[Probe]:
     out += [
         Probe("3 Parquet list item ids", door_dask, "data.parquet",
               _parquet({"item_id": [["i1"], ["i2"]], "annotator_id": ["a", "b"],
-                        "label": ["x", "y"]}), words=("list",), owner="dask"),
+                        "label": ["x", "y"]}), words=("holds lists", "item_id", "data.parquet")),
         Probe("3 Parquet list item ids", door_load, "data.parquet",
               _parquet({"item_id": [["i1"], ["i2"]], "annotator_id": ["a", "b"],
                         "label": ["x", "y"]}), words=("holds lists",)),

@@ -242,6 +242,70 @@ def test_a_dask_dataframe_is_accepted_and_empty_ids_refused(client, split_data, 
     assert error.problem == _error_of(load, whole).problem and error.column == "item_id"
 
 
+def test_a_parquet_column_of_lists_gets_the_in_memory_one_line_error(client, tmp_path):
+    """A list-typed id column in the 3rd file: the in-memory reader's message, file, row and
+    column (no crash on unhashable arrays); a label column of lists is refused as multi-label."""
+    frame = generate(n_items=60, seed=9)
+    folder, _ = write_parts(frame, tmp_path / "lists", n_files=3)
+    third = pd.read_parquet(folder / "part-02.parquet")
+    third["annotator_id"] = [None, *[[a] for a in third["annotator_id"].iloc[1:]]]
+    third.to_parquet(folder / "part-02.parquet", index=False)
+    error = _error_of(scale.load, folder)
+    memory = _error_of(lambda: load((folder / "part-02.parquet").read_bytes(),
+                                     name="part-02.parquet"))
+    assert (error.problem, error.fix, error.row, error.column) == (
+        memory.problem, memory.fix, memory.row, memory.column) == (
+        error.problem, error.fix, 2, "annotator_id")
+    assert error.source == str(folder / "part-02.parquet") and "\n" not in str(error)
+    folder, _ = write_parts(frame, tmp_path / "label_lists", n_files=3)
+    second = pd.read_parquet(folder / "part-01.parquet")
+    second.assign(label=[[x] for x in second["label"]]).to_parquet(
+        folder / "part-01.parquet", index=False)
+    error = _error_of(scale.load, folder)
+    assert error.source.endswith("part-01.parquet") and error.column == "label"
+    assert "multi-label" in error.problem and "without --dask" in error.fix
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(alphabet=st.sampled_from(
+    [chr(c) for c in range(128)] + ["\u00e9", "\u200b", "\u00a0", "\u3000"]), max_size=5),
+    max_size=40, unique=True))
+def test_the_respelling_screen_passes_every_value_the_loader_would_respell(values):
+    """The distributed reader screens id dictionaries in pyarrow's kernels before the loader's
+    spelling rule: the screen is exactly the loader's (non-ASCII, or ASCII whitespace other than
+    single inner spaces), so the respellings found are the in-memory ones."""
+    import re
+
+    from hlv_core.io.spelling import _ASCII_SUSPECT, spelling_changes
+    from hlv_core.scale.reduce import _maybe_respelled
+
+    index = pd.Index(sorted(values), dtype="str")
+    screen = _maybe_respelled(index)
+    loader = [not v.isascii() or re.search(_ASCII_SUSPECT, v) is not None for v in index]
+    assert screen.tolist() == loader
+    assert spelling_changes(index[screen]) == spelling_changes(index)
+
+
+def test_parquet_dictionaries_become_sorted_categoricals_of_the_used_values(tmp_path):
+    """Dictionary columns (several row groups, unused dictionary entries, nulls) are read as
+    sorted ``str`` categories of the values that occur: the cells are those of the table."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from hlv_core.scale.reading import read_file
+
+    items = pa.array(["b", "a", None, "b", "\u00e9", "a b", "z"]).dictionary_encode()
+    table = pa.table({"item_id": items, "annotator_id": list("xyzxyqr"),
+                      "label": pa.array(["1", "2", "3", None, "5", "6", "7"])})
+    table = table.filter(pa.array([True] * 6 + [False]))  # "z" stays in the dictionary
+    pq.write_table(table, tmp_path / "a.parquet", row_group_size=2)
+    frame = read_file(str(tmp_path / "a.parquet"))
+    assert frame["item_id"].cat.categories.tolist() == ["a", "a b", "b", "\u00e9"]
+    assert frame["item_id"].astype(object).where(frame["item_id"].notna(), None).tolist() == \
+        ["b", "a", None, "b", "\u00e9", "a b"]
+    assert frame["label"].isna().tolist() == [False, False, False, True, False, False]
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -8,6 +8,8 @@ option). Functions take a path (a folder of Parquet files, a glob of canonical C
   report, the sparse item x label counts; ``docs/scaling.md``); every function below takes a
   :class:`ReducedDataset`, a path or a ``dask.dataframe.DataFrame`` (loaded first);
 * :func:`summary` -> the dict of :meth:`hlv_core.io.Dataset.summary`;
+* :func:`fingerprint` -> a cheap content fingerprint of the files (names, sizes, modification
+  times; the dashboard keys a large dataset's results on it);
 * :func:`alpha_report` -> :class:`hlv_core.agreement.AlphaResult`; :func:`agreement_result`
   -> the JSON of ``python -m hlv_core agreement``; :func:`kappa_summary`.
 
@@ -21,7 +23,7 @@ from pathlib import Path, PurePosixPath
 
 from . import analyses as _analyses
 from .cluster import LOCAL_WORKERS, ClusterError, dask_client, on_cluster
-from .reading import COLUMNS, list_files, read_annotations, read_file
+from .reading import COLUMNS, fingerprint, list_files, read_annotations, read_file
 from .reduce import PAIR_STATS_MAX_ANNOTATORS, ReducedDataset, reduce_dataset
 
 __all__ = [
@@ -33,6 +35,7 @@ __all__ = [
     "agreement_result",
     "alpha_report",
     "dask_client",
+    "fingerprint",
     "fleiss_kappa",
     "kappa_summary",
     "list_files",

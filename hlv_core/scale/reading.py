@@ -11,14 +11,17 @@ column by column with pyarrow, every value turned into ``str`` as that reader do
 from __future__ import annotations
 
 import glob
+import hashlib
+import os
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from ..io import DataError, load_table
+from ..io.dataset import echo
 
-__all__ = ["COLUMNS", "list_files", "read_annotations", "read_file"]
+__all__ = ["COLUMNS", "fingerprint", "list_files", "read_annotations", "read_file"]
 
 #: The canonical long columns every file must have.
 COLUMNS = ("item_id", "annotator_id", "label")
@@ -82,6 +85,54 @@ def list_files(path: str | Path) -> list[str]:
     return files
 
 
+def fingerprint(path: str | Path) -> str:
+    r"""A cheap content fingerprint of the files behind ``path``: a hash of every file's name,
+    size in bytes and modification time (nanoseconds), in :func:`list_files` order; no file is
+    opened. A file added, removed, renamed, rewritten or touched changes it.
+
+    ``fingerprint = sha256(name_1 \0 size_1 \0 mtime_1 \n ... name_n \0 size_n \0 mtime_n \n)``
+    (the first 16 hex digits). A rewrite that keeps a file's size and restores its modification
+    time is not seen (the streamed content hash of :func:`hlv_core.scale.summary` reads every
+    row and sees it).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        Folder, glob pattern or file (:func:`list_files`).
+
+    Returns
+    -------
+    str
+        16 hex digits.
+
+    Raises
+    ------
+    DataError
+        No file matches.
+
+    References
+    ----------
+    .. [1] IEEE Std 1003.1 (POSIX), ``stat``: the ``st_size`` and ``st_mtim`` fields a file
+       system keeps per file.
+    .. [2] NIST FIPS 180-4 (2015), "Secure Hash Standard", section 6.2 (SHA-256).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "a.csv").write_text("item_id,annotator_id,label\n")
+    >>> before = fingerprint(folder)
+    >>> _ = (folder / "a.csv").write_text("item_id,annotator_id,label\ni1,a,pos\n")
+    >>> len(before), fingerprint(folder) != before
+    (16, True)
+    """
+    digest = hashlib.sha256()
+    for name in list_files(path):
+        stat = os.stat(name)
+        digest.update(f"{name}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()[:16]
+
+
 def _as_text(values: pd.Series) -> pd.Series:
     """A Parquet column as ``str`` cells (NA kept): string columns as they are (a dictionary
     column as a categorical of its strings: no per-row string work), other types through
@@ -94,6 +145,68 @@ def _as_text(values: pd.Series) -> pd.Series:
     codes, uniques = pd.factorize(values, use_na_sentinel=True)
     names = np.array([str(v) for v in uniques.tolist()] + [None], dtype=object)
     return pd.Series(names[codes], index=values.index, dtype="str")
+
+
+def _is_text_dictionary(kind) -> bool:
+    import pyarrow as pa
+
+    return pa.types.is_dictionary(kind) and (pa.types.is_string(kind.value_type)
+                                             or pa.types.is_large_string(kind.value_type))
+
+
+def _sorted_categorical(column) -> pd.Series:
+    """A dictionary-encoded Parquet text column as the categorical the loader works on: the
+    distinct strings that occur, sorted (byte order of UTF-8 = code point order, as Python
+    sorts ``str``), as ``str`` categories; null cells code -1. All work is over the dictionary
+    and integer codes (no per-row string), so the loader's ``as_categorical`` keeps it as is."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ..io.dataset import coded_categorical
+
+    whole = pa.Table.from_arrays([column], ["c"]).unify_dictionaries().column(0)
+    if whole.num_chunks == 0:
+        return pd.Series(pd.Categorical([], categories=pd.Index([], dtype="str")))
+    array = whole.combine_chunks() if whole.num_chunks > 1 else whole.chunk(0)
+    dictionary = array.dictionary
+    codes = pc.fill_null(array.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    used = np.flatnonzero(np.bincount(codes[codes >= 0], minlength=len(dictionary)))
+    values = dictionary.take(pa.array(used))
+    order = pc.array_sort_indices(values).to_numpy(zero_copy_only=False)
+    new = np.full(len(dictionary) + 1, -1, dtype=np.int32)  # the last entry: null -> -1
+    new[used[order]] = np.arange(len(used), dtype=np.int32)
+    categories = pd.Index(values.take(pa.array(order)).to_numpy(zero_copy_only=False),
+                          dtype="str")
+    return pd.Series(coded_categorical(new[codes], categories))
+
+
+def _refuse_lists(path: str, schema, present: list[str]) -> None:
+    """A Parquet column of list type (``["i1"]`` per cell) is refused as the in-memory reader
+    refuses it, naming the file, the first row holding a list and the column; a ``label`` column
+    of lists (label sets: multi-label data) is refused as multi-label data."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    nested = (pa.types.is_list, pa.types.is_large_list, pa.types.is_fixed_size_list)
+    for column in present:
+        kind = schema.field(column).type
+        if not any(test(kind) for test in nested):
+            continue
+        values = pq.read_table(path, columns=[column])[column]
+        valid = values.is_valid().to_numpy(zero_copy_only=False)
+        row = int(np.argmax(valid)) if valid.any() else 0
+        if column == "label":
+            raise DataError(
+                "column 'label' holds lists (a set of labels per row): multi-label data is not "
+                "supported on the distributed engine.",
+                source=path, row=row + 1, column=column,
+                fix="load multi-label data without --dask (in memory).")
+        raise DataError(
+            f"column {column!r} holds lists (e.g. {echo(values[row].as_py())}); only the label "
+            "column may hold a list (a set of labels per row).",
+            source=path, row=row + 1, column=column,
+            fix="write one value per cell in this column (one row per value), or export it as "
+            "text.")
 
 
 def read_file(path: str) -> pd.DataFrame:
@@ -136,13 +249,21 @@ def read_file(path: str) -> pd.DataFrame:
         import pyarrow.parquet as pq
 
         try:
-            names = pq.read_schema(path).names
-            present = [c for c in COLUMNS if c in names]
-            frame = pq.read_table(path, columns=present, read_dictionary=present).to_pandas()
+            schema = pq.read_schema(path)
         except (OSError, ValueError) as exc:
             raise DataError(f"not a readable Parquet file ({exc}).", source=path,
                             fix="re-export the table as Parquet or CSV.") from None
-        frame = pd.DataFrame({c: _as_text(frame[c]) for c in present})
+        names = schema.names
+        present = [c for c in COLUMNS if c in names]
+        _refuse_lists(path, schema, present)
+        try:
+            table = pq.read_table(path, columns=present, read_dictionary=present)
+        except (OSError, ValueError) as exc:
+            raise DataError(f"not a readable Parquet file ({exc}).", source=path,
+                            fix="re-export the table as Parquet or CSV.") from None
+        frame = pd.DataFrame({c: _sorted_categorical(table.column(c))
+                              if _is_text_dictionary(table.column(c).type)
+                              else _as_text(table.column(c).to_pandas()) for c in present})
         columns = names
     else:
         frame = load_table(path)

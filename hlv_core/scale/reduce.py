@@ -23,6 +23,7 @@ row, gathered from the label dictionary (4 bytes a row on the client).
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -62,6 +63,31 @@ def _strip(values: pd.Series) -> tuple[pd.Series, int]:
     return strip_categorical(as_categorical(values))
 
 
+#: Python's ``\s`` on ASCII text, spelled out for pyarrow's RE2 (whose ``\s`` is narrower).
+_ASCII_SPACE = r"[\t\n\x0b\x0c\r\x1c-\x1f ]"
+#: The ASCII values :func:`hlv_core.io.spelling.spelling_changes` looks at (the others keep
+#: their spelling): two whitespace characters in a row, a tab / line break, or whitespace at
+#: either end.
+_ASCII_SUSPECT = (f"{_ASCII_SPACE}{_ASCII_SPACE}|[\t\n\r\x0c\x0b]|^{_ASCII_SPACE}|"
+                  f"{_ASCII_SPACE}$")
+
+
+def _maybe_respelled(categories: pd.Index) -> np.ndarray:
+    r"""Mask of the distinct values whose spelling may change: every non-ASCII value and the
+    ASCII values with whitespace other than single inner spaces, screened in pyarrow's string
+    kernels (the loader's screen is the same test; it falls back to a Python loop on the
+    ``\s`` pattern). ``spelling_changes`` then decides on these few."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if len(categories) == 0:
+        return np.zeros(0, dtype=bool)
+    text = pa.array(np.asarray(categories, dtype=object), type=pa.string())
+    flagged = pc.or_(pc.invert(pc.string_is_ascii(text)),
+                     pc.match_substring_regex(text, _ASCII_SUSPECT))
+    return pc.fill_null(flagged, True).to_numpy(zero_copy_only=False)
+
+
 def _ids(values: pd.Series) -> tuple[pd.Series, int, dict]:
     """An id column as the in-memory loader reads it: surrounding whitespace stripped, then
     look-alike spellings made one (:mod:`hlv_core.io.spelling`), over the partition's
@@ -69,7 +95,7 @@ def _ids(values: pd.Series) -> tuple[pd.Series, int, dict]:
     ``{spelling: (normal spelling, rows)}`` for the spellings that changed (sorted)."""
     values, changed = _strip(values)
     cats = values.cat.categories
-    changes = spelling_changes(cats)
+    changes = spelling_changes(cats[_maybe_respelled(cats)])
     if not changes:
         return values, changed, {}
     codes = values.cat.codes.to_numpy()
@@ -615,6 +641,9 @@ def reduce_dataset(ddf, files: list[str] | None = None, *, name: str | None = No
     code_of = {raw: position[final] for raw, final in mapping.items()}
     annotator_ids = pd.Index(np.unique(np.concatenate(
         [s["annotators"] for s in scans] + [np.zeros(0, dtype=object)]).astype(str)), dtype=str)
+    annotator_order = _annotator_order(scans, annotator_ids)
+    for scan in scans:  # every file's annotator dictionary: not needed past this point
+        del scan["annotators"], scan["annotator_first"]
     few = len(annotator_ids) <= PAIR_STATS_MAX_ANNOTATORS
     meta = pd.DataFrame({"item_id": pd.Series([], dtype="str"),
                          "annotator": pd.Series([], dtype=np.int32),
@@ -625,15 +654,18 @@ def reduce_dataset(ddf, files: list[str] | None = None, *, name: str | None = No
     shuffled = coded.shuffle(on="item_id", npartitions=max(ddf.npartitions, 1))
     if keep_rows:
         shuffled = shuffled.persist()
-    blocks = list(dask.compute(*[
-        dask.delayed(reduce_partition)(p, len(inventory), index, few)
-        for p in shuffled.to_delayed()
-    ]))
+    tasks = [dask.delayed(reduce_partition)(p, len(inventory), index, few)
+             for p in shuffled.to_delayed()]
+    # each block's annotators x labels counts are summed on the workers (a tree of sums), so
+    # the client receives one (A, K) matrix, not one per partition
+    *blocks, by_annotator = dask.compute(
+        *[dask.delayed(_without_annotator_counts)(t) for t in tasks],
+        _tree_sum([dask.delayed(operator.itemgetter("annotator_counts"))(t) for t in tasks]))
     _check_cells(blocks, files, inventory, source)
-    data = _assemble(blocks, scans, files, inventory, annotator_ids, report, total,
+    data = _assemble(blocks, by_annotator, files, inventory, annotator_ids, report, total,
                      name=name or source)
     data.hash_state = {"ddf": ddf, "final": mapping, "item_hash": data.extra.pop("item_hash"),
-                       "annotator_order": _annotator_order(scans, annotator_ids)}
+                       "annotator_order": annotator_order}
     if keep_rows:
         data.extra["rows"] = shuffled
     return data
@@ -686,15 +718,33 @@ def _is_number(text: str) -> bool:
         return False
 
 
-def _assemble(blocks, scans, files, inventory, annotator_ids, report, total, *, name):
+def _without_annotator_counts(block: dict) -> dict:
+    return {key: value for key, value in block.items() if key != "annotator_counts"}
+
+
+def _add(a, b):
+    return a + b
+
+
+def _tree_sum(parts: list):
+    """Delayed pairwise sums of ``parts`` (depth log2 n): the sum of the partitions' sparse
+    matrices built on the workers."""
+    import dask
+
+    while len(parts) > 1:
+        parts = [dask.delayed(_add)(parts[i], parts[i + 1]) if i + 1 < len(parts) else parts[i]
+                 for i in range(0, len(parts), 2)]
+    return parts[0]
+
+
+def _assemble(blocks, by_annotator, files, inventory, annotator_ids, report, total, *, name):
     counts = sparse.vstack([b["counts"] for b in blocks], format="csr")
     per_item = np.concatenate([b["n_annotators"] for b in blocks])
     first = np.concatenate([b["first"] for b in blocks])
     order = np.argsort(first, kind="stable")  # items in order of first appearance
     counts, per_item = counts[order], per_item[order]
     item_hash = np.concatenate([b["item_hash"] for b in blocks])[order]
-    by_annotator = sum((b["annotator_counts"] for b in blocks[1:]),
-                       blocks[0]["annotator_counts"]).tocsr()
+    by_annotator = by_annotator.tocsr()
     pairs = None
     if blocks and "pairs" in blocks[0]:
         pairs = {key: sum(b["pairs"][key] for b in blocks) for key in blocks[0]["pairs"]}

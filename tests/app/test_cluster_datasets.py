@@ -109,6 +109,35 @@ def test_a_registered_dataset_is_listed_and_its_overview_runs_on_the_cluster(reg
 
 
 @pytest.mark.slow
+def test_a_folder_that_changes_on_disk_is_computed_again_not_shown_stale(registered, tmp_path):
+    """Results are held under the files' fingerprint (names, sizes, modification times): a
+    rewritten file hides the old numbers with a note, and the next computation has the new."""
+    at, whole = registered
+    _use(at, "cluster:big")
+    at.button(key="cluster.overview.load").click().run()
+    assert not at.exception, at.exception
+    before = load(whole).summary()
+    assert _metrics(at)["Annotations"] == f"{before['n_annotations']:,}"
+    part = tmp_path / "big" / "part-3.parquet"
+    frame = pd.read_parquet(part)
+    frame.iloc[: len(frame) // 2].to_parquet(part, index=False)  # half of the last file
+    at.run()
+    assert not at.exception, at.exception
+    assert "Annotations" not in _metrics(at)  # the old numbers are gone
+    assert any("changed on disk" in i.value for i in at.info)
+    at.button(key="cluster.overview.load").click().run()
+    assert not at.exception, at.exception
+    parts = sorted((tmp_path / "big").glob("*.parquet"))
+    after = load(pd.concat([pd.read_parquet(p) for p in parts]).to_csv(index=False).encode(),
+                 name="whole.csv").summary()
+    assert after["n_annotations"] < before["n_annotations"]
+    metrics = _metrics(at)
+    assert metrics["Annotations"] == f"{after['n_annotations']:,}"
+    assert metrics["Items"] == f"{after['n_items']:,}"
+    assert not any("changed on disk" in i.value for i in at.info)
+
+
+@pytest.mark.slow
 def test_agreement_runs_on_the_cluster_and_other_pages_refuse(registered):
     at, whole = registered
     _use(at, "cluster:big")
