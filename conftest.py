@@ -80,6 +80,8 @@ def pytest_collection_modifyitems(config, items):
         here = 0 if "tests/e2e/" in path else 1 if item.get_closest_marker("slow") else 2
         rank[path] = min(rank.get(path, 2), here)
     items.sort(key=lambda item: rank[file_of(item)])
+    if not config.pluginmanager.hasplugin("xdist"):  # -p no:xdist: one process, no groups
+        return
     for item in items:
         if file_of(item) in whole:
             item.add_marker(pytest.mark.xdist_group(file_of(item)))

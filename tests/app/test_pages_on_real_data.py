@@ -11,7 +11,7 @@ import pytest
 from ..conftest import shared_path
 
 PAGES = ["home", "soft_metrics", "certainty", "agreement", "perspectives", "graph", "explorer",
-         "review", "training_lab"]
+         "errors", "review", "training_lab"]
 DATASETS = {
     "hs_brexit": 1120,   # multiclass, traits, texts
     "varierrnli": 500,   # multi-label

@@ -12,6 +12,7 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import expect
@@ -65,11 +66,40 @@ def wait_for_app(page, timeout: int = APP_TIMEOUT_MS) -> None:
     )
 
 
+@pytest.fixture
+def outside_requests(page) -> list[str]:
+    """Requests the test's page sent to anything but this machine (blocked, recorded): the app
+    must work fully offline, so every browser test runs with this guard (see ``_page_guards``)."""
+    outside: list[str] = []
+
+    def guard(route):
+        url = route.request.url
+        if (url.startswith(("data:", "blob:", "about:"))
+                or urlsplit(url).hostname in ("127.0.0.1", "localhost")):
+            route.continue_()
+        else:
+            outside.append(url)
+            route.abort()
+
+    page.context.route("**/*", guard)
+    return outside
+
+
 @pytest.fixture(autouse=True)
-def _app_timeouts(request):
-    """Page actions (clicks, fills) also wait on a busy machine, not Playwright's 30 s."""
-    if "page" in request.fixturenames:
-        request.getfixturevalue("page").set_default_timeout(APP_TIMEOUT_MS)
+def _page_guards(request):
+    """Every test on the ``page`` fixture: actions wait on a busy machine (not Playwright's
+    30 s), nothing is requested from outside this machine, and no uncaught exception is left on
+    the page at the end (checked after the test, whatever page it ended on)."""
+    if "page" not in request.fixturenames:
+        yield
+        return
+    page = request.getfixturevalue("page")
+    page.set_default_timeout(APP_TIMEOUT_MS)
+    outside = request.getfixturevalue("outside_requests")
+    yield
+    assert outside == [], f"requests left this machine: {outside[:5]}"
+    if not page.is_closed():
+        assert page.get_by_test_id("stException").count() == 0, "an exception is on the page"
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -152,21 +182,11 @@ def app_url(tmp_path_factory):
 
 
 @pytest.fixture
-def offline_page(page, app_url: str):
-    """(page, outside): a page whose requests outside the app's own origin are blocked and
-    recorded in ``outside`` (the app must work fully offline)."""
-    outside: list[str] = []
-
-    def guard(route):
-        url = route.request.url
-        if url.startswith(app_url) or url.startswith(("data:", "blob:", "about:")):
-            route.continue_()
-        else:
-            outside.append(url)
-            route.abort()
-
-    page.context.route("**/*", guard)
-    yield page, outside
+def offline_page(page, outside_requests):
+    """(page, outside): the page and the requests it sent outside this machine (blocked and
+    recorded; every browser test is guarded the same way, this gives a test the list to check
+    mid-way)."""
+    return page, outside_requests
 
 
 @pytest.fixture

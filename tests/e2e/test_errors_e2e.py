@@ -41,9 +41,10 @@ def _open_errors_page(page: Page, app_url: str, name: str):
     return main
 
 
-# Two real datasets in the browser: the smallest with camps and the largest (10,753 items);
-# VariErrNLI and the others are covered page-level by AppTest (tests/app/test_page_errors.py).
-@pytest.mark.parametrize("name", ["planted_camps", "md_agreement"])
+# One real dataset in the browser (the one with planted camps); real data of every kind is
+# covered page-level by AppTest (tests/app/test_page_errors.py,
+# tests/app/test_pages_on_real_data.py), which computes the same tables.
+@pytest.mark.parametrize("name", ["planted_camps"])
 def test_errors_page_on_real_data(offline_page, app_url, artifacts, name):
     page, outside = offline_page
     main = _open_errors_page(page, app_url, name)

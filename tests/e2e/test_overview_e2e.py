@@ -9,54 +9,30 @@ from tests.e2e.conftest import annotations_input
 from .conftest import wait_for_app
 
 
-def test_upload_shows_overview(page: Page, app_url: str, artifacts):
+def test_upload_survives_switching_to_a_sample_and_back(page: Page, app_url: str, artifacts):
+    """The sample's overview; an upload is drawn (its HTML-looking annotator name as text), named
+    after its file, listed in the sidebar beside the samples, kept when a sample is picked and
+    the pages are walked, and picked again from the sidebar; renaming it renames it there."""
     page.goto(app_url)
     main = page.get_by_test_id("stMain")
     expect(main.get_by_text("Items", exact=True).first).to_be_visible()
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("240")
     expect(page.locator(".js-plotly-plot").first).to_be_visible()
+    sidebar = page.get_by_test_id("stSidebar")
     page.get_by_text("Load your own data").click()
+    expect(page.get_by_text("a reload of the page clears them")).to_be_visible()
     csv = (b"item_id,annotator_id,label\n"
            b"q1,<b>ann1</b>,yes\nq1,ann2,no\nq2,<b>ann1</b>,yes\nq2,ann2,yes\nq3,ann2,no\n"
            b"q3,<b>ann1</b>,no\n")
     annotations_input(page).set_input_files(
-        files=[{"name": "mine.csv", "mimeType": "text/csv", "buffer": csv}]
-    )
-    expect(page.get_by_text("Loaded mine.csv").first).to_be_visible()
+        files=[{"name": "ward_triage.csv", "mimeType": "text/csv", "buffer": csv}])
+    expect(page.get_by_text("Loaded ward_triage.csv").first).to_be_visible()
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("3")
     expect(page.locator(".js-plotly-plot").nth(2)).to_be_visible()
     wait_for_app(page)
     main.screenshot(path=str(artifacts / "overview_upload.png"))
     # the HTML-looking annotator name is data, never markup
     assert page.locator("b", has_text="ann1").count() == 0
-
-
-def test_sidebar_sample_switch_and_navigation(page: Page, app_url: str, artifacts):
-    page.goto(app_url)
-    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240")
-    sidebar = page.get_by_test_id("stSidebar")
-    sidebar.get_by_test_id("stSelectbox").click()
-    page.get_by_role("option", name="Legal areas (multi-label)").click()
-    expect(page.get_by_test_id("stMetricValue").first).to_have_text("180")
-    page.get_by_test_id("stSidebarNavLink").get_by_text("Agreement", exact=True).click()
-    expect(page).to_have_url(f"{app_url}/agreement")
-    page.get_by_test_id("stSidebarNavLink").get_by_text("Overview", exact=True).click()
-    expect(page.get_by_test_id("stMetricValue").first).to_have_text("180")
-    page.get_by_test_id("stMain").screenshot(path=str(artifacts / "overview_legal.png"))
-
-
-def test_upload_survives_switching_to_a_sample_and_back(page: Page, app_url: str, artifacts):
-    """The upload is named after its file, listed in the sidebar beside the
-    samples, kept when a sample is picked, and picked again from the sidebar."""
-    page.goto(app_url)
-    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240")
-    sidebar = page.get_by_test_id("stSidebar")
-    page.get_by_text("Load your own data").click()
-    expect(page.get_by_text("a reload of the page clears them")).to_be_visible()
-    csv = b"item_id,annotator_id,label\nq1,a,yes\nq1,b,no\nq2,a,yes\nq2,b,yes\nq3,b,no\nq3,a,no\n"
-    annotations_input(page).set_input_files(
-        files=[{"name": "ward_triage.csv", "mimeType": "text/csv", "buffer": csv}])
-    expect(page.get_by_test_id("stMetricValue").first).to_have_text("3")
     selector = sidebar.get_by_test_id("stSelectbox")
     chosen = sidebar.get_by_role("combobox", name="Dataset")
     expect(chosen).to_have_value("Uploaded: ward_triage")
@@ -67,6 +43,7 @@ def test_upload_survives_switching_to_a_sample_and_back(page: Page, app_url: str
     page.get_by_role("option", name="Legal areas (multi-label)").click()
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("180")
     expect(sidebar.get_by_text("In use: legal_areas")).to_be_visible()
+    main.screenshot(path=str(artifacts / "overview_legal.png"))
 
     selector.click()  # the upload is still listed
     page.get_by_role("option", name="Uploaded: ward_triage").click()
@@ -88,6 +65,12 @@ def test_upload_survives_switching_to_a_sample_and_back(page: Page, app_url: str
     page.get_by_role("option", name="Uploaded: Ward 3 triage").click()
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("3")
     expect(sidebar.get_by_text("In use: Ward 3 triage")).to_be_visible()
+    # the dataset picked stays the session's dataset across pages
+    page.get_by_test_id("stSidebarNavLink").get_by_text("Agreement", exact=True).click()
+    expect(page).to_have_url(f"{app_url}/agreement")
+    expect(sidebar.get_by_text("In use: Ward 3 triage")).to_be_visible()
+    page.get_by_test_id("stSidebarNavLink").get_by_text("Overview", exact=True).click()
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("3")
 
 
 def test_workbook_and_renamed_image_get_clear_answers(page: Page, app_url: str, artifacts):
