@@ -248,3 +248,18 @@ def annotations_input(page):
     by its label, so a rerun that has not drawn every uploader yet cannot misdirect the file."""
     return (page.get_by_test_id("stFileUploader").filter(has_text="Annotations (max")
             .get_by_test_id("stFileUploaderDropzoneInput"))
+
+
+def open_screen(page, app_url: str, path: str, **params: str):
+    """Open one screen directly by its address (``/agreement``, ``/certainty?dataset=ratings``), as
+    a bookmark or a colleague's link does, and wait until its first run has finished; returns
+    the main area. Cheaper than opening the Overview and clicking through (the Overview's charts
+    are never drawn); the click-throughs themselves have their own tests."""
+    from urllib.parse import urlencode
+
+    query = f"?{urlencode(params)}" if params else ""
+    page.goto(f"{app_url}/{path}{query}")
+    main = page.get_by_test_id("stMain")
+    expect(main).to_be_visible()
+    wait_for_app(page)
+    return main

@@ -10,14 +10,11 @@ from playwright.sync_api import Page, expect
 from hlv_core.agreement import pair_disagreements, pairwise_alpha
 from hlv_core.samples import load_sample
 
-from .conftest import wait_for_app
+from .conftest import open_screen, wait_for_app
 
 
 def _open_pairs_tab(page: Page, app_url: str):
-    page.goto(app_url)
-    expect(page.get_by_test_id("stMetricValue").first).to_be_visible()
-    page.get_by_test_id("stSidebarNavLink").get_by_text("Agreement", exact=True).click()
-    main = page.get_by_test_id("stMain")
+    main = open_screen(page, app_url, "agreement")
     expect(main.get_by_text("Krippendorff's α (nominal)").first).to_be_visible()
     main.get_by_role("tab", name="Pairs").click()
     heat = main.get_by_test_id("stPlotlyChart").filter(has_text="hierarchical clustering").first

@@ -12,7 +12,7 @@ from hlv_core import annotators
 from hlv_core.agreement import pair_disagreements
 from hlv_core.samples import load_sample
 
-from .conftest import wait_for_app
+from .conftest import open_screen, wait_for_app
 
 
 def _click_first_row(page: Page, grid, opened) -> None:
@@ -37,10 +37,7 @@ def _click_first_row(page: Page, grid, opened) -> None:
 
 def test_item_opened_from_a_disagreement_row(offline_page, app_url, artifacts):
     page, outside = offline_page
-    page.goto(app_url)
-    expect(page.get_by_test_id("stMetricValue").first).to_be_visible()
-    page.get_by_test_id("stSidebarNavLink").get_by_text("Agreement", exact=True).click()
-    main = page.get_by_test_id("stMain")
+    main = open_screen(page, app_url, "agreement")
     expect(main.get_by_text("Krippendorff's α (nominal)").first).to_be_visible()
     main.get_by_role("tab", name="Pairs").click()
     sentence = main.get_by_text(re.compile(r"share \d+ items; α = .* disagree on \d+ items")).first

@@ -8,15 +8,11 @@ from playwright.sync_api import Frame, Page, expect
 
 from hlv_core.samples import load_sample
 
-from .conftest import APP_TIMEOUT_MS, wait_for_app
+from .conftest import APP_TIMEOUT_MS, open_screen, wait_for_app
 
 
 def _open_graph(page: Page, app_url: str):
-    page.goto(app_url)
-    expect(page.get_by_test_id("stMetricValue").first).to_be_visible()
-    # navigate inside the session (a full page load would start a new session)
-    page.get_by_test_id("stSidebarNavLink").get_by_text("Annotator graph", exact=True).click()
-    main = page.get_by_test_id("stMain")
+    main = open_screen(page, app_url, "graph")
     expect(main.get_by_role("heading", name="Signed graph")).to_be_visible()
     return main
 
@@ -36,7 +32,7 @@ def _network_frame(page: Page) -> Frame:
     return frame
 
 
-def test_graph_canvas_hover_and_legend_offline(offline_page, app_url, artifacts):
+def test_graph_canvas_hover_legend_and_compare_scatter_offline(offline_page, app_url, artifacts):
     page, outside = offline_page
     main = _open_graph(page, app_url)
     iframe = page.frame_locator('[data-testid="stIFrame"] iframe, iframe').first
@@ -93,13 +89,8 @@ def test_graph_canvas_hover_and_legend_offline(offline_page, app_url, artifacts)
     main.screenshot(path=str(artifacts / "graph_page.png"))
     canvas.screenshot(path=str(artifacts / "graph_canvas_hover.png"))
 
-    expect(page.get_by_test_id("stException")).to_have_count(0)
-    assert outside == [], f"requests left the app origin: {outside[:5]}"
 
-
-def test_graph_compare_datasets_scatter(offline_page, app_url, artifacts):
-    page, outside = offline_page
-    main = _open_graph(page, app_url)
+    # then, on the same page, the Figure 2 comparison of the samples
     main.get_by_text("Compare datasets: α vs σ").click()
     main.get_by_text("Compute the comparison").click()
     chart = main.get_by_test_id("stPlotlyChart").filter(has_text="Figure 2").first

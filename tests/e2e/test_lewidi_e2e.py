@@ -5,14 +5,11 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
-from .conftest import wait_for_app
+from .conftest import open_screen, wait_for_app
 
 
 def test_lewidi_demo_leaderboard(page: Page, app_url: str, artifacts):
-    page.goto(app_url)
-    expect(page.get_by_test_id("stMetricValue").first).to_be_visible()
-    page.get_by_test_id("stSidebarNavLink").get_by_text("LeWiDi scorer", exact=True).click()
-    main = page.get_by_test_id("stMain")
+    main = open_screen(page, app_url, "lewidi")
     expect(main.get_by_text("Use the synthetic demo").first).to_be_visible()
     main.get_by_text("Use the synthetic demo").first.click()
     expect(main.get_by_text("Leaderboard", exact=True).first).to_be_visible()

@@ -9,14 +9,11 @@ import io
 import numpy as np
 from playwright.sync_api import Page, expect
 
-from .conftest import annotations_input, wait_for_app
+from .conftest import annotations_input, open_screen, wait_for_app
 
 
 def test_split_download_predict_upload(page: Page, app_url: str, artifacts):
-    page.goto(app_url)
-    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240")
-    page.get_by_test_id("stSidebarNavLink").get_by_text("Perspectives", exact=True).click()
-    main = page.get_by_test_id("stMain")
+    main = open_screen(page, app_url, "perspectives")
     expect(main.get_by_text("Test instances").first).to_be_visible()
     with page.expect_download() as download_info:
         main.get_by_role("button", name="Download test pairs to predict (CSV)").click()

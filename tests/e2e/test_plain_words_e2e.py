@@ -8,18 +8,15 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from .conftest import wait_for_app
+from .conftest import open_screen, wait_for_app
 
 PAGES = ["Overview", "Soft vs hard metrics", "Certainty", "Agreement", "Perspectives",
          "Annotator graph", "Items and annotators", "Case review", "Training lab",
          "LeWiDi scorer", "Glossary"]
 
 
-def test_explanations_open_deeper_and_lead_to_the_glossary(page: Page, app_url: str, artifacts):
-    page.goto(app_url)
-    expect(page.get_by_test_id("stMetricValue").first).to_be_visible()
-    page.get_by_test_id("stSidebarNavLink").get_by_text("Agreement", exact=True).click()
-    main = page.get_by_test_id("stMain")
+def test_explanations_glossary_and_no_page_speaks_in_seed_numbers(page: Page, app_url: str, artifacts):
+    main = open_screen(page, app_url, "agreement")
     expect(main.get_by_role("heading", name="Agreement").first).to_be_visible()
     expander = main.get_by_test_id("stExpander").filter(has_text="What do these mean?").first
     # plain words first, the reading and the formula only after one click
@@ -39,10 +36,7 @@ def test_explanations_open_deeper_and_lead_to_the_glossary(page: Page, app_url: 
     expect(main.get_by_text("Systematicity (sigma)")).to_have_count(0)
     page.screenshot(path=str(artifacts / "glossary.png"), full_page=True)
 
-
-def test_no_page_speaks_in_seed_numbers(page: Page, app_url: str):
-    page.goto(app_url)
-    expect(page.get_by_test_id("stMetricValue").first).to_be_visible()
+    # then every page, in the same session: none speaks in internal labels ("seed 002")
     internal = re.compile(r"\bseed[ -]?00\d\b", re.IGNORECASE)
     for title in PAGES:
         page.get_by_test_id("stSidebarNavLink").get_by_text(title, exact=True).click()

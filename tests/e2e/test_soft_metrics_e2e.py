@@ -1,5 +1,8 @@
 """A person opens "Soft vs hard metrics" and sees the metrics table and the charts (human metric
-names, legend below the plot, the item drill-down), then the explainer and the simulator."""
+names, legend below the plot, the item drill-down), then the explainer and the simulator, then
+"Against the human pool": the human ceiling beside the model, the alternative annotator test
+with its baseline and curve, and calibration to humans (reliability diagram, DistCE
+histogram)."""
 
 from __future__ import annotations
 
@@ -9,14 +12,15 @@ from playwright.sync_api import Page, expect
 
 from hlv_core.samples import load_sample
 
-from .conftest import wait_for_app
+from .conftest import open_screen, wait_for_app
+
+
+def _running_done(page: Page) -> None:
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
 
 
 def test_soft_metrics_page_shows_table_and_chart(page: Page, app_url: str, artifacts):
-    page.goto(app_url)
-    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240")
-    page.get_by_test_id("stSidebarNavLink").get_by_text("Soft vs hard metrics", exact=True).click()
-    main = page.get_by_test_id("stMain")
+    main = open_screen(page, app_url, "soft-metrics")
     expect(main.get_by_text("All metrics, every model").first).to_be_visible()
     expect(main.get_by_test_id("stDataFrame").first).to_be_visible()
     rank_plot = main.locator(".js-plotly-plot").filter(has_text="Rank of each model").first
@@ -70,6 +74,35 @@ def test_soft_metrics_page_shows_table_and_chart(page: Page, app_url: str, artif
     wait_for_app(page)
     main.screenshot(path=str(artifacts / "soft_metrics_simulator.png"))
 
+    # the models against the human pool: ceiling, replace-an-annotator, calibration
+    page.get_by_role("tab", name="Against the human pool").click()
+    ceiling = main.locator(".js-plotly-plot").filter(has_text="Every annotator against").first
+    expect(ceiling).to_be_visible()
+    expect(main.get_by_text("zero entropy").first).to_be_attached()
+    _running_done(page)
+    main.screenshot(path=str(artifacts / "judge_ceiling.png"))
+    ceiling.scroll_into_view_if_needed()
+    ceiling.screenshot(path=str(artifacts / "judge_ceiling_plot.png"))
+
+    main.get_by_text("Can the model replace an annotator?").first.click()
+    curve = main.locator(".js-plotly-plot").filter(has_text="Winning rate versus epsilon").first
+    expect(curve).to_be_visible()
+    expect(main.get_by_text("constant majority (baseline)").first).to_be_attached()
+    _running_done(page)
+    main.screenshot(path=str(artifacts / "judge_alt_test.png"))
+    curve.scroll_into_view_if_needed()
+    curve.screenshot(path=str(artifacts / "judge_alt_test_curve.png"))
+
+    main.get_by_text("Calibration to humans").first.click()
+    diagram = main.locator(".js-plotly-plot").filter(has_text="Reliability diagram").first
+    expect(diagram).to_be_visible()
+    expect(main.locator(".js-plotly-plot").filter(has_text="DistCE per item").first
+           ).to_be_visible()
+    _running_done(page)
+    main.screenshot(path=str(artifacts / "judge_calibration.png"))
+    diagram.scroll_into_view_if_needed()
+    diagram.screenshot(path=str(artifacts / "judge_reliability.png"))
+
 
 def _many_models_csv(n_models: int) -> bytes:
     """Predictions of ``n_models`` random models (one named ``<b>bold</b>``) on case_review."""
@@ -92,10 +125,7 @@ def test_many_models_rank_grid_names_verbatim(page: Page, app_url: str, artifact
     """15 uploaded models + 3 bundled: past six models the rank chart is a grid with one row per
     model (a line chart's legend of 18 would be unreadable), every row named by its model in the
     model's colour, inside the figure, and a model named <b>bold</b> shows as typed."""
-    page.goto(app_url)
-    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240")
-    page.get_by_test_id("stSidebarNavLink").get_by_text("Soft vs hard metrics", exact=True).click()
-    main = page.get_by_test_id("stMain")
+    main = open_screen(page, app_url, "soft-metrics")
     expect(main.get_by_text("All metrics, every model").first).to_be_visible()
     uploader = (main.get_by_test_id("stFileUploader").filter(has_text="Add predictions")
                 .get_by_test_id("stFileUploaderDropzoneInput"))
