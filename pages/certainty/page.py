@@ -49,10 +49,11 @@ is_ranking = dataset.task == "ranking"
 offered = ["prirn", "prirn_released", "pl"] if is_ranking else ["dirichlet"]
 stops = STOPS_RANKING if is_ranking else STOPS_COUNTS
 
+# one choice per family of models: switching between a ranked and a counts dataset starts from
+# that family's default (or its last choice) instead of an empty selection
 models = st.multiselect(  # its own row: the chips' names fit at 1200 px
-
     "How the annotations are combined", offered, default=offered[:1],
-    format_func=MODEL_TITLES.get, key="certainty.models",
+    format_func=MODEL_TITLES.get, key=f"certainty.models.{'ranking' if is_ranking else 'counts'}",
     help="Vote counts: each label's votes. Ranked votes: each expert's ranked list of answers, "
     "the first answer weighing most; the paper's rule splits the weight of tied answers, the "
     "released code's gives each tied answer the full weight. Full rankings (Plackett-Luce): "

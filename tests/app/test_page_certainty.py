@@ -8,6 +8,8 @@ import math
 
 import numpy as np
 
+from hlv_core.samples import load_sample
+
 from .conftest import open_page
 
 
@@ -33,7 +35,7 @@ def _open_tab(at, name: str):
 def test_certainty_page_counts_sample(app):
     at = open_page(app, "certainty", "case_review")
     assert not at.exception, [e.value for e in at.exception]
-    assert at.multiselect(key="certainty.models").value == ["dirichlet"]
+    assert at.multiselect(key="certainty.models.counts").value == ["dirichlet"]
     traces = _traces(at)
     assert traces and all(len(t) > 0 for t in traces)
     assert [m.label for m in at.metric] == ["Vote counts"]
@@ -49,7 +51,7 @@ def test_certainty_page_dermatology_defaults(app):
     """The bundled 1,947-case ranking sample with the page's defaults (PrIRN, compact sampler,
     200 samples, six reliabilities)."""
     at = open_page(app, "certainty", "dermatology")
-    assert at.multiselect(key="certainty.models").value == ["prirn"]
+    assert at.multiselect(key="certainty.models.ranking").value == ["prirn"]
     per_example = _traces(at)  # histogram, 2 risk histograms
     metric = next(m for m in at.metric if m.label == "Ranked votes (paper's rule)")
     before = metric.value
@@ -95,7 +97,7 @@ def test_certainty_page_plackett_luce_on_a_ranking_upload(app, tmp_path):
     path.write_text(json.dumps(cases))
     at = app
     at.session_state["hlv.dataset"] = load(path)
-    at.session_state["certainty.models"] = ["prirn", "pl"]
+    at.session_state["certainty.models.ranking"] = ["prirn", "pl"]
     at.session_state["certainty.samples"] = 100
     at.session_state["certainty.curve_rel"] = [2, 30, math.inf]
     at.switch_page("pages/certainty/page.py").run(timeout=120)
@@ -157,7 +159,7 @@ def _open_with(app, dataset, predictions=None):
 def test_plain_model_names_and_explanations(app):
     """Technical names (PrIRN, prior a0, Gamma(1, 1), burn-in) only one click deeper."""
     at = open_page(app, "certainty", "dermatology")
-    select = at.multiselect(key="certainty.models")
+    select = at.multiselect(key="certainty.models.ranking")
     assert select.label == "How the annotations are combined"
     shown = list(select.options)  # AppTest lists the labels shown
     assert shown == ["Ranked votes (paper's rule)", "Ranked votes (released code's rule)",
@@ -242,3 +244,15 @@ def test_only_infinity_is_explained_not_drawn(app):
     _open_tab(at, "Across reliabilities")
     assert any("Only reliability ∞ is chosen" in i.value for i in at.info)
     assert not at.get("plotly_chart")
+
+
+def test_switching_from_a_ranked_to_a_counts_dataset_keeps_a_model_chosen(app):
+    """Dermatology (ranked) then the ratings sample on the same page: the counts family starts
+    from its default instead of an empty selection ("Choose at least one way...")."""
+    at = open_page(app, "certainty", "dermatology")
+    at.session_state["certainty.models.ranking"] = ["pl"]
+    at.session_state["hlv.dataset"] = load_sample("ratings")
+    at.run(timeout=120)
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.multiselect(key="certainty.models.counts").value == ["dirichlet"]
+    assert not any("Choose at least one way" in i.value for i in at.info)

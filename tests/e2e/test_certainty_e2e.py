@@ -1,5 +1,6 @@
 """A clinician opens "Certainty" on the dermatology sample, moves the reliability slider and sees
-the per-case certainty histogram follow (Stutz et al.)."""
+the per-case certainty histogram follow (Stutz et al.); switched to the 1-5 ratings sample in the
+sidebar, the case view names the labels."""
 
 from __future__ import annotations
 
@@ -8,19 +9,12 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from .conftest import wait_for_app
+from .conftest import open_screen, wait_for_app
 
 
 @pytest.mark.slow  # about a minute: four tabs on the 1,947-case sample
 def test_certainty_reliability_slider_updates_histogram(page: Page, app_url: str, artifacts):
-    page.goto(app_url)
-    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240")
-    sidebar = page.get_by_test_id("stSidebar")
-    sidebar.get_by_test_id("stSelectbox").click()
-    page.get_by_role("option", name=re.compile("Dermatology")).click()
-    expect(page.get_by_test_id("stMetricValue").first).to_have_text("1,947")
-    page.get_by_test_id("stSidebarNavLink").get_by_text("Certainty", exact=True).click()
-    main = page.get_by_test_id("stMain")
+    main = open_screen(page, app_url, "certainty", dataset="dermatology")
     # .filter/.first: during a rerun Streamlit briefly keeps the previous run's elements
     hist = main.locator(".st-key-certainty-hist .js-plotly-plot")
     expect(hist.filter(has_text="at reliability 10").first).to_be_visible()
@@ -64,18 +58,11 @@ def test_certainty_reliability_slider_updates_histogram(page: Page, app_url: str
     wait_for_app(page)
     ua.screenshot(path=str(artifacts / "certainty_model_accuracy.png"))
 
-
-def test_certainty_case_view_labels_are_categories(page: Page, app_url: str, artifacts):
-    """On the 1-5 ratings sample the case view's x axis shows the labels as names (no -0.5 /
-    0.5 ticks), and the model-accuracy tab explains itself."""
-    page.goto(app_url)
-    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240")
-    sidebar = page.get_by_test_id("stSidebar")
-    sidebar.get_by_test_id("stSelectbox").click()
+    # the sidebar switches this page to the 1-5 ratings sample: the case view's x axis shows
+    # the labels as names (no -0.5 / 0.5 ticks)
+    page.get_by_test_id("stSidebar").get_by_test_id("stSelectbox").click()
     page.get_by_role("option", name=re.compile("Acceptability ratings")).click()
-    expect(page.get_by_test_id("stMetricValue").first).not_to_have_text("240")
-    page.get_by_test_id("stSidebarNavLink").get_by_text("Certainty", exact=True).click()
-    main = page.get_by_test_id("stMain")
+    expect(page.get_by_test_id("stSidebar").get_by_text("In use: ratings").first).to_be_visible()
     expect(main.get_by_role("tab", name="Case view")).to_be_visible()
     main.get_by_role("tab", name="Case view").click()
     plot = main.locator(".st-key-certainty-case_plot .js-plotly-plot").first

@@ -1,5 +1,6 @@
 """A person builds a perspectivist split, downloads the test pairs, predicts them and uploads
-the predictions; the comparison table and the per-trait view show the uploaded model."""
+the predictions; the comparison table and the per-trait view show the uploaded model. On an
+upload where every model's F1 is 0 the comparison shows labelled zero bars and says why."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from playwright.sync_api import Page, expect
 from .conftest import annotations_input, open_screen, wait_for_app
 
 
-def test_split_download_predict_upload(page: Page, app_url: str, artifacts):
+def test_split_download_predict_upload_then_zero_f1_explained(page: Page, app_url: str, artifacts):
     main = open_screen(page, app_url, "perspectives")
     expect(main.get_by_text("Test instances").first).to_be_visible()
     with page.expect_download() as download_info:
@@ -46,15 +47,14 @@ def test_split_download_predict_upload(page: Page, app_url: str, artifacts):
     expect(trait).to_be_visible()
     trait.screenshot(path=str(artifacts / "perspectives_trait_bars.png"))
 
-
-def test_zero_f1_is_shown_and_explained(page: Page, app_url: str, artifacts):
-    """An upload with a rare positive class: every model's headline F1 is 0. The comparison
-    shows labelled zero bars and says why, instead of an empty chart."""
+    # then, in the same session, an upload with a rare positive class: every model's headline
+    # F1 is 0; the comparison shows labelled zero bars and says why, instead of an empty chart
     rng = np.random.default_rng(7)
     rows = "item_id,annotator_id,label\n" + "".join(
         f"t{t:02d},u{u:02d},{int(rng.random() < 0.08)}\n" for t in range(30) for u in range(24))
-    page.goto(app_url)
+    page.get_by_test_id("stSidebarNavLink").get_by_text("Overview", exact=True).click()
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("240")
+    page.get_by_text("Load your own data").click()
     annotations_input(page).set_input_files(files=[
         {"name": "rare.csv", "mimeType": "text/csv", "buffer": rows.encode()}])
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("30")
