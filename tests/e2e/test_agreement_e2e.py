@@ -31,7 +31,7 @@ def _selected_pair(main) -> tuple[str, str, int]:
     return m.group(1), m.group(2), int(m.group(3))
 
 
-def test_heatmap_renders_and_pair_lists_disagreements(offline_page, app_url, artifacts):
+def test_heatmap_renders_a_cell_click_and_the_selectboxes_choose_the_pair(offline_page, app_url, artifacts):
     page, outside = offline_page
     main, heat = _open_pairs_tab(page, app_url)
     annotations = load_sample("case_review").annotations
@@ -48,6 +48,23 @@ def test_heatmap_renders_and_pair_lists_disagreements(offline_page, app_url, art
     # the default pair (lowest alpha) is listed with its disagreements
     a, b, n = _selected_pair(main)
     assert n == len(pair_disagreements(annotations, a, b))
+
+    # clicking a heatmap cell selects that pair
+    a0, b0 = a, b
+    heat.scroll_into_view_if_needed()
+    wait_for_app(page)
+    box = heat.locator("rect.nsewdrag").first.bounding_box()
+    assert box is not None
+    # the top-left cell is (y0, x0) = an annotator with itself (blank); click row 0, column 1
+    cell_w, cell_h = box["width"] / len(ticks), box["height"] / len(ticks)
+    page.mouse.click(box["x"] + 1.5 * cell_w, box["y"] + 0.5 * cell_h)
+    # rows and columns share one order (the y axis is reversed: row 0 is at the top)
+    xs = heat.locator("g.xtick text").all_text_contents()
+    want = (xs[0], xs[1])
+    expect(main.get_by_text(f"{want[0]} and {want[1]} share").first).to_be_visible(
+        timeout=30_000)
+    a1, b1, n1 = _selected_pair(main)
+    assert (a1, b1) == want != (a0, b0)
 
     # choose another pair with the two selectboxes
     pairs = pairwise_alpha(annotations).dropna(subset=["alpha"]).sort_values("alpha")
@@ -75,28 +92,3 @@ def test_heatmap_renders_and_pair_lists_disagreements(offline_page, app_url, art
 
     expect(page.get_by_test_id("stException")).to_have_count(0)
     assert outside == [], f"requests left the app origin: {outside[:5]}"
-
-
-def test_clicking_a_heatmap_cell_selects_that_pair(offline_page, app_url):
-    page, outside = offline_page
-    main, heat = _open_pairs_tab(page, app_url)
-    a0, b0, _ = _selected_pair(main)
-    layer = heat.locator("g.hm image, .heatmaplayer image").first
-    expect(layer).to_be_attached()
-    heat.scroll_into_view_if_needed()
-    wait_for_app(page)
-    box = heat.locator("rect.nsewdrag").first.bounding_box()
-    assert box is not None
-    # the top-left cell is (y0, x0) = an annotator with itself (blank); click row 0, column 1
-    n = len(heat.locator("g.xtick text").all_text_contents())
-    cell_w, cell_h = box["width"] / n, box["height"] / n
-    page.mouse.click(box["x"] + 1.5 * cell_w, box["y"] + 0.5 * cell_h)
-    # rows and columns share one order (the y axis is reversed: row 0 is at the top)
-    xs = heat.locator("g.xtick text").all_text_contents()
-    want = (xs[0], xs[1])
-    expect(main.get_by_text(f"{want[0]} and {want[1]} share").first).to_be_visible(
-        timeout=30_000)
-    a1, b1, n1 = _selected_pair(main)
-    assert (a1, b1) == want != (a0, b0)
-    expect(page.get_by_test_id("stException")).to_have_count(0)
-    assert outside == []

@@ -1,6 +1,7 @@
-"""At 1200 px in a browser: a long dataset name in the sidebar is cut with an ellipsis and
-whole on hover (title), and 15 Training lab models on Soft vs hard metrics give one group
-switch, one coverage warning and a rank grid with one row per model."""
+"""At 1200 px in a browser: the teaching views open with a take-away; 15 Training lab models on
+Soft vs hard metrics give one group switch, one coverage warning and a rank grid with one row
+per model; a long dataset name in the sidebar is cut with an ellipsis and whole on hover
+(title); the dermatology Overview's metrics and dataset name fit."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from playwright.sync_api import Page, expect
 from hlv_core.samples import load_sample
 from hlv_core.training import METHODS
 
-from .conftest import annotations_input, wait_for_app
+from .conftest import annotations_input, open_screen, wait_for_app
 
 WAIT = 120_000
 LONG = "annual_review_of_contested_tenancy_decisions_2025_second_round_final_v3"
@@ -38,11 +39,20 @@ def _lab_csv() -> bytes:
 @pytest.mark.slow
 def test_long_name_and_fifteen_lab_models_at_1200(page: Page, app_url: str, artifacts):
     page.set_viewport_size({"width": 1200, "height": 1600})
-    page.goto(app_url)
-    main, sidebar = page.get_by_test_id("stMain"), page.get_by_test_id("stSidebar")
-    expect(main.get_by_test_id("stMetricValue").first).to_be_visible(timeout=WAIT)
+    main = open_screen(page, app_url, "soft-metrics")
+    sidebar = page.get_by_test_id("stSidebar")
+    # the teaching views open with a one-line take-away, controls named for what they do
+    for tab, marker, shot in (
+            ("Figure 1 explainer", "How people split", "teaching_figure1_1200.png"),
+            ("Table 2 simulator", "Evenness of people's answers", "teaching_table2_1200.png")):
+        page.get_by_role("tab", name=tab).click()
+        expect(main.get_by_text("Take-away:").first).to_be_visible(timeout=WAIT)
+        expect(main.get_by_text(marker).first).to_be_visible(timeout=WAIT)
+        wait_for_app(page)
+        main.screenshot(path=str(artifacts / shot))
+    page.get_by_role("tab", name="Models").click()
+    wait_for_app(page)
 
-    page.get_by_test_id("stSidebarNavLink").get_by_text("Soft vs hard metrics", exact=True).click()
     main.get_by_test_id("stFileUploader").first.get_by_test_id(
         "stFileUploaderDropzoneInput").set_input_files(files=[
             {"name": "lab.csv", "mimeType": "text/csv", "buffer": _lab_csv()}])
@@ -79,3 +89,11 @@ def test_long_name_and_fifteen_lab_models_at_1200(page: Page, app_url: str, arti
     box = sidebar.get_by_role("combobox", name="Dataset")
     assert box.evaluate("e => getComputedStyle(e).textOverflow") == "ellipsis"
     sidebar.screenshot(path=str(artifacts / "sidebar_long_name_1200.png"))
+
+    # a link to a bundled dataset opens its Overview at 1200 px (ranked data: no alpha shown)
+    page.goto(f"{app_url}/?dataset=dermatology")
+    expect(sidebar.get_by_text("In use: dermatology").first).to_be_visible(timeout=WAIT)
+    expect(main.get_by_test_id("stMetricValue").nth(1)).to_have_text("—", timeout=WAIT)
+    expect(main.locator(".js-plotly-plot").nth(2)).to_be_visible(timeout=WAIT)
+    wait_for_app(page)
+    page.screenshot(path=str(artifacts / "dermatology_overview_1200.png"))
