@@ -48,6 +48,7 @@ __all__ = [
     "code_partition",
     "reduce_dataset",
     "reduce_partition",
+    "scan_labels",
     "scan_partition",
 ]
 
@@ -158,7 +159,39 @@ def scan_partition(frame: pd.DataFrame) -> dict:
             keep = used >= 0
             out["annotators"] = np.asarray(values.cat.categories[used[keep]], dtype=object)
             out["annotator_first"] = first[keep].astype(np.int64)
-    labels = as_categorical(frame["label"])
+    out["labels"], changed, _ = scan_labels(frame["label"])
+    out["changed"] += changed
+    return out
+
+
+def scan_labels(values: pd.Series) -> tuple[pd.DataFrame, int, np.ndarray]:
+    """One partition's label dictionary: ``(table, changed, codes)`` with ``table`` =
+    DataFrame ``label, count, first`` (the distinct labels after stripping surrounding
+    whitespace, sorted; an empty cell read as ``""``), ``changed`` the cells whose whitespace
+    was removed and ``codes`` (int32 per row) the row's position in ``table``.
+
+    Parameters
+    ----------
+    values : pandas.Series
+        The partition's ``label`` column.
+
+    Returns
+    -------
+    tuple
+        ``(table, changed, codes)``.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 3.
+
+    Examples
+    --------
+    >>> table, changed, codes = scan_labels(pd.Series(["pos", " neg", "pos"]))
+    >>> table["label"].tolist(), changed, codes.tolist()
+    (['neg', 'pos'], 1, [1, 0, 1])
+    """
+    labels = as_categorical(values)
     codes = labels.cat.codes.to_numpy()
     if (codes < 0).any():  # an empty cell is the label "" (a missing-value spelling)
         names = [*labels.cat.categories, ""]
@@ -167,15 +200,16 @@ def scan_partition(frame: pd.DataFrame) -> dict:
                                                      .astype(str)), index=labels.index)
         labels = as_categorical(labels.astype(str))
     labels, changed = strip_categorical(labels)
-    out["changed"] += changed
     codes = labels.cat.codes.to_numpy()
     used, first = np.unique(codes, return_index=True)
     counts = np.bincount(codes, minlength=len(labels.cat.categories))[used]
-    out["labels"] = pd.DataFrame({
+    table = pd.DataFrame({
         "label": np.asarray(labels.cat.categories[used], dtype=object),
         "count": counts.astype(np.int64), "first": first.astype(np.int64),
     })
-    return out
+    lookup = np.full(len(labels.cat.categories), -1, dtype=np.int32)
+    lookup[used] = np.arange(len(used), dtype=np.int32)
+    return table, changed, lookup[codes]
 
 
 def _label_key(frame: pd.DataFrame) -> tuple[np.ndarray, pd.Index]:
@@ -622,6 +656,10 @@ def reduce_dataset(ddf, files: list[str] | None = None, *, name: str | None = No
 
     files = files or [f"<partition {i}>" for i in range(ddf.npartitions)]
     source = source or (files[0] if len(files) == 1 else f"{len(files)} files")
+    if not keep_rows:  # no rows kept: each file read once, no shuffle (partial sums per item)
+        from .partial import reduce_partial
+
+        return reduce_partial(ddf, files, name=name or source, source=source)
     parts = ddf.to_delayed()
     scans = list(dask.compute(*[dask.delayed(scan_partition)(p) for p in parts]))
     total = sum(s["n_rows"] for s in scans)
@@ -748,6 +786,16 @@ def _assemble(blocks, by_annotator, files, inventory, annotator_ids, report, tot
     pairs = None
     if blocks and "pairs" in blocks[0]:
         pairs = {key: sum(b["pairs"][key] for b in blocks) for key in blocks[0]["pairs"]}
+    data = _finish(counts, per_item, by_annotator, pairs, files, inventory, annotator_ids,
+                   report, total, name=name)
+    data.extra["item_hash"] = item_hash
+    return data
+
+
+def _finish(counts, per_item, by_annotator, pairs, files, inventory, annotator_ids, report,
+            total, *, name) -> ReducedDataset:
+    """The task and level, the one-annotator refusal, the import report's counts and the
+    :class:`ReducedDataset` (items in order of first appearance)."""
     numeric = all(_is_number(x) for x in inventory)
     task = "rating" if numeric and len(inventory) > 2 else "multiclass"
     level = "ordinal" if task == "rating" else "nominal"
@@ -771,7 +819,7 @@ def _assemble(blocks, by_annotator, files, inventory, annotator_ids, report, tot
         name=name, files=list(files), labels=tuple(inventory), task=task, level=level,
         counts=counts, n_annotators_per_item=per_item, annotator_ids=annotator_ids,
         annotator_counts=by_annotator,
-        n_annotations=total, report=report, pairs=pairs, extra={"item_hash": item_hash},
+        n_annotations=total, report=report, pairs=pairs,
     )
 
 
@@ -798,14 +846,30 @@ def _content_hash(data: ReducedDataset) -> str:
     h = hashlib.sha256()
     h.update("\x1f".join([*data.labels, data.task, data.level]).encode())
     h.update("\x1f".join(["item_id", "annotator_id", "label"]).encode())
-    parts = [dask.delayed(row_hashes)(p, state["final"]) for p in state["ddf"].to_delayed()]
     try:
         from distributed import get_client
 
         client = get_client()
     except (ImportError, ValueError):
         client = None
-    if client is not None:  # stream: one partition's hashes on the client at a time
+    kept = state.pop("row_hashes", None)  # computed with the load (the shuffle-free path)
+    if kept and hasattr(kept[0], "client") and getattr(kept[0].client, "status",
+                                                        None) != "running":
+        kept = None  # the load's cluster is closed: the hashes are read again from the files
+    if kept is not None:
+        for part in kept:
+            if hasattr(part, "result"):  # a future on the cluster
+                h.update(part.result().tobytes())
+                part.release()
+            else:
+                h.update(np.asarray(part).tobytes())
+        kept.clear()
+        parts = []
+    else:
+        parts = [dask.delayed(row_hashes)(p, state["final"]) for p in state["ddf"].to_delayed()]
+    if not parts:
+        pass
+    elif client is not None:  # stream: one partition's hashes on the client at a time
         for future in client.compute(parts):
             h.update(future.result().tobytes())
             future.release()
