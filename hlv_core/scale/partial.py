@@ -48,6 +48,7 @@ from .reduce import (
     _pair_tables,
     _raise_empty_ids,
     _without_annotator_counts,
+    first_rows,
     scan_labels,
 )
 
@@ -104,10 +105,9 @@ def scan_codes(frame: pd.DataFrame) -> dict:
         cats = values.cat.categories
         empty = np.append(np.asarray(cats.str.len() == 0), True)[codes]
         out[f"empty_{column}"] = (int(empty.sum()), int(np.argmax(empty)) if empty.any() else -1)
-        used, first = np.unique(codes, return_index=True)
-        keep = used >= 0
-        by_first = np.argsort(first[keep], kind="stable")
-        used, first = used[keep][by_first], first[keep][by_first]
+        used, first = first_rows(codes, len(cats))
+        by_first = np.argsort(first)  # first rows are distinct: in order of first appearance
+        used, first = used[by_first], first[by_first]
         lookup = np.full(len(cats) + 1, -1, dtype=np.int32)  # the last entry: NA -> -1
         lookup[used] = np.arange(len(used), dtype=np.int32)
         cache[key] = lookup[codes]
