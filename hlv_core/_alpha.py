@@ -431,9 +431,13 @@ def _profiles(counts: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
     if not integral or k * np.log2(base) >= 62:
         return np.unique(counts.toarray(), axis=0, return_counts=True)
     weights = base ** (k - 1 - np.arange(k, dtype=np.int64))
-    rows = np.repeat(np.arange(n_rows), np.diff(counts.indptr))
     keys = np.zeros(n_rows, dtype=np.int64)
-    np.add.at(keys, rows, data.astype(np.int64) * weights[counts.indices])
+    step = 1 << 20  # rows per block: the temporaries stay small on large matrices
+    for lo in range(0, n_rows, step):
+        hi = min(lo + step, n_rows)
+        a, b = counts.indptr[lo], counts.indptr[hi]
+        rows = np.repeat(np.arange(hi - lo), np.diff(counts.indptr[lo:hi + 1]))
+        np.add.at(keys[lo:hi], rows, data[a:b].astype(np.int64) * weights[counts.indices[a:b]])
     unique, freq = np.unique(keys, return_counts=True)
     digits = (unique[:, None] // weights[None, :]) % base
     return digits.astype(data.dtype), freq

@@ -26,16 +26,18 @@ def _entropy(counts, per_item: np.ndarray, n_labels: int) -> np.ndarray:
     the stored (non-zero) counts only: no dense items x labels copy (each row's terms are added
     in column order, as a dense row sum adds them; the zero terms add nothing)."""
     counts = counts.tocsr()
-    rows = np.repeat(np.arange(counts.shape[0]), np.diff(counts.indptr))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        p = counts.data.astype(float) / per_item.astype(float)[rows]
-        terms = np.where(p > 0, p * np.log(p), 0.0)
+    n_rows = counts.shape[0]
+    total = np.zeros(n_rows)
+    for lo in range(0, n_rows, 1 << 20):  # blocks of rows: small temporaries
+        hi = min(lo + (1 << 20), n_rows)
+        a, b = counts.indptr[lo], counts.indptr[hi]
+        rows = np.repeat(np.arange(hi - lo), np.diff(counts.indptr[lo:hi + 1]))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p = counts.data[a:b].astype(float) / per_item[lo:hi].astype(float)[rows]
+            terms = np.where(p > 0, p * np.log(p), 0.0)
+        total[lo:hi] = np.bincount(rows, weights=terms, minlength=hi - lo)
     k = max(n_labels, 2)
-    total = np.bincount(rows, weights=terms, minlength=counts.shape[0])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        nan_rows = per_item == 0  # as the dense form: 0 / 0 is NaN
-        total[nan_rows] = np.nan
-        return -total / np.log(k)
+    return -total / np.log(k)
 
 
 def summary(data: ReducedDataset) -> dict:

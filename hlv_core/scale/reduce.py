@@ -575,6 +575,8 @@ def _global_labels(scans: list[dict], files: list[str], report: ImportReport, so
     rank = np.empty(len(names), dtype=np.int32)
     rank[order] = np.arange(len(names), dtype=np.int32)
     counts = merged["count"].to_numpy()
+    if _rules_change_nothing(rank, sorted_names, source):
+        return dict(zip(names.tolist(), names.tolist(), strict=True)), names.tolist()
     codes = np.repeat(rank, counts)
     column = pd.Series(pd.Categorical.from_codes(codes, pd.Index(sorted_names, dtype=str)))
     ann = pd.DataFrame({"label": column})
@@ -593,6 +595,25 @@ def _global_labels(scans: list[dict], files: list[str], report: ImportReport, so
         result.cat.codes.to_numpy()[starts]]
     mapping = dict(zip(names.tolist(), final.tolist(), strict=True))
     return mapping, list(dict.fromkeys(final.tolist()))
+
+
+def _rules_change_nothing(rank: np.ndarray, sorted_names: pd.Index, source: str) -> bool:
+    """Whether the label rules leave every label as it is, with no note and no error, decided
+    on one row per distinct label (in order of first appearance). Every rule's trigger is a
+    function of the set of distinct spellings (a look-alike or respaced spelling, a
+    missing-value spelling, an infinite number, two spellings of one number, case variants);
+    the row counts only enter the notes and the choice of the spelling a merge keeps. So when
+    nothing fires on the dictionary, nothing fires on the rows, and the rows need not be
+    expanded (one int32 per row on the client)."""
+    probe = ImportReport(source, "canonical")
+    column = pd.Series(pd.Categorical.from_codes(rank, pd.Index(sorted_names, dtype=str)))
+    try:
+        ann, _ = apply_label_rules(pd.DataFrame({"label": column}), None, probe, source,
+                                   row_offset=0)
+    except DataError:
+        return False
+    after = ann["label"].astype(str).tolist()
+    return not probe.notes and not probe.dropped and after == [sorted_names[r] for r in rank]
 
 
 def _present(frame: pd.DataFrame, column: str, targets: list[str]) -> set[str]:
