@@ -572,3 +572,30 @@ def test_bootstrap_profiles_from_row_keys_equal_the_dense_unique(seed):
     expected, expected_freq = np.unique(dense, axis=0, return_counts=True)
     np.testing.assert_array_equal(profiles, expected)
     np.testing.assert_array_equal(freq, expected_freq)
+
+
+_SPELLINGS = ["pos", "neg", "Pos", "3", "3.0", "03", "4", "n/a", "NA", "", "1e999", "inf",
+              "x\u200b", "x", "a  b", "a b", "caf\u00e9", "cafe\u0301"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(chosen=st.lists(st.sampled_from(_SPELLINGS), min_size=1, max_size=5, unique=True),
+       repeats=st.lists(st.integers(1, 4), min_size=5, max_size=5))
+def test_label_rules_on_the_dictionary_decide_as_on_the_rows(chosen, repeats):
+    """When the loader's label rules change nothing on one row per distinct label, they change
+    nothing on the rows either (the distributed load then skips expanding the rows)."""
+    from hlv_core.io import ImportReport
+    from hlv_core.io.dataset import apply_label_rules
+    from hlv_core.scale.reduce import _rules_change_nothing
+
+    names = pd.Index(sorted(chosen), dtype=str)
+    rank = names.get_indexer(chosen).astype(np.int32)  # in order of first appearance
+    rows = np.repeat(rank, repeats[:len(chosen)])
+    report = ImportReport("x.csv", "canonical")
+    column = pd.Series(pd.Categorical.from_codes(rows, names))
+    try:
+        ann, _ = apply_label_rules(pd.DataFrame({"label": column}), None, report, "x.csv", 0)
+        unchanged = not report.notes and ann["label"].astype(str).tolist() == list(names[rows])
+    except DataError:
+        unchanged = False
+    assert _rules_change_nothing(rank, names, "x.csv") == unchanged
