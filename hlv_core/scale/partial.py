@@ -11,7 +11,7 @@ item codes.
    dictionary-encoded once, give every item a global code in order of first appearance (the
    in-memory item order) and, per file, the map local -> global code; the annotator index is the
    sorted distinct ids; the label rules run on the global label dictionary
-   (:func:`~hlv_core.scale.reduce.reduce_dataset`'s rules, unchanged).
+   (the shuffled load's rules, unchanged).
 3. **Map to global codes** (per partition, :func:`code_rows`): integer gathers only (no string
    work), the row hashes of the content hash, and the rows split by the *bucket* of their item:
    bucket ``f`` holds the items whose first row is in file ``f`` (a contiguous range of global
@@ -22,8 +22,8 @@ item codes.
    counts ``C_b`` of the bucket's code range, the annotators per item, the annotator x label
    counts. The client fills one CSR matrix with the blocks in code order (no re-ordering).
 
-Values are those of the shuffled load (:func:`~hlv_core.scale.reduce.reduce_dataset` with
-``keep_rows``): the same counts, import report, content hash and errors.
+Values are those of the shuffled load (:func:`~hlv_core.scale.reduce.reduce_shuffled`,
+which ``keep_rows`` runs): the same counts, import report, content hash and errors.
 """
 
 from __future__ import annotations
@@ -49,10 +49,11 @@ from .reduce import (
     _raise_empty_ids,
     _without_annotator_counts,
     first_rows,
+    reduce_shuffled,
     scan_labels,
 )
 
-__all__ = ["code_rows", "reduce_bucket", "reduce_partial", "scan_codes"]
+__all__ = ["code_rows", "reduce_bucket", "reduce_dataset", "reduce_partial", "scan_codes"]
 
 
 def _text_array(values: pd.Index):
@@ -354,7 +355,7 @@ def _global_annotators(scans: list[dict]):
 
 
 def reduce_partial(ddf, files: list[str], *, name: str, source: str) -> ReducedDataset:
-    """:func:`~hlv_core.scale.reduce.reduce_dataset` without the shuffle (see the module
+    """:func:`~hlv_core.scale.reduce.reduce_shuffled` without the shuffle (see the module
     docstring); the same :class:`~hlv_core.scale.reduce.ReducedDataset`, report and errors.
 
     Parameters
@@ -484,3 +485,54 @@ def _fill_counts(blocks: list[dict], n_items: int, n_labels: int) -> sparse.csr_
         row += c.shape[0]
         at += c.nnz
     return sparse.csr_matrix((data, indices, indptr), shape=(n_items, n_labels))
+
+
+def reduce_dataset(ddf, files: list[str] | None = None, *, name: str | None = None,
+                   source: str | None = None, keep_rows: bool = False) -> ReducedDataset:
+    """Load a ``dask.dataframe`` of long annotations (one partition per file; ``files`` names
+    them, for messages) into a :class:`~hlv_core.scale.reduce.ReducedDataset`, with the
+    loader's checks and import report, on the current Dask scheduler: without ``keep_rows`` by
+    :func:`reduce_partial` (each file read once, no shuffle), with ``keep_rows`` by
+    :func:`~hlv_core.scale.reduce.reduce_shuffled` (the rows shuffled by item and kept on the
+    workers for :mod:`hlv_core.scale.pairs` and :mod:`hlv_core.scale.competence`). Both give the
+    same counts, report, content hash and errors.
+
+    Parameters
+    ----------
+    ddf : dask.dataframe.DataFrame
+        Long annotations, one partition per file.
+    files : list of str, optional
+        File names of the partitions (for messages).
+    name : str, optional
+        Dataset name.
+    source : str, optional
+        Source shown in messages.
+    keep_rows : bool, default False
+        Keep the coded rows for :mod:`hlv_core.scale.pairs`.
+
+    Returns
+    -------
+    ReducedDataset
+        The reduced data.
+
+    Raises
+    ------
+    DataError
+        Bad input (file and row named).
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 3.
+
+    Examples
+    --------
+    >>> from hlv_core.scale import read_annotations
+    >>> frame, files = read_annotations("annotations/*.csv")  # doctest: +SKIP
+    >>> data = reduce_dataset(frame, files, name="annotations")  # doctest: +SKIP
+    """
+    if keep_rows:
+        return reduce_shuffled(ddf, files, name=name, source=source, keep_rows=True)
+    files = files or [f"<partition {i}>" for i in range(ddf.npartitions)]
+    source = source or (files[0] if len(files) == 1 else f"{len(files)} files")
+    return reduce_partial(ddf, files, name=name or source, source=source)

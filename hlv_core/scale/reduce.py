@@ -1,6 +1,10 @@
 """The distributed load: global dictionaries, the loader's rules, per-partition reductions.
 
-Two passes over the partitions (one file each), both plain ``dask`` tasks:
+:func:`hlv_core.scale.partial.reduce_dataset` without ``keep_rows`` runs the load without a
+shuffle (:mod:`hlv_core.scale.partial`: each file read once, partial sums per bucket of global
+item codes), which uses this module's scans, label rules and checks. With ``keep_rows`` (the
+rows kept on the workers, partitioned by item, for the pairwise analyses) it runs the shuffled
+load below (:func:`reduce_shuffled`). Two passes over the partitions (one file each), both plain ``dask`` tasks:
 
 1. **Scan** (per partition, :func:`scan_partition`): surrounding whitespace stripped from the
    ids and labels (counted), empty ids (count, first row), the partition's label dictionary
@@ -46,7 +50,7 @@ __all__ = [
     "PAIR_STATS_MAX_ANNOTATORS",
     "ReducedDataset",
     "code_partition",
-    "reduce_dataset",
+    "reduce_shuffled",
     "reduce_partition",
     "first_rows",
     "scan_labels",
@@ -662,7 +666,7 @@ def _raise_empty_ids(scans, files, total_rows):
             )
 
 
-def reduce_dataset(ddf, files: list[str] | None = None, *, name: str | None = None,
+def reduce_shuffled(ddf, files: list[str] | None = None, *, name: str | None = None,
                    source: str | None = None, keep_rows: bool = False) -> ReducedDataset:
     """Load a ``dask.dataframe`` of long annotations (one partition per file; ``files`` names
     them, for messages) into a :class:`ReducedDataset`, with the loader's checks and import
@@ -670,7 +674,9 @@ def reduce_dataset(ddf, files: list[str] | None = None, *, name: str | None = No
 
     ``keep_rows``: keep the coded rows, partitioned by item, in the cluster's memory
     (``extra["rows"]``, a persisted ``dask.dataframe``) for the pairwise analyses
-    (:mod:`hlv_core.scale.pairs`).
+    (:mod:`hlv_core.scale.pairs`). This is the shuffled load;
+    :func:`hlv_core.scale.partial.reduce_dataset` runs it only with ``keep_rows`` (without, the
+    load without a shuffle gives the same result).
 
     Raises :class:`~hlv_core.io.DataError` naming the file and row, as the in-memory loader.
 
@@ -706,16 +712,12 @@ def reduce_dataset(ddf, files: list[str] | None = None, *, name: str | None = No
     --------
     >>> from hlv_core.scale import read_annotations
     >>> frame, files = read_annotations("annotations/*.csv")  # doctest: +SKIP
-    >>> data = reduce_dataset(frame, files, name="annotations")  # doctest: +SKIP
+    >>> data = reduce_shuffled(frame, files, name="annotations")  # doctest: +SKIP
     """
     import dask
 
     files = files or [f"<partition {i}>" for i in range(ddf.npartitions)]
     source = source or (files[0] if len(files) == 1 else f"{len(files)} files")
-    if not keep_rows:  # no rows kept: each file read once, no shuffle (partial sums per item)
-        from .partial import reduce_partial
-
-        return reduce_partial(ddf, files, name=name or source, source=source)
     parts = ddf.to_delayed()
     scans = list(dask.compute(*[dask.delayed(scan_partition)(p) for p in parts]))
     total = sum(s["n_rows"] for s in scans)
@@ -898,7 +900,7 @@ def _content_hash(data: ReducedDataset) -> str:
 
     state = data.hash_state
     if state is None:
-        raise ValueError("no content hash state (a ReducedDataset not built by reduce_dataset)")
+        raise ValueError("no content hash state (a ReducedDataset not built by scale.load)")
     h = hashlib.sha256()
     h.update("\x1f".join([*data.labels, data.task, data.level]).encode())
     h.update("\x1f".join(["item_id", "annotator_id", "label"]).encode())
