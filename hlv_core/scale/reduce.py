@@ -186,6 +186,11 @@ def first_rows(codes: np.ndarray, n_codes: int) -> tuple[np.ndarray, np.ndarray]
     used, first : numpy.ndarray
         int64 each.
 
+    References
+    ----------
+    .. [1] NumPy reference, ``numpy.ufunc.at`` (unbuffered in-place reduction at the given
+       indices).
+
     Examples
     --------
     >>> first_rows(np.array([2, 0, 2, -1, 0]), 3)
