@@ -528,6 +528,7 @@ def test_a_lost_worker_becomes_one_clear_error_and_data_errors_pass_unchanged():
     assert issubclass(scale.ClusterError, OSError)  # the command line: one line, exit 2
 
 
+@pytest.mark.slow
 def test_the_load_without_a_shuffle_equals_the_shuffled_load(client, tmp_path):
     """The partial sums per item bucket (no shuffle) give the shuffled load's reduced data:
     one item in every file, a file holding only items first seen in earlier files (an empty
@@ -578,7 +579,7 @@ _SPELLINGS = ["pos", "neg", "Pos", "3", "3.0", "03", "4", "n/a", "NA", "", "1e99
               "x\u200b", "x", "a  b", "a b", "caf\u00e9", "cafe\u0301"]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(chosen=st.lists(st.sampled_from(_SPELLINGS), min_size=1, max_size=5, unique=True),
        repeats=st.lists(st.integers(1, 4), min_size=5, max_size=5))
 def test_label_rules_on_the_dictionary_decide_as_on_the_rows(chosen, repeats):
