@@ -127,8 +127,8 @@ def _free_port() -> int:
 
 def _tally_plugin():
     """A scheduler plugin counting finished tasks and their compute seconds by task prefix
-    (``scan_partition``, ``code_partition``, the shuffle's, ``reduce_partition``,
-    ``row_hashes``): where a run is and how long one partition takes, even if it is stopped."""
+    (``read_file``, ``scan_codes``, ``code_rows``, ``reduce_bucket``; with kept rows the
+    shuffle's): where a run is and how long one partition takes, even if it is stopped."""
     from distributed.diagnostics.plugin import SchedulerPlugin
     from distributed.utils import key_split
 
@@ -207,7 +207,7 @@ def _client(address: str, folder: str) -> None:
 
     with scale.dask_client(address):
         data = scale.load(folder)
-        t_load = mark("load (dictionaries, shuffle by item, counts)")
+        t_load = mark("load (dictionaries, partial sums per item bucket, counts)")
         summary = scale.summary(data)
         t_summary = mark("summary (streamed content hash)")
         result = scale.agreement_result(data, level="nominal", n_boot=1000, seed=0)

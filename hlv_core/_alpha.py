@@ -412,7 +412,35 @@ def _pairable(counts) -> tuple[sp.csr_matrix, np.ndarray]:
     counts = sp.csr_matrix(counts, dtype=float)
     n_u = np.asarray(counts.sum(axis=1)).ravel()
     keep = np.flatnonzero(n_u >= 2)
+    if len(keep) == counts.shape[0]:  # every item pairable: no copy
+        return counts, n_u
     return counts[keep], n_u[keep]
+
+
+def _profiles(counts: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(counts.toarray(), axis=0, return_counts=True)`` without the dense copy:
+    each row of non-negative integer counts as one integer key (column 0 most significant, base
+    = the largest count + 1, so key order is the rows' lexicographic order), keys made unique
+    and decoded. Falls back to the dense form when a key would not fit in 62 bits or counts are
+    not integers."""
+    data = counts.data
+    n_rows, k = counts.shape
+    top = float(data.max()) if data.size else 0.0
+    base = int(top) + 1
+    integral = data.size == 0 or bool(np.all((data >= 0) & (data == np.floor(data))))
+    if not integral or k * np.log2(base) >= 62:
+        return np.unique(counts.toarray(), axis=0, return_counts=True)
+    weights = base ** (k - 1 - np.arange(k, dtype=np.int64))
+    keys = np.zeros(n_rows, dtype=np.int64)
+    step = 1 << 20  # rows per block: the temporaries stay small on large matrices
+    for lo in range(0, n_rows, step):
+        hi = min(lo + step, n_rows)
+        a, b = counts.indptr[lo], counts.indptr[hi]
+        rows = np.repeat(np.arange(hi - lo), np.diff(counts.indptr[lo:hi + 1]))
+        np.add.at(keys[lo:hi], rows, data[a:b].astype(np.int64) * weights[counts.indices[a:b]])
+    unique, freq = np.unique(keys, return_counts=True)
+    digits = (unique[:, None] // weights[None, :]) % base
+    return digits.astype(data.dtype), freq
 
 
 def alpha_from_counts(
@@ -572,7 +600,7 @@ def bootstrap_alpha_from_counts(
     numbers = np.arange(k, dtype=float) if numbers is None else np.asarray(numbers, dtype=float)
     if n_items == 0 or k < 2:
         return np.full(n_boot, np.nan)
-    profiles, freq = np.unique(counts.toarray(), axis=0, return_counts=True)
+    profiles, freq = _profiles(counts)
     n_prof = len(profiles)
     w = 1.0 / (profiles.sum(axis=1) - 1.0)
     fixed = _fixed_delta(level, numbers)

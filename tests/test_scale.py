@@ -526,3 +526,77 @@ def test_a_lost_worker_becomes_one_clear_error_and_data_errors_pass_unchanged():
     with pytest.raises(DataError, match="row 6"):
         bad()
     assert issubclass(scale.ClusterError, OSError)  # the command line: one line, exit 2
+
+
+@pytest.mark.slow
+def test_the_load_without_a_shuffle_equals_the_shuffled_load(client, tmp_path):
+    """The partial sums per item bucket (no shuffle) give the shuffled load's reduced data:
+    one item in every file, a file holding only items first seen in earlier files (an empty
+    bucket), an annotator spelled with surrounding whitespace in one file."""
+    frame = generate(n_items=60, n_annotators=6, seed=3)
+    spread = pd.DataFrame({"item_id": "everywhere", "annotator_id": [f"an{a}" for a in range(6)],
+                           "label": ["neg", "pos", "pos", "neu", "neg", "pos"]})
+    late = frame[frame["item_id"].isin(["it1", "it2"])]  # rows of items seen in file 0
+    early = frame[~frame.index.isin(late.index)]
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    blocks = np.array_split(np.arange(len(early)), 5)
+    for j, rows in enumerate(blocks):
+        part = pd.concat([early.iloc[rows], spread.iloc[[j]]], ignore_index=True)
+        if j == 2:
+            part.loc[0, "annotator_id"] = f" {part.loc[0, 'annotator_id']} "
+        part.to_parquet(folder / f"part-{j:02d}.parquet", index=False)
+    first_items = set(early.iloc[blocks[0]]["item_id"])
+    tail = pd.concat([late[late["item_id"].isin(first_items)], spread.iloc[[5]]])
+    tail.to_parquet(folder / "part-05.parquet", index=False)
+    fast, shuffled = scale.load(folder), scale.load(folder, keep_rows=True)
+    assert (fast.counts != shuffled.counts).nnz == 0 and fast.counts.shape == shuffled.counts.shape
+    assert (fast.annotator_counts != shuffled.annotator_counts).nnz == 0
+    np.testing.assert_array_equal(fast.n_annotators_per_item, shuffled.n_annotators_per_item)
+    assert list(fast.annotator_ids) == list(shuffled.annotator_ids)
+    assert fast.labels == shuffled.labels and fast.n_annotations == shuffled.n_annotations
+    assert fast.report.notes == shuffled.report.notes and fast.report.notes
+    assert fast.content_hash() == shuffled.content_hash()
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_bootstrap_profiles_from_row_keys_equal_the_dense_unique(seed):
+    from scipy import sparse
+
+    from hlv_core._alpha import _profiles
+
+    rng = np.random.default_rng(seed)
+    dense = rng.integers(0, rng.integers(1, 20), size=(rng.integers(1, 60),
+                                                        rng.integers(1, 8))).astype(float)
+    profiles, freq = _profiles(sparse.csr_matrix(dense))
+    expected, expected_freq = np.unique(dense, axis=0, return_counts=True)
+    np.testing.assert_array_equal(profiles, expected)
+    np.testing.assert_array_equal(freq, expected_freq)
+
+
+_SPELLINGS = ["pos", "neg", "Pos", "3", "3.0", "03", "4", "n/a", "NA", "", "1e999", "inf",
+              "x\u200b", "x", "a  b", "a b", "caf\u00e9", "cafe\u0301"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(chosen=st.lists(st.sampled_from(_SPELLINGS), min_size=1, max_size=5, unique=True),
+       repeats=st.lists(st.integers(1, 4), min_size=5, max_size=5))
+def test_label_rules_on_the_dictionary_decide_as_on_the_rows(chosen, repeats):
+    """When the loader's label rules change nothing on one row per distinct label, they change
+    nothing on the rows either (the distributed load then skips expanding the rows)."""
+    from hlv_core.io import ImportReport
+    from hlv_core.io.dataset import apply_label_rules
+    from hlv_core.scale.reduce import _rules_change_nothing
+
+    names = pd.Index(sorted(chosen), dtype=str)
+    rank = names.get_indexer(chosen).astype(np.int32)  # in order of first appearance
+    rows = np.repeat(rank, repeats[:len(chosen)])
+    report = ImportReport("x.csv", "canonical")
+    column = pd.Series(pd.Categorical.from_codes(rows, names))
+    try:
+        ann, _ = apply_label_rules(pd.DataFrame({"label": column}), None, report, "x.csv", 0)
+        unchanged = not report.notes and ann["label"].astype(str).tolist() == list(names[rows])
+    except DataError:
+        unchanged = False
+    assert _rules_change_nothing(rank, names, "x.csv") == unchanged

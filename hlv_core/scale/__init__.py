@@ -23,8 +23,9 @@ from pathlib import Path, PurePosixPath
 
 from . import analyses as _analyses
 from .cluster import LOCAL_WORKERS, ClusterError, dask_client, on_cluster
+from .partial import reduce_dataset
 from .reading import COLUMNS, fingerprint, list_files, read_annotations, read_file
-from .reduce import PAIR_STATS_MAX_ANNOTATORS, ReducedDataset, reduce_dataset
+from .reduce import PAIR_STATS_MAX_ANNOTATORS, ReducedDataset
 
 __all__ = [
     "COLUMNS",
@@ -50,7 +51,7 @@ __all__ = [
 def load(path_or_frame, *, name: str | None = None, keep_rows: bool = False) -> ReducedDataset:
     """Load a folder of Parquet files, a glob of canonical CSVs, one file, or a
     ``dask.dataframe.DataFrame`` (columns ``item_id, annotator_id, label``) on the current Dask
-    scheduler, with the in-memory loader's rules; see :func:`reduce.reduce_dataset`.
+    scheduler, with the in-memory loader's rules; see :func:`partial.reduce_dataset`.
 
     Raises :class:`~hlv_core.io.DataError` (file and row) for bad input and
     :class:`ClusterError` when the cluster fails (no partial result). ``keep_rows``: keep the

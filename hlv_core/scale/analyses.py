@@ -22,12 +22,22 @@ __all__ = ["alpha_report", "agreement_result", "fleiss_kappa", "kappa_summary", 
 
 
 def _entropy(counts, per_item: np.ndarray, n_labels: int) -> np.ndarray:
-    """Per-item normalised entropy ``-sum_k P_ik ln P_ik / ln K`` with ``P = C / n_i``."""
-    dense = counts.toarray().astype(float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        p = dense / per_item.astype(float)[:, None]
-        k = max(n_labels, 2)
-        return -np.where(p > 0, p * np.log(p), 0.0).sum(axis=1) / np.log(k)
+    """Per-item normalised entropy ``-sum_k P_ik ln P_ik / ln K`` with ``P = C / n_i``, over
+    the stored (non-zero) counts only: no dense items x labels copy (each row's terms are added
+    in column order, as a dense row sum adds them; the zero terms add nothing)."""
+    counts = counts.tocsr()
+    n_rows = counts.shape[0]
+    total = np.zeros(n_rows)
+    for lo in range(0, n_rows, 1 << 20):  # blocks of rows: small temporaries
+        hi = min(lo + (1 << 20), n_rows)
+        a, b = counts.indptr[lo], counts.indptr[hi]
+        rows = np.repeat(np.arange(hi - lo), np.diff(counts.indptr[lo:hi + 1]))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p = counts.data[a:b].astype(float) / per_item[lo:hi].astype(float)[rows]
+            terms = np.where(p > 0, p * np.log(p), 0.0)
+        total[lo:hi] = np.bincount(rows, weights=terms, minlength=hi - lo)
+    k = max(n_labels, 2)
+    return -total / np.log(k)
 
 
 def summary(data: ReducedDataset) -> dict:
@@ -161,10 +171,12 @@ def alpha_report(data: ReducedDataset, *, level: str | None = None, n_boot: int 
         raise ValueError(f"level {level!r} is not available for this {data.task} dataset; "
                          f"choose one of {list(LEVELS)}.")
     order, domain, numbers = _columns(data, level)
-    counts = data.counts[:, order].astype(float)
+    # the counts as stored (int64) where the columns are already in order: no copy
+    counts = data.counts if np.array_equal(order, np.arange(len(order))) else \
+        data.counts[:, order]
     n_u = np.asarray(counts.sum(axis=1)).ravel()
     pairable = n_u >= 2
-    value_counts = np.asarray(counts[pairable].sum(axis=0)).ravel()
+    value_counts = np.asarray(counts.T @ pairable.astype(np.int64)).ravel()  # no row copy
     total = value_counts.sum()
     shares = {lab: float(c / total) for lab, c in zip(domain, value_counts, strict=True)
               } if total else {}

@@ -164,13 +164,22 @@ def _sorted_categorical(column) -> pd.Series:
 
     from ..io.dataset import coded_categorical
 
-    whole = pa.Table.from_arrays([column], ["c"]).unify_dictionaries().column(0)
-    if whole.num_chunks == 0:
+    if column.num_chunks == 0:
         return pd.Series(pd.Categorical([], categories=pd.Index([], dtype="str")))
-    array = whole.combine_chunks() if whole.num_chunks > 1 else whole.chunk(0)
-    dictionary = array.dictionary
-    codes = pc.fill_null(array.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
-    used = np.flatnonzero(np.bincount(codes[codes >= 0], minlength=len(dictionary)))
+    chunks = column.chunks
+    dictionary = chunks[0].dictionary
+    if all(chunk.dictionary.equals(dictionary) for chunk in chunks[1:]):
+        # one dictionary for the whole column (the usual Parquet file): no unification
+        indices = [chunk.indices for chunk in chunks]
+    else:
+        whole = pa.Table.from_arrays([column], ["c"]).unify_dictionaries().column(0)
+        array = whole.combine_chunks() if whole.num_chunks > 1 else whole.chunk(0)
+        dictionary, indices = array.dictionary, [array.indices]
+    codes = np.concatenate([
+        (pc.fill_null(x, -1) if x.null_count else x).to_numpy(zero_copy_only=False)
+        for x in indices]).astype(np.int64, copy=False)
+    present = codes if column.null_count == 0 else codes[codes >= 0]
+    used = np.flatnonzero(np.bincount(present, minlength=len(dictionary)))
     values = dictionary.take(pa.array(used))
     order = pc.array_sort_indices(values).to_numpy(zero_copy_only=False)
     new = np.full(len(dictionary) + 1, -1, dtype=np.int32)  # the last entry: null -> -1

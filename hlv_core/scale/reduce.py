@@ -1,6 +1,10 @@
 """The distributed load: global dictionaries, the loader's rules, per-partition reductions.
 
-Two passes over the partitions (one file each), both plain ``dask`` tasks:
+:func:`hlv_core.scale.partial.reduce_dataset` without ``keep_rows`` runs the load without a
+shuffle (:mod:`hlv_core.scale.partial`: each file read once, partial sums per bucket of global
+item codes), which uses this module's scans, label rules and checks. With ``keep_rows`` (the
+rows kept on the workers, partitioned by item, for the pairwise analyses) it runs the shuffled
+load below (:func:`reduce_shuffled`). Two passes over the partitions (one file each), both plain ``dask`` tasks:
 
 1. **Scan** (per partition, :func:`scan_partition`): surrounding whitespace stripped from the
    ids and labels (counted), empty ids (count, first row), the partition's label dictionary
@@ -46,8 +50,10 @@ __all__ = [
     "PAIR_STATS_MAX_ANNOTATORS",
     "ReducedDataset",
     "code_partition",
-    "reduce_dataset",
+    "reduce_shuffled",
     "reduce_partition",
+    "first_rows",
+    "scan_labels",
     "scan_partition",
 ]
 
@@ -158,7 +164,78 @@ def scan_partition(frame: pd.DataFrame) -> dict:
             keep = used >= 0
             out["annotators"] = np.asarray(values.cat.categories[used[keep]], dtype=object)
             out["annotator_first"] = first[keep].astype(np.int64)
-    labels = as_categorical(frame["label"])
+    out["labels"], changed, _ = scan_labels(frame["label"])
+    out["changed"] += changed
+    return out
+
+
+def first_rows(codes: np.ndarray, n_codes: int) -> tuple[np.ndarray, np.ndarray]:
+    """The codes (0 to ``n_codes - 1``; -1 = none) that occur, ascending, and the row where
+    each first occurs: ``np.unique(codes[codes >= 0], return_index=True)`` in O(rows) without a
+    sort (``numpy.minimum.at`` over the rows).
+
+    Parameters
+    ----------
+    codes : numpy.ndarray
+        (n,) integer codes.
+    n_codes : int
+        Number of possible codes.
+
+    Returns
+    -------
+    used, first : numpy.ndarray
+        int64 each.
+
+    References
+    ----------
+    .. [1] NumPy reference, ``numpy.ufunc.at`` (unbuffered in-place reduction at the given
+       indices).
+
+    Examples
+    --------
+    >>> first_rows(np.array([2, 0, 2, -1, 0]), 3)
+    (array([0, 2]), array([1, 0]))
+    """
+    n = len(codes)
+    first = np.full(n_codes, n, dtype=np.int64)
+    rows = np.arange(n, dtype=np.int64)
+    valid = codes >= 0
+    if valid.all():
+        np.minimum.at(first, codes, rows)
+    else:
+        np.minimum.at(first, codes[valid], rows[valid])
+    used = np.flatnonzero(first < n)
+    return used, first[used]
+
+
+def scan_labels(values: pd.Series) -> tuple[pd.DataFrame, int, np.ndarray]:
+    """One partition's label dictionary: ``(table, changed, codes)`` with ``table`` =
+    DataFrame ``label, count, first`` (the distinct labels after stripping surrounding
+    whitespace, sorted; an empty cell read as ``""``), ``changed`` the cells whose whitespace
+    was removed and ``codes`` (int32 per row) the row's position in ``table``.
+
+    Parameters
+    ----------
+    values : pandas.Series
+        The partition's ``label`` column.
+
+    Returns
+    -------
+    tuple
+        ``(table, changed, codes)``.
+
+    References
+    ----------
+    .. [1] K. Kurniawan, M. Mistica, T. Baldwin and J. H. Lau, "Training and evaluating
+       with human label variation: an empirical study", section 3.
+
+    Examples
+    --------
+    >>> table, changed, codes = scan_labels(pd.Series(["pos", " neg", "pos"]))
+    >>> table["label"].tolist(), changed, codes.tolist()
+    (['neg', 'pos'], 1, [1, 0, 1])
+    """
+    labels = as_categorical(values)
     codes = labels.cat.codes.to_numpy()
     if (codes < 0).any():  # an empty cell is the label "" (a missing-value spelling)
         names = [*labels.cat.categories, ""]
@@ -167,15 +244,16 @@ def scan_partition(frame: pd.DataFrame) -> dict:
                                                      .astype(str)), index=labels.index)
         labels = as_categorical(labels.astype(str))
     labels, changed = strip_categorical(labels)
-    out["changed"] += changed
     codes = labels.cat.codes.to_numpy()
-    used, first = np.unique(codes, return_index=True)
+    used, first = first_rows(codes, len(labels.cat.categories))
     counts = np.bincount(codes, minlength=len(labels.cat.categories))[used]
-    out["labels"] = pd.DataFrame({
+    table = pd.DataFrame({
         "label": np.asarray(labels.cat.categories[used], dtype=object),
         "count": counts.astype(np.int64), "first": first.astype(np.int64),
     })
-    return out
+    lookup = np.full(len(labels.cat.categories), -1, dtype=np.int32)
+    lookup[used] = np.arange(len(used), dtype=np.int32)
+    return table, changed, lookup[codes]
 
 
 def _label_key(frame: pd.DataFrame) -> tuple[np.ndarray, pd.Index]:
@@ -506,6 +584,8 @@ def _global_labels(scans: list[dict], files: list[str], report: ImportReport, so
     rank = np.empty(len(names), dtype=np.int32)
     rank[order] = np.arange(len(names), dtype=np.int32)
     counts = merged["count"].to_numpy()
+    if _rules_change_nothing(rank, sorted_names, source):
+        return dict(zip(names.tolist(), names.tolist(), strict=True)), names.tolist()
     codes = np.repeat(rank, counts)
     column = pd.Series(pd.Categorical.from_codes(codes, pd.Index(sorted_names, dtype=str)))
     ann = pd.DataFrame({"label": column})
@@ -524,6 +604,25 @@ def _global_labels(scans: list[dict], files: list[str], report: ImportReport, so
         result.cat.codes.to_numpy()[starts]]
     mapping = dict(zip(names.tolist(), final.tolist(), strict=True))
     return mapping, list(dict.fromkeys(final.tolist()))
+
+
+def _rules_change_nothing(rank: np.ndarray, sorted_names: pd.Index, source: str) -> bool:
+    """Whether the label rules leave every label as it is, with no note and no error, decided
+    on one row per distinct label (in order of first appearance). Every rule's trigger is a
+    function of the set of distinct spellings (a look-alike or respaced spelling, a
+    missing-value spelling, an infinite number, two spellings of one number, case variants);
+    the row counts only enter the notes and the choice of the spelling a merge keeps. So when
+    nothing fires on the dictionary, nothing fires on the rows, and the rows need not be
+    expanded (one int32 per row on the client)."""
+    probe = ImportReport(source, "canonical")
+    column = pd.Series(pd.Categorical.from_codes(rank, pd.Index(sorted_names, dtype=str)))
+    try:
+        ann, _ = apply_label_rules(pd.DataFrame({"label": column}), None, probe, source,
+                                   row_offset=0)
+    except DataError:
+        return False
+    after = ann["label"].astype(str).tolist()
+    return not probe.notes and not probe.dropped and after == [sorted_names[r] for r in rank]
 
 
 def _present(frame: pd.DataFrame, column: str, targets: list[str]) -> set[str]:
@@ -572,7 +671,7 @@ def _raise_empty_ids(scans, files, total_rows):
             )
 
 
-def reduce_dataset(ddf, files: list[str] | None = None, *, name: str | None = None,
+def reduce_shuffled(ddf, files: list[str] | None = None, *, name: str | None = None,
                    source: str | None = None, keep_rows: bool = False) -> ReducedDataset:
     """Load a ``dask.dataframe`` of long annotations (one partition per file; ``files`` names
     them, for messages) into a :class:`ReducedDataset`, with the loader's checks and import
@@ -580,7 +679,9 @@ def reduce_dataset(ddf, files: list[str] | None = None, *, name: str | None = No
 
     ``keep_rows``: keep the coded rows, partitioned by item, in the cluster's memory
     (``extra["rows"]``, a persisted ``dask.dataframe``) for the pairwise analyses
-    (:mod:`hlv_core.scale.pairs`).
+    (:mod:`hlv_core.scale.pairs`). This is the shuffled load;
+    :func:`hlv_core.scale.partial.reduce_dataset` runs it only with ``keep_rows`` (without, the
+    load without a shuffle gives the same result).
 
     Raises :class:`~hlv_core.io.DataError` naming the file and row, as the in-memory loader.
 
@@ -616,7 +717,7 @@ def reduce_dataset(ddf, files: list[str] | None = None, *, name: str | None = No
     --------
     >>> from hlv_core.scale import read_annotations
     >>> frame, files = read_annotations("annotations/*.csv")  # doctest: +SKIP
-    >>> data = reduce_dataset(frame, files, name="annotations")  # doctest: +SKIP
+    >>> data = reduce_shuffled(frame, files, name="annotations")  # doctest: +SKIP
     """
     import dask
 
@@ -748,6 +849,16 @@ def _assemble(blocks, by_annotator, files, inventory, annotator_ids, report, tot
     pairs = None
     if blocks and "pairs" in blocks[0]:
         pairs = {key: sum(b["pairs"][key] for b in blocks) for key in blocks[0]["pairs"]}
+    data = _finish(counts, per_item, by_annotator, pairs, files, inventory, annotator_ids,
+                   report, total, name=name)
+    data.extra["item_hash"] = item_hash
+    return data
+
+
+def _finish(counts, per_item, by_annotator, pairs, files, inventory, annotator_ids, report,
+            total, *, name) -> ReducedDataset:
+    """The task and level, the one-annotator refusal, the import report's counts and the
+    :class:`ReducedDataset` (items in order of first appearance)."""
     numeric = all(_is_number(x) for x in inventory)
     task = "rating" if numeric and len(inventory) > 2 else "multiclass"
     level = "ordinal" if task == "rating" else "nominal"
@@ -771,7 +882,7 @@ def _assemble(blocks, by_annotator, files, inventory, annotator_ids, report, tot
         name=name, files=list(files), labels=tuple(inventory), task=task, level=level,
         counts=counts, n_annotators_per_item=per_item, annotator_ids=annotator_ids,
         annotator_counts=by_annotator,
-        n_annotations=total, report=report, pairs=pairs, extra={"item_hash": item_hash},
+        n_annotations=total, report=report, pairs=pairs,
     )
 
 
@@ -794,18 +905,34 @@ def _content_hash(data: ReducedDataset) -> str:
 
     state = data.hash_state
     if state is None:
-        raise ValueError("no content hash state (a ReducedDataset not built by reduce_dataset)")
+        raise ValueError("no content hash state (a ReducedDataset not built by scale.load)")
     h = hashlib.sha256()
     h.update("\x1f".join([*data.labels, data.task, data.level]).encode())
     h.update("\x1f".join(["item_id", "annotator_id", "label"]).encode())
-    parts = [dask.delayed(row_hashes)(p, state["final"]) for p in state["ddf"].to_delayed()]
     try:
         from distributed import get_client
 
         client = get_client()
     except (ImportError, ValueError):
         client = None
-    if client is not None:  # stream: one partition's hashes on the client at a time
+    kept = state.pop("row_hashes", None)  # computed with the load (the shuffle-free path)
+    if kept and hasattr(kept[0], "client") and getattr(kept[0].client, "status",
+                                                        None) != "running":
+        kept = None  # the load's cluster is closed: the hashes are read again from the files
+    if kept is not None:
+        for part in kept:
+            if hasattr(part, "result"):  # a future on the cluster
+                h.update(part.result().tobytes())
+                part.release()
+            else:
+                h.update(np.asarray(part).tobytes())
+        kept.clear()
+        parts = []
+    else:
+        parts = [dask.delayed(row_hashes)(p, state["final"]) for p in state["ddf"].to_delayed()]
+    if not parts:
+        pass
+    elif client is not None:  # stream: one partition's hashes on the client at a time
         for future in client.compute(parts):
             h.update(future.result().tobytes())
             future.release()
