@@ -452,21 +452,22 @@ def _draw_unranked_top(rng, need, m, n_u, unranked_ids, du, chunk, u_vals, u_ids
         sel = np.flatnonzero(nu_row == n)
         n = int(n)
         d = min(du, n)
-        weights = np.zeros((n, 2))
-        weights[:, 0] = 1.0 / np.arange(1, n + 1)
-        weights[:, 1] = 1.0
+        inv = 1.0 / np.arange(1, n + 1)
         per = max(1, chunk // n)
         for a in range(0, sel.size, per):
             part = sel[a:a + per]
             z = buf[:part.size * n].reshape(part.size, n)
             rng.standard_exponential(out=z)
-            ws = z @ weights  # (rows, 2): sum Z_j / j, T
+            # sum Z_j / j and T = sum Z_j by numpy's own loops: a BLAS product of this size
+            # starts OpenBLAS's threads, whose spinning costs more CPU than the sums on a
+            # busy machine (same values to rounding)
             e = np.empty((part.size, d))
-            e[:, 0] = ws[:, 0]
+            np.einsum("ij,j->i", z, inv, out=e[:, 0])
+            t = z.sum(axis=1)
             for j in range(1, d):
                 e[:, j] = e[:, j - 1] - z[:, j - 1] / j
             c, s_ = rows_c[part], rows_s[part]
-            u_vals[c, s_, :d] = m[c, s_][:, None] * (e / ws[:, 1:2])
+            u_vals[c, s_, :d] = m[c, s_][:, None] * (e / t[:, None])
             # d distinct positions among n, uniformly: the j-th draw skips the earlier ones
             pos = np.empty((part.size, d), dtype=np.int64)
             for j in range(d):
