@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import numpy as np
 import pandas as pd
@@ -293,6 +294,53 @@ def test_check_catches_violations():
         bad.check()
     with pytest.raises(ValueError, match="adaptation=False"):
         dataclasses.replace(sp, adaptation_mode=False).check()
+
+
+@functools.cache
+def _coded_toy():
+    """A small dataset, one of its splits and its coded annotations (built once)."""
+    from hlv_core.perspectivist.splits import _coded_annotations
+
+    ds = make_dataset(np.random.default_rng(6), 6, 8, 0.6)
+    return P.make_splits(ds, adaptation="test", seed=0, extended=True), _coded_annotations(ds)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), mode=st.sampled_from(P.ADAPTATION_MODES),
+       extended=st.booleans(), leak=st.booleans())
+def test_code_level_checks_agree_with_the_frame_checks(seed, mode, extended, leak):
+    """make_splits checks its splits on integer codes; on random row masks (some with a row in
+    two splits) the code-level rules hold exactly when ``check()`` on the frames passes."""
+    from hlv_core.perspectivist.splits import _checks_hold
+
+    base, (ann, item_code, _, user_code, _) = _coded_toy()
+    rng = np.random.default_rng(seed)
+    # splits built as make_splits builds them (test users; adaptation / reserved texts), then
+    # with ``leak`` one random row put into the test split as well
+    test_user = rng.random(user_code.max() + 1) < 0.4
+    adapt_text, reserved = (rng.random(item_code.max() + 1) < p for p in (0.3, 0.2))
+    on_test_user, kept = test_user[user_code], ~reserved[item_code]
+    adapt_m = on_test_user & adapt_text[item_code] & kept
+    test_m = on_test_user & ~adapt_text[item_code] & kept
+    train_m = ~on_test_user
+    if not extended:
+        train_m &= ~np.isin(item_code, item_code[test_m])
+    if leak:
+        test_m[rng.integers(len(test_m))] = True
+    parts = [train_m, adapt_m] if mode == "train" else [train_m]
+    pool = ann[adapt_m].reset_index(drop=True)
+    test = ann[test_m].reset_index(drop=True)
+    sp = dataclasses.replace(
+        base, train=pd.concat([ann[m] for m in parts]).reset_index(drop=True),
+        adaptation=pool if mode == "test" else pool.iloc[:0], test=test,
+        test_users=tuple(sorted(set(test["annotator_id"]))), adaptation_mode=mode,
+        extended=extended, _adaptation_pool=pool)
+    try:
+        sp.check()
+        passes = True
+    except ValueError:
+        passes = False
+    assert _checks_hold(parts, adapt_m, test_m, mode, extended, item_code, user_code) == passes
 
 
 def test_multilabel_refused():
