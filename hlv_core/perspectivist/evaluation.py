@@ -1163,16 +1163,25 @@ def headline_table(summary: pd.DataFrame, labels: Sequence[str]) -> pd.DataFrame
         wanted["global macro F1"] = ("f1", "macro", "global")
     wanted["global accuracy"] = ("accuracy", "macro", "global")
     wanted["user accuracy"] = ("accuracy", "macro", "user")
-    # every (metric, label, level, model) cell in one lookup: the first row of each model
+    # every (metric, label, level, model) cell: the first row of each key
     keys = ["metric", "label", "level", "model"]
-    first = summary[summary["level"].isin(_HEADLINE_LEVELS)].drop_duplicates(keys)
-    cells = first.set_index(keys)["value"].reindex(pd.MultiIndex.from_tuples(
-        [(*wanted[column], model) for column in wanted for model in models], names=keys))
-    values = cells.to_numpy(dtype=float).reshape(len(wanted), len(models))
-    out = pd.DataFrame({"model": models})
-    for j, column in enumerate(wanted):
-        out[column] = values[j]
-    return out
+    columns = [summary[k].to_numpy(dtype=object) for k in keys]
+    if all(isinstance(x, str) for c in columns for x in c):  # a few hundred rows: a dict
+        first: dict = {}
+        levels = set(_HEADLINE_LEVELS)
+        for key, v in zip(zip(*columns, strict=True), summary["value"].to_numpy(dtype=float),
+                          strict=True):
+            if key[2] in levels:
+                first.setdefault(key, v)
+        values = np.array([[first.get((*wanted[column], model), np.nan) for model in models]
+                           for column in wanted], dtype=float).reshape(len(wanted), len(models))
+    else:  # other key types (or missing keys): pandas' own matching
+        first = summary[summary["level"].isin(_HEADLINE_LEVELS)].drop_duplicates(keys)
+        cells = first.set_index(keys)["value"].reindex(pd.MultiIndex.from_tuples(
+            [(*wanted[column], model) for column in wanted for model in models], names=keys))
+        values = cells.to_numpy(dtype=float).reshape(len(wanted), len(models))
+    return pd.DataFrame({"model": models, **{column: values[j]
+                                             for j, column in enumerate(wanted)}})
 
 
 def worst_groups(table: pd.DataFrame, column: str, n: int = 10) -> pd.DataFrame:
