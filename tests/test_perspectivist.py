@@ -248,6 +248,22 @@ def test_split_is_seeded():
     assert a.settings()["seed"] == 3
 
 
+def test_split_codes_kept_for_the_last_dataset_give_the_same_splits():
+    from hlv_core.perspectivist.splits import long_annotations
+
+    ds = make_dataset(np.random.default_rng(7), 8, 12, 0.6)
+    first = P.make_splits(ds, seed=2, extended=True)
+    long = long_annotations(ds)
+    long["label"] = "changed"  # the caller's copy: the kept table is not touched
+    other = make_dataset(np.random.default_rng(8), 9, 10, 0.7)
+    for dataset in (ds, other, ds):  # kept, replaced by another dataset's, coded again
+        again = P.make_splits(dataset, seed=2, extended=True)
+        if dataset is ds:
+            for part in ("train", "adaptation", "test"):
+                pd.testing.assert_frame_equal(getattr(again, part), getattr(first, part))
+    assert (long_annotations(ds)["label"] != "changed").all()
+
+
 def test_unnamed_without_adaptation_is_refused_with_reason():
     ds = make_dataset(np.random.default_rng(2), 10, 20, 0.6, traits=False)
     with pytest.raises(DataError, match="would know nothing about the test users"):

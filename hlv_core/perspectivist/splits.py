@@ -4,6 +4,7 @@ adaptation / test splits of a dataset's (user, text) instances.
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -300,7 +301,7 @@ def long_annotations(dataset: Dataset) -> pd.DataFrame:
     >>> sorted(long_annotations(load_sample("case_review")).columns)[:2]
     ['annotator_id', 'item_id']
     """
-    return _coded_annotations(dataset)[0]
+    return _coded_annotations(dataset)[0].copy()
 
 
 def _str_column(column: pd.Series) -> tuple[pd.Series, np.ndarray, pd.Index]:
@@ -320,9 +321,26 @@ def _str_column(column: pd.Series) -> tuple[pd.Series, np.ndarray, pd.Index]:
     return values, code, uniques
 
 
+_CODED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # the last dataset's codes
+
+
 def _coded_annotations(dataset: Dataset):
     """(long annotations as :func:`long_annotations` returns them, item codes, distinct item
-    ids, user codes, distinct user ids): the integer codes every split is built on."""
+    ids, user codes, distinct user ids): the integer codes every split is built on. Kept for
+    the last dataset coded (a Dataset is immutable; the code arrays are read-only and the
+    table is only ever sliced into new frames), so a change of split settings does not decode
+    the annotations again."""
+    found = _CODED.get(dataset)
+    if found is None:
+        found = _code_annotations(dataset)
+        for array in found[1::2]:
+            array.setflags(write=False)
+        _CODED.clear()
+        _CODED[dataset] = found
+    return found
+
+
+def _code_annotations(dataset: Dataset):
     if dataset.task not in ("multiclass", "rating"):
         raise DataError(
             f"perspectivist evaluation needs one label per (user, text); dataset "
