@@ -154,6 +154,22 @@ def test_matches_naive_loops(seed, k):
 
 
 # --------------------------------------------------------------------------- bad predictions
+def test_predictions_in_the_gold_order_score_as_shuffled_ones():
+    """Predictions naming the gold's pairs row for row are matched on the gold's codes alone;
+    the same predictions shuffled take the joint coding: the same report. Duplicate gold
+    pairs are refused either way."""
+    ds = make_dataset(np.random.default_rng(9), 10, 15, 0.6)
+    sp = P.make_splits(ds, adaptation="test", seed=1, extended=True)
+    pred = sp.test.assign(label=np.random.default_rng(0).choice(["0", "1"], len(sp.test)))
+    a = P.evaluate(pred, sp.test, traits=sp.traits)
+    b = P.evaluate(pred.sample(frac=1.0, random_state=2), sp.test, traits=sp.traits)
+    for part in ("global_", "per_user", "per_text", "per_trait", "instances"):
+        pd.testing.assert_frame_equal(getattr(a, part), getattr(b, part))
+    dup = pd.concat([sp.test, sp.test.iloc[:2]], ignore_index=True)
+    with pytest.raises(DataError, match="duplicate"):
+        P.evaluate(dup, dup)
+
+
 def test_missing_and_extra_pairs_are_named():
     pred, gold, _ = toy()
     with pytest.raises(DataError, match=r"1 test \(user, text\) pair\(s\) have no prediction: "
