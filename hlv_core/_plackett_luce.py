@@ -1125,6 +1125,11 @@ def _pair_sums_counts(rng: np.random.Generator, la: np.ndarray, lc: np.ndarray,
 
     ``out``: optional arrays (SD, SO_a, SO_c) of la's shape to write the sums into (the Gibbs
     loop passes views of its exposure array); the returned SO is then None."""
+    if out is None and np.ndim(la) == np.ndim(lc) == np.ndim(rest) == 0:  # one block: as
+        # a 1-element batch (the same draws), its sums unwrapped
+        sd, so = _pair_sums_counts(rng, np.reshape(la, 1), np.reshape(lc, 1),
+                                   np.reshape(rest, 1), reps)
+        return sd[0], so[0]
     pa, pc = la + rest, lc + rest  # pools once c (resp. a) is drawn
     den = pa + pc
     pos = den > 0

@@ -83,6 +83,10 @@ def test_pair_sums_into_given_arrays_equal_the_returned_sums(reps):
     assert np.array_equal(v[0], sd) and np.array_equal(v[1], so[..., 0])
     assert np.array_equal(v[2], so[..., 1])
     assert all(np.array_equal(x, y) for x, y in zip((la, lc, rest), keep, strict=True))
+    one = pl._pair_sums_counts(np.random.default_rng(0), 0.5, 1.5, 0.25, reps)  # one block
+    batch = pl._pair_sums_counts(np.random.default_rng(0), np.array([0.5]), np.array([1.5]),
+                                 np.array([0.25]), reps)
+    assert one[0] == batch[0][0] and np.array_equal(one[1], batch[1][0])
 
 
 @pytest.fixture(scope="module")
