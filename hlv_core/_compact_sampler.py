@@ -411,7 +411,9 @@ def _pl_top(lay, local: np.ndarray, rng: np.random.Generator, split: str, depth:
         if split == "equal":
             share = np.where(col[:du][None, :] < n_u[:, None], 1.0 / np.maximum(n_u, 1)[:, None],
                              -np.inf)
-            u_vals[:] = m[:, :, None] * share[:, None, :]
+            with np.errstate(invalid="ignore"):  # no unranked class: -inf, not 0 * -inf
+                u_vals[:] = np.where(np.isfinite(share)[:, None, :],
+                                     m[:, :, None] * share[:, None, :], -np.inf)
             u_ids[:] = np.where(col[:du][None, :] < n_u[:, None], unranked_ids[:, :du], K)[:, None]
         else:
             kth = np.full((N, S), -np.inf)  # the depth-th largest ranked value
@@ -424,14 +426,20 @@ def _pl_top(lay, local: np.ndarray, rng: np.random.Generator, split: str, depth:
     out = np.empty((N, S, depth), dtype=np.int32)
     for sel, vals, ids in groups:
         n, w = ids.shape
-        cand_v = np.concatenate([vals, u_vals[sel]], axis=2)
-        cand_i = np.concatenate([np.broadcast_to(ids[:, None, :], (n, S, w)), u_ids[sel]], axis=2)
+        # candidates first (W, n, S): every step is elementwise work across the candidates
+        # instead of reductions over a short last axis
+        cand_v = np.concatenate([vals.transpose(2, 0, 1), u_vals[sel].transpose(2, 0, 1)])
+        cand_i = np.concatenate([np.broadcast_to(ids.T[:, :, None], (w, n, S)),
+                                 u_ids[sel].transpose(2, 0, 1)])
         part = np.empty((n, S, depth), dtype=np.int32)
         for j in range(depth):  # largest value, ties to the lowest class id
-            best = cand_v.max(axis=2, keepdims=True)
-            pick = np.where(cand_v == best, cand_i, K + 1).argmin(axis=2)
-            part[:, :, j] = np.take_along_axis(cand_i, pick[..., None], axis=2)[..., 0]
-            np.put_along_axis(cand_v, pick[..., None], -np.inf, axis=2)
+            best = cand_v.max(axis=0)
+            top = cand_v == best
+            pick = np.where(top, cand_i, K + 1).min(axis=0)
+            part[:, :, j] = pick
+            # the picked candidate leaves (an id repeats only as the padding id K at -inf,
+            # where marking every copy changes nothing)
+            cand_v[top & (cand_i == pick)] = -np.inf
         out[sel] = part
     return out
 
@@ -452,21 +460,22 @@ def _draw_unranked_top(rng, need, m, n_u, unranked_ids, du, chunk, u_vals, u_ids
         sel = np.flatnonzero(nu_row == n)
         n = int(n)
         d = min(du, n)
-        weights = np.zeros((n, 2))
-        weights[:, 0] = 1.0 / np.arange(1, n + 1)
-        weights[:, 1] = 1.0
+        inv = 1.0 / np.arange(1, n + 1)
         per = max(1, chunk // n)
         for a in range(0, sel.size, per):
             part = sel[a:a + per]
             z = buf[:part.size * n].reshape(part.size, n)
             rng.standard_exponential(out=z)
-            ws = z @ weights  # (rows, 2): sum Z_j / j, T
+            # sum Z_j / j and T = sum Z_j by numpy's own loops: a BLAS product of this size
+            # starts OpenBLAS's threads, whose spinning costs more CPU than the sums on a
+            # busy machine (same values to rounding)
             e = np.empty((part.size, d))
-            e[:, 0] = ws[:, 0]
+            np.einsum("ij,j->i", z, inv, out=e[:, 0])
+            t = z.sum(axis=1)
             for j in range(1, d):
                 e[:, j] = e[:, j - 1] - z[:, j - 1] / j
             c, s_ = rows_c[part], rows_s[part]
-            u_vals[c, s_, :d] = m[c, s_][:, None] * (e / ws[:, 1:2])
+            u_vals[c, s_, :d] = m[c, s_][:, None] * (e / t[:, None])
             # d distinct positions among n, uniformly: the j-th draw skips the earlier ones
             pos = np.empty((part.size, d), dtype=np.int64)
             for j in range(d):

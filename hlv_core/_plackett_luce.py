@@ -1115,16 +1115,25 @@ def _orders_sums_counts(rng: np.random.Generator, lam: np.ndarray, rest: np.ndar
 
 
 def _pair_sums_counts(rng: np.random.Generator, la: np.ndarray, lc: np.ndarray,
-                      rest: np.ndarray, reps: int) -> tuple[np.ndarray, np.ndarray]:
+                      rest: np.ndarray, reps: int, out=None) -> tuple[np.ndarray, np.ndarray]:
     """The counts scheme for blocks of two classes a, c in closed form: the order a-then-c has
     posterior odds (la / P) (lc / (lc + rest)) : (lc / P) (la / (la + rest)), i.e. probability
     (la + rest) / (la + lc + 2 rest); each of the ``reps`` copies takes it by one uniform (n of
     them), the other reps - n the reverse; the times spent in the states (none drawn, a drawn,
     c drawn) are Gamma(reps), Gamma(n), Gamma(reps - n) over their pool masses
-    P = la + lc + rest, lc + rest, la + rest."""
+    P = la + lc + rest, lc + rest, la + rest.
+
+    ``out``: optional arrays (SD, SO_a, SO_c) of la's shape to write the sums into (the Gibbs
+    loop passes views of its exposure array); the returned SO is then None."""
+    if out is None and np.ndim(la) == np.ndim(lc) == np.ndim(rest) == 0:  # one block: as
+        # a 1-element batch (the same draws), its sums unwrapped
+        sd, so = _pair_sums_counts(rng, np.reshape(la, 1), np.reshape(lc, 1),
+                                   np.reshape(rest, 1), reps)
+        return sd[0], so[0]
     pa, pc = la + rest, lc + rest  # pools once c (resp. a) is drawn
     den = pa + pc
-    p_ac = np.where(den > 0, pa / np.where(den > 0, den, 1.0), 0.5)
+    pos = den > 0
+    p_ac = np.where(pos, pa / np.where(pos, den, 1.0), 0.5)
     shapes = np.empty((3,) + la.shape)
     shapes[0] = reps
     if reps == 1:
@@ -1133,15 +1142,21 @@ def _pair_sums_counts(rng: np.random.Generator, la: np.ndarray, lc: np.ndarray,
         shapes[1] = (rng.random(la.shape + (int(reps),)) < p_ac[..., None]).sum(-1)
     np.subtract(reps, shapes[1], out=shapes[2])
     g = rng.standard_gamma(shapes, out=shapes)
-    x0 = g[0] / (la + pc)
-    xa = g[1] / np.maximum(pc, _TINY)  # a drawn: c and the rest remain
-    xc = g[2] / np.maximum(pa, _TINY)
-    so = np.empty(la.shape + (2,))
-    np.add(x0, xc, out=so[..., 0])
-    np.add(x0, xa, out=so[..., 1])
-    xa += xc
-    xa += x0
-    return xa, so
+    x0 = np.divide(g[0], la + pc, out=g[0])  # nothing drawn: the pool la + lc + rest
+    xa = np.divide(g[1], np.maximum(pc, _TINY, out=pc), out=g[1])  # a drawn: c, rest remain
+    xc = np.divide(g[2], np.maximum(pa, _TINY, out=pa), out=g[2])
+    if out is None:
+        so = np.empty(la.shape + (2,))
+        sd, so_a, so_c = None, so[..., 0], so[..., 1]
+    else:
+        (sd, so_a, so_c), so = out, None
+    np.add(x0, xc, out=so_a)
+    np.add(x0, xa, out=so_c)
+    if sd is None:
+        sd = xa
+    np.add(xa, xc, out=sd)
+    sd += x0
+    return sd, so
 
 
 def _multinomial_split(rng: np.random.Generator, n: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -1258,10 +1273,16 @@ def _gibbs_counts(lay: Layout, rng: np.random.Generator, lam: np.ndarray, reps: 
         rng.standard_gamma(float(reps), size=d.shape, out=d)
         d /= pool[:one.size]
         for slot, rows, sd_cols, so_cols in groups:
+            nb, b = slot.shape
+            if b == 2:  # contiguous (nb, C) inputs, the sums written straight into v
+                so_v = v[so_cols].reshape(nb, 2, C)
+                _pair_sums_counts(rng, lt[slot[:, 0]], lt[slot[:, 1]], pool[rows], reps,
+                                  out=(v[sd_cols], so_v[:, 0], so_v[:, 1]))
+                continue
             lb = lt[slot].transpose(0, 2, 1)  # (nb, C, b)
             sd, so = _block_sums_counts(rng, lb, pool[rows], reps)
             v[sd_cols] = sd
-            v[so_cols].reshape(sd.shape[0], -1, C)[...] = so.transpose(0, 2, 1)
+            v[so_cols].reshape(nb, -1, C)[...] = so.transpose(0, 2, 1)
         tau = tau_map @ v
         tau += rate
         if has_extra:

@@ -67,6 +67,28 @@ def test_pair_closed_form_probability():
     assert abs(a_first.mean() - p) < 5 * np.sqrt(p * (1 - p) / n)
 
 
+@pytest.mark.parametrize("reps", [1, 3])
+def test_pair_sums_into_given_arrays_equal_the_returned_sums(reps):
+    """The Gibbs loop's form (sums written into views of its exposure array) draws the same
+    numbers as the returning form, bit for bit, and leaves its inputs untouched."""
+    rng = np.random.default_rng(5)
+    la, lc, rest = (rng.gamma(1.0, size=(7, 4)) for _ in range(3))
+    rest[0, 0] = 0.0
+    keep = [x.copy() for x in (la, lc, rest)]
+    sd, so = pl._pair_sums_counts(np.random.default_rng(0), la, lc, rest, reps)
+    v = np.full((3, 7, 4), np.nan)
+    sd2, none = pl._pair_sums_counts(np.random.default_rng(0), la, lc, rest, reps,
+                                     out=(v[0], v[1], v[2]))
+    assert none is None and np.shares_memory(sd2, v[0])
+    assert np.array_equal(v[0], sd) and np.array_equal(v[1], so[..., 0])
+    assert np.array_equal(v[2], so[..., 1])
+    assert all(np.array_equal(x, y) for x, y in zip((la, lc, rest), keep, strict=True))
+    one = pl._pair_sums_counts(np.random.default_rng(0), 0.5, 1.5, 0.25, reps)  # one block
+    batch = pl._pair_sums_counts(np.random.default_rng(0), np.array([0.5]), np.array([1.5]),
+                                 np.array([0.25]), reps)
+    assert one[0] == batch[0][0] and np.array_equal(one[1], batch[1][0])
+
+
 @pytest.fixture(scope="module")
 def derma_subset():
     sel = json.loads((DERMA / "dermatology_selectors.json").read_text())

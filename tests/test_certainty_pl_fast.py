@@ -91,12 +91,17 @@ def _fixed_samples(selectors, K, S, seed=0):
     return lay, np.tile(one, (S, 1))
 
 
-def test_pl_top_equal_split_gives_the_dense_ids():
-    sel = [[[[0], [3]], [[3, 5]]], [[[1]]], [[[2], [0, 1, 4, 6]]]]
-    lay, local = _fixed_samples(sel, 9, 50)
-    fast = _compact_sampler._pl_top(lay, local, np.random.default_rng(0), "equal", 3)
-    dense = topk_sets(densify_samples(lay, local, np.random.default_rng(0), "equal"), 3)
-    assert np.array_equal(fast, dense)
+@pytest.mark.parametrize("K", [9, 3])
+def test_pl_top_equal_split_gives_the_dense_ids(K):
+    """K = 3: one case ranks every class (no super-class), another has one tie."""
+    sel = ([[[[0], [3]], [[3, 5]]], [[[1]]], [[[2], [0, 1, 4, 6]]]] if K == 9
+           else [[[[0], [1]]], [[[0], [1, 2]]], [[[2]]]])
+    lay, local = _fixed_samples(sel, K, 50)
+    local[:10] = 1.0  # equal values: ties to the lowest class id
+    for depth in range(1, 4):
+        fast = _compact_sampler._pl_top(lay, local, np.random.default_rng(0), "equal", depth)
+        dense = topk_sets(densify_samples(lay, local, np.random.default_rng(0), "equal"), depth)
+        assert np.array_equal(fast, dense), depth
 
 
 @pytest.mark.parametrize("K", [6, 40])

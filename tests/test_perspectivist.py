@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import numpy as np
 import pandas as pd
@@ -153,6 +154,22 @@ def test_matches_naive_loops(seed, k):
 
 
 # --------------------------------------------------------------------------- bad predictions
+def test_predictions_in_the_gold_order_score_as_shuffled_ones():
+    """Predictions naming the gold's pairs row for row are matched on the gold's codes alone;
+    the same predictions shuffled take the joint coding: the same report. Duplicate gold
+    pairs are refused either way."""
+    ds = make_dataset(np.random.default_rng(9), 10, 15, 0.6)
+    sp = P.make_splits(ds, adaptation="test", seed=1, extended=True)
+    pred = sp.test.assign(label=np.random.default_rng(0).choice(["0", "1"], len(sp.test)))
+    a = P.evaluate(pred, sp.test, traits=sp.traits)
+    b = P.evaluate(pred.sample(frac=1.0, random_state=2), sp.test, traits=sp.traits)
+    for part in ("global_", "per_user", "per_text", "per_trait", "instances"):
+        pd.testing.assert_frame_equal(getattr(a, part), getattr(b, part))
+    dup = pd.concat([sp.test, sp.test.iloc[:2]], ignore_index=True)
+    with pytest.raises(DataError, match="duplicate"):
+        P.evaluate(dup, dup)
+
+
 def test_missing_and_extra_pairs_are_named():
     pred, gold, _ = toy()
     with pytest.raises(DataError, match=r"1 test \(user, text\) pair\(s\) have no prediction: "
@@ -247,6 +264,22 @@ def test_split_is_seeded():
     assert a.settings()["seed"] == 3
 
 
+def test_split_codes_kept_for_the_last_dataset_give_the_same_splits():
+    from hlv_core.perspectivist.splits import long_annotations
+
+    ds = make_dataset(np.random.default_rng(7), 8, 12, 0.6)
+    first = P.make_splits(ds, seed=2, extended=True)
+    long = long_annotations(ds)
+    long["label"] = "changed"  # the caller's copy: the kept table is not touched
+    other = make_dataset(np.random.default_rng(8), 9, 10, 0.7)
+    for dataset in (ds, other, ds):  # kept, replaced by another dataset's, coded again
+        again = P.make_splits(dataset, seed=2, extended=True)
+        if dataset is ds:
+            for part in ("train", "adaptation", "test"):
+                pd.testing.assert_frame_equal(getattr(again, part), getattr(first, part))
+    assert (long_annotations(ds)["label"] != "changed").all()
+
+
 def test_unnamed_without_adaptation_is_refused_with_reason():
     ds = make_dataset(np.random.default_rng(2), 10, 20, 0.6, traits=False)
     with pytest.raises(DataError, match="would know nothing about the test users"):
@@ -293,6 +326,53 @@ def test_check_catches_violations():
         bad.check()
     with pytest.raises(ValueError, match="adaptation=False"):
         dataclasses.replace(sp, adaptation_mode=False).check()
+
+
+@functools.cache
+def _coded_toy():
+    """A small dataset, one of its splits and its coded annotations (built once)."""
+    from hlv_core.perspectivist.splits import _coded_annotations
+
+    ds = make_dataset(np.random.default_rng(6), 6, 8, 0.6)
+    return P.make_splits(ds, adaptation="test", seed=0, extended=True), _coded_annotations(ds)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), mode=st.sampled_from(P.ADAPTATION_MODES),
+       extended=st.booleans(), leak=st.booleans())
+def test_code_level_checks_agree_with_the_frame_checks(seed, mode, extended, leak):
+    """make_splits checks its splits on integer codes; on random row masks (some with a row in
+    two splits) the code-level rules hold exactly when ``check()`` on the frames passes."""
+    from hlv_core.perspectivist.splits import _checks_hold
+
+    base, (ann, item_code, _, user_code, _) = _coded_toy()
+    rng = np.random.default_rng(seed)
+    # splits built as make_splits builds them (test users; adaptation / reserved texts), then
+    # with ``leak`` one random row put into the test split as well
+    test_user = rng.random(user_code.max() + 1) < 0.4
+    adapt_text, reserved = (rng.random(item_code.max() + 1) < p for p in (0.3, 0.2))
+    on_test_user, kept = test_user[user_code], ~reserved[item_code]
+    adapt_m = on_test_user & adapt_text[item_code] & kept
+    test_m = on_test_user & ~adapt_text[item_code] & kept
+    train_m = ~on_test_user
+    if not extended:
+        train_m &= ~np.isin(item_code, item_code[test_m])
+    if leak:
+        test_m[rng.integers(len(test_m))] = True
+    parts = [train_m, adapt_m] if mode == "train" else [train_m]
+    pool = ann[adapt_m].reset_index(drop=True)
+    test = ann[test_m].reset_index(drop=True)
+    sp = dataclasses.replace(
+        base, train=pd.concat([ann[m] for m in parts]).reset_index(drop=True),
+        adaptation=pool if mode == "test" else pool.iloc[:0], test=test,
+        test_users=tuple(sorted(set(test["annotator_id"]))), adaptation_mode=mode,
+        extended=extended, _adaptation_pool=pool)
+    try:
+        sp.check()
+        passes = True
+    except ValueError:
+        passes = False
+    assert _checks_hold(parts, adapt_m, test_m, mode, extended, item_code, user_code) == passes
 
 
 def test_multilabel_refused():

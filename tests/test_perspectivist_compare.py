@@ -60,6 +60,22 @@ def test_headline_binary_has_positive_class_and_macro():
     assert np.isnan(missing.loc[0, "text F1 (yes)"])
 
 
+def test_headline_takes_the_first_row_of_a_key_whatever_the_key_types():
+    """String keys are matched in a dict, other key types by pandas: the same table, the
+    first row of a repeated key, rows of other levels ignored."""
+    labels = ("no", "yes")
+    summary = pd.DataFrame([
+        ("m", "global", "yes", "f1", 0.5), ("m", "global", "yes", "f1", 0.9),
+        ("m", "trait:age", "yes", "f1", 0.1), ("k", "user", "macro", "accuracy", 0.3),
+        ("k", "global", "yes", "f1", 0.2)], columns=["model", "level", "label", "metric", "value"])
+    table = headline_table(summary, labels)
+    assert list(table["model"]) == ["m", "k"]
+    assert table.loc[0, "global F1 (yes)"] == 0.5 and table.loc[1, "user accuracy"] == 0.3
+    assert table.drop(columns=["model", "global F1 (yes)", "user accuracy"]).iloc[0].isna().all()
+    coded = headline_table(summary.assign(model=summary["model"].map({"m": 1, "k": 2})), labels)
+    pd.testing.assert_frame_equal(coded.drop(columns="model"), table.drop(columns="model"))
+
+
 def test_item_predictions_per_user_by_hand():
     """Every test pair gets its item's most probable label (ties to the first label); a model
     that misses a test item is left out with a note."""

@@ -135,31 +135,25 @@ def _match_on_codes(pred: pd.DataFrame, true: pd.DataFrame):
     if len(pred) != len(true):
         return None
     n = len(true)
-    # gold and predicted ids coded together (Arrow's dictionary encoding, no Python string per
-    # row); codes below the gold's count of distinct ids are the gold's
-    u_all, u_ids = pd.factorize(pd.concat([true["annotator_id"], pred["annotator_id"]],
-                                          ignore_index=True))
-    t_all, t_ids = pd.factorize(pd.concat([true["item_id"], pred["item_id"]],
-                                          ignore_index=True))
-    u_code, pu = u_all[:n], u_all[n:]
-    t_code, pt = t_all[:n], t_all[n:]
-    n_u, n_t = int(u_code.max(initial=-1)) + 1, int(t_code.max(initial=-1)) + 1
+    same = _same_ids(pred, true)
+    if same:  # the predictions name the gold's pairs row for row (every baseline and
+        # item-level model of the page): the gold's codes serve both sides
+        u_code, u_ids = pd.factorize(true["annotator_id"])
+        t_code, t_ids = pd.factorize(true["item_id"])
+        n_u, n_t = len(u_ids), len(t_ids)
+    else:
+        # gold and predicted ids coded together (Arrow's dictionary encoding, no Python string
+        # per row); codes below the gold's count of distinct ids are the gold's
+        u_all, u_ids = pd.factorize(pd.concat([true["annotator_id"], pred["annotator_id"]],
+                                              ignore_index=True))
+        t_all, t_ids = pd.factorize(pd.concat([true["item_id"], pred["item_id"]],
+                                              ignore_index=True))
+        u_code, pu = u_all[:n], u_all[n:]
+        t_code, pt = t_all[:n], t_all[n:]
+        n_u, n_t = int(u_code.max(initial=-1)) + 1, int(t_code.max(initial=-1)) + 1
     if len(u_ids) > n_u or len(t_ids) > n_t or (u_code < 0).any() or (t_code < 0).any():
         return None  # an id only the predictions have (or a missing id): the checking path
     u_ids, t_ids = u_ids[:n_u], t_ids[:n_t]
-    nt = max(n_t, 1)
-    gold_key = u_code.astype(np.int64) * nt + t_code
-    pred_key = pu.astype(np.int64) * nt + pt
-    # the same unique pairs on both sides: the sorted keys are strictly increasing and equal;
-    # then the k-th smallest gold key's row matches the k-th smallest prediction key's row
-    g_order = np.argsort(gold_key, kind="stable")
-    p_order = np.argsort(pred_key, kind="stable")
-    g_sorted = gold_key[g_order]
-    if (g_sorted[1:] == g_sorted[:-1]).any() or not np.array_equal(g_sorted,
-                                                                   pred_key[p_order]):
-        return None
-    at = np.empty(n, dtype=np.int64)  # prediction row of every gold row
-    at[g_order] = p_order
     # sorted as Arrow sorts strings (UTF-8 bytes: the order of Python's sorted)
     u_sorted = np.asarray(u_ids.argsort(), dtype=np.int64)
     t_sorted = np.asarray(t_ids.argsort(), dtype=np.int64)
@@ -167,7 +161,28 @@ def _match_on_codes(pred: pd.DataFrame, true: pd.DataFrame):
     u_rank[u_sorted] = np.arange(len(u_ids))
     t_rank = np.empty(len(t_ids), dtype=np.int64)
     t_rank[t_sorted] = np.arange(len(t_ids))
-    order = np.lexsort((t_rank[t_code], u_rank[u_code]))
+    ur, tr = u_rank[u_code], t_rank[t_code]
+    order = np.lexsort((tr, ur))
+    if same:  # unique pairs: no two neighbours in the sorted order are the same pair
+        us, ts = ur[order], tr[order]
+        if ((us[1:] == us[:-1]) & (ts[1:] == ts[:-1])).any():
+            return None
+        at = np.arange(n)
+    else:
+        nt = max(n_t, 1)
+        gold_key = u_code.astype(np.int64) * nt + t_code
+        pred_key = pu.astype(np.int64) * nt + pt
+        # the same unique pairs on both sides: the sorted keys are strictly increasing and
+        # equal; then the k-th smallest gold key's row matches the k-th smallest prediction
+        # key's row
+        g_order = np.argsort(gold_key, kind="stable")
+        p_order = np.argsort(pred_key, kind="stable")
+        g_sorted = gold_key[g_order]
+        if (g_sorted[1:] == g_sorted[:-1]).any() or not np.array_equal(g_sorted,
+                                                                       pred_key[p_order]):
+            return None
+        at = np.empty(n, dtype=np.int64)  # prediction row of every gold row
+        at[g_order] = p_order
     # columns taken in the merge's order as they are stored (no round trip through Python
     # strings); the codes of the sorted user / text indexes come along
     merged = pd.DataFrame({
@@ -178,7 +193,17 @@ def _match_on_codes(pred: pd.DataFrame, true: pd.DataFrame):
     })
     users = u_ids.take(u_sorted).rename("annotator_id")
     texts = t_ids.take(t_sorted).rename("item_id")
-    return merged, users, texts, (u_rank[u_code][order], t_rank[t_code][order])
+    return merged, users, texts, (ur[order], tr[order])
+
+
+def _same_ids(pred: pd.DataFrame, true: pd.DataFrame) -> bool:
+    """Whether both tables hold the same (user, text) ids row for row (cleaned, no missing
+    values; one vectorised comparison per column)."""
+    for column in PAIR_KEYS:
+        a, b = pred[column].array, true[column].array
+        if a.dtype != b.dtype or not bool(np.asarray(a == b, dtype=bool).all()):
+            return False
+    return True
 
 
 def _prepared(labels, true, merged, users, texts, pair_codes=None) -> _Prepared:
@@ -1163,16 +1188,25 @@ def headline_table(summary: pd.DataFrame, labels: Sequence[str]) -> pd.DataFrame
         wanted["global macro F1"] = ("f1", "macro", "global")
     wanted["global accuracy"] = ("accuracy", "macro", "global")
     wanted["user accuracy"] = ("accuracy", "macro", "user")
-    # every (metric, label, level, model) cell in one lookup: the first row of each model
+    # every (metric, label, level, model) cell: the first row of each key
     keys = ["metric", "label", "level", "model"]
-    first = summary[summary["level"].isin(_HEADLINE_LEVELS)].drop_duplicates(keys)
-    cells = first.set_index(keys)["value"].reindex(pd.MultiIndex.from_tuples(
-        [(*wanted[column], model) for column in wanted for model in models], names=keys))
-    values = cells.to_numpy(dtype=float).reshape(len(wanted), len(models))
-    out = pd.DataFrame({"model": models})
-    for j, column in enumerate(wanted):
-        out[column] = values[j]
-    return out
+    columns = [summary[k].to_numpy(dtype=object) for k in keys]
+    if all(isinstance(x, str) for c in columns for x in c):  # a few hundred rows: a dict
+        first: dict = {}
+        levels = set(_HEADLINE_LEVELS)
+        for key, v in zip(zip(*columns, strict=True), summary["value"].to_numpy(dtype=float),
+                          strict=True):
+            if key[2] in levels:
+                first.setdefault(key, v)
+        values = np.array([[first.get((*wanted[column], model), np.nan) for model in models]
+                           for column in wanted], dtype=float).reshape(len(wanted), len(models))
+    else:  # other key types (or missing keys): pandas' own matching
+        first = summary[summary["level"].isin(_HEADLINE_LEVELS)].drop_duplicates(keys)
+        cells = first.set_index(keys)["value"].reindex(pd.MultiIndex.from_tuples(
+            [(*wanted[column], model) for column in wanted for model in models], names=keys))
+        values = cells.to_numpy(dtype=float).reshape(len(wanted), len(models))
+    return pd.DataFrame({"model": models, **{column: values[j]
+                                             for j, column in enumerate(wanted)}})
 
 
 def worst_groups(table: pd.DataFrame, column: str, n: int = 10) -> pd.DataFrame:

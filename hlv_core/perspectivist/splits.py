@@ -4,6 +4,7 @@ adaptation / test splits of a dataset's (user, text) instances.
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -300,7 +301,7 @@ def long_annotations(dataset: Dataset) -> pd.DataFrame:
     >>> sorted(long_annotations(load_sample("case_review")).columns)[:2]
     ['annotator_id', 'item_id']
     """
-    return _coded_annotations(dataset)[0]
+    return _coded_annotations(dataset)[0].copy()
 
 
 def _str_column(column: pd.Series) -> tuple[pd.Series, np.ndarray, pd.Index]:
@@ -320,9 +321,26 @@ def _str_column(column: pd.Series) -> tuple[pd.Series, np.ndarray, pd.Index]:
     return values, code, uniques
 
 
+_CODED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # the last dataset's codes
+
+
 def _coded_annotations(dataset: Dataset):
     """(long annotations as :func:`long_annotations` returns them, item codes, distinct item
-    ids, user codes, distinct user ids): the integer codes every split is built on."""
+    ids, user codes, distinct user ids): the integer codes every split is built on. Kept for
+    the last dataset coded (a Dataset is immutable; the code arrays are read-only and the
+    table is only ever sliced into new frames), so a change of split settings does not decode
+    the annotations again."""
+    found = _CODED.get(dataset)
+    if found is None:
+        found = _code_annotations(dataset)
+        for array in found[1::2]:
+            array.setflags(write=False)
+        _CODED.clear()
+        _CODED[dataset] = found
+    return found
+
+
+def _code_annotations(dataset: Dataset):
     if dataset.task not in ("multiclass", "rating"):
         raise DataError(
             f"perspectivist evaluation needs one label per (user, text); dataset "
@@ -640,5 +658,47 @@ def make_splits(
         notes=tuple(notes),
         _adaptation_pool=adapt_pool,
     )
-    splits.check()
+    if not _checks_hold(parts, adapt_m, test_m, adaptation, bool(extended), item_code,
+                        user_code):
+        splits.check()  # a rule fails: the frame-level check names it
     return splits
+
+
+def _checks_hold(parts: list[np.ndarray], adapt_m: np.ndarray, test_m: np.ndarray, mode,
+                 extended: bool, item_code: np.ndarray, user_code: np.ndarray) -> bool:
+    """Whether every rule of :meth:`PerspectivistSplits.check` holds for the splits
+    :func:`make_splits` builds from these row masks of the coded annotations (training rows
+    = the union of ``parts``, adaptation split = ``adapt_m`` with mode "test", adaptation
+    labels = ``adapt_m`` unless the mode is False, test = ``test_m``). The same rules on
+    integer codes: two ids are equal exactly when their codes are, and the annotations hold
+    every (user, text) pair once, so a pair is in two splits exactly when a row is."""
+    n_rows = len(user_code)
+    none = np.zeros(n_rows, dtype=bool)
+    adapt_split = adapt_m if mode == "test" else none
+    adapt_labels = adapt_m if mode is not False else none
+    member = adapt_split.astype(np.int8) + test_m
+    for m in parts:
+        member += m
+    if member.max(initial=0) > 1:  # a (user, text) pair in two splits
+        return False
+    train_m = np.logical_or.reduce(parts) if parts else none
+    n_users = int(user_code.max(initial=-1)) + 1
+    n_texts = int(item_code.max(initial=-1)) + 1
+
+    def users(mask):
+        return np.bincount(user_code[mask], minlength=n_users) > 0
+
+    def texts(mask):
+        return np.bincount(item_code[mask], minlength=n_texts) > 0
+
+    train_u, test_u, adapt_u = users(train_m), users(test_m), users(adapt_split)
+    if mode in (False, "test") and ((train_u & test_u).any() or (train_u & adapt_u).any()):
+        return False
+    if mode == "train" and (test_u & ~train_u).any():
+        return False
+    if mode == "test" and not np.array_equal(adapt_u, test_u):
+        return False
+    test_t = texts(test_m)
+    if (texts(adapt_labels) & test_t).any():
+        return False
+    return extended or not (texts(train_m) & test_t).any()
