@@ -8,7 +8,6 @@ import io
 import re
 import zipfile
 
-import pytest
 from playwright.sync_api import Page, expect
 
 from tests.conftest import shared_path
@@ -44,21 +43,18 @@ def _open_errors_page(page: Page, app_url: str, name: str):
 # One real dataset in the browser (the one with planted camps); real data of every kind is
 # covered page-level by AppTest (tests/app/test_page_errors.py,
 # tests/app/test_pages_on_real_data.py), which computes the same tables.
-@pytest.mark.parametrize("name", ["planted_camps"])
-def test_errors_page_on_real_data(offline_page, app_url, artifacts, name):
+def test_errors_page_on_real_data_and_map_click_opens_the_profile(offline_page, app_url,
+                                                                   artifacts):
     page, outside = offline_page
-    main = _open_errors_page(page, app_url, name)
+    main = _open_errors_page(page, app_url, "planted_camps")
     expect(main.get_by_text("Possible error", exact=False).first).to_be_visible()
     expect(main.locator(".js-plotly-plot").first).to_be_visible()
     expect(main.get_by_text(re.compile(r"score .*, rank \d+ of \d+")).first).to_be_visible()
     wait_for_app(page)
-    page.screenshot(path=str(artifacts / f"errors_{name}.png"), full_page=True)
+    page.screenshot(path=str(artifacts / "errors_planted_camps.png"), full_page=True)
     assert not outside, outside
 
-
-def test_map_click_opens_the_annotator_profile(offline_page, app_url, artifacts):
-    page, _ = offline_page
-    main = _open_errors_page(page, app_url, "planted_camps")
+    # a click on a point of the annotator map offers that annotator's profile
     plot = main.locator(".js-plotly-plot").first
     plot.scroll_into_view_if_needed()
     point = plot.locator(".scatterlayer .trace .points path").first

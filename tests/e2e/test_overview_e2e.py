@@ -73,9 +73,11 @@ def test_upload_survives_switching_to_a_sample_and_back(page: Page, app_url: str
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("3")
 
 
-def test_workbook_and_renamed_image_get_clear_answers(page: Page, app_url: str, artifacts):
-    """In the browser: the uploader accepts .xlsx / .ods (no MIME refusal) and
-    the app says "export as CSV"; a PNG renamed .csv is named as an image."""
+def test_clear_answers_to_a_workbook_and_an_image_then_labels_verbatim(page: Page, app_url: str,
+                                                                        artifacts):
+    """In the browser: the uploader accepts .xlsx / .ods (no MIME refusal) and the app says
+    "export as CSV"; a PNG renamed .csv is named as an image; then an upload's labels are drawn
+    as typed."""
     page.goto(app_url)
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("240")
     page.get_by_text("Load your own data").click()
@@ -94,13 +96,8 @@ def test_workbook_and_renamed_image_get_clear_answers(page: Page, app_url: str, 
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("240")
     page.get_by_test_id("stMain").screenshot(path=str(artifacts / "overview_png_answer.png"))
 
-
-def test_chart_labels_show_user_strings_verbatim(page: Page, app_url: str, artifacts):
-    """A label written `<b>x</b>` is drawn as typed (not bold, not
-    `&lt;b&gt;`), and 0 / 1 labels are categories without -0.5 / 0.5 ticks."""
-    page.goto(app_url)
-    expect(page.get_by_test_id("stMetricValue").first).to_have_text("240")
-    page.get_by_text("Load your own data").click()
+    # then a good upload: a label written `<b>x</b>` is drawn as typed (not bold, not
+    # `&lt;b&gt;`), and 0 / 1 labels are categories without -0.5 / 0.5 ticks
     csv = (b"item_id,annotator_id,label\n1,a,<b>x</b>\n1,b,0\n2,a,1\n2,b,<b>x</b>\n"
            b"3,a,0\n3,b,1\n")
     annotations_input(page).set_input_files(
