@@ -59,20 +59,7 @@ def _download_text(page: Page, label: str) -> str:
     return open(info.value.path(), encoding="utf-8").read()
 
 
-def test_visitor_sees_only_the_login(browser: Browser, team_server):
-    url, _ = team_server
-    page = browser.new_context(**VIEWPORT).new_page()
-    for path in ("", "/review", "/agreement"):
-        page.goto(f"{url}{path}")
-        expect(page.get_by_role("button", name="Log in")).to_be_visible()
-        wait_for_app(page)
-        assert page.get_by_test_id("stSidebarNavLink").count() == 0
-        assert page.get_by_role("combobox", name="Dataset").count() == 0
-        assert page.get_by_role("tab", name="Meta-evaluation").count() == 0
-    page.context.close()
-
-
-def test_alice_bob_admin(browser: Browser, team_server, artifacts):
+def test_alice_bob_admin_then_a_visitor(browser: Browser, team_server, artifacts):
     url, db = team_server
     alice = _login(browser, url, ALICE)
     main = alice.get_by_test_id("stMain")
@@ -122,9 +109,14 @@ def test_alice_bob_admin(browser: Browser, team_server, artifacts):
     expect(end).to_be_visible()
     end.click()
     expect(admin.get_by_role("button", name="Log in")).to_be_visible()
-    admin.goto(f"{url}/review")
-    expect(admin.get_by_role("button", name="Log in")).to_be_visible()
-    assert admin.get_by_role("tab", name="Meta-evaluation").count() == 0
+    # signed out, this browser is a visitor: every address shows only the login
+    for path in ("", "/review", "/agreement"):
+        admin.goto(f"{url}{path}")
+        expect(admin.get_by_role("button", name="Log in")).to_be_visible()
+        wait_for_app(admin)
+        assert admin.get_by_test_id("stSidebarNavLink").count() == 0
+        assert admin.get_by_role("combobox", name="Dataset").count() == 0
+        assert admin.get_by_role("tab", name="Meta-evaluation").count() == 0
     admin.context.close()
 
 
