@@ -212,6 +212,7 @@ def prepare_alpha_input(
     level: str = "nominal",
     values: Mapping[str, float] | Sequence[str] | None = None,
     multilabel: str = "error",
+    cells_checked: bool = False,
 ) -> AlphaInput:
     r"""Validate long annotations and code them for alpha.
 
@@ -230,6 +231,10 @@ def prepare_alpha_input(
         Numbers of the labels for non-nominal levels.
     multilabel : {"error", "set"}, default "error"
         What to do with several labels in one cell.
+    cells_checked : bool, default False
+        The caller guarantees one label per (item, annotator) cell (the annotations of a loaded
+        multiclass or rating ``Dataset``, whose loader refused such cells): categorical columns
+        are coded without checking that again.
 
     Returns
     -------
@@ -260,7 +265,8 @@ def prepare_alpha_input(
     missing = [c for c in ("item_id", "annotator_id", "label") if c not in annotations.columns]
     if missing:
         raise ValueError(f"annotations lack the column(s) {', '.join(missing)}")
-    coded = _coded_columns(annotations)  # a loaded Dataset's integer codes: no string work
+    # a loaded Dataset's integer codes: no string work
+    coded = _coded_columns(annotations, cells_checked=cells_checked)
     if coded is not None:
         return _input_from_codes(*coded, level=level, values=values)
     frame = annotations[["item_id", "annotator_id", "label"]].dropna()
@@ -310,7 +316,7 @@ def _observed(codes: np.ndarray, categories) -> tuple[np.ndarray, pd.Index]:
     return renumber[codes], categories[used]
 
 
-def _coded_columns(annotations: pd.DataFrame):
+def _coded_columns(annotations: pd.DataFrame, *, cells_checked: bool = False):
     """``((codes, ids), ...)`` for item, annotator and label as ``pandas.factorize(sort=True)``
     gives them, read from categorical columns (a loaded Dataset's annotations), or None where
     the columns are not categorical, hold NA or an (item, annotator) cell holds several labels
@@ -328,6 +334,8 @@ def _coded_columns(annotations: pd.DataFrame):
             return None
         out.append(_observed(codes.astype(np.int64), values.cat.categories))
     (item, _), (annotator, annotator_ids) = out[0], out[1]
+    if cells_checked:
+        return out
     cell = item * max(len(annotator_ids), 1)
     cell += annotator
     cell.sort()
@@ -613,11 +621,12 @@ def bootstrap_alpha_from_counts(
 
 
 #: Above this many (item, annotator pair) instances the all-pairs counts come from sparse
-#: matrix products instead of explicit pair instances. The instances are packed into one int64
+#: matrix products instead of explicit pair instances (the limit of sigma,
+#: ``hlv_core.balance.SIGMA_MAX_PAIR_INSTANCES``). The instances are packed into one int64
 #: key each and sorted (8 bytes per instance plus bounded temporaries; 50 M instances: +0.9 GiB
 #: peak); on sparse crowd data they are ~5x faster than the products (10 M rows, 50 M instances:
 #: 5.0 s vs 31.5 s CPU on a loaded 2-core box).
-PAIR_INSTANCE_LIMIT = 60_000_000
+PAIR_INSTANCE_LIMIT = 100_000_000
 
 
 class PairAlpha:
