@@ -219,20 +219,21 @@ def _edge_triangle_sums(n: int, rows: np.ndarray, cols: np.ndarray, signs: np.nd
     later = out_deg[src] - 1 - (np.arange(E) - start[src])  # out-edges after me, same source
     cum = np.cumsum(later)
     counts = np.zeros(2 * E, dtype=np.int64)  # per edge: balanced, unbalanced triangles
+    index = np.int32 if E < 2**30 and _WEDGE_BLOCK < 2**30 else np.int64  # edge / wedge ids
     first_edge = 0
     while first_edge < E:  # blocks of whole edges, about _WEDGE_BLOCK wedges each
         base = cum[first_edge - 1] if first_edge else 0
         last = int(np.searchsorted(cum, base + _WEDGE_BLOCK, side="right"))
         last = min(max(last, first_edge + 1), E)
-        ids = np.arange(first_edge, last)
-        cnt = later[ids]
-        e1 = np.repeat(ids, cnt)
-        offset = np.arange(len(e1)) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-        e2 = e1 + offset + 1
+        ids = np.arange(first_edge, last, dtype=index)
+        cnt = later[first_edge:last]
+        e1 = np.repeat(ids, cnt)  # wedge j of edge e: e2 = e + 1 + (j - first wedge of e)
+        e2 = np.arange(len(e1), dtype=index)
+        e2 -= np.repeat((np.cumsum(cnt) - cnt - ids - 1).astype(index), cnt)
         query = dst[e1] * n + dst[e2]  # the closing edge v -> w
         if packed and len(query) < 2**block_bits:
             code = query << block_bits
-            code |= np.arange(len(query))
+            code |= np.arange(len(query), dtype=np.int64)
             code.sort()
             wedge = code & ((1 << block_bits) - 1)
             code >>= block_bits  # the queries, sorted
@@ -246,7 +247,7 @@ def _edge_triangle_sums(n: int, rows: np.ndarray, cols: np.ndarray, signs: np.nd
             e3 = lookup.get_indexer(query)
             hit = e3 >= 0
             e1, e2, e3 = e1[hit], e2[hit], e3[hit]
-        unbalanced = (sgn[e1] * sgn[e2] * sgn[e3] < 0).astype(np.int64)
+        unbalanced = (sgn[e1] * sgn[e2] * sgn[e3] < 0).astype(index)
         counts += np.bincount(
             np.concatenate([2 * e1 + unbalanced, 2 * e2 + unbalanced, 2 * e3 + unbalanced]),
             minlength=2 * E,
