@@ -102,6 +102,28 @@ def _reference(path: str) -> None:
                       "peak_bytes": usage.ru_maxrss * 1024, **counts}))
 
 
+def _polars(path: str) -> None:
+    """polars in a fresh process (all its threads; CPU = user + sys of all): read_csv with
+    string columns, then the same counts as :func:`_reference`; prints JSON."""
+    import polars as pl
+
+    start = time.perf_counter()
+    frame = pl.read_csv(path, schema={"item_id": pl.String, "annotator_id": pl.String,
+                                      "label": pl.String})
+    labels = frame["label"].value_counts()
+    counts = {
+        "n_annotations": frame.height,
+        "n_items": int(frame["item_id"].n_unique()),
+        "n_annotators": int(frame["annotator_id"].n_unique()),
+        "label_counts": {str(k): int(v) for k, v in sorted(zip(
+            labels["label"].to_list(), labels["count"].to_list(), strict=True))},
+    }
+    total = time.perf_counter() - start
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    print(json.dumps({"total_s": total, "cpu_s": usage.ru_utime + usage.ru_stime,
+                      "peak_bytes": usage.ru_maxrss * 1024, **counts}))
+
+
 def _run(mode: str, path: Path) -> dict:
     out = subprocess.run(
         [sys.executable, __file__, mode, str(path)], capture_output=True, text=True, check=False
@@ -117,6 +139,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="best of N fresh processes")
     parser.add_argument("--child", metavar="PATH")
     parser.add_argument("--reference", metavar="PATH")
+    parser.add_argument("--polars", metavar="PATH", help="the polars reference (one child)")
     parser.add_argument("--no-reference", action="store_true")
     parser.add_argument("--generate", metavar="PATH", help="only write the file (used by the parent)")
     args = parser.parse_args()
@@ -127,6 +150,8 @@ def main() -> None:
         return _child(args.child)
     if args.reference:
         return _reference(args.reference)
+    if args.polars:
+        return _polars(args.polars)
     path = Path(f"/tmp/hlv_big_{args.rows // 1_000_000 or args.rows}"
                 f"{'M' if args.rows >= 1_000_000 else ''}.csv")
     if not path.exists():
@@ -157,6 +182,20 @@ def main() -> None:
     print(f"pandas.read_csv(dtype=str) + nunique/value_counts (best of {args.repeats}): "
           f"{ref['total_s']:.1f} s, CPU {min(r['cpu_s'] for r in refs):.1f} s; peak RSS {max(r['peak_bytes'] for r in refs) / 2**30:.2f} GiB"
           f"  -> hlv/pandas time ratio {best['total_s'] / ref['total_s']:.2f}x; counts equal")
+    try:
+        import polars  # noqa: F401  (benchmark reference only: bench/requirements.txt)
+    except ImportError:
+        print("polars not installed (pip install -r bench/requirements.txt): no polars reference")
+        return None
+    pols = [_run("--polars", path) for _ in range(args.repeats)]
+    for run in pols:
+        for key in ("n_annotations", "n_items", "n_annotators", "label_counts"):
+            assert run[key] == best[key], (key, run[key], best[key])
+    hlv_cpu, pol_cpu = min(r["cpu_s"] for r in runs), min(r["cpu_s"] for r in pols)
+    print(f"polars read_csv + n_unique/value_counts (best of {args.repeats}): "
+          f"{min(r['total_s'] for r in pols):.1f} s, CPU {pol_cpu:.1f} s (all threads, incl. "
+          f"import); peak RSS {max(r['peak_bytes'] for r in pols) / 2**30:.2f} GiB -> hlv load + "
+          f"summary + alpha / polars load + counts CPU ratio {hlv_cpu / pol_cpu:.2f}x; counts equal")
     return None
 
 

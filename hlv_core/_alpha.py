@@ -212,6 +212,7 @@ def prepare_alpha_input(
     level: str = "nominal",
     values: Mapping[str, float] | Sequence[str] | None = None,
     multilabel: str = "error",
+    cells_checked: bool = False,
 ) -> AlphaInput:
     r"""Validate long annotations and code them for alpha.
 
@@ -230,6 +231,10 @@ def prepare_alpha_input(
         Numbers of the labels for non-nominal levels.
     multilabel : {"error", "set"}, default "error"
         What to do with several labels in one cell.
+    cells_checked : bool, default False
+        The caller guarantees one label per (item, annotator) cell (the annotations of a loaded
+        multiclass or rating ``Dataset``, whose loader refused such cells): categorical columns
+        are coded without checking that again.
 
     Returns
     -------
@@ -260,7 +265,8 @@ def prepare_alpha_input(
     missing = [c for c in ("item_id", "annotator_id", "label") if c not in annotations.columns]
     if missing:
         raise ValueError(f"annotations lack the column(s) {', '.join(missing)}")
-    coded = _coded_columns(annotations)  # a loaded Dataset's integer codes: no string work
+    # a loaded Dataset's integer codes: no string work
+    coded = _coded_columns(annotations, cells_checked=cells_checked)
     if coded is not None:
         return _input_from_codes(*coded, level=level, values=values)
     frame = annotations[["item_id", "annotator_id", "label"]].dropna()
@@ -310,7 +316,7 @@ def _observed(codes: np.ndarray, categories) -> tuple[np.ndarray, pd.Index]:
     return renumber[codes], categories[used]
 
 
-def _coded_columns(annotations: pd.DataFrame):
+def _coded_columns(annotations: pd.DataFrame, *, cells_checked: bool = False):
     """``((codes, ids), ...)`` for item, annotator and label as ``pandas.factorize(sort=True)``
     gives them, read from categorical columns (a loaded Dataset's annotations), or None where
     the columns are not categorical, hold NA or an (item, annotator) cell holds several labels
@@ -328,6 +334,8 @@ def _coded_columns(annotations: pd.DataFrame):
             return None
         out.append(_observed(codes.astype(np.int64), values.cat.categories))
     (item, _), (annotator, annotator_ids) = out[0], out[1]
+    if cells_checked:
+        return out
     cell = item * max(len(annotator_ids), 1)
     cell += annotator
     cell.sort()
@@ -641,10 +649,12 @@ def bootstrap_alpha_from_counts(
 
 
 #: Above this many (item, annotator pair) instances the all-pairs counts come from sparse
-#: matrix products instead of explicit pair instances (memory: ~150 bytes per instance at the
-#: peak of the sort, so up to ~9 GiB; sigma's own limit is the same number). On sparse crowd data
-#: the instances are 3-4x faster than the products (5 M instances: 2.8 s vs 10.9 s CPU).
-PAIR_INSTANCE_LIMIT = 60_000_000
+#: matrix products instead of explicit pair instances (the limit of sigma,
+#: ``hlv_core.balance.SIGMA_MAX_PAIR_INSTANCES``). The instances are packed into one int64
+#: key each and sorted (8 bytes per instance plus bounded temporaries; 50 M instances: +0.9 GiB
+#: peak); on sparse crowd data they are ~5x faster than the products (10 M rows, 50 M instances:
+#: 5.0 s vs 31.5 s CPU on a loaded 2-core box).
+PAIR_INSTANCE_LIMIT = 100_000_000
 
 
 class PairAlpha:
@@ -711,24 +721,65 @@ class PairAlpha:
         )
 
 
-def _pair_instances(data: AlphaInput) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Every (item, annotator pair) instance: rating indices ``first``, ``second`` with
-    ``annotator[first] < annotator[second]`` on the same item, the pair index of each instance
-    and the sorted pair keys ``a * n_annotators + b``. Vectorised (no loop over items)."""
-    n_ann = max(data.n_annotators, 1)
-    order = np.argsort(data.item * n_ann + data.annotator, kind="stable")
-    item = data.item[order]
-    per_item = np.bincount(item, minlength=data.n_items)
-    start = np.cumsum(per_item) - per_item
-    later = per_item[item] - 1 - (np.arange(len(item)) - start[item])  # partners after me
-    total = int(later.sum())
-    first_sorted = np.repeat(np.arange(len(item)), later)
-    block = np.repeat(np.cumsum(later) - later, later)
-    second_sorted = first_sorted + (np.arange(total) - block) + 1
-    first, second = order[first_sorted], order[second_sorted]
-    key = data.annotator[first] * n_ann + data.annotator[second]
-    keys, pair = np.unique(key, return_inverse=True)
-    return first, second, pair.astype(np.int64), keys
+def _bits(n: int) -> int:
+    """Bits of a code in ``range(n)``."""
+    return max(int(n) - 1, 0).bit_length()
+
+
+def _instance_keys_fit(data: AlphaInput) -> bool:
+    """Whether the packed codes of :func:`_sorted_instance_keys` fit in int64."""
+    a_bits, v_bits = _bits(data.n_annotators), _bits(data.n_values)
+    return _bits(data.n_items) + a_bits + v_bits <= 62 and 2 * (a_bits + v_bits) <= 62
+
+
+#: Instance keys written per step of :func:`_sorted_instance_keys` (bounds its temporaries).
+_KEY_CHUNK = 1 << 22
+
+
+def _sorted_instance_keys(data: AlphaInput) -> tuple[np.ndarray, int, int]:
+    """The sorted packed keys ``a | b | v_a | v_b`` (bit fields, most significant first) of every
+    (item, annotator pair) instance: annotators ``a < b`` on one item with values ``v_a``,
+    ``v_b``; and the bit widths of an annotator and a value code.
+
+    One sort of the packed (item, annotator, value) codes puts every item's annotations
+    together, annotators ascending. Items of one size n share the pattern of their C(n, 2)
+    pairs: their rows form an (items, n) table whose columns are gathered by that pattern
+    (one step per distinct size, no loop over items). One sort of the packed keys groups the
+    instances by pair and value pair. Only keys are sorted (no argsort, no hashing, no integer
+    division): 8 bytes per instance plus bounded temporaries."""
+    a_bits, v_bits = _bits(data.n_annotators), _bits(data.n_values)
+    code = data.item << (a_bits + v_bits)
+    code |= data.annotator << v_bits
+    code |= data.value
+    code.sort()
+    code &= (1 << (a_bits + v_bits)) - 1  # annotator | value, items in order, annotators ascending
+    annotator = code >> v_bits
+    code &= (1 << v_bits) - 1  # the values
+    low = (annotator << (2 * v_bits)) | code  # b | 0 | v_b: the second annotation's bits
+    high = (annotator << (a_bits + 2 * v_bits)) | (code << v_bits)  # a | 0 | v_a | 0: the first's
+    del code, annotator
+    per_item = np.bincount(data.item, minlength=data.n_items).astype(np.int64)
+    first_row = np.cumsum(per_item) - per_item
+    total = int((per_item * (per_item - 1) // 2).sum())
+    keys = np.empty(total, dtype=np.int64)
+    by_size = np.argsort(per_item, kind="stable")
+    sizes = per_item[by_size]
+    bounds = np.flatnonzero(np.diff(sizes)) + 1
+    pos = 0
+    for group in np.split(by_size, bounds):
+        n = int(per_item[group[0]]) if len(group) else 0
+        if n < 2:
+            continue
+        ti, tj = np.triu_indices(n, 1)
+        step = max(1, _KEY_CHUNK // len(ti))
+        for lo in range(0, len(group), step):
+            rows = first_row[group[lo:lo + step]][:, None] + np.arange(n)
+            out = keys[pos:pos + rows.shape[0] * len(ti)].reshape(rows.shape[0], len(ti))
+            # np.take along an axis: ~8x faster than [:, ti] fancy indexing here
+            np.add(np.take(high[rows], ti, axis=1), np.take(low[rows], tj, axis=1), out=out)
+            pos += out.size
+    keys.sort()
+    return keys, a_bits, v_bits
 
 
 def _n_pair_instances(data: AlphaInput) -> int:
@@ -755,30 +806,57 @@ def _pair_counts_instances(data: AlphaInput, need: str):
 
     Returns ``keys, n_shared`` and, for ``need="nominal"``, ``agree, sum_m2``; for
     ``need="marginals"``, ``marg`` (P, K) and ``cross`` (P, K(K-1)/2) in ``triu_indices(K, 1)``
-    order."""
-    k = data.n_values
-    first, second, pair, keys = _pair_instances(data)
+    order. The sorted instance keys (:func:`_sorted_instance_keys`) are run-length coded into
+    (pair, v_a, v_b) counts; every statistic is a bincount of those runs."""
+    k = max(data.n_values, 1)
+    keys, a_bits, v_bits = _sorted_instance_keys(data)
+    total = len(keys)
+    if total == 0:
+        empty = np.zeros(0)
+        if need == "nominal":
+            return np.zeros(0, dtype=np.int64), empty, empty, empty
+        return (np.zeros(0, dtype=np.int64), empty, np.zeros((0, data.n_values)),
+                np.zeros((0, data.n_values * (data.n_values - 1) // 2)))
+    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+    runs = np.diff(np.append(starts, total)).astype(float)  # instances per (pair, v_a, v_b)
+    run_key = keys[starts]
+    del keys, starts
+    v_mask = (1 << v_bits) - 1
+    vb = run_key & v_mask
+    va = (run_key >> v_bits) & v_mask
+    pair_key = run_key >> (2 * v_bits)  # a | b
+    del run_key
+    first = np.concatenate(([True], pair_key[1:] != pair_key[:-1]))
+    pair = np.cumsum(first) - 1
+    keys = pair_key[first]
+    keys = (keys >> a_bits) * max(data.n_annotators, 1) + (keys & ((1 << a_bits) - 1))  # a n + b
     npairs = len(keys)
-    n_shared = np.bincount(pair, minlength=npairs).astype(float)
-    vf, vs = data.value[first], data.value[second]
+    n_shared = np.bincount(pair, weights=runs, minlength=npairs)
+    dense_marginals = npairs * k <= 4 * len(runs) + (1 << 20)
     if need == "nominal":
-        agree = np.bincount(pair, weights=(vf == vs).astype(float), minlength=npairs)
-        # m_c of every (pair, value) with m_c > 0; sum_c m_c^2 per pair (integers: exact)
-        cell, m = np.unique(np.concatenate([pair * k + vf, pair * k + vs]), return_counts=True)
-        sum_m2 = np.bincount(cell // k, weights=m.astype(float) ** 2, minlength=npairs)
+        agree = np.bincount(pair, weights=runs * (va == vb), minlength=npairs)
+        if dense_marginals:  # m_c of every (pair, value): sum_c m_c^2 (integers: exact)
+            m = np.bincount(pair * k + va, weights=runs, minlength=npairs * k)
+            m += np.bincount(pair * k + vb, weights=runs, minlength=npairs * k)
+            sum_m2 = np.square(m).reshape(npairs, k).sum(axis=1)
+        else:  # many values: only the (pair, value) cells that occur
+            cell, inverse = np.unique(np.concatenate([pair * k + va, pair * k + vb]),
+                                      return_inverse=True)
+            m = np.bincount(inverse, weights=np.concatenate([runs, runs]))
+            sum_m2 = np.bincount(cell // k, weights=m * m, minlength=npairs)
         return keys, n_shared, agree, sum_m2
     marg = (
-        np.bincount(pair * k + vf, minlength=npairs * k)
-        + np.bincount(pair * k + vs, minlength=npairs * k)
-    ).reshape(npairs, k).astype(float)
+        np.bincount(pair * k + va, weights=runs, minlength=npairs * k)
+        + np.bincount(pair * k + vb, weights=runs, minlength=npairs * k)
+    ).reshape(npairs, k)
     n_cross = k * (k - 1) // 2
-    diff = vf != vs
-    lo = np.minimum(vf, vs)[diff]
-    hi = np.maximum(vf, vs)[diff]
+    diff = va != vb
+    lo = np.minimum(va, vb)[diff]
+    hi = np.maximum(va, vb)[diff]
     idx = lo * k - lo * (lo + 1) // 2 + (hi - lo - 1)  # position of (lo, hi) in triu_indices
     cross = np.bincount(
-        pair[diff] * n_cross + idx, minlength=npairs * n_cross
-    ).reshape(npairs, n_cross).astype(float)
+        pair[diff] * n_cross + idx, weights=runs[diff], minlength=npairs * n_cross
+    ).reshape(npairs, n_cross)
     return keys, n_shared, marg, cross
 
 
@@ -895,6 +973,8 @@ def pairwise_alpha_arrays(
             max_pairs = n_ann * (n_ann - 1) // 2
             sparse_crowd = n_inst <= PAIR_INSTANCE_LIMIT and n_inst <= 8 * max_pairs
             method = "instances" if sparse_crowd else "sparse"
+        if method == "instances" and not _instance_keys_fit(data):
+            method = "sparse"  # packed keys would overflow int64: the same integers by products
         counts = _pair_counts_instances if method == "instances" else _pair_counts_sparse
         if level == "nominal":
             keys, n_shared, agree, sum_m2 = counts(data, "nominal")

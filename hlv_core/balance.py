@@ -86,12 +86,15 @@ DEFAULT_STEPS = 10
 PAPER_MIN_SHARED = 1
 #: Default size limit of :func:`sigma` / :func:`sigma_random`: (item, annotator pair) instances,
 #: ``sum_i n_i (n_i - 1) / 2``, an upper bound on the overlapping annotator pairs. Every pair
-#: gets a pairwise alpha, possibly an edge and triangle work. Measured peak: ~320 bytes per
-#: instance above the loaded data (pair instances, their sort, the edge list, the triangle
-#: enumeration's blocks and the result tables), so 60 M instances need ~18 GiB: what a 24 GiB
-#: machine holds beside the data and the interpreter (docs/scaling.md). Override with
-#: ``max_pair_instances``.
-SIGMA_MAX_PAIR_INSTANCES = 60_000_000
+#: gets a pairwise alpha, possibly an edge and triangle work. Measured peak above the loaded
+#: data: ~200 bytes per instance where every instance is a pair of its own (3 M rows, 15.0 M
+#: instances = 15.0 M pairs: +2.78 GiB; the pair and edge tables and the triangle enumeration
+#: dominate), 26 bytes where pairs share many items (10 M crowd rows, 50.0 M instances, 1.35 M
+#: pairs: +1.21 GiB; packed instance keys, 8 bytes each, and their sort). The limit takes the
+#: worst case: a 24 GiB machine less ~4 GiB for the interpreter, the loaded data and the page
+#: leaves 20 GiB, 20 GiB / 200 bytes = 107 M, rounded down to 100 M instances (~18.6 GiB;
+#: docs/scaling.md). Override with ``max_pair_instances``.
+SIGMA_MAX_PAIR_INSTANCES = 100_000_000
 #: Graphs with at most this many nodes, or denser than DENSE_FRACTION, use dense BLAS products.
 DENSE_NODES = 300
 DENSE_FRACTION = 0.05
@@ -181,10 +184,13 @@ def _edge_triangle_sums(n: int, rows: np.ndarray, cols: np.ndarray, signs: np.nd
     number of triangles through e and the sum over them of their sign products.
 
     Every triangle is enumerated once (edge-iterator with degree ordering, Schank & Wagner 2005):
-    edges point from the lower to the higher (degree, id) rank, each node's out-neighbours
-    (at most sqrt(2E) of them) are paired, and a pair (v, w) closes a triangle when the edge
-    v -> w exists (hash lookup of its key). Work sum_u C(d_out(u), 2) wedges in blocks, instead of
-    the sum_v d_v^2 products of A A and S S; integer results equal to the products'."""
+    nodes are relabelled by their (degree, id) rank, edges point from the lower to the higher
+    rank, each node's out-neighbours (at most sqrt(2E) of them) are paired, and a pair (v, w)
+    closes a triangle when the edge v -> w exists. The closing edges of a block of wedges are
+    found by one sort of their packed (key, wedge) codes and a search of the sorted needles in
+    the sorted edge keys (a hash lookup where the codes would not fit in int64). Work
+    sum_u C(d_out(u), 2) wedges in blocks, instead of the sum_v d_v^2 products of A A and S S;
+    integer results equal to the products'."""
     E = len(rows)
     ex = np.zeros(E, dtype=np.int64)
     ey = np.zeros(E, dtype=np.int64)
@@ -193,40 +199,64 @@ def _edge_triangle_sums(n: int, rows: np.ndarray, cols: np.ndarray, signs: np.nd
     deg = np.bincount(rows, minlength=n) + np.bincount(cols, minlength=n)
     rank = np.empty(n, dtype=np.int64)
     rank[np.argsort(deg, kind="stable")] = np.arange(n)  # by degree, ties by id
-    low_first = rank[rows] < rank[cols]
-    src = np.where(low_first, rows, cols)
-    dst = np.where(low_first, cols, rows)
-    # out-lists by source, targets by rank: one stable argsort of the key src * n + rank[dst]
-    # (the order of np.lexsort((rank[dst], src)), ~4x faster on millions of edges)
-    order = (np.argsort(src * n + rank[dst], kind="stable") if n < 2**31
-             else np.lexsort((rank[dst], src)))
+    rr, rc = rank[rows], rank[cols]
+    src, dst = np.minimum(rr, rc), np.maximum(rr, rc)  # oriented low -> high rank, rank labels
+    del rr, rc, rank
+    if n < 2**31:  # out-lists by source, targets ascending: the sorted oriented keys
+        key = src * n + dst
+        order = np.argsort(key)
+        key = key[order]
+    else:
+        order = np.lexsort((dst, src))
+        key = None
     src, dst, sgn = src[order], dst[order], signs[order]
-    lookup = pd.Index(src * n + dst)  # oriented edge keys -> position in the sorted list
+    node_bits = max(n - 1, 1).bit_length()
+    block_bits = max(_WEDGE_BLOCK - 1, 1).bit_length()
+    packed = key is not None and 2 * node_bits + block_bits <= 62
+    lookup = None if packed else pd.Index(src * n + dst)  # oriented edge key -> position
     out_deg = np.bincount(src, minlength=n)
     start = np.cumsum(out_deg) - out_deg
     later = out_deg[src] - 1 - (np.arange(E) - start[src])  # out-edges after me, same source
     cum = np.cumsum(later)
+    counts = np.zeros(2 * E, dtype=np.int64)  # per edge: balanced, unbalanced triangles
+    index = np.int32 if E < 2**30 and _WEDGE_BLOCK < 2**30 else np.int64  # edge / wedge ids
     first_edge = 0
     while first_edge < E:  # blocks of whole edges, about _WEDGE_BLOCK wedges each
         base = cum[first_edge - 1] if first_edge else 0
         last = int(np.searchsorted(cum, base + _WEDGE_BLOCK, side="right"))
         last = min(max(last, first_edge + 1), E)
-        ids = np.arange(first_edge, last)
-        cnt = later[ids]
-        e1 = np.repeat(ids, cnt)
-        offset = np.arange(len(e1)) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-        e2 = e1 + offset + 1
-        e3 = lookup.get_indexer(dst[e1] * n + dst[e2])  # the closing edge v -> w
-        hit = e3 >= 0
-        e1, e2, e3 = e1[hit], e2[hit], e3[hit]
-        product = (sgn[e1] * sgn[e2] * sgn[e3]).astype(float)  # +1 balanced, -1 not
-        for e in (e1, e2, e3):
-            ex += np.bincount(e, minlength=E)
-            ey += np.rint(np.bincount(e, weights=product, minlength=E)).astype(np.int64)
+        ids = np.arange(first_edge, last, dtype=index)
+        cnt = later[first_edge:last]
+        e1 = np.repeat(ids, cnt)  # wedge j of edge e: e2 = e + 1 + (j - first wedge of e)
+        e2 = np.arange(len(e1), dtype=index)
+        e2 -= np.repeat((np.cumsum(cnt) - cnt - ids - 1).astype(index), cnt)
+        query = dst[e1] * n + dst[e2]  # the closing edge v -> w
+        if packed and len(query) < 2**block_bits:
+            code = query << block_bits
+            code |= np.arange(len(query), dtype=np.int64)
+            code.sort()
+            wedge = code & ((1 << block_bits) - 1)
+            code >>= block_bits  # the queries, sorted
+            e3 = np.minimum(np.searchsorted(key, code), E - 1)
+            hit = key[e3] == code
+            e3, wedge = e3[hit], wedge[hit]
+            e1, e2 = e1[wedge], e2[wedge]
+        else:
+            if lookup is None:  # a block past the packed width (one node's many wedges)
+                lookup = pd.Index(src * n + dst)
+            e3 = lookup.get_indexer(query)
+            hit = e3 >= 0
+            e1, e2, e3 = e1[hit], e2[hit], e3[hit]
+        unbalanced = (sgn[e1] * sgn[e2] * sgn[e3] < 0).astype(index)
+        counts += np.bincount(
+            np.concatenate([2 * e1 + unbalanced, 2 * e2 + unbalanced, 2 * e3 + unbalanced]),
+            minlength=2 * E,
+        )
         first_edge = last
-    back = np.empty(E, dtype=np.int64)
-    back[order] = np.arange(E)
-    return ex[back], ey[back]
+    bal, unb = counts[0::2], counts[1::2]
+    ex[order] = bal + unb
+    ey[order] = bal - unb
+    return ex, ey
 
 
 def count_triangles(S, *, dense: bool | None = None) -> TriangleCounts:
@@ -468,7 +498,8 @@ def _num(value: float) -> float | None:
 
 def _check_annotations(
     annotations: pd.DataFrame, level: str, min_shared: int, multilabel: str = "error"
-) -> pd.DataFrame:
+) -> tuple[pd.DataFrame, bool]:
+    """The long table to analyse and whether one label per cell is already known."""
     one_label_per_cell = False
     if isinstance(annotations, Dataset):
         # the loader refuses several labels in one (item, annotator) cell unless the task is
@@ -495,7 +526,7 @@ def _check_annotations(
             raise ValueError("multilabel='set' makes nominal values; use level='nominal'")
         annotations = collapse_label_sets(annotations)
     if one_label_per_cell:  # a multiclass / rating Dataset: its loader refused such cells
-        return annotations
+        return annotations, True
     dup = annotations.duplicated(["item_id", "annotator_id"])
     if dup.any():
         first = annotations.loc[dup, ["item_id", "annotator_id"]].iloc[0]
@@ -507,7 +538,7 @@ def _check_annotations(
             fix="for multi-label data pass multilabel='set' (each annotator's label set becomes one "
             "nominal value), or keep one label per cell.",
         )
-    return annotations
+    return annotations, False
 
 
 def collapse_label_sets(annotations: pd.DataFrame, *, sep: str = "+") -> pd.DataFrame:
@@ -555,11 +586,13 @@ def collapse_label_sets(annotations: pd.DataFrame, *, sep: str = "+") -> pd.Data
     return out.reset_index()
 
 
-def _prepare(annotations: pd.DataFrame, level: str, values=None):
-    """Integer-coded annotations for every alpha of sigma (``hlv_core.agreement``), done once."""
+def _prepare(annotations: pd.DataFrame, level: str, values=None, cells_checked: bool = False):
+    """Integer-coded annotations for every alpha of sigma (``hlv_core.agreement``), done once;
+    ``cells_checked``: one label per cell is known (no second duplicate check)."""
     from hlv_core.agreement import prepare_alpha_input
 
-    return prepare_alpha_input(annotations, level=level, values=values)
+    return prepare_alpha_input(annotations, level=level, values=values,
+                               cells_checked=cells_checked)
 
 
 #: pair status codes (``SigmaResult.pairs["status"]``)
@@ -675,9 +708,9 @@ def sigma(
     >>> print(round(result.alpha, 3), result.sigma, result.n_balanced, result.n_triangles)
     0.743 1.0 4 4
     """
-    annotations = _check_annotations(annotations, level, min_shared, multilabel)
+    annotations, checked = _check_annotations(annotations, level, min_shared, multilabel)
     check_sigma_cost(estimate_sigma_cost(annotations), max_pair_instances)
-    data = _prepare(annotations, level, values)
+    data = _prepare(annotations, level, values, checked)
     core = _sigma_core(data, min_shared)
     counts = core.counts
     ids = pd.Index(data.annotator_ids, name="annotator_id")
@@ -745,9 +778,12 @@ def sigma(
 
 
 # ------------------------------------------------------------------------- cost and refusal
-#: Working memory per pair instance (keys, codes, pair statistics, sort copies, edge list,
-#: result tables), in bytes: the measured peak of sigma on 1 M rows (5.0 M instances, +1.5 GiB).
-_BYTES_PER_INSTANCE = 320
+#: Working memory per pair instance at the peak of sigma, worst case (every instance its own
+#: pair: pair statistics, pair and edge tables, triangle enumeration), in bytes: measured on
+#: 3 M rows (15.0 M instances, +2.78 GiB).
+_BYTES_PER_INSTANCE = 200
+#: Working memory per annotation row (codes and their sort), in bytes.
+_BYTES_PER_ROW = 48
 
 
 @dataclass(frozen=True)
@@ -839,17 +875,28 @@ def estimate_sigma_cost(annotations: pd.DataFrame) -> SigmaCost:
     """
     if isinstance(annotations, Dataset):
         annotations = annotations.annotations
-    item, _ = pd.factorize(annotations["item_id"])
-    annot, annot_ids = pd.factorize(annotations["annotator_id"])
-    n_ann = len(annot_ids)
-    per_item = np.bincount(item[item >= 0]).astype(np.int64)
-    instances = int((per_item * (per_item - 1) // 2).sum())
+    item = _codes_of(annotations["item_id"])
+    annot = _codes_of(annotations["annotator_id"])
     ok = (item >= 0) & (annot >= 0)
-    degree = np.bincount(annot[ok], weights=(per_item - 1)[item[ok]], minlength=n_ann)
+    item, annot = (item, annot) if ok.all() else (item[ok], annot[ok])
+    per_item = np.bincount(item).astype(np.int64)
+    per_annotator = np.bincount(annot)
+    n_ann = int(np.count_nonzero(per_annotator))
+    instances = int((per_item * (per_item - 1) // 2).sum())
+    degree = np.bincount(annot, weights=(per_item - 1)[item], minlength=len(per_annotator))
     degree = np.minimum(degree, max(n_ann - 1, 0))
     work = float(np.square(degree).sum())
-    memory = instances * _BYTES_PER_INSTANCE + len(annotations) * 48
-    return SigmaCost(len(annotations), len(per_item), n_ann, instances, work, int(memory))
+    memory = instances * _BYTES_PER_INSTANCE + len(annotations) * _BYTES_PER_ROW
+    return SigmaCost(len(annotations), int(np.count_nonzero(per_item)), n_ann, instances, work,
+                     int(memory))
+
+
+def _codes_of(column: pd.Series) -> np.ndarray:
+    """Integer codes of an id column (-1 = missing): a categorical column's own codes (a loaded
+    Dataset's: no hashing of strings), else ``pandas.factorize``."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return column.cat.codes.to_numpy()
+    return pd.factorize(column)[0]
 
 
 def check_sigma_cost(
@@ -1215,7 +1262,7 @@ def sigma_random(
     >>> print(rnd.mean, round(rnd.sd, 3), rnd.n_defined)
     0.7 0.447 5
     """
-    annotations = _check_annotations(annotations, level, min_shared, multilabel)
+    annotations, checked = _check_annotations(annotations, level, min_shared, multilabel)
     check_sigma_cost(estimate_sigma_cost(annotations), max_pair_instances)
     if int(n_repeats) != n_repeats or n_repeats < 1:
         raise ValueError(f"n_repeats must be a positive integer, got {n_repeats!r}")
@@ -1227,7 +1274,7 @@ def sigma_random(
     rng = np.random.default_rng(seed)
     # ids, items and labels are coded once (sorted ids: the same draws as shuffle_annotations);
     # a replicate only permutes integer annotator codes
-    data = _prepare(annotations, level, values)
+    data = _prepare(annotations, level, values, checked)
     from hlv_core.agreement import alpha_of_input
 
     alpha = alpha_of_input(data)

@@ -594,3 +594,17 @@ def test_interval_alpha_on_huge_values_does_not_overflow():
             krippendorff_alpha(small, level="ratio"), abs=1e-12)
         pairs = pairwise_alpha(huge, level="interval")
     assert pairs["alpha"].iloc[0] == pytest.approx(expected, abs=1e-12)
+
+
+def test_pair_instance_keys_overflow_falls_back_to_products():
+    # packed instance keys need 2 * (annotator bits + value bits) <= 62: past that the sparse
+    # products give the (same) pair statistics
+    from hlv_core._alpha import AlphaInput, _instance_keys_fit
+
+    small = prepare_alpha_input(pd.DataFrame(
+        {"item_id": ["1", "1", "2", "2"], "annotator_id": ["a", "b", "a", "b"],
+         "label": ["x", "y", "x", "x"]}))
+    assert _instance_keys_fit(small)
+    huge = AlphaInput(small.item, small.annotator, small.value, small.item_ids,
+                      range(2**31), small.domain, small.numbers, "nominal")
+    assert not _instance_keys_fit(huge)

@@ -156,6 +156,30 @@ def test_sigma_cost_counts_pair_instances_and_bounds_the_pairs():
     assert cost.memory_bytes > 0 and "instances" in cost.describe()
 
 
+def test_sigma_of_a_loaded_dataset_skips_the_cell_recheck_with_equal_results(tmp_path):
+    # a loaded multiclass Dataset: its loader refused several labels in one cell, so sigma and
+    # the cost estimate work on its integer codes (no second duplicate check, no string
+    # hashing); every number and table equals the plain table's
+    from hlv_core.agreement import prepare_alpha_input
+    from hlv_core.balance import estimate_sigma_cost, sigma
+
+    frame = _crowd(n_items=60, per_item=5)
+    frame.to_csv(tmp_path / "crowd.csv", index=False)
+    dataset = load(tmp_path / "crowd.csv")
+    assert estimate_sigma_cost(dataset) == estimate_sigma_cost(frame)
+    part = dataset.annotations.iloc[:100]  # categorical columns with unused categories
+    assert estimate_sigma_cost(part) == estimate_sigma_cost(part.astype(str))
+    checked = prepare_alpha_input(dataset.annotations, cells_checked=True)
+    plain = prepare_alpha_input(dataset.annotations)
+    for name in ("item", "annotator", "value"):
+        np.testing.assert_array_equal(getattr(checked, name), getattr(plain, name))
+    a, b = sigma(dataset), sigma(frame)
+    assert (a.alpha, a.sigma, a.n_triangles, a.n_balanced) == (b.alpha, b.sigma, b.n_triangles,
+                                                               b.n_balanced)
+    pd.testing.assert_frame_equal(a.edges, b.edges)
+    pd.testing.assert_frame_equal(a.pairs, b.pairs)
+
+
 def test_sigma_refuses_past_the_limit_with_the_reason():
     from hlv_core.balance import sigma, sigma_random
 

@@ -21,6 +21,7 @@ from pages.graph.figures import camp_positions, network_html, spring_positions
 from pages.graph.views import (
     PROCEDURE_LABELS,
     camps_section,
+    check_size,
     compare_section,
     downloads_section,
     graph_controls,
@@ -65,8 +66,9 @@ if multilabel == "set":
 
 @cached(show_spinner="Computing pairwise α and the signed graph…", max_entries=8)
 def compute_sigma(dataset: Dataset, level: str, min_shared: int, multilabel: str):
-    result = balance.sigma(dataset.annotations, level=level, min_shared=min_shared,
-                           values=opts.values(level), multilabel=multilabel)
+    result = balance.sigma(dataset, level=level, min_shared=min_shared,
+                           values=opts.values(level), multilabel=multilabel,
+                           max_pair_instances=None)  # checked by check_size
     return result, balance.camps(result)
 
 
@@ -110,7 +112,7 @@ def random_baseline(rnd_key: tuple) -> balance.RandomSigmaResult:
         bar.progress(done / total, text=f"σ_rnd: replicate {done} of {total}")
 
     rnd = balance.sigma_random(
-        dataset.annotations, n_repeats=n_repeats, seed=seed, level=level, min_shared=min_shared,
+        dataset, n_repeats=n_repeats, seed=seed, level=level, min_shared=min_shared,
         procedure=procedure, values=opts.values(level), multilabel=multilabel,
         progress=tick,
     )
@@ -123,6 +125,7 @@ def random_baseline(rnd_key: tuple) -> balance.RandomSigmaResult:
 
 # ------------------------------------------------------------------------------- compute
 try:
+    check_size(dataset)  # the estimate (pair instances, memory) before any pairwise work
     result, partition = compute_sigma(dataset, level, min_shared, multilabel)
     rnd_key = content_key(dataset, level, min_shared, multilabel, procedure, n_repeats, seed)
     big = result.n_pairs_overlapping > AUTO_RND_MAX_PAIRS

@@ -18,10 +18,23 @@ import streamlit as st
 from hlv_core import balance
 from hlv_core.figures import comparison_figure
 from hlv_core.io import Dataset
+from hlv_ui.cache import cached
 from hlv_ui.widgets import download_table, show_table
 
-__all__ = ["PROCEDURE_LABELS", "camps_section", "compare_section", "downloads_section",
-           "graph_controls", "sigma_histogram"]
+__all__ = ["PROCEDURE_LABELS", "camps_section", "check_size", "compare_section",
+           "downloads_section", "graph_controls", "sigma_histogram"]
+
+
+@cached(show_spinner=False, max_entries=8)
+def _sigma_cost(dataset: Dataset) -> balance.SigmaCost:
+    return balance.estimate_sigma_cost(dataset.annotations)
+
+
+def check_size(dataset: Dataset) -> None:
+    """Refuse before any pairwise work past ``balance.SIGMA_MAX_PAIR_INSTANCES`` (read at each
+    run): a ``DataError`` stating the estimate (pair instances, working memory)."""
+    balance.check_sigma_cost(_sigma_cost(dataset), balance.SIGMA_MAX_PAIR_INSTANCES,
+                             source=str(dataset.name))
 
 
 PROCEDURE_LABELS = {

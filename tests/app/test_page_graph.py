@@ -191,3 +191,16 @@ def test_an_annotator_opens_in_the_explorer(app):
     assert [link.query_string for link in links] == ["annotator=lawyer_03"]
     assert any("sigma" in c.value.lower() or "systematicity" in c.value.lower()
                for c in at.caption)  # plain words for sigma (hlv_ui.explain)
+
+
+def test_refusal_past_the_pair_limit_states_the_estimate(app, monkeypatch):
+    # past the pair-instance limit the page refuses before any pairwise work, stating the
+    # estimate (pair instances, working memory); the limit is read at each run
+    from hlv_core import balance
+
+    monkeypatch.setattr(balance, "SIGMA_MAX_PAIR_INSTANCES", 10)
+    at = open_page(app, "graph", "case_review")
+    text = " ".join(e.value for e in at.error)
+    assert "more than the limit of 10 " in text
+    assert "(item, annotator pair) instances" in text and "GiB working memory" in text
+    assert not at.metric  # nothing computed
