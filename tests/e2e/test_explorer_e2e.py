@@ -35,7 +35,7 @@ def _click_first_row(page: Page, grid, opened) -> None:
     expect(opened).to_be_visible()
 
 
-def test_item_opened_from_a_disagreement_row(offline_page, app_url, artifacts):
+def test_item_opened_from_a_disagreement_row_then_an_annotator_link(offline_page, app_url, artifacts):
     page, outside = offline_page
     main = open_screen(page, app_url, "agreement")
     expect(main.get_by_text("Krippendorff's α (nominal)").first).to_be_visible()
@@ -64,9 +64,7 @@ def test_item_opened_from_a_disagreement_row(offline_page, app_url, artifacts):
     expect(page.get_by_test_id("stException")).to_have_count(0)
     assert outside == [], f"requests left the app origin: {outside[:5]}"
 
-
-def test_annotator_deep_link_and_its_items(offline_page, app_url, artifacts):
-    page, outside = offline_page
+    # a colleague's link to an annotator opens that annotator's profile
     page.goto(f"{app_url}/explorer?annotator=lawyer_01")
     main = page.get_by_test_id("stMain")
     expect(main.get_by_role("heading", name="Annotator lawyer_01")).to_be_visible(
