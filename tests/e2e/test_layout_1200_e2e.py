@@ -64,7 +64,12 @@ def test_long_name_and_fifteen_lab_models_at_1200(page: Page, app_url: str, arti
     expect(coverage).to_have_count(1)  # one warning for the group, none per model
     expect(main.get_by_test_id("stAlert").filter(has_text="lab SL is scored")).to_have_count(0)
     grid = main.locator(".js-plotly-plot").filter(has_text="Rank of each model").first
-    expect(grid.locator(".ytick").filter(has_text="lab SLMV-soft").first).to_be_visible()
+    # 15 lab models + the 3 bundled ones: wait until Plotly has drawn every row (the grid is
+    # redrawn after the app goes idle, e.g. when its margins are fitted to the names)
+    expect(grid.locator(".ytick text")).to_have_count(18, timeout=WAIT)
+    for name in ("lab SLMV-soft", "calibrated", "overconfident", "weak"):
+        expect(grid.locator(".ytick").filter(
+            has_text=re.compile(rf"(^|\s){re.escape(name)}$"))).to_have_count(1, timeout=WAIT)
     rows = grid.evaluate("g => [...new Set([...g.querySelectorAll('.ytick')].map(t => "
                          "t.textContent.trim()))]")
     assert len([r for r in rows if "lab " in r]) == 15, rows  # one row per lab model
