@@ -45,6 +45,20 @@ def test_changes_are_computed_over_distinct_values_only():
     assert spelling_changes(pd.Index([f"id{i}" for i in range(1000)], dtype=str)) == {}
 
 
+@given(st.lists(st.text(alphabet=st.characters(max_codepoint=127)), max_size=30, unique=True))
+def test_every_ascii_value_the_rule_changes_is_found(values):
+    """The fast screen (pyarrow's RE2) misses no ASCII value whose spelling the rule changes,
+    including the separators U+001C-U+001F and the vertical tab, which Python's ``\\s`` matches
+    and RE2's does not."""
+    expected = {v: normalise_spelling(v) for v in values if normalise_spelling(v) != v}
+    assert spelling_changes(pd.Index(values, dtype=str)) == expected
+
+
+def test_ascii_separators_and_vertical_tab_are_whitespace():
+    assert spelling_changes(pd.Index(["a\x1cb", "a\x0bb", "a b"], dtype=str)) == {
+        "a\x1cb": "a b", "a\x0bb": "a b"}
+
+
 def test_decimal_commas():
     assert decimal_comma_labels(["1,5", "1.5", "-0,25", "a,b", "1,", "x"]) == ["1,5", "-0,25"]
 

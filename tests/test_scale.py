@@ -271,19 +271,26 @@ def test_a_parquet_column_of_lists_gets_the_in_memory_one_line_error(client, tmp
     [chr(c) for c in range(128)] + ["\u00e9", "\u200b", "\u00a0", "\u3000"]), max_size=5),
     max_size=40, unique=True))
 def test_the_respelling_screen_passes_every_value_the_loader_would_respell(values):
-    """The distributed reader screens id dictionaries in pyarrow's kernels before the loader's
-    spelling rule: the screen is exactly the loader's (non-ASCII, or ASCII whitespace other than
-    single inner spaces), so the respellings found are the in-memory ones."""
+    """The loader and the distributed reader screen id dictionaries in pyarrow's kernels (RE2)
+    before the spelling rule: the screen reads its pattern as Python's ``re`` does, and it
+    flags every value whose normal spelling differs (so the respellings found are all of them)."""
     import re
 
-    from hlv_core.io.spelling import _ASCII_SUSPECT, spelling_changes
-    from hlv_core.scale.reduce import _maybe_respelled
+    from hlv_core.io.spelling import (
+        _ASCII_SUSPECT,
+        normalise_spelling,
+        respelling_candidates,
+        spelling_changes,
+    )
 
     index = pd.Index(sorted(values), dtype="str")
-    screen = _maybe_respelled(index)
-    loader = [not v.isascii() or re.search(_ASCII_SUSPECT, v) is not None for v in index]
-    assert screen.tolist() == loader
-    assert spelling_changes(index[screen]) == spelling_changes(index)
+    screen = respelling_candidates(index)
+    python = [not v.isascii() or re.search(_ASCII_SUSPECT, v) is not None for v in index]
+    assert screen.tolist() == python
+    assert all(flag for v, flag in zip(index, screen, strict=True)
+               if normalise_spelling(v) != v)
+    assert spelling_changes(index) == {v: normalise_spelling(v) for v in index
+                                       if normalise_spelling(v) != v}
 
 
 def test_parquet_dictionaries_become_sorted_categoricals_of_the_used_values(tmp_path):

@@ -69,31 +69,6 @@ def _strip(values: pd.Series) -> tuple[pd.Series, int]:
     return strip_categorical(as_categorical(values))
 
 
-#: Python's ``\s`` on ASCII text, spelled out for pyarrow's RE2 (whose ``\s`` is narrower).
-_ASCII_SPACE = r"[\t\n\x0b\x0c\r\x1c-\x1f ]"
-#: The ASCII values :func:`hlv_core.io.spelling.spelling_changes` looks at (the others keep
-#: their spelling): two whitespace characters in a row, a tab / line break, or whitespace at
-#: either end.
-_ASCII_SUSPECT = (f"{_ASCII_SPACE}{_ASCII_SPACE}|[\t\n\r\x0c\x0b]|^{_ASCII_SPACE}|"
-                  f"{_ASCII_SPACE}$")
-
-
-def _maybe_respelled(categories: pd.Index) -> np.ndarray:
-    r"""Mask of the distinct values whose spelling may change: every non-ASCII value and the
-    ASCII values with whitespace other than single inner spaces, screened in pyarrow's string
-    kernels (the loader's screen is the same test; it falls back to a Python loop on the
-    ``\s`` pattern). ``spelling_changes`` then decides on these few."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    if len(categories) == 0:
-        return np.zeros(0, dtype=bool)
-    text = pa.array(np.asarray(categories, dtype=object), type=pa.string())
-    flagged = pc.or_(pc.invert(pc.string_is_ascii(text)),
-                     pc.match_substring_regex(text, _ASCII_SUSPECT))
-    return pc.fill_null(flagged, True).to_numpy(zero_copy_only=False)
-
-
 def _ids(values: pd.Series) -> tuple[pd.Series, int, dict]:
     """An id column as the in-memory loader reads it: surrounding whitespace stripped, then
     look-alike spellings made one (:mod:`hlv_core.io.spelling`), over the partition's
@@ -101,7 +76,7 @@ def _ids(values: pd.Series) -> tuple[pd.Series, int, dict]:
     ``{spelling: (normal spelling, rows)}`` for the spellings that changed (sorted)."""
     values, changed = _strip(values)
     cats = values.cat.categories
-    changes = spelling_changes(cats[_maybe_respelled(cats)])
+    changes = spelling_changes(cats)
     if not changes:
         return values, changed, {}
     codes = values.cat.codes.to_numpy()
