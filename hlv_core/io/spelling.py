@@ -128,11 +128,35 @@ def spelling_changes(values: Iterable[str] | pd.Index) -> dict[str, str]:
 
 
 def respelling_candidates(values: pd.Index) -> np.ndarray:
-    """(n,) bool: the distinct ``values`` whose spelling may change (every non-ASCII value, and
-    the ASCII ones matching :data:`_ASCII_SUSPECT`; missing values never), screened in pyarrow's
-    string kernels, one pass each: pandas would run a Python ``re.search`` per value for such a
-    pattern (8 s on 5 M ids). :func:`spelling_changes` decides on the few flagged; the Dask
-    reader screens its block dictionaries with the same function."""
+    r"""Which distinct values may change spelling: a fast screen before the rule.
+
+    Every non-ASCII value, and the ASCII ones holding whitespace other than single inner
+    spaces (:data:`_ASCII_SUSPECT`); missing values never. Screened in pyarrow's string
+    kernels, one pass each (pandas would run a Python ``re.search`` per value for such a
+    pattern: 8 s on 5 M ids). :func:`spelling_changes` applies :func:`normalise_spelling` to the
+    flagged values only; the Dask reader screens its block dictionaries with the same function.
+
+    Parameters
+    ----------
+    values : pandas.Index
+        Distinct values (``str``).
+
+    Returns
+    -------
+    numpy.ndarray
+        (n,) bool, True where :func:`normalise_spelling` may change the value (every value it
+        does change is flagged).
+
+    References
+    ----------
+    .. [1] Unicode Standard Annex #15, "Unicode Normalization Forms" (NFC); Unicode general
+       category Cf (format characters).
+
+    Examples
+    --------
+    >>> respelling_candidates(pd.Index(["ok", "a  b", "x\u200b", "a b"], dtype=str)).tolist()
+    [False, True, True, False]
+    """
     import pyarrow as pa
     import pyarrow.compute as pc
 
