@@ -36,3 +36,23 @@ def test_default_waits_are_long_and_on_the_app_state():
              for m in re.finditer(r"timeout=([\d_]+)", p.read_text())
              if int(m.group(1).replace("_", "")) < 10_000]
     assert short == [], short
+
+
+_ACTION = re.compile(r"\.(click|press|fill|check|set_input_files|select_option|type)\(")
+
+
+def _waits_straight_after_an_action(folder: Path) -> list[str]:
+    found = []
+    for path in sorted(folder.glob("test_*.py")):
+        lines = path.read_text().splitlines()
+        for number, (line, after) in enumerate(zip(lines, lines[1:], strict=False), 1):
+            if _ACTION.search(line) and "rerun(" not in line and "wait_for_app(" in after:
+                found.append(f"{path.name}:{number}")
+    return found
+
+
+def test_no_wait_for_app_straight_after_an_action():
+    """``wait_for_app`` right after a click, key or upload can return before that action's run
+    has begun (the browser's script state stays ``notRunning`` until the server starts the run):
+    such an action goes through ``rerun``, or the test first waits for something its run draws."""
+    assert _waits_straight_after_an_action(E2E) == []

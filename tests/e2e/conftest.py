@@ -54,9 +54,12 @@ def browser_type_launch_args(browser_type_launch_args):
 def wait_for_app(page, timeout: int = APP_TIMEOUT_MS) -> None:
     """Wait until the app has finished its current run: Streamlit's root element reports the
     script state ``notRunning`` (not ``running``, ``rerunRequested`` or ``initial``), i.e. the
-    running indicator is gone. A widget change sets ``rerunRequested`` in the browser at once,
-    so calling this right after an action waits for that action's rerun. Use it instead of a
-    fixed ``wait_for_timeout``."""
+    running indicator is gone. Use it instead of a fixed ``wait_for_timeout``.
+
+    It does NOT wait for the run of an action just taken: a widget change, a tab or a sidebar
+    link does not mark the browser's state (Streamlit 1.67 sends the rerun request and stays
+    ``notRunning`` until the server starts the run, seconds later on a busy machine). Call it
+    after seeing something the action's run draws, or use :func:`rerun` for the action."""
     page.wait_for_function(
         """() => {
             const app = document.querySelector('[data-testid="stApp"]');
@@ -64,6 +67,54 @@ def wait_for_app(page, timeout: int = APP_TIMEOUT_MS) -> None:
         }""",
         timeout=timeout,
     )
+
+
+#: Installs (once per document) a count of the runs the page has started, i.e. of the times the
+#: script state left ``notRunning``; returns the count so far.
+_RUNS_STARTED = """() => {
+    if (window.__hlvRunsStarted === undefined) {
+        window.__hlvRunsStarted = 0;
+        new MutationObserver(records => {
+            window.__hlvRunsStarted += records.filter(r => r.oldValue === 'notRunning').length;
+        }).observe(document.body, {attributes: true, subtree: true, attributeOldValue: true,
+                                   attributeFilter: ['data-test-script-state']});
+    }
+    return window.__hlvRunsStarted;
+}"""
+
+
+def runs_started(page) -> int:
+    """How many runs this document has started (counted from the first call on it)."""
+    return page.evaluate(_RUNS_STARTED)
+
+
+def rerun(page, action, timeout: int = APP_TIMEOUT_MS) -> None:
+    """Do ``action`` (a callable: a click, key press or upload that reruns the script: a
+    widget, a lazily run tab, a sidebar link) once the app is idle, then wait until a run has
+    started after it and finished. Only for actions that surely start a run in this document
+    (not a full page load): otherwise this waits out ``timeout``."""
+    wait_for_app(page, timeout)
+    started = runs_started(page)
+    action()
+    page.wait_for_function(
+        """n => window.__hlvRunsStarted > n && document.querySelector(
+            '[data-testid="stApp"]')?.getAttribute('data-test-script-state') === 'notRunning'""",
+        arg=started, timeout=timeout)
+
+
+def wait_for_drawn(page, timeout: int = APP_TIMEOUT_MS) -> None:
+    """Wait until the app is idle and the browser has drawn what its last run sent: no loading
+    placeholder (``stSkeleton``) left, every Plotly chart drawn, every table's grid drawn.
+    These load and draw after the run has ended and move what is below them, which closes an
+    open dropdown or moves a click target: call this before such an interaction."""
+    wait_for_app(page, timeout)
+    page.wait_for_function(
+        """() => document.querySelector('[data-testid="stSkeleton"]') === null
+            && [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].every(
+                c => c.querySelector('.main-svg') !== null)
+            && [...document.querySelectorAll('[data-testid="stDataFrame"]')].every(
+                d => d.querySelector('canvas') !== null)""",
+        timeout=timeout)
 
 
 @pytest.fixture

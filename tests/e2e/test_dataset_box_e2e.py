@@ -9,7 +9,7 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from .conftest import wait_for_app
+from .conftest import rerun, wait_for_app, wait_for_drawn
 
 RATINGS = "Acceptability ratings (ordinal 1-5)"
 LEGAL = "Legal areas (multi-label)"
@@ -26,16 +26,17 @@ def _expect_in_use(page: Page, title: str, name: str) -> None:
 
 
 def _pick(page: Page, title: str) -> None:
+    """Pick a dataset in the box once the page has finished its run; wait for the pick's run."""
+    wait_for_app(page)
     _box(page).click()
-    page.get_by_role("option", name=title, exact=True).click()
+    rerun(page, page.get_by_role("option", name=title, exact=True).click)
 
 
 def _nav(page: Page, title: str) -> None:
     """Go to a page by the sidebar once the current page has finished its run (as a person
-    does: a click while a click-through is still running races two page switches)."""
-    wait_for_app(page)
-    page.get_by_test_id("stSidebarNavLink").get_by_text(title, exact=True).click()
-    wait_for_app(page)
+    does: a click while a click-through is still running races two page switches), and wait
+    until the new page's run has finished."""
+    rerun(page, page.get_by_test_id("stSidebarNavLink").get_by_text(title, exact=True).click)
 
 
 def test_the_box_follows_every_click_through(page: Page, app_url: str, artifacts):
@@ -46,9 +47,11 @@ def test_the_box_follows_every_click_through(page: Page, app_url: str, artifacts
     _pick(page, RATINGS)  # the first pick after the page load
     _expect_in_use(page, RATINGS, "ratings")
 
+    wait_for_app(page)
     main.get_by_text("Open in Items and annotators").first.click()  # Overview -> item
     expect(page).to_have_url(re.compile(r"/explorer\?item="))
     _expect_in_use(page, RATINGS, "ratings")
+    wait_for_app(page)  # the explorer's run (started: its address is set) writes its parameters
     main.get_by_role("button", name="All items and annotators").first.click()
     expect(main.get_by_role("tab", name="Annotators")).to_be_visible()
     _expect_in_use(page, RATINGS, "ratings")
@@ -59,6 +62,7 @@ def test_the_box_follows_every_click_through(page: Page, app_url: str, artifacts
     pairs_tab.click()
     pair_link = main.get_by_role("link", name=re.compile(r"profile, compared with")).first
     expect(pair_link).to_be_visible()
+    wait_for_app(page)
     pair_link.click()
     expect(page).to_have_url(re.compile(r"/explorer\?annotator=.*&with="))
     _expect_in_use(page, RATINGS, "ratings")
@@ -66,10 +70,15 @@ def test_the_box_follows_every_click_through(page: Page, app_url: str, artifacts
     _nav(page, "Annotator graph")  # graph -> an annotator's profile
     chooser = main.get_by_role("combobox", name="Open an annotator's profile")
     expect(chooser).to_be_visible()
+    # the list closes on any scroll of the page: the click's own scroll into view (its event
+    # arrives after the list opened) or a chart or table drawn late above; both done first
+    wait_for_drawn(page)
+    chooser.scroll_into_view_if_needed()
     chooser.click()
     page.get_by_role("option").first.click()
     profile = main.get_by_role("link", name=re.compile(r"^Open the profile of"))
     expect(profile).to_be_visible()
+    wait_for_app(page)
     profile.click()
     expect(page).to_have_url(re.compile(r"/explorer\?annotator="))
     _expect_in_use(page, RATINGS, "ratings")

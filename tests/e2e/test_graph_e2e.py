@@ -9,7 +9,14 @@ from playwright.sync_api import Frame, Page, expect
 
 from hlv_core.samples import load_sample
 
-from .conftest import APP_TIMEOUT_MS, annotations_input, open_screen, wait_for_app
+from .conftest import (
+    APP_TIMEOUT_MS,
+    annotations_input,
+    open_screen,
+    rerun,
+    wait_for_app,
+    wait_for_drawn,
+)
 
 
 def _open_graph(page: Page, app_url: str):
@@ -50,8 +57,9 @@ def test_graph_canvas_hover_legend_compare_scatter_and_verbatim_names_offline(of
     dashed = frame.evaluate("() => edges.get().filter(e => e.dashes).length")
     assert 0 < dashed < n_edges  # both + (solid) and - (dashed) edges are drawn
 
-    # the canvas really has pixels drawn (not a blank white rectangle)
-    coloured = frame.evaluate(
+    # the canvas really has pixels drawn (not a blank white rectangle); vis-network draws on
+    # an animation frame after it is created, so wait for the drawing rather than read once
+    frame.wait_for_function(
         """() => {
             const c = document.querySelector('#mynetwork canvas');
             const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
@@ -59,10 +67,10 @@ def test_graph_canvas_hover_legend_compare_scatter_and_verbatim_names_offline(of
             for (let i = 0; i < d.length; i += 16) {
                 if (d[i + 3] > 0 && !(d[i] > 240 && d[i + 1] > 240 && d[i + 2] > 240)) n++;
             }
-            return n;
-        }"""
+            return n > 500;
+        }""",
+        timeout=APP_TIMEOUT_MS,
     )
-    assert coloured > 500
 
     # legend inside the iframe
     legend = iframe.locator("#hlv-legend").first
@@ -72,7 +80,7 @@ def test_graph_canvas_hover_legend_compare_scatter_and_verbatim_names_offline(of
 
     # hover the first node: vis-network shows its title in a tooltip
     frame.evaluate("() => network.stopSimulation()")
-    wait_for_app(page)
+    wait_for_drawn(page)  # nothing drawn late above the canvas moves it after it is measured
     node_id = frame.evaluate("() => nodes.getIds()[0]")
     point = frame.evaluate(
         "(id) => { const p = network.getPositions([id])[id]; return network.canvasToDOM(p); }",
@@ -97,10 +105,9 @@ def test_graph_canvas_hover_legend_compare_scatter_and_verbatim_names_offline(of
     chart = main.get_by_test_id("stPlotlyChart").filter(has_text="Figure 2").first
     expect(chart).to_be_visible()
     # one labelled point per dataset (text of the sigma trace), paper reference points too
-    expect(chart.locator("g.textpoint").first).to_be_visible()
-    texts = chart.locator("g.textpoint text").all_text_contents()
-    assert any("case_review" in t for t in texts)
-    assert any("ratings" in t for t in texts)
+    texts = chart.locator("g.textpoint text")
+    expect(texts.filter(has_text="case_review").first).to_be_attached()
+    expect(texts.filter(has_text="ratings").first).to_be_attached()
     expect(chart).to_contain_text("σ in the paper")
     chart.scroll_into_view_if_needed()
     chart.screenshot(path=str(artifacts / "graph_compare_scatter.png"))
@@ -112,14 +119,16 @@ def test_graph_canvas_hover_legend_compare_scatter_and_verbatim_names_offline(of
     for item in range(6):
         for j, name in enumerate([evil, "b", "c", "d"]):
             rows.append(f'{item},"{name}",{(item + (j // 2)) % 2}')
-    page.get_by_test_id("stSidebarNavLink").get_by_text("Overview", exact=True).click()
+    rerun(page, page.get_by_test_id("stSidebarNavLink").get_by_text("Overview", exact=True).click)
     expect(page.get_by_test_id("stMetricValue").first).to_be_visible()
     page.get_by_text("Load your own data").click()
     annotations_input(page).set_input_files(files=[{
         "name": "verbatim.csv", "mimeType": "text/csv",
         "buffer": ("\n".join(rows) + "\n").encode()}])
     expect(page.get_by_text("Loaded verbatim.csv").first).to_be_visible()
-    page.get_by_test_id("stSidebarNavLink").get_by_text("Annotator graph", exact=True).click()
+    # once the upload's run has finished (it sets the dataset in use), not during it
+    rerun(page, page.get_by_test_id("stSidebarNavLink").get_by_text("Annotator graph",
+                                                                     exact=True).click)
     main = page.get_by_test_id("stMain")
     expect(main.get_by_role("heading", name="Signed graph")).to_be_visible()
     frame = _network_frame(page)
@@ -129,7 +138,7 @@ def test_graph_canvas_hover_legend_compare_scatter_and_verbatim_names_offline(of
     labels = frame.evaluate("() => nodes.get().map(n => n.label)")
     assert evil in labels and not any("&lt;" in str(x) or "&amp;" in str(x) for x in labels)
     frame.evaluate("() => network.stopSimulation()")
-    wait_for_app(page)
+    wait_for_drawn(page)
     node_id = frame.evaluate(f"() => nodes.get().find(n => n.label === {evil!r}).id")
     point = frame.evaluate(
         "(id) => { const p = network.getPositions([id])[id]; return network.canvasToDOM(p); }",

@@ -16,7 +16,7 @@ from playwright.sync_api import Page, expect
 from hlv_core.samples import load_sample
 from hlv_core.training import METHODS
 
-from .conftest import annotations_input, open_screen, wait_for_app
+from .conftest import annotations_input, open_screen, rerun, wait_for_app
 
 WAIT = 120_000
 LONG = "annual_review_of_contested_tenancy_decisions_2025_second_round_final_v3"
@@ -50,8 +50,7 @@ def test_long_name_and_fifteen_lab_models_at_1200(page: Page, app_url: str, arti
         expect(main.get_by_text(marker).first).to_be_visible(timeout=WAIT)
         wait_for_app(page)
         main.screenshot(path=str(artifacts / shot))
-    page.get_by_role("tab", name="Models").click()
-    wait_for_app(page)
+    rerun(page, page.get_by_role("tab", name="Models").click)  # a tab that runs when opened
 
     main.get_by_test_id("stFileUploader").first.get_by_test_id(
         "stFileUploaderDropzoneInput").set_input_files(files=[
@@ -78,7 +77,7 @@ def test_long_name_and_fifteen_lab_models_at_1200(page: Page, app_url: str, arti
     wait_for_app(page)
     grid.screenshot(path=str(artifacts / "rank_grid_15_models_1200.png"))
 
-    page.get_by_test_id("stSidebarNavLink").get_by_text("Overview", exact=True).click()
+    rerun(page, page.get_by_test_id("stSidebarNavLink").get_by_text("Overview", exact=True).click)
     page.get_by_text("Load your own data").click()
     rows = "".join(f"q{i},a{j},{'yes' if (i + j) % 3 else 'no'}\n"
                    for i in range(20) for j in range(3))

@@ -10,7 +10,7 @@ import io
 import numpy as np
 from playwright.sync_api import Page, expect
 
-from .conftest import annotations_input, open_screen, wait_for_app
+from .conftest import annotations_input, open_screen, rerun, wait_for_app
 
 
 def test_split_download_predict_upload_then_zero_f1_explained(page: Page, app_url: str, artifacts):
@@ -34,14 +34,12 @@ def test_split_download_predict_upload_then_zero_f1_explained(page: Page, app_ur
     # tables are canvas grids; the comparison bar chart (SVG) names the uploaded model
     # the model's name with HTML tags is shown as typed (not bold, not &lt;b&gt;)
     chart = main.locator(".st-key-perspectives-cmp_chart .js-plotly-plot").first
-    expect(chart.filter(has_text="upload: always_<b>liable</b>.csv")).to_be_visible(
-        timeout=60_000)
+    expect(chart.filter(has_text="upload: always_<b>liable</b>.csv")).to_be_visible()
     expect(page.get_by_test_id("stException")).to_have_count(0)
     wait_for_app(page)
     chart.screenshot(path=str(artifacts / "perspectives_comparison.png"))
-    page.get_by_role("tab", name="Per trait").click()
+    rerun(page, page.get_by_role("tab", name="Per trait").click)  # a tab that runs when opened
     expect(main.locator(".js-plotly-plot").last).to_be_visible()
-    wait_for_app(page)
     main.screenshot(path=str(artifacts / "perspectives_upload.png"))
     trait = main.locator(".st-key-perspectives-trait_bars .js-plotly-plot").first
     expect(trait).to_be_visible()
@@ -52,17 +50,20 @@ def test_split_download_predict_upload_then_zero_f1_explained(page: Page, app_ur
     rng = np.random.default_rng(7)
     rows = "item_id,annotator_id,label\n" + "".join(
         f"t{t:02d},u{u:02d},{int(rng.random() < 0.08)}\n" for t in range(30) for u in range(24))
-    page.get_by_test_id("stSidebarNavLink").get_by_text("Overview", exact=True).click()
+    rerun(page, page.get_by_test_id("stSidebarNavLink").get_by_text("Overview", exact=True).click)
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("240")
     page.get_by_text("Load your own data").click()
     annotations_input(page).set_input_files(files=[
         {"name": "rare.csv", "mimeType": "text/csv", "buffer": rows.encode()}])
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("30")
-    page.get_by_test_id("stSidebarNavLink").get_by_text("Perspectives", exact=True).click()
+    # once the upload's run has finished (it sets the dataset in use), not during it
+    rerun(page, page.get_by_test_id("stSidebarNavLink").get_by_text("Perspectives",
+                                                                     exact=True).click)
     main = page.get_by_test_id("stMain")
     expect(main.get_by_text("Every model scores F1 = 0").first).to_be_visible()
     chart = main.locator(".st-key-perspectives-cmp_chart .js-plotly-plot").first
     expect(chart).to_be_visible()
+    expect(chart.locator(".bartext").first).to_have_text("0.00")  # plotly has drawn the bars
     labels = chart.locator(".bartext").all_text_contents()
     assert labels and set(labels) == {"0.00"}, labels
     expect(page.get_by_test_id("stException")).to_have_count(0)

@@ -8,7 +8,7 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from .conftest import open_screen, wait_for_app
+from .conftest import open_screen, rerun
 
 PAGES = ["Overview", "Soft vs hard metrics", "Certainty", "Agreement", "Perspectives",
          "Annotator graph", "Items and annotators", "Case review", "Training lab",
@@ -31,7 +31,7 @@ def test_explanations_glossary_and_no_page_speaks_in_seed_numbers(page: Page, ap
     expect(main.get_by_role("heading", name="Glossary")).to_be_visible()
     expect(main.get_by_text("Systematicity (sigma)").first).to_be_visible()
     main.get_by_role("textbox", name="Find a term").fill("certainty")
-    main.get_by_role("textbox", name="Find a term").press("Enter")
+    rerun(page, lambda: main.get_by_role("textbox", name="Find a term").press("Enter"))
     expect(main.get_by_text("Annotation certainty").first).to_be_visible()
     expect(main.get_by_text("Systematicity (sigma)")).to_have_count(0)
     page.screenshot(path=str(artifacts / "glossary.png"), full_page=True)
@@ -39,10 +39,10 @@ def test_explanations_glossary_and_no_page_speaks_in_seed_numbers(page: Page, ap
     # then every page, in the same session: none speaks in internal labels ("seed 002")
     internal = re.compile(r"\bseed[ -]?00\d\b", re.IGNORECASE)
     for title in PAGES:
-        page.get_by_test_id("stSidebarNavLink").get_by_text(title, exact=True).click()
+        # the page before stays drawn until the new run starts: wait for the new page's run
+        rerun(page, page.get_by_test_id("stSidebarNavLink").get_by_text(title, exact=True).click)
         main = page.get_by_test_id("stMain")
         expect(main.locator("h1").first).to_be_visible()
-        wait_for_app(page)
         text = main.inner_text()
         assert not internal.search(text), (title, internal.search(text).group(0))
         expect(page.get_by_test_id("stException")).to_have_count(0)

@@ -6,17 +6,27 @@ histogram)."""
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import pytest
 from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from hlv_core.samples import load_sample
 
-from .conftest import open_screen, wait_for_app
+from .conftest import open_screen, rerun, wait_for_app
 
 
-def _running_done(page: Page) -> None:
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
+def _settled_at_most(page: Page, plot, measure: str, limit: float) -> float:
+    """``measure`` (JS, a function of the figure's element) once it is at most ``limit``, or
+    its value when the wait runs out: Plotly redraws after the app's run has ended (e.g. when it
+    fits the margins), so one measurement can catch the figure before its final layout."""
+    wait_for_app(page)
+    with contextlib.suppress(PlaywrightTimeoutError):  # then the assertion says by how much
+        page.wait_for_function(f"p => p.isConnected && ({measure})(p) <= {limit}",
+                               arg=plot.element_handle())
+    return plot.evaluate(measure)
 
 
 def test_soft_metrics_page_shows_table_and_chart(page: Page, app_url: str, artifacts):
@@ -29,12 +39,11 @@ def test_soft_metrics_page_shows_table_and_chart(page: Page, app_url: str, artif
     expect(rank_plot.locator(".xtick").filter(has_text="Soft accuracy").first).to_be_attached()
     expect(rank_plot.locator(".xtick").filter(has_text="soft_accuracy")).to_have_count(0)
     expect(rank_plot.locator(".legend .traces")).to_have_count(3)
-    # both boxes measured in one script once the app is idle: two separate measurements could
-    # straddle a re-layout above the chart (the page moving down between them)
-    wait_for_app(page)
-    legend_overhang = rank_plot.evaluate(
-        "plot => plot.querySelector('.legend').getBoundingClientRect().bottom"
-        " - plot.getBoundingClientRect().bottom")
+    # both boxes measured in one script: two separate measurements could straddle a re-layout
+    # above the chart (the page moving down between them)
+    legend_overhang = _settled_at_most(
+        page, rank_plot, "plot => plot.querySelector('.legend').getBoundingClientRect().bottom"
+        " - plot.getBoundingClientRect().bottom", 1)
     assert legend_overhang <= 1, f"the legend ends {legend_overhang:.0f} px below the figure"
     # the plain-words explanation opens one click deeper
     main.get_by_text("What do these mean?").first.click()
@@ -65,10 +74,10 @@ def test_soft_metrics_page_shows_table_and_chart(page: Page, app_url: str, artif
     page.get_by_role("tab", name="Figure 1 explainer").click()
     expect(main.get_by_text("Soft accuracy", exact=True).first).to_be_visible()
     expect(main.get_by_test_id("stMetricValue").filter(has_text="0.7000").first).to_be_visible()
-    page.get_by_role("tab", name="Table 2 simulator").click()
+    # the button is drawn by the tab's run: click it once that run has finished
+    rerun(page, page.get_by_role("tab", name="Table 2 simulator").click)
     page.get_by_role("button", name="Run simulation").click()
-    expect(main.get_by_text("K=10, α=10, β=10, B=500, rows=1000, seed 0").first).to_be_visible(
-        timeout=60_000)
+    expect(main.get_by_text("K=10, α=10, β=10, B=500, rows=1000, seed 0").first).to_be_visible()
     expect(main.locator(".js-plotly-plot").filter(has_text="Correlation across pairs").first
            ).to_be_visible()
     wait_for_app(page)
@@ -79,7 +88,7 @@ def test_soft_metrics_page_shows_table_and_chart(page: Page, app_url: str, artif
     ceiling = main.locator(".js-plotly-plot").filter(has_text="Every annotator against").first
     expect(ceiling).to_be_visible()
     expect(main.get_by_text("zero entropy").first).to_be_attached()
-    _running_done(page)
+    wait_for_app(page)
     main.screenshot(path=str(artifacts / "judge_ceiling.png"))
     ceiling.scroll_into_view_if_needed()
     ceiling.screenshot(path=str(artifacts / "judge_ceiling_plot.png"))
@@ -88,7 +97,7 @@ def test_soft_metrics_page_shows_table_and_chart(page: Page, app_url: str, artif
     curve = main.locator(".js-plotly-plot").filter(has_text="Winning rate versus epsilon").first
     expect(curve).to_be_visible()
     expect(main.get_by_text("constant majority (baseline)").first).to_be_attached()
-    _running_done(page)
+    wait_for_app(page)
     main.screenshot(path=str(artifacts / "judge_alt_test.png"))
     curve.scroll_into_view_if_needed()
     curve.screenshot(path=str(artifacts / "judge_alt_test_curve.png"))
@@ -98,7 +107,7 @@ def test_soft_metrics_page_shows_table_and_chart(page: Page, app_url: str, artif
     expect(diagram).to_be_visible()
     expect(main.locator(".js-plotly-plot").filter(has_text="DistCE per item").first
            ).to_be_visible()
-    _running_done(page)
+    wait_for_app(page)
     main.screenshot(path=str(artifacts / "judge_calibration.png"))
     diagram.scroll_into_view_if_needed()
     diagram.screenshot(path=str(artifacts / "judge_reliability.png"))
@@ -136,11 +145,10 @@ def test_many_models_rank_grid_names_verbatim(page: Page, app_url: str, artifact
     rows = rank_plot.locator(".ytick text")
     expect(rows).to_have_count(18)
     expect(rank_plot.locator(".ytick").get_by_text("<b>bold</b>", exact=False)).to_have_count(1)
-    wait_for_app(page)
     # measured in one script, so a re-layout cannot fall between the figure's box and a name's
-    names_overhang = rank_plot.evaluate(
-        "plot => plot.getBoundingClientRect().left - Math.min(...[...plot.querySelectorAll("
-        "'.ytick text')].map(t => t.getBoundingClientRect().left))")
+    names_overhang = _settled_at_most(
+        page, rank_plot, "plot => plot.getBoundingClientRect().left - Math.min(...[...plot"
+        ".querySelectorAll('.ytick text')].map(t => t.getBoundingClientRect().left))", 1)
     assert names_overhang <= 1, "a model name is cut at the figure's left edge"
     colours = rank_plot.locator(".ytick text tspan[style]").evaluate_all(
         "els => els.map(e => e.getAttribute('style'))")
