@@ -67,6 +67,9 @@ def test_heatmap_renders_a_cell_click_and_the_selectboxes_choose_the_pair(offlin
     expect(main.get_by_text(f"{want[0]} and {want[1]} share").first).to_be_visible()
     a1, b1, n1 = _selected_pair(main)
     assert (a1, b1) == want != (a0, b0)
+    # the pickers are keyed by the pair shown: until the click's run ends the old and the new
+    # "Annotator A" picker are both on the page (CI once clicked into that moment)
+    wait_for_app(page)
 
     # choose another pair with the two selectboxes
     pairs = pairwise_alpha(annotations).dropna(subset=["alpha"]).sort_values("alpha")
