@@ -89,6 +89,7 @@ def test_case_pairs_together_undo_then_meta_evaluation(browser: Browser, review_
         assert len(store) == 6 and store.judgements()["item_id"].nunique() == 2
         last_case = store.judgements()["item_id"].iloc[-1]
         # undo: the last case is withdrawn (kept, marked) and comes back with its answers
+        wait_for_app(page)
         main.get_by_role("button", name="Undo last judgement").click()
         expect(main.get_by_text("Undone: your judgements of case")).to_be_visible()
         _session_count(main, 1)
