@@ -104,16 +104,19 @@ def rerun(page, action, timeout: int = APP_TIMEOUT_MS) -> None:
 
 def wait_for_drawn(page, timeout: int = APP_TIMEOUT_MS) -> None:
     """Wait until the app is idle and the browser has drawn what its last run sent: no loading
-    placeholder (``stSkeleton``) left, every Plotly chart drawn, every table's grid drawn.
-    These load and draw after the run has ended and move what is below them, which closes an
-    open dropdown or moves a click target: call this before such an interaction."""
+    placeholder (``stSkeleton``) shown, every Plotly chart and table grid shown drawn (those in
+    a closed expander or a hidden tab are not drawn until opened). These load and draw after
+    the run has ended and move what is below them, which closes an open dropdown or moves a
+    click target: call this before such an interaction."""
     wait_for_app(page, timeout)
     page.wait_for_function(
-        """() => document.querySelector('[data-testid="stSkeleton"]') === null
-            && [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].every(
-                c => c.querySelector('.main-svg') !== null)
-            && [...document.querySelectorAll('[data-testid="stDataFrame"]')].every(
-                d => d.querySelector('canvas') !== null)""",
+        """() => {
+            const shown = id => [...document.querySelectorAll(`[data-testid="${id}"]`)]
+                .filter(e => e.checkVisibility());
+            return shown('stSkeleton').length === 0
+                && shown('stPlotlyChart').every(c => c.querySelector('.main-svg') !== null)
+                && shown('stDataFrame').every(d => d.querySelector('canvas') !== null);
+        }""",
         timeout=timeout)
 
 

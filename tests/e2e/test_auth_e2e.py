@@ -75,6 +75,7 @@ def test_alice_bob_admin_then_a_visitor(browser: Browser, team_server, artifacts
     expect(skip.first).to_be_visible()
     skip.first.click()
     expect(main.get_by_text("Output A", exact=True).first).to_be_visible()
+    wait_for_app(alice)  # the skip's run ended: one comment box on the page, not two
     comment = main.get_by_label("Comment on this case (optional)")
     comment.fill(SECRET_NOTE)
     rerun(alice, lambda: comment.press("Control+Enter"))  # its run done before the answers

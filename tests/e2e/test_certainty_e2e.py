@@ -61,6 +61,8 @@ def test_certainty_reliability_slider_updates_histogram(page: Page, app_url: str
     page.get_by_role("option", name=re.compile("Acceptability ratings")).click()
     expect(page.get_by_test_id("stSidebar").get_by_text("In use: ratings").first).to_be_visible()
     expect(main.get_by_role("tab", name="Case view")).to_be_visible()
+    # once the switch's run has ended: no tab bar left from the run before beside the new one
+    wait_for_app(page)
     main.get_by_role("tab", name="Case view").click()
     plot = main.locator(".st-key-certainty-case_plot .js-plotly-plot").first
     expect(plot).to_be_visible()

@@ -43,11 +43,15 @@ def test_a_cluster_dataset_overview_in_the_browser(page: Page, cluster_server, a
     sidebar.get_by_test_id("stSelectbox").first.click()
     page.get_by_role("option", name=TITLE, exact=True).click()
     main = page.get_by_test_id("stMain")
-    main.get_by_role("button", name="Compute the overview on the cluster").click()
+    compute = main.get_by_role("button", name="Compute the overview on the cluster")
+    expect(compute).to_be_visible()
+    wait_for_app(page)  # the pick's run drew the button: let it finish first
+    compute.click()
     items = main.get_by_test_id("stMetric").filter(has_text="Items")
     expect(items.get_by_test_id("stMetricValue")).to_have_text(f"{expected['n_items']:,}")
     expect(main.get_by_text(expected["content_hash"], exact=False)).to_be_visible()
     expect(sidebar.get_by_text("In use: Big crowd", exact=False)).to_be_visible()
+    wait_for_app(page)
     page.screenshot(path=str(artifacts / "cluster_overview.png"), full_page=True)
     page.get_by_test_id("stSidebarNavLink").get_by_text("Items and annotators",
                                                          exact=True).click()

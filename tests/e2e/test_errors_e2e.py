@@ -30,13 +30,14 @@ def _open_errors_page(page: Page, app_url: str, name: str):
     annotations_input(page).set_input_files(
         files=[{"name": f"{name}.zip", "mimeType": "application/zip", "buffer": _zip_of(name)}])
     expect(page.get_by_text(f"Loaded {name}.zip").first).to_be_visible()
+    # once the upload's run has finished (it sets the dataset in use), not during it
+    wait_for_app(page)
     page.get_by_test_id("stSidebarNavLink").get_by_text("Errors and perspectives", exact=True).click()
     main = page.get_by_test_id("stMain")
-    expect(main.get_by_role("heading", name="Errors and perspectives")).to_be_visible(
-        timeout=60_000)
+    expect(main.get_by_role("heading", name="Errors and perspectives")).to_be_visible()
     heading = main.get_by_role("heading", name=re.compile("3. Annotators"))
     expect(heading).to_be_visible(timeout=300_000)
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=300_000)
+    wait_for_app(page, timeout=300_000)  # the status widget shows only after a run's first second
     return main
 
 
@@ -62,6 +63,7 @@ def test_errors_page_on_real_data_and_map_click_opens_the_profile(offline_page, 
     point.click(force=True)
     link = main.get_by_role("link", name=re.compile("Open the profile of"))
     expect(link.first).to_be_visible()
+    wait_for_app(page)  # the click's run has drawn the link: let it finish before leaving
     page.screenshot(path=str(artifacts / "errors_map_click.png"))
     link.first.click()
     expect(page).to_have_url(re.compile(r"/explorer\?annotator="))

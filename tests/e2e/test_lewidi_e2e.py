@@ -19,9 +19,10 @@ def test_lewidi_demo_leaderboard(page: Page, app_url: str, artifacts):
     expect(page.get_by_test_id("stException")).to_have_count(0)
     ci_plot = main.locator(".js-plotly-plot").first
     expect(ci_plot).to_be_visible()
-    colours = ci_plot.locator(".scatterlayer path.point").evaluate_all(
-        "els => els.map(e => e.style.fill)")
-    assert len(colours) == 3 and len(set(colours)) == 3
+    points = ci_plot.locator(".scatterlayer path.point")
+    expect(points).to_have_count(3)  # plotly has drawn every system before they are read
     wait_for_app(page)
+    colours = points.evaluate_all("els => els.map(e => e.style.fill)")
+    assert len(colours) == 3 and len(set(colours)) == 3
     main.screenshot(path=str(artifacts / "lewidi_demo.png"))
     ci_plot.screenshot(path=str(artifacts / "lewidi_leaderboard_plot.png"))

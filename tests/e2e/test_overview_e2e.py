@@ -90,6 +90,7 @@ def test_clear_answers_to_a_workbook_and_an_image_then_labels_verbatim(page: Pag
         "mimeType": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"}])
     alert = page.get_by_test_id("stAlertContentError")
     expect(alert).to_contain_text("export the sheet as CSV")
+    wait_for_app(page)  # each next upload once the run before has ended
     page.get_by_test_id("stMain").get_by_test_id("stFileUploader").first.screenshot(
         path=str(artifacts / "overview_xlsx_answer.png"))
     png = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4
@@ -97,6 +98,7 @@ def test_clear_answers_to_a_workbook_and_an_image_then_labels_verbatim(page: Pag
         files=[{"name": "scan.csv", "mimeType": "text/csv", "buffer": png}])
     expect(alert).to_contain_text("looks like a PNG image")
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("240")
+    wait_for_app(page)
     page.get_by_test_id("stMain").screenshot(path=str(artifacts / "overview_png_answer.png"))
 
     # then a good upload: a label written `<b>x</b>` is drawn as typed (not bold, not

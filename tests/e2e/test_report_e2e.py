@@ -23,6 +23,9 @@ def _export(page: Page, target: Path) -> Path:
     build = sidebar.get_by_role("button", name="Build disagreement report")
     download_button = sidebar.get_by_role("button", name="Download disagreement report (HTML)")
     for _ in range(3):  # a click on an element of a half-drawn first run can be lost
+        # the sidebar as the last run left it: during a run it may still offer the download
+        # of the report built for the dataset before
+        wait_for_app(page)
         if download_button.count():
             break
         if build.count():

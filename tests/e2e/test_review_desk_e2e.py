@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
+from .conftest import wait_for_app
+
 WAIT = 120_000
 
 
@@ -25,11 +27,13 @@ def test_desk_name_survives_a_reload_and_outputs_line_up(page: Page, app_url: st
     assert main.get_by_label("Your name (fixed for this browser session)").count() == 0
     main.get_by_role("button", name="Skip").first.click()
     expect(main.get_by_text("Output C", exact=True).first).to_be_visible(timeout=WAIT)
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=WAIT)
+    wait_for_app(page)  # the status widget shows only after a run's first second
     main.screenshot(path=str(artifacts / "review_case_side_by_side_1200.png"), timeout=WAIT)
     main.get_by_role("button", name="Not you? Forget this name in this browser").click()
     expect(main.get_by_label("Your name (fixed for this browser session)")).to_be_visible(
         timeout=WAIT)
+    # the run's script clears the cookie: a reload before it has run would still remember
+    page.wait_for_function("() => !document.cookie.includes('hlv_desk_reviewer=')")
     page.reload()
     expect(main.get_by_label("Your name (fixed for this browser session)")).to_be_visible(
         timeout=WAIT)

@@ -40,12 +40,15 @@ def _judge_case(main: Locator, choices: list[str], n: int, *, screenshot=None) -
     """Skip the own label, answer the three pairs of the case, save; ``n`` cases done after."""
     skip = main.get_by_role("button", name="Skip")
     expect(skip).to_be_visible()
+    # each click once the run before has ended: until then a widget keyed by the case can be
+    # on the page twice (the one left from the run before, and the new one)
+    wait_for_app(main.page)
     skip.click()
     expect(skip).to_have_count(0)
     # every output of the case side by side, blind
     for letter in "ABC":
-        expect(main.get_by_text(f"Output {letter}", exact=True).first).to_be_visible(
-            timeout=60_000)
+        expect(main.get_by_text(f"Output {letter}", exact=True).first).to_be_visible()
+    wait_for_app(main.page)
     for question, choice in zip(PAIRS, choices, strict=True):
         group = main.get_by_test_id("stRadio").filter(has_text=question)
         group.get_by_text(choice, exact=True).click()
@@ -86,9 +89,9 @@ def test_case_pairs_together_undo_then_meta_evaluation(browser: Browser, review_
         assert len(store) == 6 and store.judgements()["item_id"].nunique() == 2
         last_case = store.judgements()["item_id"].iloc[-1]
         # undo: the last case is withdrawn (kept, marked) and comes back with its answers
+        wait_for_app(page)
         main.get_by_role("button", name="Undo last judgement").click()
-        expect(main.get_by_text("Undone: your judgements of case")).to_be_visible(
-            timeout=60_000)
+        expect(main.get_by_text("Undone: your judgements of case")).to_be_visible()
         _session_count(main, 1)
         assert len(store) == 3
         assert (store.judgements(include_undone=True)["undone_at"] != "").sum() == 3
@@ -98,8 +101,7 @@ def test_case_pairs_together_undo_then_meta_evaluation(browser: Browser, review_
         wait_for_app(page)
         main.screenshot(path=str(artifacts / "review_undo.png"))
         group.get_by_text("A is more accurate", exact=True).click()
-        expect(group.get_by_role("radio", name="A is more accurate")).to_be_checked(
-            timeout=60_000)
+        expect(group.get_by_role("radio", name="A is more accurate")).to_be_checked()
         main.get_by_role("button", name="Save judgements for this case").click()
         _session_count(main, 2)
         assert len(store) == 6
@@ -123,8 +125,7 @@ def test_case_pairs_together_undo_then_meta_evaluation(browser: Browser, review_
         page.get_by_role("tab", name="Meta-evaluation").click()
         expect(main.get_by_text("by 2 reviewers")).to_be_visible()
         expect(main.get_by_text("Human scores (rank centrality)").first).to_be_visible()
-        expect(main.get_by_test_id("stDataFrame").filter(visible=True).first).to_be_visible(
-            timeout=60_000)
+        expect(main.get_by_test_id("stDataFrame").filter(visible=True).first).to_be_visible()
         trend = main.locator(".js-plotly-plot").filter(has_text="Metric value vs human score")
         expect(trend).to_be_visible()
         wait_for_app(page)

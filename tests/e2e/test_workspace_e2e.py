@@ -92,7 +92,9 @@ def test_keep_share_reload_visitor_link_and_delete(browser: Browser, team, artif
 
     main.get_by_text("Open in Items and annotators").first.click()
     expect(alice).to_have_url(re.compile(r"/explorer\?"), timeout=WAIT)
-    link = main.get_by_test_id("stCode").first.inner_text().strip()
+    code = main.get_by_test_id("stCode").first
+    expect(code).to_contain_text(f"dataset={entry.id}", timeout=WAIT)  # the explorer's link
+    link = code.inner_text().strip()
     assert f"dataset={entry.id}" in link and "item=" in link
     item = re.search(r"item=([^&]+)", link).group(1)
 
