@@ -17,7 +17,15 @@ from playwright.sync_api import Browser, Page, expect
 
 from hlv_core.library import Library
 
-from .conftest import ARTIFACTS, annotations_input, auth_secrets, oidc_provider, running_app
+from .conftest import (
+    ARTIFACTS,
+    annotations_input,
+    auth_secrets,
+    oidc_provider,
+    rerun,
+    running_app,
+    wait_for_drawn,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -122,9 +130,15 @@ def test_keep_share_reload_visitor_link_and_delete(browser: Browser, team, artif
     assert visitor.get_by_text("Page not found").count() == 0
     visitor.context.close()
 
-    alice.get_by_test_id("stSidebarNavLink").get_by_text("Overview", exact=True).click()
+    # the sidebar link and the confirmation box each start a run: wait for that run to end
+    # (a click on the box while the Overview's run still draws can be lost on a busy machine)
+    rerun(alice, alice.get_by_test_id("stSidebarNavLink").get_by_text("Overview",
+                                                                       exact=True).click)
     main.get_by_text("Dataset library (1 kept)").click()
-    main.get_by_text("Really delete", exact=True).click()
+    wait_for_drawn(alice)
+    confirm = main.get_by_role("checkbox", name="Really delete")
+    rerun(alice, main.get_by_text("Really delete", exact=True).click)
+    expect(confirm).to_be_checked(timeout=WAIT)
     delete = main.get_by_role("button", name="Delete")
     expect(delete).to_be_enabled(timeout=WAIT)
     delete.click()
