@@ -30,8 +30,8 @@ Groups (one module per concept; each module also stays importable by name):
 * perspectives (PERSEVAL): :func:`make_splits`, :func:`evaluate_perspectives`
   (``hlv_core.perspectivist``);
 * meta-evaluation and review: :func:`rank_centrality`, :class:`ReviewStore`
-  (``hlv_core.review``); training methods: :data:`METHODS`, :func:`run_lab`; the HTML
-  disagreement report: :func:`build_report`.
+  (``hlv_core.review``); training methods: :data:`METHODS`, :func:`run_lab` (on several
+  processes: :func:`run_lab_pool`); the HTML disagreement report: :func:`build_report`.
 
 Importing ``hlv_core`` is cheap: each name loads its module on first use (PEP 562), so numpy,
 pandas and scipy are imported only when a function is asked for, and Dask only by
@@ -84,13 +84,14 @@ _add("perspectivist", "make_splits", "PerspectivistReport", "run_baselines",
      evaluate_perspectives="evaluate")
 _add("review", "rank_centrality", "ReviewStore")
 _add("training", "METHODS", "run_lab", "method_targets")
+_add("lab_pool", "run_lab_pool")
 _add("figures", "comparison_figure")
 _add("report", "build_report")
 
 # Concept modules reachable as attributes (``hlv_core.agreement``) without an explicit import.
 _MODULES = (
     "io", "samples", "soft_metrics", "scoring", "lewidi", "simulate", "training", "targets",
-    "lab", "agreement", "pair_matrix", "levels", "balance", "annotators", "aggregation",
+    "lab", "lab_pool", "agreement", "pair_matrix", "levels", "balance", "annotators", "aggregation",
     "certainty", "calibration", "ceiling", "judge", "judging", "competence", "errors",
     "perspectivist", "review", "review_store", "verdict_store", "library", "glossary",
     "figures", "report", "text", "progress",

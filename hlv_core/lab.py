@@ -263,6 +263,7 @@ def selection_score(metrics: dict[str, float], *, multilabel: bool = False) -> f
 _FEATURE_CACHE: OrderedDict[str, sparse.csr_matrix] = OrderedDict()
 _FEATURE_CACHE_MAX = 4  # md_agreement's matrix is ~42 MB (3.5M stored values)
 _FEATURE_LOCK = threading.Lock()
+_MAX_WORD, _MAX_CHAR = 20_000, 30_000  # vocabulary sizes of :func:`text_features`
 
 
 def _texts_key(train_texts: Sequence[str], texts: Sequence[str], max_word: int,
@@ -297,7 +298,7 @@ def clear_feature_cache() -> None:
 
 
 def text_features(train_texts: Sequence[str], texts: Sequence[str], *,
-                  max_word: int = 20_000, max_char: int = 30_000) -> sparse.csr_matrix:
+                  max_word: int = _MAX_WORD, max_char: int = _MAX_CHAR) -> sparse.csr_matrix:
     """TF-IDF features of texts, fitted on the training texts (the lab's text representation).
 
     Word 1-2-grams + ``char_wb`` 2-5-grams (sublinear tf, L2 rows per block), vocabulary and
@@ -728,14 +729,7 @@ def run_lab_full(
     >>> lab.fits[["method", "seed", "fold"]].to_numpy().tolist()
     [['MV', 0, 0], ['SL', 0, 0]]
     """
-    if dataset.task not in ("multiclass", "multilabel", "rating"):
-        raise DataError(f"the training lab needs multiclass, rating or multilabel data; "
-                        f"'{dataset.name}' is {dataset.task}.",
-                        fix="choose a dataset with one label (or label set) per annotation.")
-    if not has_texts(dataset):
-        raise DataError(f"the training lab trains a text classifier, but the items of "
-                        f"'{dataset.name}' carry no texts.", column="text",
-                        fix="add a 'text' column to the items table.")
+    _check_lab_dataset(dataset)
     requested = list(METHODS) if methods is None else list(dict.fromkeys(methods))
     unknown = [m for m in requested if m not in METHODS]
     if unknown:
@@ -757,10 +751,7 @@ def run_lab_full(
 
     folds, protocol = lab_folds(dataset, n_folds=n_folds, dev_share=dev_share,
                                 split_seed=split_seed)
-    if convex_once and len(seeds) > 1:
-        protocol += ("; the convex methods (" + ", ".join(m for m in METHODS if m in CONVEX_METHODS)
-                     + f") trained once, from seed {seeds[0]}, and shared by every seed (their "
-                     "optimum does not depend on the seed)")
+    protocol += _convex_once_note(seeds, convex_once)
     texts = dataset.items["text"].astype("string").fillna("").to_numpy(dtype=object)
     P_all = dataset.judgements_array()
     item_ids = dataset.item_ids.to_numpy()
@@ -873,14 +864,66 @@ def run_lab_full(
                                   for m, r in skipped.items()])
         results = pd.concat([results, skip_rows], ignore_index=True) if len(results) \
             else skip_rows
-    order = {m: i for i, m in enumerate(METHODS)}
-    order[SLMV_SOFT] = order["SLMV"] + 0.5  # right after SLMV
-    results = results.sort_values(["method", "seed"], key=lambda s: s.map(order)
-                                  if s.name == "method" else s, kind="stable",
-                                  ignore_index=True)
+    results = _in_method_order(results, ["method", "seed"])
     predictions = (pd.concat(pred_frames, ignore_index=True) if pred_frames else
                    pd.DataFrame(columns=["method", "seed", "item_id", "label", "prob"]))
     return LabResult(results, predictions, pd.DataFrame(fit_rows), protocol, timings)
+
+
+def _check_lab_dataset(dataset: Dataset) -> None:
+    """Raise the lab's DataError for data it cannot train on (task, texts)."""
+    if dataset.task not in ("multiclass", "multilabel", "rating"):
+        raise DataError(f"the training lab needs multiclass, rating or multilabel data; "
+                        f"'{dataset.name}' is {dataset.task}.",
+                        fix="choose a dataset with one label (or label set) per annotation.")
+    if not has_texts(dataset):
+        raise DataError(f"the training lab trains a text classifier, but the items of "
+                        f"'{dataset.name}' carry no texts.", column="text",
+                        fix="add a 'text' column to the items table.")
+
+
+def _convex_once_note(seeds: Sequence[int], convex_once: bool) -> str:
+    """The protocol's sentence on the convex methods trained once (empty for one seed)."""
+    if not (convex_once and len(seeds) > 1):
+        return ""
+    return ("; the convex methods (" + ", ".join(m for m in METHODS if m in CONVEX_METHODS)
+            + f") trained once, from seed {seeds[0]}, and shared by every seed (their "
+            "optimum does not depend on the seed)")
+
+
+def _in_method_order(table: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    """``table`` sorted (stable) by ``by``, the ``method`` column in :data:`METHODS` order
+    (SLMV-soft right after SLMV)."""
+    order = {m: i for i, m in enumerate(METHODS)}
+    order[SLMV_SOFT] = order["SLMV"] + 0.5
+    return table.sort_values(by, key=lambda s: s.map(order) if s.name == "method" else s,
+                             kind="stable", ignore_index=True)
+
+
+def _cached_features(keys: Sequence[str]) -> dict[str, sparse.csr_matrix]:
+    """The cached TF-IDF matrices of ``keys`` (those still cached), to hand to another process."""
+    with _FEATURE_LOCK:
+        return {k: _FEATURE_CACHE[k] for k in keys if k in _FEATURE_CACHE}
+
+
+def _prime_features(entries: dict[str, sparse.csr_matrix]) -> None:
+    """Put matrices computed by another process into this process's feature cache."""
+    with _FEATURE_LOCK:
+        for key, feats in entries.items():
+            _FEATURE_CACHE[key] = feats
+        while len(_FEATURE_CACHE) > _FEATURE_CACHE_MAX:
+            _FEATURE_CACHE.popitem(last=False)
+
+
+def _fold_feature_keys(dataset: Dataset, folds: list[dict[str, np.ndarray]]) -> list[str]:
+    """Compute (and cache) every fold's TF-IDF matrix as :func:`run_lab_full` does; their keys."""
+    texts = dataset.items["text"].astype("string").fillna("").to_numpy(dtype=object)
+    keys = []
+    for fold in folds:
+        text_features(texts[fold["train"]], texts)
+        keys.append(_texts_key([str(t) for t in texts[fold["train"]]], [str(t) for t in texts],
+                               _MAX_WORD, _MAX_CHAR))
+    return keys
 
 
 def cap_notes(fits: pd.DataFrame) -> list[str]:

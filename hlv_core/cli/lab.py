@@ -1,4 +1,4 @@
-"""``python -m hlv_core lab FILE_OR_FOLDER [--methods ...] [--seeds 0 1 2] [--json]``.
+"""``python -m hlv_core lab FILE_OR_FOLDER [--methods ...] [--seeds 0 1 2] [--jobs N] [--json]``.
 
 Trains the training lab's fast linear text model with each of Kurniawan et al.'s HLV training methods
 (:func:`hlv_core.lab.run_lab`) and prints the mean of every metric over seeds and its delta
@@ -40,8 +40,19 @@ def run_lab_cli(args: argparse.Namespace) -> int:
         if not args.json and not args.quiet:
             print(f"[{fraction:5.1%}] {clock.text(message)}", file=sys.stderr)
 
-    result = run_lab_full(dataset, methods=args.methods, seeds=args.seeds, progress=progress,
-                          n_folds=args.folds, l2_grid=tuple(args.l2_grid))
+    options = {"n_folds": args.folds, "l2_grid": tuple(args.l2_grid)}
+    if args.jobs == 1:
+        result = run_lab_full(dataset, methods=args.methods, seeds=args.seeds,
+                              progress=progress, **options)
+    else:  # the same numbers, trained on several processes
+        from ..lab_pool import combine_lab_results, run_lab_pool
+
+        methods = list(METHODS) if args.methods is None else list(dict.fromkeys(args.methods))
+        added = "MV" not in methods
+        result = combine_lab_results(
+            run_lab_pool(dataset, (["MV"] if added else []) + methods, seeds=args.seeds,
+                         n_jobs=args.jobs, progress=progress, **options),
+            reference_added=added)
     if args.predictions:
         predictions_as_models(result.predictions).to_csv(args.predictions, index=False)
     if args.json:
@@ -74,6 +85,9 @@ def add_cli(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
                         help="cross-validation folds when the data has no split (default 5)")
     parser.add_argument("--l2-grid", nargs="+", type=float, default=list(DEFAULT_L2_GRID),
                         help="L2 strengths as multiples of 1/n_train (default 0.1 1 10)")
+    parser.add_argument("--jobs", type=int, default=1, metavar="N",
+                        help="train on N processes side by side (-1: every core, at most 8); "
+                             "the numbers are the same (default 1)")
     parser.add_argument("--predictions", metavar="CSV",
                         help="write the test predictions (mean over seeds) to this CSV")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")

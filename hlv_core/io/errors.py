@@ -81,6 +81,15 @@ class DataError(ValueError):
             message += f" How to fix: {fix}"
         super().__init__(message)
 
+    def __reduce__(self):
+        """Pickle by its fields (a worker process's error reaches the caller unchanged)."""
+        return (_rebuild_data_error, (type(self), self.problem, self.source, self.row,
+                                      self.column, self.fix))
+
+
+def _rebuild_data_error(kind, problem, source, row, column, fix) -> DataError:
+    return kind(problem, source=source, row=row, column=column, fix=fix)
+
 
 @dataclass
 class ImportReport:

@@ -9,7 +9,7 @@ import json
 import pandas as pd
 import streamlit as st
 
-from hlv_core import lab
+from hlv_core import lab, lab_pool
 from hlv_core.glossary import method_label, metric_label, paper_label
 from hlv_core.io import DataError
 from hlv_core.progress import ProgressClock
@@ -83,6 +83,10 @@ with st.form("lab.form"):
         "Folds (only when the data has no train/test split)", 2, 10, 5, key="lab.folds",
         help="Without a train/test split every item is predicted by a model trained on the "
              "other folds (cross-validation).")
+    n_jobs = cols[1].number_input(
+        "Processes", 1, 32, lab_pool.default_jobs(), key="lab.jobs",
+        help="Methods and repeats train side by side on this many processes (the cores of "
+             "this machine by default); the numbers are the same with any number.")
     submitted = st.form_submit_button("Train", type="primary", icon=":material/play_arrow:")
 
 for method, reason in skips.items():
@@ -93,27 +97,33 @@ seeds = tuple(range(int(base_seed), int(base_seed) + int(n_seeds)))
 
 
 def train(chosen: list[str]) -> list[lab.LabResult]:
-    """Train every method of ``chosen`` in the script thread (so Streamlit's Stop interrupts
-    it between two fits), with a progress bar showing the method, seed, time elapsed and
-    estimated time left. Methods trained earlier this session with the same settings come from
-    the session cache (an interrupted run resumes where it stopped)."""
+    """Train every method of ``chosen`` on ``n_jobs`` worker processes, watched from the script
+    thread (Streamlit's Stop ends the workers), with a progress bar showing what runs, time
+    elapsed and estimated time left. Methods trained earlier this session with the same
+    settings come from the session cache (an interrupted run resumes where it stopped)."""
     cache = st.session_state.setdefault(CACHE_KEY, {})
     keys = {m: content_key(dataset, m, seeds, int(n_folds)) for m in chosen}
     to_train = [m for m in chosen if keys[m] not in cache]
     bar = st.progress(0.0, text="starting")
     clock = ProgressClock(total=max(len(to_train), 1))
+
+    def progress(fraction: float, message: str) -> None:
+        clock.update(fraction * clock.total)
+        done = sum(keys[m] in cache for m in to_train)
+        bar.progress(min(clock.fraction, 1.0), text=clock.text(
+            f"Training {len(to_train)} {'method' if len(to_train) == 1 else 'methods'} "
+            f"({done} done) · {message}"))
+
+    def keep(method: str, result: lab.LabResult) -> None:
+        cache[keys[method]] = result
+        while len(cache) > CACHE_MAX:
+            cache.pop(next(iter(cache)))
+
     with say_when_stopped(bar, clock, lambda: sum(keys[m] in cache for m in to_train)):
-        for i, method in enumerate(to_train):
-            def progress(fraction: float, message: str, i: int = i, method: str = method):
-                clock.update(i + fraction)
-                bar.progress(min(clock.fraction, 1.0), text=clock.text(
-                    f"Training {method_label(method)}, {i + 1} of {len(to_train)} · "
-                    f"{message.removeprefix(method + ', ')}"))
-            cache[keys[method]] = lab.run_lab_full(dataset, methods=[method], seeds=seeds,
-                                                   n_folds=int(n_folds), reference=False,
-                                                   progress=progress)
-            while len(cache) > CACHE_MAX:
-                cache.pop(next(iter(cache)))
+        if to_train:
+            lab_pool.run_lab_pool(dataset, to_train, seeds=seeds, n_folds=int(n_folds),
+                                  n_jobs=int(n_jobs), progress=progress, on_result=keep,
+                                  name=method_label)
     bar.empty()
     return [cache[keys[m]] for m in chosen]
 

@@ -132,6 +132,7 @@ def test_iteration_cap_warning(app, monkeypatch):
 
     monkeypatch.setattr(lab, "run_lab_full", functools.partial(lab.run_lab_full, maxiter=1))
     at = open_page(app, "training_lab", "case_review")
+    at.number_input(key="lab.jobs").set_value(1)  # the patch reaches this process only
     _train(at, ["SL"])
     warnings = [w.value for w in at.warning if "iteration cap" in w.value]
     assert any(w.startswith("SL stopped at the iteration cap (1 L-BFGS") for w in warnings)
