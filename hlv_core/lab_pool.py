@@ -20,9 +20,14 @@ once, in the calling process, and handed to every worker. Longest units start fi
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
-from collections.abc import Callable, Collection, Sequence
+import pickle
+import queue
+import sys
+import types
+from collections.abc import Callable, Collection, Iterator, Sequence
 
 import pandas as pd
 
@@ -236,23 +241,28 @@ def combine_lab_results(parts: dict[str, lab.LabResult], *,
 
 
 # ------------------------------------------------------------------------------ worker side
-_WORKER: dict = {}
-
-
-def _start_worker(dataset: Dataset, options: dict, features: dict, events) -> None:
-    _WORKER.update(dataset=dataset, options=options, events=events)
+def _worker(dataset: Dataset, options: dict, features: dict, tasks, events) -> None:
+    """A worker process: train the units it takes from ``tasks`` until it takes None; every
+    message goes to ``events``: ("progress", unit, fraction, text), ("done", unit, result) or
+    ("error", unit, exception)."""
     lab._prime_features(features)
+    while (task := tasks.get()) is not None:
+        index, methods, seeds = task
 
+        def progress(fraction: float, message: str, index: int = index) -> None:
+            events.put(("progress", index, fraction, message))
 
-def _run_unit(index: int, methods: tuple[str, ...], seeds: tuple[int, ...]) -> lab.LabResult:
-    events = _WORKER.get("events")
-
-    def progress(fraction: float, message: str) -> None:
-        if events is not None:
-            events.put((index, fraction, message))
-
-    return lab.run_lab_full(_WORKER["dataset"], methods=list(methods), seeds=list(seeds),
-                            reference=False, progress=progress, **_WORKER["options"])
+        try:
+            result = lab.run_lab_full(dataset, methods=list(methods), seeds=list(seeds),
+                                      reference=False, progress=progress, **options)
+        except Exception as error:  # handed to the caller, raised there
+            try:
+                pickle.dumps(error)
+            except Exception:  # an error that cannot travel: its words do
+                error = RuntimeError(f"{type(error).__name__}: {error}")
+            events.put(("error", index, error))
+            return
+        events.put(("done", index, result))
 
 
 def _context():
@@ -262,6 +272,21 @@ def _context():
     if ctx.get_start_method() == "forkserver":
         ctx.set_forkserver_preload(["hlv_core.lab"])  # workers start with the lab imported
     return ctx
+
+
+@contextlib.contextmanager
+def _no_main_to_rerun() -> Iterator[None]:
+    """While workers start, ``__main__`` is a bare module: a spawned or forkserver worker
+    re-runs the caller's main script otherwise, and Streamlit runs the page itself as
+    ``__main__`` (the worker would train again, recursively). The workers only need
+    :mod:`hlv_core`."""
+    main = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        if main is not None:
+            sys.modules["__main__"] = main
 
 
 def run_lab_pool(
@@ -402,23 +427,44 @@ def run_lab_pool(
     report(f"text features of {len(folds)} {'fold' if len(folds) == 1 else 'folds'}")
     features = lab._cached_features(lab._fold_feature_keys(dataset, folds))
     ctx = _context()
-    events = ctx.SimpleQueue()
-    pool = ctx.Pool(jobs, initializer=_start_worker,
-                    initargs=(dataset, options, features, events))
+    tasks, events = ctx.Queue(), ctx.Queue()
+    for index, (group, unit_seeds) in enumerate(units):
+        tasks.put((index, group, unit_seeds))
+    for _ in range(jobs):
+        tasks.put(None)
+    workers = [ctx.Process(target=_worker, args=(dataset, options, features, tasks, events),
+                           daemon=True) for _ in range(jobs)]
     try:
-        pending = {i: pool.apply_async(_run_unit, (i, group, unit_seeds))
-                   for i, (group, unit_seeds) in enumerate(units)}
-        while pending:
-            index = next(iter(pending))
-            pending[index].wait(0.25)
-            while not events.empty():
-                i, fraction, message = events.get()
-                share[i], latest[i] = fraction, label(i, message)
-            for i in [i for i, job in pending.items() if job.ready()]:
-                finished(i, pending.pop(i).get())  # a worker's exception is raised here
+        with _no_main_to_rerun():
+            for process in workers:
+                process.start()
+        quiet_after_exit = 0
+        while len(done_parts) < len(units):
+            try:
+                kind, index, *payload = events.get(timeout=0.25)
+            except queue.Empty:
+                lost = [p for p in workers if p.exitcode not in (None, 0)]
+                quiet_after_exit += all(p.exitcode is not None for p in workers)
+                if lost or quiet_after_exit > 4:  # (a last message may still be in transit)
+                    raise RuntimeError(
+                        "a training process ended unexpectedly (exit code "
+                        f"{(lost or workers)[0].exitcode}; "
+                        "out of memory?); train again with fewer processes.") from None
+                report()
+                continue
+            if kind == "error":
+                raise payload[0]
+            if kind == "progress":
+                share[index], latest[index] = payload[0], label(index, payload[1])
+            else:
+                finished(index, payload[0])
             report()
-        pool.close()
     finally:
-        pool.terminate()
-        pool.join()
+        for process in workers:
+            if process.is_alive():
+                process.terminate()
+        for process in workers:
+            process.join()
+        tasks.close()
+        events.close()
     return {m: merged[m] for m in chosen}

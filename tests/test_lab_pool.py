@@ -3,6 +3,7 @@ number one run in this process gives (Kurniawan et al., sections 4-5)."""
 
 from __future__ import annotations
 
+import multiprocessing
 import pickle
 from dataclasses import replace
 
@@ -115,6 +116,7 @@ def test_a_stopped_run_stops_its_workers():
                               n_folds=2, progress=progress,
                               on_result=lambda m, r: kept.append(m))
     assert kept
+    assert not multiprocessing.active_children()  # every worker ended
 
 
 @pytest.mark.slow

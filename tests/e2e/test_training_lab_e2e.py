@@ -1,8 +1,8 @@
 """Training lab in a browser: the progress bar names the method in words and shows the time
 elapsed and left while training, beside Streamlit's running status ("Running..." with a Stop
-button); Stop interrupts the run (it trains in the script thread) and the bar then says
-"Stopped", never a stale time left, and nothing more is drawn; Train again resumes from the
-methods already trained and draws the delta plot."""
+button); Stop interrupts the run (the script thread watches the worker processes and ends
+them) and the bar then says "Stopped", never a stale time left, and nothing more is drawn;
+Train again resumes from the methods already trained and draws the delta plot."""
 
 from __future__ import annotations
 
@@ -23,7 +23,8 @@ def test_progress_shows_time_left_and_stop_interrupts(page: Page, app_url: str, 
     repeats.fill("5")
     main.get_by_role("button", name="Train", exact=True).click()
     bar = main.get_by_test_id("stProgress")
-    expect(bar).to_contain_text(re.compile(r"Training .+ \(\w+\), \d+ of \d+ · seed \d+"))
+    # what runs, in words, on the worker processes: "... · Soft labelling (SL), seed 2 (L2 2/3)"
+    expect(bar).to_contain_text(re.compile(r"Training \d+ methods \(\d+ done\) · .+ \(\w+\), seeds? \d+"))
     expect(bar).to_contain_text(re.compile(r"elapsed · about .+ left"))
     expect(main.get_by_text("Training runs here, in this page").first).to_be_visible()
     main.screenshot(path=str(artifacts / "training_lab_progress.png"))  # mid-run: no idle wait
