@@ -265,10 +265,16 @@ def _worker(dataset: Dataset, options: dict, features: dict, tasks, events) -> N
         events.put(("done", index, result))
 
 
+#: How workers start (None: forkserver where there is one, else spawn). The benchmark sets
+#: "spawn" so that the workers are children of the caller and their CPU time is counted.
+_START_METHOD: str | None = None
+
+
 def _context():
     """forkserver where there is one (safe beside the threads of a web server), else spawn."""
     methods = multiprocessing.get_all_start_methods()
-    ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    ctx = multiprocessing.get_context(
+        _START_METHOD or ("forkserver" if "forkserver" in methods else "spawn"))
     if ctx.get_start_method() == "forkserver":
         ctx.set_forkserver_preload(["hlv_core.lab"])  # workers start with the lab imported
     return ctx
