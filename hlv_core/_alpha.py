@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from ._compiled import kernels
 from .io import LEVELS
 
 __all__ = [
@@ -860,6 +861,32 @@ def _pair_counts_instances(data: AlphaInput, need: str):
     return keys, n_shared, marg, cross
 
 
+def _pair_counts_compiled(data: AlphaInput, need: str, kernels):
+    """Same statistics as :func:`_pair_counts_instances` (same integers, order and dtypes) from
+    the compiled per-annotator accumulator (:func:`hlv_core._kernels.pair_statistics`): one
+    sort of the (item, annotator, value) codes, then linear in pair instances (no instance
+    keys to build and sort)."""
+    k = max(data.n_values, 1)
+    if _n_pair_instances(data) == 0:
+        return _pair_counts_instances(data, need)  # the reference's empty shapes
+    a_bits, v_bits = _bits(data.n_annotators), _bits(data.n_values)
+    code = np.asarray(data.item, dtype=np.int64) << (a_bits + v_bits)
+    code |= np.asarray(data.annotator, dtype=np.int64) << v_bits
+    code |= data.value
+    code.sort()  # items in order, annotators ascending inside an item
+    small = np.int32 if a_bits + v_bits <= 31 and len(code) < 2**31 else np.int64
+    av = (code & ((1 << (a_bits + v_bits)) - 1)).astype(small)  # annotator | value
+    keys, n_shared, stat1, stat2 = kernels.pair_statistics(
+        code, av, np.empty(len(code), small), np.empty(len(code), small),
+        max(data.n_annotators, 1), a_bits, v_bits, k, need == "nominal")
+    if need == "nominal":
+        return keys, n_shared, stat1, stat2
+    cross = stat2.reshape(len(keys), k * (k - 1) // 2)
+    if not cross.any():  # the reference's bincount of no differing instance gives int64 zeros
+        cross = np.zeros(cross.shape, dtype=np.int64)
+    return keys, n_shared, stat1.reshape(len(keys), k), cross
+
+
 def _pair_counts_sparse(data: AlphaInput, need: str):
     """Same statistics as :func:`_pair_counts_instances` from sparse products."""
     n_ann, n_items, k = data.n_annotators, data.n_items, data.n_values
@@ -975,7 +1002,12 @@ def pairwise_alpha_arrays(
             method = "instances" if sparse_crowd else "sparse"
         if method == "instances" and not _instance_keys_fit(data):
             method = "sparse"  # packed keys would overflow int64: the same integers by products
-        counts = _pair_counts_instances if method == "instances" else _pair_counts_sparse
+        compiled = kernels() if method == "instances" else None
+        if compiled is not None:  # the compiled accumulator (numba), same integers
+            def counts(data, need):
+                return _pair_counts_compiled(data, need, compiled)
+        else:
+            counts = _pair_counts_instances if method == "instances" else _pair_counts_sparse
         if level == "nominal":
             keys, n_shared, agree, sum_m2 = counts(data, "nominal")
             n = 2.0 * n_shared

@@ -43,6 +43,7 @@ import pandas as pd
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
+from hlv_core._compiled import kernels
 from hlv_core.io import LEVELS as IO_LEVELS
 from hlv_core.io import DataError, Dataset
 
@@ -202,6 +203,11 @@ def _edge_triangle_sums(n: int, rows: np.ndarray, cols: np.ndarray, signs: np.nd
     rr, rc = rank[rows], rank[cols]
     src, dst = np.minimum(rr, rc), np.maximum(rr, rc)  # oriented low -> high rank, rank labels
     del rr, rc, rank
+    compiled = kernels()
+    if compiled is not None:  # the compiled forward enumeration (numba): same integers
+        bal, unb = compiled.triangle_sums(
+            n, src, dst, np.ascontiguousarray(signs, dtype=np.int64))
+        return bal + unb, bal - unb
     if n < 2**31:  # out-lists by source, targets ascending: the sorted oriented keys
         key = src * n + dst
         order = np.argsort(key)

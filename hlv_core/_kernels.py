@@ -1,0 +1,256 @@
+"""Compiled single-pass kernels for sigma's two heavy steps (numba; imported lazily).
+
+Why compiled code here, and why numba: Basile's sigma needs every pairwise alpha (Krippendorff
+2011, two-row alpha per annotator pair) and the balanced / unbalanced triangles of the signed
+annotator graph (Basile, "A Measure of Systematic Disagreement", section 3). Both are linear in
+(item, annotator pair) instances and in wedges of the graph, but the vectorised numpy reference
+(:mod:`hlv_core._alpha`, :mod:`hlv_core.balance`) has to materialise and sort one packed key per
+instance (50 M keys at 10 M crowd rows) and gather every wedge. A loop that accumulates each
+annotator's partners in a scratch array, and a forward triangle enumeration with node marks, do
+the same counting in one pass without the sort. numba is a well-kept scientific-Python JIT
+(LLVM): the kernels stay plain Python over numpy arrays, compiled once per machine and cached
+next to this file (``cache=True``). No ``parallel=True``: CPU time is the measure, and a page
+runs beside others.
+
+The numpy implementations stay the reference: they run where numba is not installed (this
+module then fails to import, and :func:`hlv_core._compiled.kernels` answers None) and are the
+oracle of the tests, which assert the kernels' integers equal theirs bit for bit. Nothing
+imports this module at import time of ``hlv_core``, the CLI or a page: only the functions that
+need a kernel, at call time (through :func:`hlv_core._compiled.kernels`).
+
+Every kernel takes int64 arrays and returns exact integer statistics (as float64 where the numpy
+reference returns floats), in the same order and dtype as the reference.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = ["pair_statistics", "triangle_sums"]
+
+
+@njit(cache=True, nogil=True)
+def _annotator_slots(code, n_ann, a_bits, v_bits, own_slot, own_end):
+    """For the sorted packed codes ``item | annotator | value`` (bit fields, most significant
+    first; so every item's annotations are consecutive, annotators ascending): fill
+    ``own_slot`` and ``own_end`` (R,) with each annotator's slots in that order and the end of
+    each slot's item group, annotators ascending (a stable counting sort by annotator; the codes
+    are read in order). Returns ``a_ptr`` (n_ann + 1), the annotators' runs in them."""
+    rows = len(code)
+    a_mask = (1 << a_bits) - 1
+    a_ptr = np.zeros(n_ann + 1, np.int64)
+    for s in range(rows):
+        a_ptr[((code[s] >> v_bits) & a_mask) + 1] += 1
+    for a in range(n_ann):
+        a_ptr[a + 1] += a_ptr[a]
+    nxt = a_ptr[:-1].copy()
+    shift = a_bits + v_bits
+    start = 0
+    while start < rows:
+        group = code[start] >> shift
+        end = start + 1
+        while end < rows and code[end] >> shift == group:
+            end += 1
+        for s in range(start, end):
+            a = (code[s] >> v_bits) & a_mask
+            o = nxt[a]
+            own_slot[o] = s
+            own_end[o] = end
+            nxt[a] = o + 1
+        start = end
+    return a_ptr
+
+
+@njit(cache=True, nogil=True)
+def _grow(array, size):
+    out = np.zeros(size, array.dtype)
+    out[: len(array)] = array
+    return out
+
+
+#: groups read ahead in :func:`pair_statistics` (a load whose miss overlaps the current work)
+_AHEAD = 4
+
+
+@njit(cache=True, nogil=True)
+def pair_statistics(code, av, own_slot, own_end, n_ann, a_bits, v_bits, k, nominal):
+    """Integer statistics of every annotator pair (a < b) sharing an item, pairs ascending.
+
+    ``code``: the sorted packed codes ``item | annotator | value`` of every annotation (bit
+    fields of widths -, ``a_bits``, ``v_bits``; ``2 (a_bits + v_bits) <= 62``); ``av`` the same
+    codes' ``annotator | value`` bits (int32 where they fit: half the memory traffic);
+    ``own_slot``, ``own_end`` scratch of shape (R,). For each annotator a, the instances (item,
+    b > a) are gathered from its items' groups and counted per partner b (a stamped scratch
+    indexed by b, its touched list sorted), then ordered by partner (a counting sort of the
+    gathered value pairs) and reduced per pair. Returns ``keys`` (a * n_ann + b, int64),
+    ``n_shared`` (float64) and, when ``nominal``, ``agree`` (value pairs equal) and ``sum_m2``
+    (sum over values c of m_c^2, m_c the pair's count of value c); otherwise ``marg`` (P * k,
+    the pair's value counts) and ``cross`` (P * k(k-1)/2, the unordered value pairs c < d in
+    ``triu_indices(k, 1)`` order), all float64 holding integers."""
+    a_ptr = _annotator_slots(code, n_ann, a_bits, v_bits, own_slot, own_end)
+    rows = len(code)
+    v_mask = (1 << v_bits) - 1
+    pair_mask = (1 << (2 * v_bits)) - 1
+    low = (1 << 32) - 1
+    most = 0
+    for a in range(n_ann):
+        t = 0
+        for j in range(a_ptr[a], a_ptr[a + 1]):
+            t += own_end[j] - own_slot[j] - 1
+        most = max(most, t)
+    n_cross = k * (k - 1) // 2
+    width1 = 1 if nominal else k
+    width2 = 1 if nominal else n_cross
+    mark = np.full(n_ann, -1, np.int64)  # annotator a << 32 | count (or run offset) of b
+    touched = np.empty(n_ann, np.int64)
+    got = np.empty(most, np.int64)  # b | v_a | v_b of every gathered instance
+    buf = np.empty(most, np.int64)  # v_a | v_b, ordered by partner
+    m = np.zeros(k, np.int64)
+    cap = max(1024, rows // 4)
+    keys = np.empty(cap, np.int64)
+    shared = np.empty(cap, np.float64)
+    stat1 = np.zeros(cap * width1, np.float64)
+    stat2 = np.zeros(cap * width2, np.float64)
+    n_pairs = 0
+    ahead = 0
+    for a in range(n_ann):
+        n_touched = 0
+        n_got = 0
+        stamp = a << 32
+        for j in range(a_ptr[a], a_ptr[a + 1]):
+            if j + _AHEAD < rows:
+                ahead += av[own_slot[j + _AHEAD]]
+            s = own_slot[j]
+            va = (av[s] & v_mask) << v_bits
+            for q in range(s + 1, own_end[j]):
+                c = av[q]
+                b = c >> v_bits
+                got[n_got] = (b << (2 * v_bits)) | va | (c & v_mask)
+                n_got += 1
+                if mark[b] >> 32 != a:
+                    mark[b] = stamp
+                    touched[n_touched] = b
+                    n_touched += 1
+                mark[b] += 1
+        if n_touched == 0:
+            continue
+        partners = np.sort(touched[:n_touched])
+        pos = 0
+        for t in range(n_touched):  # counts -> start of each partner's run in the buffer
+            b = partners[t]
+            c = mark[b] & low
+            mark[b] = stamp | pos
+            pos += c
+        for g in range(n_got):
+            b = got[g] >> (2 * v_bits)
+            o = mark[b] & low
+            buf[o] = got[g] & pair_mask
+            mark[b] += 1
+        if n_pairs + n_touched > cap:
+            cap = max(2 * cap, n_pairs + n_touched)
+            keys = _grow(keys, cap)
+            shared = _grow(shared, cap)
+            stat1 = _grow(stat1, cap * width1)
+            stat2 = _grow(stat2, cap * width2)
+        start = 0
+        for t in range(n_touched):
+            b = partners[t]
+            end = mark[b] & low  # the run's end after the fill
+            p = n_pairs + t
+            keys[p] = a * n_ann + b
+            shared[p] = end - start
+            if nominal:
+                agree = 0
+                for o in range(start, end):
+                    x = buf[o] >> v_bits
+                    y = buf[o] & v_mask
+                    if x == y:
+                        agree += 1
+                    m[x] += 1
+                    m[y] += 1
+                sum_m2 = 0
+                for o in range(start, end):  # each value's count once, reset after use
+                    x = buf[o] >> v_bits
+                    y = buf[o] & v_mask
+                    sum_m2 += m[x] * m[x]
+                    m[x] = 0
+                    sum_m2 += m[y] * m[y]
+                    m[y] = 0
+                stat1[p] = agree
+                stat2[p] = sum_m2
+            else:
+                for o in range(start, end):
+                    x = buf[o] >> v_bits
+                    y = buf[o] & v_mask
+                    stat1[p * k + x] += 1.0
+                    stat1[p * k + y] += 1.0
+                    if x != y:
+                        lo = min(x, y)
+                        hi = max(x, y)
+                        stat2[p * n_cross + lo * k - lo * (lo + 1) // 2 + (hi - lo - 1)] += 1.0
+            start = end
+        n_pairs += n_touched
+    if ahead == -1:  # never: keeps the read-ahead loads
+        n_pairs = 0
+    return (keys[:n_pairs].copy(), shared[:n_pairs].copy(), stat1[: n_pairs * width1].copy(),
+            stat2[: n_pairs * width2].copy())
+
+
+@njit(cache=True, nogil=True)
+def triangle_sums(n, src, dst, sign):
+    """Balanced and unbalanced triangles through every edge of a signed graph.
+
+    Edge e joins ``src[e]`` to ``dst[e]``, oriented from the lower to the higher degree rank
+    (so every node has at most sqrt(2E) out-neighbours), ``sign[e]`` in {-1, +1}. Forward
+    enumeration: for each node u its out-neighbours are marked with their slot in u's
+    out-list; every out-neighbour w of an out-neighbour v of u that is marked closes the
+    triangle (u, v, w), found exactly once. The counts are kept per out-list slot (the three
+    edges of a triangle sit in the out-lists being read: no scattered writes) and returned per
+    edge: ``(balanced, unbalanced)``, int64 arrays of shape (E,) in the input's edge order."""
+    n_edges = len(src)
+    ptr = np.zeros(n + 1, np.int64)
+    for e in range(n_edges):
+        ptr[src[e] + 1] += 1
+    for u in range(n):
+        ptr[u + 1] += ptr[u]
+    out_node = np.empty(n_edges, np.int64)
+    out_sign = np.empty(n_edges, np.int64)
+    slot_of = np.empty(n_edges, np.int64)
+    nxt = ptr[:-1].copy()
+    for e in range(n_edges):
+        s = nxt[src[e]]
+        nxt[src[e]] = s + 1
+        out_node[s] = dst[e]
+        out_sign[s] = sign[e]
+        slot_of[e] = s
+    mark = np.full(n, -1, np.int64)  # slot of the edge u -> w while u is processed
+    bal = np.zeros(n_edges, np.int64)
+    unb = np.zeros(n_edges, np.int64)
+    for u in range(n):
+        for p in range(ptr[u], ptr[u + 1]):
+            mark[out_node[p]] = p
+        for p in range(ptr[u], ptr[u + 1]):
+            v = out_node[p]
+            s1 = out_sign[p]
+            b1 = 0
+            u1 = 0
+            for p2 in range(ptr[v], ptr[v + 1]):
+                p3 = mark[out_node[p2]]
+                if p3 >= ptr[u] and p3 < ptr[u + 1]:  # u -> w exists: triangle (u, v, w)
+                    if s1 * out_sign[p2] * out_sign[p3] > 0:
+                        b1 += 1
+                        bal[p2] += 1
+                        bal[p3] += 1
+                    else:
+                        u1 += 1
+                        unb[p2] += 1
+                        unb[p3] += 1
+            bal[p] += b1
+            unb[p] += u1
+    balanced = np.empty(n_edges, np.int64)
+    unbalanced = np.empty(n_edges, np.int64)
+    for e in range(n_edges):
+        balanced[e] = bal[slot_of[e]]
+        unbalanced[e] = unb[slot_of[e]]
+    return balanced, unbalanced
