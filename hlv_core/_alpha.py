@@ -125,13 +125,18 @@ class AlphaInput:
         return len(self.domain)
 
     def counts(self) -> sp.csr_matrix:
-        """(N, K) sparse value counts per item (float), from one sort of the (item, value)
-        keys: no (R,) COO triplets."""
+        """(N, K) sparse value counts per item (float), from one bincount of the (item, value)
+        keys (where N K is at most about twice the rows) or one sort of them: no (R,) COO
+        triplets."""
         k = max(self.n_values, 1)
         key = np.asarray(self.item, dtype=np.int64) * k
         key += self.value
-        key.sort()
-        if len(key):
+        if self.n_items * k <= 2 * len(key) + (1 << 20):  # few cells: count them, no sort
+            full = np.bincount(key, minlength=self.n_items * k)
+            key = np.flatnonzero(full)
+            data = full[key].astype(float)
+        elif len(key):
+            key.sort()
             start = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
             data = np.diff(np.append(start, len(key))).astype(float)
             key = key[start]
@@ -874,11 +879,10 @@ def _pair_counts_compiled(data: AlphaInput, need: str, kernels):
     code |= np.asarray(data.annotator, dtype=np.int64) << v_bits
     code |= data.value
     code.sort()  # items in order, annotators ascending inside an item
-    small = np.int32 if a_bits + v_bits <= 31 and len(code) < 2**31 else np.int64
+    small = np.int32 if a_bits + v_bits <= 31 else np.int64
     av = (code & ((1 << (a_bits + v_bits)) - 1)).astype(small)  # annotator | value
     keys, n_shared, stat1, stat2 = kernels.pair_statistics(
-        code, av, np.empty(len(code), small), np.empty(len(code), small),
-        max(data.n_annotators, 1), a_bits, v_bits, k, need == "nominal")
+        code, av, max(data.n_annotators, 1), a_bits, v_bits, k, need == "nominal")
     if need == "nominal":
         return keys, n_shared, stat1, stat2
     cross = stat2.reshape(len(keys), k * (k - 1) // 2)
@@ -1002,7 +1006,7 @@ def pairwise_alpha_arrays(
             method = "instances" if sparse_crowd else "sparse"
         if method == "instances" and not _instance_keys_fit(data):
             method = "sparse"  # packed keys would overflow int64: the same integers by products
-        compiled = kernels() if method == "instances" else None
+        compiled = kernels() if method == "instances" and len(data.item) < 2**31 else None
         if compiled is not None:  # the compiled accumulator (numba), same integers
             def counts(data, need):
                 return _pair_counts_compiled(data, need, compiled)

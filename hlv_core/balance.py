@@ -203,7 +203,7 @@ def _edge_triangle_sums(n: int, rows: np.ndarray, cols: np.ndarray, signs: np.nd
     rr, rc = rank[rows], rank[cols]
     src, dst = np.minimum(rr, rc), np.maximum(rr, rc)  # oriented low -> high rank, rank labels
     del rr, rc, rank
-    compiled = kernels()
+    compiled = kernels() if E < 2**31 and n < 2**31 else None
     if compiled is not None:  # the compiled forward enumeration (numba): same integers
         bal, unb = compiled.triangle_sums(
             n, src, dst, np.ascontiguousarray(signs, dtype=np.int64))
@@ -885,11 +885,18 @@ def estimate_sigma_cost(annotations: pd.DataFrame) -> SigmaCost:
     annot = _codes_of(annotations["annotator_id"])
     ok = (item >= 0) & (annot >= 0)
     item, annot = (item, annot) if ok.all() else (item[ok], annot[ok])
-    per_item = np.bincount(item).astype(np.int64)
-    per_annotator = np.bincount(annot)
+    compiled = kernels() if len(item) else None
+    if compiled is not None:  # two passes, integer sums (exact as the float ones below)
+        per_item, per_annotator, degree = compiled.degree_bound(
+            np.asarray(item, dtype=np.intp), np.asarray(annot, dtype=np.intp),
+            int(item.max()) + 1, int(annot.max()) + 1)
+        degree = degree.astype(float)
+    else:
+        per_item = np.bincount(item).astype(np.int64)
+        per_annotator = np.bincount(annot)
+        degree = np.bincount(annot, weights=(per_item - 1)[item], minlength=len(per_annotator))
     n_ann = int(np.count_nonzero(per_annotator))
     instances = int((per_item * (per_item - 1) // 2).sum())
-    degree = np.bincount(annot, weights=(per_item - 1)[item], minlength=len(per_annotator))
     degree = np.minimum(degree, max(n_ann - 1, 0))
     work = float(np.square(degree).sum())
     memory = instances * _BYTES_PER_INSTANCE + len(annotations) * _BYTES_PER_ROW

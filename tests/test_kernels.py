@@ -83,6 +83,8 @@ def test_pairwise_alpha_and_sigma_equal_the_reference(seed, n_items, n_ann, fill
         _assert_same_arrays(getattr(ref, field), getattr(new, field), field)
     ref, new = _both(lambda: balance.sigma(frame, level=level, min_shared=min_shared))
     _assert_same_sigma(ref, new)
+    ref, new = _both(lambda: balance.estimate_sigma_cost(frame))
+    assert ref == new
 
 
 def _assert_same_sigma(ref, new):
