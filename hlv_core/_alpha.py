@@ -866,6 +866,12 @@ def _pair_counts_instances(data: AlphaInput, need: str):
     return keys, n_shared, marg, cross
 
 
+#: Entries (int32) of the compiled kernel's per-partner table (one row of value counts per
+#: annotator, :func:`hlv_core._kernels.pair_statistics`): 2**23 = 32 MiB; past it (many
+#: annotators times many values) the kernel orders each annotator's instances in a buffer.
+_PARTNER_TABLE_LIMIT = 1 << 23
+
+
 def _pair_counts_compiled(data: AlphaInput, need: str, kernels):
     """Same statistics as :func:`_pair_counts_instances` (same integers, order and dtypes) from
     the compiled per-annotator accumulator (:func:`hlv_core._kernels.pair_statistics`): one
@@ -882,7 +888,8 @@ def _pair_counts_compiled(data: AlphaInput, need: str, kernels):
     small = np.int32 if a_bits + v_bits <= 31 else np.int64
     av = (code & ((1 << (a_bits + v_bits)) - 1)).astype(small)  # annotator | value
     keys, n_shared, stat1, stat2 = kernels.pair_statistics(
-        code, av, max(data.n_annotators, 1), a_bits, v_bits, k, need == "nominal")
+        code, av, max(data.n_annotators, 1), a_bits, v_bits, k, need == "nominal",
+        _PARTNER_TABLE_LIMIT)
     if need == "nominal":
         return keys, n_shared, stat1, stat2
     cross = stat2.reshape(len(keys), k * (k - 1) // 2)

@@ -78,21 +78,35 @@ def _sort_small(values, n):
 
 
 @njit(cache=True, nogil=True)
-def _annotator_slots(code, n_ann, a_bits, v_bits, own):
+def _annotator_slots(code, n_ann, a_bits, v_bits):
     """For the sorted packed codes ``item | annotator | value`` (bit fields, most significant
-    first; so every item's annotations are consecutive, annotators ascending): fill ``own``
-    (R,) with ``slot << 32 | end`` of each annotation, annotators ascending (a stable counting
-    sort by annotator; the codes are read in order): its slot in the codes and the end of its
-    item's group. Returns ``a_ptr`` (n_ann + 1), the annotators' runs in ``own``."""
+    first; so every item's annotations are consecutive, annotators ascending): ``own`` (R,)
+    with ``slot << 32 | end`` of every annotation, annotators ascending, slots ascending inside
+    an annotator (its slot in the codes and the end of its item's group), and ``a_ptr``
+    (n_ann + 1), the annotators' runs in ``own``.
+
+    A stable two-pass radix sort by annotator (low bits, then high bits): each pass writes to
+    at most 2**ceil(a_bits / 2) places at once, which stay in cache (one pass to n_ann places
+    would miss on nearly every write)."""
     rows = len(code)
     a_mask = (1 << a_bits) - 1
+    shift = a_bits + v_bits
+    low_bits = (a_bits + 1) // 2
+    low_mask = (1 << low_bits) - 1
+    own = np.empty(rows, np.int64)
+    tmp_own = np.empty(rows, np.int64)
+    tmp_ann = np.empty(rows, np.int32)
+    # pass 1: by the low bits of the annotator, codes in order (group ends found on the way)
+    ptr = np.zeros((1 << low_bits) + 1, np.int64)
     a_ptr = np.zeros(n_ann + 1, np.int64)
     for s in range(rows):
-        a_ptr[((code[s] >> v_bits) & a_mask) + 1] += 1
+        a = (code[s] >> v_bits) & a_mask
+        ptr[(a & low_mask) + 1] += 1
+        a_ptr[a + 1] += 1
+    for i in range(1 << low_bits):
+        ptr[i + 1] += ptr[i]
     for a in range(n_ann):
         a_ptr[a + 1] += a_ptr[a]
-    nxt = a_ptr[:-1].copy()
-    shift = a_bits + v_bits
     start = 0
     while start < rows:
         group = code[start] >> shift
@@ -101,11 +115,23 @@ def _annotator_slots(code, n_ann, a_bits, v_bits, own):
             end += 1
         for s in range(start, end):
             a = (code[s] >> v_bits) & a_mask
-            o = nxt[a]
-            own[o] = (s << 32) | end
-            nxt[a] = o + 1
+            o = ptr[a & low_mask]
+            tmp_own[o] = (s << 32) | end
+            tmp_ann[o] = a
+            ptr[a & low_mask] = o + 1
         start = end
-    return a_ptr
+    # pass 2: by the high bits (stable): annotators ascending, each one's slots ascending
+    high = np.zeros((n_ann >> low_bits) + 2, np.int64)
+    for a in range(n_ann):
+        high[(a >> low_bits) + 1] += a_ptr[a + 1] - a_ptr[a]
+    for i in range(len(high) - 1):
+        high[i + 1] += high[i]
+    for j in range(rows):
+        a = tmp_ann[j]
+        o = high[a >> low_bits]
+        own[o] = tmp_own[j]
+        high[a >> low_bits] = o + 1
+    return own, a_ptr
 
 
 @njit(cache=True, nogil=True)
@@ -116,25 +142,8 @@ def _grow(array, size):
 
 
 @njit(cache=True, nogil=True)
-def pair_statistics(code, av, n_ann, a_bits, v_bits, k, nominal):
-    """Integer statistics of every annotator pair (a < b) sharing an item, pairs ascending.
-
-    ``code``: the sorted packed codes ``item | annotator | value`` of every annotation (bit
-    fields of widths -, ``a_bits``, ``v_bits``; ``2 (a_bits + v_bits) <= 62``, fewer than
-    2**31 annotations); ``av`` the same codes' ``annotator | value`` bits (int32 where they fit:
-    half the memory traffic). For each annotator a, the instances (item, b > a) are gathered
-    from its items' groups and counted per partner b (a scratch of counts indexed by b and the
-    list of partners touched, sorted), then ordered by partner (a counting sort of the gathered
-    value pairs) and reduced per pair. Returns ``keys`` (a * n_ann + b, int64), ``n_shared``
-    (float64) and, when ``nominal``, ``agree`` (value pairs equal) and ``sum_m2`` (sum over
-    values c of m_c^2, m_c the pair's count of value c); otherwise ``marg`` (P * k, the pair's
-    value counts) and ``cross`` (P * k(k-1)/2, the unordered value pairs c < d in
-    ``triu_indices(k, 1)`` order), all float64 holding integers."""
-    rows = len(code)
-    own = np.empty(rows, np.int64)
-    a_ptr = _annotator_slots(code, n_ann, a_bits, v_bits, own)
-    v_mask = (1 << v_bits) - 1
-    pair_mask = (1 << (2 * v_bits)) - 1
+def _most_instances(own, a_ptr, n_ann):
+    """The largest number of (item, later annotator) instances of one annotator."""
     low = (1 << 32) - 1
     most = 0
     for a in range(n_ann):
@@ -142,6 +151,123 @@ def pair_statistics(code, av, n_ann, a_bits, v_bits, k, nominal):
         for j in range(a_ptr[a], a_ptr[a + 1]):
             t += (own[j] & low) - (own[j] >> 32) - 1
         most = max(most, t)
+    return most
+
+
+@njit(cache=True, nogil=True)
+def pair_statistics(code, av, n_ann, a_bits, v_bits, k, nominal, scratch_limit):
+    """Integer statistics of every annotator pair (a < b) sharing an item, pairs ascending.
+
+    ``code``: the sorted packed codes ``item | annotator | value`` of every annotation (bit
+    fields of widths -, ``a_bits``, ``v_bits``; ``2 (a_bits + v_bits) <= 62``, fewer than
+    2**31 annotations); ``av`` the same codes' ``annotator | value`` bits (int32 where they fit:
+    half the memory traffic). For each annotator a, the instances (item, b > a) are read from
+    its items' groups and accumulated per partner b, then the partners touched are sorted and
+    their statistics emitted and cleared. The accumulator is a table of one row per partner
+    (its instances and value counts) where ``n_ann`` rows fit in ``scratch_limit`` entries,
+    otherwise a buffer of the instances ordered by partner (a counting sort). Returns ``keys``
+    (a * n_ann + b, int64), ``n_shared`` (float64) and, when ``nominal``, ``agree`` (value
+    pairs equal) and ``sum_m2`` (sum over values c of m_c^2, m_c the pair's count of value c);
+    otherwise ``marg`` (P * k, the pair's value counts) and ``cross`` (P * k(k-1)/2, the
+    unordered value pairs c < d in ``triu_indices(k, 1)`` order), all float64 holding
+    integers."""
+    own, a_ptr = _annotator_slots(code, n_ann, a_bits, v_bits)
+    n_cross = k * (k - 1) // 2
+    width = 2 + k if nominal else 1 + k + n_cross
+    if n_ann * width <= scratch_limit:
+        return _pairs_by_table(av, own, a_ptr, n_ann, v_bits, k, nominal, width)
+    return _pairs_by_buffer(av, own, a_ptr, n_ann, v_bits, k, nominal)
+
+
+@njit(cache=True, nogil=True)
+def _pairs_by_table(av, own, a_ptr, n_ann, v_bits, k, nominal, width):
+    """:func:`pair_statistics` with a table of one row per partner b: ``[n, agree, m_0 ..
+    m_k-1]`` (nominal) or ``[n, marg_0 .. marg_k-1, cross_0 .. cross_C-1]``; one row is one or
+    two cache lines, so each instance updates one place."""
+    rows = len(own)
+    v_mask = (1 << v_bits) - 1
+    low = (1 << 32) - 1
+    n_cross = k * (k - 1) // 2
+    table = np.zeros(n_ann * width, np.int32)
+    touched = np.empty(n_ann, np.int64)
+    cap = max(1024, rows // 4)
+    keys = np.empty(cap, np.int64)
+    shared = np.empty(cap, np.float64)
+    width1 = 1 if nominal else k
+    width2 = 1 if nominal else n_cross
+    stat1 = np.zeros(cap * width1, np.float64)
+    stat2 = np.zeros(cap * width2, np.float64)
+    n_pairs = 0
+    for a in range(n_ann):
+        n_touched = 0
+        for j in range(a_ptr[a], a_ptr[a + 1]):
+            if j + _AHEAD < rows:
+                _prefetch(av, own[j + _AHEAD] >> 32)
+            s = own[j] >> 32
+            va = av[s] & v_mask
+            for q in range(s + 1, own[j] & low):
+                c = av[q]
+                vb = c & v_mask
+                row = (c >> v_bits) * width
+                if table[row] == 0:
+                    touched[n_touched] = c >> v_bits
+                    n_touched += 1
+                table[row] += 1
+                if nominal:
+                    if va == vb:
+                        table[row + 1] += 1
+                    table[row + 2 + va] += 1
+                    table[row + 2 + vb] += 1
+                else:
+                    table[row + 1 + va] += 1
+                    table[row + 1 + vb] += 1
+                    if va != vb:
+                        lo = min(va, vb)
+                        hi = max(va, vb)
+                        table[row + 1 + k + lo * k - lo * (lo + 1) // 2 + (hi - lo - 1)] += 1
+        if n_touched == 0:
+            continue
+        _sort_small(touched, n_touched)
+        if n_pairs + n_touched > cap:
+            cap = max(2 * cap, n_pairs + n_touched)
+            keys = _grow(keys, cap)
+            shared = _grow(shared, cap)
+            stat1 = _grow(stat1, cap * width1)
+            stat2 = _grow(stat2, cap * width2)
+        for t in range(n_touched):
+            b = touched[t]
+            row = b * width
+            p = n_pairs + t
+            keys[p] = a * n_ann + b
+            shared[p] = table[row]
+            if nominal:
+                stat1[p] = table[row + 1]
+                sum_m2 = 0
+                for c in range(k):
+                    x = np.int64(table[row + 2 + c])
+                    sum_m2 += x * x
+                stat2[p] = sum_m2
+            else:
+                for c in range(k):
+                    stat1[p * k + c] = table[row + 1 + c]
+                for c in range(n_cross):
+                    stat2[p * n_cross + c] = table[row + 1 + k + c]
+            table[row: row + width] = 0
+        n_pairs += n_touched
+    return (keys[:n_pairs].copy(), shared[:n_pairs].copy(), stat1[: n_pairs * width1].copy(),
+            stat2[: n_pairs * width2].copy())
+
+
+@njit(cache=True, nogil=True)
+def _pairs_by_buffer(av, own, a_ptr, n_ann, v_bits, k, nominal):
+    """:func:`pair_statistics` for many values (a partner table would not fit): the instances
+    of annotator a are gathered, counted per partner, ordered by partner (a counting sort into
+    a buffer) and reduced per pair."""
+    rows = len(own)
+    v_mask = (1 << v_bits) - 1
+    pair_mask = (1 << (2 * v_bits)) - 1
+    low = (1 << 32) - 1
+    most = _most_instances(own, a_ptr, n_ann)
     n_cross = k * (k - 1) // 2
     width1 = 1 if nominal else k
     width2 = 1 if nominal else n_cross

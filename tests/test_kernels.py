@@ -61,9 +61,22 @@ def _both(fn):
 @given(seed=st.integers(0, 10**6), n_items=st.integers(0, 25), n_ann=st.integers(1, 12),
        fill=st.floats(0.05, 1.0), n_labels=st.integers(1, 6),
        level=st.sampled_from(["nominal", "ordinal", "interval", "ratio"]),
-       min_shared=st.integers(1, 3), lonely=st.booleans())
+       min_shared=st.integers(1, 3), lonely=st.booleans(), table=st.booleans())
 def test_pairwise_alpha_and_sigma_equal_the_reference(seed, n_items, n_ann, fill, n_labels,
-                                                      level, min_shared, lonely):
+                                                      level, min_shared, lonely, table):
+    """``table``: the kernel's per-partner table, else its instance buffer (the route for many
+    annotators times many values)."""
+    if not table:
+        _alpha._PARTNER_TABLE_LIMIT, before = 0, _alpha._PARTNER_TABLE_LIMIT
+        try:
+            _check_crowd(seed, n_items, n_ann, fill, n_labels, level, min_shared, lonely)
+        finally:
+            _alpha._PARTNER_TABLE_LIMIT = before
+        return
+    _check_crowd(seed, n_items, n_ann, fill, n_labels, level, min_shared, lonely)
+
+
+def _check_crowd(seed, n_items, n_ann, fill, n_labels, level, min_shared, lonely):
     frame = _crowd(seed, n_items, n_ann, fill, n_labels, lonely)
     if frame.empty:
         data = prepare_alpha_input(frame, level=level)
