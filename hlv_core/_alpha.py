@@ -885,7 +885,7 @@ def _pair_counts_compiled(data: AlphaInput, need: str, kernels):
     code |= np.asarray(data.annotator, dtype=np.int64) << v_bits
     code |= data.value
     code.sort()  # items in order, annotators ascending inside an item
-    small = np.int32 if a_bits + v_bits <= 31 else np.int64
+    small = np.int32 if a_bits + v_bits <= 30 else np.int64  # a flag bit above the fields
     av = (code & ((1 << (a_bits + v_bits)) - 1)).astype(small)  # annotator | value
     keys, n_shared, stat1, stat2 = kernels.pair_statistics(
         code, av, max(data.n_annotators, 1), a_bits, v_bits, k, need == "nominal",

@@ -78,58 +78,59 @@ def _sort_small(values, n):
 
 
 @njit(cache=True, nogil=True)
-def _annotator_slots(code, n_ann, a_bits, v_bits):
-    """For the sorted packed codes ``item | annotator | value`` (bit fields, most significant
-    first; so every item's annotations are consecutive, annotators ascending): ``own`` (R,)
-    with ``slot << 32 | end`` of every annotation, annotators ascending, slots ascending inside
-    an annotator (its slot in the codes and the end of its item's group), and ``a_ptr``
-    (n_ann + 1), the annotators' runs in ``own``.
-
-    A stable two-pass radix sort by annotator (low bits, then high bits): each pass writes to
-    at most 2**ceil(a_bits / 2) places at once, which stay in cache (one pass to n_ann places
-    would miss on nearly every write)."""
+def _mark_group_ends(code, shift, av, flag):
+    """Set ``flag`` in ``av[s]`` where slot s is the last of its item's group (the item bits,
+    ``code >> shift``, change after it)."""
     rows = len(code)
-    a_mask = (1 << a_bits) - 1
-    shift = a_bits + v_bits
+    for s in range(rows - 1):
+        if code[s + 1] >> shift != code[s] >> shift:
+            av[s] |= flag
+    if rows:
+        av[rows - 1] |= flag
+
+
+@njit(cache=True, nogil=True)
+def _annotator_slots(av, n_ann, v_bits, flag):
+    """Every annotation's slot (int32), annotators ascending, slots ascending inside an
+    annotator, and ``a_ptr`` (n_ann + 1), the annotators' runs: a stable two-pass radix sort by
+    annotator (low bits, then high bits) of the slots of ``av`` (``annotator | value`` codes in
+    item order, ``flag`` above them). Each pass writes to at most 2**ceil(a_bits / 2) places at
+    once, which stay in cache (one pass to n_ann places would miss on nearly every write)."""
+    rows = len(av)
+    fields = flag - 1
+    a_bits = 0
+    while (1 << a_bits) < n_ann:
+        a_bits += 1
     low_bits = (a_bits + 1) // 2
     low_mask = (1 << low_bits) - 1
-    own = np.empty(rows, np.int64)
-    tmp_own = np.empty(rows, np.int64)
-    tmp_ann = np.empty(rows, np.int32)
-    # pass 1: by the low bits of the annotator, codes in order (group ends found on the way)
     ptr = np.zeros((1 << low_bits) + 1, np.int64)
     a_ptr = np.zeros(n_ann + 1, np.int64)
     for s in range(rows):
-        a = (code[s] >> v_bits) & a_mask
+        a = (av[s] & fields) >> v_bits
         ptr[(a & low_mask) + 1] += 1
         a_ptr[a + 1] += 1
     for i in range(1 << low_bits):
         ptr[i + 1] += ptr[i]
     for a in range(n_ann):
         a_ptr[a + 1] += a_ptr[a]
-    start = 0
-    while start < rows:
-        group = code[start] >> shift
-        end = start + 1
-        while end < rows and code[end] >> shift == group:
-            end += 1
-        for s in range(start, end):
-            a = (code[s] >> v_bits) & a_mask
-            o = ptr[a & low_mask]
-            tmp_own[o] = (s << 32) | end
-            tmp_ann[o] = a
-            ptr[a & low_mask] = o + 1
-        start = end
-    # pass 2: by the high bits (stable): annotators ascending, each one's slots ascending
+    tmp_slot = np.empty(rows, np.int32)
+    tmp_ann = np.empty(rows, np.int32)
+    for s in range(rows):  # pass 1: by the low bits of the annotator
+        a = (av[s] & fields) >> v_bits
+        o = ptr[a & low_mask]
+        tmp_slot[o] = s
+        tmp_ann[o] = a
+        ptr[a & low_mask] = o + 1
     high = np.zeros((n_ann >> low_bits) + 2, np.int64)
     for a in range(n_ann):
         high[(a >> low_bits) + 1] += a_ptr[a + 1] - a_ptr[a]
     for i in range(len(high) - 1):
         high[i + 1] += high[i]
-    for j in range(rows):
+    own = np.empty(rows, np.int32)
+    for j in range(rows):  # pass 2: by the high bits (stable)
         a = tmp_ann[j]
         o = high[a >> low_bits]
-        own[o] = tmp_own[j]
+        own[o] = tmp_slot[j]
         high[a >> low_bits] = o + 1
     return own, a_ptr
 
@@ -142,51 +143,42 @@ def _grow(array, size):
 
 
 @njit(cache=True, nogil=True)
-def _most_instances(own, a_ptr, n_ann):
-    """The largest number of (item, later annotator) instances of one annotator."""
-    low = (1 << 32) - 1
-    most = 0
-    for a in range(n_ann):
-        t = 0
-        for j in range(a_ptr[a], a_ptr[a + 1]):
-            t += (own[j] & low) - (own[j] >> 32) - 1
-        most = max(most, t)
-    return most
-
-
-@njit(cache=True, nogil=True)
 def pair_statistics(code, av, n_ann, a_bits, v_bits, k, nominal, scratch_limit):
     """Integer statistics of every annotator pair (a < b) sharing an item, pairs ascending.
 
     ``code``: the sorted packed codes ``item | annotator | value`` of every annotation (bit
     fields of widths -, ``a_bits``, ``v_bits``; ``2 (a_bits + v_bits) <= 62``, fewer than
-    2**31 annotations); ``av`` the same codes' ``annotator | value`` bits (int32 where they fit:
-    half the memory traffic). For each annotator a, the instances (item, b > a) are read from
-    its items' groups and accumulated per partner b, then the partners touched are sorted and
-    their statistics emitted and cleared. The accumulator is a table of one row per partner
-    (its instances and value counts) where ``n_ann`` rows fit in ``scratch_limit`` entries,
-    otherwise a buffer of the instances ordered by partner (a counting sort). Returns ``keys``
-    (a * n_ann + b, int64), ``n_shared`` (float64) and, when ``nominal``, ``agree`` (value
-    pairs equal) and ``sum_m2`` (sum over values c of m_c^2, m_c the pair's count of value c);
-    otherwise ``marg`` (P * k, the pair's value counts) and ``cross`` (P * k(k-1)/2, the
-    unordered value pairs c < d in ``triu_indices(k, 1)`` order), all float64 holding
-    integers."""
-    own, a_ptr = _annotator_slots(code, n_ann, a_bits, v_bits)
+    2**31 annotations); ``av`` (R,) the same codes' ``annotator | value`` bits, with room for
+    one more bit above them (int32 where that fits: half the memory traffic), overwritten: the
+    bit above marks the last annotation of each item. For each annotator a, the instances
+    (item, b > a) are read from its items' groups and accumulated per partner b, then the
+    partners touched are sorted and their statistics emitted and cleared. The accumulator is a
+    table of one row per partner (its instances and value counts) where ``n_ann`` rows fit in
+    ``scratch_limit`` entries, otherwise a buffer of the instances ordered by partner (a
+    counting sort). Returns ``keys`` (a * n_ann + b, int64), ``n_shared`` (float64) and, when
+    ``nominal``, ``agree`` (value pairs equal) and ``sum_m2`` (sum over values c of m_c^2, m_c
+    the pair's count of value c); otherwise ``marg`` (P * k, the pair's value counts) and
+    ``cross`` (P * k(k-1)/2, the unordered value pairs c < d in ``triu_indices(k, 1)`` order),
+    all float64 holding integers."""
+    flag = 1 << (a_bits + v_bits)
+    _mark_group_ends(code, a_bits + v_bits, av, flag)
+    own, a_ptr = _annotator_slots(av, n_ann, v_bits, flag)
     n_cross = k * (k - 1) // 2
     width = 2 + k if nominal else 1 + k + n_cross
+    width = (width + 7) // 8 * 8  # rows of whole 32-byte blocks: none straddles a cache line
     if n_ann * width <= scratch_limit:
-        return _pairs_by_table(av, own, a_ptr, n_ann, v_bits, k, nominal, width)
-    return _pairs_by_buffer(av, own, a_ptr, n_ann, v_bits, k, nominal)
+        return _pairs_by_table(av, own, a_ptr, n_ann, v_bits, flag, k, nominal, width)
+    return _pairs_by_buffer(av, own, a_ptr, n_ann, v_bits, flag, k, nominal)
 
 
 @njit(cache=True, nogil=True)
-def _pairs_by_table(av, own, a_ptr, n_ann, v_bits, k, nominal, width):
+def _pairs_by_table(av, own, a_ptr, n_ann, v_bits, flag, k, nominal, width):
     """:func:`pair_statistics` with a table of one row per partner b: ``[n, agree, m_0 ..
     m_k-1]`` (nominal) or ``[n, marg_0 .. marg_k-1, cross_0 .. cross_C-1]``; one row is one or
     two cache lines, so each instance updates one place."""
     rows = len(own)
     v_mask = (1 << v_bits) - 1
-    low = (1 << 32) - 1
+    fields = flag - 1
     n_cross = k * (k - 1) // 2
     table = np.zeros(n_ann * width, np.int32)
     touched = np.empty(n_ann, np.int64)
@@ -202,15 +194,20 @@ def _pairs_by_table(av, own, a_ptr, n_ann, v_bits, k, nominal, width):
         n_touched = 0
         for j in range(a_ptr[a], a_ptr[a + 1]):
             if j + _AHEAD < rows:
-                _prefetch(av, own[j + _AHEAD] >> 32)
-            s = own[j] >> 32
-            va = av[s] & v_mask
-            for q in range(s + 1, own[j] & low):
+                _prefetch(av, own[j + _AHEAD])
+            q = own[j]
+            c = av[q]
+            if c & flag:  # the item's last annotator: no partner after it
+                continue
+            va = c & v_mask
+            while True:
+                q += 1
                 c = av[q]
                 vb = c & v_mask
-                row = (c >> v_bits) * width
+                b = (c & fields) >> v_bits
+                row = b * width
                 if table[row] == 0:
-                    touched[n_touched] = c >> v_bits
+                    touched[n_touched] = b
                     n_touched += 1
                 table[row] += 1
                 if nominal:
@@ -225,6 +222,8 @@ def _pairs_by_table(av, own, a_ptr, n_ann, v_bits, k, nominal, width):
                         lo = min(va, vb)
                         hi = max(va, vb)
                         table[row + 1 + k + lo * k - lo * (lo + 1) // 2 + (hi - lo - 1)] += 1
+                if c & flag:
+                    break
         if n_touched == 0:
             continue
         _sort_small(touched, n_touched)
@@ -259,22 +258,21 @@ def _pairs_by_table(av, own, a_ptr, n_ann, v_bits, k, nominal, width):
 
 
 @njit(cache=True, nogil=True)
-def _pairs_by_buffer(av, own, a_ptr, n_ann, v_bits, k, nominal):
+def _pairs_by_buffer(av, own, a_ptr, n_ann, v_bits, flag, k, nominal):
     """:func:`pair_statistics` for many values (a partner table would not fit): the instances
     of annotator a are gathered, counted per partner, ordered by partner (a counting sort into
     a buffer) and reduced per pair."""
     rows = len(own)
     v_mask = (1 << v_bits) - 1
+    fields = flag - 1
     pair_mask = (1 << (2 * v_bits)) - 1
-    low = (1 << 32) - 1
-    most = _most_instances(own, a_ptr, n_ann)
     n_cross = k * (k - 1) // 2
     width1 = 1 if nominal else k
     width2 = 1 if nominal else n_cross
     count = np.zeros(n_ann, np.int32)  # per partner b: its instances, then its run's offset
     touched = np.empty(n_ann, np.int64)
-    got = np.empty(most, np.int64)  # b | v_a | v_b of every gathered instance
-    buf = np.empty(most, np.int64)  # v_a | v_b, ordered by partner
+    got = np.empty(1024, np.int64)  # b | v_a | v_b of every gathered instance (grows)
+    buf = np.empty(1024, np.int64)  # v_a | v_b, ordered by partner
     m = np.zeros(k, np.int64)
     cap = max(1024, rows // 4)
     keys = np.empty(cap, np.int64)
@@ -287,12 +285,18 @@ def _pairs_by_buffer(av, own, a_ptr, n_ann, v_bits, k, nominal):
         n_got = 0
         for j in range(a_ptr[a], a_ptr[a + 1]):
             if j + _AHEAD < rows:
-                _prefetch(av, own[j + _AHEAD] >> 32)
-            s = own[j] >> 32
-            va = (av[s] & v_mask) << v_bits
-            for q in range(s + 1, own[j] & low):
+                _prefetch(av, own[j + _AHEAD])
+            q = own[j]
+            c = av[q]
+            if c & flag:  # the item's last annotator: no partner after it
+                continue
+            va = (c & v_mask) << v_bits
+            while True:
+                q += 1
                 c = av[q]
-                b = c >> v_bits
+                b = (c & fields) >> v_bits
+                if n_got == len(got):
+                    got = _grow(got, 2 * n_got)
                 got[n_got] = (b << (2 * v_bits)) | va | (c & v_mask)
                 n_got += 1
                 x = count[b]
@@ -300,8 +304,12 @@ def _pairs_by_buffer(av, own, a_ptr, n_ann, v_bits, k, nominal):
                     touched[n_touched] = b
                     n_touched += 1
                 count[b] = x + 1
+                if c & flag:
+                    break
         if n_touched == 0:
             continue
+        if len(buf) < n_got:
+            buf = np.empty(len(got), np.int64)
         _sort_small(touched, n_touched)
         pos = 0
         for t in range(n_touched):  # counts -> start of each partner's run in the buffer
