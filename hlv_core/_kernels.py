@@ -53,6 +53,7 @@ def _prefetch(typingctx, array, index):
         view = context.make_array(array_type)(context, builder, args[0])
         pointer = cgutils.get_item_pointer(context, builder, array_type, view, [args[1]],
                                            wraparound=False)
+        pointer = builder.bitcast(pointer, ir.IntType(8).as_pointer())  # one declaration
         i32 = ir.IntType(32)
         fnty = ir.FunctionType(ir.VoidType(), [pointer.type, i32, i32, i32])
         fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
@@ -399,38 +400,37 @@ def triangle_sums(n, src, dst, sign):
         out_sign[s] = sign[e]
         slot_of[e] = s
     mark = np.full(n, -1, np.int32)  # slot of the edge u -> w while u is processed
-    bal = np.zeros(n_edges, np.int64)
-    unb = np.zeros(n_edges, np.int64)
+    count = np.zeros(2 * n_edges, np.int32)  # per slot: balanced, unbalanced triangles
     for u in range(n):
         first = ptr[u]
         last = ptr[u + 1]
         for p in range(first, last):
             mark[out_node[p]] = p
         for p in range(first, last):
-            if p + _AHEAD < last:
-                _prefetch(out_node, ptr[out_node[p + _AHEAD]])
+            if p + _AHEAD < n_edges:  # the out-list, signs and counts of a later neighbour
+                ahead = ptr[out_node[p + _AHEAD]]
+                _prefetch(out_node, ahead)
+                _prefetch(out_sign, ahead)
+                _prefetch(count, 2 * ahead)
             v = out_node[p]
             s1 = out_sign[p]
-            b1 = 0
+            n1 = 0
             u1 = 0
             for p2 in range(ptr[v], ptr[v + 1]):
                 p3 = mark[out_node[p2]]
                 if p3 >= first and p3 < last:  # u -> w exists: triangle (u, v, w)
-                    if s1 * out_sign[p2] * out_sign[p3] > 0:
-                        b1 += 1
-                        bal[p2] += 1
-                        bal[p3] += 1
-                    else:
-                        u1 += 1
-                        unb[p2] += 1
-                        unb[p3] += 1
-            bal[p] += b1
-            unb[p] += u1
+                    unbalanced = 1 if s1 * out_sign[p2] * out_sign[p3] < 0 else 0
+                    n1 += 1
+                    u1 += unbalanced
+                    count[2 * p2 + unbalanced] += 1
+                    count[2 * p3 + unbalanced] += 1
+            count[2 * p] += n1 - u1
+            count[2 * p + 1] += u1
     balanced = np.empty(n_edges, np.int64)
     unbalanced = np.empty(n_edges, np.int64)
     for e in range(n_edges):
-        balanced[e] = bal[slot_of[e]]
-        unbalanced[e] = unb[slot_of[e]]
+        balanced[e] = count[2 * slot_of[e]]
+        unbalanced[e] = count[2 * slot_of[e] + 1]
     return balanced, unbalanced
 
 
