@@ -878,18 +878,17 @@ def _pair_counts_compiled(data: AlphaInput, need: str, kernels):
     sort of the (item, annotator, value) codes, then linear in pair instances (no instance
     keys to build and sort)."""
     k = max(data.n_values, 1)
-    if _n_pair_instances(data) == 0:
-        return _pair_counts_instances(data, need)  # the reference's empty shapes
     a_bits, v_bits = _bits(data.n_annotators), _bits(data.n_values)
     code = np.asarray(data.item, dtype=np.int64) << (a_bits + v_bits)
     code |= np.asarray(data.annotator, dtype=np.int64) << v_bits
     code |= data.value
     code.sort()  # items in order, annotators ascending inside an item
     small = np.int32 if a_bits + v_bits <= 30 else np.int64  # a flag bit above the fields
-    av = (code & ((1 << (a_bits + v_bits)) - 1)).astype(small)  # annotator | value
     keys, n_shared, stat1, stat2 = kernels.pair_statistics(
-        code, av, max(data.n_annotators, 1), a_bits, v_bits, k, need == "nominal",
-        _PARTNER_TABLE_LIMIT)
+        code, np.empty(len(code), small), max(data.n_annotators, 1), a_bits, v_bits, k,
+        need == "nominal", _PARTNER_TABLE_LIMIT)
+    if len(keys) == 0:
+        return _pair_counts_instances(data, need)  # the reference's empty shapes
     if need == "nominal":
         return keys, n_shared, stat1, stat2
     cross = stat2.reshape(len(keys), k * (k - 1) // 2)

@@ -79,15 +79,17 @@ def _sort_small(values, n):
 
 
 @njit(cache=True, nogil=True)
-def _mark_group_ends(code, shift, av, flag):
-    """Set ``flag`` in ``av[s]`` where slot s is the last of its item's group (the item bits,
-    ``code >> shift``, change after it)."""
+def _split_codes(code, shift, av, flag):
+    """Fill ``av`` with the ``annotator | value`` bits of ``code`` (the bits below ``shift``),
+    plus ``flag`` where the slot is the last of its item's group (the item bits, ``code >>
+    shift``, change after it)."""
     rows = len(code)
+    fields = flag - 1
     for s in range(rows - 1):
-        if code[s + 1] >> shift != code[s] >> shift:
-            av[s] |= flag
+        last = flag if code[s + 1] >> shift != code[s] >> shift else 0
+        av[s] = (code[s] & fields) | last
     if rows:
-        av[rows - 1] |= flag
+        av[rows - 1] = (code[rows - 1] & fields) | flag
 
 
 @njit(cache=True, nogil=True)
@@ -149,9 +151,9 @@ def pair_statistics(code, av, n_ann, a_bits, v_bits, k, nominal, scratch_limit):
 
     ``code``: the sorted packed codes ``item | annotator | value`` of every annotation (bit
     fields of widths -, ``a_bits``, ``v_bits``; ``2 (a_bits + v_bits) <= 62``, fewer than
-    2**31 annotations); ``av`` (R,) the same codes' ``annotator | value`` bits, with room for
-    one more bit above them (int32 where that fits: half the memory traffic), overwritten: the
-    bit above marks the last annotation of each item. For each annotator a, the instances
+    2**31 annotations); ``av`` (R,) scratch filled with the same codes' ``annotator | value``
+    bits and, one bit above them, a mark on the last annotation of each item (int32 where that
+    fits: half the memory traffic). For each annotator a, the instances
     (item, b > a) are read from its items' groups and accumulated per partner b, then the
     partners touched are sorted and their statistics emitted and cleared. The accumulator is a
     table of one row per partner (its instances and value counts) where ``n_ann`` rows fit in
@@ -162,7 +164,7 @@ def pair_statistics(code, av, n_ann, a_bits, v_bits, k, nominal, scratch_limit):
     ``cross`` (P * k(k-1)/2, the unordered value pairs c < d in ``triu_indices(k, 1)`` order),
     all float64 holding integers."""
     flag = 1 << (a_bits + v_bits)
-    _mark_group_ends(code, a_bits + v_bits, av, flag)
+    _split_codes(code, a_bits + v_bits, av, flag)
     own, a_ptr = _annotator_slots(av, n_ann, v_bits, flag)
     n_cross = k * (k - 1) // 2
     width = 2 + k if nominal else 1 + k + n_cross
