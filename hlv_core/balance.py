@@ -302,7 +302,12 @@ def count_triangles(S, *, dense: bool | None = None) -> TriangleCounts:
     >>> print(counts.n_triangles, counts.n_balanced, counts.n_unbalanced)
     1 1 0
     """
-    S = _check_signed(S)
+    return _count_checked_triangles(_check_signed(S), dense)
+
+
+def _count_checked_triangles(S, dense: bool | None) -> TriangleCounts:
+    """:func:`count_triangles` of a valid signed adjacency (``_check_signed``'s output, or
+    :func:`signed_adjacency`'s, which is valid by construction)."""
     n = S.shape[0]
     nnz = S.nnz if sp.issparse(S) else int(np.count_nonzero(S))
     if nnz == 0:
@@ -634,7 +639,7 @@ def _sigma_core(data, min_shared: int) -> _Core:
     # pitfall (``docs/conventions.md``, undefined pairwise alpha): a NaN alpha_ij must never become a "-" edge; those pairs were removed above.
     signs = np.where(pairs.alpha[keep] >= alpha, 1, -1).astype(np.int8)
     S = signed_adjacency(data.n_annotators, rows, cols, signs)
-    counts = count_triangles(S)
+    counts = _count_checked_triangles(S, None)  # symmetric, +-1, no self-loop by construction
     return _Core(alpha, pairs, status, rows, cols, signs, S, counts)
 
 
