@@ -76,8 +76,14 @@ def main() -> None:
     parser.add_argument("--pool", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    if kernels() is None:
+    t, compiled = cpu(kernels)
+    if compiled is None:
         sys.exit("numba is not installed: nothing to compare")
+    small = balance.signed_adjacency(3, np.array([0, 0, 1]), np.array([1, 2, 2]),
+                                     np.array([1, 1, 1]))
+    t2, _ = cpu(lambda: balance.count_triangles(small, dense=False))
+    print(f"numba's import {t:.2f} s CPU; first kernel call (cached machine code loaded, or "
+          f"compiled when the cache is cold) {t2:.2f} s CPU (load average {load_avg()})")
     path = Path(f"/tmp/hlv_sigma_crowd{args.pool}_{args.rows}.csv")
     if not path.exists():
         sys.path.insert(0, str(ROOT / "bench"))
@@ -92,11 +98,6 @@ def main() -> None:
                                  np.where(pairs.alpha[keep] >= alpha, 1, -1))
     print(f"{path.name}: {len(data.item):,} rows, {data.n_annotators:,} annotators, "
           f"{len(pairs):,} pairs, {S.nnz // 2:,} edges (load average {load_avg()})")
-    small = balance.signed_adjacency(3, np.array([0, 0, 1]), np.array([1, 2, 2]),
-                                     np.array([1, 1, 1]))
-    t, _ = cpu(lambda: balance.count_triangles(small, dense=False))
-    print(f"first kernel call in this process (cached code loaded, or compiled): {t:.2f} s CPU")
-    compiled = kernels()
     race("pair statistics", lambda: _alpha._pair_counts_compiled(data, "nominal", compiled),
          lambda: _alpha._pair_counts_instances(data, "nominal"), args.repeat)
 

@@ -124,7 +124,6 @@ def test_triangle_counts_equal_the_reference(n, density, pos, seed):
         _assert_same_arrays(getattr(ref, field), getattr(new, field), field)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("level", ["nominal", "ordinal"])
 def test_real_dataset_sigma_equal_the_reference(data_dir, level):
     """MD-Agreement (paper Table 2: sigma .494 at the paper's conventions): every table equal."""
