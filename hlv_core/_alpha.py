@@ -870,6 +870,9 @@ def _pair_counts_instances(data: AlphaInput, need: str):
 #: annotator, :func:`hlv_core._kernels.pair_statistics`): 2**23 = 32 MiB; past it (many
 #: annotators times many values) the kernel orders each annotator's instances in a buffer.
 _PARTNER_TABLE_LIMIT = 1 << 23
+#: The kernel reads ``annotator | value`` codes as int32 (half the memory traffic) when they
+#: and the group-end flag above them fit in 31 bits; as int64 otherwise.
+_INT32_FIELDS = 30
 
 
 def _pair_counts_compiled(data: AlphaInput, need: str, kernels):
@@ -883,7 +886,7 @@ def _pair_counts_compiled(data: AlphaInput, need: str, kernels):
     code |= np.asarray(data.annotator, dtype=np.int64) << v_bits
     code |= data.value
     code.sort()  # items in order, annotators ascending inside an item
-    small = np.int32 if a_bits + v_bits <= 30 else np.int64  # a flag bit above the fields
+    small = np.int32 if a_bits + v_bits <= _INT32_FIELDS else np.int64  # a flag bit above
     keys, n_shared, stat1, stat2 = kernels.pair_statistics(
         code, np.empty(len(code), small), max(data.n_annotators, 1), a_bits, v_bits, k,
         need == "nominal", _PARTNER_TABLE_LIMIT)

@@ -136,6 +136,19 @@ def test_real_dataset_sigma_equal_the_reference(data_dir, level):
         assert round(new.sigma, 3) == 0.494
 
 
+@pytest.mark.slow
+def test_wide_codes_equal_the_reference(monkeypatch):
+    """The kernel's int64 route (annotator and value codes past 30 bits: its first use
+    compiles a second specialization once, then cached) gives the reference's statistics."""
+    monkeypatch.setattr(_alpha, "_INT32_FIELDS", -1)
+    for level, need in (("nominal", "nominal"), ("ordinal", "marginals")):
+        data = prepare_alpha_input(_crowd(3, 30, 12, 0.5, 5, True), level=level)
+        ref = _alpha._pair_counts_instances(data, need)
+        new = _alpha._pair_counts_compiled(data, need, kernels())
+        for i, (x, y) in enumerate(zip(ref, new, strict=True)):
+            _assert_same_arrays(x, y, (need, i))
+
+
 def _run(code: str) -> str:
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                          timeout=300, check=True)
