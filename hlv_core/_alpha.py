@@ -954,7 +954,9 @@ def pairwise_alpha_arrays(
     data : AlphaInput
     min_shared : int, default 2
     method : {"auto", "instances", "sparse"}, default "auto"
-        How the pair statistics are gathered (same integers either way).
+        How the pair statistics are gathered (same integers either way); ``"instances"`` runs
+        the compiled per-annotator kernel where numba is installed (``hlv_core._kernels``),
+        else the packed instance keys (the reference).
 
     Returns
     -------
