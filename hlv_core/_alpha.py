@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from ._compiled import kernels
 from .io import LEVELS
 
 __all__ = [
@@ -124,13 +125,18 @@ class AlphaInput:
         return len(self.domain)
 
     def counts(self) -> sp.csr_matrix:
-        """(N, K) sparse value counts per item (float), from one sort of the (item, value)
-        keys: no (R,) COO triplets."""
+        """(N, K) sparse value counts per item (float), from one bincount of the (item, value)
+        keys (where N K is at most about twice the rows) or one sort of them: no (R,) COO
+        triplets."""
         k = max(self.n_values, 1)
         key = np.asarray(self.item, dtype=np.int64) * k
         key += self.value
-        key.sort()
-        if len(key):
+        if self.n_items * k <= 2 * len(key) + (1 << 20):  # few cells: count them, no sort
+            full = np.bincount(key, minlength=self.n_items * k)
+            key = np.flatnonzero(full)
+            data = full[key].astype(float)
+        elif len(key):
+            key.sort()
             start = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
             data = np.diff(np.append(start, len(key))).astype(float)
             key = key[start]
@@ -860,6 +866,40 @@ def _pair_counts_instances(data: AlphaInput, need: str):
     return keys, n_shared, marg, cross
 
 
+#: Entries (int32) of the compiled kernel's per-partner table (one row of value counts per
+#: annotator, :func:`hlv_core._kernels.pair_statistics`): 2**23 = 32 MiB; past it (many
+#: annotators times many values) the kernel orders each annotator's instances in a buffer.
+_PARTNER_TABLE_LIMIT = 1 << 23
+#: The kernel reads ``annotator | value`` codes as int32 (half the memory traffic) when they
+#: and the group-end flag above them fit in 31 bits; as int64 otherwise.
+_INT32_FIELDS = 30
+
+
+def _pair_counts_compiled(data: AlphaInput, need: str, kernels):
+    """Same statistics as :func:`_pair_counts_instances` (same integers, order and dtypes) from
+    the compiled per-annotator accumulator (:func:`hlv_core._kernels.pair_statistics`): one
+    sort of the (item, annotator, value) codes, then linear in pair instances (no instance
+    keys to build and sort)."""
+    k = max(data.n_values, 1)
+    a_bits, v_bits = _bits(data.n_annotators), _bits(data.n_values)
+    code = np.asarray(data.item, dtype=np.int64) << (a_bits + v_bits)
+    code |= np.asarray(data.annotator, dtype=np.int64) << v_bits
+    code |= data.value
+    code.sort()  # items in order, annotators ascending inside an item
+    small = np.int32 if a_bits + v_bits <= _INT32_FIELDS else np.int64  # a flag bit above
+    keys, n_shared, stat1, stat2 = kernels.pair_statistics(
+        code, np.empty(len(code), small), max(data.n_annotators, 1), a_bits, v_bits, k,
+        need == "nominal", _PARTNER_TABLE_LIMIT)
+    if len(keys) == 0:
+        return _pair_counts_instances(data, need)  # the reference's empty shapes
+    if need == "nominal":
+        return keys, n_shared, stat1, stat2
+    cross = stat2.reshape(len(keys), k * (k - 1) // 2)
+    if not cross.any():  # the reference's bincount of no differing instance gives int64 zeros
+        cross = np.zeros(cross.shape, dtype=np.int64)
+    return keys, n_shared, stat1.reshape(len(keys), k), cross
+
+
 def _pair_counts_sparse(data: AlphaInput, need: str):
     """Same statistics as :func:`_pair_counts_instances` from sparse products."""
     n_ann, n_items, k = data.n_annotators, data.n_items, data.n_values
@@ -914,7 +954,9 @@ def pairwise_alpha_arrays(
     data : AlphaInput
     min_shared : int, default 2
     method : {"auto", "instances", "sparse"}, default "auto"
-        How the pair statistics are gathered (same integers either way).
+        How the pair statistics are gathered (same integers either way); ``"instances"`` runs
+        the compiled per-annotator kernel where numba is installed (``hlv_core._kernels``),
+        else the packed instance keys (the reference).
 
     Returns
     -------
@@ -975,7 +1017,12 @@ def pairwise_alpha_arrays(
             method = "instances" if sparse_crowd else "sparse"
         if method == "instances" and not _instance_keys_fit(data):
             method = "sparse"  # packed keys would overflow int64: the same integers by products
-        counts = _pair_counts_instances if method == "instances" else _pair_counts_sparse
+        compiled = kernels() if method == "instances" and len(data.item) < 2**31 else None
+        if compiled is not None:  # the compiled accumulator (numba), same integers
+            def counts(data, need):
+                return _pair_counts_compiled(data, need, compiled)
+        else:
+            counts = _pair_counts_instances if method == "instances" else _pair_counts_sparse
         if level == "nominal":
             keys, n_shared, agree, sum_m2 = counts(data, "nominal")
             n = 2.0 * n_shared

@@ -43,6 +43,7 @@ import pandas as pd
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
+from hlv_core._compiled import kernels
 from hlv_core.io import LEVELS as IO_LEVELS
 from hlv_core.io import DataError, Dataset
 
@@ -202,6 +203,11 @@ def _edge_triangle_sums(n: int, rows: np.ndarray, cols: np.ndarray, signs: np.nd
     rr, rc = rank[rows], rank[cols]
     src, dst = np.minimum(rr, rc), np.maximum(rr, rc)  # oriented low -> high rank, rank labels
     del rr, rc, rank
+    compiled = kernels() if E < 2**31 and n < 2**31 else None
+    if compiled is not None:  # the compiled forward enumeration (numba): same integers
+        bal, unb = compiled.triangle_sums(
+            n, src, dst, np.ascontiguousarray(signs, dtype=np.int64))
+        return bal + unb, bal - unb
     if n < 2**31:  # out-lists by source, targets ascending: the sorted oriented keys
         key = src * n + dst
         order = np.argsort(key)
@@ -296,7 +302,12 @@ def count_triangles(S, *, dense: bool | None = None) -> TriangleCounts:
     >>> print(counts.n_triangles, counts.n_balanced, counts.n_unbalanced)
     1 1 0
     """
-    S = _check_signed(S)
+    return _count_checked_triangles(_check_signed(S), dense)
+
+
+def _count_checked_triangles(S, dense: bool | None) -> TriangleCounts:
+    """:func:`count_triangles` of a valid signed adjacency (``_check_signed``'s output, or
+    :func:`signed_adjacency`'s, which is valid by construction)."""
     n = S.shape[0]
     nnz = S.nnz if sp.issparse(S) else int(np.count_nonzero(S))
     if nnz == 0:
@@ -628,7 +639,7 @@ def _sigma_core(data, min_shared: int) -> _Core:
     # pitfall (``docs/conventions.md``, undefined pairwise alpha): a NaN alpha_ij must never become a "-" edge; those pairs were removed above.
     signs = np.where(pairs.alpha[keep] >= alpha, 1, -1).astype(np.int8)
     S = signed_adjacency(data.n_annotators, rows, cols, signs)
-    counts = count_triangles(S)
+    counts = _count_checked_triangles(S, None)  # symmetric, +-1, no self-loop by construction
     return _Core(alpha, pairs, status, rows, cols, signs, S, counts)
 
 
@@ -879,11 +890,18 @@ def estimate_sigma_cost(annotations: pd.DataFrame) -> SigmaCost:
     annot = _codes_of(annotations["annotator_id"])
     ok = (item >= 0) & (annot >= 0)
     item, annot = (item, annot) if ok.all() else (item[ok], annot[ok])
-    per_item = np.bincount(item).astype(np.int64)
-    per_annotator = np.bincount(annot)
+    compiled = kernels() if len(item) else None
+    if compiled is not None:  # two passes, integer sums (exact as the float ones below)
+        per_item, per_annotator, degree = compiled.degree_bound(
+            np.asarray(item, dtype=np.intp), np.asarray(annot, dtype=np.intp),
+            int(item.max()) + 1, int(annot.max()) + 1)
+        degree = degree.astype(float)
+    else:
+        per_item = np.bincount(item).astype(np.int64)
+        per_annotator = np.bincount(annot)
+        degree = np.bincount(annot, weights=(per_item - 1)[item], minlength=len(per_annotator))
     n_ann = int(np.count_nonzero(per_annotator))
     instances = int((per_item * (per_item - 1) // 2).sum())
-    degree = np.bincount(annot, weights=(per_item - 1)[item], minlength=len(per_annotator))
     degree = np.minimum(degree, max(n_ann - 1, 0))
     work = float(np.square(degree).sum())
     memory = instances * _BYTES_PER_INSTANCE + len(annotations) * _BYTES_PER_ROW

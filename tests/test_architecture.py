@@ -195,6 +195,36 @@ def test_the_dask_check_sees_a_violation():
                      "pages.probe imports hlv_core.scale.reduce"]
 
 
+def _jit_importers(imports: dict[str, set[str]]) -> list[str]:
+    """Where a module other than ``hlv_core._kernels`` imports numba or llvmlite, or a module
+    other than ``hlv_core._compiled`` imports ``hlv_core._kernels`` (the compiled kernels are
+    reached through ``hlv_core._compiled.kernels()`` only, at call time)."""
+    found = []
+    for importer, targets in sorted(imports.items()):
+        for target in sorted(targets):
+            jit = target.split(".")[0] in ("numba", "llvmlite")
+            if (jit and importer != "hlv_core._kernels") or (
+                    target == "hlv_core._kernels" and importer != "hlv_core._compiled"):
+                found.append(f"{importer} imports {target}")
+    return found
+
+
+def test_numba_is_imported_only_by_the_kernels_module():
+    files = [*(ROOT / "hlv_core").rglob("*.py"), *(ROOT / "hlv_ui").rglob("*.py"),
+             *(ROOT / "pages").rglob("*.py"), ROOT / "app.py"]
+    assert _jit_importers({_module_name(f): _imports(f) for f in files}) == []
+
+
+def test_the_numba_check_sees_a_violation():
+    found = _jit_importers({
+        "hlv_core._kernels": {"numba", "numba.core", "llvmlite"},
+        "hlv_core._compiled": {"hlv_core._kernels"},
+        "hlv_core.balance": {"hlv_core._kernels", "hlv_core._compiled"},
+        "pages.probe": {"numba"},
+    })
+    assert found == ["hlv_core.balance imports hlv_core._kernels", "pages.probe imports numba"]
+
+
 # ----------------------------------------------------------------------------- screens
 
 #: At most this many shared UI modules in hlv_ui/ (``__init__`` not counted): a module that one
