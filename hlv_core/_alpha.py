@@ -1017,7 +1017,8 @@ def pairwise_alpha_arrays(
             method = "instances" if sparse_crowd else "sparse"
         if method == "instances" and not _instance_keys_fit(data):
             method = "sparse"  # packed keys would overflow int64: the same integers by products
-        compiled = kernels() if method == "instances" and len(data.item) < 2**31 else None
+        compiled = (kernels(len(data.item)) if method == "instances" and len(data.item) < 2**31
+                    else None)
         if compiled is not None:  # the compiled accumulator (numba), same integers
             def counts(data, need):
                 return _pair_counts_compiled(data, need, compiled)

@@ -13,20 +13,32 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["kernels", "reference_only"]
+__all__ = ["MIN_COMPILED_WORK", "kernels", "reference_only"]
 
 _FORCE_REFERENCE = False
 
+#: Below this much work (annotations, edges) the numpy path runs: it takes well under a second
+#: there, while a process's first kernel call costs ~0.8 s (importing numba, loading the cached
+#: machine code) and the first on a machine ~18 s (compiling). Every bundled sample and the usual
+#: page stays on numpy; a big crowd file goes to the kernels.
+MIN_COMPILED_WORK = 1_000_000
 
-def kernels():
-    """The module :mod:`hlv_core._kernels`, or None where numba is missing or the numpy
-    reference is forced (:func:`reference_only`).
+
+def kernels(work: int | None = None):
+    """The module :mod:`hlv_core._kernels`, or None where numba is missing, the numpy
+    reference is forced (:func:`reference_only`) or ``work`` is below
+    :data:`MIN_COMPILED_WORK`.
+
+    Parameters
+    ----------
+    work : int, optional
+        Size of the task (annotations, edges); None: any size.
 
     Returns
     -------
     module or None
     """
-    if _FORCE_REFERENCE:
+    if _FORCE_REFERENCE or (work is not None and work < MIN_COMPILED_WORK):
         return None
     try:
         from hlv_core import _kernels

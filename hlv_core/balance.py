@@ -203,7 +203,7 @@ def _edge_triangle_sums(n: int, rows: np.ndarray, cols: np.ndarray, signs: np.nd
     rr, rc = rank[rows], rank[cols]
     src, dst = np.minimum(rr, rc), np.maximum(rr, rc)  # oriented low -> high rank, rank labels
     del rr, rc, rank
-    compiled = kernels() if E < 2**31 and n < 2**31 else None
+    compiled = kernels(E) if E < 2**31 and n < 2**31 else None
     if compiled is not None:  # the compiled forward enumeration (numba): same integers
         bal, unb = compiled.triangle_sums(
             n, src, dst, np.ascontiguousarray(signs, dtype=np.int64))
@@ -890,7 +890,7 @@ def estimate_sigma_cost(annotations: pd.DataFrame) -> SigmaCost:
     annot = _codes_of(annotations["annotator_id"])
     ok = (item >= 0) & (annot >= 0)
     item, annot = (item, annot) if ok.all() else (item[ok], annot[ok])
-    compiled = kernels() if len(item) else None
+    compiled = kernels(len(item)) if len(item) else None
     if compiled is not None:  # two passes, integer sums (exact as the float ones below)
         per_item, per_annotator, degree = compiled.degree_bound(
             np.asarray(item, dtype=np.intp), np.asarray(annot, dtype=np.intp),

@@ -14,13 +14,22 @@ import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hlv_core import _alpha, balance
+from hlv_core import _alpha, _compiled, balance
 from hlv_core._compiled import kernels, reference_only
 from hlv_core.agreement import prepare_alpha_input
 
 from .conftest import ROOT
 
 pytest.importorskip("numba")
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _kernels_at_any_size():
+    """The kernels serve only big tasks (``MIN_COMPILED_WORK``); here every size goes to them."""
+    before = _compiled.MIN_COMPILED_WORK
+    _compiled.MIN_COMPILED_WORK = 0
+    yield
+    _compiled.MIN_COMPILED_WORK = before
 
 
 def _crowd(seed: int, n_items: int, n_ann: int, fill: float, n_labels: int,
@@ -164,9 +173,13 @@ def test_numba_is_not_imported_until_a_kernel_runs():
         "frame = pd.DataFrame({'item_id': list('aabbcc'), 'annotator_id': list('xyyzxz'),\n"
         "                      'label': list('110101')})\n"
         "hlv_core.balance.sigma(frame)\n"
+        "print('numba' in sys.modules)\n"  # a small task: numpy, no numba
+        "import hlv_core._compiled as c\n"
+        "c.MIN_COMPILED_WORK = 0\n"
+        "hlv_core.balance.sigma(frame)\n"
         "print('numba' in sys.modules)\n"
     )
-    assert _run(code).split() == ["False", "True"]
+    assert _run(code).split() == ["False", "False", "True"]
 
 
 def test_the_reference_runs_where_numba_is_missing():
@@ -186,3 +199,13 @@ def test_the_reference_runs_where_numba_is_missing():
                           "label": list("110101011")})
     r = balance.sigma(frame)
     assert _run(code).split() == ["True", str(r.n_triangles), str(r.n_balanced)]
+
+
+def test_small_tasks_stay_on_numpy():
+    """Below the threshold no kernel (no numba import, no compile) is used."""
+    _compiled.MIN_COMPILED_WORK = 1_000_000
+    try:
+        assert kernels(999_999) is None
+        assert kernels(1_000_000) is not None and kernels() is not None
+    finally:
+        _compiled.MIN_COMPILED_WORK = 0
