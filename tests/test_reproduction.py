@@ -103,27 +103,6 @@ def test_basile_table2_md_agreement(capsys):
     assert one.mean - rnd_p > 10 * band  # .494 vs .283
 
 
-@pytest.mark.slow
-def test_graph_page_shows_the_cli_numbers_for_brexit(capsys):
-    """The graph page, with its defaults, shows the numbers the CLI prints (Basile's)."""
-    from streamlit.testing.v1 import AppTest
-
-    from tests.app.conftest import APP, open_page
-
-    path = shared_path("data", "hs_brexit", "annotations.csv")
-    out = _cli_json(["sigma", str(path), "--json"], capsys)
-    at = AppTest.from_file(str(APP), default_timeout=120)
-    at.run()
-    at.file_uploader(key="home.upload").set_value(
-        ("annotations.csv", path.read_bytes(), "text/csv")).run()
-    at = open_page(at, "graph")
-    metrics = {m.label: m.value for m in at.metric}
-    assert metrics["α (nominal)"] == f"{out['alpha']:.3f}" == "0.347"
-    assert metrics["σ (systematicity)"] == f"{out['sigma']:.3f}" == "1.000"
-    assert metrics["σ_rnd (mean)"] == f"{out['sigma_rnd_mean']:.3f}"
-    assert not at.info  # paper conventions, no deviation notice
-
-
 # ------------------------------------------------------------------------------ seed 002
 TABLE1 = [  # (coder 1, coder 2) label sets and the printed S, A, R, P, F1
     ({"A"}, {"A", "B"}, (1, 0.50, 1, 0.50, 0.67)),
