@@ -900,12 +900,6 @@ def _in_method_order(table: pd.DataFrame, by: list[str]) -> pd.DataFrame:
                              kind="stable", ignore_index=True)
 
 
-def _cached_features(keys: Sequence[str]) -> dict[str, sparse.csr_matrix]:
-    """The cached TF-IDF matrices of ``keys`` (those still cached), to hand to another process."""
-    with _FEATURE_LOCK:
-        return {k: _FEATURE_CACHE[k] for k in keys if k in _FEATURE_CACHE}
-
-
 def _prime_features(entries: dict[str, sparse.csr_matrix]) -> None:
     """Put matrices computed by another process into this process's feature cache."""
     with _FEATURE_LOCK:
@@ -915,15 +909,17 @@ def _prime_features(entries: dict[str, sparse.csr_matrix]) -> None:
             _FEATURE_CACHE.popitem(last=False)
 
 
-def _fold_feature_keys(dataset: Dataset, folds: list[dict[str, np.ndarray]]) -> list[str]:
-    """Compute (and cache) every fold's TF-IDF matrix as :func:`run_lab_full` does; their keys."""
+def _fold_features(dataset: Dataset,
+                   folds: list[dict[str, np.ndarray]]) -> dict[str, sparse.csr_matrix]:
+    """Every fold's TF-IDF matrix as :func:`run_lab_full` computes it, under its cache key
+    (for :func:`_prime_features` in another process)."""
     texts = dataset.items["text"].astype("string").fillna("").to_numpy(dtype=object)
-    keys = []
+    out = {}
     for fold in folds:
-        text_features(texts[fold["train"]], texts)
-        keys.append(_texts_key([str(t) for t in texts[fold["train"]]], [str(t) for t in texts],
-                               _MAX_WORD, _MAX_CHAR))
-    return keys
+        train = [str(t) for t in texts[fold["train"]]]
+        key = _texts_key(train, [str(t) for t in texts], _MAX_WORD, _MAX_CHAR)
+        out[key] = text_features(train, texts)
+    return out
 
 
 def cap_notes(fits: pd.DataFrame) -> list[str]:

@@ -431,7 +431,7 @@ def run_lab_pool(
 
     # every fold's features once, here; the workers get them with the dataset
     report(f"text features of {len(folds)} {'fold' if len(folds) == 1 else 'folds'}")
-    features = lab._cached_features(lab._fold_feature_keys(dataset, folds))
+    features = lab._fold_features(dataset, folds)
     ctx = _context()
     tasks, events = ctx.Queue(), ctx.Queue()
     for index, (group, unit_seeds) in enumerate(units):

@@ -149,3 +149,15 @@ def test_cli_jobs_prints_the_same_numbers(tmp_path, capsys):
         payloads.append(json.loads(capsys.readouterr().out))
     assert payloads[0] == payloads[1]
     assert {r["method"] for r in payloads[0]["results"]} == {"MV", "SL", "JSD"}
+
+
+def test_workers_get_every_folds_features():
+    """Five folds (more than the feature cache keeps): every fold's matrix is handed over, each
+    equal to what text_features gives."""
+    dataset = _films(50)
+    folds, _ = lab.lab_folds(dataset, n_folds=5)
+    features = lab._fold_features(dataset, folds)
+    assert len(features) == 5
+    texts = dataset.items["text"].to_numpy(dtype=object)
+    first = lab.text_features(texts[folds[0]["train"]], texts)
+    assert any((m != first).nnz == 0 and m.shape == first.shape for m in features.values())
