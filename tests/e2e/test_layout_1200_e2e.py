@@ -52,9 +52,10 @@ def test_long_name_and_fifteen_lab_models_at_1200(page: Page, app_url: str, arti
         main.screenshot(path=str(artifacts / shot))
     rerun(page, page.get_by_role("tab", name="Models").click)  # a tab that runs when opened
 
-    main.get_by_test_id("stFileUploader").first.get_by_test_id(
-        "stFileUploaderDropzoneInput").set_input_files(files=[
-            {"name": "lab.csv", "mimeType": "text/csv", "buffer": _lab_csv()}])
+    upload = main.get_by_test_id("stFileUploader").first.get_by_test_id(
+        "stFileUploaderDropzoneInput")
+    rerun(page, lambda: upload.set_input_files(files=[
+        {"name": "lab.csv", "mimeType": "text/csv", "buffer": _lab_csv()}]))
     expect(main.get_by_text("Added predictions of 15 model(s)").first).to_be_visible(timeout=WAIT)
     expect(main.get_by_text("Show the 15 training lab models").first).to_be_visible()
     wait_for_app(page)

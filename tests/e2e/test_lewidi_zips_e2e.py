@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import wait_for_app
+from tests.e2e.conftest import rerun, wait_for_app
 
 from ..test_lewidi import gold_path
 from ..test_lewidi_members import real_layout_zip
@@ -19,17 +19,19 @@ def test_two_res_zips_one_bad_file(page: Page, app_url: str, artifacts):
     gold_input = (main.get_by_test_id("stFileUploader").filter(has_text="Gold JSON")
                   .get_by_test_id("stFileUploaderDropzoneInput"))
     expect(gold_input).to_be_attached()
-    wait_for_app(page)  # not into the page's first run, still drawing
-    gold_input.set_input_files(files=[
-        {"name": p.name, "mimeType": "application/json", "buffer": p.read_bytes()}
-        for p in (gold_path("CSC"), gold_path("Paraphrase"))])
+    golds = [{"name": p.name, "mimeType": "application/json", "buffer": p.read_bytes()}
+             for p in (gold_path("CSC"), gold_path("Paraphrase"))]
+    # each upload starts a run: the next upload waits until it has ended (on a busy machine a
+    # second upload made while the first one's run was going was seen lost)
+    rerun(page, lambda: gold_input.set_input_files(files=golds))
     good, _ = real_layout_zip("team_alpha_run1", bad=False, seed=1)
     bad, _ = real_layout_zip("team_alpha_run2", bad=True, seed=2)
     expect(main.get_by_text("CSC_test.json").first).to_be_visible()
-    (main.get_by_test_id("stFileUploader").filter(has_text="Submissions")
-     .get_by_test_id("stFileUploaderDropzoneInput")).set_input_files(files=[
-         {"name": "res.zip", "mimeType": "application/zip", "buffer": good},
-         {"name": "res.zip", "mimeType": "application/zip", "buffer": bad}])
+    submissions = (main.get_by_test_id("stFileUploader").filter(has_text="Submissions")
+                   .get_by_test_id("stFileUploaderDropzoneInput"))
+    rerun(page, lambda: submissions.set_input_files(files=[
+        {"name": "res.zip", "mimeType": "application/zip", "buffer": good},
+        {"name": "res.zip", "mimeType": "application/zip", "buffer": bad}]))
     expect(main.get_by_text("Leaderboard", exact=True).first).to_be_visible(timeout=180_000)
     expect(main.get_by_text("1 file(s) not scored").first).to_be_visible()
     expect(main.get_by_text("team_alpha_run2: 1").first).to_be_visible()
