@@ -130,6 +130,13 @@ def _part_of(result: lab.LabResult, method: str) -> lab.LabResult:
                          {m: s for m, s in result.timings.items() if m in names})
 
 
+def _stacked(tables: list[pd.DataFrame]) -> pd.DataFrame:
+    """The non-empty tables one below the other (the first, empty, when all are empty: it keeps
+    the columns)."""
+    tables = [t for t in tables if not t.empty] or tables[:1]
+    return pd.concat(tables, ignore_index=True)
+
+
 def merge_lab_results(parts: Sequence[lab.LabResult], *, protocol: str) -> lab.LabResult:
     """One method's result from the results of its units (one per seed), in seed order.
 
@@ -164,15 +171,11 @@ def merge_lab_results(parts: Sequence[lab.LabResult], *, protocol: str) -> lab.L
         only = parts[0]
         return lab.LabResult(only.results, only.predictions, only.fits, protocol, only.timings)
 
-    def stacked(tables: list[pd.DataFrame]) -> pd.DataFrame:
-        tables = [t for t in tables if not t.empty] or tables[:1]
-        return pd.concat(tables, ignore_index=True)
-
-    results = lab._in_method_order(stacked([p.results for p in parts]), ["method", "seed"])
-    fits = stacked([p.fits for p in parts])
+    results = lab._in_method_order(_stacked([p.results for p in parts]), ["method", "seed"])
+    fits = _stacked([p.fits for p in parts])
     if not fits.empty:
         fits = fits.sort_values(["fold", "seed"], kind="stable", ignore_index=True)
-    predictions = stacked([p.predictions for p in parts])
+    predictions = _stacked([p.predictions for p in parts])
     timings: dict[str, float] = {}
     for part in parts:
         for method, seconds in part.timings.items():
@@ -216,9 +219,7 @@ def combine_lab_results(parts: dict[str, lab.LabResult], *,
         raise ValueError("no parts to combine.")
 
     def stacked(name: str) -> pd.DataFrame:
-        tables = [getattr(parts[m], name) for m in chosen]
-        tables = [t for t in tables if not t.empty] or tables[:1]
-        return pd.concat(tables, ignore_index=True)
+        return _stacked([getattr(parts[m], name) for m in chosen])
 
     results = stacked("results")
     if reference_added:

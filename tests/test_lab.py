@@ -48,6 +48,16 @@ def _tiny(multilabel: bool = False, split: bool = True):
                          labels=["neg", "pos"], name="tiny")
 
 
+def tiny_folder(tmp_path):
+    """:func:`_tiny` written as a dataset folder (annotations.csv, items.csv) for the CLI."""
+    folder = tmp_path / "tiny"
+    folder.mkdir()
+    d = _tiny()
+    d.annotations.to_csv(folder / "annotations.csv", index=False)
+    d.items.to_csv(folder / "items.csv", index=False)
+    return folder
+
+
 def test_every_method_runs_on_tiny_data():
     d = _tiny()
     calls = []
@@ -220,11 +230,8 @@ def test_cli_lab_table_and_json(tmp_path, capsys):
 
     from hlv_core.cli import lab as cli_lab
 
-    folder = tmp_path / "tiny"
-    folder.mkdir()
+    folder = tiny_folder(tmp_path)
     d = _tiny()
-    d.annotations.to_csv(folder / "annotations.csv", index=False)
-    d.items.to_csv(folder / "items.csv", index=False)
     root = argparse.ArgumentParser()
     cli_lab.add_cli(root.add_subparsers(dest="command", required=True))
     preds = tmp_path / "preds.csv"

@@ -15,7 +15,7 @@ from hlv_core import lab, lab_pool
 from hlv_core.io import DataError, build_dataset
 from hlv_core.training import METHODS
 
-from .test_lab import _tiny
+from .test_lab import _tiny, tiny_folder
 
 
 def _films(n: int = 90, seed: int = 0):
@@ -137,11 +137,7 @@ def test_cli_jobs_prints_the_same_numbers(tmp_path, capsys):
 
     from hlv_core.cli import main
 
-    folder = tmp_path / "tiny"
-    folder.mkdir()
-    d = _tiny()
-    d.annotations.to_csv(folder / "annotations.csv", index=False)
-    d.items.to_csv(folder / "items.csv", index=False)
+    folder = tiny_folder(tmp_path)
     payloads = []
     for jobs in ("1", "2"):
         assert main(["lab", str(folder), "--methods", "SL", "JSD", "--seeds", "0", "1",
