@@ -147,7 +147,8 @@ def model_label_sets(dataset: Dataset, predictions: pd.DataFrame | None, *,
 def run_alt_tests(dataset: Dataset, predictions: pd.DataFrame | None = None, *,
                   epsilon: float = 0.2, q_fdr: float = 0.05, scoring: str | None = None,
                   min_items_per_annotator: int = 30, test: str = "ttest",
-                  baseline: bool = True) -> tuple[dict[str, AltTestResult | str], list[str]]:
+                  baseline: bool = True, min_humans_per_item: int = 2
+                  ) -> tuple[dict[str, AltTestResult | str], list[str]]:
     r""":func:`hlv_core.judge.alt_test` for every model and the constant-majority baseline (Calderon et al., section 3).
 
     Each annotator j is left out in turn; on each of j's n_j items i, with ``S`` the alignment
@@ -192,6 +193,8 @@ def run_alt_tests(dataset: Dataset, predictions: pd.DataFrame | None = None, *,
         The one-sided test.
     baseline : bool, default True
         Test the constant-majority baseline too.
+    min_humans_per_item : int, default 2
+        Fewest annotators of a usable item.
 
     Returns
     -------
@@ -230,6 +233,7 @@ def run_alt_tests(dataset: Dataset, predictions: pd.DataFrame | None = None, *,
         try:
             results[name] = alt_test(dataset, labels, epsilon=epsilon, q_fdr=q_fdr,
                                      scoring=scoring,
+                                     min_humans_per_item=min_humans_per_item,
                                      min_items_per_annotator=min_items_per_annotator, test=test)
         except ValueError as err:
             results[name] = str(err)

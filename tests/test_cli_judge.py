@@ -93,3 +93,35 @@ def test_counts_only_data_says_why(capsys):
     folder = shared_path("data", "chaosnli_calibration")
     assert main(["judge", "ceiling", str(folder)]) == 2
     assert "no annotator ids" in capsys.readouterr().err
+
+
+def test_min_humans_and_level_reach_the_engine(tmp_path, capsys):
+    """The CLI takes the engine's min_humans_per_item and level (spec section 4: "the same
+    parameters"). Items i10-i14 have two annotators: kept by default, dropped at 3."""
+    data = tmp_path / "three.csv"
+    rows = [(f"i{i}", a, "ab"[(i + k) % 2 if k == 2 else i % 2])
+            for i in range(15) for k, a in enumerate(("r0", "r1", "r2")) if i < 10 or k < 2]
+    pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"]).to_csv(data, index=False)
+    preds = _preds(tmp_path, [{"item_id": f"i{i}", "label": "ab"[i % 2]} for i in range(15)])
+    out = tmp_path / "per.csv"
+    counts = {}
+    for humans in ("2", "3"):
+        assert main(["judge", "alt-test", str(data), preds, "--min-items", "5",
+                     "--min-humans", humans, "--out", str(out)]) == 0
+        capsys.readouterr()
+        table = pd.read_csv(out)
+        table = table[table["model"] != "constant majority (baseline)"]
+        counts[humans] = dict(zip(table["annotator"], table["n_items"], strict=True))
+    assert counts["2"] == {"r0": 15, "r1": 15, "r2": 10}
+    assert counts["3"] == {"r0": 10, "r1": 10, "r2": 10}
+    tables = {}
+    for level in ("0.5", "0.95"):
+        assert main(["judge", "ceiling", str(CASES), "--n-boot", "200", "--min-items", "20",
+                     "--level", level, "--json"]) == 0
+        payload = json.loads(capsys.readouterr().out)
+        assert f"level {level}" in " ".join(payload["notes"])
+        tables[level] = pd.DataFrame(payload["table"]).set_index("metric").dropna(
+            subset=["lower"])
+    narrow, wide = tables["0.5"], tables["0.95"]
+    assert (narrow["lower"] >= wide["lower"]).all() and (narrow["upper"] <= wide["upper"]).all()
+    assert ((narrow["upper"] - narrow["lower"]) < (wide["upper"] - wide["lower"])).any()

@@ -66,7 +66,8 @@ def _run_alt_test(args: argparse.Namespace) -> int:
     dataset, predictions = _load(args)
     results, notes = run_alt_tests(dataset, predictions, epsilon=args.epsilon, q_fdr=args.q,
                                    scoring=args.scoring,
-                                   min_items_per_annotator=args.min_items, test=args.test)
+                                   min_items_per_annotator=args.min_items, test=args.test,
+                                   min_humans_per_item=args.min_humans)
     summary = alt_test_summary(results)
     per = [res.per_annotator.assign(model=name) for name, res in results.items()
            if not isinstance(res, str)]
@@ -107,7 +108,8 @@ def _run_ceiling(args: argparse.Namespace) -> int:
     if predictions is not None and model is None:
         model = str(pd.unique(predictions["model"])[0])
     res, notes = run_ceiling(dataset, predictions, model, n_boot=args.n_boot, seed=args.seed,
-                             min_items=args.min_items, min_others=args.min_others)
+                             min_items=args.min_items, min_others=args.min_others,
+                             level=args.level)
     table = ceiling_table(res)
     lines = [f"note: {n}" for n in [*notes, *res.notes]]
     lines.append(f"bootstrap: {res.n_boot} replicates, seed {res.seed}, level {res.level:g}")
@@ -171,6 +173,8 @@ def add_cli(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
                      help="alignment score (default: neg_rmse for ratings, else accuracy)")
     alt.add_argument("--min-items", type=int, default=30,
                      help="items an annotator needs to be tested (default 30)")
+    alt.add_argument("--min-humans", type=int, default=2,
+                     help="annotators an item needs to be used (default 2)")
     alt.add_argument("--test", default="ttest", choices=["ttest", "wilcoxon"],
                      help="one-sided test (wilcoxon: HLV Lens extension, not in the paper)")
     alt.set_defaults(handler=_run_alt_test)
@@ -183,6 +187,8 @@ def add_cli(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     ceil.add_argument("--min-items", type=int, default=30, help="items an annotator needs")
     ceil.add_argument("--min-others", type=int, default=2,
                       help="other annotators an item needs (default 2)")
+    ceil.add_argument("--level", type=float, default=0.95,
+                      help="bootstrap confidence level (default 0.95)")
     ceil.set_defaults(handler=_run_ceiling)
 
     calib = sub.add_parser("calibration", help="calibration to the human label distribution "
