@@ -1008,9 +1008,22 @@ def model_labels_from_predictions(predictions: pd.DataFrame, dataset: Dataset, m
         top = per.drop_duplicates(["annotator_id", "item_id"])
         return top[["annotator_id", "item_id", "label"]].reset_index(drop=True)
     item_rows = item_level_predictions(rows)
-    ids, Q = prediction_matrix(item_rows, dataset, model)
-    if dataset.task == "multilabel":  # a label set: the labels with probability > 0.5
+    # hard labels outside the inventory (kept by load_predictions(unknown_labels="keep")) are
+    # the model's answer as given: they never match a human label
+    outside = ~item_rows["label"].isin(dataset.labels)
+    extra = item_rows[outside]
+    item_rows = item_rows[~outside]
+    out: dict = {}
+    if not item_rows.empty:
+        ids, Q = prediction_matrix(item_rows, dataset, model)
         names = np.asarray(dataset.labels, dtype=object)
-        return {str(i): frozenset(names[row > 0.5]) for i, row in zip(ids, Q, strict=True)}
-    labels = np.asarray(dataset.labels, dtype=object)[np.argmax(Q, axis=1)]
-    return dict(zip(map(str, ids), labels, strict=True))
+        if dataset.task == "multilabel":  # a label set: the labels with probability > 0.5
+            out = {str(i): frozenset(names[row > 0.5]) for i, row in zip(ids, Q, strict=True)}
+        else:
+            out = dict(zip(map(str, ids), names[np.argmax(Q, axis=1)], strict=True))
+    for item, label in zip(extra["item_id"].astype(str), extra["label"], strict=True):
+        if dataset.task == "multilabel":
+            out[item] = out.get(item, frozenset()) | {label}
+        else:
+            out[item] = label
+    return out

@@ -61,7 +61,8 @@ def test_missing_items_are_said(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("rows, message", [
-    ([{"item_id": "case_001", "label": "maybe"}], "not a label of the dataset"),
+    # a probability for a label the dataset lacks (a hard label outside it is legal: below)
+    ([{"item_id": "case_001", "label": "maybe", "prob": 1.0}], "not a label of the dataset"),
     ([{"item_id": "case_001", "label": "liable", "prob": 0.5},
       {"item_id": "case_001", "label": "not_liable", "prob": 0.2}], "sum to"),
     ([{"item_id": "nope", "label": "liable"}], "not in the annotations"),
@@ -125,3 +126,37 @@ def test_min_humans_and_level_reach_the_engine(tmp_path, capsys):
     narrow, wide = tables["0.5"], tables["0.95"]
     assert (narrow["lower"] >= wide["lower"]).all() and (narrow["upper"] <= wide["upper"]).all()
     assert ((narrow["upper"] - narrow["lower"]) < (wide["upper"] - wide["lower"])).any()
+
+
+def test_alt_test_keeps_model_labels_outside_the_inventory(tmp_path, capsys):
+    """WAX (Calderon et al. 2025): the LLMs sometimes answer 'None-of-the-above', a label no
+    human used. The alt-test allows it (it never matches, spec section 1): the command runs
+    and gives the engine's numbers on the model labels as given; the notebook prints winning
+    rate 0.50 and advantage probability 0.74 for gemini_pro at epsilon 0.1."""
+    from hlv_core import judge
+    from hlv_core.io import load
+    from tests.conftest import shared_path
+
+    folder = shared_path("data", "alttest_examples", "wax")
+    out = tmp_path / "per.csv"
+    assert main(["judge", "alt-test", str(folder / "annotations.csv"),
+                 str(folder / "model_labels.csv"), "--epsilon", "0.1", "--model", "gemini_pro",
+                 "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert "outside the dataset's labels kept" in captured.err
+    assert "'None-of-the-above'" in captured.err
+    table = pd.read_csv(out)
+    table = table[table["model"] == "gemini_pro"].reset_index(drop=True)
+    labels = pd.read_csv(folder / "model_labels.csv", dtype=str)
+    given = labels[labels["model"] == "gemini_pro"]
+    assert (given["label"] == "None-of-the-above").any()  # the case this test is about
+    expected = judge.alt_test(load(folder / "annotations.csv"),
+                              dict(zip(given["item_id"], given["label"], strict=True)),
+                              epsilon=0.1)
+    assert table["p_value"].tolist() == pytest.approx(
+        expected.per_annotator["p_value"].tolist(), rel=1e-12)
+    assert round(expected.winning_rate, 2) == 0.50 and round(expected.rho, 2) == 0.74
+    # the other commands still need every label in the inventory
+    assert main(["judge", "calibration", str(folder / "annotations.csv"),
+                 str(folder / "model_labels.csv")]) == 2
+    assert "None-of-the-above" in capsys.readouterr().err

@@ -429,3 +429,25 @@ def test_dermatology_selectors():
             expected[c, top] += 1.0 / len(top)
         expected[c] /= len(case)
     np.testing.assert_allclose(ds.judgements_array(), expected)
+
+
+def test_hard_labels_outside_the_inventory_are_refused_unless_kept():
+    """A hard label the dataset does not have is an error by default; ``unknown_labels="keep"``
+    (the alt-test's reader) keeps hard labels with a note, never probabilities."""
+    from hlv_core.io import ImportReport
+
+    dataset = load(b"item_id,annotator_id,label\ni1,a,pos\ni1,b,neg\ni2,a,pos\n",
+                   name="toy.csv")
+    hard = b"item_id,label\ni1,pos\ni2,<b>none</b>\n"
+    with pytest.raises(DataError, match="is not a label of the dataset") as err:
+        load_predictions(hard, dataset, name="llm.csv")
+    assert "row 3" in str(err.value) and "column 'label'" in str(err.value)
+    report = ImportReport("llm.csv", "predictions")
+    kept = load_predictions(hard, dataset, name="llm.csv", unknown_labels="keep", report=report)
+    assert kept["label"].tolist() == ["pos", "<b>none</b>"] and kept["prob"].tolist() == [1, 1]
+    assert any("1 hard label(s) outside the dataset's labels kept" in n for n in report.notes)
+    soft = b"item_id,label,prob\ni1,pos,1\ni2,maybe,1\n"
+    with pytest.raises(DataError, match="'maybe' is not a label"):
+        load_predictions(soft, dataset, name="soft.csv", unknown_labels="keep")
+    with pytest.raises(ValueError, match="unknown_labels"):
+        load_predictions(hard, dataset, name="llm.csv", unknown_labels="ignore")

@@ -10,7 +10,9 @@ page calls the same functions):
 * ``calibration``: calibration to the human label distribution (Baan et al., EMNLP 2022).
 
 Model labels come from any predictions file ``hlv_core.io.load_predictions`` reads (hard
-labels, or the argmax of probabilities; per-annotator labels for the alt-test).
+labels, or the argmax of probabilities; per-annotator labels for the alt-test). For the alt-test
+a hard label outside the dataset's labels (an LLM's "None-of-the-above") is kept with a note:
+it never matches a human label (Calderon et al., section 3); the other commands refuse it.
 """
 
 from __future__ import annotations
@@ -33,12 +35,13 @@ from ._output import write_json
 __all__ = ["add_cli"]
 
 
-def _load(args: argparse.Namespace):
+def _load(args: argparse.Namespace, unknown_labels: str = "refuse"):
     dataset = load(args.data)
     predictions = None
     if getattr(args, "predictions", None):
         report = ImportReport(str(args.predictions), "predictions")
-        predictions = load_predictions(args.predictions, dataset, report=report)
+        predictions = load_predictions(args.predictions, dataset, report=report,
+                                       unknown_labels=unknown_labels)
         for note in getattr(report, "notes", []):
             print(f"note: {note}", file=sys.stderr)
         if args.model:
@@ -63,7 +66,7 @@ def _emit(args, table: pd.DataFrame, extra: dict, lines: list[str]) -> None:
 
 
 def _run_alt_test(args: argparse.Namespace) -> int:
-    dataset, predictions = _load(args)
+    dataset, predictions = _load(args, unknown_labels="keep")  # never match (section 3)
     results, notes = run_alt_tests(dataset, predictions, epsilon=args.epsilon, q_fdr=args.q,
                                    scoring=args.scoring,
                                    min_items_per_annotator=args.min_items, test=args.test,

@@ -79,6 +79,7 @@ def load_predictions(
     name: str | None = None,
     default_model: str | None = None,
     report: ImportReport | None = None,
+    unknown_labels: str = "refuse",
 ) -> pd.DataFrame:
     r"""Read and validate model predictions for a dataset (see the module notes for the layouts).
 
@@ -99,6 +100,11 @@ def load_predictions(
         Model name when the file has no ``model`` column.
     report : ImportReport, optional
         Receives rows read / kept and the renormalisation note.
+    unknown_labels : {"refuse", "keep"}, default "refuse"
+        ``"keep"``: hard labels (a file without probabilities) outside the dataset's label
+        inventory are kept, with a note in ``report``: the alternative annotator test allows
+        them, and they never match a human label (Calderon et al. 2025, section 3; e.g. an LLM
+        answering "None-of-the-above"). Probabilities for unknown labels are always refused.
 
     Returns
     -------
@@ -134,6 +140,8 @@ def load_predictions(
     Traceback (most recent call last):
     hlv_core.io.errors.DataError: file 'bad.csv', row 2, column 'item_id': item 'i9' is not in the annotations (1 unknown item(s)). How to fix: predict only items of the loaded dataset (check the id column and its format).
     """
+    if unknown_labels not in ("refuse", "keep"):
+        raise ValueError(f"unknown_labels must be 'refuse' or 'keep', got {unknown_labels!r}")
     source = as_source(path_or_buffer, name)
     refuse_binary(source, readable=("a Parquet file",))
     refuse_spreadsheet(source)
@@ -209,6 +217,13 @@ def load_predictions(
                             f"spelling(s); rule: Unicode NFC, invisible format characters "
                             f"removed, whitespace runs as one space): {shown}.")
     unknown = ~frame["label"].isin(labels)
+    if unknown.any() and unknown_labels == "keep" and "prob" not in frame.columns:
+        outside = pd.unique(frame.loc[unknown, "label"])
+        if report is not None:
+            report.note(f"{int(unknown.sum())} hard label(s) outside the dataset's labels kept "
+                        f"({len(outside)} distinct: {echo(list(outside[:5]), 200)}): in the "
+                        "alternative annotator test they never match a human label.")
+        unknown = pd.Series(False, index=frame.index)
     if unknown.any():
         i = _first_row(unknown)
         bad = frame["label"].iloc[i]
