@@ -59,6 +59,22 @@ def test_label_only_scores_by_hand():
     assert sing.loc[("i3", "x"), "score"] == pytest.approx(-2 + 0.5 * (0.25 + 0.5) / 2)
 
 
+def test_empty_label_cell_is_refused_not_counted_as_an_annotator():
+    # spec signal_noise.md section 8 / formats.md 5.2: missing = no row, never a NaN cell. Before,
+    # b's empty row on i3 still counted b among i3's annotators (n_annotators 3 instead of 2, so
+    # share_others_not_choosing of (i3, x) was 1/2 instead of 0); competence fits already refused it
+    rows = frame(TOY)
+    bad = pd.concat([rows, frame([("i3", "b", None)])], ignore_index=True)
+    for method in ("label_count", "share_others_not_choosing", "label_proportion"):
+        with pytest.raises(ValueError, match="empty"):
+            E.error_scores(bad, method=method)
+    with pytest.raises(ValueError, match="empty"):
+        E.units(bad.assign(annotator_id=bad["annotator_id"].where(bad.index != 0)))
+    # the same data with the row dropped: i3 has 2 annotators (a, c), both chose x
+    ok = E.error_scores(rows, method="share_others_not_choosing").set_index(["item_id", "label"])
+    assert ok.loc[("i3", "x"), "n_annotators"] == 2 and ok.loc[("i3", "x"), "score"] == 0.0
+
+
 def test_output_sorted_with_ranks_and_rerank():
     out = E.error_scores(frame(TOY), method="label_count")
     assert list(out.columns) == ["item_id", "label", "n_chose", "n_annotators", "score", "rank"]
