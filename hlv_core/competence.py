@@ -207,6 +207,12 @@ def _encode(df: pd.DataFrame, labels=None, *, min_annotators: int = 2,
         )
     ii = ii.astype(np.int64)
     aa = aa.astype(np.int64)
+    ll = np.asarray(ll, dtype=np.int64)
+    # rows in one canonical order (item, annotator, label), so every sum over rows (MACE's
+    # bincounts, the report's tallies) is the same for any row order of the input: items with
+    # the same answers then stay exactly tied
+    canon = np.lexsort((ll, aa, ii))
+    ii, aa, ll = ii[canon], aa[canon], ll[canon]
     R = _pair_matrix(ii, aa, ll, len(items), len(annotators), len(order))
     return _Encoded(items, annotators, order, ii, aa, ll, R, R.T.tocsr(),
                     np.bincount(ii, minlength=len(items)).astype(float))

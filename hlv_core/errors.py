@@ -57,7 +57,12 @@ def _clean(df: pd.DataFrame) -> pd.DataFrame:
                          "item_id, annotator_id, label")
     if len(df) == 0:
         raise ValueError("annotations: no rows")
-    out = df[["item_id", "annotator_id", "label"]].astype(str).drop_duplicates()
+    frame = df[["item_id", "annotator_id", "label"]]
+    empty = frame.isna().to_numpy().any(axis=1)
+    if empty.any():
+        raise ValueError(f"annotations: row {int(np.flatnonzero(empty)[0]) + 1} has an empty "
+                         "item_id, annotator_id or label; drop the row (missing = no row)")
+    out = frame.astype(str).drop_duplicates()
     return out.reset_index(drop=True)
 
 
@@ -78,7 +83,7 @@ def units(df: pd.DataFrame) -> pd.DataFrame:
     Raises
     ------
     ValueError
-        Missing columns or no rows.
+        Missing columns, no rows, or an empty (NaN) cell (missing = no row).
 
     References
     ----------
@@ -274,7 +279,8 @@ def error_scores(df: pd.DataFrame, *, method: str, validity: pd.DataFrame | None
     Raises
     ------
     ValueError
-        Unknown method, bad columns, or self judgments without ``allow_self``.
+        Unknown method, bad columns, an empty (NaN) cell, or self judgments without
+        ``allow_self``.
 
     References
     ----------

@@ -59,6 +59,22 @@ def test_label_only_scores_by_hand():
     assert sing.loc[("i3", "x"), "score"] == pytest.approx(-2 + 0.5 * (0.25 + 0.5) / 2)
 
 
+def test_empty_label_cell_is_refused_not_counted_as_an_annotator():
+    # spec signal_noise.md section 8 / formats.md 5.2: missing = no row, never a NaN cell. Before,
+    # b's empty row on i3 still counted b among i3's annotators (n_annotators 3 instead of 2, so
+    # share_others_not_choosing of (i3, x) was 1/2 instead of 0); competence fits already refused it
+    rows = frame(TOY)
+    bad = pd.concat([rows, frame([("i3", "b", None)])], ignore_index=True)
+    for method in ("label_count", "share_others_not_choosing", "label_proportion"):
+        with pytest.raises(ValueError, match="empty"):
+            E.error_scores(bad, method=method)
+    with pytest.raises(ValueError, match="empty"):
+        E.units(bad.assign(annotator_id=bad["annotator_id"].where(bad.index != 0)))
+    # the same data with the row dropped: i3 has 2 annotators (a, c), both chose x
+    ok = E.error_scores(rows, method="share_others_not_choosing").set_index(["item_id", "label"])
+    assert ok.loc[("i3", "x"), "n_annotators"] == 2 and ok.loc[("i3", "x"), "score"] == 0.0
+
+
 def test_output_sorted_with_ranks_and_rerank():
     out = E.error_scores(frame(TOY), method="label_count")
     assert list(out.columns) == ["item_id", "label", "n_chose", "n_annotators", "score", "rank"]
@@ -177,6 +193,20 @@ def test_varierr_peer_heuristics_match_the_paper(varierr):
     self_rows = validity[validity["judge_type"] == "self"]
     with pytest.raises(ValueError, match="self"):
         E.error_scores(df, method="peer_ratio_per", validity=self_rows)
+
+
+def test_row_order_keeps_posterior_ties_and_the_ranking(varierr):
+    # spec signal_noise.md 9F: permuting rows changes no output beyond 1e-12. Items with the same
+    # answers must stay exactly tied: before, MACE summed rows in input order, so a shuffle split
+    # ties by 1e-16 (126 -> 129 distinct scores) and moved AP by 0.17 points
+    df, gold, _ = varierr
+    shuffled = df.sample(frac=1.0, random_state=4).reset_index(drop=True)
+    for method in ("mace_posterior", "ds_posterior"):
+        a = E.error_scores(df, method=method)
+        b = E.error_scores(shuffled, method=method)
+        assert a["score"].nunique() == b["score"].nunique(), method
+        pd.testing.assert_frame_equal(a, b, check_exact=False, rtol=0, atol=1e-12)
+        assert ap_of(a, gold) == pytest.approx(ap_of(b, gold), abs=1e-10)
 
 
 def test_evaluate_reports_missing_single_label_and_cis(varierr):
