@@ -391,6 +391,13 @@ def _callable_scores(long: _Long, model: np.ndarray, rows: np.ndarray, fn: Calla
     """A user score ``fn(x, others)``: called once per (item, left-out annotator) pair for the
     human and once for the model (the paper's similarity option)."""
     values = long.sets if long.multilabel else _original_labels(long)
+    if not long.multilabel and "original" not in long.extra:
+        # the human labels are the dataset's label strings: a model label that accuracy would
+        # match to one of them (3, 3.0 and "3" are one label) is passed as that string, so both
+        # sides of the comparison reach the callable in the same form
+        spelled = {_label_key(lab): lab for lab in long.labels}
+        model = np.array([v if v is None or isinstance(v, (frozenset, set))
+                          else spelled.get(_label_key(v), v) for v in model], dtype=object)
     by_item: dict[int, list[int]] = pd.Series(np.arange(long.item.size)).groupby(
         long.item).apply(list).to_dict()
     s_h = np.empty(rows.size)
@@ -699,7 +706,10 @@ def alt_test(
     epsilon : float, default 0.2
         Cost-benefit allowance (:data:`EPSILON_PRESETS`: expert 0.2, skilled 0.15, crowd 0.1).
     scoring : {"accuracy", "neg_rmse", "jaccard"} or callable, default "accuracy"
-        Alignment score; a callable takes ``(x, others)`` and returns a float.
+        Alignment score; a callable takes ``(x, others)`` and returns a float. It receives the
+        labels as the annotations hold them: a DataFrame's own values, or a Dataset's label
+        strings (a model label equal to one of them as accuracy compares, e.g. 1 and "1", is
+        passed as that string).
     q_fdr : float, default 0.05
         False discovery rate of the BY procedure.
     min_humans_per_item : int, default 2

@@ -404,3 +404,21 @@ def test_constant_majority_on_label_sets():
     assert len(set(base.values())) == 1 and isinstance(next(iter(base.values())), frozenset)
     res = judge.alt_test(dataset, base, epsilon=0.1, min_items_per_annotator=10)
     assert 0.0 <= res.rho <= 1.0
+
+
+def test_a_callable_sees_model_labels_in_the_datasets_spelling():
+    """A Dataset holds label strings; integer model labels (1 for "1") reach a callable score as
+    those strings, so the callable accuracy gives the built-in accuracy's result."""
+    dataset, models = _lewidi("hs_brexit")
+    as_ints = {item: int(label) for item, label in models["hard_label"].items()}
+    built_in = judge.alt_test(dataset, as_ints, epsilon=0.1)
+    seen = set()
+
+    def accuracy(x, others):
+        seen.add(type(x))
+        return judge.alignment_accuracy(x, others)
+
+    called = judge.alt_test(dataset, as_ints, epsilon=0.1, scoring=accuracy)
+    assert seen == {str}
+    assert called.winning_rate == built_in.winning_rate and called.rho == built_in.rho
+    pd.testing.assert_frame_equal(called.per_annotator, built_in.per_annotator)
