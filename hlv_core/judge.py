@@ -730,7 +730,8 @@ def alt_test(
     Raises
     ------
     ValueError
-        No annotator can be tested, or malformed model labels.
+        No annotator can be tested, malformed model labels, or a setting out of range
+        (epsilon not finite or < 0, q_fdr outside (0, 1], a minimum count below 1).
 
     References
     ----------
@@ -763,10 +764,30 @@ def alt_test(
     2        a2      0.850      True
     3        a3      0.800      True
     """
+    _check_alt_test_settings([epsilon], q_fdr, min_humans_per_item, min_items_per_annotator)
     ind = _indicators(annotations, model_labels, scoring=scoring,
                       min_humans_per_item=min_humans_per_item,
                       min_items_per_annotator=min_items_per_annotator, multilabel=multilabel)
     return _finish(ind, epsilon, q_fdr, test)
+
+
+def _check_alt_test_settings(epsilons, q_fdr, min_humans_per_item: int,
+                            min_items_per_annotator: int) -> None:
+    """Raise ValueError for alt-test settings that would give numbers without meaning (a NaN
+    epsilon gives NaN p-values and a silent winning rate of 0): epsilon finite and >= 0, q_fdr
+    in (0, 1], minimum counts whole numbers >= 1 (Calderon et al., section 3)."""
+    for e in epsilons:
+        if not (isinstance(e, (int, float, np.integer, np.floating)) and np.isfinite(e)
+                and e >= 0):
+            raise ValueError(f"epsilon must be a finite number >= 0 (the cost-benefit allowance "
+                             f"of Calderon et al., section 3), got {e!r}.")
+    if not (isinstance(q_fdr, (int, float, np.integer, np.floating)) and 0 < q_fdr <= 1):
+        raise ValueError(f"q_fdr (the false discovery rate of the BY procedure) must be in "
+                         f"(0, 1], got {q_fdr!r}.")
+    for name, value in (("min_humans_per_item", min_humans_per_item),
+                        ("min_items_per_annotator", min_items_per_annotator)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name} must be a whole number >= 1, got {value!r}.")
 
 
 def alt_test_sweep(
@@ -832,7 +853,9 @@ def alt_test_sweep(
     3  constant      0.2           0.0  0.725   False         4
     """
     rows = []
-    eps = [float(e) for e in epsilons]
+    eps = list(epsilons)
+    _check_alt_test_settings(eps, q_fdr, min_humans_per_item, min_items_per_annotator)
+    eps = [float(e) for e in eps]
     for name, labels in models.items():  # a handful of models
         ind = _indicators(annotations, labels, scoring=scoring,
                           min_humans_per_item=min_humans_per_item,

@@ -20,6 +20,7 @@ from .ceiling import CEILING_METRICS, CEILING_METRICS_MULTILABEL, HumanCeilingRe
 from .io import DataError, Dataset, item_level_predictions, prediction_matrix
 from .judge import (
     AltTestResult,
+    _check_alt_test_settings,
     alt_test,
     alt_test_sweep,
     constant_majority_labels,
@@ -226,6 +227,7 @@ def run_alt_tests(dataset: Dataset, predictions: pd.DataFrame | None = None, *,
     >>> round(results["m1"].winning_rate, 3), results["m1"].passed, results["m1"].skipped
     (0.333, False, {'d': '1 item(s) with a model label and >= 2 annotators (fewer than 3); not tested'})
     """
+    _check_alt_test_settings([epsilon], q_fdr, min_humans_per_item, min_items_per_annotator)
     sets, notes = model_label_sets(dataset, predictions, baseline=baseline)
     scoring = scoring or default_scoring(dataset)
     results: dict[str, AltTestResult | str] = {}

@@ -73,6 +73,17 @@ def test_bad_predictions_exit_2(tmp_path, capsys, rows, message):
     assert message in err and err.count("\n") == 1
 
 
+@pytest.mark.parametrize("option, message", [
+    (["--epsilon", "nan"], "epsilon must be a finite number >= 0"),
+    (["--q", "0"], "q_fdr"),
+    (["--min-humans", "0"], "min_humans_per_item"),
+])
+def test_bad_settings_exit_2(capsys, option, message):
+    assert main(["judge", "alt-test", str(CASES), str(CASES / "predictions.csv"), *option]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
 def test_too_few_annotators(tmp_path, capsys):
     small = tmp_path / "small.csv"
     pd.DataFrame([(f"i{i}", a, "ab"[(i * (a == "r1")) % 2]) for i in range(40)

@@ -422,3 +422,23 @@ def test_a_callable_sees_model_labels_in_the_datasets_spelling():
     assert seen == {str}
     assert called.winning_rate == built_in.winning_rate and called.rho == built_in.rho
     pd.testing.assert_frame_equal(called.per_annotator, built_in.per_annotator)
+
+
+@pytest.mark.parametrize("settings, message", [
+    ({"epsilon": float("nan")}, "epsilon must be a finite number"),
+    ({"epsilon": -0.1}, "epsilon must be a finite number"),
+    ({"q_fdr": 0.0}, "q_fdr"),
+    ({"q_fdr": 1.5}, "q_fdr"),
+    ({"min_humans_per_item": 0}, "min_humans_per_item"),
+    ({"min_items_per_annotator": 2.5}, "min_items_per_annotator"),
+])
+def test_settings_without_meaning_are_refused(settings, message):
+    """A NaN epsilon used to give NaN p-values and a silent winning rate of 0."""
+    frame = pd.DataFrame({"item_id": np.repeat(["i1", "i2"], 3), "annotator_id": ["a", "b", "c"] * 2,
+                          "label": ["x", "x", "y", "y", "y", "x"]})
+    with pytest.raises(ValueError, match=message):
+        judge.alt_test(frame, {"i1": "x", "i2": "y"}, **settings)
+    sweep = {k: v for k, v in settings.items() if k != "epsilon"}
+    epsilons = [settings["epsilon"]] if "epsilon" in settings else [0.1]
+    with pytest.raises(ValueError, match=message):
+        judge.alt_test_sweep(frame, {"m": {"i1": "x", "i2": "y"}}, epsilons, **sweep)

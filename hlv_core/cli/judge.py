@@ -172,7 +172,7 @@ def add_cli(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     alt.add_argument("--epsilon", type=float, default=0.2,
                      help="cost-benefit allowance (paper: 0.2 experts, 0.15 skilled, 0.1 crowd)")
     alt.add_argument("--q", type=float, default=0.05, help="FDR level of Benjamini-Yekutieli")
-    alt.add_argument("--scoring", default=None, choices=["accuracy", "neg_rmse"],
+    alt.add_argument("--scoring", default=None, choices=["accuracy", "neg_rmse", "jaccard"],
                      help="alignment score (default: neg_rmse for ratings, else accuracy)")
     alt.add_argument("--min-items", type=int, default=30,
                      help="items an annotator needs to be tested (default 30)")
