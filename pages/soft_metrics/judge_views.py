@@ -12,7 +12,7 @@ import streamlit as st
 
 from hlv_core import calibration as cal
 from hlv_core.glossary import metric_label, paper_label
-from hlv_core.io import DataError, item_level_predictions
+from hlv_core.io import DataError, ImportReport, item_level_predictions, load_predictions
 from hlv_core.judge import EPSILON_PRESETS
 from hlv_core.judging import (
     BASELINE,
@@ -159,6 +159,39 @@ def _epsilon(key: str) -> float:
                                 "0.1 crowd workers; lower it when annotators agree little."))
 
 
+def _alt_test_labels(dataset, key: str) -> pd.DataFrame | None:
+    """An uploader of model labels for this test only: hard labels outside the dataset's labels
+    (an LLM judge's "None of the above") are allowed and never match (Calderon et al.,
+    section 3); the other views need labels from the dataset's list."""
+    upload = st.file_uploader(
+        "Model labels for this test only (CSV: item_id, label[, model][, annotator_id])",
+        type=["csv", "tsv", "txt", "parquet"], key=f"{key}.alt_upload",
+        help="Hard labels, e.g. an LLM judge's answers. An answer your annotators never gave "
+             "(such as 'None of the above') is allowed here and never matches a human label.")
+    if upload is None:
+        return None
+    report = ImportReport(upload.name, "predictions")
+    try:
+        frame = load_predictions(upload.getvalue(), dataset, name=upload.name,
+                                 unknown_labels="keep", report=report)
+    except DataError as error:
+        show_data_error(error)
+        return None
+    for note in report.notes:
+        st.info(md(note), icon=":material/info:")
+    return frame
+
+
+def _with_test_labels(predictions, labels):
+    """The loaded predictions with the test-only labels (a model of the same name replaced)."""
+    if labels is None:
+        return predictions
+    if predictions is None:
+        return labels
+    kept = predictions[~predictions["model"].astype(str).isin(set(labels["model"].astype(str)))]
+    return pd.concat([kept, labels], ignore_index=True)
+
+
 def alt_test_view(dataset, predictions, key: str) -> None:
     st.subheader("Can the model replace an annotator?")
     explain("alt_test", "winning_rate", "advantage_probability", "alt_epsilon")
@@ -181,6 +214,7 @@ def alt_test_view(dataset, predictions, key: str) -> None:
                "annotators with fewer than 30 items are skipped; on imbalanced labels a model "
                "that always answers the majority label can pass with accuracy, so the constant "
                "majority baseline is always tested beside your models.")
+    predictions = _with_test_labels(predictions, _alt_test_labels(dataset, key))
     results, notes = _alt(dataset, predictions, epsilon, q, scoring)
     summary = alt_test_summary(results)
     if predictions is None:

@@ -73,6 +73,40 @@ def test_alt_test_view_with_baseline_and_curve(app):
     assert "ε = 0.1" in _texts(at)
 
 
+def test_alt_test_only_labels_may_lie_outside_the_inventory(app):
+    """An LLM judge's labels uploaded in the test's own uploader: an answer no annotator gave
+    is kept with a note and never matches; the numbers are the engine's on the same table."""
+    import io
+
+    import pandas as pd
+
+    from hlv_core.io import load_predictions
+
+    dataset = load_sample("case_review")
+    items = list(dataset.item_ids)
+    majority = dataset.majority_label()
+    labels = [str(majority.loc[i]) for i in items]
+    labels[:5] = ["<i>None of the above</i>"] * 5
+    buffer = io.StringIO()
+    pd.DataFrame({"item_id": items, "label": labels, "model": "llm judge"}).to_csv(
+        buffer, index=False)
+    raw = buffer.getvalue().encode()
+    at = _open(app, "case_review", VIEWS[1])
+    at.file_uploader(key="soft_metrics.alt_upload").set_value(("llm.csv", raw, "text/csv")).run()
+    assert not at.exception, [e.value for e in at.exception]
+    text = _texts(at)
+    assert "5 hard label(s) outside the dataset's labels kept" in text
+    assert "<i>None of the above</i>" not in text  # shown escaped, never as markup
+    frame = load_predictions(raw, dataset, name="llm.csv", unknown_labels="keep")
+    want = alt_test_summary(run_alt_tests(
+        dataset, pd.concat([dataset.predictions, frame], ignore_index=True), epsilon=0.2)[0])
+    shown = next(d.value for d in at.dataframe if "winning_rate" in d.value.columns)
+    assert "llm judge" in list(shown["model"])
+    assert list(shown["model"]) == list(want["model"])
+    assert np.allclose(shown["rho"].to_numpy(float), want["rho"].to_numpy(float),
+                       equal_nan=True)
+
+
 def test_calibration_view(app):
     at = _open(app, "case_review", VIEWS[2], cal_t=2.0)
     shown = next(d.value for d in at.dataframe if "model" in d.value.columns
