@@ -108,8 +108,8 @@ def test_counts_only_data_says_why(capsys):
 
 
 def test_min_humans_and_level_reach_the_engine(tmp_path, capsys):
-    """The CLI takes the engine's min_humans_per_item and level (spec section 4: "the same
-    parameters"). Items i10-i14 have two annotators: kept by default, dropped at 3."""
+    """The command line takes the engine's min_humans_per_item and level (the same parameters
+    as the engine). Items i10-i14 have two annotators: kept by default, dropped at 3."""
     data = tmp_path / "three.csv"
     rows = [(f"i{i}", a, "ab"[(i + k) % 2 if k == 2 else i % 2])
             for i in range(15) for k, a in enumerate(("r0", "r1", "r2")) if i < 10 or k < 2]
@@ -141,7 +141,7 @@ def test_min_humans_and_level_reach_the_engine(tmp_path, capsys):
 
 def test_alt_test_keeps_model_labels_outside_the_inventory(tmp_path, capsys):
     """WAX (Calderon et al. 2025): the LLMs sometimes answer 'None-of-the-above', a label no
-    human used. The alt-test allows it (it never matches, spec section 1): the command runs
+    human used. The alt-test allows it (it never matches; Calderon et al., section 3): the command runs
     and gives the engine's numbers on the model labels as given; the notebook prints winning
     rate 0.50 and advantage probability 0.74 for gemini_pro at epsilon 0.1."""
     from hlv_core import judge

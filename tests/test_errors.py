@@ -60,7 +60,7 @@ def test_label_only_scores_by_hand():
 
 
 def test_empty_label_cell_is_refused_not_counted_as_an_annotator():
-    # spec signal_noise.md section 8 / formats.md 5.2: missing = no row, never a NaN cell. Before,
+    # missing = no row, never a NaN cell (an empty cell is an error, not a label). Before,
     # b's empty row on i3 still counted b among i3's annotators (n_annotators 3 instead of 2, so
     # share_others_not_choosing of (i3, x) was 1/2 instead of 0); competence fits already refused it
     rows = frame(TOY)
@@ -196,9 +196,9 @@ def test_varierr_peer_heuristics_match_the_paper(varierr):
 
 
 def test_row_order_keeps_posterior_ties_and_the_ranking(varierr):
-    # spec signal_noise.md 9F: permuting rows changes no output beyond 1e-12. Items with the same
-    # answers must stay exactly tied: before, MACE summed rows in input order, so a shuffle split
-    # ties by 1e-16 (126 -> 129 distinct scores) and moved AP by 0.17 points
+    # permuting the rows changes no output beyond 1e-12 (any row order is the same data): items
+    # with the same answers must stay exactly tied. Before, MACE summed rows in input order, so a
+    # shuffle split ties by 1e-16 (126 -> 129 distinct scores) and moved AP by 0.17 points
     df, gold, _ = varierr
     shuffled = df.sample(frac=1.0, random_state=4).reset_index(drop=True)
     for method in ("mace_posterior", "ds_posterior"):
