@@ -286,7 +286,9 @@ def multilabel_agreement_pairs(
     -------
     pandas.DataFrame
         ``coder_1, coder_2, n_items, measure, observed, expected, adjusted, sd``;
-        ``attrs``: ``n_boot, seed, labels, soft_match_expected``.
+        ``attrs``: ``n_boot, seed, labels, soft_match_expected`` and ``n_items_empty_set``
+        (items both coders of a pair labelled but left out because one set is empty, summed
+        over the pairs).
 
     Raises
     ------
@@ -339,11 +341,18 @@ def multilabel_agreement_pairs(
     n_items_all = int(item_codes.max()) + 1 if len(item_codes) else 0
     grid = np.full((n_items_all, len(ids)), -1, dtype=np.int64)
     grid[item_codes[keep], ann_codes[keep].astype(np.int64)] = np.flatnonzero(keep)
+    # every cell of a chosen coder, empty sets included: counts the items a pair drops because
+    # one of its two sets is empty
+    chosen = ~np.isnan(ann_codes)
+    has_cell = np.zeros((n_items_all, len(ids)), dtype=bool)
+    has_cell[item_codes[chosen], ann_codes[chosen].astype(np.int64)] = True
+    n_empty = 0
     rng = np.random.default_rng(seed)
     pairs = [(i, j) for i in range(len(ids)) for j in range(i + 1, len(ids))]
     frames = []
     for done, (i, j) in enumerate(pairs, start=1):
         both = (grid[:, i] >= 0) & (grid[:, j] >= 0)
+        n_empty += int((has_cell[:, i] & has_cell[:, j]).sum() - both.sum())
         if both.sum() >= max(min_shared, 1):
             table = _pair_table(sets[grid[both, i]], sets[grid[both, j]], n_boot=n_boot, rng=rng,
                                 soft_match_expected=soft_match_expected)
@@ -360,7 +369,8 @@ def multilabel_agreement_pairs(
         )
     out = pd.concat(frames, ignore_index=True)
     out.attrs.update({"n_boot": int(n_boot), "seed": int(seed), "labels": list(labels),
-                      "soft_match_expected": soft_match_expected})
+                      "soft_match_expected": soft_match_expected,
+                      "n_items_empty_set": n_empty})
     return out
 
 
@@ -394,7 +404,7 @@ def multilabel_agreement(
     -------
     pandas.DataFrame
         Indexed by ``measure``: ``observed, expected, adjusted, sd, n_pairs, n_items``;
-        ``attrs``: ``n_boot, seed, n_pairs, labels``.
+        ``attrs``: ``n_boot, seed, n_pairs, labels, n_items_empty_set``.
 
     Raises
     ------
@@ -483,8 +493,9 @@ def average_multilabel_pairs(per_pair: pd.DataFrame) -> pd.DataFrame:
     table.index.name = "measure"
     table.attrs.update({"n_pairs": n_pairs, "labels": per_pair.attrs.get("labels", []),
                         "n_boot": per_pair.attrs.get("n_boot"), "seed": per_pair.attrs.get("seed")})
-    if "soft_match_expected" in per_pair.attrs:
-        table.attrs["soft_match_expected"] = per_pair.attrs["soft_match_expected"]
+    for key in ("soft_match_expected", "n_items_empty_set"):
+        if key in per_pair.attrs:
+            table.attrs[key] = per_pair.attrs[key]
     return table
 
 

@@ -247,3 +247,19 @@ def test_zero_items_is_a_clear_error():
     empty = pd.DataFrame({"item_id": [], "annotator_id": [], "label": []}, dtype=str)
     with pytest.raises(ValueError, match="0 rows"):
         multilabel_agreement(empty)
+
+
+def test_items_dropped_for_an_empty_set_are_counted():
+    """Items where either coder of a pair gave an empty set are excluded and counted. By hand:
+    (a, b) share items 1-3, b's set on 2 is empty -> 1; (a, c) share 1-2, c's set on 1 is
+    empty -> 1; (b, c) share 1-2, each has one empty set -> 2 (no item left). Total 4."""
+    ann = pd.DataFrame({
+        "item_id": ["1", "2", "3", "1", "2", "3", "1", "2"],
+        "annotator_id": ["a", "a", "a", "b", "b", "b", "c", "c"],
+        "label": ["x", "y", "x", "x", "", "y", "", "y"],
+    })
+    pairs = multilabel_agreement_pairs(ann, n_boot=0)
+    assert pairs.attrs["n_items_empty_set"] == 4
+    assert multilabel_agreement(ann, n_boot=0).attrs["n_items_empty_set"] == 4
+    two = ann[ann["annotator_id"] != "c"]
+    assert multilabel_agreement(two, n_boot=0).attrs["n_items_empty_set"] == 1
