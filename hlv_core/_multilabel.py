@@ -403,7 +403,8 @@ def multilabel_agreement(
     Returns
     -------
     pandas.DataFrame
-        Indexed by ``measure``: ``observed, expected, adjusted, sd, n_pairs, n_items``;
+        Indexed by ``measure``: ``observed, expected, adjusted, sd, n_pairs, n_pairs_defined,
+        n_items``;
         ``attrs``: ``n_boot, seed, n_pairs, labels, n_items_empty_set``.
 
     Raises
@@ -446,7 +447,9 @@ def average_multilabel_pairs(per_pair: pd.DataFrame) -> pd.DataFrame:
 
     One pair: that pair's rows. Several: precision and recall are first averaged over both
     orientations of each pair (coder 1 as reference is arbitrary among many, so they
-    coincide), then every column is the unweighted mean over pairs.
+    coincide), then every column is the unweighted mean over pairs; a pair without adjusted
+    agreement (expected agreement 1) is left out of the adjusted mean, and ``n_pairs_defined``
+    counts the pairs behind it.
 
     Parameters
     ----------
@@ -457,7 +460,8 @@ def average_multilabel_pairs(per_pair: pd.DataFrame) -> pd.DataFrame:
     -------
     pandas.DataFrame
         Rows = measures in :data:`MULTILABEL_MEASURES` order; columns ``observed, expected,
-        adjusted, sd, n_pairs, n_items`` (``n_items`` summed over pairs).
+        adjusted, sd, n_pairs, n_pairs_defined, n_items`` (``n_pairs_defined``: pairs with a
+        defined adjusted agreement; ``n_items`` summed over pairs).
 
     References
     ----------
@@ -479,6 +483,7 @@ def average_multilabel_pairs(per_pair: pd.DataFrame) -> pd.DataFrame:
     if n_pairs == 1:
         table = per_pair.set_index("measure")[_COLUMNS].copy()
         table["n_pairs"] = 1
+        table["n_pairs_defined"] = table["adjusted"].notna().astype(int)
         table["n_items"] = int(per_pair["n_items"].iloc[0])
     else:
         sym = per_pair.copy()
@@ -488,6 +493,7 @@ def average_multilabel_pairs(per_pair: pd.DataFrame) -> pd.DataFrame:
         grouped = sym.groupby("measure", sort=False)
         table = grouped[_COLUMNS].mean()
         table["n_pairs"] = grouped.size()
+        table["n_pairs_defined"] = grouped["adjusted"].count()
         table["n_items"] = grouped["n_items"].sum()
         table = table.loc[list(MULTILABEL_MEASURES)]
     table.index.name = "measure"
