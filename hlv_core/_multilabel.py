@@ -286,7 +286,9 @@ def multilabel_agreement_pairs(
     -------
     pandas.DataFrame
         ``coder_1, coder_2, n_items, measure, observed, expected, adjusted, sd``;
-        ``attrs``: ``n_boot, seed, labels, soft_match_expected``.
+        ``attrs``: ``n_boot, seed, labels, soft_match_expected`` and ``n_items_empty_set``
+        (items both coders of a pair labelled but left out because one set is empty, summed
+        over the pairs).
 
     Raises
     ------
@@ -339,11 +341,18 @@ def multilabel_agreement_pairs(
     n_items_all = int(item_codes.max()) + 1 if len(item_codes) else 0
     grid = np.full((n_items_all, len(ids)), -1, dtype=np.int64)
     grid[item_codes[keep], ann_codes[keep].astype(np.int64)] = np.flatnonzero(keep)
+    # every cell of a chosen coder, empty sets included: counts the items a pair drops because
+    # one of its two sets is empty
+    chosen = ~np.isnan(ann_codes)
+    has_cell = np.zeros((n_items_all, len(ids)), dtype=bool)
+    has_cell[item_codes[chosen], ann_codes[chosen].astype(np.int64)] = True
+    n_empty = 0
     rng = np.random.default_rng(seed)
     pairs = [(i, j) for i in range(len(ids)) for j in range(i + 1, len(ids))]
     frames = []
     for done, (i, j) in enumerate(pairs, start=1):
         both = (grid[:, i] >= 0) & (grid[:, j] >= 0)
+        n_empty += int((has_cell[:, i] & has_cell[:, j]).sum() - both.sum())
         if both.sum() >= max(min_shared, 1):
             table = _pair_table(sets[grid[both, i]], sets[grid[both, j]], n_boot=n_boot, rng=rng,
                                 soft_match_expected=soft_match_expected)
@@ -360,7 +369,8 @@ def multilabel_agreement_pairs(
         )
     out = pd.concat(frames, ignore_index=True)
     out.attrs.update({"n_boot": int(n_boot), "seed": int(seed), "labels": list(labels),
-                      "soft_match_expected": soft_match_expected})
+                      "soft_match_expected": soft_match_expected,
+                      "n_items_empty_set": n_empty})
     return out
 
 
@@ -393,8 +403,9 @@ def multilabel_agreement(
     Returns
     -------
     pandas.DataFrame
-        Indexed by ``measure``: ``observed, expected, adjusted, sd, n_pairs, n_items``;
-        ``attrs``: ``n_boot, seed, n_pairs, labels``.
+        Indexed by ``measure``: ``observed, expected, adjusted, sd, n_pairs, n_pairs_defined,
+        n_items``;
+        ``attrs``: ``n_boot, seed, n_pairs, labels, n_items_empty_set``.
 
     Raises
     ------
@@ -436,7 +447,9 @@ def average_multilabel_pairs(per_pair: pd.DataFrame) -> pd.DataFrame:
 
     One pair: that pair's rows. Several: precision and recall are first averaged over both
     orientations of each pair (coder 1 as reference is arbitrary among many, so they
-    coincide), then every column is the unweighted mean over pairs.
+    coincide), then every column is the unweighted mean over pairs; a pair without adjusted
+    agreement (expected agreement 1) is left out of the adjusted mean, and ``n_pairs_defined``
+    counts the pairs behind it.
 
     Parameters
     ----------
@@ -447,7 +460,8 @@ def average_multilabel_pairs(per_pair: pd.DataFrame) -> pd.DataFrame:
     -------
     pandas.DataFrame
         Rows = measures in :data:`MULTILABEL_MEASURES` order; columns ``observed, expected,
-        adjusted, sd, n_pairs, n_items`` (``n_items`` summed over pairs).
+        adjusted, sd, n_pairs, n_pairs_defined, n_items`` (``n_pairs_defined``: pairs with a
+        defined adjusted agreement; ``n_items`` summed over pairs).
 
     References
     ----------
@@ -469,6 +483,7 @@ def average_multilabel_pairs(per_pair: pd.DataFrame) -> pd.DataFrame:
     if n_pairs == 1:
         table = per_pair.set_index("measure")[_COLUMNS].copy()
         table["n_pairs"] = 1
+        table["n_pairs_defined"] = table["adjusted"].notna().astype(int)
         table["n_items"] = int(per_pair["n_items"].iloc[0])
     else:
         sym = per_pair.copy()
@@ -478,13 +493,15 @@ def average_multilabel_pairs(per_pair: pd.DataFrame) -> pd.DataFrame:
         grouped = sym.groupby("measure", sort=False)
         table = grouped[_COLUMNS].mean()
         table["n_pairs"] = grouped.size()
+        table["n_pairs_defined"] = grouped["adjusted"].count()
         table["n_items"] = grouped["n_items"].sum()
         table = table.loc[list(MULTILABEL_MEASURES)]
     table.index.name = "measure"
     table.attrs.update({"n_pairs": n_pairs, "labels": per_pair.attrs.get("labels", []),
                         "n_boot": per_pair.attrs.get("n_boot"), "seed": per_pair.attrs.get("seed")})
-    if "soft_match_expected" in per_pair.attrs:
-        table.attrs["soft_match_expected"] = per_pair.attrs["soft_match_expected"]
+    for key in ("soft_match_expected", "n_items_empty_set"):
+        if key in per_pair.attrs:
+            table.attrs[key] = per_pair.attrs[key]
     return table
 
 

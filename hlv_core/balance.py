@@ -8,7 +8,8 @@ Definitions (Basile):
 
 * alpha = Krippendorff's alpha of all annotations; alpha_ij = alpha of annotators i and j on the
   items both labelled (``hlv_core.agreement``; never recomputed here).
-* Signed annotator graph: edge (i, j) with sign ``+`` iff alpha_ij >= alpha, ``-`` otherwise.
+* Signed annotator graph: edge (i, j) with sign ``+`` iff alpha_ij >= alpha (exact ties up to
+  ``SIGN_TIE_TOL`` rounding are ``+``), ``-`` otherwise.
   Pairs sharing fewer than ``min_shared`` items and pairs with undefined alpha_ij get no edge;
   both are counted and reported.
 * A triangle is balanced iff the product of its three signs is +1.
@@ -55,6 +56,7 @@ __all__ = [
     "CampsResult",
     "RandomSigmaResult",
     "SIGMA_MAX_PAIR_INSTANCES",
+    "SIGN_TIE_TOL",
     "SigmaCost",
     "SigmaResult",
     "TriangleCounts",
@@ -66,6 +68,7 @@ __all__ = [
     "conventions_note",
     "count_triangles",
     "check_sigma_cost",
+    "edge_signs",
     "estimate_sigma_cost",
     "graphml_bytes",
     "heatmap_annotators",
@@ -85,6 +88,11 @@ DEFAULT_STEPS = 10
 #: the paper's min_shared (``docs/conventions.md``, sigma ``min_shared``); 2 is the labelled
 #: robust deviation
 PAPER_MIN_SHARED = 1
+#: Relative tolerance of the edge-sign comparison: alpha_ij and alpha are computed by different
+#: sums (closed form per pair, coincidences overall), so an exact tie alpha_ij = alpha can come
+#: out a few ulp apart; ties count as "+" (``docs/conventions.md``, sigma edge sign), so alpha_ij within this tolerance
+#: below alpha is a tie.
+SIGN_TIE_TOL = 1e-12
 #: Default size limit of :func:`sigma` / :func:`sigma_random`: (item, annotator pair) instances,
 #: ``sum_i n_i (n_i - 1) / 2``, an upper bound on the overlapping annotator pairs. Every pair
 #: gets a pairwise alpha, possibly an edge and triangle work. Measured peak above the loaded
@@ -362,6 +370,39 @@ def _count_checked_triangles(S, dense: bool | None) -> TriangleCounts:
     )
 
 
+def edge_signs(pair_alpha: np.ndarray, alpha: float) -> np.ndarray:
+    r"""Edge signs of the annotator graph: + when the pair's alpha is at least the overall alpha.
+
+    .. math:: s_{ij} = +1 \iff \alpha_{ij} \ge \alpha - \varepsilon \max(1, |\alpha|), \quad
+       \varepsilon = 10^{-12}
+
+    Basile, section 3: ties count as + (``SIGN_TIE_TOL`` absorbs the rounding of exact ties).
+
+    Parameters
+    ----------
+    pair_alpha : ndarray of shape (E,)
+        Defined pairwise alphas.
+    alpha : float
+        Overall alpha.
+
+    Returns
+    -------
+    ndarray of int8, +1 or -1
+
+    References
+    ----------
+    .. [1] Basile. "A Measure of Systematic Disagreement". Section 3.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> edge_signs(np.array([0.5, 0.3, 0.3 - 1e-16, 0.2]), 0.3).tolist()
+    [1, 1, 1, -1]
+    """
+    tol = SIGN_TIE_TOL * max(1.0, abs(float(alpha)))
+    return np.where(np.asarray(pair_alpha, dtype=float) >= alpha - tol, 1, -1).astype(np.int8)
+
+
 def signed_adjacency(
     n: int, rows: np.ndarray, cols: np.ndarray, signs: np.ndarray
 ) -> sp.csr_matrix:
@@ -637,7 +678,7 @@ def _sigma_core(data, min_shared: int) -> _Core:
     keep = status == 0
     rows, cols = pairs.a[keep], pairs.b[keep]
     # pitfall (``docs/conventions.md``, undefined pairwise alpha): a NaN alpha_ij must never become a "-" edge; those pairs were removed above.
-    signs = np.where(pairs.alpha[keep] >= alpha, 1, -1).astype(np.int8)
+    signs = edge_signs(pairs.alpha[keep], alpha)
     S = signed_adjacency(data.n_annotators, rows, cols, signs)
     counts = _count_checked_triangles(S, None)  # symmetric, +-1, no self-loop by construction
     return _Core(alpha, pairs, status, rows, cols, signs, S, counts)

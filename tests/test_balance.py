@@ -707,3 +707,23 @@ def test_pair_status_words_and_dtype():
     assert got == {("a", "b"): "edge", ("a", "c"): "too_few_shared",
                    ("b", "d"): "undefined_alpha"}
     assert result.n_dropped_min_shared == 1 and result.n_dropped_undefined == 1
+
+
+def test_exact_tie_with_overall_alpha_is_a_plus_edge():
+    """Basile, section 3: alpha_ij = alpha counts as "+", also when floating point puts the two a
+    few ulp apart. Hand computation (nominal): a0 = 0 1 1, a1 = 0 0 0, a2 = 1 1 1, a3 = 0 . 1.
+    Overall: o_01 = o_10 = 3, n_0 = 5, n_1 = 6, n = 11, D_e = 2 * 5 * 6 / 10 = 6 = D_o, alpha = 0.
+    Pairs (closed form 1 - (n-1) 2d / (n^2 - sum m^2)): (a0, a2) 1 - 5*2/10 = 0, (a1, a3) and
+    (a2, a3) 1 - 3*2/6 = 0 (ties, "+"); (a0, a1) -1/4 and (a1, a2) -2/3 ("-"); (a0, a3) 1 ("+").
+    Triangles 012 (-+-) and 023 (+++) balanced, 013 and 123 (-++) not: sigma = 2/4."""
+    frame = matrix_to_long([[0, 1, 1], [0, 0, 0], [1, 1, 1], [0, None, 1]])
+    res = balance.sigma(frame)
+    assert res.alpha == pytest.approx(0.0, abs=1e-12)
+    signs = {(r.annotator_a, r.annotator_b): r.sign for r in res.edges.itertuples()}
+    assert signs == {("a000", "a001"): -1, ("a000", "a002"): 1, ("a000", "a003"): 1,
+                     ("a001", "a002"): -1, ("a001", "a003"): 1, ("a002", "a003"): 1}
+    assert (res.n_pos_edges, res.n_neg_edges) == (4, 2)
+    assert (res.n_balanced, res.n_triangles) == (2, 4)
+    # the same rule in every replicate of sigma_rnd: the identity shuffle is the data itself
+    assert balance.sigma(balance.apply_shuffle(frame, np.ones(3, bool), np.arange(4),
+                                               np.arange(4))).n_pos_edges == 4

@@ -247,3 +247,40 @@ def test_zero_items_is_a_clear_error():
     empty = pd.DataFrame({"item_id": [], "annotator_id": [], "label": []}, dtype=str)
     with pytest.raises(ValueError, match="0 rows"):
         multilabel_agreement(empty)
+
+
+def test_items_dropped_for_an_empty_set_are_counted():
+    """Items where either coder of a pair gave an empty set are excluded and counted. By hand:
+    (a, b) share items 1-3, b's set on 2 is empty -> 1; (a, c) share 1-2, c's set on 1 is
+    empty -> 1; (b, c) share 1-2, each has one empty set -> 2 (no item left). Total 4."""
+    ann = pd.DataFrame({
+        "item_id": ["1", "2", "3", "1", "2", "3", "1", "2"],
+        "annotator_id": ["a", "a", "a", "b", "b", "b", "c", "c"],
+        "label": ["x", "y", "x", "x", "", "y", "", "y"],
+    })
+    pairs = multilabel_agreement_pairs(ann, n_boot=0)
+    assert pairs.attrs["n_items_empty_set"] == 4
+    assert multilabel_agreement(ann, n_boot=0).attrs["n_items_empty_set"] == 4
+    two = ann[ann["annotator_id"] != "c"]
+    assert multilabel_agreement(two, n_boot=0).attrs["n_items_empty_set"] == 1
+
+
+def test_mean_over_pairs_reports_the_pairs_behind_the_adjusted_mean():
+    """A pair whose expected agreement is 1 has no adjusted agreement (0/0); the mean over pairs
+    leaves it out and says so. By hand: a and b both always say {x} on items 1-2 -> P_e = 1 for
+    augmented kappa (undefined); (a, c) and (b, c) share items 1-2 with c = {x, y} then {y}:
+    augmented observed (1/2 + 0) / 2 = 1/4, p_a = (x 1), p_c = (x 1/4, y 3/4), P_e = 1/4,
+    adjusted 0 for both. Mean adjusted 0 over 2 of the 3 pairs."""
+    ann = pd.DataFrame({
+        "item_id": ["1", "2", "1", "2", "1", "1", "2"],
+        "annotator_id": ["a", "a", "b", "b", "c", "c", "c"],
+        "label": ["x", "x", "x", "x", "x", "y", "y"],
+    })
+    tab = multilabel_agreement(ann, n_boot=0)
+    row = tab.loc["augmented_kappa"]
+    assert row["observed"] == pytest.approx((1.0 + 0.25 + 0.25) / 3)
+    assert row["adjusted"] == pytest.approx(0.0, abs=1e-12)
+    assert (row["n_pairs"], row["n_pairs_defined"]) == (3, 2)
+    assert tab.loc["boot_match", "n_pairs_defined"] == 0  # n_boot=0: no expected agreement
+    one = multilabel_agreement(ann[ann["annotator_id"] != "c"], n_boot=0)
+    assert (one.loc["augmented_kappa", "n_pairs"], one.loc["augmented_kappa", "n_pairs_defined"]) == (1, 0)

@@ -607,3 +607,18 @@ def test_label_rules_on_the_dictionary_decide_as_on_the_rows(chosen, repeats):
     except DataError:
         unchanged = False
     assert _rules_change_nothing(rank, names, "x.csv") == unchanged
+
+
+def test_sigma_exact_tie_is_a_plus_edge_as_in_memory(tmp_path):
+    """The hand-computed tie of tests/test_balance.py (alpha = 0 and three pairs with
+    alpha_ij = 0, two of them "+" only as ties): the same signs on the scale path."""
+    from hlv_core.scale import pairs
+
+    rows = [("i0", "a0", "0"), ("i1", "a0", "1"), ("i2", "a0", "1"), ("i0", "a1", "0"),
+            ("i1", "a1", "0"), ("i2", "a1", "0"), ("i0", "a2", "1"), ("i1", "a2", "1"),
+            ("i2", "a2", "1"), ("i0", "a3", "0"), ("i2", "a3", "1")]
+    folder, _ = write_parts(pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"]),
+                            tmp_path / "tie", n_files=1)
+    result = pairs.sigma(scale.load(folder, keep_rows=True))
+    assert (result.n_pos_edges, result.n_neg_edges) == (4, 2)
+    assert (result.n_balanced, result.n_triangles) == (2, 4)

@@ -36,7 +36,13 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from ..balance import DEFAULT_STEPS, PAPER_MIN_SHARED, RandomSigmaResult, signed_adjacency
+from ..balance import (
+    DEFAULT_STEPS,
+    PAPER_MIN_SHARED,
+    RandomSigmaResult,
+    edge_signs,
+    signed_adjacency,
+)
 from ..io import LEVELS
 from .analyses import _columns, alpha_report
 from .cluster import on_cluster
@@ -435,7 +441,7 @@ def _sigma_of(stats: dict, n_ann: int, n_labels: int, alpha: float, min_shared: 
     too_few = n_shared < min_shared
     undefined = ~too_few & ~np.isfinite(pair_alpha)
     keep = ~too_few & ~undefined
-    signs = np.where(pair_alpha[keep] >= alpha, 1, -1).astype(np.int8)
+    signs = edge_signs(pair_alpha[keep], alpha)
     S = signed_adjacency(n_ann, a[keep], b[keep], signs)
     tr_a3, tr_s3 = triangle_traces(S, tile)
     n_tri = tr_a3 // 6

@@ -163,7 +163,9 @@ def multilabel_section(dataset: Dataset, n_boot: int, seed: int) -> None:
         shown_tab = averaged
         if n_pairs > 1:
             st.caption("Mean over coder pairs; precision and recall averaged over both "
-                       "orientations of each pair, so they coincide.")
+                       "orientations of each pair, so they coincide. A pair whose expected "
+                       "agreement is 1 has no adjusted value: `n_pairs_defined` counts the pairs "
+                       "behind the adjusted mean.")
     else:
         shown_tab = per_pair
         st.caption("Coder 1 is the reference for precision and recall.")
