@@ -90,8 +90,8 @@ DEFAULT_STEPS = 10
 PAPER_MIN_SHARED = 1
 #: Relative tolerance of the edge-sign comparison: alpha_ij and alpha are computed by different
 #: sums (closed form per pair, coincidences overall), so an exact tie alpha_ij = alpha can come
-#: out a few ulp apart; ties count as "+" (``docs/conventions.md``, sigma edge sign), so alpha_ij within this tolerance
-#: below alpha is a tie.
+#: out a few ulp apart; ties count as "+" (``docs/conventions.md``, sigma edge sign), so an
+#: alpha_ij within this tolerance below alpha is a tie.
 SIGN_TIE_TOL = 1e-12
 #: Default size limit of :func:`sigma` / :func:`sigma_random`: (item, annotator pair) instances,
 #: ``sum_i n_i (n_i - 1) / 2``, an upper bound on the overlapping annotator pairs. Every pair
