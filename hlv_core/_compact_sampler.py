@@ -16,6 +16,8 @@ from ._plackett_luce import pl_gibbs
 from .aggregation import (
     MODELS,
     check_sampler_args,
+    checked_counts,
+    checked_prior,
     irn,
     pl_mle,
     topk_sets,
@@ -348,13 +350,12 @@ def compact_engine(model: str, data, base: np.ndarray, prior: float, n_samples: 
     >>> type(compact_engine("dirichlet", np.array([[3, 1, 0]]), None, 0.1, 4, 2, 0)).__name__
     '_CompactDirichlet'
     """
+    prior = checked_prior(prior)
     if model == "prirn":
         if prior <= 0:
             raise ValueError("prior must be > 0 for PrIRN (classes nobody ranked)")
         return _CompactDirichlet(base, prior, n_samples, depth, seed)
-    ev = np.asarray(data, dtype=float)
-    if ev.ndim != 2 or np.any(ev < 0):
-        raise ValueError("dirichlet needs an (N, K) array of non-negative counts")
+    ev = checked_counts(data)
     if prior <= 0 and np.any(ev.sum(1) == 0):
         raise ValueError("prior must be > 0 when a row has no annotations")
     return _CompactDirichlet(ev, prior, n_samples, depth, seed)
@@ -552,10 +553,10 @@ def sample_top_classes(
     rng = np.random.default_rng(seed)
     info: dict = {"model": model, "reliability": r, "n_samples": S, "seed": seed,
                   "compact": True}
+    if model in ("dirichlet", "prirn"):
+        prior = checked_prior(prior)
     if model == "dirichlet":
-        ev = np.asarray(data, dtype=float)
-        if ev.ndim != 2 or np.any(ev < 0):
-            raise ValueError("dirichlet needs an (N, K) array of non-negative counts")
+        ev = checked_counts(data)
         if not math.isinf(r) and prior <= 0 and np.any(ev.sum(1) == 0):
             raise ValueError("prior must be > 0 when a row has no annotations")
     elif model == "prirn":

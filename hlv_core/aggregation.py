@@ -31,6 +31,8 @@ __all__ = [
     "DEFAULT_PRIOR",
     "MODELS",
     "check_sampler_args",
+    "checked_counts",
+    "checked_prior",
     "default_prior",
     "densify_samples",
     "irn",
@@ -205,9 +207,7 @@ def proportions(counts) -> np.ndarray:
     [[0.75 0.25 0.  ]
      [0.   0.   0.  ]]
     """
-    c = np.asarray(counts, dtype=float)
-    if c.ndim != 2 or np.any(c < 0):
-        raise ValueError("counts must be a non-negative (N, K) array")
+    c = checked_counts(counts)
     s = c.sum(axis=1, keepdims=True)
     return np.divide(c, s, out=np.zeros_like(c), where=s > 0)
 
@@ -380,6 +380,24 @@ def point_estimate(model: str, data, *, n_classes: int | None = None,
 
 
 # ---------------------------------------------------------------------------------- samplers
+def checked_counts(counts) -> np.ndarray:
+    """Vote counts as a float (N, K) array; ValueError unless finite and non-negative (NaN
+    counts would give NaN samples and proportions)."""
+    c = np.asarray(counts, dtype=float)
+    if c.ndim != 2 or not np.all(np.isfinite(c)) or np.any(c < 0):
+        raise ValueError("counts must be an (N, K) array of finite non-negative numbers")
+    return c
+
+
+def checked_prior(prior) -> float:
+    """The Dirichlet pseudo-count a0 as float; ValueError unless finite and >= 0 (a negative
+    a0 would silently sample Dir(r c - |a0|))."""
+    a0 = float(prior)
+    if not (math.isfinite(a0) and a0 >= 0):
+        raise ValueError(f"prior (Dirichlet pseudo-count a0) must be finite and >= 0, got {prior}")
+    return a0
+
+
 def check_sampler_args(reliability, n_samples) -> float:
     r"""Validate a reliability and a number of samples; returns the reliability as float.
 
@@ -509,14 +527,12 @@ def sample_plausibilities(
     if model not in MODELS:
         raise ValueError(f"unknown model {model!r}; choose one of {MODELS}")
     r = check_sampler_args(reliability, n_samples)
-    prior = default_prior(model) if prior is None else float(prior)
+    prior = default_prior(model) if prior is None else checked_prior(prior)
     S = int(n_samples)
     rng = np.random.default_rng(seed)
     info: dict = {"model": model, "reliability": r, "n_samples": S, "seed": seed}
     if model == "dirichlet":
-        counts = np.asarray(data, dtype=float)
-        if counts.ndim != 2 or np.any(counts < 0):
-            raise ValueError("dirichlet needs an (N, K) array of non-negative counts")
+        counts = checked_counts(data)
         if math.isinf(r):
             out = np.repeat(proportions(counts)[:, None, :], S, axis=1)
         else:

@@ -37,6 +37,7 @@ from ._plackett_luce import build_layout, effective_sample_size, pl_gibbs, pl_lo
 from .aggregation import (
     MODELS,
     check_sampler_args,
+    checked_prior,
     default_prior,
     irn,
     irn_reference,
@@ -994,7 +995,7 @@ def sweep(
              1.0            0.79
              inf            1.00
     """
-    prior = default_prior(model) if prior is None else float(prior)
+    prior = default_prior(model) if prior is None else checked_prior(prior)
     if method not in ("compact", "dense"):
         raise ValueError("method must be 'compact' or 'dense'")
     if len(data) == 0:
