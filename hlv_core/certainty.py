@@ -759,7 +759,7 @@ def reader_agreement(selectors, n_classes: int | None = None, *,
 
     Stutz et al. (2023), Appendix D (reference ``agreement.leave_one_reader_out_agreement``): the
     IRN of the other readers (Appendix B.2) and whether reader r ranked its top class (argmax ties
-    to the lowest index).
+    to the lowest index; weights equal within a relative 1e-9 count as tied).
 
     Parameters
     ----------
@@ -802,8 +802,11 @@ def reader_agreement(selectors, n_classes: int | None = None, *,
     np.add.at(own, (reader, cls), w[lay.entry_block])
     others = case_sum[lay.reader_case] - own
     others = np.where(np.abs(others) < 1e-12, 0.0, others)
-    top = np.argmax(others, axis=1)
-    has_other = others.max(axis=1) > 0
+    # ties to the lowest class index: the subtraction above can leave weights that are equal
+    # (e.g. 1/3 and (1/3 + 1/2) - 1/2) one rounding error apart, so equal within 1e-9 relative
+    best = others.max(axis=1)
+    top = np.argmax(others >= (best - 1e-9 * best)[:, None], axis=1)
+    has_other = best > 0
     ranked = np.zeros((R, K), dtype=bool)
     ranked[reader, cls] = True
     agree = np.where(has_other, ranked[np.arange(R), top].astype(float), np.nan)
