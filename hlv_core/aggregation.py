@@ -99,7 +99,8 @@ def selectors_from_opinions(opinions) -> list:
 
     Stutz et al. (2023), Appendix B.1 (partial rankings as blocks of tied classes, eq. (13)); the
     reference code's ``formats.py`` opinions layout: per case a readers x classes array of integer
-    confidences, higher ranked first, equal = tied.
+    confidences, higher ranked first, equal = tied; a row of zeros (an empty reader) is left out,
+    as in :func:`selectors_from_rankings_groups`.
 
     Parameters
     ----------
@@ -127,7 +128,8 @@ def selectors_from_opinions(opinions) -> list:
         readers = []
         for row in np.atleast_2d(arr):
             levels = sorted({int(v) for v in row if v > 0}, reverse=True)
-            readers.append([[int(c) for c in np.flatnonzero(row == v)] for v in levels])
+            if levels:  # an all-zero row is an empty reader: left out (reference formats.py)
+                readers.append([[int(c) for c in np.flatnonzero(row == v)] for v in levels])
         out.append(readers)
     return out
 
