@@ -54,3 +54,16 @@ def test_valid_edge_values_still_run():
     s = ce.sample_plausibilities("dirichlet", counts, reliability=1.0, n_samples=5, prior=0.0)
     assert s.shape == (1, 5, 3) and np.allclose(s.sum(-1), 1.0) and np.all(s[..., 2] == 0)
     assert np.array_equal(ce.proportions(counts), [[0.75, 0.25, 0.0]])
+
+
+def test_cli_refuses_a_nan_prior(tmp_path, capsys):
+    """Before, ``--prior nan`` printed certainty 1.0 at every k (NaN samples, argmax 0)."""
+    import json
+
+    from hlv_core.cli import main
+
+    path = tmp_path / "toy_selectors.json"
+    path.write_text(json.dumps([[[[0], [1]], [[1]]], [[[2]], [[2], [0]]]]))
+    assert main(["certainty", str(path), "--model", "prirn", "--reliability", "1",
+                 "--samples", "5", "--prior", "nan"]) == 2
+    assert "prior" in capsys.readouterr().err
