@@ -18,6 +18,7 @@ from .aggregation import (
     check_sampler_args,
     checked_counts,
     checked_prior,
+    default_prior,
     irn,
     pl_mle,
     topk_sets,
@@ -495,7 +496,7 @@ def sample_top_classes(
     n_samples: int,
     depth: int = 3,
     seed: int = 0,
-    prior: float = 0.1,
+    prior: float | None = None,
     n_classes: int | None = None,
     tie_split: bool = True,
     return_info: bool = False,
@@ -520,7 +521,9 @@ def sample_top_classes(
     n_samples : int
     depth : int, default 3
     seed : int, default 0
-    prior : float, default 0.1
+    prior : float, optional
+        Dirichlet pseudo-count a0 (default :func:`~hlv_core.aggregation.default_prior` of the
+        model, as :func:`~hlv_core.aggregation.sample_plausibilities`).
     n_classes : int, optional
     tie_split : bool, default True
     return_info : bool, default False
@@ -554,7 +557,7 @@ def sample_top_classes(
     info: dict = {"model": model, "reliability": r, "n_samples": S, "seed": seed,
                   "compact": True}
     if model in ("dirichlet", "prirn"):
-        prior = checked_prior(prior)
+        prior = default_prior(model) if prior is None else checked_prior(prior)
     if model == "dirichlet":
         ev = checked_counts(data)
         if not math.isinf(r) and prior <= 0 and np.any(ev.sum(1) == 0):
