@@ -15,9 +15,9 @@ import numpy as np
 from ._plackett_luce import pl_gibbs
 from .aggregation import (
     MODELS,
+    _checked_counts,
+    _checked_prior,
     check_sampler_args,
-    checked_counts,
-    checked_prior,
     default_prior,
     irn,
     pl_mle,
@@ -351,12 +351,12 @@ def compact_engine(model: str, data, base: np.ndarray, prior: float, n_samples: 
     >>> type(compact_engine("dirichlet", np.array([[3, 1, 0]]), None, 0.1, 4, 2, 0)).__name__
     '_CompactDirichlet'
     """
-    prior = checked_prior(prior)
+    prior = _checked_prior(prior)
     if model == "prirn":
         if prior <= 0:
             raise ValueError("prior must be > 0 for PrIRN (classes nobody ranked)")
         return _CompactDirichlet(base, prior, n_samples, depth, seed)
-    ev = checked_counts(data)
+    ev = _checked_counts(data)
     if prior <= 0 and np.any(ev.sum(1) == 0):
         raise ValueError("prior must be > 0 when a row has no annotations")
     return _CompactDirichlet(ev, prior, n_samples, depth, seed)
@@ -557,9 +557,9 @@ def sample_top_classes(
     info: dict = {"model": model, "reliability": r, "n_samples": S, "seed": seed,
                   "compact": True}
     if model in ("dirichlet", "prirn"):
-        prior = default_prior(model) if prior is None else checked_prior(prior)
+        prior = default_prior(model) if prior is None else _checked_prior(prior)
     if model == "dirichlet":
-        ev = checked_counts(data)
+        ev = _checked_counts(data)
         if not math.isinf(r) and prior <= 0 and np.any(ev.sum(1) == 0):
             raise ValueError("prior must be > 0 when a row has no annotations")
     elif model == "prirn":

@@ -31,8 +31,6 @@ __all__ = [
     "DEFAULT_PRIOR",
     "MODELS",
     "check_sampler_args",
-    "checked_counts",
-    "checked_prior",
     "default_prior",
     "densify_samples",
     "irn",
@@ -209,7 +207,7 @@ def proportions(counts) -> np.ndarray:
     [[0.75 0.25 0.  ]
      [0.   0.   0.  ]]
     """
-    c = checked_counts(counts)
+    c = _checked_counts(counts)
     s = c.sum(axis=1, keepdims=True)
     return np.divide(c, s, out=np.zeros_like(c), where=s > 0)
 
@@ -254,15 +252,30 @@ def irn(selectors, n_classes: int | None = None, *, tie_split: bool = True) -> n
     [[0.4 0.5 0.1]]
     """
     lay = _pl.build_layout(selectors, n_classes, with_super=False)
-    w = 1.0 / (lay.block_pos + 1.0)
-    if tie_split:
-        w = w / lay.block_size
-    entry_w = w[lay.entry_block]
+    entry_w = _irn_block_weights(lay, tie_split)[lay.entry_block]
     cls = lay.local_class[lay.entry_local]
     case = lay.local_case[lay.entry_local]
     out = np.zeros((lay.n_cases, lay.n_classes))
     np.add.at(out, (case, cls), entry_w)
     return proportions(out)
+
+
+def _irn_block_weights(lay, tie_split: bool) -> np.ndarray:
+    """Weight of every block, 1/b (split: 1/(b |B_b|)), up to one common factor: the integers
+    L / (b |B_b|) with L the least common multiple of the denominators when the sums stay exact
+    in float64 (< 2**53), so classes whose weights are equal as fractions sum to equal floats in
+    any reader order and argmax ties go to the lowest index; else the floats 1/(b |B_b|)."""
+    den = np.asarray(lay.block_pos, dtype=np.int64) + 1
+    if tie_split:
+        den = den * np.asarray(lay.block_size, dtype=np.int64)
+    lcm = 1
+    for d in np.unique(den).tolist():
+        lcm = math.lcm(lcm, int(d))
+        if lcm > 1 << 40:
+            break
+    if lcm <= 1 << 40 and lcm * max(len(lay.entry_block), 1) < 1 << 53:
+        return (lcm // den).astype(float)
+    return 1.0 / den
 
 
 def irn_reference(selectors, n_classes: int | None = None) -> np.ndarray:
@@ -382,7 +395,7 @@ def point_estimate(model: str, data, *, n_classes: int | None = None,
 
 
 # ---------------------------------------------------------------------------------- samplers
-def checked_counts(counts) -> np.ndarray:
+def _checked_counts(counts) -> np.ndarray:
     """Vote counts as a float (N, K) array; ValueError unless finite and non-negative (NaN
     counts would give NaN samples and proportions)."""
     c = np.asarray(counts, dtype=float)
@@ -391,7 +404,7 @@ def checked_counts(counts) -> np.ndarray:
     return c
 
 
-def checked_prior(prior) -> float:
+def _checked_prior(prior) -> float:
     """The Dirichlet pseudo-count a0 as float; ValueError unless finite and >= 0 (a negative
     a0 would silently sample Dir(r c - |a0|))."""
     a0 = float(prior)
@@ -529,12 +542,12 @@ def sample_plausibilities(
     if model not in MODELS:
         raise ValueError(f"unknown model {model!r}; choose one of {MODELS}")
     r = check_sampler_args(reliability, n_samples)
-    prior = default_prior(model) if prior is None else checked_prior(prior)
+    prior = default_prior(model) if prior is None else _checked_prior(prior)
     S = int(n_samples)
     rng = np.random.default_rng(seed)
     info: dict = {"model": model, "reliability": r, "n_samples": S, "seed": seed}
     if model == "dirichlet":
-        counts = checked_counts(data)
+        counts = _checked_counts(data)
         if math.isinf(r):
             out = np.repeat(proportions(counts)[:, None, :], S, axis=1)
         else:

@@ -36,8 +36,8 @@ from ._compact_sampler import gamma_log_quantile as gamma_log_quantile  # tests,
 from ._plackett_luce import build_layout, effective_sample_size, pl_gibbs, pl_log_likelihood
 from .aggregation import (
     MODELS,
+    _checked_prior,
     check_sampler_args,
-    checked_prior,
     default_prior,
     irn,
     irn_reference,
@@ -998,7 +998,7 @@ def sweep(
              1.0            0.79
              inf            1.00
     """
-    prior = default_prior(model) if prior is None else checked_prior(prior)
+    prior = default_prior(model) if prior is None else _checked_prior(prior)
     if method not in ("compact", "dense"):
         raise ValueError("method must be 'compact' or 'dense'")
     if len(data) == 0:

@@ -1,5 +1,5 @@
 """Leave-one-reader-out agreement (Stutz et al., App. D): a tie for the others' top IRN class
-goes to the lowest class index (spec certainty.md sections 5 and 7, README decision 3), also
+goes to the lowest class index (Stutz et al. 2023, section 2.3 and Appendix D), also
 when the leave-one-out subtraction leaves the tied IRN weights a rounding error apart."""
 
 from __future__ import annotations
