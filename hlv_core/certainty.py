@@ -658,6 +658,9 @@ def average_overlap(ranking_a, ranking_b, *, depth: int, n_classes: int | None =
         [c for bl in a + b for c in bl] + [depth - 1]) + 1
     if depth > K:
         raise ValueError(f"depth {depth} exceeds the number of classes {K}")
+    top_id = max([c for bl in a + b for c in bl], default=-1)
+    if top_id >= K:
+        raise ValueError(f"class id {top_id} is out of range for n_classes={K}")
     ma, mb = _topd_membership(a, K, depth), _topd_membership(b, K, depth)
     d = np.arange(1, depth + 1)
 

@@ -67,3 +67,10 @@ def test_cli_refuses_a_nan_prior(tmp_path, capsys):
     assert main(["certainty", str(path), "--model", "prirn", "--reliability", "1",
                  "--samples", "5", "--prior", "nan"]) == 2
     assert "prior" in capsys.readouterr().err
+
+
+def test_average_overlap_refuses_class_ids_beyond_n_classes():
+    """Before: an IndexError from numpy; now one ValueError naming the id and K."""
+    with pytest.raises(ValueError, match="class id 5"):
+        ce.average_overlap([0, 5], [1], depth=1, n_classes=3)
+    assert ce.average_overlap([0, 2], [0, 2], depth=2, n_classes=3) == 1.0
