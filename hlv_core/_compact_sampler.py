@@ -15,7 +15,10 @@ import numpy as np
 from ._plackett_luce import pl_gibbs
 from .aggregation import (
     MODELS,
+    _checked_counts,
+    _checked_prior,
     check_sampler_args,
+    default_prior,
     irn,
     pl_mle,
     topk_sets,
@@ -348,13 +351,12 @@ def compact_engine(model: str, data, base: np.ndarray, prior: float, n_samples: 
     >>> type(compact_engine("dirichlet", np.array([[3, 1, 0]]), None, 0.1, 4, 2, 0)).__name__
     '_CompactDirichlet'
     """
+    prior = _checked_prior(prior)
     if model == "prirn":
         if prior <= 0:
             raise ValueError("prior must be > 0 for PrIRN (classes nobody ranked)")
         return _CompactDirichlet(base, prior, n_samples, depth, seed)
-    ev = np.asarray(data, dtype=float)
-    if ev.ndim != 2 or np.any(ev < 0):
-        raise ValueError("dirichlet needs an (N, K) array of non-negative counts")
+    ev = _checked_counts(data)
     if prior <= 0 and np.any(ev.sum(1) == 0):
         raise ValueError("prior must be > 0 when a row has no annotations")
     return _CompactDirichlet(ev, prior, n_samples, depth, seed)
@@ -494,7 +496,7 @@ def sample_top_classes(
     n_samples: int,
     depth: int = 3,
     seed: int = 0,
-    prior: float = 0.1,
+    prior: float | None = None,
     n_classes: int | None = None,
     tie_split: bool = True,
     return_info: bool = False,
@@ -519,7 +521,9 @@ def sample_top_classes(
     n_samples : int
     depth : int, default 3
     seed : int, default 0
-    prior : float, default 0.1
+    prior : float, optional
+        Dirichlet pseudo-count a0 (default :func:`~hlv_core.aggregation.default_prior` of the
+        model, as :func:`~hlv_core.aggregation.sample_plausibilities`).
     n_classes : int, optional
     tie_split : bool, default True
     return_info : bool, default False
@@ -552,10 +556,10 @@ def sample_top_classes(
     rng = np.random.default_rng(seed)
     info: dict = {"model": model, "reliability": r, "n_samples": S, "seed": seed,
                   "compact": True}
+    if model in ("dirichlet", "prirn"):
+        prior = default_prior(model) if prior is None else _checked_prior(prior)
     if model == "dirichlet":
-        ev = np.asarray(data, dtype=float)
-        if ev.ndim != 2 or np.any(ev < 0):
-            raise ValueError("dirichlet needs an (N, K) array of non-negative counts")
+        ev = _checked_counts(data)
         if not math.isinf(r) and prior <= 0 and np.any(ev.sum(1) == 0):
             raise ValueError("prior must be > 0 when a row has no annotations")
     elif model == "prirn":

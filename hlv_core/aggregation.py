@@ -97,7 +97,8 @@ def selectors_from_opinions(opinions) -> list:
 
     Stutz et al. (2023), Appendix B.1 (partial rankings as blocks of tied classes, eq. (13)); the
     reference code's ``formats.py`` opinions layout: per case a readers x classes array of integer
-    confidences, higher ranked first, equal = tied.
+    confidences, higher ranked first, equal = tied; a row of zeros (an empty reader) is left out,
+    as in :func:`selectors_from_rankings_groups`.
 
     Parameters
     ----------
@@ -125,7 +126,8 @@ def selectors_from_opinions(opinions) -> list:
         readers = []
         for row in np.atleast_2d(arr):
             levels = sorted({int(v) for v in row if v > 0}, reverse=True)
-            readers.append([[int(c) for c in np.flatnonzero(row == v)] for v in levels])
+            if levels:  # an all-zero row is an empty reader: left out (reference formats.py)
+                readers.append([[int(c) for c in np.flatnonzero(row == v)] for v in levels])
         out.append(readers)
     return out
 
@@ -205,9 +207,7 @@ def proportions(counts) -> np.ndarray:
     [[0.75 0.25 0.  ]
      [0.   0.   0.  ]]
     """
-    c = np.asarray(counts, dtype=float)
-    if c.ndim != 2 or np.any(c < 0):
-        raise ValueError("counts must be a non-negative (N, K) array")
+    c = _checked_counts(counts)
     s = c.sum(axis=1, keepdims=True)
     return np.divide(c, s, out=np.zeros_like(c), where=s > 0)
 
@@ -252,15 +252,30 @@ def irn(selectors, n_classes: int | None = None, *, tie_split: bool = True) -> n
     [[0.4 0.5 0.1]]
     """
     lay = _pl.build_layout(selectors, n_classes, with_super=False)
-    w = 1.0 / (lay.block_pos + 1.0)
-    if tie_split:
-        w = w / lay.block_size
-    entry_w = w[lay.entry_block]
+    entry_w = _irn_block_weights(lay, tie_split)[lay.entry_block]
     cls = lay.local_class[lay.entry_local]
     case = lay.local_case[lay.entry_local]
     out = np.zeros((lay.n_cases, lay.n_classes))
     np.add.at(out, (case, cls), entry_w)
     return proportions(out)
+
+
+def _irn_block_weights(lay, tie_split: bool) -> np.ndarray:
+    """Weight of every block, 1/b (split: 1/(b |B_b|)), up to one common factor: the integers
+    L / (b |B_b|) with L the least common multiple of the denominators when the sums stay exact
+    in float64 (< 2**53), so classes whose weights are equal as fractions sum to equal floats in
+    any reader order and argmax ties go to the lowest index; else the floats 1/(b |B_b|)."""
+    den = np.asarray(lay.block_pos, dtype=np.int64) + 1
+    if tie_split:
+        den = den * np.asarray(lay.block_size, dtype=np.int64)
+    lcm = 1
+    for d in np.unique(den).tolist():
+        lcm = math.lcm(lcm, int(d))
+        if lcm > 1 << 40:
+            break
+    if lcm <= 1 << 40 and lcm * max(len(lay.entry_block), 1) < 1 << 53:
+        return (lcm // den).astype(float)
+    return 1.0 / den
 
 
 def irn_reference(selectors, n_classes: int | None = None) -> np.ndarray:
@@ -380,6 +395,24 @@ def point_estimate(model: str, data, *, n_classes: int | None = None,
 
 
 # ---------------------------------------------------------------------------------- samplers
+def _checked_counts(counts) -> np.ndarray:
+    """Vote counts as a float (N, K) array; ValueError unless finite and non-negative (NaN
+    counts would give NaN samples and proportions)."""
+    c = np.asarray(counts, dtype=float)
+    if c.ndim != 2 or not np.all(np.isfinite(c)) or np.any(c < 0):
+        raise ValueError("counts must be an (N, K) array of finite non-negative numbers")
+    return c
+
+
+def _checked_prior(prior) -> float:
+    """The Dirichlet pseudo-count a0 as float; ValueError unless finite and >= 0 (a negative
+    a0 would silently sample Dir(r c - |a0|))."""
+    a0 = float(prior)
+    if not (math.isfinite(a0) and a0 >= 0):
+        raise ValueError(f"prior (Dirichlet pseudo-count a0) must be finite and >= 0, got {prior}")
+    return a0
+
+
 def check_sampler_args(reliability, n_samples) -> float:
     r"""Validate a reliability and a number of samples; returns the reliability as float.
 
@@ -509,14 +542,12 @@ def sample_plausibilities(
     if model not in MODELS:
         raise ValueError(f"unknown model {model!r}; choose one of {MODELS}")
     r = check_sampler_args(reliability, n_samples)
-    prior = default_prior(model) if prior is None else float(prior)
+    prior = default_prior(model) if prior is None else _checked_prior(prior)
     S = int(n_samples)
     rng = np.random.default_rng(seed)
     info: dict = {"model": model, "reliability": r, "n_samples": S, "seed": seed}
     if model == "dirichlet":
-        counts = np.asarray(data, dtype=float)
-        if counts.ndim != 2 or np.any(counts < 0):
-            raise ValueError("dirichlet needs an (N, K) array of non-negative counts")
+        counts = _checked_counts(data)
         if math.isinf(r):
             out = np.repeat(proportions(counts)[:, None, :], S, axis=1)
         else:

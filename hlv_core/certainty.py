@@ -36,6 +36,7 @@ from ._compact_sampler import gamma_log_quantile as gamma_log_quantile  # tests,
 from ._plackett_luce import build_layout, effective_sample_size, pl_gibbs, pl_log_likelihood
 from .aggregation import (
     MODELS,
+    _checked_prior,
     check_sampler_args,
     default_prior,
     irn,
@@ -657,6 +658,9 @@ def average_overlap(ranking_a, ranking_b, *, depth: int, n_classes: int | None =
         [c for bl in a + b for c in bl] + [depth - 1]) + 1
     if depth > K:
         raise ValueError(f"depth {depth} exceeds the number of classes {K}")
+    top_id = max([c for bl in a + b for c in bl], default=-1)
+    if top_id >= K:
+        raise ValueError(f"class id {top_id} is out of range for n_classes={K}")
     ma, mb = _topd_membership(a, K, depth), _topd_membership(b, K, depth)
     d = np.arange(1, depth + 1)
 
@@ -758,7 +762,7 @@ def reader_agreement(selectors, n_classes: int | None = None, *,
 
     Stutz et al. (2023), Appendix D (reference ``agreement.leave_one_reader_out_agreement``): the
     IRN of the other readers (Appendix B.2) and whether reader r ranked its top class (argmax ties
-    to the lowest index).
+    to the lowest index; weights equal within a relative 1e-9 count as tied).
 
     Parameters
     ----------
@@ -801,8 +805,11 @@ def reader_agreement(selectors, n_classes: int | None = None, *,
     np.add.at(own, (reader, cls), w[lay.entry_block])
     others = case_sum[lay.reader_case] - own
     others = np.where(np.abs(others) < 1e-12, 0.0, others)
-    top = np.argmax(others, axis=1)
-    has_other = others.max(axis=1) > 0
+    # ties to the lowest class index: the subtraction above can leave weights that are equal
+    # (e.g. 1/3 and (1/3 + 1/2) - 1/2) one rounding error apart, so equal within 1e-9 relative
+    best = others.max(axis=1)
+    top = np.argmax(others >= (best - 1e-9 * best)[:, None], axis=1)
+    has_other = best > 0
     ranked = np.zeros((R, K), dtype=bool)
     ranked[reader, cls] = True
     agree = np.where(has_other, ranked[np.arange(R), top].astype(float), np.nan)
@@ -994,7 +1001,7 @@ def sweep(
              1.0            0.79
              inf            1.00
     """
-    prior = default_prior(model) if prior is None else float(prior)
+    prior = default_prior(model) if prior is None else _checked_prior(prior)
     if method not in ("compact", "dense"):
         raise ValueError("method must be 'compact' or 'dense'")
     if len(data) == 0:

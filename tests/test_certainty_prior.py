@@ -54,3 +54,20 @@ def test_cli_page_and_conventions_name_the_engine_default(tmp_path, capsys):
     row = next(line for line in conventions.splitlines() if "PrIRN prior" in line)
     assert f"{DEFAULT_PRIOR['prirn']} for PrIRN" in row
     assert f"{DEFAULT_PRIOR['dirichlet']} for Dirichlet" in row
+
+
+def test_compact_sampler_uses_the_model_default():
+    """sample_top_classes (the compact path, public in hlv_core.certainty) takes the same
+    default a0 as sample_plausibilities: 0.01 for PrIRN (before: 0.1 for every model, so its
+    PrIRN top classes were not distributed as the dense sampler's with default arguments)."""
+    kw = dict(reliability=1.0, n_samples=50, seed=3, n_classes=4, depth=2)
+    default = certainty.sample_top_classes("prirn", SELECTORS, **kw)
+    np.testing.assert_array_equal(
+        default, certainty.sample_top_classes("prirn", SELECTORS, prior=0.01, **kw))
+    assert not np.array_equal(
+        default, certainty.sample_top_classes("prirn", SELECTORS, prior=0.1, **kw))
+    counts = np.array([[3, 1, 0], [0, 2, 2]])
+    kw = dict(reliability=1.0, n_samples=50, seed=3, depth=2)
+    np.testing.assert_array_equal(
+        certainty.sample_top_classes("dirichlet", counts, **kw),
+        certainty.sample_top_classes("dirichlet", counts, prior=0.1, **kw))
