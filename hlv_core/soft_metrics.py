@@ -12,13 +12,14 @@ per-class probabilities in [0, 1] (rows need not sum to 1). Nothing loops over i
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
-from .lewidi import manhattan_distance, wasserstein_distance
+from .lewidi import manhattan_distance, round_half, wasserstein_distance
 
 __all__ = [
     "jsd_rows",
@@ -915,8 +916,10 @@ def lewidi_manhattan(
     .. math:: d = \frac{1}{N} \sum_i \sum_k |P_{ik} - Q_{ik}|
 
     LeWiDi 2025 Task A (soft labels); each item and the mean rounded to ``decimals`` as in the
-    organisers' notebook. Multilabel (VariErrNLI): per item the mean over labels of the distance
-    between ``(p, 1 - p)`` and ``(q, 1 - q)``. For normalised multiclass rows it equals
+    organisers' notebook (Python ``round``, :func:`hlv_core.lewidi.round_half`). Multilabel
+    (VariErrNLI): per item the mean over labels of the distance between ``(p, 1 - p)`` and
+    ``(q, 1 - q)``; with ``decimals`` each label's distance is rounded before the item mean (the
+    notebook's ``multilabel_average_MD``), as :func:`hlv_core.lewidi.multilabel_manhattan_items`. For normalised multiclass rows it equals
     ``2 (1 - soft accuracy)`` (Kurniawan et al. 2025, section 3.1).
 
     Parameters
@@ -951,10 +954,16 @@ def lewidi_manhattan(
     0.4
     """
     P, Q = _check(P, Q, multilabel=multilabel)
-    d = _per_item_manhattan(P, Q, multilabel)
     if decimals is None:
-        return float(d.mean())
-    return float(np.round(np.round(d, decimals).mean(), decimals))
+        return float(_per_item_manhattan(P, Q, multilabel).mean())
+    if multilabel:
+        # notebook: per label round(MD), per item round(mean over labels), then the mean
+        pairs = (np.stack([P, 1.0 - P], axis=-1), np.stack([Q, 1.0 - Q], axis=-1))
+        per_label = round_half(manhattan_distance(*pairs), decimals)
+        d = round_half(per_label.mean(axis=1), decimals)
+    else:
+        d = round_half(manhattan_distance(P, Q), decimals)
+    return float(round_half(np.array(math.fsum(d.tolist()) / d.size), decimals))
 
 
 def _per_item_wasserstein(P: np.ndarray, Q: np.ndarray, values: np.ndarray | None) -> np.ndarray:
@@ -1010,7 +1019,9 @@ def lewidi_wasserstein(
     """
     P, Q = _check(P, Q)
     d = _per_item_wasserstein(P, Q, None if values is None else np.asarray(values, float))
-    return float(d.mean()) if decimals is None else float(np.round(d.mean(), decimals))
+    if decimals is None:
+        return float(d.mean())
+    return float(round_half(np.array(math.fsum(d.tolist()) / d.size), decimals))
 
 
 # ----------------------------------------------------------------------------- evaluate

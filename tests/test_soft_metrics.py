@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 import pytest
 
+from hlv_core import lewidi
 from hlv_core import soft_metrics as sm
 from tests.conftest import VECTORS, shared_path
 
@@ -207,6 +208,28 @@ def test_lewidi_metrics_hand_values():
     # multilabel: per label binary MD = 2|p - q|, mean over labels
     Pm, Qm = np.array([[0.2, 1.0, 0.5]]), np.array([[0.4, 1.0, 0.5]])
     assert sm.lewidi_manhattan(Pm, Qm, multilabel=True) == pytest.approx(0.4 / 3, abs=1e-5)
+
+
+def test_lewidi_manhattan_multilabel_rounds_each_label_as_the_notebook():
+    # The organisers' multilabel_average_MD calls average_MD per item over the L labels: each
+    # label's binary MD is rounded to 5 d.p., then the item mean, then the mean over items.
+    # Labels: |0.5 - 0.500003| -> MD 0.000006 -> 0.00001 (twice), 0 -> item (2e-5)/3 -> 0.00001.
+    # Rounding only the item mean would give round5(1.2e-5 / 3 = 4e-6) = 0.0.
+    Pm, Qm = np.array([[0.5, 0.5, 0.5]]), np.array([[0.500003, 0.500003, 0.5]])
+    assert sm.lewidi_manhattan(Pm, Qm, multilabel=True) == 1e-05
+    assert sm.lewidi_manhattan(Pm, Qm, multilabel=True, decimals=None) == pytest.approx(
+        4e-6, abs=1e-15)
+    # Same convention as the one-call scorer's VariErrNLI per-item values.
+    pairs = [np.stack([X, 1.0 - X], axis=-1) for X in (Qm, Pm)]
+    assert sm.lewidi_manhattan(Pm, Qm, multilabel=True) == float(
+        lewidi.multilabel_manhattan_items(*pairs)[0])
+    # Multiclass: the notebook rounds with Python's round. The distance below is the double
+    # 0.172955 (0.17295499999999999...), just under the half-way point: Python gives 0.17295,
+    # np.round (rint(x * 1e5) / 1e5) gives 0.17296.
+    P1, Q1 = np.array([[0.87319, 0.12681]]), np.array([[0.9596675, 0.0403325]])
+    d = abs(0.9596675 - 0.87319) + abs(0.0403325 - 0.12681)
+    assert d == 0.172955 and round(d, 5) == 0.17295
+    assert sm.lewidi_manhattan(P1, Q1) == 0.17295
 
 
 def test_cross_entropy_decomposes():
