@@ -145,7 +145,7 @@ def read_chaosnli(source: Source, *, task: str | None = None, level: str | None 
         report.drop("items with zero counts", int(zero.sum()))
     keep = ~zero
     item_ids = np.asarray(uids, dtype=object)[keep]
-    annotations = expand_counts(counts[keep], item_ids, inventory)
+    annotations = expand_counts(counts[keep], item_ids, inventory, source=source.name)
     report.note(
         f"counts expanded to {len(annotations)} anonymous annotations (ids unique per item)."
     )
@@ -163,7 +163,12 @@ def read_chaosnli(source: Source, *, task: str | None = None, level: str | None 
         annotator_ids_known=False,
         name=source_name(source),
     )
-    if dists and all(len(d) == len(inventory) for d in dists.values()):
+    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                  for d in dists.values() for v in d)
+    if dists and not numbers:  # a supplementary field: noted, never a reason to refuse
+        dataset.report.note("label_dist holds values that are not numbers: not compared with "
+                            "the proportions of the counts.")
+    elif dists and all(len(d) == len(inventory) for d in dists.values()):
         soft = pd.DataFrame.from_dict(dists, orient="index", columns=inventory, dtype=float)
         soft.index.name = "item_id"
         compare_soft(dataset, soft)

@@ -1207,6 +1207,17 @@ def build_dataset(
             )
     else:
         inventory = order_labels(observed)
+    if label_values is not None:  # a scale needs a number for every label, not some of them
+        no_value = [x for x in inventory if x not in label_values]
+        if no_value:
+            raise DataError(
+                f"label {echo(no_value[0])} has no numeric value ({len(no_value)} of "
+                f"{len(inventory)} label(s) without one).",
+                source=source,
+                column="label",
+                fix="give a value for every label (labels.csv column 'value' or schema.json "
+                "'values'), or drop the values.",
+            )
     # items and annotators tables
     item_order, item_lookup = _in_order_of_appearance(ann["item_id"])
     if items is None or len(items) == 0:
@@ -1243,14 +1254,25 @@ def build_dataset(
         annot_table = annotators.copy()
         annot_table["annotator_id"] = _respell_ids(
             annot_table["annotator_id"], "annotators table annotator_id", report)
-        annot_table = annot_table.drop_duplicates("annotator_id")
+        if annot_table["annotator_id"].duplicated().any():  # traits of one would be lost
+            dup_id = annot_table.loc[annot_table["annotator_id"].duplicated(),
+                                     "annotator_id"].iloc[0]
+            raise DataError(
+                f"annotator {dup_id!r} is listed twice in the annotators table.",
+                source=source,
+                column="annotator_id",
+                fix="keep one row per annotator in annotators.csv.",
+            )
         known = set(annot_table["annotator_id"])
         missing_ann = [x for x in annotator_order if x not in known]
         if missing_ann:
             annot_table = pd.concat(
                 [annot_table, pd.DataFrame({"annotator_id": missing_ann})], ignore_index=True
             )
-        annot_table = annot_table[annot_table["annotator_id"].isin(set(annotator_order))]
+        unannotating = ~annot_table["annotator_id"].isin(set(annotator_order))
+        if unannotating.any():  # said in the report, as for items without annotations
+            report.drop("annotators without annotations", int(unannotating.sum()))
+        annot_table = annot_table[~unannotating]
         annot_table = annot_table.reset_index(drop=True)
         annot_lookup = pd.Index(annot_table["annotator_id"]).get_indexer(
             ann["annotator_id"].cat.categories
@@ -1277,6 +1299,15 @@ def build_dataset(
     if task not in TASKS:
         raise DataError(
             f"unknown task type {echo(task)}.", source=source, fix=f"use one of {list(TASKS)}."
+        )
+    if task == "ranking" and not has_rank:  # the rankings would be read from nothing
+        raise DataError(
+            "the task is ranking but the annotations have no 'rank' column.",
+            source=source,
+            row=1,
+            column="rank",
+            fix="add a rank column (1 for the first block, equal ranks for ties, empty for an "
+            "unranked label), or choose another task.",
         )
     if task in ("multiclass", "rating") and len(several):
         (item, annotator) = several.index[0]

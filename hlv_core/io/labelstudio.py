@@ -16,13 +16,56 @@ from ._json import (
     source_name,
 )
 from ._read import Source, read_json
-from .dataset import Dataset, build_dataset, order_labels
+from .dataset import Dataset, build_dataset, echo, order_labels
 from .errors import DataError, ImportReport
 
 __all__ = ["read_labelstudio"]
 
 
 # --------------------------------------------------------------------------- Label Studio
+def _check_task_shape(raw: dict, number: int, name: str) -> None:
+    """The parts of one exported task the reader walks have the export's types: ``annotations``
+    / ``completions`` / ``predictions`` lists of objects, each ``result`` a list of objects, and
+    ``value.choices`` / ``value.<x>labels`` lists. Anything else is refused naming the task
+    (a string of choices would otherwise be read letter by letter, an entry of another type
+    skipped without a word)."""
+
+    def refuse(column: str, found) -> None:
+        raise DataError(
+            f"task {number}: {column} is {type(found).__name__} {echo(found, 40)}, not the "
+            "Label Studio export's type.",
+            source=name,
+            row=number,
+            column=column,
+            fix="export the project from Label Studio as 'JSON' (not edited by hand).",
+        )
+
+    for block in ("annotations", "completions", "predictions"):
+        entries = raw.get(block)
+        if entries is None:
+            continue
+        if not isinstance(entries, list):
+            refuse(block, entries)
+        for entry in entries:
+            if not isinstance(entry, dict):
+                refuse(block, entry)
+            results = entry.get("result")
+            if results is None:
+                continue
+            if not isinstance(results, list):
+                refuse("result", results)
+            for result in results:
+                if not isinstance(result, dict):
+                    refuse("result", result)
+                value = result.get("value")
+                if not isinstance(value, dict):
+                    continue
+                for key, listed in value.items():
+                    if (key == "choices" or key.endswith("labels")) and not isinstance(
+                            listed, list):
+                        refuse(f"value.{key}", listed)
+
+
 def _ls_values(result: dict) -> tuple[str | None, list[str]]:
     """(kind, labels) of one Label Studio result: choices, *labels (spans/boxes) or rating."""
     value = result.get("value")
@@ -139,6 +182,7 @@ def read_labelstudio(
                 fix="export each task once.",
             )
         seen_ids[item_id] = number
+        _check_task_shape(raw, number, source.name)
         tasks.append((number, item_id, raw))
         for block in ("annotations", "completions", "predictions"):
             for entry in raw.get(block) or []:

@@ -25,6 +25,7 @@ from .errors import DataError
 from .opinions import ranked_json_layout, read_opinions
 from .rankings import read_lines, read_selectors
 from .tabular import (
+    check_companion_ids,
     read_canonical,
     read_canonical_files,
     read_canonical_zip,
@@ -379,6 +380,8 @@ def _companions(options: dict) -> dict:
                 column=id_column,
                 fix=f"add an '{id_column}' column matching the annotations.",
             )
+        check_companion_ids(table, id_column,
+                            str(value) if isinstance(value, (str, Path)) else f"{key}.csv")
         out[key] = table
     if options.get("labels") is not None:
         value = options["labels"]

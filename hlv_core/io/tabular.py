@@ -32,8 +32,11 @@ from .dataset import (
     strip_categorical,
 )
 from .errors import DataError, ImportReport
+from .limits import check_limit
+from .spelling import normalise_spelling
 
 __all__ = [
+    "check_companion_ids",
     "expand_counts",
     "read_canonical",
     "read_canonical_files",
@@ -113,13 +116,25 @@ def read_schema(frame_or_json, *, source: str) -> dict:
                 row=1,
                 fix="write the label inventory one label per row under a 'label' header.",
             )
+        empty = frame["label"].isna() | (frame["label"].astype(str).str.strip() == "")
+        if empty.any():  # an empty cell is no label name (never the text 'nan')
+            bad = int(np.flatnonzero(empty.to_numpy())[0])
+            raise DataError(
+                f"empty label cell ({int(empty.sum())} in the table); the first is shown.",
+                source=source,
+                row=bad + 2,
+                column="label",
+                fix="write a name in every label cell, or delete the row; an explicit "
+                "'no label' choice needs a reserved name such as __none__.",
+            )
         schema: dict = {"labels": frame["label"].astype(str).tolist()}
         if "value" in frame.columns:
             values = pd.to_numeric(frame["value"], errors="coerce")
+            values = values.where(np.isfinite(values))  # inf is no value on a scale
             if values.isna().any():
                 bad = int(np.flatnonzero(values.isna().to_numpy())[0])
                 raise DataError(
-                    f"label value {frame['value'].iloc[bad]!r} is not a number.",
+                    f"label value {frame['value'].iloc[bad]!r} is not a finite number.",
                     source=source,
                     row=bad + 2,
                     column="value",
@@ -134,14 +149,48 @@ def read_schema(frame_or_json, *, source: str) -> dict:
             source=source,
             fix='write {"labels": [...], "level_of_measurement": "nominal", "task_type": ...}.',
         )
-    schema = {"labels": [str(x) for x in data["labels"]]}
+    listed = data["labels"]
+    names_ok = isinstance(listed, list) and all(
+        isinstance(x, (str, int, float)) and not isinstance(x, bool) and str(x).strip() != ""
+        and x == x for x in listed)
+    if not names_ok:  # a string would be read letter by letter, a dict as its repr
+        raise DataError(
+            f"'labels' must be a list of label names, got {echo(listed, 80)}.",
+            source=source,
+            column="labels",
+            fix='write the inventory in order as a JSON list of strings, e.g. '
+            '{"labels": ["neg", "neu", "pos"]}.',
+        )
+    schema = {"labels": [str(x) for x in listed]}
     if "level_of_measurement" in data:
         schema["level"] = data["level_of_measurement"]
     if "task_type" in data:
         schema["task"] = data["task_type"]
     if "values" in data:
-        schema["label_values"] = {str(k): float(v) for k, v in data["values"].items()}
+        values = data["values"]
+        bad = ([k for k, v in values.items() if not _finite_number(v)]
+               if isinstance(values, dict) else None)
+        if bad is None or bad:
+            shown = echo(values, 80) if bad is None else f"{bad[0]!r}: {echo(values[bad[0]])}"
+            raise DataError(
+                f"'values' must map each label to a finite number, got {shown}.",
+                source=source,
+                column="values",
+                fix='write {"values": {"low": 1, "mid": 2, "high": 3}} (one number per label), '
+                "or drop 'values'.",
+            )
+        schema["label_values"] = {str(k): float(v) for k, v in values.items()}
     return schema
+
+
+def _finite_number(value) -> bool:
+    """A JSON number (not a boolean, not NaN or infinite) for a label's value on a scale."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return False
+    try:
+        return bool(np.isfinite(float(value)))
+    except OverflowError:  # an integer too large for a float
+        return False
 
 
 def read_canonical(
@@ -203,10 +252,10 @@ def read_canonical(
     coded = read_coded(source, ("item_id", "annotator_id", "label"))  # big files: integer codes
     frame = coded if coded is not None else frame if frame is not None else read_table(source)
     report = ImportReport(source.name, format_name, rows_read=len(frame))
-    frame, evidence = _explode_label_lists(frame, report, source.name)
+    frame, evidence, origin = _explode_label_lists(frame, report, source.name)
     frame = _strip_cells(frame, report)
     schema = schema or {}
-    return build_dataset(
+    return _in_file_rows(origin, source.name, lambda: build_dataset(
         frame,
         source=source.name,
         format=format_name,
@@ -219,18 +268,34 @@ def read_canonical(
         label_values=schema.get("label_values"),
         name=PurePosixPath(source.name).stem,
         multilabel_evidence=evidence,
-    )
+    ))
+
+
+def _in_file_rows(origin: np.ndarray | None, name: str, build, offset: int = 2):
+    """Run ``build`` (a :func:`build_dataset` call on label lists exploded into one row per
+    label) so that a row named by its error is the row of the file, not of the exploded table:
+    ``origin[j]`` is the 0-based file row of exploded row ``j`` (None: nothing exploded)."""
+    try:
+        return build()
+    except DataError as error:
+        position = None if error.row is None else error.row - offset
+        if (origin is None or error.source != name or position is None
+                or not 0 <= position < len(origin)):
+            raise
+        raise DataError(error.problem, source=error.source,
+                        row=int(origin[position]) + offset, column=error.column,
+                        fix=error.fix) from error
 
 
 def _explode_label_lists(frame: pd.DataFrame, report: ImportReport, name: str
-                         ) -> tuple[pd.DataFrame, str | None]:
+                         ) -> tuple[pd.DataFrame, str | None, np.ndarray | None]:
     """A Parquet ``label`` column of lists (label sets): one row per label (multi-label
     evidence when a set holds several labels); empty sets and missing labels are refused as
     any missing label is (a missing annotation is a missing row)."""
     labels = frame["label"] if "label" in frame.columns else None
     if labels is None or labels.dtype != object or not labels.map(
             lambda v: isinstance(v, list)).any():
-        return frame, None
+        return frame, None, None
     sizes = labels.map(lambda v: len(v) if isinstance(v, list) else 1)
     empty = sizes == 0
     if empty.any():
@@ -240,12 +305,14 @@ def _explode_label_lists(frame: pd.DataFrame, report: ImportReport, name: str
             source=name, row=row + 1, column="label",
             fix="drop the rows without labels (a missing annotation is a missing row).",
         )
-    exploded = frame.explode("label", ignore_index=True)
+    exploded = frame.reset_index(drop=True).explode("label")
+    origin = exploded.index.to_numpy()  # the file row of each exploded row
+    exploded = exploded.reset_index(drop=True)
     report.note(f"Parquet label lists read as label sets: {len(frame)} row(s) -> "
                 f"{len(exploded)} (item, annotator, label) row(s).")
     several = int((sizes > 1).sum())
     evidence = f"{several} Parquet label list(s) with several labels" if several else None
-    return exploded, evidence
+    return exploded, evidence, origin
 
 
 def read_canonical_zip(source: Source, *, task: str | None = None, level: str | None = None):
@@ -449,6 +516,8 @@ def read_canonical_files(
                 column=key,
                 fix=f"add a '{key}' column matching annotations.csv.",
             )
+        if table is not None:
+            check_companion_ids(table, key, member(name).name)
     schema = None
     if member("schema.json"):
         src = member("schema.json")
@@ -480,6 +549,69 @@ def read_canonical_files(
         dataset = dataclasses.replace(dataset, predictions=preds)
         dataset.report.note(f"predictions loaded for {preds['model'].nunique()} model(s).")
     return dataclasses.replace(dataset, name=dataset_name)
+
+
+def check_companion_ids(table: pd.DataFrame, key: str, name: str) -> None:
+    """An items or annotators table names each id once, in a non-empty cell: a second row for
+    an id (its text or traits would silently replace the first's) or an empty id (a row that
+    belongs to no one) is refused naming the companion file and its row.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The companion table as read (strings, empty cells missing).
+    key : str
+        ``"item_id"`` or ``"annotator_id"``.
+    name : str
+        The companion file's name for the message.
+
+    Returns
+    -------
+    None
+        Nothing when every id is on one row.
+
+    Raises
+    ------
+    DataError
+        An empty id cell, or an id on two rows (look-alike spellings are one id,
+        :func:`~hlv_core.io.spelling.normalise_spelling`).
+
+    References
+    ----------
+    .. [1] Y. Shafranovich (2005), "Common Format and MIME Type for Comma-Separated Values (CSV)
+       Files", RFC 4180, IETF.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> check_companion_ids(pd.DataFrame({"annotator_id": ["a", "b ", "b"]}), "annotator_id",
+    ...                     "annotators.csv")
+    Traceback (most recent call last):
+    hlv_core.io.errors.DataError: file 'annotators.csv', row 4, column 'annotator_id': annotator_id 'b' is on two rows (rows 3 and 4). How to fix: keep one row per annotator_id (merge the two rows).
+    """
+    ids = table[key].astype(object)
+    text = ids.where(ids.notna(), "").astype(str).map(normalise_spelling)  # look-alikes are one
+    empty = (text == "").to_numpy()
+    if empty.any():
+        row = int(np.flatnonzero(empty)[0])
+        raise DataError(
+            f"empty {key} in {int(empty.sum())} row(s); the first is shown.",
+            source=name,
+            row=row + 2,
+            column=key,
+            fix=f"give every row its {key}, or delete the rows without one.",
+        )
+    repeated = text.duplicated().to_numpy()
+    if repeated.any():
+        row = int(np.flatnonzero(repeated)[0])
+        first = int(np.flatnonzero((text == text.iloc[row]).to_numpy())[0])
+        raise DataError(
+            f"{key} {echo(text.iloc[row])} is on two rows (rows {first + 2} and {row + 2}).",
+            source=name,
+            row=row + 2,
+            column=key,
+            fix=f"keep one row per {key} (merge the two rows).",
+        )
 
 
 def _refuse_disagreeing_schemas(schema: dict, listed: dict, schema_name: str,
@@ -588,7 +720,8 @@ def read_crowdkit(source: Source, *, task: str | None = None, level: str | None 
         rows = rows.assign(label=parsed.where(parsed.notna(), rows["label"].map(lambda v: [v])))
         rows = rows.explode("label").dropna(subset=["label"])
         report.note("list-valued labels exploded into one row per label (multi-label).")
-    return build_dataset(
+    origin = rows.index.to_numpy()  # the file row of each (exploded) row
+    return _in_file_rows(origin, source.name, lambda: build_dataset(
         rows[["item_id", "annotator_id", "label"]].reset_index(drop=True),
         source=source.name,
         format="crowd-kit",
@@ -597,7 +730,7 @@ def read_crowdkit(source: Source, *, task: str | None = None, level: str | None 
         multilabel_evidence=evidence,
         level=level,
         name=PurePosixPath(source.name).stem,
-    )
+    ))
 
 
 def read_wide(
@@ -725,7 +858,13 @@ def read_wide(
     )
 
 
-def expand_counts(counts: np.ndarray, item_ids, labels) -> pd.DataFrame:
+#: Bytes one expanded anonymous annotation row needs (three object cells and the integer work
+#: arrays), for the parse-memory limit before the rows are made.
+_EXPANDED_ROW_BYTES = 200
+
+
+def expand_counts(counts: np.ndarray, item_ids, labels, *, source: str = "counts"
+                  ) -> pd.DataFrame:
     """One anonymous annotation row per count. Anonymous ids are unique per item
     (``<item>#<j>``) so they never link annotators across items.
 
@@ -737,11 +876,19 @@ def expand_counts(counts: np.ndarray, item_ids, labels) -> pd.DataFrame:
         The N items.
     labels : sequence of str
         The K labels.
+    source : str, default "counts"
+        File name for the message when the rows would not fit the parse-memory limit.
 
     Returns
     -------
     pandas.DataFrame
         ``item_id, annotator_id, label``, one row per count.
+
+    Raises
+    ------
+    DataError
+        The counts add up to more rows than the parse-memory limit allows
+        (:mod:`hlv_core.io.limits`).
 
     References
     ----------
@@ -759,6 +906,10 @@ def expand_counts(counts: np.ndarray, item_ids, labels) -> pd.DataFrame:
     3      i2         i2#1   neg
     """
     n, k = counts.shape
+    total = int(counts.sum(dtype=np.float64))  # float: a sum past int64 must not wrap
+    check_limit("parse", total * _EXPANDED_ROW_BYTES,
+                what=f"the counts add up to {total:,} annotation rows, which would need about",
+                source=source, fix="check the count column (counts are numbers of annotators).")
     reps = counts.ravel()
     item_idx = np.repeat(np.repeat(np.arange(n), k), reps)
     label_idx = np.repeat(np.tile(np.arange(k), n), reps)
@@ -837,11 +988,25 @@ def read_counts(
                 source=source.name,
                 fix="save the counts as an (N, K) integer array.",
             )
+        if not np.all(np.isfinite(matrix)):
+            raise DataError(
+                "the counts matrix holds NaN or infinite values.",
+                source=source.name,
+                fix="save the counts as an (N, K) array of whole numbers >= 0.",
+            )
         if np.any(matrix < 0) or np.any(matrix != np.round(matrix)):
             raise DataError(
                 "counts must be whole numbers >= 0 (this looks like probabilities).",
                 source=source.name,
                 fix="load the counts file (cifar10h-counts.npy), not the probabilities.",
+            )
+        if labels is not None and len(labels) != matrix.shape[1]:
+            raise DataError(
+                f"{len(labels)} class name(s) given for a matrix of {matrix.shape[1]} "
+                "column(s); the names are matched to the columns by position.",
+                source=source.name,
+                fix="give exactly one class name per column of the counts matrix, in column "
+                "order.",
             )
         inventory = labels or [str(j) for j in range(matrix.shape[1])]
         counts = matrix.astype(np.int64)
@@ -860,7 +1025,7 @@ def read_counts(
             )
         report.rows_read = len(frame)
         values = pd.to_numeric(frame["count"], errors="coerce")
-        bad = values.isna() | (values < 0) | (values % 1 != 0)
+        bad = values.isna() | (values < 0) | (values % 1 != 0) | (values >= 2**53)
         if bad.any():
             row = int(np.flatnonzero(bad.to_numpy())[0])
             raise DataError(
@@ -890,6 +1055,17 @@ def read_counts(
             )
         schema = schema or {}
         inventory = schema.get("labels") or list(order_labels(frame["label"].unique()))
+        unknown = ~frame["label"].isin(set(inventory))
+        if unknown.any():  # the pivot below would drop these counts without a word
+            row = int(np.flatnonzero(unknown.to_numpy())[0])
+            raise DataError(
+                f"label {echo(frame['label'].iloc[row])} is not in the label schema "
+                f"{echo(list(inventory), 120)} ({int(unknown.sum())} row(s)).",
+                source=source.name,
+                row=row + 2,
+                column="label",
+                fix="add the label to labels.csv / schema.json or correct the counts.",
+            )
         item_ids = list(pd.unique(frame["item_id"]))
         table = (
             frame.assign(count=values.astype(np.int64))
@@ -903,7 +1079,7 @@ def read_counts(
         report.drop("items with zero counts", int(zero.sum()))
         counts = counts[~zero]
         item_ids = [x for x, z in zip(item_ids, zero, strict=True) if not z]
-    annotations = expand_counts(counts, item_ids, inventory)
+    annotations = expand_counts(counts, item_ids, inventory, source=source.name)
     report.note(
         f"counts expanded to {len(annotations)} anonymous annotations (ids unique per item)."
     )
