@@ -219,3 +219,18 @@ def test_ranking_with_a_rank_column_reads_blocks_in_rank_order():
     dataset = load(raw, name="r.csv", task="ranking")
     # inventory (x, y): reader a ranks y then x; reader b ties x and y
     assert dataset.selectors() == [[[[1], [0]], [[0, 1]]]]
+
+
+# --- the import report says only what changed -------------------------------------------------
+
+def test_empty_optional_cells_are_not_reported_as_stripped():
+    # two empty timestamp cells and no whitespace anywhere: nothing was stripped
+    raw = b"item_id,annotator_id,label,timestamp\ni1,a,x,\ni1,b,y,\ni2,a,x,2024-01-01\n"
+    notes = load(raw, name="a.csv").report.notes
+    assert not any("whitespace" in n for n in notes)
+
+
+def test_padded_cells_are_counted_exactly():
+    raw = b"item_id,annotator_id,label,timestamp\ni1,a, x,\ni1,b,y ,\ni2,a,x,2024-01-01\n"
+    notes = load(raw, name="a.csv").report.notes
+    assert "surrounding whitespace removed from 2 cell(s)." in notes

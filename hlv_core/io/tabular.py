@@ -63,7 +63,8 @@ def _strip_cells(frame: pd.DataFrame, report: ImportReport | None = None) -> pd.
             changed += count
         elif pd.api.types.is_string_dtype(values.dtype):
             stripped = values.str.strip()
-            changed += int((stripped != values).fillna(False).sum())
+            # an empty (missing) cell is not a stripped one: NaN != NaN must not count
+            changed += int(((stripped != values) & values.notna()).fillna(False).sum())
             out[column] = stripped
     if changed and report is not None:
         report.note(f"surrounding whitespace removed from {changed} cell(s).")
