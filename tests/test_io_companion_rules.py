@@ -234,3 +234,11 @@ def test_padded_cells_are_counted_exactly():
     raw = b"item_id,annotator_id,label,timestamp\ni1,a, x,\ni1,b,y ,\ni2,a,x,2024-01-01\n"
     notes = load(raw, name="a.csv").report.notes
     assert "surrounding whitespace removed from 2 cell(s)." in notes
+
+
+def test_a_schema_json_path_is_a_labels_companion_of_a_single_csv(tmp_path):
+    # a zip or folder reads schema.json; beside one CSV it was refused as a table without 'label'
+    schema = tmp_path / "schema.json"
+    schema.write_text('{"labels": ["z", "y", "x"], "level_of_measurement": "ordinal"}')
+    dataset = load(ANN.encode(), name="a.csv", labels=str(schema))
+    assert (dataset.labels, dataset.level) == (("z", "y", "x"), "ordinal")

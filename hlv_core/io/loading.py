@@ -360,7 +360,8 @@ def _load_folder(folder: Path, *, task: str | None, level: str | None,
 
 def _companions(options: dict) -> dict:
     """Optional companion tables of a canonical CSV: ``items=``, ``annotators=`` (CSV path or
-    bytes) and ``labels=`` (labels.csv path/bytes, the inventory in order)."""
+    bytes) and ``labels=`` (labels.csv path/bytes or a schema.json path, the inventory in
+    order)."""
     from .tabular import read_schema
 
     out: dict = {}
@@ -386,7 +387,9 @@ def _companions(options: dict) -> dict:
     if options.get("labels") is not None:
         value = options["labels"]
         labels_source = as_source(value, "labels.csv" if isinstance(value, bytes) else None)
-        out["schema"] = read_schema(read_table(labels_source), source=labels_source.name)
+        parsed = (read_json(labels_source) if labels_source.suffix == ".json"  # schema.json
+                  else read_table(labels_source))
+        out["schema"] = read_schema(parsed, source=labels_source.name)
     return out
 
 
