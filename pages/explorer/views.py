@@ -141,4 +141,7 @@ def _compare(dataset: Dataset, p: AnnotatorProfile, other: str | None,
     with st.expander("All pairs of this annotator"):
         show_table(p.pairs, hide_index=True,
                    column_config={"alpha": st.column_config.NumberColumn(format="%.3f")})
+        download_table(p.pairs.assign(annotator_id=p.annotator_id),
+                       f"annotator_{p.annotator_id}_pairs.csv", key="explorer.dl_pairs",
+                       label="Download all pairs of this annotator (CSV)")
     return chosen
