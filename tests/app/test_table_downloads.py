@@ -81,3 +81,9 @@ def test_verdicts_on_a_label_have_a_download(app, tmp_path, monkeypatch):
     [b for b in at.button if "Save verdict" in str(b.label)][0].click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert "errors.dl_verdicts" in _download_keys(at)
+
+
+def test_training_methods_table_has_a_download(app):
+    """The table of what each training method trains on (Kurniawan et al., section 4)."""
+    at = open_page(app, "training_lab", "case_review")
+    assert "lab.dl_methods" in _download_keys(at)
