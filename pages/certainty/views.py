@@ -74,8 +74,11 @@ def ua_view(run: Run, reliabilities: tuple[float, ...]) -> None:
                "(sd) over the draws.")
     ranking = rank_predictors(acc, metric=metric, k=k)
     if not ranking.empty:
-        show_table(ranking.assign(model=ranking["model"].map(MODEL_TITLES)).pivot_table(
-            index=["model", "reliability"], columns="predictor", values="rank"), width="stretch")
+        ranks = ranking.assign(model=ranking["model"].map(MODEL_TITLES)).pivot_table(
+            index=["model", "reliability"], columns="predictor", values="rank")
+        show_table(ranks, width="stretch")
+        download_table(run.stamp(ranks.reset_index()), "certainty_model_ranks.csv",
+                       key="certainty.dl_ranks", label="Download the ranks (CSV)")
         st.caption("Rank of each model per reliability (1 = best): it may change with the "
                    "reliability.")
     download_table(run.stamp(acc), "certainty_accuracy.csv", key="certainty.dl_acc",

@@ -87,3 +87,28 @@ def test_training_methods_table_has_a_download(app):
     """The table of what each training method trains on (Kurniawan et al., section 4)."""
     at = open_page(app, "training_lab", "case_review")
     assert "lab.dl_methods" in _download_keys(at)
+
+
+def test_item_drilldown_tables_have_downloads(app):
+    """The item's annotations and every method's targets (Kurniawan et al., section 4)."""
+    at = open_page(app, "soft_metrics", "case_review")
+    at.session_state["soft_metrics.tab"] = "Items"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    keys = _download_keys(at)
+    assert {"soft_metrics.item_dl_annotations", "soft_metrics.item_dl_targets"} <= keys, keys
+
+
+def test_certainty_model_ranks_table_has_a_download(app):
+    """Rank of each model per reliability (Stutz et al., Figure 6)."""
+    at = open_page(app, "certainty", "case_review")
+    at.session_state["certainty.tab"] = "Model accuracy"
+    at.run(timeout=120)
+    assert not at.exception, [e.value for e in at.exception]
+    assert len(at.dataframe) >= 1
+    assert "certainty.dl_ranks" in _download_keys(at)
+
+
+def test_glossary_name_tables_have_downloads(app):
+    at = open_page(app, "glossary")
+    assert {"glossary.dl_metrics", "glossary.dl_methods"} <= _download_keys(at)
