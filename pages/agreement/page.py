@@ -144,8 +144,11 @@ def overall_tab() -> None:
         fig.add_vline(x=report.alpha, line_dash="dash")
         st.plotly_chart(fig, width="stretch", key="agreement.boot_hist")
     st.markdown("**Share of each value among pairable values**")
-    show_table(pd.DataFrame({"value": list(report.value_shares),
-                               "share": list(report.value_shares.values())}), hide_index=True)
+    shares = pd.DataFrame({"value": list(report.value_shares),
+                           "share": list(report.value_shares.values())})
+    show_table(shares, hide_index=True)
+    download_table(shares.assign(level=level, dataset=dataset.name), "alpha_value_shares.csv",
+                   key="agreement.dl_shares", label="Download the value shares (CSV)")
     summary = pd.DataFrame([{**{k: v for k, v in report.as_dict().items()
                                 if k != "value_shares"}, "dataset": dataset.name}])
     download_table(summary, "alpha_summary.csv", key="agreement.dl_summary",

@@ -74,8 +74,11 @@ def ua_view(run: Run, reliabilities: tuple[float, ...]) -> None:
                "(sd) over the draws.")
     ranking = rank_predictors(acc, metric=metric, k=k)
     if not ranking.empty:
-        show_table(ranking.assign(model=ranking["model"].map(MODEL_TITLES)).pivot_table(
-            index=["model", "reliability"], columns="predictor", values="rank"), width="stretch")
+        ranks = ranking.assign(model=ranking["model"].map(MODEL_TITLES)).pivot_table(
+            index=["model", "reliability"], columns="predictor", values="rank")
+        show_table(ranks, width="stretch")
+        download_table(run.stamp(ranks.reset_index()), "certainty_model_ranks.csv",
+                       key="certainty.dl_ranks", label="Download the ranks (CSV)")
         st.caption("Rank of each model per reliability (1 = best): it may change with the "
                    "reliability.")
     download_table(run.stamp(acc), "certainty_accuracy.csv", key="certainty.dl_acc",
@@ -100,12 +103,15 @@ def case_view(run: Run, reliabilities: tuple[float, ...]) -> None:
         pc["case"].tolist(), key="certainty.case",
         format_func=lambda i: f"{dataset.item_ids[i]} · certainty {cert_of[i]:.2f}")
     labels = list(dataset.labels)
+    case_id = str(dataset.item_ids[case])
     if dataset.task == "ranking":
-        readers = sampler_input(dataset, "prirn")[case]
-        show_table(readers_table(readers, labels), width="stretch", hide_index=True)
+        given = readers_table(sampler_input(dataset, "prirn")[case], labels)
+        show_table(given, width="stretch", hide_index=True)
     else:
-        counts = dataset.counts_array()[case]
-        show_table(pd.DataFrame({"label": labels, "votes": counts}), hide_index=True)
+        given = pd.DataFrame({"label": labels, "votes": dataset.counts_array()[case]})
+        show_table(given, hide_index=True)
+    download_table(given.assign(case=case_id), "certainty_case_annotations.csv",
+                   key="certainty.dl_case_given", label="Download this case's annotations (CSV)")
     x = case_samples(dataset, case, model, float(r), max(min(run.n_samples, 500), 50), run.seed,
                      run.prior)
     summary = case_summary(x, point_estimate(dataset, model)[case], labels)
@@ -118,13 +124,16 @@ def case_view(run: Run, reliabilities: tuple[float, ...]) -> None:
     explain("plausibility", *(("irn",) if dataset.task == "ranking" else ()))
     if run.predictions:
         k = min(3, run.ks[-1]) if dataset.task == "ranking" else 1
-        show_table(coverage_table(x, {n: q[case] for n, q in run.predictions.items()}, k,
-                                  labels), hide_index=True, width="stretch")
+        coverage = coverage_table(x, {n: q[case] for n, q in run.predictions.items()}, k, labels)
+        show_table(coverage, hide_index=True, width="stretch")
+        download_table(coverage.assign(case=case_id, seed=run.seed, reliability=r, model=model),
+                       "certainty_case_coverage.csv", key="certainty.dl_case_coverage",
+                       label="Download how often each answer holds (CSV)")
     else:
         st.caption("No model predictions: upload some on the Overview or train models in the "
                    "Training lab to see how often each model's answer holds the true label.")
     download_table(summary.drop(columns="class_index").assign(
-                       case=str(dataset.item_ids[case]), seed=run.seed, reliability=r,
+                       case=case_id, seed=run.seed, reliability=r,
                        model=model),
                    "certainty_case_samples.csv", key="certainty.dl_case",
                    label="Download this case's plausibilities (CSV)")

@@ -71,17 +71,24 @@ with st.expander("Settings: scoring method, seed, iterations, verdict thresholds
     up_gold = u3.file_uploader("Gold errors", type=["csv", "tsv"], key="errors.up_gold")
 
 
-def _table(upload):
+def _table(upload, need: tuple[str, ...] = ()):
+    """The uploaded table, or None with one error naming the missing columns."""
     if upload is None:
         return None
     try:
-        return load_table(upload.getvalue(), name=upload.name)
+        table = load_table(upload.getvalue(), name=upload.name)
+        if missing := [c for c in need if c not in table.columns]:
+            raise DataError(f"column(s) {', '.join(missing)} missing.", source=upload.name,
+                            fix=f"use the columns {', '.join(need)}.")
+        return table
     except DataError as error:
         show_data_error(error)
         return None
 
 
-explanations, validity, gold = _table(up_expl), _table(up_val), _table(up_gold)
+explanations = _table(up_expl, ("item_id", "annotator_id", "label", "explanation"))
+validity = _table(up_val, ("item_id", "annotator_id", "label", "judge", "valid"))
+gold = _table(up_gold)
 if validity is not None:
     method = st.selectbox("Peer validity method (uses the uploaded judgments)",
                           [method, *errors.VALIDITY_METHODS], key="errors.peer_method")

@@ -175,8 +175,10 @@ def verdict_control(store: VerdictStore, reviewer: str, dataset_hash: str, item_
     here = latest_verdicts(rows)
     here = here[(here["item_id"] == item_id) & (here["label"] == label)]
     if len(here):
-        show_table(here[["reviewer", "verdict", "comment", "created_at"]], hide_index=True,
-                   width="stretch")
+        shown = here[["reviewer", "verdict", "comment", "created_at"]]
+        show_table(shown, hide_index=True, width="stretch")
+        download_table(shown.assign(item_id=item_id, label=label), "label_verdicts.csv",
+                       key="errors.dl_verdicts", label="Download the verdicts on this label (CSV)")
 
 
 def annotator_map(report: pd.DataFrame, key: str = "errors.map") -> str | None:

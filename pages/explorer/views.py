@@ -50,7 +50,7 @@ def item_section(dataset: Dataset, view: ItemView, *, go: Callable[..., None],
         st.markdown("> " + md(view.text))
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("Annotators", f"{view.n_annotators:,}")
-    m2.metric("Majority label", view.majority if view.majority else "none",
+    m2.metric("Majority label", md(view.majority) if view.majority else "none",  # markdown
               help="Ties go to the first label in the label order; multi-label: the labels "
               "more than half of the annotators chose.")
     m3.metric("Pair agreement", fmt_num(view.agreement, "undefined"),
@@ -141,4 +141,7 @@ def _compare(dataset: Dataset, p: AnnotatorProfile, other: str | None,
     with st.expander("All pairs of this annotator"):
         show_table(p.pairs, hide_index=True,
                    column_config={"alpha": st.column_config.NumberColumn(format="%.3f")})
+        download_table(p.pairs.assign(annotator_id=p.annotator_id),
+                       f"annotator_{p.annotator_id}_pairs.csv", key="explorer.dl_pairs",
+                       label="Download all pairs of this annotator (CSV)")
     return chosen

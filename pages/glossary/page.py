@@ -7,7 +7,7 @@ import streamlit as st
 
 from hlv_core.glossary import METHOD_NAMES, METRIC_NAMES, PAPERS, TERMS
 from hlv_ui.explain import glossary_entry
-from hlv_ui.widgets import show_table
+from hlv_ui.widgets import download_table, show_table
 
 st.title("Glossary")
 st.caption(
@@ -27,11 +27,17 @@ for entry in shown:
         glossary_entry(entry)
 
 with st.expander("Metric and training-method names"):
-    show_table(pd.DataFrame({"metric key (CLI, CSV)": list(METRIC_NAMES),
-                             "name in the app": list(METRIC_NAMES.values())}), hide_index=True)
-    show_table(pd.DataFrame({"abbreviation": list(METHOD_NAMES),
-                             "training method (Kurniawan et al., Table 3)":
-                                 list(METHOD_NAMES.values())}), hide_index=True)
+    metric_names = pd.DataFrame({"metric key (CLI, CSV)": list(METRIC_NAMES),
+                                 "name in the app": list(METRIC_NAMES.values())})
+    show_table(metric_names, hide_index=True)
+    download_table(metric_names, "metric_names.csv", key="glossary.dl_metrics",
+                   label="Download the metric names (CSV)")
+    method_names = pd.DataFrame({"abbreviation": list(METHOD_NAMES),
+                                 "training method (Kurniawan et al., Table 3)":
+                                     list(METHOD_NAMES.values())})
+    show_table(method_names, hide_index=True)
+    download_table(method_names, "training_method_names.csv", key="glossary.dl_methods",
+                   label="Download the training-method names (CSV)")
 with st.expander("The papers behind HLV Lens"):
     for citation in PAPERS.values():
         st.markdown(f"- {citation}")

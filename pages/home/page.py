@@ -76,6 +76,8 @@ with st.expander("Import report", expanded=False):
         st.markdown(f"**Predictions file {md(report.source)}**")
         show_table(report.to_frame(), hide_index=True, width="stretch",
                    key=f"home.pred_report.{i}")
+        download_table(report.to_frame(), f"{dataset.name}_predictions_report_{i}.csv",
+                       key=f"home.dl.pred_report.{i}", label="Download this report (CSV)")
 
 with st.expander(f"Label inventory (order fixes every tie-break): {dataset.n_labels} labels"):
     st.write(", ".join(f"{i + 1}. {md(label)}" for i, label in enumerate(dataset.labels[:60]))

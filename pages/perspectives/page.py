@@ -95,7 +95,10 @@ st.caption(
     f"{'extended' if splits.extended else 'strict'} training set · adaptation "
     f"{ADAPTATION_NAMES[adaptation].lower()}. The test split is the same for every adaptation "
     "mode and training variant.")
-d1, d2 = st.columns(2)
+d1, d2, d3 = st.columns(3)
+with d3:
+    download_table(sizes.assign(seed=seed), f"perseval_split_sizes_seed{seed}.csv",
+                   key="perspectives.dl_sizes", label="Download split sizes (CSV)")
 with d1:
     download_table(lambda: splits.table().assign(seed=seed), f"perseval_split_seed{seed}.csv",
                    key="perspectives.dl_split", label="Download split (CSV)")
@@ -191,7 +194,7 @@ metric_options = {f"F1 ({head_label})": f"f1:{head_label}", "accuracy": "accurac
 if head_label != "macro":
     metric_options["macro F1"] = "f1:macro"
 metric_name = st.radio("Score per group", list(metric_options), horizontal=True,
-                       key="perspectives.metric")
+                       format_func=md, key="perspectives.metric")  # options render markdown
 detail = Detail(model_set, chosen, report, metric_options[metric_name], metric_name, seed,
                 dataset)
 TABS = {"Per user": user_tab, "Per text": text_tab, "Per trait": trait_tab}

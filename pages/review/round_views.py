@@ -244,8 +244,8 @@ def _own_labels(store: review.ReviewStore, dataset: Dataset) -> None:
     if multilabel:
         st.multiselect("Labels that apply", list(dataset.labels), key=f"{KEY}.own_labels")
     elif len(dataset.labels) <= RADIO_MAX:  # one label: a radio, nothing preselected
-        st.radio("The label that applies", list(dataset.labels), index=None,
-                 key=f"{KEY}.own_labels", horizontal=True)
+        st.radio("The label that applies", list(dataset.labels), index=None, format_func=md,
+                 key=f"{KEY}.own_labels", horizontal=True)  # radio options render markdown
     else:  # too many for a radio (e.g. hundreds of diagnoses): a searchable single choice
         st.selectbox("The label that applies", list(dataset.labels), index=None,
                      key=f"{KEY}.own_labels", placeholder="Type to search the labels")

@@ -146,6 +146,9 @@ def ceiling_view(dataset, predictions, key: str) -> None:
         if len(unscored):
             st.caption(f"{len(unscored)} annotator(s) not scored (too few items):")
             show_table(unscored, hide_index=True, width="stretch")
+            download_table(unscored.assign(dataset=dataset.name),
+                           f"{dataset.name}_ceiling_unscored.csv", key=f"{key}.dl.ceiling_unscored",
+                           label="Download the annotators not scored (CSV)")
 
 
 def _epsilon(key: str) -> float:

@@ -3,13 +3,14 @@ model's probabilities, its annotations and what each training method would train
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from hlv_core import training
 from hlv_core.glossary import method_label
 from hlv_core.text import md
 from hlv_ui.explain import explain
-from hlv_ui.widgets import show_table
+from hlv_ui.widgets import download_table, show_table
 from pages.soft_metrics.figures import item_distribution_figure
 
 __all__ = ["item_drilldown"]
@@ -33,7 +34,11 @@ def item_drilldown(dataset, res, colour: str, targets, *, key: str) -> None:
     left.plotly_chart(item_distribution_figure(list(dataset.labels), res.P[row], res.Q[row],
                                                res.model, colour),
                       width="stretch", key=f"{key}_dist")
-    show_table(dataset.item_annotations(item), hide_index=True, width="stretch", where=right)
+    with right:
+        annotations = dataset.item_annotations(item)
+        show_table(annotations, hide_index=True, width="stretch")
+        download_table(annotations, "item_annotations.csv", key=f"{key}_dl_annotations",
+                       label="Download this item's annotations (CSV)")
     with st.expander("What each training method would train on for this item"):
         explain("training_method")
         frames = targets()
@@ -44,3 +49,9 @@ def item_drilldown(dataset, res, colour: str, targets, *, key: str) -> None:
                 st.caption(f"Not available here: {md(frame)}")
             else:
                 show_table(frame[frame["item_id"] == item], hide_index=True, width="stretch")
+        rows = [frames[m][frames[m]["item_id"] == item].assign(method=m)
+                for m in training.METHODS if not isinstance(frames[m], str)]
+        if rows:
+            download_table(pd.concat(rows, ignore_index=True), "item_training_targets.csv",
+                           key=f"{key}_dl_targets",
+                           label="Download every method's targets for this item (CSV)")

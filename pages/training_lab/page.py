@@ -28,8 +28,7 @@ from hlv_ui.widgets import download_table, show_table
 from pages.training_lab.figures import delta_figure, lab_method_label, methods_table
 from pages.training_lab.stop_views import say_when_stopped
 
-#: Trained methods kept for the session (key: dataset hash, method, seeds, folds); the oldest
-#: go first beyond this many.
+#: Trained methods kept for the session (key: dataset hash, method, seeds, folds); oldest out first.
 CACHE_KEY, CACHE_MAX = "lab.cache", 64
 
 st.title("Training lab")
@@ -38,8 +37,7 @@ dataset = require_dataset(tasks=("multiclass", "multilabel", "rating"))
 st.caption(
     f"{md(paper_label('kurniawan'))}, sections 4-5: one model per training method, compared "
     "with the soft and hard metrics as the difference (delta) to training on the majority "
-    "label (majority voting, MV)."
-)
+    "label (majority voting, MV).")
 explain("training_method", "soft_metric", "hard_metric")
 st.info(
     "**What this is.** A *fast linear text model* (TF-IDF word and character n-grams, softmax or "
@@ -64,6 +62,8 @@ runnable = [m for m in METHODS if skips[m] is None]
 
 with st.expander(f"The {len(METHODS)} training methods: what each one trains on"):
     show_table(methods_table(skips), hide_index=True, width="stretch")
+    download_table(methods_table(skips), "training_lab_methods.csv", key="lab.dl_methods",
+                   label="Download what each method trains on (CSV)")
 with st.form("lab.form"):
     cols = st.columns([3, 2])
     methods = cols[0].multiselect(

@@ -124,3 +124,13 @@ def test_page_limits_one_annotator():
     one = SimpleNamespace(annotations=pd.DataFrame(
         {"item_id": ["1", "2"], "annotator_id": ["a", "a"], "label": ["x", "y"]}))
     assert "one annotator" in page_limits(one).lower()
+
+
+@pytest.mark.parametrize("key", ["errors.up_expl", "errors.up_val"])
+def test_optional_file_without_its_columns_gives_one_clear_error(app, key):
+    """Explanations and peer validity judgments (Weber-Genzel et al., section 5) missing their
+    columns: one error naming them, instead of a file silently ignored."""
+    at = open_page(app, "errors", "case_review")
+    at.file_uploader(key=key).set_value(("wrong.csv", b"foo,bar\n1,2\n", "text/csv")).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert len(at.error) == 1 and "missing" in at.error[0].value, [e.value for e in at.error]

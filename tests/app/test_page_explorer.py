@@ -176,3 +176,14 @@ def test_real_uploads_open_items_and_annotators(app, name):
         mine = data.annotations.loc[data.annotations["annotator_id"] == who, "item_id"]
         assert _metrics(at)["Items labelled"] == f"{mine.nunique():,}"
     assert not at.exception, [e.value for e in at.exception]
+
+
+def test_majority_label_metric_is_escaped(app):
+    """st.metric values render markdown: a label from the data is shown as typed."""
+    raw = (b"item_id,annotator_id,label\ni1,a,**x**\ni1,b,**x**\ni1,c,y\n"
+           b"i2,a,y\ni2,b,**x**\ni2,c,y\n")
+    app.file_uploader(key="home.upload").set_value(("m.csv", raw, "text/csv")).run()
+    assert not app.exception, [e.value for e in app.exception]
+    at = _deep_link(app, item="i1")
+    majority = next(m for m in at.metric if m.label == "Majority label")
+    assert majority.value == "\\*\\*x\\*\\*", majority.value
