@@ -33,7 +33,7 @@ from .dataset import (
 )
 from .errors import DataError, ImportReport
 from .limits import check_limit
-from .spelling import normalise_spelling
+from .spelling import spelling_changes
 
 __all__ = [
     "check_companion_ids",
@@ -591,7 +591,10 @@ def check_companion_ids(table: pd.DataFrame, key: str, name: str) -> None:
     hlv_core.io.errors.DataError: file 'annotators.csv', row 4, column 'annotator_id': annotator_id 'b' is on two rows (rows 3 and 4). How to fix: keep one row per annotator_id (merge the two rows).
     """
     ids = table[key].astype(object)
-    text = ids.where(ids.notna(), "").astype(str).map(normalise_spelling)  # look-alikes are one
+    text = ids.where(ids.notna(), "").astype(str)
+    changes = spelling_changes(pd.Index(text.unique(), dtype=str))  # look-alikes are one id
+    if changes:
+        text = text.map(lambda v: changes.get(v, v))
     empty = (text == "").to_numpy()
     if empty.any():
         row = int(np.flatnonzero(empty)[0])
