@@ -170,7 +170,8 @@ def _alt_test_labels(dataset, key: str) -> pd.DataFrame | None:
         "Model labels for this test only (CSV: item_id, label[, model][, annotator_id])",
         type=["csv", "tsv", "txt", "parquet"], key=f"{key}.alt_upload",
         help="Hard labels, e.g. an LLM judge's answers. An answer your annotators never gave "
-             "(such as 'None of the above') is allowed here and never matches a human label.")
+             "(such as 'None of the above') is allowed here and never matches a human label "
+             "(Calderon et al., section 3: the alignment score compares label values).")
     if upload is None:
         return None
     report = ImportReport(upload.name, "predictions")
