@@ -222,8 +222,8 @@ def load_predictions(
         if report is not None:
             report.note(f"{int(unknown.sum())} hard label(s) outside the dataset's labels kept "
                         f"({len(outside)} distinct: {echo(list(outside[:5]), 200)}): in the "
-                        "alternative annotator test they never match a human label (Calderon et al. 2025, "
-                        "section 3).")
+                        "alternative annotator test they never match a human label "
+                        "(Calderon et al. 2025, section 3).")
         unknown = pd.Series(False, index=frame.index)
     if unknown.any():
         i = _first_row(unknown)
