@@ -794,7 +794,8 @@ def pl_gibbs(
         How the r copies of a reader are drawn. ``"counts"``: only the sums over copies that
         the lambda update uses, drawn from their exact conditional law (multinomial splits of
         the copies' walks through a tied block's subset states, a Gamma draw for the time in
-        each state), so the cost does not grow with r. ``"copies"``: every copy's ordering and
+        each state; single-class blocks with the same pool summed into one Gamma draw), so
+        the cost does not grow with r. ``"copies"``: every copy's ordering and
         arrival times one by one (the reference sampler's formulation; earlier versions' samples
         seed for seed). Same posterior, another random stream.
     layout : Layout, optional
@@ -1205,6 +1206,51 @@ def _rest_matrix(lay: Layout):
     return sparse.csr_matrix((data, (rows[keep], cols[keep])), shape=(nB, L))
 
 
+def _same_rows(rows) -> np.ndarray:
+    """Group the rows of a 0/1 csr matrix that have the same columns: (n,) group ids, numbered
+    in order of first appearance. Two random projections find candidate groups; every row is
+    then compared with its group's first row, so the grouping is exact (a collision of the
+    projections, never seen, leaves every row in a group of its own)."""
+    rows = rows.tocsr()
+    rows.sort_indices()
+    n = rows.shape[0]
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    keys = rows @ np.random.default_rng(12345).random((rows.shape[1], 2))
+    _, first, node = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    node = node.ravel()
+    by_appearance = np.argsort(first, kind="stable")
+    renumber = np.empty_like(by_appearance)
+    renumber[by_appearance] = np.arange(by_appearance.size)
+    node = renumber[node]
+    first = first[by_appearance]
+    diff = rows - rows[first[node]]
+    diff.eliminate_zeros()
+    if diff.nnz:
+        return np.arange(n, dtype=np.int64)
+    return node.astype(np.int64)
+
+
+class _GammaRuns:
+    """Gamma(shape_i) draws into the rows of an (n, C) array whose shapes come in runs of equal
+    values: one scalar-shape call per run (numpy draws a scalar shape faster than an array of
+    shapes), rows of shape 0 set to 0 without a draw."""
+
+    def __init__(self, shapes: np.ndarray):
+        cuts = np.flatnonzero(np.diff(shapes)) + 1
+        starts = np.concatenate([[0], cuts]).astype(int)
+        stops = np.concatenate([cuts, [shapes.size]]).astype(int)
+        self.runs = [(float(shapes[a]), int(a), int(b))
+                     for a, b in zip(starts, stops, strict=True) if b > a]
+
+    def draw(self, rng: np.random.Generator, out: np.ndarray) -> None:
+        for shape, a, b in self.runs:
+            if shape > 0:
+                rng.standard_gamma(shape, size=out[a:b].shape, out=out[a:b])
+            else:
+                out[a:b] = 0.0
+
+
 def _gibbs_counts(lay: Layout, rng: np.random.Generator, lam: np.ndarray, reps: int,
                   shape_k: np.ndarray, rate: float, burn_in: int, keep: int, progress
                   ) -> np.ndarray:
@@ -1217,61 +1263,88 @@ def _gibbs_counts(lay: Layout, rng: np.random.Generator, lam: np.ndarray, reps: 
     same posterior and mixes faster, but the kept draws are then less autocorrelated than the
     reference sampler's, which moves the certainty of 100 draws from 10 chains (a statistic of
     agreement between draws) by about 0.01 on the dermatology data: not done, so the numbers
-    stay those of the reference sampler.
+    stay those of the reference sampler's chain.
+
+    Single-class blocks are pooled: the lambda update reads their durations only through the
+    exposure sums, and every single-class block of a case with the same classes still in the
+    pool (its class and the rest) adds its duration, Exp(pool) per copy, to the same slots. So
+    the n blocks of such a group (over readers and copies) contribute one Gamma(n r) / pool
+    draw, the law of their sum (Caron and Doucet's arrival times, summed): the same Markov
+    chain on lambda, with fewer draws (on the dermatology data 12,445 -> 4,932 per chain and
+    iteration). The sampler works on the slots sorted by their posterior and extra shapes and
+    on the groups sorted by their number of blocks, so that the Gamma draws whose shape does not
+    change between iterations are drawn one shape at a time into contiguous rows
+    (``_GammaRuns``); the samples are put back in slot order at the end.
 
     Arrays are (slots, chains) so that every sum over the layout is a sparse product, two per
-    iteration: one stacked matrix gives the pool of every single-class block (its class + the
-    rest) and the rest after every tied block; another maps the block durations and in-block
-    offsets to the exposure time of every slot (``_rest_matrix``'s transpose on durations,
-    each entry's offset on its slot)."""
+    iteration: one stacked matrix gives the pool of every group of single-class blocks and the
+    rest after every tied block; another maps the durations and in-block offsets to the exposure
+    time of every slot (``_rest_matrix``'s transpose on durations, each entry's offset on its
+    slot)."""
     from scipy import sparse
 
     C, L = lam.shape
-    E = len(lay.entry_local)
     M = _rest_matrix(lay)  # (B, L)
-    inc = sparse.csc_matrix((np.ones(E), (lay.entry_local, np.arange(E))), shape=(L, E))
     one = np.flatnonzero(lay.block_size == 1)
     one_ent = lay.block_start[one]
     own = sparse.csr_matrix((np.ones(one.size), (np.arange(one.size), lay.entry_local[one_ent])),
                             shape=(one.size, L))
-    pool_rows = [M[one] + own]  # (n1, L)
-    tau_cols = [M[one].T + inc[:, one_ent]]  # (L, n1): duration = in-block offset
+    one_pool = (M[one] + own).tocsr()  # (n1, L): the pool during each single-class block
+    node = _same_rows(one_pool)
+    n_nodes = int(node.max()) + 1 if node.size else 0
+    node_blocks = np.bincount(node, minlength=n_nodes)
+    by_size = np.argsort(node_blocks, kind="stable")  # groups numbered by their block count
+    renumber = np.empty_like(by_size)
+    renumber[by_size] = np.arange(n_nodes)
+    node = renumber[node]
+    node_blocks = node_blocks[by_size]
+    first = np.zeros(n_nodes, dtype=np.int64)
+    first[node[::-1]] = np.arange(one.size)[::-1]
+    # work order of the slots: by posterior shape, then extra shape (see above)
+    post_shape = shape_k + reps * lay.case_n_readers[lay.local_case]
+    # extra exposure of every class a reader copy left unranked: Gamma(copies) / lambda (shape
+    # 0: no unranked copy, no exposure)
+    extra_shape = (reps * (lay.case_n_readers[lay.local_case] - lay.local_n_ranked_by)
+                   ).astype(float)
+    work = np.lexsort((extra_shape, post_shape))  # work row j holds slot work[j]
+    slot_row = np.empty_like(work)
+    slot_row[work] = np.arange(L)
+    M = M[:, work]
+    one_pool = one_pool[:, work]
+    node_pool = one_pool[first]  # (n_nodes, L)
+    pool_rows = [node_pool]
+    tau_cols = [node_pool.T]  # a single block's duration is its in-block offset too
     groups = []  # (slots (nb, b), rows of the pool product, columns of the exposure product)
-    row, col = one.size, one.size
+    row, col = n_nodes, n_nodes
     for b in (int(v) for v in np.unique(lay.block_size) if v > 1):
         blk = np.flatnonzero(lay.block_size == b)
         ent = lay.block_start[blk][:, None] + np.arange(b)
         pool_rows.append(M[blk])
         tau_cols.append(M[blk].T)  # block durations
         tau_cols.append(sparse.csr_matrix(  # in-block offsets, entry by entry
-            (np.ones(ent.size), (lay.entry_local[ent.ravel()], np.arange(ent.size))),
+            (np.ones(ent.size), (slot_row[lay.entry_local[ent.ravel()]], np.arange(ent.size))),
             shape=(L, ent.size)))
-        groups.append((lay.entry_local[ent], slice(row, row + blk.size),
+        groups.append((slot_row[lay.entry_local[ent]], slice(row, row + blk.size),
                        slice(col, col + blk.size), slice(col + blk.size, col + blk.size * (b + 1))))
         row += blk.size
         col += blk.size * (b + 1)
     pool_map = sparse.vstack(pool_rows, format="csr")
     tau_map = sparse.hstack(tau_cols, format="csr")
-    post = np.ascontiguousarray(np.broadcast_to(
-        (shape_k + reps * lay.case_n_readers[lay.local_case])[:, None], (L, C)))
-    # extra exposure of every class a reader copy left unranked: Gamma(copies) / lambda (a
-    # Gamma(0) is 0 and draws nothing, so the full array keeps the stream of drawing only the
-    # classes with unranked copies)
-    extra_shape = np.ascontiguousarray(np.broadcast_to(
-        (reps * (lay.case_n_readers[lay.local_case] - lay.local_n_ranked_by))[:, None]
-        .astype(float), (L, C)))
+    post = _GammaRuns(post_shape[work])
+    extra_draw = _GammaRuns(extra_shape[work])
     has_extra = bool(extra_shape.any())
+    durations = _GammaRuns((reps * node_blocks).astype(float))
     extra = np.empty((L, C))
     v = np.empty((col, C))  # durations and offsets, in the exposure map's column order
-    d = v[:one.size]
-    lt = np.ascontiguousarray(lam.T)  # (L, C): chains last, for the sparse products
+    d = v[:n_nodes]
+    lt = np.ascontiguousarray(lam.T[work])  # (L, C) in work order, chains last
     out = np.empty((keep, C, L))
     total_iter = burn_in + keep
     for it in range(total_iter):
         np.maximum(lt, _TINY, out=lt)
         pool = pool_map @ lt
-        rng.standard_gamma(float(reps), size=d.shape, out=d)
-        d /= pool[:one.size]
+        durations.draw(rng, d)
+        d /= pool[:n_nodes]
         for slot, rows, sd_cols, so_cols in groups:
             nb, b = slot.shape
             if b == 2:  # contiguous (nb, C) inputs, the sums written straight into v
@@ -1286,13 +1359,13 @@ def _gibbs_counts(lay: Layout, rng: np.random.Generator, lam: np.ndarray, reps: 
         tau = tau_map @ v
         tau += rate
         if has_extra:
-            rng.standard_gamma(extra_shape, out=extra)
+            extra_draw.draw(rng, extra)
             extra /= lt
             tau += extra
-        rng.standard_gamma(post, out=lt)
+        post.draw(rng, lt)
         lt /= tau
         if it >= burn_in:
             out[it - burn_in] = lt.T
         if progress is not None and (it % 10 == 0 or it == total_iter - 1):
             progress((it + 1) / total_iter)
-    return out
+    return np.take(out, slot_row, axis=2)
