@@ -1,5 +1,6 @@
 """The switch between the compiled kernels (:mod:`hlv_core._kernels`, numba) and the numpy
-reference paths of sigma's pair statistics and triangle count.
+reference paths of sigma's pair statistics and triangle count (and pandas' hash of a big string
+dictionary, the content hash's).
 
 This module never imports numba: :func:`kernels` imports :mod:`hlv_core._kernels` at call time
 (the first call also compiles or loads the cached machine code), so importing ``hlv_core``, the
@@ -32,7 +33,7 @@ def kernels(work: int | None = None):
     Parameters
     ----------
     work : int, optional
-        Size of the task (annotations, edges); None: any size.
+        Size of the task (annotations, edges, strings); None: any size.
 
     Returns
     -------

@@ -20,6 +20,11 @@ need a kernel, at call time (through :func:`hlv_core._compiled.kernels`).
 
 Every kernel takes int64 arrays and returns exact integer statistics (as float64 where the numpy
 reference returns floats), in the same order and dtype as the reference.
+
+One more kernel serves the dataset's content hash: :func:`string_hashes` computes pandas'
+``hash_array(..., categorize=False)`` of a string dictionary (SipHash-2-4 of the UTF-8 bytes,
+then pandas' bit mixing) from Arrow's value and offset buffers, the same uint64 numbers
+without one Python string per id; pandas stays its reference.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from numba import njit
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
-__all__ = ["degree_bound", "pair_statistics", "triangle_sums"]
+__all__ = ["degree_bound", "pair_statistics", "string_hashes", "triangle_sums"]
 
 #: Visits read ahead: the memory of the group (item) or out-list visited this many steps later
 #: is requested now (a prefetch), so its cache miss overlaps the current work. Both kernels
@@ -450,3 +455,92 @@ def degree_bound(item, annotator, n_items, n_ann):
     for r in range(len(item)):
         degree[annotator[r]] += per_item[item[r]] - 1
     return per_item, per_annotator, degree
+
+
+#: SipHash-2-4's initial state constants ("somepseudorandomlygeneratedbytes", Aumasson and
+#: Bernstein, "SipHash: a fast short-input PRF", section 2).
+_SIP_V0 = np.uint64(0x736F6D6570736575)
+_SIP_V1 = np.uint64(0x646F72616E646F6D)
+_SIP_V2 = np.uint64(0x6C7967656E657261)
+_SIP_V3 = np.uint64(0x7465646279746573)
+#: pandas' default hash key "0123456789123456" read as two little-endian 64-bit words.
+_PANDAS_K0 = np.uint64(int.from_bytes(b"01234567", "little"))
+_PANDAS_K1 = np.uint64(int.from_bytes(b"89123456", "little"))
+#: The final bit mixing of ``pandas.core.util.hashing._hash_ndarray`` (splitmix64's).
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _rotl(x, b):
+    return (x << np.uint64(b)) | (x >> np.uint64(64 - b))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _sip_round(v0, v1, v2, v3):
+    v0 += v1
+    v1 = _rotl(v1, 13) ^ v0
+    v0 = _rotl(v0, 32)
+    v2 += v3
+    v3 = _rotl(v3, 16) ^ v2
+    v0 += v3
+    v3 = _rotl(v3, 21) ^ v0
+    v2 += v1
+    v1 = _rotl(v1, 17) ^ v2
+    v2 = _rotl(v2, 32)
+    return v0, v1, v2, v3
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _word(data, start, n):
+    """The ``n`` (<= 8) bytes ``data[start:start + n]`` as a little-endian uint64."""
+    m = np.uint64(0)
+    for j in range(n):
+        m |= np.uint64(data[start + j]) << np.uint64(8 * j)
+    return m
+
+
+@njit(cache=True, nogil=True)
+def string_hashes(data, offsets):
+    """``pandas.util.hash_array(strings, categorize=False)`` of the strings whose UTF-8 bytes
+    are ``data[offsets[i]:offsets[i + 1]]`` (an Arrow string array's value and offset
+    buffers; int32 or int64 offsets, n + 1 of them): uint64 array of shape (n,).
+
+    Each string's bytes go through SipHash-2-4 (Aumasson and Bernstein, "SipHash: a fast
+    short-input PRF", section 2: 8-byte little-endian blocks, two compression rounds each, the
+    last block padded with zeros and topped with the length mod 256, four finalisation rounds)
+    keyed with pandas' default key "0123456789123456", then the result is mixed as
+    ``_hash_ndarray`` mixes every hash (x ^= x >> 30; x *= 0xBF58476D1CE4E5B9; x ^= x >> 27;
+    x *= 0x94D049BB133111EB; x ^= x >> 31)."""
+    n = len(offsets) - 1
+    out = np.empty(max(n, 0), np.uint64)
+    for i in range(n):
+        start = np.int64(offsets[i])
+        length = np.int64(offsets[i + 1]) - start
+        v0 = _PANDAS_K0 ^ _SIP_V0
+        v1 = _PANDAS_K1 ^ _SIP_V1
+        v2 = _PANDAS_K0 ^ _SIP_V2
+        v3 = _PANDAS_K1 ^ _SIP_V3
+        end = start + (length & ~np.int64(7))
+        for p in range(start, end, 8):
+            m = _word(data, p, 8)
+            v3 ^= m
+            v0, v1, v2, v3 = _sip_round(v0, v1, v2, v3)
+            v0, v1, v2, v3 = _sip_round(v0, v1, v2, v3)
+            v0 ^= m
+        b = (np.uint64(length & 0xFF) << np.uint64(56)) | _word(data, end, length & 7)
+        v3 ^= b
+        v0, v1, v2, v3 = _sip_round(v0, v1, v2, v3)
+        v0, v1, v2, v3 = _sip_round(v0, v1, v2, v3)
+        v0 ^= b
+        v2 ^= np.uint64(0xFF)
+        for _ in range(4):
+            v0, v1, v2, v3 = _sip_round(v0, v1, v2, v3)
+        x = v0 ^ v1 ^ v2 ^ v3
+        x ^= x >> np.uint64(30)
+        x *= _MIX1
+        x ^= x >> np.uint64(27)
+        x *= _MIX2
+        x ^= x >> np.uint64(31)
+        out[i] = x
+    return out

@@ -220,6 +220,61 @@ def _positions(values: pd.Series, index: pd.Index) -> np.ndarray:
     return pd.Index(index).get_indexer(values.to_numpy(dtype=object)).astype(np.int32)
 
 
+def _utf8_buffers(chunk) -> tuple[np.ndarray, np.ndarray]:
+    """The value bytes (uint8) and the ``len(chunk) + 1`` offsets (int32 or int64, the
+    chunk's slice of its offset buffer) of a null-free Arrow string or large_string array,
+    views of its buffers (no copy)."""
+    import pyarrow as pa
+
+    width = np.int32 if pa.types.is_string(chunk.type) else np.int64
+    _, offsets, data = chunk.buffers()
+    offsets = np.frombuffer(offsets, dtype=width)[chunk.offset: chunk.offset + len(chunk) + 1]
+    data = np.zeros(0, np.uint8) if data is None else np.frombuffer(data, dtype=np.uint8)
+    return data, offsets
+
+
+def _compiled_strings_hash(categories: pd.Index) -> np.ndarray | None:
+    """``pd.util.hash_array(np.asarray(categories, dtype=object), categorize=False)`` (the
+    same uint64 numbers) by the compiled SipHash kernel over the categories' UTF-8 bytes; None
+    where it does not serve: a small dictionary (``MIN_COMPILED_WORK``), numba missing, the
+    reference forced, or a category that is not a str (or not encodable) or missing.
+
+    A pyarrow-backed ``str`` index is hashed from its own buffers (no Python str is made);
+    another index of str values is copied to Arrow in slices (its Python strings exist
+    already)."""
+    from hlv_core._compiled import kernels
+
+    compiled = kernels(len(categories))
+    if compiled is None or not len(categories):
+        return None
+    try:
+        import pyarrow as pa
+    except ImportError:
+        return None
+    dtype = categories.dtype
+    if isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow":
+        arrow = categories.array.__arrow_array__()
+        chunks = arrow.chunks if isinstance(arrow, pa.ChunkedArray) else [arrow]
+    else:
+        values = np.asarray(categories, dtype=object)
+        if pd.api.types.infer_dtype(values, skipna=False) != "string":
+            return None
+        step = 1 << 20
+        chunks = (pa.array(values[start:start + step], type=pa.large_string())
+                  for start in range(0, len(values), step))
+    parts = [np.zeros(0, dtype=np.uint64)]
+    try:
+        for chunk in chunks:
+            if chunk.null_count:
+                return None
+            if not (pa.types.is_string(chunk.type) or pa.types.is_large_string(chunk.type)):
+                chunk = chunk.cast(pa.large_string())
+            parts.append(compiled.string_hashes(*_utf8_buffers(chunk)))
+    except (pa.ArrowException, UnicodeError):  # e.g. a lone surrogate: pandas' path decides
+        return None
+    return np.concatenate(parts)
+
+
 def _frame_hash(table: pd.DataFrame, key: str, hints: dict, cache: dict) -> np.ndarray:
     """``pandas.util.hash_pandas_object(table, index=False)`` (the same numbers), with each
     string dictionary hashed once: a categorical column hashes its categories and gathers by
@@ -227,7 +282,12 @@ def _frame_hash(table: pd.DataFrame, key: str, hints: dict, cache: dict) -> np.n
     from pandas.core.util.hashing import combine_hash_arrays
 
     def categories_hash(categories: pd.Index) -> np.ndarray:
-        if id(categories) not in cache:  # in slices: few Python strings alive at a time
+        if id(categories) in cache:
+            return cache[id(categories)]
+        compiled = _compiled_strings_hash(categories)  # big dictionaries of str only
+        if compiled is not None:
+            cache[id(categories)] = compiled
+        else:  # in slices: few Python strings alive at a time
             step = 1 << 18  # categorize=False: distinct values (the same numbers, no hash table)
             cache[id(categories)] = np.concatenate([np.zeros(0, dtype=np.uint64)] + [
                 pd.util.hash_array(
