@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -859,6 +859,11 @@ def agreement_certainty_correlation(agreement, certainty) -> float:
 
 
 # ---------------------------------------------------------------------------------- sweeps
+_SAMPLE_COLUMNS = ["model", "reliability", "predictor", "k", "metric", "sample", "value"]
+_CASE_ACCURACY_COLUMNS = ["model", "reliability", "predictor", "k", "metric", "case", "item_id",
+                          "value"]
+
+
 @dataclass
 class SweepResult:
     r"""Tidy outputs of :func:`sweep`.
@@ -880,11 +885,19 @@ class SweepResult:
         ``model, reliability, case, item_id, certainty_top1 ..., risk_certainty, expected_risk``.
     info : list of dict
         Per reliability, the sampler's info (effective sample size for Plackett-Luce).
+    per_sample : pandas.DataFrame
+        ``model, reliability, predictor, k, metric, sample, value``: every UA metric of
+        ``accuracy`` computed on each plausibility sample alone (the dataset-level value of
+        sample s, whose mean, sd, min and max ``accuracy`` gives; their histogram is Figure 7,
+        right).
+    per_case_accuracy : pandas.DataFrame
+        ``model, reliability, predictor, k, metric, case, item_id, value``: every UA metric of
+        each case, averaged over the samples (Figure 7, middle, plots them sorted).
 
     References
     ----------
     .. [1] Stutz, Cemgil, Roy et al. (2023). "Evaluating AI systems under uncertain ground truth:
-       a case study in dermatology". arXiv:2307.02191. Sections 2.3-2.4.
+       a case study in dermatology". arXiv:2307.02191. Sections 2.3-2.4, Figure 7.
 
     Examples
     --------
@@ -899,6 +912,9 @@ class SweepResult:
     accuracy: pd.DataFrame
     per_case: pd.DataFrame
     info: list
+    per_sample: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=_SAMPLE_COLUMNS))
+    per_case_accuracy: pd.DataFrame = field(
+        default_factory=lambda: pd.DataFrame(columns=_CASE_ACCURACY_COLUMNS))
 
     def mean_ess(self) -> list[float]:
         """Per swept reliability (in ``info`` order), the mean over cases of the Plackett-Luce
@@ -983,7 +999,8 @@ def sweep(
     Returns
     -------
     SweepResult
-        Tidy ``certainty``, ``accuracy``, ``per_case`` tables and sampler ``info``.
+        Tidy ``certainty``, ``accuracy``, ``per_case``, ``per_sample`` and
+        ``per_case_accuracy`` tables and sampler ``info``.
 
     References
     ----------
@@ -1012,6 +1029,7 @@ def sweep(
     if any(k < 1 for k in ks) or (ao_depth is not None and int(ao_depth) < 1):
         raise ValueError("ks and ao_depth must be >= 1")
     cert_rows, acc_rows, case_frames, infos = [], [], [], []
+    sample_frames, case_acc_frames = [], []
     preds = predictions or {}
     if point is not None:
         base = np.asarray(point, dtype=float)
@@ -1097,19 +1115,23 @@ def sweep(
             _risk_array(risk, K)
             per_case["risk_certainty"] = risk_certainty_from_top(top, risk)
             per_case["expected_risk"] = expected_risk_from_top(top, risk)
+        def record(name: str, k: int, metric: str, case_sample: np.ndarray,
+                   r: float = float(r)) -> None:
+            row, by_sample, by_case = _metric_tables(model, r, name, k, metric, case_sample,
+                                                     item_ids)
+            acc_rows.append(row)
+            sample_frames.append(by_sample)
+            case_acc_frames.append(by_case)
+
         for name, p in preds.items():
             for k in ks:
-                hit = ua_accuracy_from_top(top, p, k=k).mean(axis=0)
+                record(name, k, "ua_accuracy", ua_accuracy_from_top(top, p, k=k))
                 pred_key = _set_keys(topk_sets(p, k), K)
-                exact = (keys[k] == pred_key[:, None]).mean(axis=0)
-                for metric, v in (("ua_accuracy", hit), ("ua_set_accuracy", exact)):
-                    acc_rows.append({"model": model, "reliability": float(r), "predictor": name,
-                                     "k": k, "metric": metric, **summarise_over_samples(v)})
+                record(name, k, "ua_set_accuracy",
+                       (keys[k] == pred_key[:, None]).astype(float))
             if ao:
-                v = ua_average_overlap_from_top(top, p, depth=ao).mean(axis=0)
-                acc_rows.append({"model": model, "reliability": float(r), "predictor": name,
-                                 "k": ao, "metric": "ua_average_overlap",
-                                 **summarise_over_samples(v)})
+                record(name, ao, "ua_average_overlap",
+                       ua_average_overlap_from_top(top, p, depth=ao))
         case_frames.append(pd.DataFrame(per_case))
         del top
     if progress is not None:
@@ -1122,6 +1144,30 @@ def sweep(
                                                  "metric", "mean", "sd", "min", "max"]),
         per_case=pd.concat(case_frames, ignore_index=True) if case_frames else pd.DataFrame(),
         info=infos,
+        per_sample=(pd.concat(sample_frames, ignore_index=True) if sample_frames
+                    else pd.DataFrame(columns=_SAMPLE_COLUMNS)),
+        per_case_accuracy=(pd.concat(case_acc_frames, ignore_index=True) if case_acc_frames
+                           else pd.DataFrame(columns=_CASE_ACCURACY_COLUMNS)),
+    )
+
+
+def _metric_tables(model: str, r: float, predictor: str, k: int, metric: str,
+                   case_sample: np.ndarray, item_ids) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
+    """One (N, S) table of a UA metric (case i, sample s) as the sweep's three views: its
+    summary over samples of the per-sample dataset value (mean over cases; an ``accuracy``
+    row), those S values (``per_sample``) and the N per-case values (mean over samples;
+    ``per_case_accuracy``) (Stutz et al. 2023, Figure 7)."""
+    by_sample = case_sample.mean(axis=0)
+    n = case_sample.shape[0]
+    keys = {"model": model, "reliability": float(r), "predictor": predictor, "k": int(k),
+            "metric": metric}
+    return (
+        {**keys, **summarise_over_samples(by_sample)},
+        pd.DataFrame({**keys, "sample": np.arange(by_sample.size), "value": by_sample},
+                     columns=_SAMPLE_COLUMNS),
+        pd.DataFrame({**keys, "case": np.arange(n),
+                      "item_id": list(item_ids) if item_ids is not None else np.arange(n),
+                      "value": case_sample.mean(axis=1)}, columns=_CASE_ACCURACY_COLUMNS),
     )
 
 

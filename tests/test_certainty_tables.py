@@ -147,3 +147,39 @@ def _dirichlet_result():
     res = ce.sweep("dirichlet", ce.model_data(dataset, "dirichlet"), [1.0], n_samples=5, seed=0,
                    n_classes=dataset.n_labels)
     return dataset, None, res
+
+
+def test_sweep_keeps_every_draw_and_every_case_of_the_ua_metrics():
+    """Stutz et al., Figure 7: the sweep's per-draw dataset values are the ones its accuracy
+    rows summarise (mean, sd, min, max), and its per-case values are the UA accuracy of each
+    case over the same draws (checked against the dense samples of the same seed)."""
+    rng = np.random.default_rng(4)
+    counts = rng.integers(0, 5, size=(12, 4))
+    counts[:, 0] += 1
+    preds = {"a": rng.random((12, 4)), "<b>b</b>": rng.random((12, 4))}
+    ids = [f"item{i}" for i in range(12)]
+    res = ce.sweep("dirichlet", counts, [0.5, 3.0, math.inf], n_samples=40, seed=2, ks=(1, 2),
+                   predictions=preds, item_ids=ids, ao_depth=3, method="dense")
+    keys = ["model", "reliability", "predictor", "k", "metric"]
+    ua = res.accuracy[res.accuracy["metric"].str.startswith("ua_")]
+    summary = res.per_sample.groupby(keys)["value"].agg(["mean", "std", "min", "max"])
+    joined = ua.set_index(keys).join(summary.rename(columns=lambda c: f"{c}_draws"))
+    assert len(joined) == len(ua) == len(summary) and (
+        res.per_sample.groupby(keys).size() == 40).all()
+    assert np.allclose(joined["mean"], joined["mean_draws"], rtol=0, atol=1e-12)
+    assert np.allclose(joined["sd"], joined["std_draws"], rtol=0, atol=1e-12)
+    assert (joined["min"] == joined["min_draws"]).all()
+    assert (joined["max"] == joined["max_draws"]).all()
+    by_case = res.per_case_accuracy
+    assert (by_case.groupby(keys).size() == 12).all()
+    assert list(by_case["item_id"][:12]) == ids
+    x = ce.sample_plausibilities("dirichlet", counts, reliability=3.0, n_samples=40, seed=2,
+                                 prior=ce.default_prior("dirichlet"))
+    for k in (1, 2):
+        for name, p in preds.items():
+            pick = ((by_case["reliability"] == 3.0) & (by_case["predictor"] == name)
+                    & (by_case["k"] == k) & (by_case["metric"] == "ua_accuracy"))
+            got = by_case.loc[pick, "value"].to_numpy()
+            assert np.allclose(got, ce.ua_accuracy_per_case(x, p, k=k), rtol=0, atol=1e-12)
+    mean_of_cases = by_case.groupby(keys)["value"].mean()
+    assert np.allclose(mean_of_cases.loc[summary.index], summary["mean"], rtol=0, atol=1e-12)

@@ -194,3 +194,36 @@ def test_certainty_command_uses_model_matrices_and_the_pl_reliabilities(tmp_path
     assert main(["certainty", str(sample_path("dermatology")), "--samples", "5",
                  "--reliability", "2.5", "inf"]) == 2
     assert "2.5" in _one_error_line(capsys)
+
+
+def test_certainty_tables_hold_every_draw_and_case(tmp_path, capsys):
+    """``--tables DIR``: the sweep's tables as CSV, the per-draw and per-case UA values
+    (Stutz et al., Figure 7) agreeing with the printed summary; a folder that cannot be made is
+    one error line, exit 2."""
+    import pandas as pd
+
+    folder = sample_path("case_review")
+    out = tmp_path / "tables"
+    args = ["certainty", str(folder), "--samples", "6", "--reliability", "1", "inf",
+            "--predictions", str(folder / "predictions.csv")]
+    assert main([*args, "--json"]) == 0
+    printed = pd.DataFrame(json.loads(capsys.readouterr().out)["accuracy"])
+    assert main([*args, "--tables", str(out)]) == 0
+    assert "Tables written to" in capsys.readouterr().out
+    assert sorted(p.name for p in out.iterdir()) == [
+        "accuracy.csv", "accuracy_per_case.csv", "accuracy_per_draw.csv", "certainty.csv",
+        "per_case.csv"]
+    draws = pd.read_csv(out / "accuracy_per_draw.csv")
+    cases = pd.read_csv(out / "accuracy_per_case.csv", dtype={"item_id": str})
+    keys = ["reliability", "predictor", "k", "metric"]
+    means = draws.groupby(keys)["value"].mean().rename("from_draws").reset_index()
+    printed["reliability"] = pd.to_numeric(printed["reliability"], errors="coerce")
+    merged = printed.merge(means[means["reliability"] == 1.0], on=keys)
+    assert len(merged) == len(draws[draws["reliability"] == 1.0].groupby(keys)) == 18
+    assert (merged["mean"] - merged["from_draws"]).abs().max() < 1e-9
+    assert set(cases["item_id"]) == set(pd.read_csv(folder / "annotations.csv",
+                                                    dtype=str)["item_id"])
+    blocked = tmp_path / "file"
+    blocked.write_text("x")
+    assert main([*args, "--tables", str(blocked / "sub")]) == 2
+    assert "tables folder" in _one_error_line(capsys)

@@ -1,6 +1,6 @@
 """``python -m hlv_core certainty FILE [--model M] [--reliability R ...] [--samples S] [--seed N]
 [--prior A] [--predictions P] [--ao-depth D] [--method compact|dense] [--irn paper|released]
-[--conditions F] [--risks F] [--json]``.
+[--conditions F] [--risks F] [--tables DIR] [--json]``.
 
 The class inventory follows the data's conventions: a ``<name>_selectors.json`` (or a folder
 holding one) is read with its ``<name>_conditions.txt`` / ``<name>_risks.txt`` companions when
@@ -112,7 +112,7 @@ def run_certainty(args: argparse.Namespace) -> int:
     result = sweep(model, data, reliabilities, n_samples=args.samples, seed=args.seed,
                    prior=args.prior, n_classes=dataset.n_labels, predictions=preds,
                    burn_in=args.burn_in, ao_depth=args.ao_depth,  # no printed number uses risk
-                   method=args.method, **extra)
+                   method=args.method, item_ids=list(map(str, dataset.item_ids)), **extra)
     cert = result.certainty.pivot_table(index="reliability", columns="k",
                                         values="mean_certainty")
     cert.columns = [f"certainty_top{k}" for k in cert.columns]
@@ -120,6 +120,8 @@ def run_certainty(args: argparse.Namespace) -> int:
     for column in ("median", "share_below_0.5"):  # the Certainty page's histogram statistics
         if column in top1.columns:
             cert[f"top1_{column}"] = top1[column].reindex(cert.index)
+    if args.tables is not None:
+        written = _write_tables(result, Path(args.tables))
     if args.json:
         payload = {
             "file": str(args.file), "model": model, "samples": args.samples, "seed": args.seed,
@@ -144,7 +146,33 @@ def run_certainty(args: argparse.Namespace) -> int:
         if not result.accuracy.empty:
             print("\nUA accuracy (mean and sd over samples):")
             print(result.accuracy.round(4).to_string(index=False))
+    if args.tables is not None:
+        print(f"\nTables written to {args.tables}: " + ", ".join(written))
     return 0
+
+
+#: The sweep's tables and their file names under ``--tables`` (Stutz et al.: Figure 6's curves,
+#: Figure 7's per-case and per-draw values).
+TABLE_FILES = {"certainty": "certainty.csv", "accuracy": "accuracy.csv",
+               "per_case": "per_case.csv", "per_sample": "accuracy_per_draw.csv",
+               "per_case_accuracy": "accuracy_per_case.csv"}
+
+
+def _write_tables(result, folder: Path) -> list[str]:
+    """Write every table of the sweep as CSV into ``folder`` (text cells a spreadsheet would
+    run as formulas neutralised)."""
+    from ..text import neutralise_frame
+
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise DataError(f"cannot create the tables folder: {error.strerror}.",
+                        source=str(folder), fix="give a folder you can write to.") from None
+    written = []
+    for attribute, name in TABLE_FILES.items():
+        neutralise_frame(getattr(result, attribute)).to_csv(folder / name, index=False)
+        written.append(name)
+    return written
 
 
 def add_cli(subparsers) -> argparse.ArgumentParser:
@@ -179,6 +207,9 @@ def add_cli(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--risks", type=Path, default=None,
                    help="risk group per class (selectors); default: X_risks.txt beside "
                    "X_selectors.json when present")
+    p.add_argument("--tables", type=Path, default=None, metavar="DIR",
+                   help="also write every table as CSV into DIR: certainty, accuracy, per case, "
+                   "and the UA metrics per draw and per case (Stutz et al., Figure 7)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=run_certainty)
     return p

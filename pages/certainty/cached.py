@@ -65,7 +65,9 @@ def _sweep(dataset: Dataset, model: str, reliability: float, n_samples: int, see
                    point=point_estimate(dataset, model), **_variant(model))
     return {"certainty": res.certainty.assign(model=model),
             "accuracy": res.accuracy.assign(model=model),
-            "per_case": res.per_case.assign(model=model), "ess": res.mean_ess()}
+            "per_case": res.per_case.assign(model=model), "ess": res.mean_ess(),
+            "per_sample": res.per_sample.assign(model=model),
+            "per_case_accuracy": res.per_case_accuracy.assign(model=model)}
 
 
 @cached(show_spinner=False, max_entries=8)
@@ -143,6 +145,10 @@ class Run:
                     "accuracy": acc.drop_duplicates(
                         ["model", "reliability", "predictor", "k", "metric"]),
                     "per_case": pd.concat([c["per_case"] for _, c in chunks], ignore_index=True),
+                    "per_sample": pd.concat([c["per_sample"] for _, c in chunks],
+                                            ignore_index=True),
+                    "per_case_accuracy": pd.concat([c["per_case_accuracy"] for _, c in chunks],
+                                                   ignore_index=True),
                     "ess": [(r, e) for r, c in chunks for e in c["ess"]],
                 }
         if "pl" in self.models and any(not allowed("pl", r) for r in reliabilities):

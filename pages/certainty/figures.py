@@ -1,6 +1,6 @@
 """Plotly figures of the Certainty page (Stutz et al.): certainty curves over reliabilities
-(Figure 6, left), per-case histograms, UA accuracy over reliabilities (Figure 6) and the one-case
-view (Figure 5). Figures and tables only: the numbers come from
+(Figure 6, left), per-case histograms, UA accuracy over reliabilities (Figure 6), cases sorted
+and the spread over draws (Figure 7) and the one-case view (Figure 5). Figures and tables only: the numbers come from
 ``hlv_core.certainty``."""
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from hlv_core.certainty import certain_by_construction, set_coverage
 from hlv_core.figures import bin_counts_max, count_axis, plot_text, plot_texts
 
 __all__ = ["MODEL_COLORS", "MODEL_TECHNICAL", "MODEL_TITLES", "case_figure", "coverage_table",
-           "curves_figure", "fmt_r", "overlay_histogram", "readers_table", "ua_figure"]
+           "curves_figure", "fmt_r", "overlay_histogram", "readers_table", "sample_histogram",
+           "sorted_cases_figure", "sorted_values_figure", "ua_figure"]
 
 # Plain names of the aggregation models; the technical names are one click deeper
 # (MODEL_TECHNICAL). PrIRN comes in two IRN variants (Stutz et al., section 3, and their released
@@ -158,3 +159,64 @@ def coverage_table(samples: np.ndarray, predictions: dict[str, np.ndarray], k: i
         rows.append({"model": name, f"model's top {k} label(s)": ", ".join(labels[c] for c in pset),
                      "share of draws whose top label is among them": share})
     return pd.DataFrame(rows)
+
+
+def sorted_cases_figure(per_case: pd.DataFrame, column: str, axis_label: str,
+                        height: int = 320) -> go.Figure:
+    """A per-case column against the cases sorted by the first model's value (ascending), every
+    model drawn in that same case order, so that the lines show where the models agree (Stutz
+    et al., Figure 7, left: certainty sorted for PL, PrIRN in the same order)."""
+    models = list(dict.fromkeys(per_case["model"]))
+    first = per_case[per_case["model"] == models[0]].sort_values([column, "case"])
+    order = {case: i for i, case in enumerate(first["case"])}
+    fig = go.Figure()
+    for model in models:
+        g = per_case[per_case["model"] == model]
+        g = g.assign(position=g["case"].map(order)).sort_values("position")
+        fig.add_trace(go.Scatter(
+            x=g["position"] + 1, y=g[column], mode="lines", name=MODEL_TITLES[model],
+            line={"width": 1.5, "color": MODEL_COLORS[MODEL_TITLES[model]]}))
+    fig.update_xaxes(title_text=f"cases, sorted by {MODEL_TITLES[models[0]]}")
+    fig.update_yaxes(title_text=axis_label, range=[0, 1.02])
+    fig.update_layout(height=height, margin={"t": 10, "b": 10}, legend=LEGEND_BELOW)
+    return fig
+
+
+def sorted_values_figure(values: pd.DataFrame, colours: dict[str, str], axis_label: str,
+                         height: int = 360) -> go.Figure:
+    """Per (aggregation model, predictor): its per-case values (``SweepResult.
+    per_case_accuracy`` rows) sorted ascending against the share of cases (Stutz et al., Figure
+    7, middle). Predictor names shown verbatim."""
+    fig = go.Figure()
+    for (model, pred), g in values.groupby(["model", "predictor"], sort=True):
+        v = np.sort(g["value"].to_numpy(dtype=float))
+        fig.add_trace(go.Scatter(
+            x=np.arange(1, v.size + 1) / v.size, y=v, mode="lines",
+            name=f"{plot_text(pred)} · {MODEL_TITLES[model]}",
+            line={"color": colours[pred], "dash": DASHES[model]}))
+    fig.update_xaxes(title_text="share of cases (sorted by the value)", range=[0, 1])
+    fig.update_yaxes(title_text=axis_label, range=[0, 1.02])
+    fig.update_layout(height=height, margin={"t": 10, "b": 10}, legend=LEGEND_BELOW)
+    return fig
+
+
+def sample_histogram(values: pd.DataFrame, colours: dict[str, str], axis_label: str,
+                     nbins: int = 20, height: int = 360) -> go.Figure:
+    """Histogram over the plausibility draws of a dataset-level metric (``SweepResult.
+    per_sample`` rows), one overlaid colour per (aggregation model, predictor) (Stutz et al.,
+    Figure 7, right: how far the accuracy moves between the best and the worst draw)."""
+    v = values["value"].astype(float)
+    lo, hi = float(v.min()), float(v.max())
+    size = (hi - lo) / nbins if hi > lo else 0.01
+    fig = go.Figure()
+    for (model, pred), g in values.groupby(["model", "predictor"], sort=True):
+        fig.add_trace(go.Histogram(
+            x=g["value"], name=f"{plot_text(pred)} · {MODEL_TITLES[model]}", opacity=0.7,
+            marker_color=colours[pred], xbins={"start": lo, "end": hi + size, "size": size}))
+    top = bin_counts_max((g["value"] for _, g in values.groupby(["model", "predictor"])), lo,
+                         size, nbins + 1)
+    count_axis(fig, top, title="draws")
+    fig.update_xaxes(title_text=axis_label)
+    fig.update_layout(barmode="overlay", height=height, margin={"t": 10, "b": 10},
+                      legend=LEGEND_BELOW)
+    return fig

@@ -32,6 +32,7 @@ from pages.certainty.figures import (
     curves_figure,
     fmt_r,
     overlay_histogram,
+    sorted_cases_figure,
 )
 from pages.certainty.views import case_view, ua_view
 
@@ -162,6 +163,13 @@ def reliability_panel() -> None:
                             unit_range=True, height=360,
                             title=f"Certainty of each case's top label at reliability {fmt_r(r)}")
     left.plotly_chart(fig, width="stretch", key="certainty.hist")
+    if not math.isinf(r):
+        left.plotly_chart(sorted_cases_figure(per_case, "certainty_top1",
+                                              "certainty of the top label"),
+                          width="stretch", key="certainty.sorted")
+        left.caption("The same certainties case by case, sorted by the first model's (Stutz et "
+                     "al., Figure 7, left): the other model's line in the same case order shows "
+                     "whether both find the same cases uncertain.")
     with right:
         st.markdown("**Average certainty of the top label**")
         for model, row in top1.items():

@@ -1,5 +1,6 @@
 """Two tabs of the Certainty page (Stutz et al.): model accuracy under uncertain ground truth
-(UA metrics over reliabilities) and one case in detail (Figure 5). Widgets and layout only; the
+(UA metrics over reliabilities, Figure 6; across cases and draws at one reliability, Figure 7)
+and one case in detail (Figure 5). Widgets and layout only; the
 numbers come from ``hlv_core.certainty`` through :mod:`pages.certainty.cached`."""
 
 from __future__ import annotations
@@ -28,10 +29,12 @@ from pages.certainty.figures import (
     coverage_table,
     fmt_r,
     readers_table,
+    sample_histogram,
+    sorted_values_figure,
     ua_figure,
 )
 
-__all__ = ["METRIC_TITLES", "case_view", "ua_view"]
+__all__ = ["METRIC_TITLES", "case_view", "spread_view", "ua_view"]
 
 METRIC_TITLES = {"ua_accuracy": "Top-k accuracy (uncertainty-adjusted)",
                  "ua_set_accuracy": "Top-k set accuracy (uncertainty-adjusted)",
@@ -83,6 +86,45 @@ def ua_view(run: Run, reliabilities: tuple[float, ...]) -> None:
                    "reliability.")
     download_table(run.stamp(acc), "certainty_accuracy.csv", key="certainty.dl_acc",
                    label="Download uncertainty-adjusted accuracy (CSV)")
+    spread_view(run, results, metric, k, title)
+
+
+def spread_view(run: Run, results: dict, metric: str, k: int, title: str) -> None:
+    """One reliability in detail (Stutz et al., Figure 7, middle and right): the metric of
+    every case, sorted, and its dataset value on each draw, as a histogram."""
+    finite = sorted({float(r) for res in results.values()
+                     for r in res["per_sample"]["reliability"] if not math.isinf(r)})
+    if not finite:
+        return
+    st.subheader("Across cases and across draws, at one reliability")
+    r = st.select_slider("Reliability for this view", finite, value=finite[len(finite) // 2],
+                         format_func=fmt_r, key="certainty.spread_rel")
+
+    def pick(table: str) -> pd.DataFrame:
+        frame = pd.concat([res[table] for res in results.values()], ignore_index=True)
+        return frame[(frame["reliability"] == r) & (frame["metric"] == metric)
+                     & (frame["k"] == k)]
+
+    per_case, per_sample = pick("per_case_accuracy"), pick("per_sample")
+    colours = model_colours(sorted(run.predictions))
+    left, right = st.columns(2)
+    left.plotly_chart(sorted_values_figure(per_case, colours, f"{title} of the case"),
+                      width="stretch", key="certainty.spread_cases")
+    left.caption("Each case's value, averaged over the draws, sorted from low to high (Stutz "
+                 "et al., Figure 7, middle): where the curve sits below 1, the model's answer "
+                 "misses some of the case's plausible true labels.")
+    right.plotly_chart(sample_histogram(per_sample, colours, f"{title} over all cases"),
+                       width="stretch", key="certainty.spread_draws")
+    right.caption("The dataset's value on each draw of plausible ground truths (Stutz et al., "
+                  "Figure 7, right): the width is how far the score can move between the best "
+                  "and the worst draw; the error bars above show its sd.")
+    a, b = st.columns(2)
+    with a:
+        download_table(run.stamp(per_case), "certainty_accuracy_per_case.csv",
+                       key="certainty.dl_spread_cases", label="Download the values per case (CSV)")
+    with b:
+        download_table(run.stamp(per_sample), "certainty_accuracy_per_draw.csv",
+                       key="certainty.dl_spread_draws", label="Download the values per draw (CSV)")
 
 
 def case_view(run: Run, reliabilities: tuple[float, ...]) -> None:

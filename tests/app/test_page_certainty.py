@@ -183,9 +183,12 @@ def test_case_view_labels_are_categories_and_axes_titled(app):
     """Labels 0/1 are categories (no -0.5 / 0.5 ticks); every plot has axis titles; counts
     have whole-number ticks; nothing 1 by construction is drawn."""
     at = _open_with(app, _small_dataset())
-    for layout in _layouts(at):  # per-case histogram: 6 cases
+    histogram, ordered = _layouts(at)  # per-case histogram (6 cases), the cases sorted
+    for layout in (histogram, ordered):
         assert _axis_title(layout, "xaxis") and _axis_title(layout, "yaxis")
-        assert layout["yaxis"]["dtick"] == 1 and layout["yaxis"]["tickformat"] == ",d"
+    assert histogram["yaxis"]["dtick"] == 1 and histogram["yaxis"]["tickformat"] == ",d"
+    assert _axis_title(ordered, "xaxis") == "cases, sorted by Vote counts"
+    assert list(ordered["yaxis"]["range"]) == [0, 1.02]
     _open_tab(at, "Across reliabilities")
     curves = _traces(at)[0]
     assert all(np.isfinite(_values(t["x"])).all() for t in curves)  # no ∞ point
@@ -256,3 +259,52 @@ def test_switching_from_a_ranked_to_a_counts_dataset_keeps_a_model_chosen(app):
     assert not at.exception, [e.value for e in at.exception]
     assert at.multiselect(key="certainty.models.counts").value == ["dirichlet"]
     assert not any("Choose at least one way" in i.value for i in at.info)
+
+
+def test_model_accuracy_spread_over_cases_and_draws(app):
+    """Stutz et al., Figure 7 (middle, right): at one reliability, each case's UA accuracy
+    sorted and the dataset value of every draw as a histogram; both views agree with the curve
+    above (their means are its point) and come as CSV."""
+    import pandas as pd
+
+    dataset = _small_dataset()
+    rows = []
+    for i, item in enumerate(dataset.item_ids):
+        for model, p in (("<i>m1</i>", 0.2 + 0.1 * i), ("plain", 0.6)):
+            rows += [(model, item, "1", p), (model, item, "0", 1 - p)]
+    at = _open_with(app, dataset, pd.DataFrame(rows, columns=["model", "item_id", "label",
+                                                              "prob"]))
+    _open_tab(at, "Model accuracy")
+    slider = at.select_slider(key="certainty.spread_rel")
+    at = slider.set_value(1.0).run(timeout=120)
+    assert not at.exception, [e.value for e in at.exception]
+    curve, cases, draws = _traces(at)[:3]
+    at_one = {t["name"]: _values(t["y"])[list(_values(t["x"])).index(1.0)] for t in curve}
+    n_samples = at.select_slider(key="certainty.samples").value
+    assert {t["name"] for t in cases} == {t["name"] for t in draws} == set(at_one)
+    for t in cases:
+        y = _values(t["y"])
+        assert y.size == dataset.n_items and np.all(np.diff(y) >= 0)
+        assert abs(y.mean() - at_one[t["name"]]) < 1e-12
+    for t in draws:
+        x = _values(t["x"])
+        assert x.size == n_samples and abs(x.mean() - at_one[t["name"]]) < 1e-12
+    names = {b.proto.label for b in at.get("download_button")}
+    assert {"Download the values per case (CSV)", "Download the values per draw (CSV)"} <= names
+
+
+def test_sorted_cases_keep_the_first_models_case_order():
+    """Stutz et al., Figure 7, left: the cases sorted by the first model's certainty, the
+    second model drawn in that same case order (not sorted on its own)."""
+    import pandas as pd
+
+    from pages.certainty.figures import sorted_cases_figure
+
+    per_case = pd.DataFrame({
+        "model": ["pl"] * 4 + ["prirn"] * 4, "case": [0, 1, 2, 3] * 2,
+        "certainty_top1": [0.9, 0.2, 0.5, 0.2, 0.1, 0.8, 0.4, 0.3]})
+    first, second = json.loads(sorted_cases_figure(per_case, "certainty_top1", "c").to_json())[
+        "data"]
+    assert list(_values(first["y"])) == [0.2, 0.2, 0.5, 0.9]  # cases 1, 3, 2, 0
+    assert list(_values(second["y"])) == [0.8, 0.3, 0.4, 0.1]
+    assert list(_values(first["x"])) == [1, 2, 3, 4]
