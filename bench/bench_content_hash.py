@@ -1,7 +1,7 @@
 """Benchmark: the content hash of a string dictionary, pandas against the compiled kernel
 (``hlv_core._kernels.string_hashes``, numba), same process.
 
-    python bench/bench_content_hash.py [--ids 5000000] [--repeat 5] [--file-rows 0]
+    python bench/bench_content_hash.py [--ids 5000000] [--repeat 5] [--file-rows 0] [--scale]
 
 The dictionary is ``--ids`` distinct annotator ids spelled as ``bench_bigfile.py``'s generator
 spells them (``an0`` .. ``an4999999``), held as the loader holds a categorical column's
@@ -18,8 +18,12 @@ Also printed, once each: pandas' hashing alone on a prebuilt object array (the P
 made beforehand, not timed), and the first kernel call in this process (numba's import and the
 cached machine code loaded, or compiled when the cache is cold) and in a fresh process with an
 empty numba cache (compiling). With ``--file-rows N`` the big-file generator's CSV of N rows is
-loaded and ``Dataset.content_hash`` timed with the kernel and under ``reference_only()``. Every
-pair of results is asserted equal; the load average is printed beside every figure.
+loaded and ``Dataset.content_hash`` timed with the kernel and under ``reference_only()``. With
+``--scale`` the distributed content hash's string hash (``hlv_core.scale.reduce._hash_strings``,
+the kernel) is timed against its former body (``hash_array`` of the whole dictionary as one
+object array) on the same ids, given as the ``str`` index of a file's ids and as the object
+array of a shuffled partition's items. Every pair of results is asserted equal; the load average
+is printed beside every figure.
 """
 
 from __future__ import annotations
@@ -105,6 +109,8 @@ def main() -> None:
     parser.add_argument("--ids", type=int, default=5_000_000)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--file-rows", type=int, default=0)
+    parser.add_argument("--scale", action="store_true",
+                        help="also the distributed content hash's string hash")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as cache:
@@ -131,6 +137,19 @@ def main() -> None:
     race("dictionary", lambda: _compiled_strings_hash(categories),
          lambda: pandas_hash(categories), args.repeat, per=len(categories))
     hash_alone(categories)
+
+    if args.scale:
+        from hlv_core.scale.reduce import _hash_strings
+
+        def former(values):  # the distributed path's string hash before the kernel
+            return pd.util.hash_array(np.asarray(values, dtype=object), categorize=False)
+
+        race("scale str", lambda: _hash_strings(categories), lambda: former(categories),
+             args.repeat, per=len(categories))
+        objects = np.asarray(categories, dtype=object)
+        race("scale object", lambda: _hash_strings(objects), lambda: former(objects),
+             args.repeat, per=len(objects))
+        del objects
 
     if args.file_rows:
         sys.path.insert(0, str(ROOT / "bench"))

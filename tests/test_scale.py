@@ -566,6 +566,42 @@ def test_the_load_without_a_shuffle_equals_the_shuffled_load(client, tmp_path):
     assert fast.content_hash() == shuffled.content_hash()
 
 
+def test_the_content_hash_is_the_same_with_the_compiled_string_hash(client, tmp_path,
+                                                                    monkeypatch):
+    """The string dictionaries of the distributed content hash (each file's ids, the shuffled
+    partitions' items, the global annotators and labels) hashed by the compiled SipHash kernel
+    (Aumasson and Bernstein, section 2), forced on at every size, and by pandas under
+    ``reference_only()``: the same hash, the in-memory one, with and without the shuffle."""
+    pytest.importorskip("numba")
+    from hlv_core import _compiled, _kernels
+
+    frame = generate(n_items=80, n_annotators=7, seed=11)
+    frame["item_id"] = frame["item_id"].str.replace("it", "caf\u00e9-", regex=False)
+    frame["annotator_id"] = frame["annotator_id"].str.replace("an", "\u65e5\u672c", regex=False)
+    frame["label"] = frame["label"].str.replace("neu", "neutr\u00e9", regex=False)
+    folder, whole = write_parts(frame, tmp_path / "parts", n_files=5)
+    with _compiled.reference_only():
+        expected = load(whole).content_hash
+    sizes: list[int] = []
+    compiled = _kernels.string_hashes
+
+    def counted(data, offsets):
+        sizes.append(len(offsets) - 1)
+        return compiled(data, offsets)
+
+    monkeypatch.setattr(_kernels, "string_hashes", counted)
+    monkeypatch.setattr(_compiled, "MIN_COMPILED_WORK", 0)
+    assert load(whole).content_hash == expected
+    for keep_rows in (False, True):
+        sizes.clear()
+        assert scale.load(folder, keep_rows=keep_rows).content_hash() == expected, keep_rows
+        assert sum(sizes) >= 80 + 7  # the kernel hashed every item and annotator id
+        sizes.clear()
+        with _compiled.reference_only():
+            assert scale.load(folder, keep_rows=keep_rows).content_hash() == expected, keep_rows
+        assert sizes == []
+
+
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 10_000))
 def test_bootstrap_profiles_from_row_keys_equal_the_dense_unique(seed):

@@ -456,7 +456,8 @@ class Dataset:
         for key, table in (("annotations", self.annotations), ("items", self.items),
                            ("annotators", self.annotators)):
             h.update("\x1f".join(map(str, table.columns)).encode())
-            h.update(_frame_hash(table, key, hints, cache).tobytes())
+            # the array's own buffer (``tobytes`` would copy it): the same bytes
+            h.update(memoryview(np.ascontiguousarray(_frame_hash(table, key, hints, cache))))
         return h.hexdigest()[:16]
 
     @cached_property

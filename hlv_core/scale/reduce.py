@@ -38,6 +38,7 @@ from ..io import DataError, ImportReport, order_labels
 from ..io.dataset import (
     LEVELS,
     MULTILABEL_MIN_CELLS,
+    _compiled_strings_hash,
     apply_label_rules,
     as_categorical,
     echo,
@@ -293,8 +294,16 @@ def code_partition(frame: pd.DataFrame, mapping: dict[str, int], annotator_ids: 
 
 
 def _hash_strings(values) -> np.ndarray:
-    """``pandas.util.hash_array`` of strings (uint64 each; the in-memory content hash's)."""
-    return pd.util.hash_array(np.asarray(values, dtype=object), categorize=False)
+    """``pandas.util.hash_array`` of strings (uint64 each; the in-memory content hash's): a big
+    dictionary of str by the in-memory hash's compiled SipHash kernel
+    (:func:`hlv_core.io.dataset._compiled_strings_hash`, the same numbers), the rest by
+    pandas."""
+    index = values if isinstance(values, pd.Index) else pd.Index(
+        np.asarray(values, dtype=object), dtype=object)
+    compiled = _compiled_strings_hash(index)
+    if compiled is not None:
+        return compiled
+    return pd.util.hash_array(np.asarray(index, dtype=object), categorize=False)
 
 
 def row_hashes(frame: pd.DataFrame, final: dict[str, str]) -> np.ndarray:
