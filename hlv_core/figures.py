@@ -182,7 +182,8 @@ def plot_texts(values: Iterable[object]) -> list[str]:
 
 
 def count_axis(fig: go.Figure, max_count: float, *, axis: str = "y",
-               title: str | None = None) -> go.Figure:
+               title: str | None = None, row: int | None = None,
+               col: int | None = None) -> go.Figure:
     """Whole-number ticks on a count axis: plotly puts ticks at 0.5 steps when the largest
     count is small, so up to 10 every integer is a tick; above, plotly's own (integer) steps
     with an integer format.
@@ -196,6 +197,8 @@ def count_axis(fig: go.Figure, max_count: float, *, axis: str = "y",
     axis : {"y", "x"}
     title : str, optional
         The axis title.
+    row, col : int, optional
+        The subplot whose axis it is (``plotly.subplots.make_subplots``); all axes if omitted.
 
     Returns
     -------
@@ -214,7 +217,7 @@ def count_axis(fig: go.Figure, max_count: float, *, axis: str = "y",
         update.update(tick0=0, dtick=1)
     if title is not None:
         update["title_text"] = title
-    (fig.update_yaxes if axis == "y" else fig.update_xaxes)(**update)
+    (fig.update_yaxes if axis == "y" else fig.update_xaxes)(**update, row=row, col=col)
     return fig
 
 

@@ -201,22 +201,25 @@ def sorted_values_figure(values: pd.DataFrame, colours: dict[str, str], axis_lab
 
 
 def sample_histogram(values: pd.DataFrame, colours: dict[str, str], axis_label: str,
-                     nbins: int = 20, height: int = 360) -> go.Figure:
+                     nbins: int = 15, row_height: int = 150) -> go.Figure:
     """Histogram over the plausibility draws of a dataset-level metric (``SweepResult.
-    per_sample`` rows), one overlaid colour per (aggregation model, predictor) (Stutz et al.,
-    Figure 7, right: how far the accuracy moves between the best and the worst draw)."""
-    v = values["value"].astype(float)
-    lo, hi = float(v.min()), float(v.max())
-    size = (hi - lo) / nbins if hi > lo else 0.01
-    fig = go.Figure()
-    for (model, pred), g in values.groupby(["model", "predictor"], sort=True):
-        fig.add_trace(go.Histogram(
-            x=g["value"], name=f"{plot_text(pred)} · {MODEL_TITLES[model]}", opacity=0.7,
-            marker_color=colours[pred], xbins={"start": lo, "end": hi + size, "size": size}))
-    top = bin_counts_max((g["value"] for _, g in values.groupby(["model", "predictor"])), lo,
-                         size, nbins + 1)
-    count_axis(fig, top, title="draws")
-    fig.update_xaxes(title_text=axis_label)
-    fig.update_layout(barmode="overlay", height=height, margin={"t": 10, "b": 10},
-                      legend=LEGEND_BELOW)
+    per_sample`` rows), one row per (aggregation model, predictor) on its own x range, so that
+    a narrow spread is still resolved (Stutz et al., Figure 7, right: how far the accuracy moves
+    between the best and the worst draw)."""
+    from plotly.subplots import make_subplots
+
+    groups = list(values.groupby(["model", "predictor"], sort=True))
+    titles = [f"{plot_text(pred)} · {MODEL_TITLES[model]}" for (model, pred), _ in groups]
+    fig = make_subplots(rows=max(len(groups), 1), cols=1, subplot_titles=titles,
+                        vertical_spacing=0.5 / max(len(groups), 1))
+    for row, ((_, pred), g) in enumerate(groups, start=1):
+        v = g["value"].to_numpy(dtype=float)
+        lo, hi = float(v.min()), float(v.max())
+        size = (hi - lo) / nbins if hi > lo else max(abs(lo), 1.0) * 1e-3
+        fig.add_trace(go.Histogram(x=v, name=titles[row - 1], marker_color=colours[pred],
+                                   xbins={"start": lo, "end": hi + size, "size": size},
+                                   showlegend=False), row=row, col=1)
+        count_axis(fig, bin_counts_max([v], lo, size, nbins + 1), title="draws", row=row, col=1)
+    fig.update_xaxes(title_text=axis_label, row=max(len(groups), 1), col=1)
+    fig.update_layout(height=60 + row_height * max(len(groups), 1), margin={"t": 30, "b": 10})
     return fig

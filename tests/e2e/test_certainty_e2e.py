@@ -18,6 +18,7 @@ def test_certainty_reliability_slider_updates_histogram(page: Page, app_url: str
     # .filter/.first: during a rerun Streamlit briefly keeps the previous run's elements
     hist = main.locator(".st-key-certainty-hist .js-plotly-plot")
     expect(hist.filter(has_text="at reliability 10").first).to_be_visible()
+    expect(main.locator(".st-key-certainty-sorted .js-plotly-plot").first).to_be_visible()
     metric = main.get_by_test_id("stMetric").filter(has_text="Ranked votes (paper's rule)").first
     expect(metric).to_be_visible()
     before = metric.get_by_test_id("stMetricValue").inner_text()
@@ -54,6 +55,15 @@ def test_certainty_reliability_slider_updates_histogram(page: Page, app_url: str
     expect(ua.filter(has_text="derm_model_a")).to_be_visible()
     wait_for_app(page)
     ua.screenshot(path=str(artifacts / "certainty_model_accuracy.png"))
+    # one reliability in detail (Stutz et al., Figure 7): the cases sorted, the draws binned
+    for key in ("spread_cases", "spread_draws"):
+        plot = main.locator(f".st-key-certainty-{key} .js-plotly-plot").first
+        expect(plot.filter(has_text="derm_model_a")).to_be_visible()
+    wait_for_app(page)
+    main.locator(".st-key-certainty-spread_cases").first.screenshot(
+        path=str(artifacts / "certainty_spread_cases.png"))
+    main.locator(".st-key-certainty-spread_draws").first.screenshot(
+        path=str(artifacts / "certainty_spread_draws.png"))
 
     # the sidebar switches this page to the 1-5 ratings sample: the case view's x axis shows
     # the labels as names (no -0.5 / 0.5 ticks)
