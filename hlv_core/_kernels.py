@@ -35,7 +35,7 @@ from numba import njit
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
-__all__ = ["degree_bound", "pair_statistics", "string_hashes", "triangle_sums"]
+__all__ = ["degree_bound", "factorize_strings", "pair_statistics", "string_hashes", "triangle_sums"]
 
 #: Visits read ahead: the memory of the group (item) or out-list visited this many steps later
 #: is requested now (a prefetch), so its cache miss overlaps the current work. Both kernels
@@ -544,3 +544,133 @@ def string_hashes(data, offsets):
         x ^= x >> np.uint64(31)
         out[i] = x
     return out
+
+
+#: Multipliers of the string hash of :func:`factorize_strings` (any odd 64-bit constants mix;
+#: these are the golden-ratio and splitmix64 ones). The hash only places keys in the table: a
+#: collision costs a comparison, never a wrong code.
+_FH_SEED = np.uint64(0x9E3779B97F4A7C15)
+_FH_MUL = np.uint64(0xBF58476D1CE4E5B9)
+#: Strings up to this many bytes are compared inside the table's slot (two 8-byte words).
+_INLINE_BYTES = 16
+_LEN_SHIFT = np.uint64(40)
+_LEN_CAP = (1 << 24) - 1
+_INDEX_MASK = np.uint64((1 << 40) - 1)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _string_key(data, start, length):
+    """(hash, first word, second word) of the bytes ``data[start:start + length]`` (words
+    little-endian, zero-padded)."""
+    w0 = _word(data, start, min(length, 8))
+    w1 = _word(data, start + 8, min(max(length - 8, 0), 8))
+    h = (_FH_SEED ^ np.uint64(length) ^ w0) * _FH_MUL
+    h ^= h >> np.uint64(29)
+    h = (h ^ w1) * _FH_MUL
+    h ^= h >> np.uint64(29)
+    p = start + 16
+    end = start + length
+    while p < end:
+        h = (h ^ _word(data, p, min(end - p, 8))) * _FH_MUL
+        h ^= h >> np.uint64(29)
+        p += 8
+    h ^= h >> np.uint64(32)
+    h *= _MIX2
+    h ^= h >> np.uint64(29)
+    return h, w0, w1
+
+
+@njit(cache=True, nogil=True)
+def _grown(array, size):
+    out = np.empty(max(size, 2 * len(array)), array.dtype)
+    out[:len(array)] = array
+    return out
+
+
+@njit(cache=True, nogil=True)
+def factorize_strings(data, offsets, valid, state_ints, slots, u_start, arena):
+    """Codes of one block of strings (bytes ``data[offsets[i]:offsets[i + 1]]``; rows with
+    ``valid[i]`` False are missing: code -1; ``valid`` empty: none missing) in a growing table of
+    distinct strings numbered in order of first appearance, carried from block to block.
+
+    ``state_ints`` = [number of distinct strings, arena bytes used] (updated in place);
+    ``slots`` (4 x capacity,) uint64, an open-addressing table with linear probing kept at most
+    half full, one row per distinct string: its hash, its number + 1 with its length (capped) in
+    the top 24 bits (0 = empty row), its first two 8-byte words, so that a string of up to 16
+    bytes is found and compared in one cache line; ``u_start`` the arena offset of every
+    distinct string (n + 1 of them); ``arena`` their bytes, back to back (longer strings are
+    compared there from byte 16). The slot of the row ``_AHEAD`` rows on is prefetched while
+    this row waits on memory. Returns the block's int32 codes and the (possibly reallocated)
+    arrays. Equal bytes always get equal codes."""
+    n = len(offsets) - 1
+    codes = np.empty(n, np.int32)
+    hashes = np.empty(n, np.uint64)
+    first = np.empty(n, np.uint64)
+    second = np.empty(n, np.uint64)
+    for i in range(n):
+        start = np.int64(offsets[i])
+        hashes[i], first[i], second[i] = _string_key(data, start, np.int64(offsets[i + 1]) - start)
+    n_unique = state_ints[0]
+    used = state_ints[1]
+    mask = np.int64(len(slots) // 4 - 1)
+    check = len(valid) > 0
+    for i in range(n):
+        if i + _AHEAD < n:
+            _prefetch(slots, 4 * np.int64(hashes[i + _AHEAD] & np.uint64(mask)))
+        if check and not valid[i]:
+            codes[i] = -1
+            continue
+        start = np.int64(offsets[i])
+        length = np.int64(offsets[i + 1]) - start
+        h = hashes[i]
+        lencode = np.uint64(min(length, _LEN_CAP)) << _LEN_SHIFT
+        j = np.int64(h & np.uint64(mask))
+        while True:
+            row = 4 * j
+            tag = slots[row + 1]
+            if tag == 0:
+                if n_unique + 1 >= len(u_start):
+                    u_start = _grown(u_start, n_unique + 2)
+                if used + length > len(arena):
+                    arena = _grown(arena, used + length)
+                arena[used:used + length] = data[start:start + length]
+                u_start[n_unique] = used
+                used += length
+                u_start[n_unique + 1] = used
+                slots[row] = h
+                slots[row + 1] = np.uint64(n_unique + 1) | lencode
+                slots[row + 2] = first[i]
+                slots[row + 3] = second[i]
+                codes[i] = n_unique
+                n_unique += 1
+                if 8 * n_unique > len(slots):  # keep the table at most half full
+                    bigger = np.zeros(2 * len(slots), np.uint64)
+                    mask = np.int64(len(bigger) // 4 - 1)
+                    for r in range(0, len(slots), 4):
+                        if slots[r + 1] != 0:
+                            k = np.int64(slots[r] & np.uint64(mask))
+                            while bigger[4 * k + 1] != 0:
+                                k = (k + 1) & mask
+                            bigger[4 * k:4 * k + 4] = slots[r:r + 4]
+                    slots = bigger
+                break
+            if (slots[row] == h and (tag & ~_INDEX_MASK) == lencode
+                    and slots[row + 2] == first[i] and slots[row + 3] == second[i]):
+                u = np.int64(tag & _INDEX_MASK) - 1
+                same = True
+                if length > _INLINE_BYTES:
+                    a = u_start[u]
+                    if u_start[u + 1] - a != length:
+                        same = False
+                    else:
+                        for b in range(_INLINE_BYTES, length):
+                            if arena[a + b] != data[start + b]:
+                                same = False
+                                break
+                if same:
+                    codes[i] = u
+                    break
+            j = (j + 1) & mask
+    state_ints[0] = n_unique
+    state_ints[1] = used
+    return codes, slots, u_start, arena
