@@ -5,6 +5,7 @@ plain ``pandas.read_csv`` of the same file (best of N, same Dataset counts check
 Run:
     python bench/bench_bigfile.py                 # 10 M rows (default), writes /tmp/hlv_big_10M.csv
     python bench/bench_bigfile.py --rows 1000000  # another size
+    python bench/bench_bigfile.py --kernels-off   # also without the compiled kernels, alternating
     python bench/bench_bigfile.py --child PATH    # one measured run (used by the parent)
 
 The file is generated in a process of its own before any measured child starts: the children's
@@ -61,15 +62,22 @@ def generate(path: Path, rows: int, seed: int = 15) -> Path:
     return path
 
 
-def _child(path: str) -> None:
-    """One measured run in a fresh process: load + summary + alpha; prints JSON."""
+def _child(path: str, reference: bool = False) -> None:
+    """One measured run in a fresh process: load + summary + alpha; prints JSON. ``reference``:
+    inside ``hlv_core._compiled.reference_only()`` (no compiled kernel: the dictionary parse and
+    pandas' string hash, the path before the compiled factorisation and hash)."""
+    import contextlib
+
+    from hlv_core._compiled import reference_only
     from hlv_core.agreement import krippendorff_alpha
     from hlv_core.io import load
 
     start = time.perf_counter()
-    dataset = load(path)
+    with reference_only() if reference else contextlib.nullcontext():
+        dataset = load(path)
     t_load = time.perf_counter() - start
-    summary = dataset.summary()
+    with reference_only() if reference else contextlib.nullcontext():
+        summary = dataset.summary()
     t_summary = time.perf_counter() - start
     alpha = krippendorff_alpha(dataset.annotations)
     total = time.perf_counter() - start
@@ -138,6 +146,10 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=10_000_000)
     parser.add_argument("--repeats", type=int, default=3, help="best of N fresh processes")
     parser.add_argument("--child", metavar="PATH")
+    parser.add_argument("--child-reference", metavar="PATH",
+                        help="one run without the compiled kernels (used by the parent)")
+    parser.add_argument("--kernels-off", action="store_true",
+                        help="also time hlv without its compiled kernels, alternating")
     parser.add_argument("--reference", metavar="PATH")
     parser.add_argument("--polars", metavar="PATH", help="the polars reference (one child)")
     parser.add_argument("--no-reference", action="store_true")
@@ -148,6 +160,8 @@ def main() -> None:
         return None
     if args.child:
         return _child(args.child)
+    if args.child_reference:
+        return _child(args.child_reference, reference=True)
     if args.reference:
         return _reference(args.reference)
     if args.polars:
@@ -162,7 +176,19 @@ def main() -> None:
                         str(args.rows)], check=True)
         print(f"wrote {path} in {time.perf_counter() - t0:.1f} s (separate process)")
     size = path.stat().st_size
-    runs = [_run("--child", path) for _ in range(args.repeats)]
+    runs, offs = [], []
+    for _ in range(args.repeats):  # alternating when both sides run
+        runs.append(_run("--child", path))
+        if args.kernels_off:
+            offs.append(_run("--child-reference", path))
+    if offs:
+        for key in ("n_annotations", "n_items", "n_annotators", "label_counts", "alpha"):
+            assert offs[0][key] == runs[0][key], (key, offs[0][key], runs[0][key])
+        off = min(offs, key=lambda r: r["total_s"])
+        print(f"hlv without compiled kernels (best of {args.repeats}): {off['total_s']:.1f} s "
+              f"(load {off['load_s']:.1f}, summary {off['summary_s']:.1f}, alpha "
+              f"{off['alpha_s']:.1f}), CPU {min(r['cpu_s'] for r in offs):.1f} s; peak RSS "
+              f"{max(r['peak_bytes'] for r in offs) / 2**30:.2f} GiB; counts and alpha equal")
     best = min(runs, key=lambda r: r["total_s"])
     print(f"file {path}: {size / 2**20:.0f} MiB, {best['n_annotations']:,} rows, "
           f"{best['n_items']:,} items, {best['n_annotators']:,} annotators; alpha "

@@ -957,18 +957,14 @@ def header_columns(source: Source) -> list[str] | None:
     return None if layout is None else layout[0]
 
 
-def _parse_arrow(source: Source, names: list[str], sep: str, dictionary=(), narrow=()):
+def _parse_arrow(source: Source, names: list[str], sep: str, dictionary=()):
     """pyarrow's multi-threaded CSV parse of ``source`` (every cell a string, empty = null);
-    the ``dictionary`` columns come dictionary-encoded per block (no string column at all), the
-    ``narrow`` ones as ``string`` (32-bit offsets: half the offsets' memory of a block), the
-    rest as ``large_string``. None when pyarrow refuses the file (the pandas reader then names
-    the problem)."""
+    the ``dictionary`` columns come dictionary-encoded per block (no string column at all).
+    None when pyarrow refuses the file (the pandas reader then names the problem)."""
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
     coded = pa.dictionary(pa.int32(), pa.large_string())
-    kinds = {c: coded if c in dictionary else pa.string() if c in narrow else pa.large_string()
-             for c in names}
     try:
         return pacsv.read_csv(
             pa.BufferReader(pa.py_buffer(source.raw)),
@@ -980,7 +976,9 @@ def _parse_arrow(source: Source, names: list[str], sep: str, dictionary=(), narr
                 newlines_in_values=True, ignore_empty_lines=True,
             ),
             convert_options=pacsv.ConvertOptions(
-                column_types=kinds,  # large_string: pandas' str layout
+                column_types={  # large_string: pandas' str layout
+                    c: coded if c in dictionary else pa.large_string() for c in names
+                },
                 strings_can_be_null=True,
                 quoted_strings_can_be_null=True,
                 null_values=[""],
@@ -1114,57 +1112,6 @@ def _encode_chunks(chunks) -> pd.Categorical:
     return coded_categorical(codes, _remember_sorted(categories))
 
 
-#: Bytes of file per unit of work when choosing the compiled factorisation (a long-format row of
-#: three short fields is 20-40 bytes): the kernels serve files of about ``MIN_COMPILED_WORK``
-#: rows and more.
-_BYTES_PER_ROW = 32
-
-
-def _factorize_compiled(chunks, kernels) -> tuple[np.ndarray, object]:
-    """Codes of pyarrow string ``chunks`` (taken in order) numbered by first appearance (int32,
-    -1 = missing) and the distinct strings in that order (a pyarrow ``large_string`` array),
-    by the compiled hash table :func:`hlv_core._kernels.factorize_strings`."""
-    import pyarrow as pa
-
-    from .dataset import _utf8_buffers
-
-    codes = np.empty(sum(len(chunk) for chunk in chunks), dtype=np.int32)
-    state = np.zeros(2, dtype=np.int64)
-    slots = np.zeros(4 << 16, dtype=np.uint64)  # 65,536 rows of 4 words
-    u_start = np.zeros(1 << 15, dtype=np.int64)
-    arena = np.empty(1 << 20, dtype=np.uint8)
-    row = 0
-    for chunk in chunks:
-        data, offsets = _utf8_buffers(chunk)
-        valid = (chunk.is_valid().to_numpy(zero_copy_only=False) if chunk.null_count
-                 else np.zeros(0, dtype=bool))
-        block, slots, u_start, arena = kernels.factorize_strings(
-            data, offsets, valid, state, slots, u_start, arena)
-        codes[row:row + len(chunk)] = block
-        row += len(chunk)
-    n, used = int(state[0]), int(state[1])
-    distinct = pa.LargeStringArray.from_buffers(
-        n, pa.py_buffer(np.ascontiguousarray(u_start[:n + 1])), pa.py_buffer(arena[:used].copy()))
-    return codes, distinct
-
-
-def _encode_strings(chunks, kernels) -> pd.Categorical:
-    """One plain pyarrow string column (chunks in order) as a pandas Categorical with sorted
-    unique ``str`` categories and int32 codes (NA = -1), the same as :func:`_encode_chunks` of
-    its dictionary parse: a compiled hash table numbers the distinct strings as they come, and
-    only the distinct strings are ranked (:func:`_string_ranks`)."""
-    from .dataset import _remember_sorted, coded_categorical
-
-    first_codes, distinct = _factorize_compiled(chunks, kernels)
-    rank, _ = _string_ranks([distinct])
-    order = np.empty(len(rank), dtype=np.int64)
-    order[rank] = np.arange(len(rank), dtype=np.int64)
-    categories = pd.Index(distinct.take(order).to_pandas(), dtype=str)
-    del distinct, order
-    codes = np.append(rank, -1).astype(np.int32)[first_codes]
-    return coded_categorical(codes, _remember_sorted(categories))
-
-
 def read_coded(source: Source, columns: tuple[str, ...]) -> pd.DataFrame | None:
     r"""A big CSV/TSV with some columns integer-coded, straight from pyarrow's dictionary parse.
 
@@ -1203,15 +1150,7 @@ def read_coded(source: Source, columns: tuple[str, ...]) -> pd.DataFrame | None:
     check_parse_memory(source, "columnar", columns=len(layout[0]))
     source.arrow = False  # a string table parsed earlier is not needed: free it
     source.table = None
-    from hlv_core._compiled import kernels
-
-    # a big file: plain strings (pyarrow's parse is ~3x cheaper without its per-block
-    # dictionaries) coded by the compiled hash table; else the dictionary parse
-    compiled = kernels(len(source.raw) // _BYTES_PER_ROW)
-    if compiled is not None:
-        table = _parse_arrow(source, *layout, narrow=columns)
-    else:
-        table = _parse_arrow(source, *layout, dictionary=columns)
+    table = _parse_arrow(source, *layout, dictionary=columns)
     if table is None:
         return None
     names = table.column_names
@@ -1221,8 +1160,7 @@ def read_coded(source: Source, columns: tuple[str, ...]) -> pd.DataFrame | None:
     for name in columns:
         chunks = table.column(name).chunks
         table = table.drop_columns([name])
-        frame[name] = (_encode_strings(chunks, compiled) if compiled is not None
-                       else _encode_chunks(chunks))
+        frame[name] = _encode_chunks(chunks)
         del chunks
     del table
     import pyarrow as pa
