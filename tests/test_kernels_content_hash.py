@@ -169,3 +169,27 @@ def test_content_hash_reads_the_buffers_to_the_same_digest_with_the_kernel(kerne
     for tables in ({}, {"items": items}):
         dataset = build_dataset(annotations, source="given", format="memory", **tables)
         assert dataset.content_hash == _digest_of_copies(dataset)
+
+
+def test_a_process_without_numba_loads_it_only_for_a_big_dictionary():
+    """Loading numba costs ~1 s: a process that has not loaded it hashes a dictionary below
+    ``_FRESH_KERNEL_STRINGS`` with pandas (same numbers), one that has takes the kernel."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, pandas as pd\n"
+        "from hlv_core import _compiled\n"
+        "from hlv_core.io import dataset\n"
+        "_compiled.MIN_COMPILED_WORK = 0\n"
+        "ids = pd.Index(['a', 'b', 'é'], dtype=str)\n"
+        "before = dataset._compiled_strings_hash(ids)\n"
+        "print('numba' in sys.modules, before is None)\n"
+        "import numba  # noqa: F401\n"
+        "after = dataset._compiled_strings_hash(ids)\n"
+        "print(after is not None and list(after) == list(pd.util.hash_array("
+        "ids.to_numpy(dtype=object), categorize=False)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["False", "True", "True"]
