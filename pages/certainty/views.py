@@ -111,8 +111,8 @@ def spread_view(run: Run, results: dict, metric: str, k: int, title: str) -> Non
     left.plotly_chart(sorted_values_figure(per_case, colours, f"{title} of the case"),
                       width="stretch", key="certainty.spread_cases")
     left.caption("Each case's value, averaged over the draws, sorted from low to high (Stutz "
-                 "et al., Figure 7, middle): where the curve sits below 1, the model's answer "
-                 "misses some of the case's plausible true labels.")
+                 "et al., Figure 7, middle): where the curve sits below 1, some of the case's "
+                 "plausible ground truths disagree with the model's answer.")
     right.plotly_chart(sample_histogram(per_sample, colours, f"{title} over all cases"),
                        width="stretch", key="certainty.spread_draws")
     right.caption("The dataset's value on each draw of plausible ground truths (Stutz et al., "
