@@ -33,7 +33,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -42,6 +41,9 @@ import pyarrow as pa
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from _timing import cpu, load_avg  # noqa: E402  (bench/ is on sys.path when run as a script)
+from _timing import race as timed_race  # noqa: E402
 
 from hlv_core._compiled import kernels, reference_only  # noqa: E402
 from hlv_core.io.dataset import _compiled_strings_hash, _utf8_buffers  # noqa: E402
@@ -55,16 +57,6 @@ from hlv_core.io.dataset import _utf8_buffers
 kernels().string_hashes(*_utf8_buffers(pa.array(["an1"], pa.large_string())))
 print(time.process_time() - start)
 """
-
-
-def cpu(fn):
-    start = time.process_time()
-    out = fn()
-    return time.process_time() - start, out
-
-
-def load_avg() -> str:
-    return f"{os.getloadavg()[0]:.1f}"
 
 
 def pandas_hash(categories: pd.Index) -> np.ndarray:
@@ -87,17 +79,10 @@ def hash_alone(categories: pd.Index) -> None:
 
 def race(name, new, ref, repeat, per=None):
     """Best of ``repeat`` CPU seconds of both sides, alternating; results asserted equal."""
-    best = {"kernel": np.inf, "pandas": np.inf}
-    outs = {}
-    for _ in range(repeat):
-        for side, fn in (("kernel", new), ("pandas", ref)):
-            before = load_avg()
-            t, outs[side] = cpu(fn)
-            best[side] = min(best[side], t)
-            print(f"  {name:14s} {side:6s} {t:6.3f} s CPU (load average {before} -> "
-                  f"{load_avg()})", flush=True)
-    a, b = outs["kernel"], outs["pandas"]
-    assert (a == b) if isinstance(a, str) else (a.dtype == b.dtype and np.array_equal(a, b))
+    def equal(a, b) -> bool:
+        return (a == b) if isinstance(a, str) else (a.dtype == b.dtype and np.array_equal(a, b))
+
+    best = timed_race(name, new, ref, repeat, same=equal, sides=("kernel", "pandas"), digits=3)
     each = (f" ({best['kernel'] / per * 1e9:.0f} vs {best['pandas'] / per * 1e9:.0f} ns a "
             "string)") if per else ""
     print(f"{name}: kernel {best['kernel']:.3f} s, pandas {best['pandas']:.3f} s CPU (best of "

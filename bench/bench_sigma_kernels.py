@@ -20,9 +20,7 @@ separately and printed. The load average is printed beside every figure.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -30,19 +28,12 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from _timing import cpu, load_avg  # noqa: E402  (bench/ is on sys.path when run as a script)
+from _timing import race as timed_race  # noqa: E402
+
 from hlv_core import _alpha, balance  # noqa: E402
 from hlv_core._compiled import kernels, reference_only  # noqa: E402
 from hlv_core.io import load  # noqa: E402
-
-
-def cpu(fn):
-    start = time.process_time()
-    out = fn()
-    return time.process_time() - start, out
-
-
-def load_avg() -> str:
-    return f"{os.getloadavg()[0]:.1f}"
 
 
 def same(a, b) -> bool:
@@ -53,19 +44,12 @@ def same(a, b) -> bool:
 
 def race(name, new, ref, repeat):
     """Best of ``repeat`` CPU seconds of both sides, alternating; results asserted equal."""
-    best = {"kernel": np.inf, "numpy": np.inf}
-    outs = {}
-    for _ in range(repeat):
-        for side, fn in (("kernel", new), ("numpy", ref)):
-            before = load_avg()
-            t, outs[side] = cpu(fn)
-            best[side] = min(best[side], t)
-            print(f"  {name:18s} {side:6s} {t:6.2f} s CPU (load average {before} -> "
-                  f"{load_avg()})", flush=True)
-    a, b = outs["kernel"], outs["numpy"]
-    fields = a if isinstance(a, tuple) else [getattr(a, f) for f in a.__dataclass_fields__]
-    ref_fields = b if isinstance(b, tuple) else [getattr(b, f) for f in b.__dataclass_fields__]
-    assert all(same(x, y) for x, y in zip(fields, ref_fields, strict=True)), name
+    def equal(a, b) -> bool:
+        fields = a if isinstance(a, tuple) else [getattr(a, f) for f in a.__dataclass_fields__]
+        ref_fields = b if isinstance(b, tuple) else [getattr(b, f) for f in b.__dataclass_fields__]
+        return all(same(x, y) for x, y in zip(fields, ref_fields, strict=True))
+
+    best = timed_race(name, new, ref, repeat, same=equal)
     print(f"{name}: kernel {best['kernel']:.2f} s, numpy {best['numpy']:.2f} s CPU (best of "
           f"{repeat}): {best['numpy'] / best['kernel']:.1f}x; equal", flush=True)
 
