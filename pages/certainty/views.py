@@ -108,7 +108,7 @@ def spread_view(run: Run, results: dict, metric: str, k: int, title: str) -> Non
     per_case, per_sample = pick("per_case_accuracy"), pick("per_sample")
     colours = model_colours(sorted(run.predictions))
     left, right = st.columns(2)
-    left.plotly_chart(sorted_values_figure(per_case, colours, f"{title} of the case"),
+    left.plotly_chart(sorted_values_figure(per_case, colours, title),
                       width="stretch", key="certainty.spread_cases")
     left.caption("Each case's value, averaged over the draws, sorted from low to high (Stutz "
                  "et al., Figure 7, middle): where the curve sits below 1, some of the case's "
