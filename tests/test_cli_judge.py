@@ -171,3 +171,19 @@ def test_alt_test_keeps_model_labels_outside_the_inventory(tmp_path, capsys):
     assert main(["judge", "calibration", str(folder / "annotations.csv"),
                  str(folder / "model_labels.csv")]) == 2
     assert "None-of-the-above" in capsys.readouterr().err
+
+
+def test_csv_out_neutralises_formula_like_names(tmp_path, capsys):
+    """A model named like a spreadsheet formula is written to ``--out`` as text (a leading
+    quote, OWASP "CSV injection"), the numbers stay numbers."""
+    preds = pd.read_csv(CASES / "predictions.csv", dtype=str)
+    preds["model"] = preds["model"].replace({"calibrated": "=HYPERLINK(\"x\")"})
+    path = tmp_path / "p.csv"
+    preds.to_csv(path, index=False)
+    out = tmp_path / "alt.csv"
+    assert main(["judge", "alt-test", str(CASES), str(path), "--out", str(out)]) == 0
+    capsys.readouterr()
+    table = pd.read_csv(out, dtype={"model": str})
+    assert "'=HYPERLINK(\"x\")" in set(table["model"])
+    assert not table["model"].str.startswith("=").any()
+    assert pd.api.types.is_numeric_dtype(table["p_value"])

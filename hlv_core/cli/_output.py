@@ -25,7 +25,7 @@ from typing import Any, TextIO
 import numpy as np
 import pandas as pd
 
-from ..text import strip_controls
+from ..text import neutralise_frame, strip_controls
 
 __all__ = [
     "TEXT_HOOK",
@@ -141,3 +141,10 @@ class ControlFreeStream:
 
     def __getattr__(self, name: str):
         return getattr(self._stream, name)
+
+
+def write_csv(frame: pd.DataFrame, path) -> None:
+    """Write a result table as CSV for people (spreadsheets): every text cell a spreadsheet would
+    run as a formula is neutralised (:func:`hlv_core.text.neutralise_frame`; OWASP "CSV
+    injection"), numbers stay numbers. Not for data files meant to be loaded again."""
+    neutralise_frame(frame).to_csv(path, index=False)

@@ -31,7 +31,7 @@ from ..certainty import (
     sweep,
 )
 from ..io import FORMATS, DataError, load, load_predictions, model_matrices
-from ._output import write_json
+from ._output import write_csv, write_json
 
 __all__ = ["add_cli", "run_certainty"]
 
@@ -161,8 +161,6 @@ TABLE_FILES = {"certainty": "certainty.csv", "accuracy": "accuracy.csv",
 def _write_tables(result, folder: Path) -> list[str]:
     """Write every table of the sweep as CSV into ``folder`` (text cells a spreadsheet would
     run as formulas neutralised)."""
-    from ..text import neutralise_frame
-
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -170,7 +168,7 @@ def _write_tables(result, folder: Path) -> list[str]:
                         source=str(folder), fix="give a folder you can write to.") from None
     written = []
     for attribute, name in TABLE_FILES.items():
-        neutralise_frame(getattr(result, attribute)).to_csv(folder / name, index=False)
+        write_csv(getattr(result, attribute), folder / name)
         written.append(name)
     return written
 

@@ -30,7 +30,7 @@ from ..judging import (
     run_calibration,
     run_ceiling,
 )
-from ._output import write_json
+from ._output import write_csv, write_json
 
 __all__ = ["add_cli"]
 
@@ -55,7 +55,7 @@ def _load(args: argparse.Namespace, unknown_labels: str = "refuse"):
 
 def _emit(args, table: pd.DataFrame, extra: dict, lines: list[str]) -> None:
     if args.out:
-        table.to_csv(args.out, index=False)
+        write_csv(table, args.out)
     if args.json:
         write_json({**extra, "table": table})
         return
@@ -90,13 +90,13 @@ def _run_alt_test(args: argparse.Namespace) -> int:
     table = pd.concat(per, ignore_index=True) if per else pd.DataFrame()
     if args.json:
         if args.out:
-            table.to_csv(args.out, index=False)
+            write_csv(table, args.out)
         write_json({"summary": summary, "per_annotator": table, "notes": notes,
                     "skipped": {n: r.skipped for n, r in results.items()
                                 if not isinstance(r, str)}})
         return 0
     if args.out:
-        table.to_csv(args.out, index=False)
+        write_csv(table, args.out)
     with pd.option_context("display.max_rows", 500, "display.width", 200):
         print(summary.drop(columns=["note"]).to_string(index=False,
                                                        float_format=lambda x: f"{x:.4f}"))

@@ -22,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from .. import lewidi
-from ._output import write_json
+from ._output import write_csv, write_json
 
 __all__ = ["add_cli", "run_lewidi"]
 
@@ -51,7 +51,7 @@ def run_lewidi(args: argparse.Namespace) -> int:
         for system, _, results in runs:
             for r in results:
                 frames.append(r.items().assign(system=system))
-        pd.concat(frames, ignore_index=True).to_csv(args.items, index=False)
+        write_csv(pd.concat(frames, ignore_index=True), args.items)
     if len(runs) > 1:
         board, tests = lewidi.leaderboard([(s, r) for s, _, r in runs],
                                           n_boot=args.bootstrap or 1000, seed=args.seed)
