@@ -1029,7 +1029,7 @@ def sweep(
     if any(k < 1 for k in ks) or (ao_depth is not None and int(ao_depth) < 1):
         raise ValueError("ks and ao_depth must be >= 1")
     cert_rows, acc_rows, case_frames, infos = [], [], [], []
-    sample_frames, case_acc_frames = [], []
+    ua_tables = []  # (accuracy row, per-draw frame, per-case frame) of every UA metric
     preds = predictions or {}
     if point is not None:
         base = np.asarray(point, dtype=float)
@@ -1115,27 +1115,24 @@ def sweep(
             _risk_array(risk, K)
             per_case["risk_certainty"] = risk_certainty_from_top(top, risk)
             per_case["expected_risk"] = expected_risk_from_top(top, risk)
-        def record(name: str, k: int, metric: str, case_sample: np.ndarray,
-                   r: float = float(r)) -> None:
-            row, by_sample, by_case = _metric_tables(model, r, name, k, metric, case_sample,
-                                                     item_ids)
-            acc_rows.append(row)
-            sample_frames.append(by_sample)
-            case_acc_frames.append(by_case)
-
-        for name, p in preds.items():
+        for name, p in preds.items():  # each UA metric's (N, S) table, three views of it
             for k in ks:
-                record(name, k, "ua_accuracy", ua_accuracy_from_top(top, p, k=k))
                 pred_key = _set_keys(topk_sets(p, k), K)
-                record(name, k, "ua_set_accuracy",
-                       (keys[k] == pred_key[:, None]).astype(float))
+                ua_tables.append(_metric_tables(
+                    model, r, name, k, "ua_accuracy", ua_accuracy_from_top(top, p, k=k),
+                    item_ids))
+                ua_tables.append(_metric_tables(
+                    model, r, name, k, "ua_set_accuracy",
+                    (keys[k] == pred_key[:, None]).astype(float), item_ids))
             if ao:
-                record(name, ao, "ua_average_overlap",
-                       ua_average_overlap_from_top(top, p, depth=ao))
+                ua_tables.append(_metric_tables(
+                    model, r, name, ao, "ua_average_overlap",
+                    ua_average_overlap_from_top(top, p, depth=ao), item_ids))
         case_frames.append(pd.DataFrame(per_case))
         del top
     if progress is not None:
         progress(1.0, f"{model}: done")
+    acc_rows += [row for row, _, _ in ua_tables]
     return SweepResult(
         certainty=pd.DataFrame(cert_rows,
                                columns=["model", "reliability", "k", "mean_certainty", "median",
@@ -1144,8 +1141,8 @@ def sweep(
                                                  "metric", "mean", "sd", "min", "max"]),
         per_case=pd.concat(case_frames, ignore_index=True) if case_frames else pd.DataFrame(),
         info=infos,
-        per_sample=_compact_labels(sample_frames, _SAMPLE_COLUMNS),
-        per_case_accuracy=_compact_labels(case_acc_frames, _CASE_ACCURACY_COLUMNS),
+        per_sample=_compact_labels([t[1] for t in ua_tables], _SAMPLE_COLUMNS),
+        per_case_accuracy=_compact_labels([t[2] for t in ua_tables], _CASE_ACCURACY_COLUMNS),
     )
 
 

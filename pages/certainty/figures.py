@@ -1,7 +1,7 @@
 """Plotly figures of the Certainty page (Stutz et al.): certainty curves over reliabilities
 (Figure 6, left), per-case histograms, UA accuracy over reliabilities (Figure 6), cases sorted
-and the spread over draws (Figure 7) and the one-case view (Figure 5). Figures and tables only: the numbers come from
-``hlv_core.certainty``."""
+and the spread over draws (section 3.2, Figure 7) and the one-case view (Figure 5). Figures and
+tables only: the numbers come from ``hlv_core.certainty``."""
 
 from __future__ import annotations
 
@@ -165,7 +165,7 @@ def sorted_cases_figure(per_case: pd.DataFrame, column: str, axis_label: str,
                         height: int = 320) -> go.Figure:
     """A per-case column against the cases sorted by the first model's value (ascending), every
     model drawn in that same case order, so that the lines show where the models agree (Stutz
-    et al., Figure 7, left: certainty sorted for PL, PrIRN in the same order)."""
+    et al., section 3.2, Figure 7, left: certainty sorted for PL, PrIRN in the same order)."""
     models = list(dict.fromkeys(per_case["model"]))
     first = per_case[per_case["model"] == models[0]].sort_values([column, "case"])
     order = {case: i for i, case in enumerate(first["case"])}
@@ -204,7 +204,7 @@ def sample_histogram(values: pd.DataFrame, colours: dict[str, str], axis_label: 
                      nbins: int = 15, row_height: int = 150) -> go.Figure:
     """Histogram over the plausibility draws of a dataset-level metric (``SweepResult.
     per_sample`` rows), one row per (aggregation model, predictor) on its own x range, so that
-    a narrow spread is still resolved (Stutz et al., Figure 7, right: how far the accuracy moves
+    a narrow spread is still resolved (Stutz et al., section 3.2, Figure 7, right: how far the accuracy moves
     between the best and the worst draw)."""
     from plotly.subplots import make_subplots
 

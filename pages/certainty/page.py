@@ -168,8 +168,8 @@ def reliability_panel() -> None:
                                               "certainty of the top label"),
                           width="stretch", key="certainty.sorted")
         left.caption("The same certainties case by case, sorted by the first model's (Stutz et "
-                     "al., Figure 7, left): the other model's line in the same case order shows "
-                     "whether both find the same cases uncertain.")
+                     "al., section 3.2, Figure 7, left): the other model's line in the same case "
+                     "order shows whether both find the same cases uncertain.")
     with right:
         st.markdown("**Average certainty of the top label**")
         for model, row in top1.items():

@@ -90,20 +90,20 @@ def ua_view(run: Run, reliabilities: tuple[float, ...]) -> None:
 
 
 def spread_view(run: Run, results: dict, metric: str, k: int, title: str) -> None:
-    """One reliability in detail (Stutz et al., Figure 7, middle and right): the metric of
-    every case, sorted, and its dataset value on each draw, as a histogram."""
+    """One reliability in detail (Stutz et al., section 3.2, Figure 7, middle and right): the
+    metric of every case, sorted, and its dataset value on each draw, as a histogram."""
     finite = sorted({float(r) for res in results.values()
-                     for r in res["per_sample"]["reliability"] if not math.isinf(r)})
+                     for r in res["per_sample"]["reliability"].unique() if not math.isinf(r)})
     if not finite:
         return
     st.subheader("Across cases and across draws, at one reliability")
     r = st.select_slider("Reliability for this view", finite, value=finite[len(finite) // 2],
                          format_func=fmt_r, key="certainty.spread_rel")
 
-    def pick(table: str) -> pd.DataFrame:
-        frame = pd.concat([res[table] for res in results.values()], ignore_index=True)
-        return frame[(frame["reliability"] == r) & (frame["metric"] == metric)
-                     & (frame["k"] == k)]
+    def pick(table: str) -> pd.DataFrame:  # the shown rows of each model, then one frame
+        return pd.concat([
+            f[(f["reliability"] == r) & (f["metric"] == metric) & (f["k"] == k)]
+            for f in (res[table] for res in results.values())], ignore_index=True)
 
     per_case, per_sample = pick("per_case_accuracy"), pick("per_sample")
     colours = model_colours(sorted(run.predictions))
@@ -111,12 +111,12 @@ def spread_view(run: Run, results: dict, metric: str, k: int, title: str) -> Non
     left.plotly_chart(sorted_values_figure(per_case, colours, title),
                       width="stretch", key="certainty.spread_cases")
     left.caption("Each case's value, averaged over the draws, sorted from low to high (Stutz "
-                 "et al., Figure 7, middle): where the curve sits below 1, some of the case's "
-                 "plausible ground truths disagree with the model's answer.")
+                 "et al., section 3.2, Figure 7, middle): where the curve sits below 1, some "
+                 "of the case's plausible ground truths disagree with the model's answer.")
     right.plotly_chart(sample_histogram(per_sample, colours, f"{title} over all cases"),
                        width="stretch", key="certainty.spread_draws")
     right.caption("The dataset's value on each draw of plausible ground truths (Stutz et al., "
-                  "Figure 7, right): the width is how far the score can move between the best "
+                  "section 3.2, Figure 7, right): the width is how far the score can move between the best "
                   "and the worst draw; the error bars above show its sd.")
     a, b = st.columns(2)
     with a:
