@@ -91,15 +91,20 @@ def runs_started(page) -> int:
 def rerun(page, action, timeout: int = APP_TIMEOUT_MS) -> None:
     """Do ``action`` (a callable: a click, key press or upload that reruns the script: a
     widget, a lazily run tab, a sidebar link) once the app is idle, then wait until a run has
-    started after it and finished. Only for actions that surely start a run in this document
-    (not a full page load): otherwise this waits out ``timeout``."""
+    started after it and finished. A run has started when the script state left
+    ``notRunning`` or the address changed: Streamlit changes the address when a sidebar link's
+    page starts its run, and a busy browser may draw a short run's start and end in one update,
+    so that the state is never seen to leave ``notRunning``. Only for actions that surely start
+    a run in this document (not a full page load): otherwise this waits out ``timeout``."""
     wait_for_app(page, timeout)
     started = runs_started(page)
+    address = page.evaluate("() => location.href")
     action()
     page.wait_for_function(
-        """n => window.__hlvRunsStarted > n && document.querySelector(
-            '[data-testid="stApp"]')?.getAttribute('data-test-script-state') === 'notRunning'""",
-        arg=started, timeout=timeout)
+        """([n, address]) => (window.__hlvRunsStarted > n || location.href !== address)
+            && document.querySelector('[data-testid="stApp"]')
+                ?.getAttribute('data-test-script-state') === 'notRunning'""",
+        arg=[started, address], timeout=timeout)
 
 
 def wait_for_drawn(page, timeout: int = APP_TIMEOUT_MS) -> None:
