@@ -44,8 +44,8 @@ CONVEX_ONCE_TOLERANCE = 2e-3
 
 def child(root: str, out: str, methods: list[str], seeds: list[int]) -> None:
     """One measured run with ``root``'s ``hlv_core``: writes the results table to ``out`` and
-    prints one JSON line (CPU, wall, load average, peak memory)."""
-    sys.path.insert(0, root)
+    prints one JSON line (CPU, wall, load average, peak memory). ``root`` is first on the path
+    (``main`` puts it there)."""
     from hlv_core import lab
     from hlv_core.io import load
 

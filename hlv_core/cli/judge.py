@@ -88,15 +88,13 @@ def _run_alt_test(args: argparse.Namespace) -> int:
         lines += [f"warning: {name}: {w}" for w in res.warnings]
         lines += [f"skipped: {name}: annotator {a!r}: {why}" for a, why in res.skipped.items()]
     table = pd.concat(per, ignore_index=True) if per else pd.DataFrame()
+    if args.out:
+        write_csv(table, args.out)
     if args.json:
-        if args.out:
-            write_csv(table, args.out)
         write_json({"summary": summary, "per_annotator": table, "notes": notes,
                     "skipped": {n: r.skipped for n, r in results.items()
                                 if not isinstance(r, str)}})
         return 0
-    if args.out:
-        write_csv(table, args.out)
     with pd.option_context("display.max_rows", 500, "display.width", 200):
         print(summary.drop(columns=["note"]).to_string(index=False,
                                                        float_format=lambda x: f"{x:.4f}"))
