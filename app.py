@@ -24,9 +24,10 @@ from hlv_ui.state import (
     sync_selector,
     use_source,
 )
-from hlv_ui.widgets import dataset_box_style, in_use_caption
+from hlv_ui.widgets import dataset_box_style, in_use_caption, run_marker
 
 st.set_page_config(page_title="HLV Lens", page_icon="🔎", layout="wide")
+run_marker()  # hidden: numbers this run for the browser tests' waits
 require_login()  # team mode ([auth] in secrets): nothing below runs until the visitor signs in
 
 with st.sidebar:

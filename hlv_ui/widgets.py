@@ -89,6 +89,24 @@ SIDEBAR_CSS = (
 )
 
 
+#: The session-state key of :func:`run_marker`'s count of the app's runs.
+RUN_COUNT_KEY = "_hlv_runs"
+
+
+def run_marker() -> None:
+    """Number this run of the whole app in a hidden element, ``<span data-hlv-run="N">``,
+    drawn before anything else. A browser test that clicked something knows the click's run
+    has finished when the number changed and the app reports ``notRunning``: the number comes
+    after the run's "running" status, so the two never mix an old run with a new one (the
+    address and the status alone do, as Streamlit sends a page's address before its status).
+    Hidden by its own style: it takes no space and a person never sees it."""
+    runs = int(st.session_state.get(RUN_COUNT_KEY, 0)) + 1
+    st.session_state[RUN_COUNT_KEY] = runs
+    with st.container(key="hlv_run_marker"):
+        st.html(f'<style>.st-key-hlv_run_marker{{display:none}}</style>'
+                f'<span data-hlv-run="{runs}"></span>')
+
+
 def dataset_box_style() -> None:
     """Add :data:`SIDEBAR_CSS` to the page (a style element only: it takes no space)."""
     st.html(SIDEBAR_CSS)

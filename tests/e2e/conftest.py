@@ -88,23 +88,36 @@ def runs_started(page) -> int:
     return page.evaluate(_RUNS_STARTED)
 
 
+def app_run_number(page) -> int:
+    """The number of the app's last run drawn in this document (``hlv_ui.widgets.run_marker``;
+    0 before the first)."""
+    return page.evaluate("""() => Number(
+        document.querySelector('[data-hlv-run]')?.getAttribute('data-hlv-run') ?? 0)""")
+
+
 def rerun(page, action, timeout: int = APP_TIMEOUT_MS) -> None:
     """Do ``action`` (a callable: a click, key press or upload that reruns the script: a
     widget, a lazily run tab, a sidebar link) once the app is idle, then wait until a run has
-    started after it and finished. A run has started when the script state left
-    ``notRunning`` or the address changed: Streamlit changes the address when a sidebar link's
-    page starts its run, and a busy browser may draw a short run's start and end in one update,
-    so that the state is never seen to leave ``notRunning``. Only for actions that surely start
-    a run in this document (not a full page load): otherwise this waits out ``timeout``."""
+    started after it and finished. A run has started when the app drew a higher run number
+    (:func:`app_run_number`, drawn after the run's "running" status; a page switch may clear
+    the old number first, hence higher, not different) or the script state was
+    seen to leave ``notRunning`` (a fragment's run, which draws no number). Not the address: a
+    sidebar link's page sends its address before its status, so a wait on the address can end
+    before the page's run has begun. Only for actions that surely start a run in this document
+    (not a full page load): otherwise this waits out ``timeout``."""
     wait_for_app(page, timeout)
     started = runs_started(page)
-    address = page.evaluate("() => location.href")
+    number = app_run_number(page)
     action()
     page.wait_for_function(
-        """([n, address]) => (window.__hlvRunsStarted > n || location.href !== address)
-            && document.querySelector('[data-testid="stApp"]')
-                ?.getAttribute('data-test-script-state') === 'notRunning'""",
-        arg=[started, address], timeout=timeout)
+        """([n, number]) => {
+            const marker = document.querySelector('[data-hlv-run]');
+            const drawn = Number(marker?.getAttribute('data-hlv-run') ?? 0);
+            return (window.__hlvRunsStarted > n || drawn > number)
+                && document.querySelector('[data-testid="stApp"]')
+                    ?.getAttribute('data-test-script-state') === 'notRunning';
+        }""",
+        arg=[started, number], timeout=timeout)
 
 
 def wait_for_drawn(page, timeout: int = APP_TIMEOUT_MS) -> None:

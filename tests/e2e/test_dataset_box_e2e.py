@@ -9,7 +9,7 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from .conftest import rerun, wait_for_app, wait_for_drawn
+from .conftest import app_run_number, rerun, wait_for_app, wait_for_drawn
 
 RATINGS = "Acceptability ratings (ordinal 1-5)"
 LEGAL = "Legal areas (multi-label)"
@@ -46,12 +46,14 @@ def test_the_box_follows_every_click_through(page: Page, app_url: str, artifacts
     expect(page.get_by_test_id("stMetricValue").first).to_be_visible()
     _pick(page, RATINGS)  # the first pick after the page load
     _expect_in_use(page, RATINGS, "ratings")
+    # the run number the waits read: drawn, one per run, hidden and taking no space
+    assert app_run_number(page) >= 2
+    assert page.locator(".st-key-hlv_run_marker").bounding_box() is None
 
-    wait_for_app(page)
-    main.get_by_text("Open in Items and annotators").first.click()  # Overview -> item
+    # Overview -> item; the explorer's run (waited for) writes its parameters
+    rerun(page, main.get_by_text("Open in Items and annotators").first.click)
     expect(page).to_have_url(re.compile(r"/explorer\?item="))
     _expect_in_use(page, RATINGS, "ratings")
-    wait_for_app(page)  # the explorer's run (started: its address is set) writes its parameters
     main.get_by_role("button", name="All items and annotators").first.click()
     expect(main.get_by_role("tab", name="Annotators")).to_be_visible()
     _expect_in_use(page, RATINGS, "ratings")
@@ -62,8 +64,7 @@ def test_the_box_follows_every_click_through(page: Page, app_url: str, artifacts
     pairs_tab.click()
     pair_link = main.get_by_role("link", name=re.compile(r"profile, compared with")).first
     expect(pair_link).to_be_visible()
-    wait_for_app(page)
-    pair_link.click()
+    rerun(page, pair_link.click)
     expect(page).to_have_url(re.compile(r"/explorer\?annotator=.*&with="))
     _expect_in_use(page, RATINGS, "ratings")
 
@@ -78,15 +79,14 @@ def test_the_box_follows_every_click_through(page: Page, app_url: str, artifacts
     page.get_by_role("option").first.click()
     profile = main.get_by_role("link", name=re.compile(r"^Open the profile of"))
     expect(profile).to_be_visible()
-    wait_for_app(page)
-    profile.click()
+    rerun(page, profile.click)
     expect(page).to_have_url(re.compile(r"/explorer\?annotator="))
     _expect_in_use(page, RATINGS, "ratings")
 
     _nav(page, "Overview")  # an explainer -> the Glossary
     expect(page).not_to_have_url(re.compile(r"/explorer"))
     main.get_by_text("What do these mean?").first.click()
-    main.get_by_role("link", name="All terms in the Glossary").first.click()
+    rerun(page, main.get_by_role("link", name="All terms in the Glossary").first.click)
     expect(page).to_have_url(re.compile(r"/glossary"))
     _expect_in_use(page, RATINGS, "ratings")
 

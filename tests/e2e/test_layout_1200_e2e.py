@@ -66,7 +66,12 @@ def test_long_name_and_fifteen_lab_models_at_1200(page: Page, app_url: str, arti
     grid = main.locator(".js-plotly-plot").filter(has_text="Rank of each model").first
     # 15 lab models + the 3 bundled ones: wait until Plotly has drawn every row (the grid is
     # redrawn after the app goes idle, e.g. when its margins are fitted to the names)
-    expect(grid.locator(".ytick text")).to_have_count(18, timeout=WAIT)
+    try:
+        expect(grid.locator(".ytick text")).to_have_count(18, timeout=WAIT)
+    except AssertionError as missing:  # say which rows were drawn, and keep the picture
+        page.screenshot(path=str(artifacts / "rank_grid_rows_missing.png"), full_page=True)
+        drawn = grid.evaluate("g => [...g.querySelectorAll('.ytick text')].map(t => t.textContent)")
+        raise AssertionError(f"rows drawn: {drawn}") from missing
     for name in ("lab SLMV-soft", "calibrated", "overconfident", "weak"):
         expect(grid.locator(".ytick").filter(
             has_text=re.compile(rf"(^|\s){re.escape(name)}$"))).to_have_count(1, timeout=WAIT)
