@@ -24,6 +24,7 @@ from .conftest import (
     oidc_provider,
     rerun,
     running_app,
+    wait_for_app,
     wait_for_drawn,
 )
 
@@ -89,6 +90,7 @@ def test_keep_share_reload_visitor_link_and_delete(browser: Browser, team, artif
     assert entry.owner == ALICE and entry.source_file == "team_data.csv"
     expect(_box(alice)).to_have_value("Library: team_data", timeout=WAIT)
     expect(alice).to_have_url(re.compile(rf"dataset={entry.id}"), timeout=WAIT)
+    wait_for_app(alice)  # the keep's run (it drew the note) finished: the expander stays put
     main.get_by_text("Dataset library (1 kept)").click()
     expect(main.get_by_role("checkbox", name="Really delete")).to_be_visible(timeout=WAIT)
     main.screenshot(path=str(artifacts / "workspace_overview_library_1200.png"))
@@ -98,7 +100,7 @@ def test_keep_share_reload_visitor_link_and_delete(browser: Browser, team, artif
     expect(alice.get_by_test_id("stSidebar").get_by_text(re.compile(r"^In use: team_data"))
            ).to_be_visible(timeout=WAIT)
 
-    main.get_by_text("Open in Items and annotators").first.click()
+    rerun(alice, main.get_by_text("Open in Items and annotators").first.click)
     expect(alice).to_have_url(re.compile(r"/explorer\?"), timeout=WAIT)
     code = main.get_by_test_id("stCode").first
     expect(code).to_contain_text(f"dataset={entry.id}", timeout=WAIT)  # the explorer's link
