@@ -49,12 +49,20 @@ def upload_predictions(dataset, *, key: str) -> None:
 
 def choose_models(available: list[str], *, key: str) -> list[str]:
     """A model multiselect under ``key``: the user's choice is kept when models are added, and
-    newly available models (e.g. just uploaded) are selected automatically."""
-    known_key = f"{key}.known"
+    newly available models (e.g. just uploaded) are selected automatically.
+
+    The choice is also remembered outside the widget (``<key>.chosen``): Streamlit forgets a
+    widget's value when the browser did not report it (a tab clicked before the multiselect
+    was drawn, on a busy machine), and the remembered choice then comes back instead of an
+    empty selection."""
+    known_key, chosen_key = f"{key}.known", f"{key}.chosen"
     known = st.session_state.get(known_key, [])
     if key not in st.session_state or set(available) != set(known):
-        kept = [m for m in st.session_state.get(key, []) if m in available]
-        st.session_state[key] = kept + [m for m in available if m not in known]
+        previous = st.session_state.get(key, st.session_state.get(chosen_key, []))
+        kept = [m for m in previous if m in available]
+        st.session_state[key] = kept + [m for m in available if m not in known and m not in kept]
         st.session_state[known_key] = available
-    return st.multiselect("Models", available, key=key,
-                          help="Each model's predictions are scored against the annotators.")
+    chosen = st.multiselect("Models", available, key=key,
+                            help="Each model's predictions are scored against the annotators.")
+    st.session_state[chosen_key] = list(chosen)
+    return chosen

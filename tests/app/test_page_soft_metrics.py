@@ -243,3 +243,34 @@ def test_no_predictions_says_how_to_get_them(app):
     links = [link.proto.label for link in at.get("page_link")]
     assert any(label.startswith("Overview") for label in links)
     assert any(label.startswith("Training lab") for label in links)
+
+
+
+def _choice_app() -> None:
+    import streamlit as st
+
+    from pages.soft_metrics.predictions_views import choose_models
+
+    if st.session_state.pop("lose_the_widget_value", False):
+        del st.session_state["models"]  # as when the browser did not report the widget
+    choose_models(st.session_state.get("available", ["a", "b", "c"]), key="models")
+
+
+def test_the_model_choice_survives_a_lost_widget_value():
+    """Streamlit forgets a widget's value the browser did not report (a tab clicked before the
+    multiselect was drawn): the user's last choice comes back, not an empty selection."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_choice_app).run()
+    assert at.multiselect(key="models").value == ["a", "b", "c"]  # all at first
+    at.multiselect(key="models").set_value(["a", "c"]).run()
+    at.session_state["lose_the_widget_value"] = True
+    at.run()
+    assert not at.exception
+    assert at.multiselect(key="models").value == ["a", "c"]
+    at.session_state["available"] = ["a", "b", "c", "d"]  # a model added: selected too
+    at.run()
+    assert at.multiselect(key="models").value == ["a", "c", "d"]
+    at.multiselect(key="models").set_value([]).run()  # cleared by the user: stays cleared
+    at.run()
+    assert at.multiselect(key="models").value == []

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from .conftest import app_run_number, rerun, wait_for_app, wait_for_drawn
 
@@ -37,6 +38,24 @@ def _nav(page: Page, title: str) -> None:
     does: a click while a click-through is still running races two page switches), and wait
     until the new page's run has finished."""
     rerun(page, page.get_by_test_id("stSidebarNavLink").get_by_text(title, exact=True).click)
+
+
+def _click_page_link(page: Page, link) -> None:
+    """Click a page link and wait for the new page's run; clicked again only when no run
+    started within 30 s. This link, just shown by opening its expander, sometimes starts no
+    run on the first click (these steps in a loop on a quiet box: about 1 in 10; a second
+    click always took; the cause was not found), and the link is not what this test checks."""
+    for attempt in range(3):
+        number, address = app_run_number(page), page.url
+        try:
+            rerun(page, link.click, timeout=30_000)
+            return
+        except PlaywrightTimeoutError:
+            if app_run_number(page) > number or page.url != address:
+                wait_for_app(page)  # it took, its run is slow: never click twice
+                return
+            if attempt == 2:
+                raise
 
 
 def test_the_box_follows_every_click_through(page: Page, app_url: str, artifacts):
@@ -85,8 +104,9 @@ def test_the_box_follows_every_click_through(page: Page, app_url: str, artifacts
 
     _nav(page, "Overview")  # an explainer -> the Glossary
     expect(page).not_to_have_url(re.compile(r"/explorer"))
+    wait_for_drawn(page)  # the charts and tables drawn late first: nothing moves the link
     main.get_by_text("What do these mean?").first.click()
-    rerun(page, main.get_by_role("link", name="All terms in the Glossary").first.click)
+    _click_page_link(page, main.get_by_role("link", name="All terms in the Glossary").first)
     expect(page).to_have_url(re.compile(r"/glossary"))
     _expect_in_use(page, RATINGS, "ratings")
 

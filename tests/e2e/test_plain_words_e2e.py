@@ -8,7 +8,7 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from .conftest import open_screen, rerun
+from .conftest import open_screen, rerun, wait_for_drawn
 
 PAGES = ["Overview", "Soft vs hard metrics", "Certainty", "Agreement", "Perspectives",
          "Annotator graph", "Items and annotators", "Case review", "Training lab",
@@ -24,10 +24,11 @@ def test_explanations_glossary_and_no_page_speaks_in_seed_numbers(page: Page, ap
            ).to_be_visible()
     reading = expander.get_by_text("How to read it").first
     expect(reading).to_be_hidden()
+    wait_for_drawn(page)  # what is drawn late first: it may redraw the page around the link
     expander.get_by_text("What do these mean?").click()
     expect(reading).to_be_visible()
     expander.screenshot(path=str(artifacts / "plain_words_expander.png"))
-    expander.get_by_text("All terms in the Glossary").click()
+    rerun(page, expander.get_by_text("All terms in the Glossary").click)
     expect(main.get_by_role("heading", name="Glossary")).to_be_visible()
     expect(main.get_by_text("Systematicity (sigma)").first).to_be_visible()
     main.get_by_role("textbox", name="Find a term").fill("certainty")
