@@ -88,11 +88,14 @@ def runs_started(page) -> int:
     return page.evaluate(_RUNS_STARTED)
 
 
+#: The number of the app's last run drawn in this document (``hlv_ui.widgets.run_marker``; 0
+#: before the first), as a JavaScript expression.
+_RUN_NUMBER = "Number(document.querySelector('[data-hlv-run]')?.getAttribute('data-hlv-run') ?? 0)"
+
+
 def app_run_number(page) -> int:
-    """The number of the app's last run drawn in this document (``hlv_ui.widgets.run_marker``;
-    0 before the first)."""
-    return page.evaluate("""() => Number(
-        document.querySelector('[data-hlv-run]')?.getAttribute('data-hlv-run') ?? 0)""")
+    """The number of the app's last run drawn in this document (0 before the first)."""
+    return page.evaluate(f"() => {_RUN_NUMBER}")
 
 
 def rerun(page, action, timeout: int = APP_TIMEOUT_MS) -> None:
@@ -110,13 +113,9 @@ def rerun(page, action, timeout: int = APP_TIMEOUT_MS) -> None:
     number = app_run_number(page)
     action()
     page.wait_for_function(
-        """([n, number]) => {
-            const marker = document.querySelector('[data-hlv-run]');
-            const drawn = Number(marker?.getAttribute('data-hlv-run') ?? 0);
-            return (window.__hlvRunsStarted > n || drawn > number)
-                && document.querySelector('[data-testid="stApp"]')
-                    ?.getAttribute('data-test-script-state') === 'notRunning';
-        }""",
+        f"""([n, number]) => (window.__hlvRunsStarted > n || {_RUN_NUMBER} > number)
+            && document.querySelector('[data-testid="stApp"]')
+                ?.getAttribute('data-test-script-state') === 'notRunning'""",
         arg=[started, number], timeout=timeout)
 
 
