@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from hlv_core import competence as C
@@ -304,6 +304,8 @@ def test_permuting_and_renaming_change_nothing(rows, rnd):
 
 @settings(max_examples=10, deadline=None)
 @given(rows_strategy)
+@example(rows=[(2, 1, 0), (0, 0, 0), (0, 1, 1), (0, 2, 0), (0, 3, 0), (0, 4, 0), (1, 0, 0),
+               (1, 1, 0), (1, 2, 0), (1, 3, 0), (2, 0, 0), (3, 0, 0)])  # apart by 1.2e-5 before
 def test_duplicated_annotator_gets_the_same_competence(rows):
     df = _df(rows)
     if not _usable(df):
@@ -317,7 +319,10 @@ def test_duplicated_annotator_gets_the_same_competence(rows):
         ds = C.dawid_skene(both, max_iter=300)
     assert oc.skill[first] == pytest.approx(oc.skill["copy"], abs=1e-12)
     assert ds.accuracy[first] == pytest.approx(ds.accuracy["copy"], abs=1e-12)
-    m = C.mace(both, n_restarts=2, n_iter=20)
+    # from equal starting values (no random spread): the copy's updates are the original's.
+    # With MACE's random starts the two begin apart and 20 iterations need not bring them within
+    # 1e-6 (hypothesis found 0.316436 vs 0.316448)
+    m = C.mace(both, n_restarts=2, n_iter=20, init_noise=0.0)
     assert m.competence[first] == pytest.approx(m.competence["copy"], abs=1e-6)
 
 
