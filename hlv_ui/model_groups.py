@@ -14,6 +14,8 @@ import streamlit as st
 
 from hlv_core.text import md
 
+from .widgets import KEPT
+
 __all__ = [
     "predictions_hint",
     "LAB_GROUP",
@@ -56,7 +58,7 @@ def shown_predictions(frame: pd.DataFrame | None, *, key: str) -> pd.DataFrame |
     widget_key = f"{key}.show_lab_models"
     st.session_state[widget_key] = bool(st.session_state.get(SHOW_KEY, True))
     shown = st.toggle(
-        f"Show the {len(lab)} {LAB_GROUP.lower()}", key=widget_key,
+        f"Show the {len(lab)} {LAB_GROUP.lower()}", key=widget_key, persist_state=KEPT,
         on_change=_remember, args=(widget_key,),
         help="Models sent from the Training lab, shown or hidden together on every page. "
              "Their test predictions cover the lab's test items only.")

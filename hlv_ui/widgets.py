@@ -74,8 +74,15 @@ def download_table(
 def lazy_tabs(names: list[str], *, key: str) -> dict:
     """``st.tabs`` whose hidden tabs do not run: the page reruns when the user switches tabs and
     each container's ``.open`` says whether it is shown (set ``st.session_state[key]`` to a tab
-    name to open it, e.g. in tests). Widgets inside a hidden tab return to their defaults."""
-    return dict(zip(names, st.tabs(names, key=key, on_change="rerun"), strict=True))
+    name to open it, e.g. in tests). Widgets inside a hidden tab keep their values (they are
+    drawn with ``persist_state=KEPT``). The open tab is remembered too: a user who comes back
+    from another page finds the tab they left (Streamlit would open the first one)."""
+    kept = f"{key}.kept"
+    if key not in st.session_state and st.session_state.get(kept) in names:
+        st.session_state[key] = st.session_state[kept]
+    tabs = dict(zip(names, st.tabs(names, key=key, on_change="rerun"), strict=True))
+    st.session_state[kept] = st.session_state.get(key)
+    return tabs
 
 
 #: The Dataset box's text ends in an ellipsis; the in-use name stays on one line.
@@ -87,6 +94,44 @@ SIDEBAR_CSS = (
     "overflow:hidden;text-overflow:ellipsis;white-space:nowrap;vertical-align:bottom}"
     "</style>"
 )
+
+
+#: ``persist_state`` of every setting a page draws: Streamlit keeps the value while the widget
+#: is not drawn (the user is on another page, or the widget's tab is closed) and gives it back
+#: when the user returns, instead of the default. A kept value the widget can no longer take
+#: (another dataset's options or bounds) falls back to the default; sliders whose bounds follow
+#: the data call :func:`forget_outside` first.
+KEPT = "session"
+
+
+def forget_outside(key: str, low: float, high: float) -> None:
+    """Drop the kept value of slider ``key`` when it lies outside ``[low, high]`` (bounds that
+    follow the data, e.g. after the user switched datasets on another page): the slider then
+    starts at its default. Streamlit would otherwise refuse the kept value with an exception
+    (a selectbox, multiselect, select slider or number input resets by itself)."""
+    value = st.session_state.get(key)
+    if value is None:
+        return
+    values = value if isinstance(value, (list, tuple)) else [value]
+    try:
+        inside = all(low <= v <= high for v in values)
+    except TypeError:
+        inside = False
+    if not inside:
+        del st.session_state[key]
+
+
+def forget_for_other_data(key: str, data: str) -> None:
+    """Drop the kept value of setting ``key`` when it was chosen for other data than ``data``
+    (e.g. a dataset's content hash): a setting whose default follows the data (the level of
+    measurement, the prior of the model that suits the data) then starts at the new data's
+    default, instead of carrying a choice made for another dataset. Call it before drawing
+    the widget; it records ``data`` for the next run."""
+    owner = f"{key}.data"
+    chosen_for = st.session_state.get(owner)
+    if chosen_for is not None and chosen_for != data and key in st.session_state:
+        del st.session_state[key]
+    st.session_state[owner] = data
 
 
 #: The session-state key of :func:`run_marker`'s count of the app's runs.

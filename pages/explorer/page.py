@@ -15,7 +15,7 @@ from hlv_ui.cache import cached
 from hlv_ui.explain import explain
 from hlv_ui.links import explorer_params
 from hlv_ui.state import link_dataset_id, require_dataset
-from hlv_ui.widgets import download_table, lazy_tabs, show_table
+from hlv_ui.widgets import KEPT, download_table, lazy_tabs, show_table
 from pages.explorer.views import annotator_section, item_section
 
 st.title("Items and annotators")
@@ -127,6 +127,7 @@ def items_tab() -> None:
     explain("pair_agreement", "majority_label")
     table = item_table(dataset)
     query = st.text_input("Find items (id or text contains)", key="explorer.item_query",
+                          persist_state=KEPT,
                           placeholder="e.g. case_012 or landlord")
     if query:
         hay = table["item_id"].astype(str)
@@ -153,15 +154,17 @@ def annotators_tab() -> None:
     explain("majority_agreement", "pairwise_alpha", "camps")
     table = annotator_table(dataset)
     c1, c2, c3 = st.columns(3)
-    query = c1.text_input("Search annotators", key="explorer.ann_query",
+    query = c1.text_input("Search annotators", key="explorer.ann_query", persist_state=KEPT,
                           placeholder="part of an annotator id")
     traits = [c for c in dataset.annotators.columns if c != "annotator_id"]
-    trait = c2.selectbox("Filter by trait", ["(none)", *traits], key="explorer.trait")
+    trait = c2.selectbox("Filter by trait", ["(none)", *traits], key="explorer.trait",
+                         persist_state=KEPT)
     if query:
         table = table[table["annotator_id"].str.contains(query, case=False, regex=False)]
     if trait != "(none)":
         values = sorted(table[trait].dropna().astype(str).unique())
-        chosen = c3.multiselect(f"Values of {md(trait)}", values, key="explorer.trait_values")
+        chosen = c3.multiselect(f"Values of {md(trait)}", values, key="explorer.trait_values",
+                                persist_state=KEPT)
         if chosen:
             table = table[table[trait].astype(str).isin(chosen)]
     st.caption(f"{len(table):,} of {dataset.n_annotators:,} annotators. Click a row to open "

@@ -34,6 +34,7 @@ from hlv_ui.state import (
     uploads,
     use_source,
 )
+from hlv_ui.widgets import KEPT
 
 __all__ = ["MAX_UPLOAD_MB", "PREDICTION_REPORTS_KEY", "upload_panel"]
 
@@ -88,15 +89,16 @@ def upload_panel() -> None:
         )
         fmt_col, task_col, level_col = st.columns([3, 1, 1])
         fmt = fmt_col.selectbox("Format", list(FORMATS),
-                                format_func=lambda k: f"{k}: {FORMATS[k]}", key="home.format")
+                                format_func=lambda k: f"{k}: {FORMATS[k]}", key="home.format",
+                                persist_state=KEPT)
         task_choice = task_col.selectbox(
-            "Task", ["auto", *TASKS], key="home.task",
+            "Task", ["auto", *TASKS], key="home.task", persist_state=KEPT,
             help="auto: ranking when there is a rank column, multi-label when many (item, "
             "annotator) cells hold several labels (a few such cells are reported as an error: "
             "choose multilabel here if they are meant), rating when every label is a number "
             "(more than two values), multiclass otherwise.")
         level_choice = level_col.selectbox(
-            "Level of measurement", ["auto", *LEVELS], key="home.level",
+            "Level of measurement", ["auto", *LEVELS], key="home.level", persist_state=KEPT,
             help="auto: ordinal for ratings, nominal otherwise. Interval/ratio need numeric "
             "labels.")
         upload = st.file_uploader(f"Annotations (max {MAX_UPLOAD_MB} MB)",
@@ -152,6 +154,7 @@ def _annotations_upload(upload, fmt: str, options: dict) -> None:
     name_col, state_col = st.columns([2, 3], vertical_alignment="bottom")
     name_col.text_input(
         "Name of this upload", value=kept[1].name, key=f"home.upload_name.{upload_id}",
+        persist_state=KEPT,
         max_chars=MAX_NAME_CHARS,
         on_change=lambda: rename_upload(
             upload_id, st.session_state[f"home.upload_name.{upload_id}"]),

@@ -15,7 +15,7 @@ from hlv_core import lewidi
 from hlv_core.io import DataError
 from hlv_core.text import md
 from hlv_ui.state import show_data_error
-from hlv_ui.widgets import download_table, show_table
+from hlv_ui.widgets import KEPT, download_table, show_table
 
 __all__ = ["default_names", "score_submissions"]
 
@@ -45,7 +45,8 @@ def _names(submissions: list[tuple[str, bytes]]) -> list[str]:
         for i, ((file_name, raw), default) in enumerate(zip(submissions, defaults, strict=True)):
             key = f"lewidi.name.{hashlib.sha256(raw).hexdigest()[:12]}.{i}"
             typed = columns[i % len(columns)].text_input(
-                f"System {i + 1} ({file_name})", value=default, key=key, max_chars=60)
+                f"System {i + 1} ({file_name})", value=default, key=key, persist_state=KEPT,
+                max_chars=60)
             chosen.append(" ".join(typed.split()) or default)
     names: list[str] = []
     for name in chosen:

@@ -24,7 +24,7 @@ from hlv_ui.state import (
     require_dataset,
     show_data_error,
 )
-from hlv_ui.widgets import download_table, show_table
+from hlv_ui.widgets import KEPT, download_table, show_table
 from pages.training_lab.figures import delta_figure, lab_method_label, methods_table
 from pages.training_lab.stop_views import say_when_stopped
 
@@ -68,23 +68,23 @@ with st.form("lab.form"):
     cols = st.columns([3, 2])
     methods = cols[0].multiselect(
         "Training methods (majority voting, MV, is always trained: it is the reference)",
-        runnable, default=runnable, key="lab.methods", format_func=method_label,
-        help=explain_inline("training_method") + " The table above lists all of them.",
-    )
-    metrics = cols[0].multiselect("Metrics", all_metrics, format_func=metric_label,
-                                  default=list(lab.PAPER_METRICS[multilabel]), key="lab.metrics")
+        runnable, default=runnable, key="lab.methods", persist_state=KEPT,
+        format_func=method_label, help=explain_inline("training_method") + " The table above "
+        "lists all of them.")
+    metrics = cols[0].multiselect("Metrics", all_metrics, list(lab.PAPER_METRICS[multilabel]),
+                                  metric_label, key="lab.metrics", persist_state=KEPT)
     n_seeds = cols[1].number_input(
-        "Repeats per method (random starts)", 1, 5, 1, key="lab.n_seeds",
+        "Repeats per method (random starts)", 1, 5, 1, key="lab.n_seeds", persist_state=KEPT,
         help="Each repeat starts the training from different random weights (a different "
              "seed); with 2 or more the plot shows how much the result varies.")
-    base_seed = cols[1].number_input("First random seed", 0, 10_000, 0, key="lab.seed",
-                                     help="The same seeds give the same models.")
+    base_seed = cols[1].number_input("First random seed", 0, 10_000, 0, key="lab.seed", help="The "
+                                     "same seeds give the same models.", persist_state=KEPT)
     n_folds = cols[1].number_input(
         "Folds (only when the data has no train/test split)", 2, 10, 5, key="lab.folds",
-        help="Without a train/test split every item is predicted by a model trained on the "
-             "other folds (cross-validation).")
+        persist_state=KEPT, help="Without a train/test split every item is predicted by a model "
+        "trained on the other folds (cross-validation).")
     n_jobs = cols[1].number_input(
-        "Processes", 1, 32, lab_pool.default_jobs(), key="lab.jobs",
+        "Processes", 1, 32, lab_pool.default_jobs(), key="lab.jobs", persist_state=KEPT,
         help="Methods and repeats train side by side on this many processes (the cores of "
              "this machine by default); the numbers are the same with any number.")
     submitted = st.form_submit_button("Train", type="primary", icon=":material/play_arrow:")
@@ -233,7 +233,7 @@ st.write(f"Test predictions of {models['model'].nunique()} methods (mean over se
          f"{0 if existing is None else existing['model'].nunique()}.")
 pick = st.multiselect("Methods to send", sorted(models["model"].unique(),
                       key=lambda m: order.index(m[4:]) if m[4:] in order else 99),
-                      default=None, key="lab.send_pick", placeholder="all methods")
+                      key="lab.send_pick", persist_state=KEPT, placeholder="all methods")
 if st.button("Add as models for the other pages", key="lab.send", icon=":material/send:"):
     chosen = models if not pick else models[models["model"].isin(pick)]
     renamed = add_predictions(chosen.reset_index(drop=True))

@@ -98,6 +98,7 @@ def test_unnamed_without_adaptation_is_explained(app):
     dataset = at.session_state["hlv.dataset"]
     unnamed = dataclasses.replace(dataset, annotators=dataset.annotators[["annotator_id"]])
     at.session_state["hlv.dataset"] = unnamed
+    at.run()  # the page shows the new data first (its data-bound settings start afresh)
     at.radio(key="perspectives.adaptation").set_value("none").run()
     assert not at.exception, at.exception
     assert at.error and "would know nothing about the test users" in at.error[0].value

@@ -1,0 +1,139 @@
+"""Settings survive a trip to another page: every keyed input widget the app draws is kept
+for the session (``persist_state=KEPT``), except the few listed below with the reason; and a
+slider's kept value outside the bounds it is drawn with now falls back to the default."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[1]
+INPUT_WIDGETS = {"selectbox", "multiselect", "slider", "select_slider", "number_input",
+                 "checkbox", "toggle", "radio", "text_input", "text_area", "segmented_control",
+                 "pills"}
+#: (file, key expression) -> why the widget is not kept when it is not drawn
+NOT_KEPT = {
+    ("app.py", "SOURCE_KEY"): "the sidebar's dataset box is drawn on every page",
+    ("pages/explorer/views.py", "f'explorer.other.{other}'"): "its choice lives in the address",
+    ("hlv_ui/auth.py", "f'{key}.desk_name'"): "a name typed into a form is sent on submit only",
+    ("pages/errors/views.py", "f'{key}.choice'"): "a verdict form is sent on submit only",
+    ("pages/errors/views.py", "f'{key}.comment'"): "a verdict form is sent on submit only",
+}
+
+
+def _keyed_widgets():
+    """(file, key expression, persist_state expression or None) of every ``st.<widget>(...,
+    key=...)`` call in the app, its pages and the UI package."""
+    files = [ROOT / "app.py", *sorted((ROOT / "pages").rglob("*.py")),
+             *sorted((ROOT / "hlv_ui").glob("*.py"))]
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in INPUT_WIDGETS
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id == "st"):
+                continue
+            keywords = {k.arg: k.value for k in node.keywords}
+            if "key" in keywords:
+                kept = keywords.get("persist_state")
+                yield (path.relative_to(ROOT).as_posix(), ast.unparse(keywords["key"]),
+                       None if kept is None else ast.unparse(kept))
+
+
+def test_every_keyed_setting_is_kept_for_the_session():
+    widgets = list(_keyed_widgets())
+    assert len(widgets) > 50  # the scan sees the app's widgets
+    not_kept = [(f, k) for f, k, kept in widgets if kept is None]
+    assert sorted(set(not_kept) - set(NOT_KEPT)) == []
+    assert sorted(set(NOT_KEPT) - set(not_kept)) == []  # the list names only real exceptions
+    assert {kept for _, _, kept in widgets if kept is not None} == {"KEPT"}
+
+
+def test_kept_is_the_session_scope():
+    from hlv_ui.widgets import KEPT
+
+    assert KEPT == "session"
+
+
+def _slider_app() -> None:
+    import streamlit as st
+
+    from hlv_ui.widgets import KEPT, forget_outside
+
+    high = st.session_state.get("high", 100)
+    if st.session_state.get("where", "a") == "a":
+        forget_outside("s", 1, high)
+        forget_outside("pair", 1, high)
+        st.slider("s", 1, high, 3, key="s", persist_state=KEPT)
+        st.slider("pair", 1, high, (2, 5), key="pair", persist_state=KEPT)
+    st.button("again")
+
+
+@pytest.mark.parametrize(("high", "kept"), [(100, 80), (50, 3)])
+def test_a_kept_slider_value_outside_new_bounds_falls_back_to_the_default(high, kept):
+    app = AppTest.from_function(_slider_app).run()
+    app.slider(key="s").set_value(80).run()
+    app.session_state["where"] = "b"  # the slider is not drawn: Streamlit keeps its value
+    app.button[0].click().run()
+    app.session_state["high"] = high
+    app.session_state["where"] = "a"
+    app.button[0].click().run()
+    assert not app.exception, [e.value for e in app.exception]
+    assert app.slider(key="s").value == kept
+
+
+@pytest.mark.parametrize(("high", "kept"), [(100, (4, 90)), (50, (2, 5))])
+def test_a_kept_range_is_forgotten_when_one_end_is_outside(high, kept):
+    app = AppTest.from_function(_slider_app).run()
+    app.slider(key="pair").set_value((4, 90)).run()
+    app.session_state["where"] = "b"
+    app.button[0].click().run()
+    app.session_state["high"] = high
+    app.session_state["where"] = "a"
+    app.button[0].click().run()
+    assert not app.exception, [e.value for e in app.exception]
+    assert app.slider(key="pair").value == kept
+
+
+def _level_app() -> None:
+    import streamlit as st
+
+    from hlv_ui.widgets import KEPT, forget_for_other_data
+
+    data = st.session_state.get("data", "A")
+    if st.session_state.get("where", "page") == "page":
+        forget_for_other_data("level", data)
+        default = {"A": 0, "B": 2}[data]
+        st.selectbox("level", ["nominal", "ordinal", "interval"], index=default, key="level",
+                     persist_state=KEPT)
+    st.button("again")
+
+
+def _come_back(app, data: str) -> None:
+    app.session_state["where"] = "elsewhere"
+    app.button[0].click().run()
+    app.session_state["data"] = data
+    app.session_state["where"] = "page"
+    app.button[0].click().run()
+    assert not app.exception, [e.value for e in app.exception]
+
+
+def test_a_data_bound_setting_is_kept_for_the_same_data_only():
+    app = AppTest.from_function(_level_app).run()
+    app.selectbox(key="level").set_value("ordinal").run()
+    _come_back(app, "A")
+    assert app.selectbox(key="level").value == "ordinal"  # same data: the user's choice
+    _come_back(app, "B")
+    assert app.selectbox(key="level").value == "interval"  # other data: its own default
+    app.selectbox(key="level").set_value("nominal").run()
+    _come_back(app, "B")
+    assert app.selectbox(key="level").value == "nominal"
+
+
+def test_a_value_set_before_the_first_run_is_not_forgotten():
+    app = AppTest.from_function(_level_app)
+    app.session_state["level"] = "interval"  # as a test or a deep link may preset it
+    app.run()
+    assert app.selectbox(key="level").value == "interval"
