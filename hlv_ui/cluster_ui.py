@@ -456,7 +456,7 @@ def _agreement(large: LargeDataset) -> None:
     stamp, data = held[0], held[1]
     levels = list(LEVELS) if data.task == "rating" else ["nominal"]
     c1, c2, c3 = st.columns(3)
-    forget_for_other_data("cluster.agreement.level", large.key)  # default follows the data
+    forget_for_other_data("cluster.agreement.level", large.key, data.level)
     level = c1.selectbox("Level of measurement", levels, index=levels.index(data.level),
                          key="cluster.agreement.level", persist_state=KEPT)
     n_boot = int(c2.number_input("Bootstrap replicates", 0, 5000, 1000, 100,

@@ -121,16 +121,20 @@ def forget_outside(key: str, low: float, high: float) -> None:
         del st.session_state[key]
 
 
-def forget_for_other_data(key: str, data: str) -> None:
-    """Drop the kept value of setting ``key`` when it was chosen for other data than ``data``
-    (e.g. a dataset's content hash): a setting whose default follows the data (the level of
-    measurement, the prior of the model that suits the data) then starts at the new data's
-    default, instead of carrying a choice made for another dataset. Call it before drawing
-    the widget; it records ``data`` for the next run."""
+def forget_for_other_data(key: str, data: str, default) -> None:
+    """Set setting ``key`` back to ``default`` when its value was chosen for other data than
+    ``data`` (e.g. a dataset's content hash): a setting whose default follows the data (the
+    level of measurement, the prior of the model that suits the data) then starts at the new
+    dataset's default instead of carrying a choice made for another dataset. The default is
+    written through the Session State API, not by deleting the value: the browser keeps showing
+    a widget's old value when only the server forgets it (same widget, same page), and the page
+    would then compute with another value than the one on screen. Call it before drawing the
+    widget; it records ``data`` for the next run. A value set before the first run (a test, a
+    link) is kept."""
     owner = f"{key}.data"
     chosen_for = st.session_state.get(owner)
     if chosen_for is not None and chosen_for != data and key in st.session_state:
-        del st.session_state[key]
+        st.session_state[key] = default
     st.session_state[owner] = data
 
 

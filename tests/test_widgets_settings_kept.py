@@ -104,10 +104,10 @@ def _level_app() -> None:
 
     data = st.session_state.get("data", "A")
     if st.session_state.get("where", "page") == "page":
-        forget_for_other_data("level", data)
+        levels = ["nominal", "ordinal", "interval"]
         default = {"A": 0, "B": 2}[data]
-        st.selectbox("level", ["nominal", "ordinal", "interval"], index=default, key="level",
-                     persist_state=KEPT)
+        forget_for_other_data("level", data, levels[default])
+        st.selectbox("level", levels, index=default, key="level", persist_state=KEPT)
     st.button("again")
 
 

@@ -62,7 +62,7 @@ multilabel_mode = opts.multilabel
 # ---------------------------------------------------------------------------------- controls
 levels = list(opts.levels)
 c1, c2, c3 = st.columns(3)
-forget_for_other_data("agreement.level", dataset.content_hash)  # default follows the data
+forget_for_other_data("agreement.level", dataset.content_hash, opts.default)
 level = c1.selectbox(
     "Level of measurement", levels, index=levels.index(opts.default), key="agreement.level",
     persist_state=KEPT,

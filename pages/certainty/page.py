@@ -71,10 +71,10 @@ seed = int(c3.number_input(
     "Random seed", min_value=0, value=0, step=1, key="certainty.seed", persist_state=KEPT,
     help="The same seed gives the same draws, so every number can be reproduced; it is stored "
     "in every download."))
-forget_for_other_data("certainty.prior", dataset.content_hash)  # default follows the model
+prior_default = default_prior("prirn" if is_ranking else "dirichlet")  # follows the model
+forget_for_other_data("certainty.prior", dataset.content_hash, prior_default)
 prior = float(c4.number_input(
-    "Prior weight per label", min_value=1e-4,
-    value=default_prior("prirn" if is_ranking else "dirichlet"),
+    "Prior weight per label", min_value=1e-4, value=prior_default,
     format="%.4f", key="certainty.prior", persist_state=KEPT,
     help=explain_inline("prior") + " Technical: the Dirichlet pseudo-count a0 of the vote-count "
     f"and ranked-vote models; default {DEFAULT_PRIOR['prirn']} for ranked votes as in the "

@@ -63,9 +63,9 @@ def ua_view(run: Run, reliabilities: tuple[float, ...]) -> None:
     if metric == "ua_average_overlap":
         k, det_name = AO_DEPTH, "deterministic_average_overlap"
     else:
-        forget_for_other_data("certainty.k", run.dataset.content_hash)  # default follows the task
-        k = b.radio("k: how many of the model's top labels count", list(run.ks),
-                    index=len(run.ks) - 1 if run.dataset.task == "ranking" else 0,
+        first = len(run.ks) - 1 if run.dataset.task == "ranking" else 0  # follows the task
+        forget_for_other_data("certainty.k", run.dataset.content_hash, list(run.ks)[first])
+        k = b.radio("k: how many of the model's top labels count", list(run.ks), index=first,
                     horizontal=True, key="certainty.k", persist_state=KEPT)
         det_name = "deterministic_accuracy"
     sub = acc[(acc["k"] == k) & (acc["metric"] == metric)]

@@ -57,7 +57,7 @@ dataset = require_dataset(tasks=("multiclass", "multilabel", "rating"), need_ids
 # sigma_rnd. Every other choice is labelled as a deviation below.
 opts = level_options(dataset)
 levels, default_level, multilabel = list(opts.levels), "nominal", opts.multilabel
-forget_for_other_data("graph.level", dataset.content_hash)  # the default follows the data
+forget_for_other_data("graph.level", dataset.content_hash, default_level)
 level, min_shared, procedure, n_repeats, seed = graph_controls(levels, default_level)
 conventions = balance.conventions_note(level, min_shared, procedure)
 if multilabel == "set":

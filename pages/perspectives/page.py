@@ -36,9 +36,12 @@ ADAPTATION_NAMES = {"none": "None", "train": "Added to training",
 
 # ------------------------------------------------------------------------------- split controls
 st.subheader("1. Split")
-has_traits = P.trait_table(dataset.annotators).shape[1] > 0
-for data_bound in ("perspectives.adaptation", "perspectives.stratify"):  # defaults follow
-    forget_for_other_data(data_bound, dataset.content_hash)  # the dataset's traits
+trait_columns = list(P.trait_table(dataset.annotators).columns)
+has_traits = bool(trait_columns)  # the defaults below follow the dataset's traits
+forget_for_other_data("perspectives.adaptation", dataset.content_hash,
+                      list(ADAPTATION)[0 if has_traits else 2])
+forget_for_other_data("perspectives.stratify", dataset.content_hash,
+                      trait_columns[0] if has_traits else "(no stratification)")
 cols = st.columns(3)
 share = cols[0].slider("Share of people kept for testing", 0.05, 0.5, 0.2, 0.05,
                        key="perspectives.share", persist_state=KEPT,
@@ -55,7 +58,6 @@ extended = st.toggle(
     help="Keep test texts in training when other (training) annotators labelled them. Off: "
     "every label of a test text is removed from training (strict).")
 with st.expander("More split settings"):
-    trait_columns = list(P.trait_table(dataset.annotators).columns)
     stratify_choice = st.selectbox(
         "Stratify test users by trait", ["(no stratification)", *trait_columns],
         index=1 if trait_columns else 0, key="perspectives.stratify", persist_state=KEPT,

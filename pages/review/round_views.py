@@ -61,11 +61,13 @@ def current_proposal(store: review.ReviewStore, reviewer: str, dataset_hash: str
                     "total": nxt.total_cases,
                     "own_done": not own_first or nxt.item_id in given}
         # a new case starts blank: answers kept while the reviewer was on another page
-        # belong to the case shown then
+        # belong to the case shown then (the comment is written, as after a save, so that the
+        # browser shows it; the own labels' widget may be of another kind now)
         for k in range(len(nxt.pairs)):
             st.session_state.pop(pair_key(k), None)
         st.session_state.pop(f"{KEY}.own_labels", None)
-        st.session_state.pop(f"{KEY}.comment", None)
+        if f"{KEY}.comment" in st.session_state:
+            st.session_state[f"{KEY}.comment"] = ""
     st.session_state[f"{KEY}.proposal"] = proposal
     return proposal
 

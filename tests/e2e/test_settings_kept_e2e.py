@@ -30,3 +30,22 @@ def test_a_setting_and_its_tab_survive_a_trip_to_the_glossary(page: Page, app_ur
     expect(main.get_by_text("share fewer than 5 items").first).to_be_visible()
     wait_for_drawn(page)
     page.screenshot(path=str(artifacts / "settings_kept_agreement.png"), full_page=False)
+
+
+def test_a_data_bound_setting_shows_the_new_datasets_default_after_a_switch(page: Page, app_url):
+    """The certainty prior follows the model that suits the data: after the sidebar switches to
+    another vote-count dataset, the box shows (and the page uses) the default again, not the
+    value chosen for the other dataset (the browser would keep showing it if only the server
+    forgot it: the same widget on the same page)."""
+    main = open_screen(page, app_url, "certainty")
+    box = main.get_by_label("Prior weight per label", exact=True)
+    expect(box).to_have_value("0.1000")
+    box.fill("0.5")
+    rerun(page, lambda: box.press("Enter"))
+    expect(box).to_have_value("0.5000")
+
+    wait_for_drawn(page)
+    page.get_by_test_id("stSidebar").get_by_test_id("stSelectbox").click()
+    rerun(page, page.get_by_role("option", name="Acceptability ratings (ordinal 1-5)").first.click)
+    expect(page.get_by_test_id("stSidebar").get_by_text("In use: ratings")).to_be_visible()
+    expect(box).to_have_value("0.1000")
