@@ -71,30 +71,21 @@ def _slider_app() -> None:
     st.button("again")
 
 
-@pytest.mark.parametrize(("high", "kept"), [(100, 80), (50, 3)])
-def test_a_kept_slider_value_outside_new_bounds_falls_back_to_the_default(high, kept):
+@pytest.mark.parametrize(("key", "value", "high", "kept"), [
+    ("s", 80, 100, 80), ("s", 80, 50, 3),  # a value
+    ("pair", (4, 90), 100, (4, 90)), ("pair", (4, 90), 50, (2, 5)),  # a range: one end out
+])
+def test_a_kept_slider_value_outside_new_bounds_falls_back_to_the_default(key, value, high,
+                                                                           kept):
     app = AppTest.from_function(_slider_app).run()
-    app.slider(key="s").set_value(80).run()
+    app.slider(key=key).set_value(value).run()
     app.session_state["where"] = "b"  # the slider is not drawn: Streamlit keeps its value
     app.button[0].click().run()
     app.session_state["high"] = high
     app.session_state["where"] = "a"
     app.button[0].click().run()
     assert not app.exception, [e.value for e in app.exception]
-    assert app.slider(key="s").value == kept
-
-
-@pytest.mark.parametrize(("high", "kept"), [(100, (4, 90)), (50, (2, 5))])
-def test_a_kept_range_is_forgotten_when_one_end_is_outside(high, kept):
-    app = AppTest.from_function(_slider_app).run()
-    app.slider(key="pair").set_value((4, 90)).run()
-    app.session_state["where"] = "b"
-    app.button[0].click().run()
-    app.session_state["high"] = high
-    app.session_state["where"] = "a"
-    app.button[0].click().run()
-    assert not app.exception, [e.value for e in app.exception]
-    assert app.slider(key="pair").value == kept
+    assert app.slider(key=key).value == kept
 
 
 def _level_app() -> None:

@@ -83,13 +83,9 @@ def test_a_kept_slider_beyond_another_datasets_bounds_starts_at_its_default(app)
 
 
 def _switch_dataset_away(at, page: str, sample: str):
+    """Open the Glossary, switch the dataset there, come back to ``page``."""
     at.switch_page(GLOSSARY).run()
-    at.session_state["app.source"] = sample
-    if "hlv.dataset" in at.session_state:
-        del at.session_state["hlv.dataset"]
-    at.switch_page(f"pages/{page}/page.py").run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_page(at, page, sample)
 
 
 def test_a_setting_whose_default_follows_the_data_starts_afresh_on_other_data(app):
