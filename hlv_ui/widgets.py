@@ -121,7 +121,7 @@ def forget_outside(key: str, low: float, high: float) -> None:
         del st.session_state[key]
 
 
-def forget_for_other_data(key: str, data: str, default) -> None:
+def forget_for_other_data(key: str, data: str, default: object) -> None:
     """Set setting ``key`` back to ``default`` when its value was chosen for other data than
     ``data`` (e.g. a dataset's content hash): a setting whose default follows the data (the
     level of measurement, the prior of the model that suits the data) then starts at the new
