@@ -11,7 +11,7 @@ import streamlit as st
 from hlv_core import review
 from hlv_core.io import DataError, Dataset
 from hlv_core.text import md, visible_frame
-from hlv_ui.widgets import KEPT, show_table
+from hlv_ui.widgets import show_table
 
 __all__ = ["KEY", "PENDING", "choice_text", "current_proposal", "pair_key", "show_case",
            "show_output", "show_progress", "show_save_status"]
@@ -60,14 +60,8 @@ def current_proposal(store: review.ReviewStore, reviewer: str, dataset_hash: str
                     "dataset": dataset_hash, "remaining": nxt.remaining_cases,
                     "total": nxt.total_cases,
                     "own_done": not own_first or nxt.item_id in given}
-        # a new case starts blank: answers kept while the reviewer was on another page
-        # belong to the case shown then (the comment is written, as after a save, so that the
-        # browser shows it; the own labels' widget may be of another kind now)
         for k in range(len(nxt.pairs)):
             st.session_state.pop(pair_key(k), None)
-        st.session_state.pop(f"{KEY}.own_labels", None)
-        if f"{KEY}.comment" in st.session_state:
-            st.session_state[f"{KEY}.comment"] = ""
     st.session_state[f"{KEY}.proposal"] = proposal
     return proposal
 
@@ -248,16 +242,13 @@ def _own_labels(store: review.ReviewStore, dataset: Dataset) -> None:
     st.markdown("**Your own view first.** Nothing is shown about the models until you "
                 "continue; you are asked once per case.")
     if multilabel:
-        st.multiselect("Labels that apply", list(dataset.labels), key=f"{KEY}.own_labels",
-                       persist_state=KEPT)
+        st.multiselect("Labels that apply", list(dataset.labels), key=f"{KEY}.own_labels")
     elif len(dataset.labels) <= RADIO_MAX:  # one label: a radio, nothing preselected
         st.radio("The label that applies", list(dataset.labels), index=None, format_func=md,
-                 key=f"{KEY}.own_labels", persist_state=KEPT,
-                 horizontal=True)  # radio options render markdown
+                 key=f"{KEY}.own_labels", horizontal=True)  # radio options render markdown
     else:  # too many for a radio (e.g. hundreds of diagnoses): a searchable single choice
         st.selectbox("The label that applies", list(dataset.labels), index=None,
-                     key=f"{KEY}.own_labels", persist_state=KEPT,
-                     placeholder="Type to search the labels")
+                     key=f"{KEY}.own_labels", placeholder="Type to search the labels")
     chosen = st.session_state.get(f"{KEY}.own_labels")
     b1, b2 = st.columns(2)
     b1.button("Save my labels and show the outputs" if multilabel else
@@ -297,12 +288,11 @@ def show_case(store: review.ReviewStore, reviewer: str, dataset: Dataset, propos
     for k, (a, b) in enumerate(proposal["pairs"]):
         left, right = letters[a], letters[b]
         st.radio(f"Output {left} or output {right}?", review.CHOICES, index=None,
-                 key=pair_key(k), persist_state=KEPT, horizontal=True,
+                 key=pair_key(k), horizontal=True,
                  format_func=lambda c, left=left, right=right: choice_text(c, left, right))
     answered = sum(st.session_state.get(pair_key(k)) is not None
                    for k in range(len(proposal["pairs"])))
-    st.text_area("Comment on this case (optional)", key=f"{KEY}.comment", persist_state=KEPT,
-                 max_chars=5000)
+    st.text_area("Comment on this case (optional)", key=f"{KEY}.comment", max_chars=5000)
     st.button("Save judgements for this case", key=f"{KEY}.save", type="primary",
               on_click=_record, args=(store, reviewer), icon=":material/save:",
               disabled=answered < len(proposal["pairs"]))

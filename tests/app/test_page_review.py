@@ -507,21 +507,7 @@ def test_single_label_with_hundreds_of_labels_uses_a_selectbox(review_db, app):
     assert review.ReviewStore(review_db).own_labels().iloc[0]["labels"] == [box.options[3]]
 
 
-def test_a_case_in_progress_survives_a_look_at_the_glossary(review_db, app):
-    desk(open_page(app, "review"), "Ann")
-    app.button(key="review.own_skip").click().run()
-    case = dict(app.session_state["review.proposal"])
-    app.radio(key="review.pair.0").set_value(review.CHOICES[0]).run()
-    app.text_area(key="review.comment").input("half-way note").run()
-    app.switch_page("pages/glossary/page.py").run()
-    app.switch_page("pages/review/page.py").run()
-    assert not app.exception, [e.value for e in app.exception]
-    assert app.session_state["review.proposal"]["item_id"] == case["item_id"]
-    assert app.radio(key="review.pair.0").value == review.CHOICES[0]
-    assert app.text_area(key="review.comment").value == "half-way note"
-
-
-def test_a_new_case_does_not_inherit_answers_kept_from_another_dataset(review_db, app):
+def test_a_new_case_after_a_dataset_switch_starts_blank(review_db, app):
     desk(open_page(app, "review", "legal_areas"), "Ann")
     app.button(key="review.own_skip").click().run()
     app.radio(key="review.pair.0").set_value(review.CHOICES[0]).run()
