@@ -11,7 +11,11 @@ Run:
 The file is generated in a process of its own before any measured child starts: the children's
 peak RSS would otherwise start at the generator's (Linux carries ``ru_maxrss`` across fork/exec).
 
-The file: ``rows / 10`` items, each with 5..15 annotators (mean 10) drawn from a pool of ``rows /
+``--generator crowd`` measures ``bench_scale.py``'s crowd-platform file instead (``rows / 10``
+items, 5..15 annotators each from a pool of 100,000 ids: at 10 M rows 100,000 annotators, where
+annotators meet again and again, as on a crowd platform; ``/tmp/hlv_crowd_10M.csv``).
+
+The default file: ``rows / 10`` items, each with 5..15 annotators (mean 10) drawn from a pool of ``rows /
 2`` annotator ids (10 M rows: 1 M items, 5 M ids of which ~4.3 M occur, ~199 MiB); labels 0..4
 with a per-item preferred label (60 %) and uniform noise, so alpha is moderate, not 0 or 1.
 """
@@ -154,6 +158,8 @@ def main() -> None:
     parser.add_argument("--polars", metavar="PATH", help="the polars reference (one child)")
     parser.add_argument("--no-reference", action="store_true")
     parser.add_argument("--generate", metavar="PATH", help="only write the file (used by the parent)")
+    parser.add_argument("--generator", choices=("bigfile", "crowd"), default="bigfile",
+                        help="crowd: bench_scale.py's crowd-platform file (100,000 annotators)")
     args = parser.parse_args()
     if args.generate:
         generate(Path(args.generate), args.rows)
@@ -166,14 +172,21 @@ def main() -> None:
         return _reference(args.reference)
     if args.polars:
         return _polars(args.polars)
-    path = Path(f"/tmp/hlv_big_{args.rows // 1_000_000 or args.rows}"
+    stem = "hlv_big" if args.generator == "bigfile" else "hlv_crowd"
+    path = Path(f"/tmp/{stem}_{args.rows // 1_000_000 or args.rows}"
                 f"{'M' if args.rows >= 1_000_000 else ''}.csv")
     if not path.exists():
         # in a child of its own: Linux keeps the largest ru_maxrss of a process across fork and
         # exec, so generating here (a few GiB) would be reported as every later child's peak
         t0 = time.perf_counter()
-        subprocess.run([sys.executable, __file__, "--generate", str(path), "--rows",
-                        str(args.rows)], check=True)
+        if args.generator == "bigfile":
+            command = [sys.executable, __file__, "--generate", str(path), "--rows", str(args.rows)]
+        else:
+            command = [sys.executable, str(ROOT / "bench" / "bench_scale.py"), "--rows",
+                       str(args.rows), "--pool", "100000", "--rows-per-file",
+                       str(min(args.rows, 1_000_000)), "--generate", str(path.with_suffix("")),
+                       str(path)]
+        subprocess.run(command, check=True, capture_output=args.generator == "crowd")
         print(f"wrote {path} in {time.perf_counter() - t0:.1f} s (separate process)")
     size = path.stat().st_size
     runs, offs = [], []

@@ -283,3 +283,26 @@ def test_alpha_input_from_codes_equals_the_string_path(tmp_path, monkeypatch):
             assert (coded.counts() != text.counts()).nnz == 0
             assert krippendorff_alpha(frame, level=level) == pytest.approx(
                 krippendorff_alpha(frame.astype(str), level=level), abs=1e-12)
+
+
+def test_the_columnar_layout_is_worked_out_once_per_source(tmp_path, monkeypatch):
+    # detection, the header and the coded read each ask; the byte scans run once, the same
+    # dataset results, and a caller changing its list of names changes no later answer
+    rows = "".join(f"i{i % 11},a{i % 7},{'xyz'[i % 3]}\n" for i in range(77))
+    path = _synthetic(tmp_path, rows)
+    expected = _outcome(path, monkeypatch, True)
+    scans = []
+    find = _read._find_columnar_layout
+
+    def counted(source):
+        scans.append(source.name)
+        return find(source)
+
+    monkeypatch.setattr(_read, "_find_columnar_layout", counted)
+    source = _read.as_source(path)
+    names = _read.header_columns(source)
+    names.append("changed by a caller")
+    assert _read.header_columns(source) == ["item_id", "annotator_id", "label"]
+    assert _read.read_coded(source, ("item_id",)) is not None
+    assert len(scans) == 1
+    assert _outcome(path, monkeypatch, True) == expected

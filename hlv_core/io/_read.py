@@ -74,6 +74,7 @@ class Source:
         self.name = name
         self.table: pd.DataFrame | None = None  # parsed once, reused by detection and readers
         self.arrow = None  # columnar parse (pyarrow Table of strings) of a big CSV, or False
+        self._layout = None  # (key, columnar layout) memo of _columnar_layout
 
     @property
     def suffix(self) -> str:
@@ -908,7 +909,17 @@ def _header_line(raw: bytes) -> str | None:
 def _columnar_layout(source: Source) -> tuple[list[str], str] | None:
     """Column names (from the header line) and separator of a CSV/TSV the columnar reader
     takes, or None where the pandas reader must be used (small file, Parquet, anything unusual:
-    NUL bytes, an unclosed quote, an odd or duplicated header cell)."""
+    NUL bytes, an unclosed quote, an odd or duplicated header cell). Worked out once per
+    source (detection, the header and the coded read all ask; each answer scans the bytes)."""
+    key = (id(source.raw), source.name)
+    memo = getattr(source, "_layout", None)
+    if memo is None or memo[0] != key:
+        memo = (key, _find_columnar_layout(source))
+        source._layout = memo
+    return None if memo[1] is None else (list(memo[1][0]), memo[1][1])  # callers own the list
+
+
+def _find_columnar_layout(source: Source) -> tuple[list[str], str] | None:
     raw = source.raw
     if len(raw) < COLUMNAR_MIN_BYTES or source.suffix == ".parquet" or raw[:4] == b"PAR1":
         return None
