@@ -33,7 +33,7 @@ import streamlit as st
 from hlv_core.io import LEVELS, DataError
 from hlv_core.text import md
 
-from .widgets import KEPT, download_table, forget_for_other_data, show_table
+from .widgets import SETTING, download_table, forget_for_other_data, show_table
 
 __all__ = [
     "CLUSTER_PREFIX",
@@ -458,11 +458,11 @@ def _agreement(large: LargeDataset) -> None:
     c1, c2, c3 = st.columns(3)
     forget_for_other_data("cluster.agreement.level", large.key, data.level)
     level = c1.selectbox("Level of measurement", levels, index=levels.index(data.level),
-                         key="cluster.agreement.level", persist_state=KEPT)
+                         key="cluster.agreement.level", **SETTING)
     n_boot = int(c2.number_input("Bootstrap replicates", 0, 5000, 1000, 100,
-                                 key="cluster.agreement.n_boot", persist_state=KEPT))
+                                 key="cluster.agreement.n_boot", **SETTING))
     seed = int(c3.number_input("Seed", 0, 2**31 - 1, 0, 1, key="cluster.agreement.seed",
-                               persist_state=KEPT))
+                               **SETTING))
     wanted = (large.key, stamp, level, n_boot, seed)
     results = st.session_state.setdefault(RESULTS_KEY, {})
 

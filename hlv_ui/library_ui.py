@@ -18,7 +18,7 @@ from hlv_core.text import md
 
 from .auth import auth_configured, current_identity
 from .cache import cached
-from .widgets import KEPT, show_table
+from .widgets import KEPT, SETTING, show_table
 
 __all__ = [
     "access",
@@ -176,7 +176,7 @@ def library_panel() -> None:
                                "source file": e.source_file, "id": e.id} for e in kept])
         show_table(table, hide_index=True, width="stretch", key="library.table")
         by_id = {e.id: e for e in kept}
-        chosen = st.selectbox("Kept dataset", list(by_id), key="library.chosen", persist_state=KEPT,
+        chosen = st.selectbox("Kept dataset", list(by_id), key="library.chosen", **SETTING,
                               format_func=lambda i: f"{by_id[i].name} ({by_id[i].owner})")
         entry = by_id[chosen]
         source = f"{LIBRARY_PREFIX}{entry.id}"

@@ -14,12 +14,17 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-__all__ = ["EXPLORER", "EXPLORER_PATH", "explorer_link", "explorer_params", "open_explorer",
-           "share_url"]
+__all__ = ["EXPLORER", "EXPLORER_PATH", "VIEW_PARAMS", "explorer_link", "explorer_params",
+           "open_explorer", "share_url"]
 
 EXPLORER = "pages/explorer/page.py"
 #: The page's ``url_path`` in ``app.py``.
 EXPLORER_PATH = "explorer"
+
+
+#: The query parameters of an explorer view (the page's settings have their own, see
+#: ``hlv_ui.widgets.SETTING``).
+VIEW_PARAMS = ("item", "annotator", "with", "dataset")
 
 
 def explorer_params(*, item: str | None = None, annotator: str | None = None,

@@ -13,7 +13,7 @@ import streamlit as st
 
 from hlv_core import agreement
 from hlv_core.simulate import METRIC_NAMES, PAPER_TABLE2, figure1_curves, figure1_point, simulate
-from hlv_ui.widgets import KEPT, show_table
+from hlv_ui.widgets import SETTING, show_table
 
 from .cache import cached
 from .widgets import download_table
@@ -32,10 +32,10 @@ def figure1_explainer(key: str = KEY) -> None:
                 "reads on a squeezed scale.")
     c1, c2 = st.columns(2)
     p = c1.slider("How people split: share who chose the positive label", 0.0, 1.0, 0.5, 0.01,
-                  key=f"{key}.fig1_p", persist_state=KEPT,
+                  key=f"{key}.fig1_p", **SETTING,
                   help="The paper's p (the human judgement distribution).")
     q = c2.slider("What the model predicts: its probability of the positive label", 0.0, 1.0,
-                  0.2, 0.01, key=f"{key}.fig1_q", persist_state=KEPT,
+                  0.2, 0.01, key=f"{key}.fig1_q", **SETTING,
                   help="The paper's q (the model's output).")
     with st.expander("The paper's notation (Kurniawan et al., Figure 1 and Theorem 1)"):
         st.markdown(
@@ -78,23 +78,23 @@ def table2_simulator(key: str = KEY) -> None:
                 "models alike; soft accuracy is the easier one to read.")
     c = st.columns(3) + st.columns(3)  # two rows: the names stay on one line at 1200 px
     K = int(c[0].number_input("Number of labels", 2, 200, 10, key=f"{key}.sim_K",
-                              persist_state=KEPT,
+                              **SETTING,
                               help="The paper's K."))
     alpha = float(c[1].number_input(
         "Evenness of people's answers", 0.01, 100.0, 10.0, key=f"{key}.sim_alpha",
-        persist_state=KEPT,
+        **SETTING,
         help="The paper's α (Dirichlet concentration): higher = answers spread more evenly."))
     beta = float(c[2].number_input(
-        "Evenness of model outputs", 0.01, 100.0, 10.0, key=f"{key}.sim_beta", persist_state=KEPT,
+        "Evenness of model outputs", 0.01, 100.0, 10.0, key=f"{key}.sim_beta", **SETTING,
         help="The paper's β (Dirichlet concentration): higher = outputs spread more evenly."))
     B = int(c[3].number_input("Simulated models", 10, 2000, 500, step=50, key=f"{key}.sim_B",
-                              persist_state=KEPT,
+                              **SETTING,
                               help="The paper's B: random (human, model) pairs compared."))
     rows = int(c[4].number_input("Items per model", 10, 5000, 1000, step=100,
-                                 key=f"{key}.sim_rows", persist_state=KEPT,
+                                 key=f"{key}.sim_rows", **SETTING,
                                  help="Rows of each P and Q."))
     seed = int(c[5].number_input("Random seed", 0, 2**31 - 1, 0, key=f"{key}.sim_seed",
-                                 persist_state=KEPT))
+                                 **SETTING))
     with st.expander("The paper's notation (Kurniawan et al., Table 2)"):
         st.markdown(
             "B random pairs (P, Q) of `rows × K` matrices, rows of P ~ Dirichlet(α), rows of Q "
@@ -167,25 +167,25 @@ def multilabel_simulator() -> None:
     )
     s1, s2, s3 = st.columns(3)
     n_cat = int(s1.number_input("Categories", 4, 20, 5, 1, key="agreement.sim_k",
-                                persist_state=KEPT))
+                                **SETTING))
     n_items = int(s2.number_input("Items per data set", 20, 1000, 100, 10, key="agreement.sim_n",
-                                  persist_state=KEPT))
+                                  **SETTING))
     skew = float(s3.slider("Label skew (0 = equal probabilities, higher = lower entropy)",
-                           0.0, 3.0, 0.0, 0.25, key="agreement.sim_skew", persist_state=KEPT))
+                           0.0, 3.0, 0.0, 0.25, key="agreement.sim_skew", **SETTING))
     s4, s5, s6 = st.columns(3)
     n_datasets = int(s4.number_input("Data sets per setting", 1, 100, 10, 1,
-                                     key="agreement.sim_sets", persist_state=KEPT))
+                                     key="agreement.sim_sets", **SETTING))
     sim_boot = int(s5.number_input("Bootstrap replicates", 10, 1000, 100, 10,
-                                   key="agreement.sim_boot", persist_state=KEPT))
+                                   key="agreement.sim_boot", **SETTING))
     sim_seed = int(s6.number_input("Simulation seed", 0, 2**31 - 1, 0, 1,
-                                   key="agreement.sim_seed", persist_state=KEPT))
+                                   key="agreement.sim_seed", **SETTING))
     curves = compute_sim(n_cat, n_items, skew, n_datasets, sim_boot, sim_seed)
     st.caption(f"Label entropy: {curves['entropy'].iloc[0]:.2f} bits "
                f"(max {np.log2(n_cat):.2f}).")
     measures = st.multiselect(
         "Measures", list(agreement.MULTILABEL_MEASURES),
         default=["soft_match_kappa", "augmented_kappa", "boot_match", "boot_f1"],
-        key="agreement.sim_measures", persist_state=KEPT,
+        key="agreement.sim_measures", **SETTING,
     )
     if measures:
         long = curves[curves["measure"].isin(measures)].melt(

@@ -75,12 +75,14 @@ def lazy_tabs(names: list[str], *, key: str) -> dict:
     """``st.tabs`` whose hidden tabs do not run: the page reruns when the user switches tabs and
     each container's ``.open`` says whether it is shown (set ``st.session_state[key]`` to a tab
     name to open it, e.g. in tests). Widgets inside a hidden tab keep their values (they are
-    drawn with ``persist_state=KEPT``). The open tab is remembered too: a user who comes back
-    from another page finds the tab they left (Streamlit would open the first one)."""
+    drawn with ``**SETTING``). The open tab is remembered too: a user who comes back from
+    another page finds the tab they left (Streamlit would open the first one); and it is written
+    into the address like a setting (``?<key>=<tab name>``), so a link opens that tab."""
     kept = f"{key}.kept"
     if key not in st.session_state and st.session_state.get(kept) in names:
         st.session_state[key] = st.session_state[kept]
-    tabs = dict(zip(names, st.tabs(names, key=key, on_change="rerun"), strict=True))
+    tabs = dict(zip(names, st.tabs(names, key=key, on_change="rerun", bind=SETTING["bind"]),
+                    strict=True))
     st.session_state[kept] = st.session_state.get(key)
     return tabs
 
@@ -102,6 +104,16 @@ SIDEBAR_CSS = (
 #: (another dataset's options or bounds) falls back to the default; sliders whose bounds follow
 #: the data call :func:`forget_outside` first.
 KEPT = "session"
+
+#: Keyword arguments of every setting a page draws (``st.selectbox(..., key=..., **SETTING)``):
+#: kept for the session (:data:`KEPT`), and written into the page's address while it differs
+#: from its default (Streamlit's ``bind="query-params"``, the widget's key naming the query
+#: parameter: ``/agreement?agreement.level=interval``). A reload, a bookmark or a shared link
+#: then opens the same view; a value the widget cannot take (an option that is not there, a
+#: number out of bounds) is ignored and dropped from the address. Widgets that describe this
+#: session's own files or models, or a name being typed, are kept but not written (listed with
+#: the reason in ``tests/test_widgets_settings_kept.py``).
+SETTING: dict[str, str] = {"persist_state": KEPT, "bind": "query-params"}
 
 
 def forget_outside(key: str, low: float, high: float) -> None:

@@ -1,6 +1,7 @@
-"""Settings survive a trip to another page: every keyed input widget the app draws is kept
-for the session (``persist_state=KEPT``), except the few listed below with the reason; and a
-slider's kept value outside the bounds it is drawn with now falls back to the default."""
+"""Settings survive a trip to another page and travel in the page's address: every keyed input
+widget the app draws is a setting (``**SETTING``: kept for the session and bound to a query
+parameter), except the few listed below with the reason; and a slider's kept value outside the
+bounds it is drawn with now falls back to the default."""
 
 from __future__ import annotations
 
@@ -28,6 +29,19 @@ NOT_KEPT = {
     ("pages/review/round_views.py", "pair_key(k)"): "a review case's answer on a pair",
     ("pages/review/round_views.py", "f'{KEY}.comment'"): "a review case's comment",
 }
+#: (file, key expression) -> why the widget is kept for the session but not written into the
+#: address (``persist_state=KEPT`` without ``bind``)
+NOT_IN_LINK = {
+    ("pages/home/upload_views.py", "'home.format'"): "describes this session's upload",
+    ("pages/home/upload_views.py", "'home.task'"): "describes this session's upload",
+    ("pages/home/upload_views.py", "'home.level'"): "describes this session's upload",
+    ("pages/home/upload_views.py", "f'home.upload_name.{upload_id}'"): "a name being typed",
+    ("hlv_ui/library_ui.py", "name_key"): "a name being typed (a rename)",
+    ("pages/lewidi/views.py", "key"): "a name being typed for an uploaded submission",
+    ("hlv_ui/model_groups.py", "widget_key"): "mirrors a session-wide switch, set every run",
+    ("pages/training_lab/page.py", "'lab.send_pick'"): "names this session's trained models",
+    ("pages/training_lab/page.py", "'lab.jobs'"): "worker processes: the reader's machine",
+}
 
 
 def _keyed_widgets():
@@ -42,7 +56,8 @@ def _keyed_widgets():
                 continue
             keywords = {k.arg: k.value for k in node.keywords}
             if "key" in keywords:
-                kept = keywords.get("persist_state")
+                kept = keywords.get("persist_state", keywords.get(None))  # or **SETTING
+                assert "bind" not in keywords  # bound through SETTING only
                 yield (path.relative_to(ROOT).as_posix(), ast.unparse(keywords["key"]),
                        None if kept is None else ast.unparse(kept))
 
@@ -53,13 +68,22 @@ def test_every_keyed_setting_is_kept_for_the_session():
     not_kept = [(f, k) for f, k, kept in widgets if kept is None]
     assert sorted(set(not_kept) - set(NOT_KEPT)) == []
     assert sorted(set(NOT_KEPT) - set(not_kept)) == []  # the list names only real exceptions
-    assert {kept for _, _, kept in widgets if kept is not None} == {"KEPT"}
+    assert {kept for _, _, kept in widgets if kept is not None} == {"SETTING", "KEPT"}
 
 
-def test_kept_is_the_session_scope():
-    from hlv_ui.widgets import KEPT
+def test_every_setting_is_in_the_address_but_the_listed_ones():
+    widgets = list(_keyed_widgets())
+    kept_only = [(f, k) for f, k, kept in widgets if kept == "KEPT"]
+    assert sorted(set(kept_only) - set(NOT_IN_LINK)) == []
+    assert sorted(set(NOT_IN_LINK) - set(kept_only)) == []
+    assert sum(kept == "SETTING" for _, _, kept in widgets) > 100
+
+
+def test_a_setting_is_kept_for_the_session_and_bound_to_the_address():
+    from hlv_ui.widgets import KEPT, SETTING
 
     assert KEPT == "session"
+    assert SETTING == {"persist_state": "session", "bind": "query-params"}
 
 
 def _slider_app() -> None:
@@ -133,3 +157,28 @@ def test_a_value_set_before_the_first_run_is_not_forgotten():
     app.session_state["level"] = "interval"  # as a test or a deep link may preset it
     app.run()
     assert app.selectbox(key="level").value == "interval"
+
+
+def test_every_setting_a_link_can_set_is_bounded():
+    # a link is anyone's input: a number without a bound or a text without a length would let
+    # a link ask for a billion bootstrap replicates or a megabyte of search text
+    files = [ROOT / "app.py", *sorted((ROOT / "pages").rglob("*.py")),
+             *sorted((ROOT / "hlv_ui").glob("*.py"))]
+    unbounded = []
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and any(k.arg is None and ast.unparse(k.value) == "SETTING"
+                            for k in node.keywords)):
+                continue
+            named = {k.arg for k in node.keywords}
+            if node.func.attr == "number_input":
+                bounded = ((len(node.args) >= 2 or "min_value" in named)
+                           and (len(node.args) >= 3 or "max_value" in named))
+            elif node.func.attr in ("text_input", "text_area"):
+                bounded = "max_chars" in named
+            else:  # options, or a slider's own range
+                bounded = True
+            if not bounded:
+                unbounded.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert unbounded == []

@@ -21,7 +21,7 @@ from hlv_ui.explain import explain, explain_inline
 from hlv_ui.simulators import multilabel_simulator
 from hlv_ui.state import require_dataset, show_data_error
 from hlv_ui.widgets import (
-    KEPT,
+    SETTING,
     download_table,
     fmt_num,
     forget_for_other_data,
@@ -65,12 +65,12 @@ c1, c2, c3 = st.columns(3)
 forget_for_other_data("agreement.level", dataset.content_hash, opts.default)
 level = c1.selectbox(
     "Level of measurement", levels, index=levels.index(opts.default), key="agreement.level",
-    persist_state=KEPT,
+    **SETTING,
     help=explain_inline("level") + " Always chosen explicitly.",
 )
 n_boot = int(c2.number_input("Bootstrap replicates", 0, 5000, 1000, 100, key="agreement.n_boot",
-                             persist_state=KEPT))
-seed = int(c3.number_input("Seed", 0, 2**31 - 1, 0, 1, key="agreement.seed", persist_state=KEPT))
+                             **SETTING))
+seed = int(c3.number_input("Seed", 0, 2**31 - 1, 0, 1, key="agreement.seed", **SETTING))
 st.caption(f"Seed **{seed}** (stored with every download).")
 if is_multilabel:
     st.info(
@@ -168,7 +168,7 @@ def overall_tab() -> None:
 def pairs_tab() -> None:
     min_shared = int(st.number_input(
         "Minimum shared items per pair", 1, 1000, 2, 1, key="agreement.min_shared",
-        persist_state=KEPT,
+        **SETTING,
         help="Pairs sharing fewer items get no α (one shared item can never give a positive α).",
     ))
     try:  # estimated before any pair is built (HLV_MAX_PAIRS)

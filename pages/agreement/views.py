@@ -20,7 +20,7 @@ from hlv_core.text import md
 from hlv_ui.cache import content_key
 from hlv_ui.explain import explain
 from hlv_ui.links import explorer_link, open_explorer
-from hlv_ui.widgets import KEPT, download_table, fmt_num, forget_outside, show_table
+from hlv_ui.widgets import SETTING, download_table, fmt_num, forget_outside, show_table
 
 __all__ = ["mean_agreement_section", "multilabel_section", "pair_section"]
 
@@ -39,7 +39,7 @@ def mean_agreement_section(pairs: pd.DataFrame, overall: float, level: str,
     forget_outside("agreement.min_pairs", 1, max(most, 1))  # kept from another dataset
     min_pairs = st.slider(
         "Minimum pairs per annotator", 1, max(most, 1), min(MIN_PAIRS, most),
-        key="agreement.min_pairs", persist_state=KEPT,
+        key="agreement.min_pairs", **SETTING,
         help="Annotators with fewer pairs that have a defined α are not ranked: a mean over "
         "one or two pairs is mostly luck.")
     means = mean_alpha_with_support(pairs, min_pairs)
@@ -85,9 +85,9 @@ def pair_section(dataset: Dataset, pairs: pd.DataFrame, default_pair: tuple[str,
     annotators = sorted(map(str, dataset.annotations["annotator_id"].unique()))
     p1, p2 = st.columns(2)
     a_sel = p1.selectbox("Annotator A", annotators, index=annotators.index(default_pair[0]),
-                         key=f"agreement.pair_a.{default_pair[0]}", persist_state=KEPT)
+                         key=f"agreement.pair_a.{default_pair[0]}", **SETTING)
     b_sel = p2.selectbox("Annotator B", annotators, index=annotators.index(default_pair[1]),
-                         key=f"agreement.pair_b.{default_pair[1]}", persist_state=KEPT)
+                         key=f"agreement.pair_b.{default_pair[1]}", **SETTING)
     if a_sel == b_sel:
         st.info("Pick two different annotators.")
         return
@@ -132,7 +132,7 @@ def multilabel_section(dataset: Dataset, n_boot: int, seed: int) -> None:
         "(1 − expected). Soft-match κ ignores that more labels make chance matches likelier."
     )
     view = st.radio("Show", ["Averaged over coder pairs", "Per coder pair"],
-                    horizontal=True, key="agreement.ml_view", persist_state=KEPT)
+                    horizontal=True, key="agreement.ml_view", **SETTING)
     ml_boot = max(n_boot, 1)
     n_ann = dataset.annotations["annotator_id"].nunique()
     if n_ann > 40:

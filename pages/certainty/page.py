@@ -17,7 +17,7 @@ from hlv_core.text import md
 from hlv_ui.explain import explain, explain_inline, glossary_entry
 from hlv_ui.model_groups import group_notes, shown_predictions
 from hlv_ui.state import get_predictions, require_dataset
-from hlv_ui.widgets import KEPT, download_table, forget_for_other_data, lazy_tabs
+from hlv_ui.widgets import SETTING, download_table, forget_for_other_data, lazy_tabs
 from pages.certainty.cached import (
     STOPS_COUNTS,
     STOPS_RANKING,
@@ -55,7 +55,7 @@ stops = STOPS_RANKING if is_ranking else STOPS_COUNTS
 models = st.multiselect(  # its own row: the chips' names fit at 1200 px
     "How the annotations are combined", offered, default=offered[:1],
     format_func=MODEL_TITLES.get, key=f"certainty.models.{'ranking' if is_ranking else 'counts'}",
-    persist_state=KEPT,
+    **SETTING,
     help="Vote counts: each label's votes. Ranked votes: each expert's ranked list of answers, "
     "the first answer weighing most; the paper's rule splits the weight of tied answers, the "
     "released code's gives each tied answer the full weight. Full rankings (Plackett-Luce): "
@@ -64,18 +64,19 @@ models = st.multiselect(  # its own row: the chips' names fit at 1200 px
 c2, c3, c4 = st.columns(3)
 n_samples = c2.select_slider(
     "Draws per case", [50, 100, 200, 500, 1000, 2000], value=200, key="certainty.samples",
-    persist_state=KEPT,
+    **SETTING,
     help="How many plausible ground truths are drawn for every case: more draws give smoother "
     "numbers and take longer.")
 seed = int(c3.number_input(
-    "Random seed", min_value=0, value=0, step=1, key="certainty.seed", persist_state=KEPT,
+    "Random seed", min_value=0, max_value=2**31 - 1, value=0, step=1, key="certainty.seed",
+    **SETTING,
     help="The same seed gives the same draws, so every number can be reproduced; it is stored "
     "in every download."))
 prior_default = default_prior("prirn" if is_ranking else "dirichlet")  # follows the model
 forget_for_other_data("certainty.prior", dataset.content_hash, prior_default)
 prior = float(c4.number_input(
-    "Prior weight per label", min_value=1e-4, value=prior_default,
-    format="%.4f", key="certainty.prior", persist_state=KEPT,
+    "Prior weight per label", min_value=1e-4, max_value=1000.0, value=prior_default,
+    format="%.4f", key="certainty.prior", **SETTING,
     help=explain_inline("prior") + " Technical: the Dirichlet pseudo-count a0 of the vote-count "
     f"and ranked-vote models; default {DEFAULT_PRIOR['prirn']} for ranked votes as in the "
     f"reference notebook (colab_ua_accuracy.ipynb), {DEFAULT_PRIOR['dirichlet']} for vote "
@@ -105,7 +106,7 @@ run = Run(dataset, tuple(models), int(n_samples), seed, prior,
 default_curve = [1, 3, 5, 10, 20, 30, 50, math.inf] if is_ranking else [0.1, 1, 10, math.inf]
 curve_rel = st.multiselect(
     "Reliabilities to compare", stops, default=default_curve, format_func=fmt_r,
-    key="certainty.curve_rel", persist_state=KEPT,
+    key="certainty.curve_rel", **SETTING,
     help=explain_inline("reliability") + " ∞ takes the votes at face value (no doubt at all).")
 if not curve_rel:
     st.info("Choose at least one reliability.")
@@ -146,7 +147,7 @@ def reliability_panel() -> None:
     finite = [r for r in curve_rel if not math.isinf(r)]
     r = st.select_slider(
         "Reliability", options=stops, value=finite[len(finite) // 2] if finite else curve_rel[0],
-        format_func=fmt_r, key="certainty.reliability", persist_state=KEPT,
+        format_func=fmt_r, key="certainty.reliability", **SETTING,
         help=explain_inline("reliability") + " Any stop: values outside the list above are "
         "computed on demand.")
     frames, top1 = [], {}

@@ -14,7 +14,7 @@ from hlv_core.certainty import case_summary, rank_predictors
 from hlv_ui.explain import explain
 from hlv_ui.model_groups import predictions_hint
 from hlv_ui.palette import model_colours
-from hlv_ui.widgets import KEPT, download_table, forget_for_other_data, show_table
+from hlv_ui.widgets import SETTING, download_table, forget_for_other_data, show_table
 from pages.certainty.cached import (
     AO_DEPTH,
     Run,
@@ -58,7 +58,7 @@ def ua_view(run: Run, reliabilities: tuple[float, ...]) -> None:
     acc = pd.concat([r["accuracy"] for r in results.values()], ignore_index=True)
     metrics = [m for m in METRIC_TITLES if (acc["metric"] == m).any()]
     a, b = st.columns(2)
-    metric = a.radio("Metric", metrics, horizontal=True, key="certainty.metric", persist_state=KEPT,
+    metric = a.radio("Metric", metrics, horizontal=True, key="certainty.metric", **SETTING,
                      format_func=METRIC_TITLES.get, help=METRIC_HELP)
     if metric == "ua_average_overlap":
         k, det_name = AO_DEPTH, "deterministic_average_overlap"
@@ -66,7 +66,7 @@ def ua_view(run: Run, reliabilities: tuple[float, ...]) -> None:
         first = len(run.ks) - 1 if run.dataset.task == "ranking" else 0  # follows the task
         forget_for_other_data("certainty.k", run.dataset.content_hash, list(run.ks)[first])
         k = b.radio("k: how many of the model's top labels count", list(run.ks), index=first,
-                    horizontal=True, key="certainty.k", persist_state=KEPT)
+                    horizontal=True, key="certainty.k", **SETTING)
         det_name = "deterministic_accuracy"
     sub = acc[(acc["k"] == k) & (acc["metric"] == metric)]
     det = acc[(acc["k"] == k) & (acc["metric"] == det_name)]
@@ -99,7 +99,7 @@ def spread_view(run: Run, results: dict, metric: str, k: int, title: str) -> Non
         return
     st.subheader("Across cases and across draws, at one reliability")
     r = st.select_slider("Reliability for this view", finite, value=finite[len(finite) // 2],
-                         format_func=fmt_r, key="certainty.spread_rel", persist_state=KEPT)
+                         format_func=fmt_r, key="certainty.spread_rel", **SETTING)
 
     def pick(table: str) -> pd.DataFrame:  # the shown rows of each model, then one frame
         return pd.concat([
@@ -134,16 +134,16 @@ def case_view(run: Run, reliabilities: tuple[float, ...]) -> None:
     dataset = run.dataset
     finite = [r for r in reliabilities if not math.isinf(r)] or list(reliabilities)
     model = st.selectbox("Model for the case view", run.models, format_func=MODEL_TITLES.get,
-                         key="certainty.case_model", persist_state=KEPT)
+                         key="certainty.case_model", **SETTING)
     options = [r for r in finite if allowed(model, r)] or [math.inf]
     r = st.select_slider("Reliability for the case view", options,
                          value=options[len(options) // 2], format_func=fmt_r,
-                         key="certainty.case_rel", persist_state=KEPT)
+                         key="certainty.case_rel", **SETTING)
     pc = run.result(model, r)["per_case"].sort_values(["certainty_top1", "case"])
     cert_of = dict(zip(pc["case"], pc["certainty_top1"], strict=True))
     case = st.selectbox(
         f"Case (most uncertain first, by certainty of the top label at reliability {fmt_r(r)})",
-        pc["case"].tolist(), key="certainty.case", persist_state=KEPT,
+        pc["case"].tolist(), key="certainty.case", **SETTING,
         format_func=lambda i: f"{dataset.item_ids[i]} · certainty {cert_of[i]:.2f}")
     labels = list(dataset.labels)
     case_id = str(dataset.item_ids[case])

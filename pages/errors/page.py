@@ -18,7 +18,7 @@ from hlv_ui.auth import auth_configured, current_identity, desk_name_form
 from hlv_ui.explain import explain
 from hlv_ui.links import explorer_link
 from hlv_ui.state import require_dataset, show_data_error
-from hlv_ui.widgets import KEPT, download_table, show_table
+from hlv_ui.widgets import SETTING, download_table, show_table
 from pages.errors import views as V
 
 st.title("Errors and perspectives")
@@ -43,28 +43,28 @@ with st.expander("Settings: scoring method, seed, iterations, verdict thresholds
     c1, c2, c3 = st.columns(3)
     methods = [m for m in V.METHOD_WORDS if m in errors.METHODS]
     method = c1.selectbox("Scoring method", methods, format_func=V.METHOD_WORDS.get,
-                          key="errors.method", persist_state=KEPT)
+                          key="errors.method", **SETTING)
     seed = int(c2.number_input("Seed (MACE)", 0, 2**31 - 1, 0, key="errors.seed",
-                               persist_state=KEPT,
+                               **SETTING,
                                help="Same seed, same result; stored in every download."))
     max_iter = int(c3.number_input("Most EM iterations", 50, 10_000, 500, 50,
-                                   key="errors.max_iter", persist_state=KEPT,
+                                   key="errors.max_iter", **SETTING,
                                    help="Dawid-Skene stops earlier at its fixed point."))
-    rerank = st.toggle("Order by label count first", False, key="errors.rerank", persist_state=KEPT,
+    rerank = st.toggle("Order by label count first", False, key="errors.rerank", **SETTING,
                        help="VariErr's '_rerank': fewer choosers first, the score second.")
     t = V.default_thresholds()
     d1, d2, d3, d4 = st.columns(4)
     t["min_rows"] = int(d1.number_input("Fewest labels for a verdict", 1, 10_000,
-                                        t["min_rows"], key="errors.min_rows", persist_state=KEPT))
+                                        t["min_rows"], key="errors.min_rows", **SETTING))
     t["unreliable_fraction"] = d2.slider(
         "Unreliable below (0 = chance, 1 = median skill)", 0.0, 1.0,
-        t["unreliable_fraction"], 0.05, key="errors.unrel", persist_state=KEPT)
+        t["unreliable_fraction"], 0.05, key="errors.unrel", **SETTING)
     t["cell_ratio"] = d3.number_input("Systematic: confusion x median", 1.0, 20.0,
                                       t["cell_ratio"], 0.5, key="errors.cell_ratio",
-                                      persist_state=KEPT)
+                                      **SETTING)
     t["camp_gain"] = d4.number_input("Systematic: camp gain on a subset", 0.0, 1.0,
                                      t["camp_gain"], 0.05, key="errors.camp_gain",
-                                     persist_state=KEPT)
+                                     **SETTING)
     st.caption("Optional files (CSV): explanations (`item_id, annotator_id, label, "
                "explanation`), peer validity judgments (VariErr `validity.csv`) and gold errors "
                "(`item_id, label, is_error`) to evaluate the ranking.")
@@ -95,7 +95,7 @@ gold = _table(up_gold)
 if validity is not None:
     method = st.selectbox("Peer validity method (uses the uploaded judgments)",
                           [method, *errors.VALIDITY_METHODS], key="errors.peer_method",
-                          persist_state=KEPT)
+                          **SETTING)
 
 try:
     scores = V.compute_scores(dataset, method, rerank, seed, max_iter, validity)
@@ -120,7 +120,7 @@ except DataError as error:
 table = V.ranking_table(scores, choosers,
                         all_verdicts if all_verdicts is not None else pd.DataFrame())
 top_n = int(st.number_input("Rows shown", 10, max(10, len(table)), min(100, len(table)), 10,
-                            key="errors.top_n", persist_state=KEPT))
+                            key="errors.top_n", **SETTING))
 show_table(table.head(top_n), hide_index=True, width="stretch",
            column_config={"score": st.column_config.NumberColumn(format="%.3f")})
 download_table(lambda: table.assign(method=method, seed=seed), "possible_errors.csv",
@@ -139,7 +139,7 @@ if gold is not None:
 # ------------------------------------------------------------------------- 2. one label
 st.subheader("2. Look at one possible error")
 choices = list(zip(table["item_id"].head(top_n), table["label"].head(top_n), strict=True))
-pick = st.selectbox("Possible error", range(len(choices)), key="errors.pick", persist_state=KEPT,
+pick = st.selectbox("Possible error", range(len(choices)), key="errors.pick", **SETTING,
                     format_func=lambda k: f"#{int(table['rank'].iloc[k])}: {choices[k][1]} on "
                                           f"{choices[k][0]}")
 if pick is not None and choices:
@@ -176,6 +176,6 @@ if len(system):
 show_table(report.reset_index(), hide_index=True, width="stretch")
 V.report_download(report, seed)
 profile = st.selectbox("Open an annotator's profile", list(report.index), index=None,
-                       key="errors.profile", persist_state=KEPT, placeholder="Choose an annotator")
+                       key="errors.profile", **SETTING, placeholder="Choose an annotator")
 if profile is not None:
     explorer_link(f"Open the profile of {md(profile)}", annotator=profile)

@@ -13,9 +13,9 @@ from hlv_core.levels import level_options
 from hlv_core.text import md
 from hlv_ui.cache import cached
 from hlv_ui.explain import explain
-from hlv_ui.links import explorer_params
+from hlv_ui.links import VIEW_PARAMS, explorer_params
 from hlv_ui.state import link_dataset_id, require_dataset
-from hlv_ui.widgets import KEPT, download_table, lazy_tabs, show_table
+from hlv_ui.widgets import SETTING, download_table, lazy_tabs, show_table
 from pages.explorer.views import annotator_section, item_section
 
 st.title("Items and annotators")
@@ -60,8 +60,10 @@ def annotator_table(dataset: Dataset) -> pd.DataFrame:
 
 
 def go(**params: str | None) -> None:
-    """Show another view of this page (a callback: the next run reads the new URL)."""
-    st.query_params.clear()
+    """Show another view of this page (a callback: the next run reads the new URL). Only the
+    view's parameters change: the page's settings in the address are Streamlit's to write."""
+    for name in VIEW_PARAMS:
+        st.query_params.pop(name, None)
     st.query_params.update(explorer_params(**params))
 
 
@@ -127,7 +129,7 @@ def items_tab() -> None:
     explain("pair_agreement", "majority_label")
     table = item_table(dataset)
     query = st.text_input("Find items (id or text contains)", key="explorer.item_query",
-                          persist_state=KEPT,
+                          **SETTING, max_chars=200,
                           placeholder="e.g. case_012 or landlord")
     if query:
         hay = table["item_id"].astype(str)
@@ -154,17 +156,17 @@ def annotators_tab() -> None:
     explain("majority_agreement", "pairwise_alpha", "camps")
     table = annotator_table(dataset)
     c1, c2, c3 = st.columns(3)
-    query = c1.text_input("Search annotators", key="explorer.ann_query", persist_state=KEPT,
+    query = c1.text_input("Search annotators", key="explorer.ann_query", **SETTING, max_chars=200,
                           placeholder="part of an annotator id")
     traits = [c for c in dataset.annotators.columns if c != "annotator_id"]
     trait = c2.selectbox("Filter by trait", ["(none)", *traits], key="explorer.trait",
-                         persist_state=KEPT)
+                         **SETTING)
     if query:
         table = table[table["annotator_id"].str.contains(query, case=False, regex=False)]
     if trait != "(none)":
         values = sorted(table[trait].dropna().astype(str).unique())
         chosen = c3.multiselect(f"Values of {md(trait)}", values, key="explorer.trait_values",
-                                persist_state=KEPT)
+                                **SETTING)
         if chosen:
             table = table[table[trait].astype(str).isin(chosen)]
     st.caption(f"{len(table):,} of {dataset.n_annotators:,} annotators. Click a row to open "

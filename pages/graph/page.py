@@ -16,7 +16,7 @@ from hlv_ui.cache import cached, content_key
 from hlv_ui.explain import explain
 from hlv_ui.links import explorer_link, open_explorer
 from hlv_ui.state import require_dataset, show_data_error
-from hlv_ui.widgets import KEPT, fmt_num, forget_for_other_data
+from hlv_ui.widgets import SETTING, fmt_num, forget_for_other_data
 from pages.graph.figures import camp_positions, network_html, spring_positions
 from pages.graph.views import (
     PROCEDURE_LABELS,
@@ -132,7 +132,7 @@ try:
     big = result.n_pairs_overlapping > AUTO_RND_MAX_PAIRS
     asked = big and st.toggle(
         f"Compute σ_rnd ({n_repeats} random matrices over {result.n_pairs_overlapping:,} "
-        "annotator pairs: a few seconds)", key="graph.rnd", persist_state=KEPT,
+        "annotator pairs: a few seconds)", key="graph.rnd", **SETTING,
         help="Large data: the random baseline runs when asked for.")
     want_rnd = not big or asked or rnd_key in st.session_state.get(MEMO_KEY, {})
     rnd = random_baseline(rnd_key) if want_rnd else None
@@ -186,17 +186,17 @@ with graph_col:
         f1, f2 = st.columns(2)
         max_edges = int(f1.number_input(
             "Edges drawn (strongest first)", min_value=1, max_value=len(edges),
-            value=DEFAULT_MAX_EDGES, step=100, key="graph.max_edges", persist_state=KEPT,
+            value=DEFAULT_MAX_EDGES, step=100, key="graph.max_edges", **SETTING,
             help="Edges ranked by |pairwise α − overall α|; the counts above use every edge.",
         ))
         which = f2.radio("Signs", ["both", "+ only", "− only"], horizontal=True,
-                         key="graph.signs", persist_state=KEPT)
+                         key="graph.signs", **SETTING)
         sign = {"both": None, "+ only": 1, "− only": -1}[which]
         shown = strongest_edges(edges, result.alpha, max_edges, sign=sign)
     positions = None
     if n_nodes > PHYSICS_MAX_NODES:
         spring = st.toggle("Spring layout (slower; default: annotators grouped by camp)",
-                           key="graph.spring", persist_state=KEPT)
+                           key="graph.spring", **SETTING)
         positions = layout(dataset, level, min_shared, multilabel, spring, seed)
     st.iframe(markup(dataset, level, min_shared, multilabel, shown, positions), height=620)
     st.caption(
@@ -218,7 +218,7 @@ with side_col:
     st.subheader("Camps")
     camps_section(dataset, partition)
     names = sorted(map(str, result.nodes["annotator_id"]))
-    who = st.selectbox("Open an annotator's profile", names, index=None, persist_state=KEPT,
+    who = st.selectbox("Open an annotator's profile", names, index=None, **SETTING,
                        placeholder="Type to search annotators", key="graph.open_annotator")
     if who is not None:
         explorer_link(f"Open the profile of {md(who)} (agreement, camp, traits)", annotator=who)

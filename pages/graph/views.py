@@ -19,7 +19,7 @@ from hlv_core import balance
 from hlv_core.figures import comparison_figure
 from hlv_core.io import Dataset
 from hlv_ui.cache import cached
-from hlv_ui.widgets import KEPT, download_table, show_table
+from hlv_ui.widgets import SETTING, download_table, show_table
 
 __all__ = ["PROCEDURE_LABELS", "camps_section", "check_size", "compare_section",
            "downloads_section", "graph_controls", "sigma_histogram"]
@@ -49,20 +49,20 @@ def graph_controls(levels: list[str], default_level: str) -> tuple[str, int, str
     c1, c2, c3, c4, c5 = st.columns(5)
     level = c1.selectbox(
         "Level of measurement", levels, index=levels.index(default_level), key="graph.level",
-        persist_state=KEPT,
+        **SETTING,
         help="Used for the overall α and every pairwise α (the same level for both). Basile's "
         "Table 2 uses nominal α for every dataset (the default here); ordinal or interval numbers "
         "are not comparable with the paper's.",
     )
     min_shared = int(c2.number_input(
         "min shared items", min_value=1, max_value=100, value=balance.PAPER_MIN_SHARED, step=1,
-        key="graph.min_shared", persist_state=KEPT,
+        key="graph.min_shared", **SETTING,
         help="Pairs sharing fewer items get no edge. 1 is the paper's convention (default); 2 is a "
         "robust deviation (one shared item can never give a positive α, so such edges are almost "
         "always −).",
     ))
     procedure = c3.selectbox(
-        "σ_rnd procedure", list(balance.PROCEDURES), key="graph.procedure", persist_state=KEPT,
+        "σ_rnd procedure", list(balance.PROCEDURES), key="graph.procedure", **SETTING,
         format_func=PROCEDURE_LABELS.get,
         help="The paper's 'the entire procedure is repeated ten times, producing A_rnd': each "
         "random matrix composes 10 split-and-shuffle steps (reproduces Table 2). 'One step' is the "
@@ -70,11 +70,11 @@ def graph_controls(levels: list[str], default_level: str) -> tuple[str, int, str
     )
     n_repeats = int(c4.number_input(
         "σ_rnd matrices", min_value=1, max_value=200, value=10, step=1, key="graph.repeats",
-        persist_state=KEPT,
+        **SETTING,
         help="Number of random matrices A_rnd averaged (10 in the paper).",
     ))
     seed = int(c5.number_input("Seed", min_value=0, max_value=2**31 - 1, value=0, step=1,
-                               key="graph.seed", persist_state=KEPT))
+                               key="graph.seed", **SETTING))
     return level, min_shared, procedure, n_repeats, seed
 
 
@@ -112,7 +112,7 @@ def camps_section(dataset: Dataset, partition: balance.CampsResult) -> None:
         st.caption("This dataset has no annotator traits to compare the camps with.")
         return
     trait = st.selectbox("Compare camps with the trait", traits, key="graph.trait",
-                         persist_state=KEPT)
+                         **SETTING)
     table, v = balance.camp_trait_table(partition, dataset.annotators, trait)
     if table.empty:
         st.info("No annotator with a camp and a value of this trait.")
@@ -136,11 +136,11 @@ def compare_section(compare: Callable[[], pd.DataFrame], seed: int) -> None:
             "σ_rnd matrices and seed as chosen above."
         )
         paper = balance.conventions_note("nominal", balance.PAPER_MIN_SHARED, "composed")
-        if st.toggle("Compute the comparison", key="graph.compare", persist_state=KEPT):
+        if st.toggle("Compute the comparison", key="graph.compare", **SETTING):
             table = compare()
             show_paper = st.checkbox("Show the paper's datasets (Table 2) as grey reference "
                                      "points", value=True, key="graph.compare_paper",
-                                     persist_state=KEPT)
+                                     **SETTING)
             # dataset names may come from an upload: escaped (plotly renders a few HTML tags)
             safe = table.assign(dataset=table["dataset"].map(lambda x: html.escape(str(x))))
             st.plotly_chart(comparison_figure(safe, paper=show_paper,

@@ -18,7 +18,7 @@ from hlv_ui.explain import explain, explain_inline
 from hlv_ui.library_ui import library_panel
 from hlv_ui.links import explorer_link
 from hlv_ui.state import ensure_dataset, require_dataset
-from hlv_ui.widgets import KEPT, download_table, show_table
+from hlv_ui.widgets import SETTING, download_table, show_table
 from pages.home.upload_views import prediction_reports, upload_panel
 
 st.title("HLV Lens")
@@ -102,7 +102,8 @@ download_table(labels_shown, f"{dataset.name}_labels.csv", key="home.dl.labels",
 st.subheader("Items, most contested first")
 explain("majority_share", "pair_agreement", "item_entropy")
 items = tables["items"]
-query = st.text_input("Filter items (id or text contains)", key="home.filter", persist_state=KEPT)
+query = st.text_input("Filter items (id or text contains)", key="home.filter", **SETTING,
+                      max_chars=200)
 if query:
     mask = items["item_id"].str.contains(query, case=False, regex=False)
     if "text" in items.columns:

@@ -21,7 +21,7 @@ from hlv_ui.cache import cached
 from hlv_ui.explain import explain, explain_inline
 from hlv_ui.palette import model_colours
 from hlv_ui.state import show_data_error
-from hlv_ui.widgets import KEPT, download_table, show_table
+from hlv_ui.widgets import SETTING, download_table, show_table
 from pages.lewidi.views import score_submissions
 
 st.title("LeWiDi scorer")
@@ -71,20 +71,20 @@ with right:
         "Submissions (TSV or res.zip; one per system)", type=["tsv", "txt", "zip"],
         accept_multiple_files=True, key="lewidi.subs")
 demo = st.toggle("Use the synthetic demo (an MP-style gold and three systems)",
-                 key="lewidi.demo", persist_state=KEPT, value=False,
+                 key="lewidi.demo", **SETTING, value=False,
                  help="Generated data, no download: shows what the page does.")
 c1, c2, c3 = st.columns(3)
 n_boot = int(c1.number_input("Bootstrap resamples", 100, 20000, 1000, step=100,
-                             key="lewidi.n_boot", persist_state=KEPT,
+                             key="lewidi.n_boot", **SETTING,
                              help="More resamples: steadier intervals."))
 seed = int(c2.number_input("Random seed (bootstrap)", 0, 2**31 - 1, 0, key="lewidi.seed",
-                           persist_state=KEPT,
+                           **SETTING,
                            help="The same seed gives the same intervals."))
 level = float(c3.select_slider("Confidence level", options=[0.8, 0.9, 0.95, 0.99], value=0.95,
-                               key="lewidi.level", persist_state=KEPT,
+                               key="lewidi.level", **SETTING,
                                help=explain_inline("bootstrap_ci")))
 task_choice = st.radio("Task when a file name has no _soft / _pe", ["from name", "soft", "pe"],
-                       horizontal=True, key="lewidi.task", persist_state=KEPT,
+                       horizontal=True, key="lewidi.task", **SETTING,
                        format_func=lambda t: "from the file name" if t == "from name"
                        else task_name(t),
                        help=f"Task A: {explain_inline('lewidi_soft')}\n\n"
@@ -164,7 +164,7 @@ st.subheader("Where two systems differ")
 groups = sorted({(r.dataset, r.split, r.task) for _, results in runs for r in results})
 group = st.selectbox("Dataset and task", groups,
                      format_func=lambda g: f"{g[0]} {g[1]} · {task_name(g[2])}",
-                     key="lewidi.group", persist_state=KEPT)
+                     key="lewidi.group", **SETTING)
 by_system = {s: r for s, results in runs for r in results
              if (r.dataset, r.split, r.task) == group}
 names = list(by_system)
@@ -172,8 +172,8 @@ if len(names) < 2:
     st.info("Only one system has this dataset and task.")
 else:
     ca, cb = st.columns(2)
-    sys_a = ca.selectbox("System A", names, index=0, key="lewidi.sys_a", persist_state=KEPT)
-    sys_b = cb.selectbox("System B", names, index=1, key="lewidi.sys_b", persist_state=KEPT)
+    sys_a = ca.selectbox("System A", names, index=0, key="lewidi.sys_a", **SETTING)
+    sys_b = cb.selectbox("System B", names, index=1, key="lewidi.sys_b", **SETTING)
     diffs = lewidi.item_differences(by_system[sys_a], by_system[sys_b])
     metric = by_system[sys_a].metric
     metric_name = metric_label(metric)

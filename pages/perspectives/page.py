@@ -16,7 +16,7 @@ from hlv_ui.explain import explain, explain_inline
 from hlv_ui.model_groups import group_notes, predictions_hint, shown_predictions
 from hlv_ui.palette import model_colours
 from hlv_ui.state import get_predictions, require_dataset, show_data_error
-from hlv_ui.widgets import KEPT, download_table, forget_for_other_data, lazy_tabs, show_table
+from hlv_ui.widgets import SETTING, download_table, forget_for_other_data, lazy_tabs, show_table
 from pages.perspectives.cached import ADAPTATION, ModelSet, item_models, parse_upload, split_cached
 from pages.perspectives.figures import LEVEL_NAMES, comparison_figure
 from pages.perspectives.views import Detail, text_tab, trait_tab, user_tab
@@ -44,41 +44,41 @@ forget_for_other_data("perspectives.stratify", dataset.content_hash,
                       trait_columns[0] if has_traits else "(no stratification)")
 cols = st.columns(3)
 share = cols[0].slider("Share of people kept for testing", 0.05, 0.5, 0.2, 0.05,
-                       key="perspectives.share", persist_state=KEPT,
+                       key="perspectives.share", **SETTING,
                        help="Share of annotators that become test users (PERSEVAL: 20%).")
 adaptation = cols[1].radio(
     "Adaptation", list(ADAPTATION), index=0 if has_traits else 2, key="perspectives.adaptation",
-    persist_state=KEPT,
+    **SETTING,
     horizontal=True, format_func=ADAPTATION_NAMES.get, help=explain_inline("adaptation"))
 seed = int(cols[2].number_input("Random seed", 0, 2**31 - 1, 0, key="perspectives.seed",
-                                persist_state=KEPT,
+                                **SETTING,
                                 help="Same seed, same split: stored in every download."))
 extended = st.toggle(
-    "Extended training set", value=False, key="perspectives.extended", persist_state=KEPT,
+    "Extended training set", value=False, key="perspectives.extended", **SETTING,
     help="Keep test texts in training when other (training) annotators labelled them. Off: "
     "every label of a test text is removed from training (strict).")
 with st.expander("More split settings"):
     stratify_choice = st.selectbox(
         "Stratify test users by trait", ["(no stratification)", *trait_columns],
-        index=1 if trait_columns else 0, key="perspectives.stratify", persist_state=KEPT,
+        index=1 if trait_columns else 0, key="perspectives.stratify", **SETTING,
         help="Draw test users within every value of this trait, so each group is represented "
         "among the test users (the reference stratifies HS-Brexit by group).")
     stratify = None if stratify_choice == "(no stratification)" else stratify_choice
     c1, c2, c3 = st.columns(3)
     adaptation_share = c1.slider(
         "Adaptation share", 0.01, 0.3, 0.05, 0.01, key="perspectives.adapt_share",
-        persist_state=KEPT,
+        **SETTING,
         help="Share of the test users' annotations whose texts become adaptation texts "
         "(PERSEVAL: 5%). Test users left without an adaptation label are dropped.")
     reserve = c2.selectbox(
         "Texts reserved for training", ["auto", "0", "0.2", "0.5", "0.7"],
-        key="perspectives.reserve", persist_state=KEPT,
+        key="perspectives.reserve", **SETTING,
         help="Share of texts only training annotators keep (needed for dense data where every "
         "annotator labels every text). 'auto': the smallest share keeping test instances "
         "≤ 20% of training + test.")
     baseline = c3.checkbox(
         "Allow unnamed without adaptation (baseline)", value=False,
-        key="perspectives.baseline", persist_state=KEPT,
+        key="perspectives.baseline", **SETTING,
         help="PERSEVAL refuses the unnamed task without adaptation: the model knows nothing "
         "about the test users. Tick to build a user-agnostic baseline split anyway.")
 settings = (share, adaptation, extended, seed, reserve, adaptation_share, baseline, stratify)
@@ -134,7 +134,7 @@ upload = st.file_uploader(
     "label)", type=["csv", "tsv", "txt"], key="perspectives.upload")
 upload_mode = st.radio(
     "Score uploaded predictions on", ["this split's test set", "the pairs in the file"],
-    key="perspectives.upload_mode", persist_state=KEPT, horizontal=True,
+    key="perspectives.upload_mode", **SETTING, horizontal=True,
     help="This split: the file must predict exactly the test pairs above (missing or extra "
     "pairs are an error). Pairs in the file: gold labels come from the dataset.")
 if upload is not None:
@@ -173,7 +173,7 @@ st.plotly_chart(comparison_figure(comparison, head_label, model_colours(comparis
 
 # ------------------------------------------------------------------------------- details
 st.subheader("3. One model in detail")
-chosen = st.selectbox("Model", list(model_set.models), key="perspectives.model", persist_state=KEPT)
+chosen = st.selectbox("Model", list(model_set.models), key="perspectives.model", **SETTING)
 report = model_set.report(chosen)
 summary = report.summary()
 glob = summary[summary["level"] == "global"].pivot_table(
@@ -202,7 +202,7 @@ if head_label != "macro":
     metric_options["macro F1"] = "f1:macro"
 metric_name = st.radio("Score per group", list(metric_options), horizontal=True,
                        format_func=md, key="perspectives.metric",
-                       persist_state=KEPT)  # options render markdown
+                       **SETTING)  # options render markdown
 detail = Detail(model_set, chosen, report, metric_options[metric_name], metric_name, seed,
                 dataset)
 TABS = {"Per user": user_tab, "Per text": text_tab, "Per trait": trait_tab}

@@ -14,7 +14,7 @@ from hlv_core import perspectivist as P
 from hlv_core.io import Dataset
 from hlv_core.text import md
 from hlv_ui.palette import model_colours
-from hlv_ui.widgets import KEPT, download_table, show_table
+from hlv_ui.widgets import SETTING, download_table, show_table
 from pages.perspectives.cached import ModelSet
 from pages.perspectives.figures import group_histogram, trait_figure
 
@@ -100,12 +100,12 @@ def trait_tab(d: Detail) -> None:
         return
     dims = list(dict.fromkeys(report.per_trait.index.get_level_values("dimension")))
     b1, b2, b3 = st.columns(3)
-    dim = b1.selectbox("Trait", dims, key="perspectives.dim", persist_state=KEPT)
+    dim = b1.selectbox("Trait", dims, key="perspectives.dim", **SETTING)
     n_boot = int(b2.number_input(
-        "Bootstrap replicates", 100, 5000, 500, 100, key="perspectives.n_boot", persist_state=KEPT,
+        "Bootstrap replicates", 100, 5000, 500, 100, key="perspectives.n_boot", **SETTING,
         help="How many times the test users are resampled to get the intervals."))
     boot_seed = int(b3.number_input("Bootstrap seed", 0, 2**31 - 1, d.seed,
-                                    key="perspectives.boot_seed", persist_state=KEPT))
+                                    key="perspectives.boot_seed", **SETTING))
     boot = d.model_set.bootstrap(d.name, n_boot, boot_seed)
     metric_key, label_key = (("accuracy", "macro") if d.column == "accuracy"
                              else ("f1", d.column.split(":", 1)[1]))

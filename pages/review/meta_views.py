@@ -25,7 +25,7 @@ from hlv_core.text import md
 from hlv_ui.explain import explain
 from hlv_ui.palette import model_colours
 from hlv_ui.state import show_data_error
-from hlv_ui.widgets import KEPT, download_table, show_table
+from hlv_ui.widgets import SETTING, download_table, show_table
 
 __all__ = ["scores_figure", "show_exports", "show_import", "show_meta", "trend_figure"]
 
@@ -154,11 +154,11 @@ def _correlations(task: str, meta_models: list[str], scores: pd.DataFrame,
                 f"{len(meta_models)} are judged so far.")
         return
     c1, c2 = st.columns(2)
-    ties = c1.radio("Human scores from", review.TIES, key=f"{KEY}.ties", persist_state=KEPT,
+    ties = c1.radio("Human scores from", review.TIES, key=f"{KEY}.ties", **SETTING,
                     horizontal=True,
                     format_func=lambda t: t.replace("_", " "))
     alternative = c2.radio("Test", ["two-sided", "greater"], horizontal=True,
-                           key=f"{KEY}.alternative", persist_state=KEPT,
+                           key=f"{KEY}.alternative", **SETTING,
                            help="two-sided: |r| at least as large; greater: r at least as "
                                 "large (positive association).")
     metric_table = metrics(tuple(meta_models))
@@ -223,7 +223,7 @@ def show_meta(judged: pd.DataFrame, all_models: list[str], task: str,
         return
     regularize = st.number_input(
         "Regularisation (pseudo-judgements each way for every pair)", 0.0, 100.0, 0.0, 0.1,
-        key=f"{KEY}.regularize", persist_state=KEPT,
+        key=f"{KEY}.regularize", **SETTING,
         help="0 = plain rank centrality. Applied automatically (with a warning) when the "
              f"comparisons do not determine a unique ranking ({review.DEFAULT_REGULARIZE}).")
     wins, comps = review.counts_from_judgements(judged, meta_models)

@@ -15,7 +15,7 @@ from hlv_ui.cache import cached
 from hlv_ui.explain import explain
 from hlv_ui.model_groups import shown_predictions
 from hlv_ui.state import get_predictions, require_dataset
-from hlv_ui.widgets import KEPT, show_table
+from hlv_ui.widgets import SETTING, show_table
 from pages.review import desk_state
 from pages.review.meta_views import show_exports, show_import, show_meta
 from pages.review.round_views import (
@@ -124,33 +124,33 @@ with tab_review:
         explain("review_judgement")
         with st.expander("Setup: models, session target, display, seed"):
             models = st.multiselect("Models to compare", ALL_MODELS, default=ALL_MODELS,
-                                    key=f"{KEY}.models", persist_state=KEPT)
+                                    key=f"{KEY}.models", **SETTING)
             target = int(st.number_input("Cases to judge this session (session target)", 1,
-                                         10_000, 20, key=f"{KEY}.target", persist_state=KEPT))
+                                         10_000, 20, key=f"{KEY}.target", **SETTING))
             max_pairs = int(st.number_input(
                 "At most this many model pairs per case screen", 1, 100, 10,
-                key=f"{KEY}.max_pairs", persist_state=KEPT,
+                key=f"{KEY}.max_pairs", **SETTING,
                 help="With many models a case has many pairs; the rest "
                 "of a case's pairs come back on a later screen (your own labels are not asked "
                 "again)."))
             default_threshold = 0.1 if dataset.task == "multilabel" else 0.0
             threshold = st.number_input(
                 "Show labels with probability above", 0.0, 0.99, default_threshold, 0.05,
-                key=f"{KEY}.threshold", persist_state=KEPT,
+                key=f"{KEY}.threshold", **SETTING,
                 help="Kurniawan et al. showed areas of law above 0.1 (multi-label); single-label "
                 "default 0 (every label shown).")
             max_labels = int(st.number_input("At most this many labels per output", 1, 100,
-                                             15, key=f"{KEY}.max_labels", persist_state=KEPT))
+                                             15, key=f"{KEY}.max_labels", **SETTING))
             own_first = st.toggle("Record my own labels before seeing the models", True,
-                                  key=f"{KEY}.own_first", persist_state=KEPT,
+                                  key=f"{KEY}.own_first", **SETTING,
                                   help="As in the paper: form your own view first (once per "
                                        "case).")
             reveal = st.toggle("Show model names in my history", True, key=f"{KEY}.reveal",
-                               persist_state=KEPT,
+                               **SETTING,
                                help="Names appear only for cases you have judged. Switch off "
                                     "to keep the models blind in the history too.")
             seed = int(st.number_input("Seed (order of the outputs and tie-breaks)", 0,
-                                       2**31 - 1, 0, key=f"{KEY}.seed", persist_state=KEPT))
+                                       2**31 - 1, 0, key=f"{KEY}.seed", **SETTING))
         if len(models) < 2:
             st.info("Choose at least two models in the setup.")
         else:
@@ -183,7 +183,7 @@ with tab_meta:
     only_here = True
     if access.is_admin:
         only_here = st.toggle("Only judgements of this dataset", True, key=f"{KEY}.only_here",
-                              persist_state=KEPT,
+                              **SETTING,
                               help="Admins may pool every dataset's judgements.")
     judged = guarded(review.aggregate_judgements, store, access,
                      DATASET_HASH if only_here else None)

@@ -29,7 +29,7 @@ from hlv_core.text import md
 from hlv_ui.cache import cached
 from hlv_ui.explain import explain
 from hlv_ui.state import show_data_error
-from hlv_ui.widgets import KEPT, download_table, show_table
+from hlv_ui.widgets import SETTING, download_table, show_table
 from pages.soft_metrics import judge_figures as figs
 from pages.soft_metrics.predictions_views import how_to_get_predictions
 
@@ -76,7 +76,7 @@ def human_pool_views(dataset, predictions: pd.DataFrame | None, key: str) -> Non
     st.caption("Is the model as good as one of your annotators? Three answers: how each "
                "annotator scores against the others (the human range), whether the model could "
                "replace one of them, and whether its confidence matches how people split.")
-    view = st.radio("Question", VIEWS, horizontal=True, key=f"{key}.pool_view", persist_state=KEPT)
+    view = st.radio("Question", VIEWS, horizontal=True, key=f"{key}.pool_view", **SETTING)
     if dataset.task == "ranking":
         st.info("These views need one label (or label set) per annotator and item; this "
                 "dataset holds rankings.")
@@ -107,12 +107,12 @@ def ceiling_view(dataset, predictions, key: str) -> None:
     models = _item_models(predictions)
     c1, c2, c3 = st.columns(3)
     model = c1.selectbox("Model", models or ["(no model loaded)"], key=f"{key}.ceil_model",
-                         persist_state=KEPT,
+                         **SETTING,
                          disabled=not models)
     n_boot = int(c2.number_input("Bootstrap resamples", 0, 5000, 1000, step=100,
-                                 key=f"{key}.ceil_boot", persist_state=KEPT))
+                                 key=f"{key}.ceil_boot", **SETTING))
     seed = int(c3.number_input("Random seed (bootstrap)", 0, 2**31 - 1, 0,
-                               key=f"{key}.ceil_seed", persist_state=KEPT))
+                               key=f"{key}.ceil_seed", **SETTING))
     try:
         res, notes = _ceiling(dataset, predictions, model if models else None, n_boot, seed)
     except ValueError as err:
@@ -156,10 +156,10 @@ def _epsilon(key: str) -> float:
     c1, c2 = st.columns([2, 3])
     preset = c1.radio("Your annotators are", list(EPSILON_PRESETS), horizontal=False,
                       format_func=lambda p: f"{PRESET_NAMES[p]} (ε = {EPSILON_PRESETS[p]:g})",
-                      key=f"{key}.alt_preset", persist_state=KEPT)
+                      key=f"{key}.alt_preset", **SETTING)
     return float(c2.slider("Epsilon: how much worse than a human the model may be", 0.0, 0.3,
                            EPSILON_PRESETS[preset], 0.05, key=f"{key}.alt_eps.{preset}",
-                           persist_state=KEPT,
+                           **SETTING,
                            help="The paper's guidance: 0.2 experts, 0.15 skilled annotators, "
                                 "0.1 crowd workers; lower it when annotators agree little."))
 
@@ -204,10 +204,10 @@ def alt_test_view(dataset, predictions, key: str) -> None:
     epsilon = _epsilon(key)
     c1, c2 = st.columns(2)
     q = float(c1.select_slider("FDR level q (Benjamini-Yekutieli)", [0.01, 0.05, 0.1], 0.05,
-                               key=f"{key}.alt_q", persist_state=KEPT))
+                               key=f"{key}.alt_q", **SETTING))
     numeric = dataset.task == "rating"
     scoring = c2.selectbox("Alignment score", ["neg_rmse", "accuracy"] if numeric else
-                           ["accuracy"], key=f"{key}.alt_scoring", persist_state=KEPT,
+                           ["accuracy"], key=f"{key}.alt_scoring", **SETTING,
                            disabled=not numeric,
                            help="Accuracy: share of the other annotators giving the same label. "
                                 "Negative RMSE: for numeric ratings (greyed out when the labels "
@@ -254,7 +254,7 @@ def alt_test_view(dataset, predictions, key: str) -> None:
     tested = [n for n, r in results.items() if not isinstance(r, str)]
     if tested:
         chosen = st.selectbox("Per-annotator test of", tested, key=f"{key}.alt_model",
-                              persist_state=KEPT)
+                              **SETTING)
         res = results[chosen]
         show_table(res.per_annotator, hide_index=True, width="stretch", column_config={
             "p_value": st.column_config.NumberColumn("p-value", format="%.3g")})
@@ -291,7 +291,7 @@ def calibration_view(dataset, predictions, key: str) -> None:
         how_to_get_predictions("Calibration needs model probabilities for the items.")
         return
     temperature = float(st.slider("Temperature T (1 = the model as it is)", 0.25, 5.0, 1.0,
-                                  0.25, key=f"{key}.cal_t", persist_state=KEPT,
+                                  0.25, key=f"{key}.cal_t", **SETTING,
                                   help="Probabilities become Q^(1/T), renormalised: T > 1 "
                                        "softens the model, T < 1 sharpens it. The paper's "
                                        "'TS' rows use a fixed T = 2; nothing is fitted."))
@@ -308,7 +308,7 @@ def calibration_view(dataset, predictions, key: str) -> None:
     download_table(table.assign(dataset=dataset.name), f"{dataset.name}_calibration.csv",
                    key=f"{key}.dl.cal", label="Download the calibration table (CSV)")
     model = st.selectbox("Model for the figures", models, key=f"{key}.cal_model",
-                         persist_state=KEPT)
+                         **SETTING)
     _, C, Q, _ = calibration_inputs(dataset, predictions, model)
     QT = scale_probabilities(Q, temperature)
     st.plotly_chart(figs.reliability_figure(cal.reliability_table(C, QT), model),

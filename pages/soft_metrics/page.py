@@ -24,7 +24,7 @@ from hlv_ui.state import (
     require_dataset,
     show_data_error,
 )
-from hlv_ui.widgets import KEPT, download_table, lazy_tabs, show_table
+from hlv_ui.widgets import SETTING, download_table, lazy_tabs, show_table
 from pages.soft_metrics import figures as figs
 from pages.soft_metrics.judge_views import human_pool_views
 from pages.soft_metrics.predictions_views import (
@@ -117,9 +117,9 @@ def models_tab(results: dict[str, ModelScores], n_boot: int, seed: int,
 
 def classes_tab(results: dict[str, ModelScores]) -> None:
     """Class-wise soft or hard precision / recall / F1 of one model."""
-    model = st.selectbox("Model", list(results), key=f"{KEY}.class_model", persist_state=KEPT)
+    model = st.selectbox("Model", list(results), key=f"{KEY}.class_model", **SETTING)
     kind = st.radio("Kind", ["soft", "hard"], horizontal=True, key=f"{KEY}.class_kind",
-                    persist_state=KEPT,
+                    **SETTING,
                     help=f"Soft: {explain_inline('soft_metric')}\n\n"
                          f"Hard: {explain_inline('hard_metric')}")
     classwise = results[model].classwise
@@ -138,9 +138,9 @@ def classes_tab(results: dict[str, ModelScores]) -> None:
 
 def items_tab(results: dict[str, ModelScores]) -> None:
     """Items where hard and soft evaluation disagree, and one item in detail."""
-    model = st.selectbox("Model", list(results), key=f"{KEY}.item_model", persist_state=KEPT)
+    model = st.selectbox("Model", list(results), key=f"{KEY}.item_model", **SETTING)
     threshold = st.slider("Soft overlap counted as 'matches the humans'", 0.5, 1.0, 0.8, 0.05,
-                          key=f"{KEY}.threshold", persist_state=KEPT,
+                          key=f"{KEY}.threshold", **SETTING,
                           help="Soft overlap of an item: the sum over classes of the smaller of "
                                "the human share and the model's probability (1 = identical).")
     res = results[model]
@@ -184,19 +184,19 @@ def choose_and_score() -> tuple[dict[str, ModelScores], int, int, bool]:
     chosen = choose_models(list(pd.unique(preds["model"])), key=f"{KEY}.models")
     c1, c2, c3, c4 = st.columns([1.2, 1.2, 1.4, 1.2])  # the toggle labels fit at 1200 px
     n_boot = int(c1.number_input("Bootstrap resamples", 0, 5000, 500, step=100,
-                                 key=f"{KEY}.n_boot", persist_state=KEPT,
+                                 key=f"{KEY}.n_boot", **SETTING,
                                  help=explain_inline("bootstrap_ci")
                                  + " 0 = no intervals."))
     seed = int(c2.number_input("Random seed (bootstrap)", 0, 2**31 - 1, 0, key=f"{KEY}.seed",
-                               persist_state=KEPT,
+                               **SETTING,
                                help="The same seed gives the same intervals."))
     skip = c3.toggle("Skip undefined classes", value=False, key=f"{KEY}.skip_undefined",
-                     persist_state=KEPT,
+                     **SETTING,
                      help="In macro means (soft macro F1, entropy correlation). Off = the "
                           "reference behaviour: undefined when a class is undefined.")
     cheap = dataset.n_items * n_boot * max(len(chosen), 1) <= AUTO_BOOT_MAX
     with_ci = cheap or c4.toggle(
-        "Confidence intervals", value=False, key=f"{KEY}.ci", persist_state=KEPT,
+        "Confidence intervals", value=False, key=f"{KEY}.ci", **SETTING,
         help=f"{dataset.n_items:,} items x {n_boot} resamples x {len(chosen)} models: the "
         "point values show first; switch this on for the intervals (a few seconds).")
     results = {}

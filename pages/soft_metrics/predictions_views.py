@@ -9,7 +9,7 @@ import streamlit as st
 from hlv_core.io import DataError, load_predictions
 from hlv_core.text import md
 from hlv_ui.state import add_predictions, renamed_note, show_data_error
-from hlv_ui.widgets import KEPT
+from hlv_ui.widgets import SETTING
 
 __all__ = ["choose_models", "how_to_get_predictions", "upload_predictions"]
 
@@ -63,7 +63,7 @@ def choose_models(available: list[str], *, key: str) -> list[str]:
         kept = [m for m in previous if m in available]
         st.session_state[key] = kept + [m for m in available if m not in known and m not in kept]
         st.session_state[known_key] = available
-    chosen = st.multiselect("Models", available, key=key, persist_state=KEPT,
+    chosen = st.multiselect("Models", available, key=key, **SETTING,
                             help="Each model's predictions are scored against the annotators.")
     st.session_state[chosen_key] = list(chosen)
     return chosen

@@ -10,7 +10,7 @@ from hlv_core import training
 from hlv_core.glossary import method_label
 from hlv_core.text import md
 from hlv_ui.explain import explain
-from hlv_ui.widgets import KEPT, download_table, show_table
+from hlv_ui.widgets import SETTING, download_table, show_table
 from pages.soft_metrics.figures import item_distribution_figure
 
 __all__ = ["item_drilldown"]
@@ -25,7 +25,7 @@ def item_drilldown(dataset, res, colour: str, targets, *, key: str) -> None:
     ids = res.item_ids
     if st.session_state.get(key) not in ids:
         st.session_state[key] = ids[0]
-    item = st.selectbox("Item (or click a point above)", ids, key=key, persist_state=KEPT)
+    item = st.selectbox("Item (or click a point above)", ids, key=key, **SETTING)
     row = ids.index(item)
     text_cols = dataset.items.loc[dataset.items["item_id"] == item]
     if "text" in text_cols.columns and len(text_cols):

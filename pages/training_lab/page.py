@@ -24,7 +24,7 @@ from hlv_ui.state import (
     require_dataset,
     show_data_error,
 )
-from hlv_ui.widgets import KEPT, download_table, show_table
+from hlv_ui.widgets import KEPT, SETTING, download_table, show_table
 from pages.training_lab.figures import delta_figure, lab_method_label, methods_table
 from pages.training_lab.stop_views import say_when_stopped
 
@@ -68,20 +68,20 @@ with st.form("lab.form"):
     cols = st.columns([3, 2])
     methods = cols[0].multiselect(
         "Training methods (majority voting, MV, is always trained: it is the reference)",
-        runnable, default=runnable, key="lab.methods", persist_state=KEPT,
+        runnable, default=runnable, key="lab.methods", **SETTING,
         format_func=method_label, help=explain_inline("training_method") + " The table above "
         "lists all of them.")
     metrics = cols[0].multiselect("Metrics", all_metrics, list(lab.PAPER_METRICS[multilabel]),
-                                  metric_label, key="lab.metrics", persist_state=KEPT)
+                                  metric_label, key="lab.metrics", **SETTING)
     n_seeds = cols[1].number_input(
-        "Repeats per method (random starts)", 1, 5, 1, key="lab.n_seeds", persist_state=KEPT,
+        "Repeats per method (random starts)", 1, 5, 1, key="lab.n_seeds", **SETTING,
         help="Each repeat starts the training from different random weights (a different "
              "seed); with 2 or more the plot shows how much the result varies.")
     base_seed = cols[1].number_input("First random seed", 0, 10_000, 0, key="lab.seed", help="The "
-                                     "same seeds give the same models.", persist_state=KEPT)
+                                     "same seeds give the same models.", **SETTING)
     n_folds = cols[1].number_input(
         "Folds (only when the data has no train/test split)", 2, 10, 5, key="lab.folds",
-        persist_state=KEPT, help="Without a train/test split every item is predicted by a model "
+        **SETTING, help="Without a train/test split every item is predicted by a model "
         "trained on the other folds (cross-validation).")
     n_jobs = cols[1].number_input(
         "Processes", 1, 32, lab_pool.default_jobs(), key="lab.jobs", persist_state=KEPT,
