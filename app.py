@@ -49,7 +49,7 @@ with st.sidebar:
         "(upload and keep on the Overview page). Switching keeps the uploads.",
     )
     current = ensure_dataset()
-    sync_dataset_param()  # ?dataset=<library id> in the address: a reload opens it again
+    sync_dataset_param()  # ?dataset=<library id or sample> in the address: a reload opens it
     if cluster_caption():  # a large dataset on a Dask cluster is in use, not `current`
         current = None
     if current is not None:

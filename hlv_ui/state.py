@@ -237,15 +237,25 @@ def link_dataset_id() -> str | None:
 
 
 def sync_dataset_param() -> None:
-    """Keep ``?dataset=<id>`` in the address while a library dataset is in use, so a reload
-    (a new session) opens it again; drop a library id that is no longer in use."""
+    """Keep ``?dataset=<id>`` in the address while a library dataset or a bundled sample other
+    than the default is in use, so a reload (a new session), a bookmark or a shared link opens
+    it again, with the settings the address carries beside it; drop a library id or a sample
+    key that is no longer in use. (A session's upload cannot be opened by a link: an upload's
+    name in an explorer link stays, informative only.)"""
+    from hlv_core.samples import SAMPLES
+
     source = current_source()
     linked = st.query_params.get("dataset")
+    wanted = None
     if source is not None and source.startswith(LIBRARY_PREFIX):
         wanted = source[len(LIBRARY_PREFIX):]
+    elif source in SAMPLES and source != DEFAULT_SAMPLE:
+        wanted = source
+    if wanted is not None:
         if linked != wanted:
             st.query_params["dataset"] = wanted
-    elif linked is not None and len(linked) == 12 and set(linked) <= set("0123456789abcdef"):
+    elif linked is not None and (linked in SAMPLES or (
+            len(linked) == 12 and set(linked) <= set("0123456789abcdef"))):
         del st.query_params["dataset"]
 
 

@@ -31,3 +31,4 @@ def test_unknown_or_upload_names_in_a_link_change_nothing():
     at.run()
     assert not at.exception
     assert _in_use(at) == "case_review"
+

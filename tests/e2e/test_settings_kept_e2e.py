@@ -87,3 +87,22 @@ def test_a_link_with_a_value_a_setting_cannot_take_opens_the_default(page: Page,
     expect(main.get_by_label("Bootstrap replicates", exact=True)).to_have_value("1000")
     expect(page).not_to_have_url(re.compile(r"agreement\.n_boot"))  # dropped from the address
     expect(main.get_by_text("Something went wrong")).to_have_count(0)
+
+
+def test_a_reload_opens_the_same_sample_with_the_same_settings(page: Page, app_url):
+    """The address names a sample other than the default (``?dataset=ratings``) beside the
+    settings, so a reload (a new session) or a bookmark opens that sample with them."""
+    main = open_screen(page, app_url, "certainty")
+    wait_for_drawn(page)
+    page.get_by_test_id("stSidebar").get_by_test_id("stSelectbox").click()
+    rerun(page, page.get_by_role("option", name="Acceptability ratings (ordinal 1-5)").first.click)
+    expect(page.get_by_test_id("stSidebar").get_by_text("In use: ratings")).to_be_visible()
+    expect(page).to_have_url(re.compile(r"dataset=ratings"))
+    box = main.get_by_label("Prior weight per label", exact=True)
+    box.fill("0.5")
+    rerun(page, lambda: box.press("Enter"))
+    expect(page).to_have_url(re.compile(r"certainty\.prior=0\.5"))
+
+    page.reload()
+    expect(page.get_by_test_id("stSidebar").get_by_text("In use: ratings")).to_be_visible()
+    expect(main.get_by_label("Prior weight per label", exact=True)).to_have_value("0.5000")
