@@ -180,13 +180,13 @@ def main() -> None:
         # exec, so generating here (a few GiB) would be reported as every later child's peak
         t0 = time.perf_counter()
         if args.generator == "bigfile":
-            command = [sys.executable, __file__, "--generate", str(path), "--rows", str(args.rows)]
-        else:
-            command = [sys.executable, str(ROOT / "bench" / "bench_scale.py"), "--rows",
-                       str(args.rows), "--pool", "100000", "--rows-per-file",
-                       str(min(args.rows, 1_000_000)), "--generate", str(path.with_suffix("")),
-                       str(path)]
-        subprocess.run(command, check=True, capture_output=args.generator == "crowd")
+            subprocess.run([sys.executable, __file__, "--generate", str(path), "--rows",
+                            str(args.rows)], check=True)
+        else:  # the sigma benchmark's crowd file, written the same way (a process of its own)
+            sys.path.insert(0, str(ROOT / "bench"))
+            from bench_sigma_big import generate as generate_crowd
+
+            generate_crowd(path, args.rows, "crowd", 100_000)
         print(f"wrote {path} in {time.perf_counter() - t0:.1f} s (separate process)")
     size = path.stat().st_size
     runs, offs = [], []

@@ -43,6 +43,8 @@ __all__ = [
 #: rows, non-UTF-8, NUL bytes, ...), by ``pandas.read_csv``. Both give the same table (tested).
 COLUMNAR_MIN_BYTES = 4 << 20
 
+_UNKNOWN = object()  # a memo not yet worked out
+
 
 class Source:
     r"""Raw bytes plus the name the user knows the file by.
@@ -74,7 +76,7 @@ class Source:
         self.name = name
         self.table: pd.DataFrame | None = None  # parsed once, reused by detection and readers
         self.arrow = None  # columnar parse (pyarrow Table of strings) of a big CSV, or False
-        self._layout = None  # (key, columnar layout) memo of _columnar_layout
+        self._layout = _UNKNOWN  # memo of _columnar_layout (bytes and name never change)
 
     @property
     def suffix(self) -> str:
@@ -911,12 +913,10 @@ def _columnar_layout(source: Source) -> tuple[list[str], str] | None:
     takes, or None where the pandas reader must be used (small file, Parquet, anything unusual:
     NUL bytes, an unclosed quote, an odd or duplicated header cell). Worked out once per
     source (detection, the header and the coded read all ask; each answer scans the bytes)."""
-    key = (id(source.raw), source.name)
-    memo = getattr(source, "_layout", None)
-    if memo is None or memo[0] != key:
-        memo = (key, _find_columnar_layout(source))
-        source._layout = memo
-    return None if memo[1] is None else (list(memo[1][0]), memo[1][1])  # callers own the list
+    if getattr(source, "_layout", _UNKNOWN) is _UNKNOWN:
+        source._layout = _find_columnar_layout(source)
+    layout = source._layout
+    return None if layout is None else (list(layout[0]), layout[1])  # callers own the list
 
 
 def _find_columnar_layout(source: Source) -> tuple[list[str], str] | None:
