@@ -46,6 +46,7 @@ from hlv_core.io import load, load_predictions  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "md_agreement"
 PAGES = ["home", "soft_metrics", "certainty", "agreement", "perspectives", "graph", "explorer",
+         "errors",
          "review", "training_lab", "lewidi", "glossary"]
 GOAL_FIRST, GOAL_RERUN = 2.0, 0.3
 #: Parts that run on demand (a tab opened, a toggle switched on): (page, what, session-state

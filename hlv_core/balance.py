@@ -634,8 +634,14 @@ def collapse_label_sets(annotations: pd.DataFrame, *, sep: str = "+") -> pd.Data
         annotations = annotations.annotations
     frame = annotations[["item_id", "annotator_id", "label"]].astype(str)
     frame = frame.drop_duplicates().sort_values(["item_id", "annotator_id", "label"])
-    out = frame.groupby(["item_id", "annotator_id"], sort=True)["label"].agg(sep.join)
-    return out.reset_index()
+    cell = ["item_id", "annotator_id"]
+    several = frame.duplicated(cell, keep=False).to_numpy()
+    if not several.any():  # one label per cell (single-label data): nothing to join
+        return frame.reset_index(drop=True)
+    # only the cells with several labels are joined in Python; the rest keep their label
+    joined = frame[several].groupby(cell, sort=False)["label"].agg(sep.join).reset_index()
+    out = pd.concat([frame[~several], joined], ignore_index=True)
+    return out.sort_values(cell, kind="stable", ignore_index=True)
 
 
 def _prepare(annotations: pd.DataFrame, level: str, values=None, cells_checked: bool = False):
@@ -1969,5 +1975,6 @@ def heatmap_annotators(result: SigmaResult, partition: CampsResult, n: int) -> l
     ['B', 'D', 'C']
     """
     ids = list(result.nodes.sort_values("n_annotations", ascending=False)["annotator_id"])[:n]
-    ids.sort(key=lambda a: (int(partition.camps.get(a, -1)) % 3, a))
+    camp_of = partition.camps  # built on each access: once here
+    ids.sort(key=lambda a: (int(camp_of.get(a, -1)) % 3, a))
     return ids

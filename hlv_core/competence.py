@@ -162,6 +162,7 @@ class _Encoded:
     R: sp.csr_matrix         # (N, A*K) counts of (annotator, label) per item
     RT: sp.csr_matrix        # its transpose
     rows_per_item: np.ndarray  # (N,) rows per item
+    row_pairs: tuple | None = field(default=None, repr=False)  # see :func:`_row_pairs`
 
 
 def _encode(df: pd.DataFrame, labels=None, *, min_annotators: int = 2,
@@ -263,13 +264,17 @@ def _soft_majority(enc: _Encoded) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------- EM building blocks
-def _sufficient_stats(R: sp.csr_matrix, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _sufficient_stats(R: sp.csr_matrix, T: np.ndarray, RT: sp.csr_matrix | None = None
+                      ) -> tuple[np.ndarray, np.ndarray]:
     """Expected counts from posteriors.
 
     Parameters
     ----------
     R : sparse (N, A*K)
         Row counts per item and (annotator, label) pair (see :func:`_pair_matrix`).
+    RT : sparse (A*K, N), optional
+        ``R.T`` as its own csr (``_Encoded.RT``): the same sums in the same order (items
+        ascending), without transposing R on every call.
     T : ndarray (N, K)
         Posteriors of the same items.
 
@@ -281,7 +286,7 @@ def _sufficient_stats(R: sp.csr_matrix, T: np.ndarray) -> tuple[np.ndarray, np.n
         sum_i T[i, k].
     """
     K = T.shape[1]
-    flat = np.asarray(R.T @ T)                      # (A*K_obs, K_true)
+    flat = np.asarray((R.T if RT is None else RT) @ T)  # (A*K_obs, K_true)
     counts = flat.reshape(-1, K, K).transpose(0, 2, 1)
     return np.ascontiguousarray(counts), T.sum(axis=0)
 
@@ -356,11 +361,30 @@ def _e_step(R: sp.csr_matrix, priors: np.ndarray, pi: np.ndarray) -> tuple[np.nd
 
 
 def _normalise_logs(L: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Row-wise softmax of log-scores and the row log-sum-exp (max shifted, no overflow)."""
-    top = L.max(axis=1, keepdims=True)
-    E = np.exp(L - top)
-    s = E.sum(axis=1, keepdims=True)
-    return E / s, (np.log(s) + top).ravel()
+    """Row-wise softmax of log-scores and the row log-sum-exp (max shifted, no overflow).
+
+    Column by column for few labels (one vectorised pass per label instead of a reduction
+    over a short last axis, about twice as fast): the maximum is exact in any order, and below
+    8 labels numpy adds a row's entries one after another, as the loop does, so the numbers are
+    the same to the last bit."""
+    K = L.shape[1]
+    if K >= 8:
+        top = L.max(axis=1, keepdims=True)
+        E = np.exp(L - top)
+        s = E.sum(axis=1, keepdims=True)
+        return E / s, (np.log(s) + top).ravel()
+    top = L[:, 0].copy()
+    for k in range(1, K):
+        np.maximum(top, L[:, k], out=top)
+    E = L - top[:, None]
+    np.exp(E, out=E)
+    s = E[:, 0].copy()
+    for k in range(1, K):
+        s += E[:, k]
+    E /= s[:, None]
+    np.log(s, out=s)
+    s += top
+    return E, s
 
 
 def _crowdkit_elbo(enc: _Encoded, T: np.ndarray, priors: np.ndarray, pi: np.ndarray,
@@ -372,7 +396,7 @@ def _crowdkit_elbo(enc: _Encoded, T: np.ndarray, priors: np.ndarray, pi: np.ndar
     """
     logp = np.log(np.maximum(priors, EPS))
     if counts is None:
-        counts, _ = _sufficient_stats(enc.R, T)              # (A, K, K) true x observed
+        counts, _ = _sufficient_stats(enc.R, T, enc.RT)      # (A, K, K) true x observed
     with np.errstate(divide="ignore"):
         lp = np.where(pi > 0, np.log(np.where(pi > 0, pi, 1.0)), 0.0)
     joint = float((counts * lp).sum() + (enc.rows_per_item @ T) @ logp)
@@ -406,7 +430,7 @@ def _run_em(enc: _Encoded, model: str, *, max_iter: int, tol: float, init: str, 
     last = {}
 
     def m_step(T):
-        counts, mass = _sufficient_stats(enc.R, T)
+        counts, mass = _sufficient_stats(enc.R, T, enc.RT)
         last["counts"] = counts
         if model == "ds":
             priors, pi = _ds_m_step(counts, used, mass, N)
@@ -591,24 +615,38 @@ def _mace_e_step(enc: _Encoded, log_prior: np.ndarray, spam: np.ndarray, theta: 
     """MACE E-step: posteriors, log marginal likelihood and expected counts.
 
     Row likelihood under class k: b + s1 [k == l], b = g_a theta_a[l], s1 = spamming[a, 1].
+    b, s1 and their logs depend on the row only through its (annotator, label) pair, so they
+    are computed once per pair (A K values) and gathered to the rows: the same operations on
+    the same numbers as row by row, a handful of logarithms instead of three per row.
     """
     N, K = len(enc.items), len(enc.labels)
-    ii, aa, ll = enc.ii, enc.aa, enc.ll
-    b = spam[aa, 0] * theta[aa, ll]
-    s1 = spam[aa, 1]
-    base = np.bincount(ii, weights=np.log(b), minlength=N)
-    bonus = np.bincount(ii * K + ll, weights=np.log(b + s1) - np.log(b),
+    A = len(enc.annotators)
+    pair, cell = _row_pairs(enc)
+    b_pair = spam[:, 0, None] * theta  # (A, K)
+    s1_pair = np.broadcast_to(spam[:, 1, None], (A, K))
+    log_b = np.log(b_pair)
+    b_s1 = b_pair + s1_pair
+    base = np.bincount(enc.ii, weights=log_b.ravel()[pair], minlength=N)
+    bonus = np.bincount(cell, weights=(np.log(b_s1) - log_b).ravel()[pair],
                         minlength=N * K).reshape(N, K)
     L = base[:, None] + bonus + log_prior
     T, norm = _normalise_logs(L)
-    t_row = T[ii, ll]
-    know = t_row * s1 / (b + s1)
+    t_row = T.ravel()[cell]
+    know = t_row * spam[enc.aa, 1] / b_s1.ravel()[pair]
     guess = 1.0 - know
-    A = len(enc.annotators)
-    know_c = np.bincount(aa, weights=know, minlength=A)
-    guess_c = np.bincount(aa, weights=guess, minlength=A)
-    strat_c = np.bincount(aa * K + ll, weights=guess, minlength=A * K).reshape(A, K)
+    know_c = np.bincount(enc.aa, weights=know, minlength=A)
+    guess_c = np.bincount(enc.aa, weights=guess, minlength=A)
+    strat_c = np.bincount(pair, weights=guess, minlength=A * K).reshape(A, K)
     return T, float(norm.sum()), guess_c, know_c, strat_c
+
+
+def _row_pairs(enc: _Encoded) -> tuple[np.ndarray, np.ndarray]:
+    """(rows,) flat (annotator, label) index ``a K + l`` and (item, label) index ``i K + l`` of
+    every row, computed once per encoding (every E-step of every restart reads them)."""
+    if enc.row_pairs is None:
+        K = len(enc.labels)
+        enc.row_pairs = (enc.aa * K + enc.ll, enc.ii * K + enc.ll)
+    return enc.row_pairs
 
 
 def _mace_m_step(guess_c, know_c, strat_c, *, method: str, alpha: float, beta: float,

@@ -307,8 +307,9 @@ def pair_heatmap(pm: PairMatrix, centre: float, *, title: str = "", clickable: b
         # heatmap cells are not selectable in plotly: an invisible marker at the centre of every
         # off-diagonal cell carries the hover text and turns a click into a point selection
         ri, ci = np.nonzero(~np.eye(len(labels), dtype=bool))
+        names = np.asarray(labels, dtype=object)  # arrays: plotly validates lists item by item
         fig.add_trace(go.Scatter(
-            x=[labels[j] for j in ci], y=[labels[i] for i in ri], customdata=z[ri, ci],
+            x=names[ci], y=names[ri], customdata=z[ri, ci],
             mode="markers", showlegend=False,
             marker={"symbol": "square", "size": 14, "color": "rgba(0,0,0,0)",
                     "line": {"width": 0}},

@@ -22,6 +22,7 @@ r"""User strings as data, never markup: one place for every front end (pages, do
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -38,6 +39,7 @@ __all__ = [
     "strip_controls",
     "visible_controls",
     "visible_frame",
+    "visible_labels",
 ]
 
 BIDI_CONTROLS = frozenset(
@@ -63,6 +65,33 @@ def _hidden(ch: str) -> bool:
     if ch in "\t\n":
         return False
     return ch in BIDI_CONTROLS or unicodedata.category(ch) in ("Cc", "Cf")
+
+
+#: the hidden characters of ASCII text (C0 controls but tab and newline, and DEL)
+_ASCII_HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
+
+
+@functools.cache
+def _hidden_pattern() -> re.Pattern:
+    """One character class of every code point :func:`_hidden` is true for (built once, on
+    the first non-ASCII text: a scan of the code space by this Python's Unicode database)."""
+    hidden = [c for c in range(0x110000) if _hidden(chr(c))]
+    ranges, start = [], hidden[0]
+    for previous, current in zip(hidden, [*hidden[1:], None], strict=True):
+        if current != previous + 1:
+            ranges.append(re.escape(chr(start)) if start == previous
+                          else f"{re.escape(chr(start))}-{re.escape(chr(previous))}")
+            start = current
+    return re.compile("[" + "".join(ranges) + "]")
+
+
+def _pattern_for(text: str) -> re.Pattern:
+    return _ASCII_HIDDEN if text.isascii() else _hidden_pattern()
+
+
+def _has_hidden(text: str) -> bool:
+    """Whether ``text`` holds a character :func:`_hidden` is true for (one regex pass)."""
+    return _pattern_for(text).search(text) is not None
 
 
 def visible_controls(value: object) -> str:
@@ -92,9 +121,7 @@ def visible_controls(value: object) -> str:
     'abc<U+202E>def'
     """
     text = str(value)
-    if not any(_hidden(ch) for ch in text):
-        return text
-    return "".join(f"<U+{ord(ch):04X}>" if _hidden(ch) else ch for ch in text)
+    return _pattern_for(text).sub(lambda found: f"<U+{ord(found.group()):04X}>", text)
 
 
 def visible_frame(frame: pd.DataFrame) -> pd.DataFrame:
@@ -123,11 +150,63 @@ def visible_frame(frame: pd.DataFrame) -> pd.DataFrame:
     0  ann<U+202E>  1
     """
     out = frame.copy()
-    for column in out.columns:
-        if pd.api.types.is_object_dtype(out[column]) or pd.api.types.is_string_dtype(out[column]):
-            out[column] = out[column].map(lambda v: visible_controls(v) if isinstance(v, str)
-                                          else v)
+    for position in range(out.shape[1]):
+        values = out.iloc[:, position]
+        if isinstance(values.dtype, pd.CategoricalDtype):
+            needs = visible_labels(values.cat.categories) is not values.cat.categories
+            if needs:
+                values = values.astype(object)
+        elif pd.api.types.is_object_dtype(values) or pd.api.types.is_string_dtype(values):
+            needs = _any_hidden(_distinct(values))  # a check on the distinct values first
+        else:
+            needs = False
+        if needs:
+            out.isetitem(position, values.map(
+                lambda v: visible_controls(v) if isinstance(v, str) else v))
     return out
+
+
+def _distinct(values: pd.Series):
+    """The distinct values of a column (all of them where some cannot be hashed, e.g. lists)."""
+    try:
+        return values.unique()
+    except TypeError:
+        return values
+
+
+def _any_hidden(values) -> bool:
+    """Whether any string among ``values`` holds a hidden character (one regex pass over
+    them joined by newlines, which are not hidden)."""
+    return _has_hidden("\n".join(v for v in values if isinstance(v, str)))
+
+
+def visible_labels(labels: pd.Index) -> pd.Index:
+    r"""``labels`` with :func:`visible_controls` applied to every string, or the same object
+    when no string needs it (so a caller can tell by identity).
+
+    Parameters
+    ----------
+    labels : pandas.Index
+        Index or column labels, or a categorical's categories.
+
+    Returns
+    -------
+    pandas.Index
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> visible_labels(pd.Index(["a", "b\u202e"])).tolist()
+    ['a', 'b<U+202E>']
+    """
+    if isinstance(labels, pd.MultiIndex):  # each level's labels
+        levels = [visible_labels(level) for level in labels.levels]
+        if all(new is old for new, old in zip(levels, labels.levels, strict=True)):
+            return labels
+        return labels.set_levels(levels, verify_integrity=False)
+    if pd.api.types.is_numeric_dtype(labels.dtype) or not _any_hidden(_distinct(labels)):
+        return labels
+    return labels.map(lambda v: visible_controls(v) if isinstance(v, str) else v)
 
 
 def md(value: object) -> str:

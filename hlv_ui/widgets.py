@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 from pandas.io.formats.style import Styler
 
-from hlv_core.text import md, neutralise_frame, visible_controls, visible_frame
+from hlv_core.text import md, neutralise_frame, visible_controls, visible_frame, visible_labels
 
 
 def _visible(frame: pd.DataFrame) -> pd.DataFrame:
@@ -20,8 +20,9 @@ def _visible(frame: pd.DataFrame) -> pd.DataFrame:
     out = visible_frame(frame)
     for axis in ("index", "columns"):
         labels = getattr(out, axis)
-        if not pd.api.types.is_numeric_dtype(labels.dtype):
-            out = out.rename(**{axis: lambda v: visible_controls(v) if isinstance(v, str) else v})
+        shown = visible_labels(labels)
+        if shown is not labels:
+            out = out.set_axis(shown, axis=axis)
     return out
 
 

@@ -727,3 +727,19 @@ def test_exact_tie_with_overall_alpha_is_a_plus_edge():
     # the same rule in every replicate of sigma_rnd: the identity shuffle is the data itself
     assert balance.sigma(balance.apply_shuffle(frame, np.ones(3, bool), np.arange(4),
                                                np.arange(4))).n_pos_edges == 4
+
+
+@given(st.lists(st.tuples(st.sampled_from(["i1", "i2", "i10"]), st.sampled_from(["a", "b", "B"]),
+                          st.sampled_from(["neutral", "contra", "ent", "Z", "é"])),
+                min_size=1, max_size=25),
+       st.sampled_from(["+", "|"]))
+@settings(max_examples=150, deadline=None)
+def test_collapse_label_sets_equals_a_join_of_every_cell(rows, sep):
+    """The joins limited to cells with several labels give the table of the definition: every
+    cell's distinct labels sorted and joined, cells in (item, annotator) order."""
+    frame = pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"])
+    expected = (frame.astype(str).drop_duplicates()
+                .sort_values(["item_id", "annotator_id", "label"])
+                .groupby(["item_id", "annotator_id"], sort=True)["label"].agg(sep.join)
+                .reset_index())
+    pd.testing.assert_frame_equal(balance.collapse_label_sets(frame, sep=sep), expected)

@@ -139,3 +139,57 @@ def test_visible_frame_shows_bidi_controls_in_tables():
     shown = visible_frame(frame)
     assert shown["name"].tolist() == ["ann<U+202E>txt.exe", "bob"]
     assert shown["n"].tolist() == [1, 2] and frame["name"].iloc[0] == "ann\u202etxt.exe"
+
+
+def _per_character(text: str) -> str:
+    """The definition, one character at a time (what the regex path must equal)."""
+    from hlv_core.text import _hidden
+
+    return "".join(f"<U+{ord(ch):04X}>" if _hidden(ch) else ch for ch in text)
+
+
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=40)
+       | st.text(alphabet=st.characters(max_codepoint=0x7F), max_size=40))
+@settings(max_examples=300)
+def test_visible_controls_equals_the_per_character_definition(text):
+    assert visible_controls(text) == _per_character(text)
+
+
+def test_the_hidden_character_class_is_exactly_the_hidden_predicate():
+    """Every code point: in the compiled class iff ``_hidden`` says so (tab and newline out;
+    C0/C1 controls, bidi controls and every Cf character in)."""
+    from hlv_core.text import _ASCII_HIDDEN, _hidden, _hidden_pattern
+
+    pattern = _hidden_pattern()
+    wrong = [c for c in range(0x110000)
+             if (pattern.fullmatch(chr(c)) is not None) != _hidden(chr(c))]
+    assert wrong == []
+    assert [c for c in range(128) if _ASCII_HIDDEN.fullmatch(chr(c))] == [
+        c for c in range(128) if _hidden(chr(c))]
+
+
+@given(st.lists(st.text(alphabet=st.sampled_from("ab \t\n\u202e\u200b\x1b\x85é✓"), max_size=6),
+                min_size=1, max_size=8),
+       st.sampled_from(["object", "str", "category"]))
+@settings(max_examples=150)
+def test_visible_frame_equals_mapping_every_cell(cells, dtype):
+    """The distinct-values check changes nothing: every text cell shown as
+    ``visible_controls`` of it, whatever the column's dtype (categories too), numbers and the
+    original untouched."""
+    from hlv_core.text import visible_frame
+
+    frame = pd.DataFrame({"text": pd.Series(cells, dtype=dtype), "n": range(len(cells))})
+    shown = visible_frame(frame)
+    assert list(shown["text"]) == [_per_character(c) for c in cells]
+    assert list(shown["n"]) == list(range(len(cells)))
+    assert list(frame["text"]) == cells
+
+
+def test_visible_labels_keeps_the_same_index_when_nothing_is_hidden():
+    from hlv_core.text import visible_labels
+
+    plain = pd.Index(["a", "b"])
+    assert visible_labels(plain) is plain
+    assert visible_labels(pd.Index(["a\u202e"])).tolist() == ["a<U+202E>"]
+    multi = pd.MultiIndex.from_tuples([("x\u2066", 1), ("y", 2)])
+    assert visible_labels(multi).tolist() == [("x<U+2066>", 1), ("y", 2)]

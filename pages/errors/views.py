@@ -88,16 +88,24 @@ def compute_report(dataset: Dataset, seed: int, max_iter: int,
 
 
 def choosers_table(annotations: pd.DataFrame, report: pd.DataFrame) -> pd.DataFrame:
-    """Per (item, label): its choosers with their verdict kind, e.g. ``Ann2 (reliable)``."""
+    """Per (item, label): its choosers with their verdict kind, e.g. ``Ann2 (reliable)``
+    (pairs in order of first appearance, choosers in row order)."""
     rows = annotations[["item_id", "annotator_id", "label"]].astype(str).drop_duplicates()
+    if rows.empty:
+        return pd.DataFrame(columns=["item_id", "label", "choosers", "systematic_choosers",
+                                     "unreliable_choosers"])
     kind = report["kind"].reindex(rows["annotator_id"]).fillna("insufficient_data").to_numpy()
-    rows = rows.assign(who=rows["annotator_id"] + " (" + kind + ")",
-                       n_systematic=(kind == "systematic").astype(int),
-                       n_unreliable=(kind == "unreliable").astype(int))
-    g = rows.groupby(["item_id", "label"], sort=False)
-    return pd.DataFrame({"choosers": g["who"].agg(", ".join),
-                         "systematic_choosers": g["n_systematic"].sum(),
-                         "unreliable_choosers": g["n_unreliable"].sum()}).reset_index()
+    group = rows.groupby(["item_id", "label"], sort=False).ngroup().to_numpy()
+    order = np.argsort(group, kind="stable")  # each pair's rows together, in row order
+    who = (rows["annotator_id"] + " (" + kind + ")").to_numpy(dtype=object)[order].tolist()
+    ends = np.cumsum(np.bincount(group)).tolist()
+    first = rows.iloc[order[np.asarray([0, *ends[:-1]], dtype=np.int64)]]
+    return pd.DataFrame({
+        "item_id": first["item_id"].to_numpy(), "label": first["label"].to_numpy(),
+        "choosers": [", ".join(who[a:b]) for a, b in zip([0, *ends[:-1]], ends, strict=True)],
+        "systematic_choosers": np.bincount(group, weights=kind == "systematic").astype(int),
+        "unreliable_choosers": np.bincount(group, weights=kind == "unreliable").astype(int),
+    })
 
 
 def ranking_table(scores: pd.DataFrame, choosers: pd.DataFrame,
@@ -199,7 +207,9 @@ def annotator_map(report: pd.DataFrame, key: str = "errors.map") -> str | None:
         if part.empty:
             continue
         hover = []
-        for aid, r in part.iterrows():
+        where = {c: j for j, c in enumerate(part.columns)}
+        for aid, values in zip(part.index, part.to_numpy(dtype=object), strict=True):
+            r = {c: values[j] for c, j in where.items()}  # the values iterrows would give
             lines = [f"<b>{plot_text(aid)}</b>", f"{KIND_WORDS[kind]}",
                      f"skill {fmt_num(r['skill'])}, labels {int(r['n_rows'])}",
                      f"{plot_text(r['reason'])}"]
@@ -208,9 +218,9 @@ def annotator_map(report: pd.DataFrame, key: str = "errors.map") -> str | None:
             lines += [f"{plot_text(t)}: {plot_text(r[t])}" for t in traits if pd.notna(r[t])]
             hover.append("<br>".join(lines))
         fig.add_trace(go.Scatter(
-            x=part["skill"], y=part[y_col], mode="markers", name=KIND_WORDS[kind],
-            marker={"color": colour, "size": 9, "opacity": 0.8},
-            customdata=[int(report.index.get_loc(a)) for a in part.index], hovertext=hover,
+            x=part["skill"].to_numpy(), y=part[y_col].to_numpy(), mode="markers",
+            name=KIND_WORDS[kind], marker={"color": colour, "size": 9, "opacity": 0.8},
+            customdata=report.index.get_indexer(part.index).tolist(), hovertext=hover,
             hoverinfo="text"))
     fig.update_layout(height=420, margin={"t": 30}, xaxis_title="skill (one-coin Dawid-Skene)",
                       yaxis_title=y_title, legend_title_text="verdict")
