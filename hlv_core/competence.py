@@ -36,7 +36,10 @@ several partitions can run the E-step per partition and add the statistics befor
 
 from __future__ import annotations
 
+import hashlib
+import threading
 import warnings
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -416,7 +419,50 @@ def _used(enc: _Encoded) -> np.ndarray:
     return used.reshape(-1, K)
 
 
+#: the last few EM fits, keyed on the encoded rows and every option (see :func:`_run_em`)
+_FITS: OrderedDict = OrderedDict()
+_FITS_KEPT = 4
+_FITS_MAX_BYTES = 16 << 20
+_FITS_LOCK = threading.Lock()
+
+
+def _encoding_key(enc: _Encoded) -> str:
+    """SHA-256 of everything an EM fit reads: the coded rows and the id and label orders."""
+    digest = hashlib.sha256()
+    for codes in (enc.ii, enc.aa, enc.ll):
+        digest.update(np.ascontiguousarray(codes, dtype=np.int64).tobytes())
+    for names in (enc.items, enc.annotators, enc.labels):
+        digest.update("\x1f".join(map(str, names)).encode("utf-8", "surrogatepass") + b"\x1e")
+    return digest.hexdigest()
+
+
 def _run_em(enc: _Encoded, model: str, *, max_iter: int, tol: float, init: str, stop: str):
+    """:func:`_fit_em`, remembered for the last few (encoding, options): the same annotations
+    fitted twice with the same options, e.g. the error ranking's Dawid-Skene posterior and the
+    annotator report's, run once. Returns copies; a fit that did not converge warns each
+    time."""
+    key = (_encoding_key(enc), model, max_iter, tol, init, stop)
+    with _FITS_LOCK:
+        found = _FITS.get(key)
+        if found is not None:
+            _FITS.move_to_end(key)
+    if found is None:
+        found = _fit_em(enc, model, max_iter=max_iter, tol=tol, init=init, stop=stop)
+        size = sum(x.nbytes for x in found if isinstance(x, np.ndarray))
+        if size <= _FITS_MAX_BYTES:  # small fits only: a big one is not kept alive
+            with _FITS_LOCK:
+                _FITS[key] = found
+                while len(_FITS) > _FITS_KEPT:
+                    _FITS.popitem(last=False)
+    T, priors, pi, skill, n_iter, converged, history = found
+    if stop == "fixed_point" and not converged:
+        warnings.warn(f"{model} EM did not converge in {max_iter} iterations (tol {tol:g})",
+                      RuntimeWarning, stacklevel=3)
+    return tuple(x.copy() if isinstance(x, np.ndarray) else x
+                 for x in (T, priors, pi, skill, n_iter, converged, history))
+
+
+def _fit_em(enc: _Encoded, model: str, *, max_iter: int, tol: float, init: str, stop: str):
     if init not in ("soft_majority", "majority"):
         raise ValueError(f"init='{init}': use 'soft_majority'")
     if stop not in ("fixed_point", "crowdkit"):
@@ -468,9 +514,6 @@ def _run_em(enc: _Encoded, model: str, *, max_iter: int, tol: float, init: str, 
         if d_t < tol and d_pi < tol:
             converged = True
             break
-    if not converged:
-        warnings.warn(f"{model} EM did not converge in {max_iter} iterations (tol {tol:g})",
-                      RuntimeWarning, stacklevel=3)
     return T, priors, pi, skill, n_iter, converged, np.asarray(history)
 
 

@@ -447,3 +447,29 @@ def test_mace_steps_match_crowdkit_from_the_same_start():
     theirs.columns = theirs.columns.astype(str)
     theirs = theirs.reindex(index=enc.items, columns=list(enc.labels)).to_numpy()
     np.testing.assert_allclose(theirs, T, atol=1e-12)
+
+
+def test_a_repeated_fit_is_remembered_copied_and_still_warns(monkeypatch):
+    """The same annotations fitted twice with the same options run EM once (the errors page's
+    ranking and its annotator report both fit Dawid-Skene); each caller gets its own arrays,
+    and a fit that stopped at the iteration cap warns both times."""
+    competence = C
+    monkeypatch.setattr(competence, "_FITS", competence.OrderedDict())
+    fits = []
+    real = competence._fit_em
+    monkeypatch.setattr(competence, "_fit_em",
+                        lambda *a, **k: (fits.append(a[1]), real(*a, **k))[1])
+    rows = [("i1", "a", "x"), ("i1", "b", "y"), ("i1", "c", "x"), ("i2", "a", "y"),
+            ("i2", "b", "y"), ("i2", "c", "x"), ("i3", "a", "x"), ("i3", "b", "x")]
+    frame = pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        first = competence.dawid_skene(frame, max_iter=2)
+        first.posteriors.iloc[0, 0] = -1.0  # a caller's own copy
+        again = competence.dawid_skene(frame.sample(frac=1.0, random_state=1), max_iter=2)
+        other = competence.dawid_skene(frame, max_iter=3)
+    assert fits == ["ds", "ds"]  # max_iter=2 once (rows in another order too), max_iter=3 once
+    assert again.posteriors.iloc[0, 0] != -1.0
+    assert again.posteriors.equals(competence.dawid_skene(frame, max_iter=2).posteriors)
+    assert other.n_iter == 3
+    assert sum("did not converge" in str(w.message) for w in caught) >= 3

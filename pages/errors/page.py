@@ -110,7 +110,7 @@ st.caption(f"{len(scores)} (item, label) pairs; method: {md(V.METHOD_WORDS.get(m
            f"; seed {seed}. A score is a rank for re-checking, never a verdict. *choosers* "
            "shows who chose the label and whether they are reliable or systematic: a label "
            "chosen by a systematic annotator may be their perspective.")
-choosers = V.choosers_table(dataset.annotations, report)
+choosers = V.compute_choosers(dataset, seed, max_iter, tuple(sorted(t.items())))
 try:
     store = VerdictStore()
     all_verdicts = store.verdicts(dataset=DATASET_HASH)

@@ -20,8 +20,8 @@ from hlv_ui.links import explorer_link
 from hlv_ui.widgets import download_table, fmt_num, show_table
 
 __all__ = ["KIND_COLOURS", "KIND_WORDS", "METHOD_WORDS", "PAGE_MAX_ANNOTATORS", "PAGE_MAX_ROWS",
-           "annotator_map", "choosers_table", "compute_report", "compute_scores", "item_detail",
-           "page_limits", "ranking_table", "verdict_control"]
+           "annotator_map", "choosers_table", "compute_choosers", "compute_report",
+           "compute_scores", "item_detail", "page_limits", "ranking_table", "verdict_control"]
 
 #: Largest data the page fits interactively (the command line has no such limit).
 PAGE_MAX_ROWS = 300_000
@@ -85,6 +85,15 @@ def compute_report(dataset: Dataset, seed: int, max_iter: int,
         annotations, camps=camps, traits=dataset.annotators, seed=seed, max_iter=max_iter,
         **dict(thresholds))
     return report, note
+
+
+@cached(show_spinner=False, max_entries=8)
+def compute_choosers(dataset: Dataset, seed: int, max_iter: int, thresholds: tuple
+                     ) -> pd.DataFrame:
+    """:func:`choosers_table` of the report :func:`compute_report` gives for these settings
+    (kept, so a click elsewhere on the page does not rebuild it)."""
+    report, _ = compute_report(dataset, seed, max_iter, thresholds)
+    return choosers_table(dataset.annotations, report)
 
 
 def choosers_table(annotations: pd.DataFrame, report: pd.DataFrame) -> pd.DataFrame:
