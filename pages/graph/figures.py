@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from hlv_core import balance
+from hlv_core.figures import spring_layout
 
 __all__ = ["CAMP_COLOURS", "LEGEND_HTML", "camp_positions", "network_html", "spring_positions"]
 
@@ -51,15 +52,16 @@ def camp_positions(nodes: pd.DataFrame, camps: pd.Series) -> dict[str, tuple[flo
 
 def spring_positions(edges: pd.DataFrame, nodes: tuple[str, ...], seed: int
                      ) -> dict[str, tuple[float, float]]:
-    """Fruchterman-Reingold spring layout (networkx, 40 iterations) scaled to pixels."""
-    import networkx as nx
-
-    graph = nx.Graph()
-    graph.add_nodes_from(nodes)
-    graph.add_edges_from(zip(edges["annotator_a"], edges["annotator_b"], strict=True))
-    pos = nx.spring_layout(graph, seed=seed, iterations=40)
+    """Fruchterman-Reingold spring layout (``hlv_core.figures.spring_layout``, 40 iterations)
+    scaled to pixels."""
+    index = pd.Index(nodes)
+    rows = index.get_indexer(edges["annotator_a"])
+    cols = index.get_indexer(edges["annotator_b"])
+    known = (rows >= 0) & (cols >= 0)
+    pos = spring_layout(rows[known], cols[known], len(nodes), seed=seed, iterations=40)
     scale = 60.0 * math.sqrt(len(nodes))
-    return {k: (float(v[0]) * scale, float(v[1]) * scale) for k, v in pos.items()}
+    return {node: (float(x) * scale, float(y) * scale)
+            for node, (x, y) in zip(nodes, pos.tolist(), strict=True)}
 
 
 @functools.lru_cache(maxsize=1)

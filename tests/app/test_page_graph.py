@@ -172,6 +172,11 @@ def test_large_graph_is_laid_out_and_filtered(app, data_dir):
     assert not at.exception
     assert "300 of 10,013 edges drawn" in " ".join(c.value for c in at.caption)
     assert srcdoc(at).count('"dashes": false') == 0  # only - edges drawn
+    camps_doc = srcdoc(at)
+    at.toggle(key="graph.spring").set_value(True).run()  # the spring layout on demand
+    assert not at.exception
+    spring_doc = srcdoc(at)
+    assert spring_doc != camps_doc and spring_doc.count('"physics": false') >= 819
 
 
 def test_ordinal_level_on_text_labels_uses_inventory_order_and_interval_is_refused(app):
