@@ -73,8 +73,9 @@ _ASCII_HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
 
 @functools.cache
 def _hidden_pattern() -> re.Pattern:
-    """One character class of every code point :func:`_hidden` is true for (built once, on
-    the first non-ASCII text: a scan of the code space by this Python's Unicode database)."""
+    """One character class of every code point :func:`_hidden` is true for (built once per
+    process, for the first long non-ASCII text: a scan of the code space by this Python's
+    Unicode database, about 0.2 s)."""
     hidden = [c for c in range(0x110000) if _hidden(chr(c))]
     ranges, start = [], hidden[0]
     for previous, current in zip(hidden, [*hidden[1:], None], strict=True):
@@ -85,13 +86,27 @@ def _hidden_pattern() -> re.Pattern:
     return re.compile("[" + "".join(ranges) + "]")
 
 
-def _pattern_for(text: str) -> re.Pattern:
-    return _ASCII_HIDDEN if text.isascii() else _hidden_pattern()
+#: non-ASCII text shorter than this is checked character by character until the class exists
+#: (a command printing a few names does not pay for building it)
+_CLASS_WORTH = 4096
+
+
+def _pattern_for(text: str) -> re.Pattern | None:
+    """The character class to search ``text`` with, or None for the character-by-character
+    check (short non-ASCII text while the full class is not built yet)."""
+    if text.isascii():
+        return _ASCII_HIDDEN
+    if _hidden_pattern.cache_info().currsize or len(text) >= _CLASS_WORTH:
+        return _hidden_pattern()
+    return None
 
 
 def _has_hidden(text: str) -> bool:
     """Whether ``text`` holds a character :func:`_hidden` is true for (one regex pass)."""
-    return _pattern_for(text).search(text) is not None
+    pattern = _pattern_for(text)
+    if pattern is None:
+        return any(_hidden(ch) for ch in text)
+    return pattern.search(text) is not None
 
 
 def visible_controls(value: object) -> str:
@@ -121,7 +136,17 @@ def visible_controls(value: object) -> str:
     'abc<U+202E>def'
     """
     text = str(value)
-    return _pattern_for(text).sub(lambda found: f"<U+{ord(found.group()):04X}>", text)
+    pattern = _pattern_for(text)
+    if pattern is None:
+        return _visible_by_character(text)
+    return pattern.sub(lambda found: f"<U+{ord(found.group()):04X}>", text)
+
+
+def _visible_by_character(text: str) -> str:
+    """:func:`visible_controls` one character at a time (short text, before the class)."""
+    if not any(_hidden(ch) for ch in text):
+        return text
+    return "".join(f"<U+{ord(ch):04X}>" if _hidden(ch) else ch for ch in text)
 
 
 def visible_frame(frame: pd.DataFrame) -> pd.DataFrame:

@@ -37,3 +37,13 @@ def _review_db_never_in_home(tmp_path_factory):
     os.environ.setdefault(
         "HLV_REVIEW_DB", str(tmp_path_factory.mktemp("reviewdb") / "reviews.sqlite3")
     )
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _hidden_character_class_built():
+    """Build ``hlv_core.text``'s class of hidden characters once, before any test: it is built
+    lazily on the first long non-ASCII text (~0.2 s), which would otherwise land inside
+    whichever timed hypothesis example meets such a text first."""
+    from hlv_core.text import _hidden_pattern
+
+    _hidden_pattern()

@@ -152,7 +152,13 @@ def _per_character(text: str) -> str:
        | st.text(alphabet=st.characters(max_codepoint=0x7F), max_size=40))
 @settings(max_examples=300)
 def test_visible_controls_equals_the_per_character_definition(text):
+    """Both paths: the character class (long text, or once built) and the character-by-
+    character check (short non-ASCII text before it is built)."""
+    from hlv_core import text as text_module
+
     assert visible_controls(text) == _per_character(text)
+    assert visible_controls(text * 500) == _per_character(text) * 500  # past _CLASS_WORTH
+    assert text_module._visible_by_character(text) == _per_character(text)
 
 
 def test_the_hidden_character_class_is_exactly_the_hidden_predicate():
