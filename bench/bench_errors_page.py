@@ -72,18 +72,6 @@ def visible_reference(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def choosers_reference(annotations: pd.DataFrame, report: pd.DataFrame) -> pd.DataFrame:
-    rows = annotations[["item_id", "annotator_id", "label"]].astype(str).drop_duplicates()
-    kind = report["kind"].reindex(rows["annotator_id"]).fillna("insufficient_data").to_numpy()
-    rows = rows.assign(who=rows["annotator_id"] + " (" + kind + ")",
-                       n_systematic=(kind == "systematic").astype(int),
-                       n_unreliable=(kind == "unreliable").astype(int))
-    groups = rows.groupby(["item_id", "label"], sort=False)
-    return pd.DataFrame({"choosers": groups["who"].agg(", ".join),
-                         "systematic_choosers": groups["n_systematic"].sum(),
-                         "unreliable_choosers": groups["n_unreliable"].sum()}).reset_index()
-
-
 def _equal(a: pd.DataFrame, b: pd.DataFrame) -> bool:
     pd.testing.assert_frame_equal(a, b, check_exact=True)
     return True
@@ -156,6 +144,7 @@ def main() -> None:
     from hlv_core.io import load
     from hlv_core.text import visible_frame
     from pages.errors.views import choosers_table
+    from tests.app.test_errors_choosers import _definition as choosers_reference
 
     warnings.simplefilter("ignore", RuntimeWarning)
     dataset = load(DATA)
