@@ -134,3 +134,21 @@ def test_optional_file_without_its_columns_gives_one_clear_error(app, key):
     at.file_uploader(key=key).set_value(("wrong.csv", b"foo,bar\n1,2\n", "text/csv")).run()
     assert not at.exception, [e.value for e in at.exception]
     assert len(at.error) == 1 and "missing" in at.error[0].value, [e.value for e in at.error]
+
+
+def test_the_page_fits_dawid_skene_once(app, monkeypatch):
+    """The ranking (Dawid-Skene posterior, the default) and the annotator report fit the same
+    model to the same annotations: the page runs that EM once (``competence`` keeps it)."""
+    import streamlit as st
+
+    from hlv_core import competence
+
+    st.cache_data.clear()
+    monkeypatch.setattr(competence, "_FITS", competence.OrderedDict())
+    fits = []
+    real = competence._fit_em
+    monkeypatch.setattr(competence, "_fit_em",
+                        lambda *a, **k: (fits.append(a[1]), real(*a, **k))[1])
+    at = open_page(app, "errors", "case_review")
+    assert len(at.dataframe) >= 3
+    assert sorted(fits) == ["ds", "one-coin"]
