@@ -44,7 +44,9 @@ def test_respelling_a_number_changes_no_agreement_value(matrix, data):
     # one class per number (a number written one way only keeps that spelling)
     assert [float(x) for x in clean.labels] == [float(x) for x in other.labels]
     np.testing.assert_allclose(clean.judgements_array(), other.judgements_array())
-    np.testing.assert_allclose(_views(clean), _views(other), equal_nan=True)
+    # the same values up to rounding (a sum in another order): kappa 0 against -8.3e-17 was
+    # seen, so an absolute tolerance too
+    np.testing.assert_allclose(_views(clean), _views(other), atol=1e-12, equal_nan=True)
 
 
 @settings(max_examples=30, deadline=None)
@@ -55,7 +57,7 @@ def test_permuting_rows_changes_nothing(matrix, rnd):
     rnd.shuffle(shuffled)
     a, b = load(_csv(rows), name="a.csv"), load(_csv(shuffled), name="b.csv")
     assert a.labels == b.labels and a.task == b.task
-    np.testing.assert_allclose(_views(a), _views(b), equal_nan=True)
+    np.testing.assert_allclose(_views(a), _views(b), atol=1e-12, equal_nan=True)
     pa = pd.DataFrame(a.judgements_array(), index=a.item_ids).sort_index()
     pb = pd.DataFrame(b.judgements_array(), index=b.item_ids).sort_index()
     np.testing.assert_allclose(pa.to_numpy(), pb.to_numpy())
