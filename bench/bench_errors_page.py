@@ -30,7 +30,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import unicodedata
 import warnings
 from pathlib import Path
 
@@ -53,17 +52,10 @@ def collapse_reference(annotations: pd.DataFrame) -> pd.DataFrame:
         .reset_index()
 
 
-def _hidden(ch: str) -> bool:
-    return ch not in "\t\n" and (ch in "\u200e\u200f\u061c\u202a\u202b\u202c\u202d\u202e"
-                                 "\u2066\u2067\u2068\u2069"
-                                 or unicodedata.category(ch) in ("Cc", "Cf"))
-
-
 def visible_reference(frame: pd.DataFrame) -> pd.DataFrame:
-    def show(text: str) -> str:
-        if not any(_hidden(ch) for ch in text):
-            return text
-        return "".join(f"<U+{ord(ch):04X}>" if _hidden(ch) else ch for ch in text)
+    """Every text cell through the character-by-character check (the former path, kept in
+    ``hlv_core.text`` for short text)."""
+    from hlv_core.text import _visible_by_character as show
 
     out = frame.copy()
     for column in out.columns:

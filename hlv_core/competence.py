@@ -431,7 +431,8 @@ def _encoding_key(enc: _Encoded) -> str:
     digest = hashlib.sha256()
     for codes in (enc.ii, enc.aa, enc.ll):
         digest.update(np.ascontiguousarray(codes, dtype=np.int64).tobytes())
-    for names in (enc.items, enc.annotators, enc.labels):
+    for names in (enc.items, enc.annotators, enc.labels):  # each list's length, then its ids
+        digest.update(len(names).to_bytes(8, "little"))
         digest.update("\x1f".join(map(str, names)).encode("utf-8", "surrogatepass") + b"\x1e")
     return digest.hexdigest()
 
