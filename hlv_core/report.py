@@ -86,8 +86,9 @@ class ReportSettings:
         Traits with more distinct values are skipped.
     max_annotations_per_item : int, default 40
         Annotations listed per contested item.
-    signal_max_iter : int, default 100
-        EM iterations of Dawid-Skene and one-coin DS.
+    signal_max_iter : int, default 10000
+        Most EM iterations of Dawid-Skene and one-coin DS (SQUAREM-accelerated, so the fits
+        reach their fixed point, as on the command line).
     signal_mace_restarts : int, default 0
         MACE restarts (0: no MACE).
     signal_top_errors : int, default 15
@@ -115,7 +116,7 @@ class ReportSettings:
     max_trait_values: int = 12
     max_annotations_per_item: int = 40
     # signal or noise: EM iterations (DS, one-coin), MACE restarts, possible errors listed
-    signal_max_iter: int = 100
+    signal_max_iter: int = 10_000
     signal_mace_restarts: int = 0
     signal_top_errors: int = 15
 
@@ -831,8 +832,9 @@ def _signal(dataset: Dataset, settings: ReportSettings) -> Section:
                                "Dawid-Skene). A score and a rank for re-checking, not a verdict.")
     mace_note = (f"MACE {settings.signal_mace_restarts} restarts, seed {settings.seed}"
                  if settings.signal_mace_restarts else "MACE skipped (not used by the verdicts)")
-    body += _p(f"EM at most {settings.signal_max_iter} iterations (the command line runs to "
-               f"the fixed point); {mace_note}.", "note")
+    body += _p(f"EM (SQUAREM-accelerated, Varadhan and Roland 2008) to the fixed point, at most "
+               f"{settings.signal_max_iter:,} iterations, as on the command line; {mace_note}.",
+               "note")
     body += _explain("possible_error", "annotator_verdict")
     return Section("signal", title, body)
 

@@ -23,6 +23,22 @@ def test_competence_json_matches_the_engine(capsys):
     assert skills == pytest.approx(res.skill.to_dict())
 
 
+def test_competence_plain_em_flag_reaches_the_same_fit(capsys):
+    """``--plain-em`` runs the plain iterations (more of them) to the fixed point SQUAREM reaches
+    by default; both runs say which they used."""
+    folder = shared_path("data", "paraphrase")
+    assert main(["competence", str(folder), "--json"]) == 0
+    fast = json.loads(capsys.readouterr().out)
+    assert main(["competence", str(folder), "--json", "--plain-em"]) == 0
+    plain = json.loads(capsys.readouterr().out)
+    assert (fast["em"], plain["em"]) == ("SQUAREM", "plain")
+    assert fast["converged"] and plain["converged"] and fast["n_iter"] < plain["n_iter"]
+    assert fast["loglik"] == pytest.approx(plain["loglik"], rel=1e-12)
+    accuracy = {r["annotator_id"]: r["accuracy"] for r in fast["annotators"]}
+    assert accuracy == pytest.approx({r["annotator_id"]: r["accuracy"]
+                                      for r in plain["annotators"]}, abs=1e-8)
+
+
 def test_competence_table_mace_and_report(capsys):
     folder = shared_path("data", "planted_camps")
     assert main(["competence", str(folder), "--model", "mace", "--restarts", "2"]) == 0

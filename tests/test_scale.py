@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -487,6 +488,16 @@ def test_dawid_skene_and_one_coin_as_map_reduce_em_equal_the_in_memory_fit(clien
         other = result.accuracy if name == "dawid_skene" else result.skill
         mine = expected.accuracy if name == "dawid_skene" else expected.skill
         pd.testing.assert_series_equal(other, mine, atol=1e-9, rtol=0)
+    # to the fixed point SQUAREM-accelerated (the default), and 15 plain steps: as in memory
+    for accelerate, cap in ((True, 10_000), (False, 15)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            result = scaled.dawid_skene(data, accelerate=accelerate, max_iter=cap)
+            expected = competence.dawid_skene(memory, accelerate=accelerate, max_iter=cap)
+        assert result.converged == expected.converged == accelerate
+        assert result.n_iter == expected.n_iter
+        pd.testing.assert_frame_equal(result.posteriors, expected.posteriors, atol=1e-9, rtol=0)
+        np.testing.assert_allclose(result.confusion_array, expected.confusion_array, atol=1e-9)
 
 
 class _nothing:

@@ -3,7 +3,9 @@
 Annotator competence by Dawid-Skene (Dawid & Skene 1979), one-coin Dawid-Skene or MACE (Hovy et
 al. 2013), fitted by :mod:`hlv_core.competence` (EM to a fixed point; MACE seeded). Prints one
 row per annotator (rows, accuracy / skill / competence) and the fit's iterations, convergence and
-log-likelihood; ``--items`` adds the hard label and posterior per item. ``--report`` prints the
+log-likelihood; ``--items`` adds the hard label and posterior per item. The DS models' EM is
+accelerated by SQUAREM (Varadhan & Roland 2008; ``--plain-em`` for plain iterations: the same
+fixed point, more iterations). ``--report`` prints the
 annotator report (verdicts reliable / unreliable / systematic / insufficient data, camps from
 Basile's sigma graph).
 
@@ -33,6 +35,9 @@ def add_cli(sub) -> None:
     p.add_argument("--model", default="ds", choices=MODELS, help="competence model (default ds)")
     p.add_argument("--max-iter", type=int, default=10_000, help="most EM iterations (DS models)")
     p.add_argument("--tol", type=float, default=1e-10, help="fixed-point tolerance (DS models)")
+    p.add_argument("--plain-em", action="store_true",
+                   help="plain EM iterations instead of SQUAREM's accelerated ones (DS models: "
+                        "the same fixed point, more iterations)")
     p.add_argument("--seed", type=int, default=0, help="MACE seed (default 0)")
     p.add_argument("--restarts", type=int, default=10, help="MACE restarts (default 10)")
     p.add_argument("--items", action="store_true", help="also print each item's label/posterior")
@@ -42,12 +47,13 @@ def add_cli(sub) -> None:
 
 
 def fit(annotations: pd.DataFrame, model: str, *, max_iter: int = 10_000, tol: float = 1e-10,
-        seed: int = 0, restarts: int = 10) -> comp.CompetenceResult:
+        seed: int = 0, restarts: int = 10, accelerate: bool = True) -> comp.CompetenceResult:
     """The one call the CLI and the page make to fit a competence model."""
     if model == "ds":
-        return comp.dawid_skene(annotations, max_iter=max_iter, tol=tol)
+        return comp.dawid_skene(annotations, max_iter=max_iter, tol=tol, accelerate=accelerate)
     if model == "one-coin":
-        return comp.one_coin_dawid_skene(annotations, max_iter=max_iter, tol=tol)
+        return comp.one_coin_dawid_skene(annotations, max_iter=max_iter, tol=tol,
+                                         accelerate=accelerate)
     if model == "mace":
         return comp.mace(annotations, seed=seed, n_restarts=restarts)
     raise ValueError(f"--model {model}: choose one of {', '.join(MODELS)}")
@@ -79,11 +85,13 @@ def run_competence(args) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RuntimeWarning)
         res = fit(annotations, args.model, max_iter=args.max_iter, tol=args.tol,
-                  seed=args.seed, restarts=args.restarts)
+                  seed=args.seed, restarts=args.restarts, accelerate=not args.plain_em)
     table = annotator_table(res)
     head = {"model": res.model, "n_items": len(res.posteriors), "n_annotators": len(table),
             "labels": list(res.label_order), "n_iter": res.n_iter, "converged": res.converged,
             "loglik": res.loglik}
+    if res.model != "mace":
+        head["em"] = "plain" if args.plain_em else "SQUAREM"
     if res.model == "mace":
         head.update(seed=args.seed, restarts=args.restarts, best_restart=res.best_restart)
     notes = [str(w.message) for w in caught]

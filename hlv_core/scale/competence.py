@@ -17,6 +17,9 @@ holding whole items). One iteration of the fixed-point rule of the in-memory fit
 
 stopping when the largest change of any posterior and of any confusion entry is below
 ``tol``, as in memory. The posteriors T_b stay on the workers between iterations (futures).
+The iterations are driven by the in-memory fit's ``_em_fixed_point`` (plain or SQUAREM): it
+extrapolates only the small parameters (priors, confusions or skills) on the client, so the
+accelerated fit also equals the in-memory one.
 """
 
 from __future__ import annotations
@@ -66,11 +69,13 @@ def _add_stats(a, b):
 
 def _e(part, priors, pi, T_old):
     T, loglik = _steps()._e_step(part[1], priors, pi)
-    change = float(np.max(np.abs(T - T_old))) if T.size else 0.0
+    change = np.inf  # an extrapolated point (SQUAREM): no previous posteriors to compare
+    if T_old is not None:
+        change = float(np.max(np.abs(T - T_old), initial=0.0))
     return T, loglik, change
 
 
-def _fit(data: ReducedDataset, model: str, *, max_iter: int, tol: float):
+def _fit(data: ReducedDataset, model: str, *, max_iter: int, tol: float, accelerate: bool):
     from distributed import get_client
 
     client = get_client()
@@ -92,10 +97,8 @@ def _fit(data: ReducedDataset, model: str, *, max_iter: int, tol: float):
     used = column_sums.reshape(-1, k) > 0
     n_rows = column_sums.reshape(-1, k).sum(axis=1).astype(np.int64)
     n_items = data.n_items
-    history, pi_prev, converged, n_iter = [], None, False, 0
-    priors = pi = skill = None
-    for it in range(1, max_iter + 1):
-        n_iter = it
+
+    def m_step(Ts):
         stats = [client.submit(_stats, p, t) for p, t in zip(parts, Ts, strict=True)]
         while len(stats) > 1:
             stats = [client.submit(_add_stats, stats[i], stats[i + 1])
@@ -103,18 +106,21 @@ def _fit(data: ReducedDataset, model: str, *, max_iter: int, tol: float):
         counts, mass = stats[0].result()
         if model == "ds":
             priors, pi = steps._ds_m_step(counts, used, mass, n_items)
-        else:
-            priors, pi, skill = steps._one_coin_m_step(counts, mass, n_items)
-        outs = [client.submit(_e, p, priors, pi, t) for p, t in zip(parts, Ts, strict=True)]
+            return priors, pi, None
+        return steps._one_coin_m_step(counts, mass, n_items)
+
+    def e_step(priors, pi, Ts_before):
+        before = [None] * len(parts) if Ts_before is None else Ts_before
+        outs = [client.submit(_e, p, priors, pi, t) for p, t in zip(parts, before, strict=True)]
         small = client.gather([client.submit(lambda o: (o[1], o[2]), o) for o in outs])
-        Ts = [client.submit(lambda o: o[0], o) for o in outs]
-        history.append(sum(x for x, _ in small))
-        d_t = max(x for _, x in small)
-        d_pi = np.inf if pi_prev is None else float(np.max(np.abs(pi - pi_prev)))
-        pi_prev = pi
-        if d_t < tol and d_pi < tol:
-            converged = True
-            break
+        Ts_new = [client.submit(lambda o: o[0], o) for o in outs]
+        change = max((x for _, x in small), default=0.0) if Ts_before is not None else np.inf
+        return Ts_new, sum(x for x, _ in small), change
+
+    pack, unpack = steps._squarem_maps(model, k)
+    Ts, priors, pi, skill, n_iter, converged, history = steps._em_fixed_point(
+        m_step, e_step, Ts, max_iter=max_iter, tol=tol, accelerate=accelerate, pack=pack,
+        unpack=unpack)
     if not converged:
         warnings.warn(f"{model} EM did not converge in {max_iter} iterations (tol {tol:g})",
                       RuntimeWarning, stacklevel=3)
@@ -158,7 +164,8 @@ def _result(data: ReducedDataset, model: str, fitted):
 
 
 @on_cluster
-def dawid_skene(data: ReducedDataset, *, max_iter: int = 10_000, tol: float = 1e-10):
+def dawid_skene(data: ReducedDataset, *, max_iter: int = 10_000, tol: float = 1e-10,
+                accelerate: bool = True):
     """:func:`hlv_core.competence.dawid_skene` (full confusion matrices, fixed-point stopping)
     on Dask; returns its :class:`~hlv_core.competence.CompetenceResult`.
 
@@ -173,6 +180,9 @@ def dawid_skene(data: ReducedDataset, *, max_iter: int = 10_000, tol: float = 1e
         Most EM iterations.
     tol : float, default 1e-10
         Fixed-point tolerance.
+    accelerate : bool, default True
+        SQUAREM (Varadhan and Roland 2008) as in memory: each extrapolation a few small
+        arrays on the client, the EM steps on the partitions; False: plain EM.
 
     Returns
     -------
@@ -191,11 +201,13 @@ def dawid_skene(data: ReducedDataset, *, max_iter: int = 10_000, tol: float = 1e
     ...     data = scale.load("annotations/*.csv", keep_rows=True)
     ...     result = dawid_skene(data)
     """
-    return _result(data, "ds", _fit(data, "ds", max_iter=max_iter, tol=tol))
+    return _result(data, "ds", _fit(data, "ds", max_iter=max_iter, tol=tol,
+                        accelerate=accelerate))
 
 
 @on_cluster
-def one_coin_dawid_skene(data: ReducedDataset, *, max_iter: int = 10_000, tol: float = 1e-10):
+def one_coin_dawid_skene(data: ReducedDataset, *, max_iter: int = 10_000, tol: float = 1e-10,
+                         accelerate: bool = True):
     """:func:`hlv_core.competence.one_coin_dawid_skene` on Dask (one skill per annotator).
 
     Parameters
@@ -206,6 +218,9 @@ def one_coin_dawid_skene(data: ReducedDataset, *, max_iter: int = 10_000, tol: f
         Most EM iterations.
     tol : float, default 1e-10
         Fixed-point tolerance.
+    accelerate : bool, default True
+        SQUAREM (Varadhan and Roland 2008) as in memory: each extrapolation a few small
+        arrays on the client, the EM steps on the partitions; False: plain EM.
 
     Returns
     -------
@@ -224,4 +239,5 @@ def one_coin_dawid_skene(data: ReducedDataset, *, max_iter: int = 10_000, tol: f
     ...     data = scale.load("annotations/*.csv", keep_rows=True)
     ...     skill = one_coin_dawid_skene(data).skill
     """
-    return _result(data, "one-coin", _fit(data, "one-coin", max_iter=max_iter, tol=tol))
+    return _result(data, "one-coin", _fit(data, "one-coin", max_iter=max_iter, tol=tol,
+                              accelerate=accelerate))

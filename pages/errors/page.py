@@ -47,9 +47,10 @@ with st.expander("Settings: scoring method, seed, iterations, verdict thresholds
     seed = int(c2.number_input("Seed (MACE)", 0, 2**31 - 1, 0, key="errors.seed",
                                **SETTING,
                                help="Same seed, same result; stored in every download."))
-    max_iter = int(c3.number_input("Most EM iterations", 50, 10_000, 500, 50,
+    max_iter = int(c3.number_input("Most EM iterations", 50, 10_000, 10_000, 50,
                                    key="errors.max_iter", **SETTING,
-                                   help="Dawid-Skene stops earlier at its fixed point."))
+                                   help="Dawid-Skene stops earlier at its fixed point "
+                                        "(SQUAREM-accelerated EM; the command line's default)."))
     rerank = st.toggle("Order by label count first", False, key="errors.rerank", **SETTING,
                        help="VariErr's '_rerank': fewer choosers first, the score second.")
     t = V.default_thresholds()
