@@ -639,6 +639,15 @@ def _fit_em(enc: _Encoded, model: str, *, max_iter: int, tol: float, init: str, 
                            pack=pack, unpack=unpack)
 
 
+def cap_note(result: CompetenceResult, name: str) -> str | None:
+    """A plain-words note when ``result``'s EM stopped at its iteration cap before its fixed
+    point (None when it converged, and for MACE, which runs a fixed number of iterations)."""
+    if result.model == "mace" or result.converged:
+        return None
+    return (f"{name} EM stopped at its cap of {result.n_iter:,} iterations before reaching its "
+            "fixed point: its numbers are not final; raise the iteration cap.")
+
+
 def _package(enc: _Encoded, model: str, T, priors, pi, n_iter, converged, history,
              **extra) -> CompetenceResult:
     labs = list(enc.labels)
@@ -1158,7 +1167,8 @@ def annotator_report(df: pd.DataFrame, *, camps=None, subset=None, traits=None,
     Returns
     -------
     pandas.DataFrame
-        Indexed by ``annotator_id``, the columns above.
+        Indexed by ``annotator_id``, the columns above. ``attrs``: ``skill_cut``, ``labels``
+        and ``notes`` (plain notes: a column not computed, a fit stopped at ``max_iter``).
 
     References
     ----------
@@ -1308,4 +1318,8 @@ def annotator_report(df: pd.DataFrame, *, camps=None, subset=None, traits=None,
     out["reason"] = reason
     out.attrs["skill_cut"] = cut
     out.attrs["labels"] = tuple(enc.labels)
+    for fitted, name in ((oc, "One-coin Dawid-Skene"), (ds, "Dawid-Skene")):
+        note = cap_note(fitted, name)
+        if note:
+            out.attrs.setdefault("notes", []).append(note)
     return out

@@ -121,17 +121,25 @@ def _singleton_rate(d: pd.DataFrame, u: pd.DataFrame) -> pd.Series:
 
 
 def _posterior_present(d: pd.DataFrame, method: str, *, seed: int, max_iter: int,
-                       tol: float) -> pd.DataFrame:
-    """P(label present) per (item, label): multiclass posterior, or per-class binary fits."""
-    def fit(frame, labels):
+                       tol: float, notes: list[str]) -> pd.DataFrame:
+    """P(label present) per (item, label): multiclass posterior, or per-class binary fits;
+    a fit that stopped at ``max_iter`` adds a note to ``notes``."""
+    name = {"ds_posterior": "Dawid-Skene", "one_coin_posterior": "One-coin Dawid-Skene"}
+
+    def fit(frame, labels, what=""):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             if method == "ds_posterior":
-                return competence.dawid_skene(frame, labels=labels, max_iter=max_iter, tol=tol)
-            if method == "one_coin_posterior":
-                return competence.one_coin_dawid_skene(frame, labels=labels, max_iter=max_iter,
-                                                       tol=tol)
-            return competence.mace(frame, labels=labels, seed=seed)
+                res = competence.dawid_skene(frame, labels=labels, max_iter=max_iter, tol=tol)
+            elif method == "one_coin_posterior":
+                res = competence.one_coin_dawid_skene(frame, labels=labels, max_iter=max_iter,
+                                                      tol=tol)
+            else:
+                res = competence.mace(frame, labels=labels, seed=seed)
+        note = competence.cap_note(res, name.get(method, "MACE") + what)
+        if note and note not in notes:
+            notes.append(note)
+        return res
 
     if not _is_multilabel(d):
         res = fit(d, None)
@@ -143,7 +151,7 @@ def _posterior_present(d: pd.DataFrame, method: str, *, seed: int, max_iter: int
         chose = d.loc[d["label"] == lab, ["item_id", "annotator_id"]].assign(label="1")
         binary = cells.merge(chose, on=["item_id", "annotator_id"], how="left")
         binary["label"] = binary["label"].fillna("0")
-        res = fit(binary, ["0", "1"])
+        res = fit(binary, ["0", "1"], f" (label {lab!r} present or not)")
         parts.append(pd.DataFrame({"item_id": res.posteriors.index.to_numpy(), "label": lab,
                                    "present": res.posteriors["1"].to_numpy()}))
     return pd.concat(parts, ignore_index=True)
@@ -274,7 +282,9 @@ def error_scores(df: pd.DataFrame, *, method: str, validity: pd.DataFrame | None
     DataFrame
         ``item_id, label, n_chose, n_annotators, score, rank`` sorted by descending score (ties
         kept; within a tie fewer choosers first, then item and label); ``rank`` 1 = most likely
-        an error, ties share the best rank of their group.
+        an error, ties share the best rank of their group. ``attrs["notes"]``: one plain note
+        per Dawid-Skene fit that stopped at ``max_iter`` before its fixed point (absent when
+        every fit converged).
 
     Raises
     ------
@@ -306,6 +316,7 @@ def error_scores(df: pd.DataFrame, *, method: str, validity: pd.DataFrame | None
         raise ValueError(f"method='{method}': choose one of {', '.join(METHODS)}")
     d = _clean(df)
     u = units(d)
+    notes: list[str] = []
     if method == "random":
         score = np.zeros(len(u))
     elif method == "label_count":
@@ -322,12 +333,14 @@ def error_scores(df: pd.DataFrame, *, method: str, validity: pd.DataFrame | None
         term = mean_rate.reindex(pd.MultiIndex.from_frame(u[["item_id", "label"]])).to_numpy()
         score = -u["n_chose"].to_numpy(float) + 0.5 * term
         if method == "singleton_ds":
-            post = _posterior_present(d, "ds_posterior", seed=seed, max_iter=max_iter, tol=tol)
+            post = _posterior_present(d, "ds_posterior", seed=seed, max_iter=max_iter, tol=tol,
+                                      notes=notes)
             p = post.set_index(["item_id", "label"])["present"]
             p = p.reindex(pd.MultiIndex.from_frame(u[["item_id", "label"]])).to_numpy()
             score = score + 0.25 * (1.0 - p)
     elif method in POSTERIOR_METHODS:
-        post = _posterior_present(d, method, seed=seed, max_iter=max_iter, tol=tol)
+        post = _posterior_present(d, method, seed=seed, max_iter=max_iter, tol=tol,
+                                  notes=notes)
         p = post.set_index(["item_id", "label"])["present"]
         p = p.reindex(pd.MultiIndex.from_frame(u[["item_id", "label"]])).to_numpy()
         score = 1.0 - p
@@ -346,6 +359,8 @@ def error_scores(df: pd.DataFrame, *, method: str, validity: pd.DataFrame | None
                           ascending=[False, True, True, True],
                           kind="mergesort").reset_index(drop=True)
     out["rank"] = out["score"].rank(method="min", ascending=False).astype(int)
+    if notes:
+        out.attrs["notes"] = notes
     return out
 
 

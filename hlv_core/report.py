@@ -832,6 +832,8 @@ def _signal(dataset: Dataset, settings: ReportSettings) -> Section:
                                "Dawid-Skene). A score and a rank for re-checking, not a verdict.")
     mace_note = (f"MACE {settings.signal_mace_restarts} restarts, seed {settings.seed}"
                  if settings.signal_mace_restarts else "MACE skipped (not used by the verdicts)")
+    for note in dict.fromkeys([*report.attrs.get("notes", []), *scores.attrs.get("notes", [])]):
+        body += _p(esc(note), "note")
     body += _p(f"EM (SQUAREM-accelerated, Varadhan and Roland 2008) to the fixed point, at most "
                f"{settings.signal_max_iter:,} iterations, as on the command line; {mace_note}.",
                "note")

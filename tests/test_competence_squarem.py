@@ -204,3 +204,35 @@ def test_unpack_refuses_a_point_outside_the_simplex():
     p, q = unpack1([np.array([0.2, 0.3, 0.5]), np.array([0.7])], [np.array([0.3, 0.3, 0.4]), np.array([0.6])])
     assert q.shape == (1, 3, 3) and np.allclose(np.diag(q[0]), 0.7)
     assert np.allclose(q[0][0, 1:], 0.15)
+
+
+def test_a_fit_stopped_at_the_cap_is_said_in_the_tables_notes():
+    """error_scores and annotator_report say in ``attrs["notes"]`` which EM stopped at its
+    iteration cap (the page, the report and the CLI show these notes); none when converged."""
+    from hlv_core import errors
+
+    rows = read("varierrnli")
+    converged = errors.error_scores(rows, method="ds_posterior")
+    assert "notes" not in converged.attrs
+    capped = errors.error_scores(rows, method="ds_posterior", max_iter=2)
+    notes = capped.attrs["notes"]
+    assert notes and all("stopped at its cap of 2 iterations" in n for n in notes)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        report = C.annotator_report(rows, max_iter=2, mace_restarts=0)
+        fine = C.annotator_report(rows, mace_restarts=0)
+    assert any(n.startswith("One-coin Dawid-Skene EM stopped") for n in report.attrs["notes"])
+    assert any(n.startswith("Dawid-Skene EM stopped") for n in report.attrs["notes"])
+    assert not any("stopped at its cap" in n for n in fine.attrs.get("notes", []))
+
+
+def test_cli_report_prints_the_cap_note(capsys):
+    from hlv_core.cli import main
+
+    folder = shared_path("data", "planted_camps")
+    assert main(["competence", str(folder), "--report", "--restarts", "0",
+                 "--max-iter", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "warning: One-coin Dawid-Skene EM stopped at its cap of 2 iterations" in out
+    assert main(["competence", str(folder), "--report", "--restarts", "0"]) == 0
+    assert "warning:" not in capsys.readouterr().out

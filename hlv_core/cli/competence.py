@@ -73,13 +73,20 @@ def run_competence(args) -> int:
     annotations = dataset.annotations[["item_id", "annotator_id", "label"]]
     if args.report:
         camps = comp.sigma_camps(annotations)
-        rep = comp.annotator_report(annotations, camps=camps, seed=args.seed,
-                                    mace_restarts=args.restarts, traits=dataset.annotators)
+        with warnings.catch_warnings():  # a fit stopped at the cap is said in the notes
+            warnings.simplefilter("ignore", RuntimeWarning)
+            rep = comp.annotator_report(annotations, camps=camps, seed=args.seed,
+                                        mace_restarts=args.restarts, traits=dataset.annotators,
+                                        max_iter=args.max_iter, tol=args.tol)
+        notes = list(rep.attrs.get("notes", []))
         rep = rep.reset_index()
         if args.json:
             write_json({"thresholds": comp.REPORT_THRESHOLDS,
-                        "skill_cut": rep.attrs.get("skill_cut"), "annotators": rep})
+                        "skill_cut": rep.attrs.get("skill_cut"), "notes": notes,
+                        "annotators": rep})
         else:
+            for note in notes:
+                print(f"warning: {note}")
             print_result(rep, False)
         return 0
     with warnings.catch_warnings(record=True) as caught:

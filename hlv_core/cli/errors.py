@@ -78,11 +78,15 @@ def run_errors(args) -> int:
         scores = err.error_scores(annotations, method=args.method, validity=validity,
                                   rerank_by_count=args.rerank, seed=args.seed)
         top = scores.head(args.top)
+        notes = list(scores.attrs.get("notes", []))
         if args.json:
-            write_json({"method": args.method, "n_units": len(scores), "ranking": top})
+            write_json({"method": args.method, "n_units": len(scores), "notes": notes,
+                        "ranking": top})
         else:
             print(f"method: {args.method}; {len(scores)} (item, label) pairs; "
                   "a score is a rank, not a verdict")
+            for note in notes:
+                print(f"warning: {note}")
             print_result(top, False)
         return 0
     gold = load_table(args.gold)

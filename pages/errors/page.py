@@ -104,6 +104,9 @@ try:
 except (DataError, ValueError) as error:
     st.error(f"**This dataset cannot be analysed here.** {md(error)}", icon=":material/error:")
     st.stop()
+fit_notes = list(dict.fromkeys([*scores.attrs.get("notes", []), *report.attrs.get("notes", [])]))
+if fit_notes:  # e.g. an EM stopped at the cap set under Settings ("Most EM iterations")
+    st.warning("\n\n".join(md(note) for note in fit_notes), icon=":material/warning:")
 
 # ------------------------------------------------------------------------------- 1. ranking
 st.subheader("1. Possible errors, ranked")

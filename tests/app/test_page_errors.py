@@ -152,3 +152,16 @@ def test_the_page_fits_dawid_skene_once(app, monkeypatch):
     at = open_page(app, "errors", "case_review")
     assert len(at.dataframe) >= 3
     assert sorted(fits) == ["ds", "one-coin"]
+
+
+def test_an_em_stopped_at_the_cap_is_said_on_the_page(app):
+    """With "Most EM iterations" below what the fit needs, the page says that its numbers are
+    not the fixed point yet; at the default cap (the CLI's) it says nothing."""
+    _upload(app, "paraphrase.zip", _zip_of(shared_path("data", "paraphrase")))
+    at = app.switch_page("pages/errors/page.py").run()  # full Dawid-Skene: 612 iterations
+    assert not at.exception, [e.value for e in at.exception]
+    assert not any("stopped at its cap" in str(w.value) for w in at.warning)
+    at.number_input(key="errors.max_iter").set_value(50).run()
+    assert not at.exception, [e.value for e in at.exception]
+    words = " ".join(str(w.value) for w in at.warning)
+    assert "stopped at its cap of 50 iterations" in words, words
