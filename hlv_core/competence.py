@@ -58,6 +58,7 @@ __all__ = [
     "CompetenceResult",
     "REPORT_THRESHOLDS",
     "annotator_report",
+    "cap_note",
     "dawid_skene",
     "mace",
     "one_coin_dawid_skene",
@@ -641,7 +642,41 @@ def _fit_em(enc: _Encoded, model: str, *, max_iter: int, tol: float, init: str, 
 
 def cap_note(result: CompetenceResult, name: str) -> str | None:
     """A plain-words note when ``result``'s EM stopped at its iteration cap before its fixed
-    point (None when it converged, and for MACE, which runs a fixed number of iterations)."""
+    point (the stopping rule of :func:`dawid_skene`), for a page, a report or a terminal.
+
+    Parameters
+    ----------
+    result : CompetenceResult
+        A fit of :func:`dawid_skene`, :func:`one_coin_dawid_skene` or :func:`mace`.
+    name : str
+        The model's name as the note should say it.
+
+    Returns
+    -------
+    str or None
+        The note; None when the fit converged, and for MACE (a fixed number of iterations).
+
+    References
+    ----------
+    .. [1] A. P. Dawid and A. M. Skene (1979), "Maximum likelihood estimation of observer
+       error-rates using the EM algorithm", Journal of the Royal Statistical Society C (Applied
+       Statistics) 28(1).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({"item_id": ["i1", "i1", "i2", "i2", "i3", "i3"],
+    ...                      "annotator_id": ["a", "b", "a", "b", "a", "b"],
+    ...                      "label": ["x", "y", "y", "y", "x", "x"]})
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", RuntimeWarning)
+    ...     capped = dawid_skene(rows, max_iter=1)
+    >>> cap_note(capped, "Dawid-Skene")
+    'Dawid-Skene EM stopped at its cap of 1 iterations before reaching its fixed point: its numbers are not final; raise the iteration cap.'
+    >>> cap_note(dawid_skene(rows), "Dawid-Skene") is None
+    True
+    """
     if result.model == "mace" or result.converged:
         return None
     return (f"{name} EM stopped at its cap of {result.n_iter:,} iterations before reaching its "
