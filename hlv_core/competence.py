@@ -534,6 +534,8 @@ def _em_fixed_point(m_step, e_step, T_init, *, max_iter: int, tol: float,
     iterations do (four E-steps when the first try is refused). The fixed point is the plain
     EM's; the state returned differs from the plain run's by about the plain run's own
     distance to the fixed point (tol / (1 - rate) for a linear rate)."""
+    if accelerate and (pack is None or unpack is None):
+        raise ValueError("accelerate=True needs pack and unpack (see _squarem_maps)")
     history: list[float] = []
     n_iter = 0
 

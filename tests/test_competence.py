@@ -468,8 +468,9 @@ def test_a_repeated_fit_is_remembered_copied_and_still_warns(monkeypatch):
         first.posteriors.iloc[0, 0] = -1.0  # a caller's own copy
         again = competence.dawid_skene(frame.sample(frac=1.0, random_state=1), max_iter=2)
         other = competence.dawid_skene(frame, max_iter=3)
+        remembered = competence.dawid_skene(frame, max_iter=2)
     assert fits == ["ds", "ds"]  # max_iter=2 once (rows in another order too), max_iter=3 once
     assert again.posteriors.iloc[0, 0] != -1.0
-    assert again.posteriors.equals(competence.dawid_skene(frame, max_iter=2).posteriors)
+    assert again.posteriors.equals(remembered.posteriors)
     assert other.n_iter == 3
     assert sum("did not converge" in str(w.message) for w in caught) >= 3

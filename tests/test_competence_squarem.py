@@ -188,6 +188,13 @@ def test_the_fit_memo_keeps_plain_and_accelerated_fits_apart(monkeypatch):
     assert fast.n_iter < plain.n_iter
 
 
+def test_acceleration_without_its_parameter_maps_is_refused():
+    """SQUAREM extrapolates the parameters packed by ``pack``; without the maps the driver
+    refuses up front instead of failing after two EM steps."""
+    with pytest.raises(ValueError, match="pack and unpack"):
+        C._em_fixed_point(lambda T: None, lambda *a: None, None, max_iter=5, tol=1e-6)
+
+
 def test_unpack_refuses_a_point_outside_the_simplex():
     pack, unpack = C._squarem_maps("ds", 2)
     priors = np.array([0.5, 0.5])
