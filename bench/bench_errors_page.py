@@ -133,10 +133,10 @@ def main() -> None:
         child(args.child)
         return
     from hlv_core import balance, competence
+    from hlv_core.errors import label_choosers
     from hlv_core.io import load
     from hlv_core.text import visible_frame
-    from pages.errors.views import choosers_table
-    from tests.app.test_errors_choosers import _definition as choosers_reference
+    from tests.test_errors_choosers import _definition as choosers_reference
 
     warnings.simplefilter("ignore", RuntimeWarning)
     dataset = load(DATA)
@@ -155,7 +155,7 @@ def main() -> None:
     report = competence.annotator_report(
         annotations[["item_id", "annotator_id", "label"]], camps=None,
         traits=dataset.annotators, seed=0, max_iter=50)
-    best = race("choosers table", lambda: choosers_table(annotations, report),
+    best = race("choosers table", lambda: label_choosers(annotations, report),
                 lambda: choosers_reference(annotations, report), args.repeat, same=_equal,
                 sides=("page", "groupby"))
     results.append(("choosers table", best["groupby"], best["page"]))

@@ -10,6 +10,8 @@ precision at k and recall at k.
   multi-label data) or from peer validity judgments where a dataset has them. Higher = more
   likely an error. A score is a rank, never a verdict.
 - :func:`average_precision`, :func:`precision_at_k`, :func:`recall_at_k`: tie-aware metrics.
+- :func:`label_choosers`: who chose each (item, label), with their annotator verdict, to show
+  beside a possible error (reliable or systematic choosers, section 10 of the UI wording).
 - :func:`evaluate_error_ranking`: joins scores and gold, reports AP, P@k, R@k with bootstrap CIs
   on all gold pairs and on the single-label subset (labels chosen by one annotator).
 """
@@ -31,6 +33,7 @@ __all__ = [
     "average_precision",
     "error_scores",
     "evaluate_error_ranking",
+    "label_choosers",
     "precision_at_k",
     "random_baseline",
     "recall_at_k",
@@ -681,3 +684,62 @@ def evaluate_error_ranking(scores: pd.DataFrame, gold: pd.DataFrame, ks=(50, 100
             row[f"{key}_hi"] = float(np.nanquantile(vals, hi_q)) if n_boot else np.nan
         rows.append(row)
     return pd.DataFrame(rows).set_index("subset")
+
+
+# ------------------------------------------------------------------------------ choosers
+def label_choosers(annotations: pd.DataFrame, report: pd.DataFrame) -> pd.DataFrame:
+    """Who chose each (item, label), with the verdict :func:`competence.annotator_report` gives
+    them, e.g. ``"A012 (reliable), A3 (systematic)"``.
+
+    A possible error is shown with its score and rank and, beside it, whether the label's
+    choosers are reliable, unreliable or systematic: a label chosen by a systematic minority is
+    a perspective, not noise (Weber-Genzel et al. 2024, section 5; Dawid & Skene 1979).
+
+    Parameters
+    ----------
+    annotations : DataFrame
+        Long annotations with ``item_id``, ``annotator_id``, ``label`` (cells compared as
+        strings; a repeated row counts once).
+    report : DataFrame
+        Indexed by annotator id with a ``kind`` column (the annotator report); an annotator
+        missing from it is ``insufficient_data``.
+
+    Returns
+    -------
+    DataFrame
+        One row per (item, label), in order of first appearance: ``item_id``, ``label``,
+        ``choosers`` (``"id (kind)"`` joined by ", " in row order), ``systematic_choosers`` and
+        ``unreliable_choosers`` (counts).
+
+    References
+    ----------
+    .. [1] L. Weber-Genzel, S. Peng, M.-C. de Marneffe and B. Plank (2024), "VariErr NLI:
+       separating annotation error from human label variation", ACL 2024, section 5.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"item_id": ["i1", "i1", "i1"], "annotator_id": ["a", "b", "c"],
+    ...                    "label": ["E", "E", "C"]})
+    >>> report = pd.DataFrame({"kind": ["reliable", "systematic"]}, index=["a", "c"])
+    >>> label_choosers(df, report)[["label", "choosers", "systematic_choosers"]]
+      label                                         choosers  systematic_choosers
+    0     E  a (reliable), b (insufficient_data)                    0
+    1     C                                   c (systematic)                    1
+    """
+    rows = annotations[["item_id", "annotator_id", "label"]].astype(str).drop_duplicates()
+    if rows.empty:
+        return pd.DataFrame(columns=["item_id", "label", "choosers", "systematic_choosers",
+                                     "unreliable_choosers"])
+    kind = report["kind"].reindex(rows["annotator_id"]).fillna("insufficient_data").to_numpy()
+    group = rows.groupby(["item_id", "label"], sort=False).ngroup().to_numpy()
+    order = np.argsort(group, kind="stable")  # each pair's rows together, in row order
+    who = (rows["annotator_id"] + " (" + kind + ")").to_numpy(dtype=object)[order].tolist()
+    ends = np.cumsum(np.bincount(group)).tolist()
+    first = rows.iloc[order[np.asarray([0, *ends[:-1]], dtype=np.int64)]]
+    return pd.DataFrame({
+        "item_id": first["item_id"].to_numpy(), "label": first["label"].to_numpy(),
+        "choosers": [", ".join(who[a:b]) for a, b in zip([0, *ends[:-1]], ends, strict=True)],
+        "systematic_choosers": np.bincount(group, weights=kind == "systematic").astype(int),
+        "unreliable_choosers": np.bincount(group, weights=kind == "unreliable").astype(int),
+    })

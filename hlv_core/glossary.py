@@ -772,7 +772,7 @@ TERMS.update({
         "did often stand alone. It is a score and a rank for re-checking, never a verdict.",
         "Rank 1 is the label most worth a second look. A high score can still be a legitimate "
         "minority reading: look at who chose it (reliable, systematic) and at their explanation.",
-        "On VariErr NLI, 'contradiction' chosen by one of four annotators, who rarely stands "
+        "On VariErr NLI, 'contradiction' chosen by one of four annotators, who often stands "
         "alone elsewhere, ranks high; the same label chosen by a systematic camp ranks lower.",
         "Default score: 1 - P(label present) from a Dawid-Skene fit (one binary fit per class for "
         "multi-label data), EM to the fixed point. Other scores: label count, share of others not "

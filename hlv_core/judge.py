@@ -314,8 +314,9 @@ def _row_scores(long: _Long, model: np.ndarray, rows: np.ndarray, scoring
         np.add.at(counts, (item, codes), 1)
         m_codes, m_uniques = pd.factorize(pd.Series(model[rows], dtype=object))
         m_keys = [(_label_key(v) if not isinstance(v, (frozenset, set)) else
-                   "|".join(x for x in long.labels if x in v)) for v in m_uniques]
-        lookup = np.array([key_of.get(k, -1) for k in m_keys] + [-1], dtype=np.int64)
+                   _set_key(v, long.labels)) for v in m_uniques]
+        lookup = np.array([key_of.get(k, -1) if k is not None else -1 for k in m_keys] + [-1],
+                          dtype=np.int64)
         mcode = lookup[m_codes]
         i, y = item[rows], codes[rows]
         s_h = counts[i, y] - 1
@@ -346,15 +347,32 @@ def _row_scores(long: _Long, model: np.ndarray, rows: np.ndarray, scoring
                      "(x, others) -> float.")
 
 
-def _model_bits(long: _Long, model: np.ndarray) -> np.ndarray:
+def _set_key(value, labels: tuple[str, ...]) -> str | None:
+    """The key of a model label set in the human keys' form (inventory order joined by "|"),
+    or None when the set holds a label outside the inventory: such a set equals no human set
+    (a dropped label would let {E, X} match a human's {E})."""
+    names = {_label_key(x) for x in value}
+    if not names.issubset(labels):
+        return None
+    return "|".join(x for x in labels if x in names)
+
+
+def _model_bits(long: _Long, model: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Model label sets as 0/1 rows over the inventory (M, K), and the number of labels of each
+    set outside the inventory (M,): they match no human label but still count in a union."""
     index = {lab: k for k, lab in enumerate(long.labels)}
     out = np.zeros((model.size, len(long.labels)), dtype=np.int8)
+    outside = np.zeros(model.size, dtype=np.int64)
     for r, value in enumerate(model):  # label sets: one small set per row
-        for lab in value if isinstance(value, (frozenset, set, tuple, list)) else [value]:
-            k = index.get(str(lab))
-            if k is not None:
+        names = {_label_key(lab) for lab in (value if isinstance(value, (frozenset, set, tuple, list))
+                                      else [value])}
+        for name in names:
+            k = index.get(name)
+            if k is None:
+                outside[r] += 1
+            else:
                 out[r, k] = 1
-    return out
+    return out, outside
 
 
 def _jaccard_scores(long: _Long, model: np.ndarray, rows: np.ndarray
@@ -373,16 +391,18 @@ def _jaccard_scores(long: _Long, model: np.ndarray, rows: np.ndarray
     keep = a != b
     a_pos = np.repeat(np.arange(rows.size), n)[keep]
     b = b[keep]
-    mbits = _model_bits(long, model[rows]).astype(np.int64)
+    mbits, outside = _model_bits(long, model[rows])
+    mbits = mbits.astype(np.int64)
 
-    def sims(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    def sims(x: np.ndarray, y: np.ndarray, extra: np.ndarray | int = 0) -> np.ndarray:
         inter = (x & y).sum(axis=1)
-        union = (x | y).sum(axis=1)
+        union = (x | y).sum(axis=1) + extra  # labels outside the inventory: in x only
         return np.where(union > 0, inter / np.where(union > 0, union, 1), 1.0)
 
     n_others = (n - 1).astype(float)
     s_h = np.bincount(a_pos, weights=sims(bits[a[keep]], bits[b]), minlength=rows.size)
-    s_f = np.bincount(a_pos, weights=sims(mbits[a_pos], bits[b]), minlength=rows.size)
+    s_f = np.bincount(a_pos, weights=sims(mbits[a_pos], bits[b], outside[a_pos]),
+                      minlength=rows.size)
     return s_h / n_others, s_f / n_others
 
 

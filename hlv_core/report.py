@@ -826,10 +826,14 @@ def _signal(dataset: Dataset, settings: ReportSettings) -> Section:
         body += html_table(flagged[["annotator_id", "kind", "n_rows", "skill", "reason"]],
                            max_rows=50, caption="Annotators whose disagreement stands out")
     top = scores.head(settings.signal_top_errors)
-    body += html_table(top[["rank", "item_id", "label", "score", "n_chose", "n_annotators"]],
+    choosers = err.label_choosers(annotations, report)[["item_id", "label", "choosers"]]
+    top = top.merge(choosers, on=["item_id", "label"], how="left")
+    body += html_table(top[["rank", "item_id", "label", "score", "n_chose", "n_annotators",
+                            "choosers"]],
                        caption=f"The {len(top)} highest-ranked possible errors (of "
                                f"{len(scores):,} labels; score = 1 - P(label present) under "
-                               "Dawid-Skene). A score and a rank for re-checking, not a verdict.")
+                               "Dawid-Skene), each with who chose it and their verdict. A score "
+                               "and a rank for re-checking, not a verdict.")
     mace_note = (f"MACE {settings.signal_mace_restarts} restarts, seed {settings.seed}"
                  if settings.signal_mace_restarts else "MACE skipped (not used by the verdicts)")
     for note in dict.fromkeys([*report.attrs.get("notes", []), *scores.attrs.get("notes", [])]):

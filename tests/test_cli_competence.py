@@ -63,6 +63,23 @@ def test_errors_ranking_and_gold_table(capsys):
     assert round(out["methods"][0]["ap"], 1) == 40.8
 
 
+def test_errors_choosers_are_the_engine_join(capsys):
+    """``errors --choosers`` shows beside each possible error who chose it and their verdict
+    (Weber-Genzel et al. 2024, section 5): the engine's ``label_choosers`` of the report fit."""
+    from hlv_core import competence, errors
+    from hlv_core.io import load
+
+    folder = shared_path("data", "planted_camps")
+    assert main(["errors", str(folder), "--top", "4", "--choosers", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    annotations = load(folder).annotations
+    report = competence.annotator_report(annotations, mace_restarts=0)
+    expected = errors.label_choosers(annotations, report).set_index(["item_id", "label"])
+    assert len(out["ranking"]) == 4
+    for row in out["ranking"]:
+        assert row["choosers"] == expected.at[(row["item_id"], row["label"]), "choosers"]
+
+
 @pytest.mark.parametrize("argv", [
     ["competence", "{one}"],
     ["competence", "{two}", "--model", "ds"],

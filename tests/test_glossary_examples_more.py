@@ -366,6 +366,35 @@ def test_qualitative_entries_follow_the_engine(tmp_path):
     assert latest["choice"].tolist() == ["B"]
 
 
+def test_possible_error_example_ranks_the_often_alone_chooser_first():
+    """The glossary's VariErr example (Weber-Genzel et al. 2024, section 5): 'contradiction'
+    chosen by one of four annotators who often stands alone elsewhere ranks above the same lone
+    label from one who rarely does, and above the label chosen by a camp of two."""
+    from hlv_core import errors
+
+    assert "who often stands alone elsewhere, ranks high" in " ".join(
+        term("possible_error").example.split())
+    rng = np.random.default_rng(7)
+    truth = rng.choice(["entailment", "neutral"], 80)
+    cells = []
+    for i, t in enumerate(truth):
+        for j, flip in enumerate((0.0, 0.0, 0.02, 0.4)):  # h3 often stands alone, h2 rarely
+            other = "neutral" if t == "entailment" else "entailment"
+            cells.append((f"i{i}", f"h{j}", other if rng.random() < flip else t))
+    cells += [("x_often", h, "entailment") for h in ("h0", "h1", "h2")]
+    cells += [("x_often", "h3", "contradiction")]
+    cells += [("x_rarely", h, "entailment") for h in ("h0", "h1", "h3")]
+    cells += [("x_rarely", "h2", "contradiction")]
+    cells += [("x_camp", h, "entailment") for h in ("h0", "h1")]
+    cells += [("x_camp", h, "contradiction") for h in ("h2", "h3")]
+    ann = _rows(cells)
+    for method in ("ds_posterior", "annotator_singleton"):
+        scores = errors.error_scores(ann, method=method).set_index(["item_id", "label"])["score"]
+        often = scores[("x_often", "contradiction")]
+        assert often > scores[("x_rarely", "contradiction")], method
+        assert often > scores[("x_camp", "contradiction")], method
+
+
 def test_every_entry_has_its_example_computed():
     missing = set(TERMS) - COVERED - FIRST_FILE
     assert not missing, f"glossary entries without a computed example: {sorted(missing)}"

@@ -331,6 +331,30 @@ def test_multilabel_sets_and_jaccard():
                        scoring="jaccard")
 
 
+def test_multilabel_model_label_outside_the_inventory_is_kept():
+    """A model set {p, zz} (zz not a human label) equals no human set and enlarges every union:
+    the engine matches the pair-by-pair oracle on plain sets (Calderon et al. 2025, section 3)."""
+    rows = []
+    for i in range(35):
+        for a in range(3):
+            labs = ["p"] if (i + a) % 3 else ["p", "q"]
+            rows += [(f"i{i}", f"a{a}", lab) for lab in labs]
+    frame = pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"])
+    model = {f"i{i}": frozenset({"p", "zz"}) if i % 2 else frozenset({"p"}) for i in range(35)}
+    humans: dict = {}
+    for i, a, lab in rows:
+        humans.setdefault(a, {}).setdefault(i, set()).add(lab)
+    humans = {a: {i: frozenset(s) for i, s in d.items()} for a, d in humans.items()}
+    for scoring, score in (("accuracy", _acc), ("jaccard", judge.alignment_jaccard)):
+        got = judge.alt_test(frame, model, multilabel=True, scoring=scoring, epsilon=0.1)
+        ind, skipped = oracle_indicators(humans, model, score)
+        assert_same(got, oracle_result(ind, 0.1), skipped)
+    # dropping zz would have let {p, zz} match the humans' {p}: the model then wins more often
+    dropped = {k: frozenset({"p"}) for k in model}
+    assert (judge.alt_test(frame, model, multilabel=True, epsilon=0.1).rho
+            < judge.alt_test(frame, dropped, multilabel=True, epsilon=0.1).rho)
+
+
 def test_wilcoxon_extension_matches_scipy():
     frame, model = _unanimous(n_items=40)
     model = {k: ("x" if j % 5 else "zzz") for j, k in enumerate(model)}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from hlv_core import competence
-from hlv_core.io import load
+from hlv_core.io import build_dataset, load
 from hlv_core.report import ReportSettings, _signal
 from hlv_core.samples import load_sample
 
@@ -35,3 +35,25 @@ def test_signal_section_not_applicable_to_rankings_and_escapes_names(tmp_path):
         tmp_path / "a.csv", index=False)
     section = _signal(load(tmp_path / "a.csv"), ReportSettings())
     assert "<b>x</b>" not in section.body
+
+
+def test_possible_errors_show_who_chose_them():
+    """Beside each possible error its choosers and their verdict (Weber-Genzel et al. 2024,
+    section 5): the report's rows are the engine's ``label_choosers`` of the same fits."""
+    from hlv_core import errors
+
+    rows = [(f"i{i}", f"a{a}", "yes" if (i * (a + 1)) % 4 else "no")
+            for i in range(30) for a in range(4)]
+    frame = pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"])
+    settings = ReportSettings(signal_top_errors=5)
+    dataset = build_dataset(frame, source="x", format="x")
+    section = _signal(dataset, settings)
+    assert "<th>choosers</th>" in section.body
+    report = competence.annotator_report(dataset.annotations, seed=settings.seed,
+                                         max_iter=settings.signal_max_iter,
+                                         mace_restarts=settings.signal_mace_restarts)
+    scores = errors.error_scores(dataset.annotations, method="ds_posterior",
+                                 seed=settings.seed, max_iter=settings.signal_max_iter)
+    choosers = errors.label_choosers(dataset.annotations, report).set_index(["item_id", "label"])
+    for item, label in scores.head(5)[["item_id", "label"]].itertuples(index=False):
+        assert f'<td class="">{choosers.at[(item, label), "choosers"]}</td>' in section.body

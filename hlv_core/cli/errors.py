@@ -3,7 +3,8 @@
 Possible annotation errors (Weber-Genzel et al. 2024, VariErr NLI, section 5): every (item, label)
 chosen by at least one annotator gets a score (higher = more likely an error) by
 :func:`hlv_core.errors.error_scores`. Without ``--gold`` the top of the ranking is printed
-(``--top N``). With ``--gold`` (a table ``item_id, label, is_error``) the ranking is evaluated:
+(``--top N``); ``--choosers`` adds who chose each label and the verdict the annotator report
+(``competence --report``) gives them, as the errors page shows it. With ``--gold`` (a table ``item_id, label, is_error``) the ranking is evaluated:
 AP, P@50, P@100, R@100 with bootstrap CIs (``--boot``, ``--seed``); ``--method all`` prints one
 row per method (the VariErr comparison table). ``--validity`` adds the peer-judgment heuristics
 (self judgments are refused: they define VariErr's gold).
@@ -18,6 +19,7 @@ import argparse
 
 import pandas as pd
 
+from .. import competence
 from .. import errors as err
 from ..io import load_table
 from ._common import add_dataset_arguments, load_from_args, print_result
@@ -37,6 +39,9 @@ def add_cli(sub) -> None:
     p.add_argument("--gold", default=None, help="gold errors table: item_id, label, is_error")
     p.add_argument("--validity", default=None,
                    help="peer validity judgments (VariErr validity.csv) for the peer_* methods")
+    p.add_argument("--choosers", action="store_true",
+                   help="add who chose each label with their annotator verdict (reliable, "
+                        "unreliable, systematic; fits the annotator report, MACE skipped)")
     p.add_argument("--top", type=int, default=50, help="rows of the ranking to print (default 50)")
     p.add_argument("--boot", type=int, default=1000, help="bootstrap draws for the CIs")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and of MACE")
@@ -79,6 +84,11 @@ def run_errors(args) -> int:
                                   rerank_by_count=args.rerank, seed=args.seed)
         top = scores.head(args.top)
         notes = list(scores.attrs.get("notes", []))
+        if args.choosers:
+            report = competence.annotator_report(annotations, seed=args.seed, mace_restarts=0)
+            notes += [n for n in report.attrs.get("notes", []) if n not in notes]
+            top = top.merge(err.label_choosers(annotations, report)[
+                ["item_id", "label", "choosers"]], on=["item_id", "label"], how="left")
         if args.json:
             write_json({"method": args.method, "n_units": len(scores), "notes": notes,
                         "ranking": top})

@@ -20,7 +20,7 @@ from hlv_ui.links import explorer_link
 from hlv_ui.widgets import download_table, fmt_num, show_table
 
 __all__ = ["KIND_COLOURS", "KIND_WORDS", "METHOD_WORDS", "PAGE_MAX_ANNOTATORS", "PAGE_MAX_ROWS",
-           "annotator_map", "choosers_table", "compute_choosers", "compute_report",
+           "annotator_map", "compute_choosers", "compute_report",
            "compute_scores", "item_detail", "page_limits", "ranking_table", "verdict_control"]
 
 #: Largest data the page fits interactively (the command line has no such limit).
@@ -90,31 +90,10 @@ def compute_report(dataset: Dataset, seed: int, max_iter: int,
 @cached(show_spinner=False, max_entries=8)
 def compute_choosers(dataset: Dataset, seed: int, max_iter: int, thresholds: tuple
                      ) -> pd.DataFrame:
-    """:func:`choosers_table` of the report :func:`compute_report` gives for these settings
+    """:func:`hlv_core.errors.label_choosers` of the report :func:`compute_report` gives for these settings
     (kept, so a click elsewhere on the page does not rebuild it)."""
     report, _ = compute_report(dataset, seed, max_iter, thresholds)
-    return choosers_table(dataset.annotations, report)
-
-
-def choosers_table(annotations: pd.DataFrame, report: pd.DataFrame) -> pd.DataFrame:
-    """Per (item, label): its choosers with their verdict kind, e.g. ``Ann2 (reliable)``
-    (pairs in order of first appearance, choosers in row order)."""
-    rows = annotations[["item_id", "annotator_id", "label"]].astype(str).drop_duplicates()
-    if rows.empty:
-        return pd.DataFrame(columns=["item_id", "label", "choosers", "systematic_choosers",
-                                     "unreliable_choosers"])
-    kind = report["kind"].reindex(rows["annotator_id"]).fillna("insufficient_data").to_numpy()
-    group = rows.groupby(["item_id", "label"], sort=False).ngroup().to_numpy()
-    order = np.argsort(group, kind="stable")  # each pair's rows together, in row order
-    who = (rows["annotator_id"] + " (" + kind + ")").to_numpy(dtype=object)[order].tolist()
-    ends = np.cumsum(np.bincount(group)).tolist()
-    first = rows.iloc[order[np.asarray([0, *ends[:-1]], dtype=np.int64)]]
-    return pd.DataFrame({
-        "item_id": first["item_id"].to_numpy(), "label": first["label"].to_numpy(),
-        "choosers": [", ".join(who[a:b]) for a, b in zip([0, *ends[:-1]], ends, strict=True)],
-        "systematic_choosers": np.bincount(group, weights=kind == "systematic").astype(int),
-        "unreliable_choosers": np.bincount(group, weights=kind == "unreliable").astype(int),
-    })
+    return errors.label_choosers(dataset.annotations, report)
 
 
 def ranking_table(scores: pd.DataFrame, choosers: pd.DataFrame,

@@ -1,5 +1,6 @@
-"""The errors page's choosers table (who chose each label of each item, and their kinds) equals
-its definition, a join of every (item, label) group in row order, for any rows."""
+"""The choosers table beside each possible error (who chose each label of each item, and their
+kinds; Weber-Genzel et al. 2024, section 5) equals its definition, a join of every (item, label)
+group in row order, for any rows."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pages.errors.views import choosers_table
+from hlv_core.errors import label_choosers
 
 KINDS = ["reliable", "systematic", "unreliable"]
 
@@ -28,8 +29,8 @@ def _definition(annotations: pd.DataFrame, report: pd.DataFrame) -> pd.DataFrame
                           st.sampled_from(["x", "y"])), min_size=1, max_size=30),
        st.dictionaries(st.sampled_from(["a", "b"]), st.sampled_from(KINDS)))
 @settings(max_examples=150, deadline=None)
-def test_choosers_table_equals_its_definition(rows, kinds):
+def test_label_choosers_equals_its_definition(rows, kinds):
     annotations = pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"])
     report = pd.DataFrame({"kind": pd.Series(kinds, dtype=object)})
-    pd.testing.assert_frame_equal(choosers_table(annotations, report),
+    pd.testing.assert_frame_equal(label_choosers(annotations, report),
                                   _definition(annotations, report))
