@@ -660,8 +660,8 @@ TERMS.update({
         "Can the model replace one of your annotators? Each annotator is left out in turn, and "
         "the model and that annotator compete on who agrees better with the remaining "
         "annotators, item by item.",
-        "The model 'wins' against an annotator when a one-sided test shows it is not worse by "
-        "more than epsilon; it passes when it wins against at least half of the annotators.",
+        "The model 'wins' against an annotator when a one-sided test shows it is worse by "
+        "less than epsilon; it passes when it wins against at least half of the annotators.",
         "5 annotators tested, the model wins against 3: winning rate 0.6, so it passes: "
         "dropping one annotator for the model is justified at this epsilon.",
         "Per annotator j: d_i = [s_h >= s_f] - [s_f >= s_h] with s = share of the other "
@@ -677,7 +677,7 @@ TERMS.update({
         "the humans.",
         "A winning rate of 0.6 with 5 annotators: the test found the model as good as 3 of "
         "them (within epsilon); you could drop one annotator and use the model's label instead.",
-        "omega = (annotators whose null hypothesis 'the human is better by more than epsilon' "
+        "omega = (annotators whose null hypothesis 'the human is better by at least epsilon' "
         "is rejected by Benjamini-Yekutieli at q) / (annotators tested). Calderon et al., "
         "section 3.",
     ),

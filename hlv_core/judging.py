@@ -254,7 +254,8 @@ def alt_test_summary(results: dict[str, AltTestResult | str]) -> pd.DataFrame:
     -------
     pandas.DataFrame
         ``model, winning_rate, passed, rho, n_tested, n_skipped, n_items_used,
-        n_items_dropped, epsilon, q_fdr, test, note`` (a model that could not be tested: NaN
+        n_items_dropped, epsilon, q_fdr, test, scoring, note`` (``scoring``: the alignment
+        score each model was tested with; a model that could not be tested: NaN
         and the reason in ``note``).
 
     References
@@ -291,7 +292,7 @@ def alt_test_summary(results: dict[str, AltTestResult | str]) -> pd.DataFrame:
                      "rho": res.rho, "n_tested": res.n_tested, "n_skipped": len(res.skipped),
                      "n_items_used": res.n_items_used, "n_items_dropped": res.n_items_dropped,
                      "epsilon": res.epsilon, "q_fdr": res.q_fdr, "test": res.test,
-                     "note": " ".join(res.warnings)})
+                     "scoring": res.scoring, "note": " ".join(res.warnings)})
     return pd.DataFrame(rows)
 
 

@@ -33,6 +33,8 @@ def test_alt_test_table_json_and_csv(tmp_path, capsys):
     payload = json.loads(capsys.readouterr().out)
     models = [row["model"] for row in payload["summary"]]
     assert models == ["calibrated", "constant majority (baseline)"]
+    # the alignment score each model was tested with travels with its verdict
+    assert {row["scoring"] for row in payload["summary"]} == {"accuracy"}
 
 
 def test_ceiling_and_calibration(capsys):
@@ -46,6 +48,15 @@ def test_ceiling_and_calibration(capsys):
     assert main(["judge", "calibration", str(CASES), str(CASES / "predictions.csv")]) == 0
     text = capsys.readouterr().out
     assert "oracle (Q = human distribution)" in text and "dist_ce" in text
+    # the class order decides the rank ties (Baan et al. 2022, section 4): it is printed
+    from hlv_core.io import load
+
+    order = ", ".join(load(CASES).labels)
+    assert f"class order: {order}; ties in RankCS" in text
+    reordered = ",".join(reversed(load(CASES).labels))
+    assert main(["judge", "calibration", str(CASES), str(CASES / "predictions.csv"),
+                 "--label-order", reordered]) == 0
+    assert f"class order: {reordered.replace(',', ', ')};" in capsys.readouterr().out
 
 
 def test_missing_items_are_said(tmp_path, capsys):

@@ -293,6 +293,14 @@ def test_alt_test_examples():
     assert "Epsilon 0.1" in term("alt_epsilon").example
     loose = judge.alt_test(ann, truth, epsilon=0.3)
     assert loose.per_annotator["rejected"].sum() >= table["rejected"].sum()
+    # H0 is 'the human is better by at least epsilon': equality is not a win. A model that
+    # copies every annotator ties every duel (d = 0): at epsilon 0 it beats no one, at 0.1 all
+    assert "better by at least epsilon" in term("winning_rate").technical
+    assert "worse by less than epsilon" in term("alt_test").reading
+    copies = _rows([(f"i{i}", f"h{j}", "ab"[i % 2]) for i in range(40) for j in range(4)])
+    copy_model = {f"i{i}": "ab"[i % 2] for i in range(40)}
+    assert judge.alt_test(copies, copy_model, epsilon=0.0).winning_rate == 0.0
+    assert judge.alt_test(copies, copy_model, epsilon=0.1).winning_rate == 1.0
 
 
 @covers("bootstrap_ci", "paired_bootstrap")

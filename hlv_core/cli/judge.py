@@ -136,7 +136,10 @@ def _run_calibration(args: argparse.Namespace) -> int:
                             n_bins=args.bins, label_order=order, subset=subset)
     lines = [f"temperature {args.temperature:g} (fixed, applied to the probabilities), "
              f"{args.bins} ECE bins; ECE is measured against the human majority, so even the "
-             "oracle row (Q = human distribution) has ECE > 0 on ambiguous items."]
+             "oracle row (Q = human distribution) has ECE > 0 on ambiguous items.",
+             f"class order: {', '.join(order or [str(x) for x in dataset.labels])}; ties in "
+             "RankCS and top-k accuracy go to the later class (stable ascending ranks, as in "
+             "Baan et al.'s code), ties in ECE and macro F1 to the earlier class (argmax)."]
     if not args.subset:
         lines += [f"coverage: model {name!r} is scored on only {int(n)} of the "
                   f"{dataset.n_items} items (the others have no prediction)."

@@ -41,7 +41,7 @@ CEILING_COLUMNS = {"model_full": "model vs all annotators",
                    "model_same_targets": "model vs the others (same targets, mean)",
                    "ceiling": "human ceiling (mean)", "lower": "CI lower", "upper": "CI upper",
                    "n_defined": "annotators", "best": "best annotator",
-                   "worst": "worst annotator", "above_ceiling": "model above the range"}
+                   "worst": "worst annotator", "above_ceiling": "model above the ceiling CI"}
 COUNTS_ONLY = ("These data hold vote counts only, without annotator ids (e.g. ChaosNLI's 100 "
                "anonymous votes per item). The human ceiling and the alternative annotator test "
                "leave one *annotator* out at a time and compare that person with the others, so "
@@ -133,15 +133,18 @@ def ceiling_view(dataset, predictions, key: str) -> None:
                     width="stretch", key=f"{key}.ceiling_plot")
     above = table[table["above_ceiling"]]
     if len(above):
-        st.success("On the same items the model scores above the upper end of the human "
-                   "range for: " + ", ".join(md(metric_label(m)) for m in above["metric"])
+        st.success(f"On the same items the model's mean score is above the upper end of the "
+                   f"human ceiling's {res.level:.0%} confidence interval for: "
+                   + ", ".join(md(metric_label(m)) for m in above["metric"])
                    + ". For the soft metrics this is expected (see the note below).")
     for note in [*notes, *res.notes]:
         st.info(md(note), icon=":material/info:")
     with st.expander("Every annotator (values and intervals)"):
         show_table(res.per_annotator.assign(metric=res.per_annotator["metric"].map(
             metric_label)), hide_index=True, width="stretch")
-        download_table(res.per_annotator, f"{dataset.name}_ceiling_per_annotator.csv",
+        download_table(res.per_annotator.assign(n_boot=res.n_boot, seed=res.seed,
+                                                level=res.level, dataset=dataset.name),
+                       f"{dataset.name}_ceiling_per_annotator.csv",
                        key=f"{key}.dl.ceiling_per", label="Download (CSV)")
         unscored = res.annotators[~res.annotators["scored"]]
         if len(unscored):

@@ -52,6 +52,12 @@ def test_ceiling_view_shows_the_engine_numbers(app):
     assert "zero entropy" in text and "single-annotator ceiling" in text
     assert "random seed 0" in text
     assert len(at.get("plotly_chart")) >= 1
+    # the flag compares the model's mean with the ceiling's CI, and says so
+    above = want[want["above_ceiling"]]
+    assert CEILING_COLUMNS["above_ceiling"] == "model above the ceiling CI"
+    if len(above):
+        assert "upper end of the human ceiling's 95% confidence interval" in text
+    assert bool(shown["above_ceiling"].any()) == bool(len(above))
 
 
 def test_alt_test_view_with_baseline_and_curve(app):
