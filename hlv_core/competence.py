@@ -594,8 +594,9 @@ def _em_fixed_point(m_step, e_step, T_init, *, max_iter: int, tol: float,
 
 def _fit_em(enc: _Encoded, model: str, *, max_iter: int, tol: float, init: str, stop: str,
             accelerate: bool = True):
-    if init not in ("soft_majority", "majority"):
-        raise ValueError(f"init='{init}': use 'soft_majority'")
+    if init != "soft_majority":  # the only start: T = each item's label shares (section 2)
+        raise ValueError(f"init='{init}': use 'soft_majority' (EM starts from each item's "
+                         "label shares; ties stay split)")
     if stop not in ("fixed_point", "crowdkit"):
         raise ValueError(f"stop='{stop}': use 'fixed_point' or 'crowdkit'")
     if max_iter < 1:
@@ -727,7 +728,8 @@ def dawid_skene(df: pd.DataFrame, *, max_iter: int = 10_000, tol: float = 1e-10,
         ELBO gains less than ``tol``; use ``tol=1e-5, max_iter=100`` for its defaults), for
         cross-checks only: that quantity is not monotone and stops far from the fixed point.
     init : str, default "soft_majority"
-        Initial posteriors.
+        Initial posteriors: each item's label shares (ties stay split), the only start; any
+        other value raises ``ValueError``.
     labels : sequence of str, optional
         Label order (default: sorted strings); fixes ties of the hard label (first wins).
     stop : {"fixed_point", "crowdkit"}, default "fixed_point"

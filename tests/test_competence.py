@@ -347,6 +347,17 @@ def test_bad_input_raises_clear_errors(fn):
         fn(pd.DataFrame({"item": ["i"]}))
 
 
+@pytest.mark.parametrize("fn", [C.dawid_skene, C.one_coin_dawid_skene])
+def test_an_initialisation_other_than_soft_majority_is_refused(fn):
+    """EM starts from each item's label shares (Dawid & Skene 1979, section 2): a start that
+    would silently run as soft majority ('majority') is refused rather than renamed."""
+    rows = [(f"i{i}", a, "xy"[(i + (a == "c")) % 2]) for i in range(6) for a in "abc"]
+    for init in ("majority", "random"):
+        with pytest.raises(ValueError, match="use 'soft_majority'"):
+            fn(frame(rows), init=init)
+    assert fn(frame(rows), init="soft_majority").converged
+
+
 def test_label_order_fixes_ties():
     # one item, two annotators disagreeing symmetrically: posteriors tie, first label wins
     rows = [("i1", "a", "x"), ("i1", "b", "y"), ("i2", "a", "y"), ("i2", "b", "x")]
