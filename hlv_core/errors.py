@@ -160,7 +160,9 @@ def _posterior_present(d: pd.DataFrame, method: str, *, seed: int, max_iter: int
     return pd.concat(parts, ignore_index=True)
 
 
-def _peer_counts(validity: pd.DataFrame, allow_self: bool, judges: str = "peer") -> pd.DataFrame:
+def _peer_counts(validity: pd.DataFrame, allow_self: bool, judges: str = "peer",
+                 notes: list[str] | None = None) -> pd.DataFrame:
+    notes = [] if notes is None else notes
     need = ["item_id", "annotator_id", "label", "judge", "valid"]
     missing = [c for c in need if c not in validity.columns]
     if missing:
@@ -189,17 +191,26 @@ def _peer_counts(validity: pd.DataFrame, allow_self: bool, judges: str = "peer")
             f"judges='{judges}' scores with self judgments (judge = author), which define "
             "VariErr's gold errors: that leaks the answer. Use judges='peer', or "
             "allow_self=True for analysis only")
+    n_self = int(is_self.sum())
     if judges == "self":
         judged = v[is_self.to_numpy()]
-    elif judges == "all" or allow_self:
+    elif judges == "all":
         judged = v
-    else:
+    else:  # peers only; a frame of self judgments alone is scored only with allow_self
         judged = v[~is_self.to_numpy()]
-        if len(judged) == 0 and is_self.any():
-            raise ValueError(
-                "validity: only self judgments (judge = author) were given; a label's authors "
-                "re-validating their own explanation define the gold errors, so scoring with them "
-                "leaks the answer. Give peer judgments, or allow_self=True for analysis only")
+        if len(judged) == 0 and n_self:
+            if not allow_self:
+                raise ValueError(
+                    "validity: only self judgments (judge = author) were given; a label's "
+                    "authors re-validating their own explanation define the gold errors, so "
+                    "scoring with them leaks the answer. Give peer judgments, or "
+                    "allow_self=True for analysis only")
+            judged = v
+            notes.append(f"validity: only self judgments were given; all {n_self:,} scored "
+                         "(allow_self: analysis only, they define VariErr's gold errors).")
+        elif n_self:
+            notes.append(f"validity: {n_self:,} self judgment(s) (judge = author) left out; "
+                         "the scores use the peer judgments only.")
     per = judged.groupby(key)["valid"].agg(v_e="sum", m_e="count").reset_index()
     per = explanations.merge(per, on=key, how="left").fillna({"v_e": 0, "m_e": 0})
     return per
@@ -269,9 +280,11 @@ def error_scores(df: pd.DataFrame, *, method: str, validity: pd.DataFrame | None
     validity : DataFrame, optional
         Peer validity judgments (validity methods only).
     allow_self : bool, default False
-        Allow self judgments (analysis only: they leak the gold).
+        Allow self judgments (analysis only: they leak the gold): needed by ``judges="self"``
+        and ``"all"``, and to score a frame that holds self judgments only.
     judges : {"peer", "self", "all"}, default "peer"
-        Whose validity judgments score (``"self"``/``"all"`` need ``allow_self``).
+        Whose validity judgments score. ``"peer"`` leaves self judgments out of a mixed frame
+        (said in ``attrs["notes"]``), whatever ``allow_self`` is.
     rerank_by_count : bool, default False
         Order by n_chose ascending first, the method's score second (the paper's "_rerank"
         variants): score' = -n_chose + dense rank of score in [0, 1).
@@ -351,7 +364,7 @@ def error_scores(df: pd.DataFrame, *, method: str, validity: pd.DataFrame | None
         if validity is None:
             raise ValueError(f"method='{method}' needs validity judgments (validity=...); "
                              "this dataset has none, use a label-only method")
-        per = _peer_counts(validity, allow_self, judges)
+        per = _peer_counts(validity, allow_self, judges, notes)
         s = _validity_score(per, method).set_index(["item_id", "label"])["score"]
         score = s.reindex(pd.MultiIndex.from_frame(u[["item_id", "label"]])).fillna(0.0)
         score = score.to_numpy(float)

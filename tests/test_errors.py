@@ -118,7 +118,16 @@ def test_validity_methods_by_hand_and_self_refused():
                            allow_self=True).set_index(["item_id", "label"])["score"]
     assert mixed[("i1", "y")] == 0           # c's own judgment of its explanation: not valid
     ok = E.error_scores(frame(TOY), method="peer_sum_all", validity=only_self, allow_self=True)
-    assert len(ok) == 5
+    assert len(ok) == 5 and "only self judgments were given" in ok.attrs["notes"][0]
+    # judges="peer" means peers only: allow_self does not mix the self judgments back in, and
+    # the left-out self judgments are said (Weber-Genzel et al. 2024, section 5)
+    peers = E.error_scores(frame(TOY), method="peer_sum_all", validity=validity)
+    lenient = E.error_scores(frame(TOY), method="peer_sum_all", validity=validity,
+                             allow_self=True)
+    pd.testing.assert_frame_equal(peers, lenient)
+    n_self = int((validity["judge_type"] == "self").sum())
+    assert peers.attrs["notes"] == [f"validity: {n_self} self judgment(s) (judge = author) left "
+                                    "out; the scores use the peer judgments only."]
     with pytest.raises(ValueError, match="needs validity"):
         E.error_scores(frame(TOY), method="peer_sum_all")
     with pytest.raises(ValueError, match="method="):
