@@ -54,6 +54,8 @@ CALIBRATION_METRICS: dict[str, tuple[bool, str]] = {
     "top2": (True, "the model's second class = the humans' second class"),
     "top3": (True, "the model's third class = the humans' third class"),
     "ece": (False, "ECE against the human majority label (confidence, equal-width bins)"),
+    "classwise_ece_k": (False, "class-wise ECE of class index k: confidence Q_ik against "
+                               "[majority = k] (one key per class)"),
     "f1_macro": (True, "macro F1 of the model's argmax against the human majority"),
 }
 
@@ -736,7 +738,8 @@ def evaluate_calibration(C, Q, *, n_bins: int = 10, labels=None) -> dict[str, fl
        \mathrm{RankCS}, \; \mathrm{top}k, \; \mathrm{ECE}
 
     Baan et al. (2022), sections 3-5 (see :func:`dist_ce`, :func:`ent_ce`, :func:`rank_cs`,
-    :func:`human_topk_accuracy`, :func:`ece`); ``top2``/``top3`` only with that many labels.
+    :func:`human_topk_accuracy`, :func:`ece`, :func:`classwise_ece`); ``top2``/``top3`` only
+    with that many labels, ``classwise_ece_k`` for every class index k (column order).
 
     Parameters
     ----------
@@ -751,7 +754,8 @@ def evaluate_calibration(C, Q, *, n_bins: int = 10, labels=None) -> dict[str, fl
     Returns
     -------
     dict of str to float
-        Keys of :data:`CALIBRATION_METRICS`.
+        Keys of :data:`CALIBRATION_METRICS`, with ``classwise_ece_0`` ... ``classwise_ece_{K-1}``
+        after ``ece``.
 
     References
     ----------
@@ -768,7 +772,8 @@ def evaluate_calibration(C, Q, *, n_bins: int = 10, labels=None) -> dict[str, fl
     >>> {k: round(v, 3) for k, v in evaluate_calibration(C, Q, n_bins=5).items()}
     ... # doctest: +NORMALIZE_WHITESPACE
     {'dist_ce': 0.1, 'ent_ce': 0.18, 'ent_ce_signed': 0.18, 'rank_cs': 0.667, 'top1': 0.667,
-     'top2': 0.667, 'top3': 1.0, 'ece': 0.467, 'f1_macro': 1.0}
+     'top2': 0.667, 'top3': 1.0, 'ece': 0.467, 'classwise_ece_0': 0.233, 'classwise_ece_1': 0.333,
+     'classwise_ece_2': 0.1, 'f1_macro': 1.0}
     """
     C = _counts(C)
     Q = _probs(Q, C.shape)
@@ -784,6 +789,8 @@ def evaluate_calibration(C, Q, *, n_bins: int = 10, labels=None) -> dict[str, fl
     for k in range(1, min(3, C.shape[1]) + 1):
         out[f"top{k}"] = float((rq[:, -k] == rc[:, -k]).mean())
     out["ece"] = ece(C, Q, n_bins=n_bins, labels=labels)
+    for k in range(C.shape[1]):
+        out[f"classwise_ece_{k}"] = classwise_ece(C, Q, k, n_bins=n_bins, labels=labels)
     out["f1_macro"] = macro_f1(C, Q)
     return out
 

@@ -78,6 +78,8 @@ def _oracle(C, Q):
         out[f"top{kk}"] = np.mean([a[-kk] == b[-kk]
                                    for a, b in zip(ranks_q, ranks_c, strict=True)])
     out["ece"] = _oracle_ece(C, Q)
+    for k in range(C.shape[1]):
+        out[f"classwise_ece_{k}"] = _oracle_ece(C, Q, k=k)
     out["f1_macro"] = f1_score(np.argmax(C, axis=1), np.argmax(Q, axis=1), average="macro")
     return out
 
