@@ -63,6 +63,8 @@ __all__ = [
     "mace",
     "one_coin_dawid_skene",
     "sigma_camps",
+    "subset_columns",
+    "subset_items",
 ]
 
 #: Floor applied to counts and priors before a log (crowd-kit's and the spec's convention).
@@ -1362,3 +1364,95 @@ def annotator_report(df: pd.DataFrame, *, camps=None, subset=None, traits=None,
         if note:
             out.attrs.setdefault("notes", []).append(note)
     return out
+
+
+# ------------------------------------------------------------------- the subset of rule (b)
+def subset_columns(items: pd.DataFrame, *, max_values: int = 50) -> dict[str, list[str]]:
+    """Items-table columns that can define the subset of the annotator report's rule (b), with
+    their values: every column but ``item_id`` with 2 to ``max_values`` distinct values (text
+    columns have one value per item and are left out).
+
+    Rule (b) calls an annotator systematic when they agree with their own camp on a subset of
+    items (e.g. one topic or domain) more than with the majority (camps from Basile's signed
+    agreement graph; Dawid & Skene 1979 for the verdicts beside it).
+
+    Parameters
+    ----------
+    items : DataFrame
+        The items table (``item_id`` + item columns).
+    max_values : int, default 50
+        Most distinct values a subset column may have.
+
+    Returns
+    -------
+    dict of str to list of str
+        Column -> its values (as strings, sorted), in column order.
+
+    References
+    ----------
+    .. [1] V. Basile, "A measure of systematic disagreement", section 3 (the signed agreement
+       graph and its camps); A. P. Dawid and A. M. Skene (1979), Applied Statistics 28(1),
+       section 2.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> items = pd.DataFrame({"item_id": ["i1", "i2", "i3"], "topic": ["a", "b", "a"],
+    ...                       "text": ["x", "y", "z"]})
+    >>> subset_columns(items)
+    {'topic': ['a', 'b']}
+    """
+    out: dict[str, list[str]] = {}
+    for column in items.columns:
+        if column == "item_id":
+            continue
+        values = items[column].dropna().astype(str).unique()
+        if 2 <= len(values) <= max_values and len(values) < len(items):
+            out[str(column)] = sorted(values)
+    return out
+
+
+def subset_items(items: pd.DataFrame, column: str, value: str) -> list[str]:
+    """Ids of the items whose ``column`` equals ``value`` (compared as strings): the ``subset``
+    of :func:`annotator_report`'s rule (b).
+
+    Parameters
+    ----------
+    items : DataFrame
+        The items table (``item_id`` + item columns).
+    column : str
+        An items column.
+    value : str
+        The value that selects the subset.
+
+    Returns
+    -------
+    list of str
+        Item ids, in table order.
+
+    Raises
+    ------
+    hlv_core.io.DataError
+        Unknown column, or no item with that value.
+
+    References
+    ----------
+    .. [1] V. Basile, "A measure of systematic disagreement", section 3.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> items = pd.DataFrame({"item_id": ["i1", "i2", "i3"], "topic": ["a", "b", "a"]})
+    >>> subset_items(items, "topic", "a")
+    ['i1', 'i3']
+    """
+    if column not in items.columns or column == "item_id":
+        usable = [c for c in items.columns if c != "item_id"]
+        raise DataError(f"the items table has no column {column!r}.", source="--subset",
+                        fix=f"use one of {usable}" if usable else
+                        "give the dataset an items table with a column to select on.")
+    chosen = items.loc[items[column].astype(str) == str(value), "item_id"].astype(str)
+    if chosen.empty:
+        raise DataError(f"no item has {column} = {value!r}.", source="--subset",
+                        fix=f"use one of {sorted(items[column].dropna().astype(str).unique())}.")
+    return chosen.tolist()

@@ -80,6 +80,33 @@ def test_errors_choosers_are_the_engine_join(capsys):
         assert row["choosers"] == expected.at[(row["item_id"], row["label"]), "choosers"]
 
 
+def test_report_subset_reaches_the_camp_rule(capsys):
+    """``competence --report --subset topic=T1`` hands the items of rule (b) (own camp against
+    the majority on a subset; Basile's camps) to the engine; a bad column is one clear line."""
+    from hlv_core import competence
+    from hlv_core.io import load
+
+    folder = shared_path("data", "planted_camps")
+    assert main(["competence", str(folder), "--report", "--restarts", "0", "--subset",
+                 "topic=T1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["subset"] == "topic=T1"
+    dataset = load(folder)
+    annotations = dataset.annotations[["item_id", "annotator_id", "label"]]
+    want = competence.annotator_report(
+        annotations, camps=competence.sigma_camps(annotations), mace_restarts=0,
+        subset=competence.subset_items(dataset.items, "topic", "T1"))
+    got = {r["annotator_id"]: r["majority_agreement_in"] for r in out["annotators"]}
+    assert got == pytest.approx(want["majority_agreement_in"].to_dict())
+    for argv, words in ((["--subset", "colour=red"], "no column 'colour'"),
+                        (["--subset", "topic=T9"], "no item has topic = 'T9'"),
+                        (["--subset", "topic"], "COLUMN=VALUE")):
+        assert main(["competence", str(folder), "--report", "--restarts", "0", *argv]) == 2
+        assert words in capsys.readouterr().err
+    assert main(["competence", str(folder), "--subset", "topic=T1"]) == 2
+    assert "add --report" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("argv", [
     ["competence", "{one}"],
     ["competence", "{two}", "--model", "ds"],

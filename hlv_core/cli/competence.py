@@ -7,7 +7,9 @@ log-likelihood; ``--items`` adds the hard label and posterior per item. The DS m
 accelerated by SQUAREM (Varadhan & Roland 2008; ``--plain-em`` for plain iterations: the same
 fixed point, more iterations). ``--report`` prints the
 annotator report (verdicts reliable / unreliable / systematic / insufficient data, camps from
-Basile's sigma graph).
+Basile's sigma graph); ``--subset COLUMN=VALUE`` (items-table column, e.g. ``topic=T1``) adds
+rule (b): systematic when an annotator agrees with their own camp on those items more than with
+the majority.
 
 Example: ``python -m hlv_core competence ../shared/data/hs_brexit --model one-coin``.
 """
@@ -43,6 +45,9 @@ def add_cli(sub) -> None:
     p.add_argument("--items", action="store_true", help="also print each item's label/posterior")
     p.add_argument("--report", action="store_true",
                    help="print the annotator report with verdicts instead")
+    p.add_argument("--subset", default=None, metavar="COLUMN=VALUE",
+                   help="with --report: the items of rule (b), e.g. topic=T1 (an items-table "
+                        "column)")
     p.set_defaults(handler=run_competence)
 
 
@@ -71,17 +76,25 @@ def annotator_table(res: comp.CompetenceResult) -> pd.DataFrame:
 def run_competence(args) -> int:
     dataset = load_from_args(args)
     annotations = dataset.annotations[["item_id", "annotator_id", "label"]]
+    if args.subset and not args.report:
+        raise ValueError("--subset selects the items of the report's rule (b); add --report.")
     if args.report:
+        subset = None
+        if args.subset:
+            column, _, value = args.subset.partition("=")
+            if not value:
+                raise ValueError("--subset takes COLUMN=VALUE, e.g. topic=T1.")
+            subset = comp.subset_items(dataset.items, column, value)
         camps = comp.sigma_camps(annotations)
         with warnings.catch_warnings():  # a fit stopped at the cap is said in the notes
             warnings.simplefilter("ignore", RuntimeWarning)
-            rep = comp.annotator_report(annotations, camps=camps, seed=args.seed,
+            rep = comp.annotator_report(annotations, camps=camps, subset=subset, seed=args.seed,
                                         mace_restarts=args.restarts, traits=dataset.annotators,
                                         max_iter=args.max_iter, tol=args.tol)
         notes = list(rep.attrs.get("notes", []))
         rep = rep.reset_index()
         if args.json:
-            write_json({"thresholds": comp.REPORT_THRESHOLDS,
+            write_json({"thresholds": comp.REPORT_THRESHOLDS, "subset": args.subset,
                         "skill_cut": rep.attrs.get("skill_cut"), "notes": notes,
                         "annotators": rep})
         else:

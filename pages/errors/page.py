@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from hlv_core import errors
+from hlv_core import competence, errors
 from hlv_core.glossary import paper_label
 from hlv_core.io import DataError, load_table
 from hlv_core.text import md
@@ -66,6 +66,20 @@ with st.expander("Settings: scoring method, seed, iterations, verdict thresholds
     t["camp_gain"] = d4.number_input("Systematic: camp gain on a subset", 0.0, 1.0,
                                      t["camp_gain"], 0.05, key="errors.camp_gain",
                                      **SETTING)
+    subset_choices = competence.subset_columns(dataset.items)
+    subset: tuple[str, ...] = ()
+    if subset_choices:
+        s1, s2 = st.columns(2)
+        column = s1.selectbox("Subset for the camp rule: items where", list(subset_choices),
+                              index=None, key="errors.subset_column", **SETTING,
+                              placeholder="no subset (camp rule off)",
+                              help="Systematic also when an annotator agrees with their own "
+                                   "camp on these items more than with the majority (by the "
+                                   "camp gain above).")
+        if column is not None:
+            value = s2.selectbox("equals", subset_choices[column], key="errors.subset_value",
+                                 **SETTING)
+            subset = tuple(competence.subset_items(dataset.items, column, value))
     st.caption("Optional files (CSV): explanations (`item_id, annotator_id, label, "
                "explanation`), peer validity judgments (VariErr `validity.csv`) and gold errors "
                "(`item_id, label, is_error`) to evaluate the ranking.")
@@ -100,7 +114,8 @@ if validity is not None:
 
 try:
     scores = V.compute_scores(dataset, method, rerank, seed, max_iter, validity)
-    report, camp_note = V.compute_report(dataset, seed, max_iter, tuple(sorted(t.items())))
+    report, camp_note = V.compute_report(dataset, seed, max_iter, tuple(sorted(t.items())),
+                                         subset)
 except (DataError, ValueError) as error:
     st.error(f"**This dataset cannot be analysed here.** {md(error)}", icon=":material/error:")
     st.stop()
@@ -114,7 +129,7 @@ st.caption(f"{len(scores)} (item, label) pairs; method: {md(V.METHOD_WORDS.get(m
            f"; seed {seed}. A score is a rank for re-checking, never a verdict. *choosers* "
            "shows who chose the label and whether they are reliable or systematic: a label "
            "chosen by a systematic annotator may be their perspective.")
-choosers = V.compute_choosers(dataset, seed, max_iter, tuple(sorted(t.items())))
+choosers = V.compute_choosers(dataset, seed, max_iter, tuple(sorted(t.items())), subset)
 try:
     store = VerdictStore()
     all_verdicts = store.verdicts(dataset=DATASET_HASH)

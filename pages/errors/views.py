@@ -72,9 +72,10 @@ def compute_scores(dataset: Dataset, method: str, rerank: bool, seed: int, max_i
 
 @cached(show_spinner="Estimating skill, confusions and camps per annotator…",
                max_entries=8)
-def compute_report(dataset: Dataset, seed: int, max_iter: int,
-                   thresholds: tuple) -> tuple[pd.DataFrame, str]:
-    """The annotator report with camps from Basile's signed graph (a note when unavailable)."""
+def compute_report(dataset: Dataset, seed: int, max_iter: int, thresholds: tuple,
+                   subset: tuple[str, ...] = ()) -> tuple[pd.DataFrame, str]:
+    """The annotator report with camps from Basile's signed graph (a note when unavailable);
+    ``subset`` (item ids) turns on the camp rule (b)."""
     annotations = dataset.annotations[["item_id", "annotator_id", "label"]]
     note = ""
     try:
@@ -82,17 +83,17 @@ def compute_report(dataset: Dataset, seed: int, max_iter: int,
     except (ValueError, MemoryError) as error:
         camps, note = None, f"Camps unavailable: {error}"
     report = competence.annotator_report(
-        annotations, camps=camps, traits=dataset.annotators, seed=seed, max_iter=max_iter,
-        **dict(thresholds))
+        annotations, camps=camps, subset=list(subset) or None, traits=dataset.annotators,
+        seed=seed, max_iter=max_iter, **dict(thresholds))
     return report, note
 
 
 @cached(show_spinner=False, max_entries=8)
-def compute_choosers(dataset: Dataset, seed: int, max_iter: int, thresholds: tuple
-                     ) -> pd.DataFrame:
+def compute_choosers(dataset: Dataset, seed: int, max_iter: int, thresholds: tuple,
+                     subset: tuple[str, ...] = ()) -> pd.DataFrame:
     """:func:`hlv_core.errors.label_choosers` of the report :func:`compute_report` gives for these settings
     (kept, so a click elsewhere on the page does not rebuild it)."""
-    report, _ = compute_report(dataset, seed, max_iter, thresholds)
+    report, _ = compute_report(dataset, seed, max_iter, thresholds, subset)
     return errors.label_choosers(dataset.annotations, report)
 
 

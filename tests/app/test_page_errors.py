@@ -71,6 +71,27 @@ def test_page_on_planted_camps_calls_spammers_unreliable(app):
     spam = roles.loc[roles["role"] == "spammer", "annotator_id"]
     assert (kinds.reindex(spam) == "unreliable").all()
     assert "perspective" in _texts(app)
+    # the camp rule (b) needs a subset of items: choosing topic = T1 passes it to the engine
+    assert "majority_agreement_in" not in report.columns
+    app.selectbox(key="errors.subset_column").set_value("topic").run()
+    app.selectbox(key="errors.subset_value").set_value("T1").run()
+    assert not app.exception, [e.value for e in app.exception]
+    report = next(d.value for d in app.dataframe
+                  if "kind" in d.value.columns and "skill" in d.value.columns)
+    from hlv_core import competence
+    from hlv_core.io import load
+
+    dataset = load(shared_path("data", "planted_camps"))
+    subset = competence.subset_items(dataset.items, "topic", "T1")
+    want = competence.annotator_report(
+        dataset.annotations[["item_id", "annotator_id", "label"]],
+        camps=competence.sigma_camps(dataset.annotations[["item_id", "annotator_id", "label"]]),
+        subset=subset, traits=dataset.annotators, mace_restarts=10)
+    got = report.set_index("annotator_id")
+    pd.testing.assert_series_equal(got["majority_agreement_in"],
+                                   want["majority_agreement_in"].reindex(got.index),
+                                   check_names=False, check_index_type=False)
+    assert (got["kind"] == want["kind"].reindex(got.index)).all()
 
 
 def test_page_on_varierr_with_explanations_and_gold(app):
