@@ -1174,7 +1174,8 @@ def annotator_report(df: pd.DataFrame, *, camps=None, subset=None, traits=None,
     Verdict (defaults in :data:`REPORT_THRESHOLDS`, every one a keyword):
     ``insufficient_data`` when n_rows < ``min_rows``; ``unreliable`` when
     ``skill < 1/K + unreliable_fraction (median skill - 1/K)`` (the midpoint of chance and the
-    median); ``systematic`` when not unreliable and (a) ``cell_ratio`` >= 2.5 or (b) own-camp
+    median; the median, like that of each confusion cell, is over the annotators with at least
+    ``min_rows`` rows, or over all annotators when none has that many); ``systematic`` when not unreliable and (a) ``cell_ratio`` >= 2.5 or (b) own-camp
     agreement exceeds majority agreement on ``subset`` by >= ``camp_gain``; else ``reliable``.
     Multi-label cells are collapsed to label sets first.
 

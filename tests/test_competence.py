@@ -358,6 +358,24 @@ def test_an_initialisation_other_than_soft_majority_is_refused(fn):
     assert fn(frame(rows), init="soft_majority").converged
 
 
+def test_skill_median_counts_only_annotators_with_enough_rows():
+    """The unreliable line 1/K + f (median skill - 1/K) takes the median over annotators with
+    at least min_rows rows (Dawid & Skene 1979, section 2, for the skills): ten annotators
+    with 5 random labels each do not pull the line down."""
+    rng = np.random.default_rng(5)
+    truth = rng.integers(0, 2, 60)
+    rows = [(f"i{i}", f"good{a}", "xy"[t if rng.random() > 0.1 else 1 - t])
+            for i, t in enumerate(truth) for a in range(4)]
+    rows += [(f"i{i}", f"rare{a}", "xy"[rng.integers(0, 2)])
+             for a in range(10) for i in rng.choice(60, 5, replace=False)]
+    report = C.annotator_report(frame(rows), mace_restarts=0)
+    enough = report["n_rows"] >= C.REPORT_THRESHOLDS["min_rows"]
+    assert enough.sum() == 4
+    median = float(np.median(report.loc[enough, "skill"]))
+    assert report.attrs["skill_cut"] == pytest.approx(0.5 + 0.5 * (median - 0.5))
+    assert (report.loc[~enough, "kind"] == "insufficient_data").all()
+
+
 def test_label_order_fixes_ties():
     # one item, two annotators disagreeing symmetrically: posteriors tie, first label wins
     rows = [("i1", "a", "x"), ("i1", "b", "y"), ("i2", "a", "y"), ("i2", "b", "x")]
