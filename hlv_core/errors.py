@@ -736,9 +736,9 @@ def label_choosers(annotations: pd.DataFrame, report: pd.DataFrame) -> pd.DataFr
     ...                    "label": ["E", "E", "C"]})
     >>> report = pd.DataFrame({"kind": ["reliable", "systematic"]}, index=["a", "c"])
     >>> label_choosers(df, report)[["label", "choosers", "systematic_choosers"]]
-      label                                         choosers  systematic_choosers
+      label                             choosers  systematic_choosers
     0     E  a (reliable), b (insufficient_data)                    0
-    1     C                                   c (systematic)                    1
+    1     C                       c (systematic)                    1
     """
     rows = annotations[["item_id", "annotator_id", "label"]].astype(str).drop_duplicates()
     if rows.empty:
