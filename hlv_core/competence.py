@@ -65,6 +65,7 @@ __all__ = [
     "sigma_camps",
     "subset_columns",
     "subset_items",
+    "trait_camps",
 ]
 
 #: Floor applied to counts and priors before a log (crowd-kit's and the spec's convention).
@@ -1368,7 +1369,8 @@ def annotator_report(df: pd.DataFrame, *, camps=None, subset=None, traits=None,
 
 
 # ------------------------------------------------------------------- the subset of rule (b)
-def subset_columns(items: pd.DataFrame, *, max_values: int = 50) -> dict[str, list[str]]:
+def subset_columns(items: pd.DataFrame, *, max_values: int = 50,
+                   key: str = "item_id") -> dict[str, list[str]]:
     """Items-table columns that can define the subset of the annotator report's rule (b), with
     their values: every column but ``item_id`` with 2 to ``max_values`` distinct values (text
     columns have one value per item and are left out).
@@ -1383,6 +1385,9 @@ def subset_columns(items: pd.DataFrame, *, max_values: int = 50) -> dict[str, li
         The items table (``item_id`` + item columns).
     max_values : int, default 50
         Most distinct values a subset column may have.
+    key : str, default "item_id"
+        The id column, never offered (``"annotator_id"`` lists the annotators table's traits
+        that can define camps, :func:`trait_camps`).
 
     Returns
     -------
@@ -1405,7 +1410,7 @@ def subset_columns(items: pd.DataFrame, *, max_values: int = 50) -> dict[str, li
     """
     out: dict[str, list[str]] = {}
     for column in items.columns:
-        if column == "item_id":
+        if column == key:
             continue
         values = items[column].dropna().astype(str).unique()
         if 2 <= len(values) <= max_values and len(values) < len(items):
@@ -1457,3 +1462,55 @@ def subset_items(items: pd.DataFrame, column: str, value: str) -> list[str]:
         raise DataError(f"no item has {column} = {value!r}.", source="--subset",
                         fix=f"use one of {sorted(items[column].dropna().astype(str).unique())}.")
     return chosen.tolist()
+
+
+def trait_camps(annotators: pd.DataFrame, column: str) -> pd.Series:
+    """Camps from a known annotator trait (e.g. a demographic group) instead of the signed
+    agreement graph: the ``camps`` of :func:`annotator_report`, so that rule (b) asks whether an
+    annotator agrees with their own group on a subset of items more than with the majority.
+
+    A perspectivist reading (Basile, "A measure of systematic disagreement", section 3: camps
+    are groups that agree inside and disagree across; here the groups are given, not found).
+
+    Parameters
+    ----------
+    annotators : DataFrame
+        The annotators table (``annotator_id`` + trait columns).
+    column : str
+        The trait that defines the camps.
+
+    Returns
+    -------
+    pandas.Series
+        Camp (the trait's value as a string) per annotator, index ``annotator_id``, name
+        ``camp``; an annotator with no value is NaN (in no camp).
+
+    Raises
+    ------
+    hlv_core.io.DataError
+        Unknown column, or a trait with fewer than two values.
+
+    References
+    ----------
+    .. [1] V. Basile, "A measure of systematic disagreement", section 3.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> traits = pd.DataFrame({"annotator_id": ["a", "b", "c"],
+    ...                        "group": ["target", "control", "target"]})
+    >>> trait_camps(traits, "group").to_dict()
+    {'a': 'target', 'b': 'control', 'c': 'target'}
+    """
+    usable = [c for c in annotators.columns if c != "annotator_id"]
+    if column not in usable:
+        raise DataError(f"the annotators table has no trait {column!r}.", source="--camps",
+                        fix=f"use one of {usable}" if usable else
+                        "give the dataset an annotators table (annotator_id + traits).")
+    values = annotators[column]
+    if values.dropna().astype(str).nunique() < 2:
+        raise DataError(f"the trait {column!r} has fewer than two values: no camps to compare.",
+                        source="--camps", fix="choose a trait on which annotators differ.")
+    camp = values.astype(str).where(values.notna())
+    return pd.Series(camp.to_numpy(), index=pd.Index(
+        annotators["annotator_id"].astype(str), name="annotator_id"), name="camp")

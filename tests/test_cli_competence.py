@@ -105,6 +105,15 @@ def test_report_subset_reaches_the_camp_rule(capsys):
         assert words in capsys.readouterr().err
     assert main(["competence", str(folder), "--subset", "topic=T1"]) == 2
     assert "add --report" in capsys.readouterr().err
+    # camps from a known annotator trait instead of the signed graph
+    assert main(["competence", str(folder), "--report", "--restarts", "0", "--camps", "role",
+                 "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["camps"] == "role"
+    roles = dataset.annotators.set_index("annotator_id")["role"].to_dict()
+    assert {r["annotator_id"]: r["camp"] for r in out["annotators"]} == roles
+    assert main(["competence", str(folder), "--report", "--camps", "colour"]) == 2
+    assert "no trait 'colour'" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("argv", [

@@ -376,6 +376,35 @@ def test_skill_median_counts_only_annotators_with_enough_rows():
     assert (report.loc[~enough, "kind"] == "insufficient_data").all()
 
 
+def test_known_camps_and_their_topic_find_more_of_the_planted_minority():
+    """Rule (b) with camps from a known trait (here the planted role) on the topic where the
+    minority diverges: more minority members are systematic and no one else is added (Basile,
+    section 3, camps; the planted data's README states the roles)."""
+    from hlv_core.io import load
+
+    dataset = load(shared_path("data", "planted_camps"))
+    annotations = dataset.annotations[["item_id", "annotator_id", "label"]]
+    roles = dataset.annotators.set_index("annotator_id")["role"].astype(str)
+    items = dataset.items.set_index("item_id")
+    # the minority's topic, from the truth: where its members miss the true label most often
+    rows = annotations.join(items, on="item_id")
+    rows = rows[rows["annotator_id"].map(roles) == "minority"]
+    topic = (rows["label"].astype(str) != rows["true_label"].astype(str)).groupby(
+        rows["topic"]).mean().idxmax()
+    camps = C.trait_camps(dataset.annotators, "role")
+    assert camps.to_dict() == roles.to_dict()
+    plain = C.annotator_report(annotations, camps=camps, mace_restarts=0)
+    ruled = C.annotator_report(annotations, camps=camps, mace_restarts=0,
+                               subset=C.subset_items(dataset.items, "topic", str(topic)))
+    added = (ruled["kind"] == "systematic") & (plain["kind"] != "systematic")
+    assert added.sum() >= 2 and (roles.reindex(added[added].index) == "minority").all()
+    assert ((plain["kind"] == "systematic") <= (ruled["kind"] == "systematic")).all()
+    with pytest.raises(ValueError, match="no trait 'colour'"):
+        C.trait_camps(dataset.annotators, "colour")
+    with pytest.raises(ValueError, match="fewer than two values"):
+        C.trait_camps(dataset.annotators.assign(role="x"), "role")
+
+
 def test_label_order_fixes_ties():
     # one item, two annotators disagreeing symmetrically: posteriors tie, first label wins
     rows = [("i1", "a", "x"), ("i1", "b", "y"), ("i2", "a", "y"), ("i2", "b", "x")]

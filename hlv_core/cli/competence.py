@@ -5,11 +5,11 @@ al. 2013), fitted by :mod:`hlv_core.competence` (EM to a fixed point; MACE seede
 row per annotator (rows, accuracy / skill / competence) and the fit's iterations, convergence and
 log-likelihood; ``--items`` adds the hard label and posterior per item. The DS models' EM is
 accelerated by SQUAREM (Varadhan & Roland 2008; ``--plain-em`` for plain iterations: the same
-fixed point, more iterations). ``--report`` prints the
-annotator report (verdicts reliable / unreliable / systematic / insufficient data, camps from
-Basile's sigma graph); ``--subset COLUMN=VALUE`` (items-table column, e.g. ``topic=T1``) adds
-rule (b): systematic when an annotator agrees with their own camp on those items more than with
-the majority.
+fixed point, more iterations). ``--report`` prints the annotator report (verdicts reliable /
+unreliable / systematic / insufficient data, camps from Basile's sigma graph, or from an
+annotator trait with ``--camps TRAIT``); ``--subset COLUMN=VALUE`` (an items-table column, e.g.
+``topic=T1``) adds rule (b): systematic when an annotator agrees with their own camp on those
+items more than with the majority.
 
 Example: ``python -m hlv_core competence ../shared/data/hs_brexit --model one-coin``.
 """
@@ -45,6 +45,9 @@ def add_cli(sub) -> None:
     p.add_argument("--items", action="store_true", help="also print each item's label/posterior")
     p.add_argument("--report", action="store_true",
                    help="print the annotator report with verdicts instead")
+    p.add_argument("--camps", default=None, metavar="TRAIT",
+                   help="with --report: camps from this annotator trait (e.g. group) instead "
+                        "of Basile's signed agreement graph")
     p.add_argument("--subset", default=None, metavar="COLUMN=VALUE",
                    help="with --report: the items of rule (b), e.g. topic=T1 (an items-table "
                         "column)")
@@ -76,8 +79,8 @@ def annotator_table(res: comp.CompetenceResult) -> pd.DataFrame:
 def run_competence(args) -> int:
     dataset = load_from_args(args)
     annotations = dataset.annotations[["item_id", "annotator_id", "label"]]
-    if args.subset and not args.report:
-        raise ValueError("--subset selects the items of the report's rule (b); add --report.")
+    if (args.subset or args.camps) and not args.report:
+        raise ValueError("--subset and --camps set the report's rule (b); add --report.")
     if args.report:
         subset = None
         if args.subset:
@@ -85,7 +88,8 @@ def run_competence(args) -> int:
             if not value:
                 raise ValueError("--subset takes COLUMN=VALUE, e.g. topic=T1.")
             subset = comp.subset_items(dataset.items, column, value)
-        camps = comp.sigma_camps(annotations)
+        camps = (comp.trait_camps(dataset.annotators, args.camps) if args.camps
+                 else comp.sigma_camps(annotations))
         with warnings.catch_warnings():  # a fit stopped at the cap is said in the notes
             warnings.simplefilter("ignore", RuntimeWarning)
             rep = comp.annotator_report(annotations, camps=camps, subset=subset, seed=args.seed,
@@ -95,6 +99,7 @@ def run_competence(args) -> int:
         rep = rep.reset_index()
         if args.json:
             write_json({"thresholds": comp.REPORT_THRESHOLDS, "subset": args.subset,
+                        "camps": args.camps or "signed agreement graph",
                         "skill_cut": rep.attrs.get("skill_cut"), "notes": notes,
                         "annotators": rep})
         else:

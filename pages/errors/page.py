@@ -67,9 +67,17 @@ with st.expander("Settings: scoring method, seed, iterations, verdict thresholds
                                      t["camp_gain"], 0.05, key="errors.camp_gain",
                                      **SETTING)
     subset_choices = competence.subset_columns(dataset.items)
+    trait_choices = competence.subset_columns(dataset.annotators, key="annotator_id")
     subset: tuple[str, ...] = ()
+    camps_from = None
+    s1, s2, s3 = st.columns(3) if subset_choices or trait_choices else (None, None, None)
+    if trait_choices:
+        camps_from = s3.selectbox(
+            "Camps from", list(trait_choices), index=None, key="errors.camps_from", **SETTING,
+            placeholder="the signed agreement graph (Basile)",
+            help="Who counts as an annotator's own camp: the groups of Basile's signed "
+                 "agreement graph, or a known annotator trait (e.g. a demographic group).")
     if subset_choices:
-        s1, s2 = st.columns(2)
         column = s1.selectbox("Subset for the camp rule: items where", list(subset_choices),
                               index=None, key="errors.subset_column", **SETTING,
                               placeholder="no subset (camp rule off)",
@@ -115,7 +123,7 @@ if validity is not None:
 try:
     scores = V.compute_scores(dataset, method, rerank, seed, max_iter, validity)
     report, camp_note = V.compute_report(dataset, seed, max_iter, tuple(sorted(t.items())),
-                                         subset)
+                                         subset, camps_from)
 except (DataError, ValueError) as error:
     st.error(f"**This dataset cannot be analysed here.** {md(error)}", icon=":material/error:")
     st.stop()
@@ -129,7 +137,8 @@ st.caption(f"{len(scores)} (item, label) pairs; method: {md(V.METHOD_WORDS.get(m
            f"; seed {seed}. A score is a rank for re-checking, never a verdict. *choosers* "
            "shows who chose the label and whether they are reliable or systematic: a label "
            "chosen by a systematic annotator may be their perspective.")
-choosers = V.compute_choosers(dataset, seed, max_iter, tuple(sorted(t.items())), subset)
+choosers = V.compute_choosers(dataset, seed, max_iter, tuple(sorted(t.items())), subset,
+                             camps_from)
 try:
     store = VerdictStore()
     all_verdicts = store.verdicts(dataset=DATASET_HASH)
@@ -177,9 +186,11 @@ if pick is not None and choices:
 
 # ------------------------------------------------------------------------- 3. annotators
 st.subheader("3. Annotators: random disagreement or a perspective?")
+camp_source = (f"the annotator trait *{md(camps_from)}*" if camps_from
+               else "Basile's signed agreement graph")
 st.caption(f"{V.kind_counts(report)}. Skill (x) against agreement with the annotator's own "
-           "camp (y, camps from Basile's signed agreement graph). Click a point to open the "
-           "annotator's profile. Thresholds are in the settings above.")
+           f"camp (y, camps from {camp_source}). Click a point to open the annotator's "
+           "profile. Thresholds are in the settings above.")
 if camp_note:
     st.caption(md(camp_note))
 clicked = V.annotator_map(report)

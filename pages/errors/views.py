@@ -73,13 +73,15 @@ def compute_scores(dataset: Dataset, method: str, rerank: bool, seed: int, max_i
 @cached(show_spinner="Estimating skill, confusions and camps per annotator…",
                max_entries=8)
 def compute_report(dataset: Dataset, seed: int, max_iter: int, thresholds: tuple,
-                   subset: tuple[str, ...] = ()) -> tuple[pd.DataFrame, str]:
-    """The annotator report with camps from Basile's signed graph (a note when unavailable);
-    ``subset`` (item ids) turns on the camp rule (b)."""
+                   subset: tuple[str, ...] = (), camps_from: str | None = None
+                   ) -> tuple[pd.DataFrame, str]:
+    """The annotator report with camps from Basile's signed graph (a note when unavailable) or
+    from the annotator trait ``camps_from``; ``subset`` (item ids) turns on the camp rule (b)."""
     annotations = dataset.annotations[["item_id", "annotator_id", "label"]]
     note = ""
     try:
-        camps = competence.sigma_camps(annotations)
+        camps = (competence.trait_camps(dataset.annotators, camps_from) if camps_from
+                 else competence.sigma_camps(annotations))
     except (ValueError, MemoryError) as error:
         camps, note = None, f"Camps unavailable: {error}"
     report = competence.annotator_report(
@@ -90,10 +92,11 @@ def compute_report(dataset: Dataset, seed: int, max_iter: int, thresholds: tuple
 
 @cached(show_spinner=False, max_entries=8)
 def compute_choosers(dataset: Dataset, seed: int, max_iter: int, thresholds: tuple,
-                     subset: tuple[str, ...] = ()) -> pd.DataFrame:
+                     subset: tuple[str, ...] = (), camps_from: str | None = None
+                     ) -> pd.DataFrame:
     """:func:`hlv_core.errors.label_choosers` of the report :func:`compute_report` gives for these settings
     (kept, so a click elsewhere on the page does not rebuild it)."""
-    report, _ = compute_report(dataset, seed, max_iter, thresholds, subset)
+    report, _ = compute_report(dataset, seed, max_iter, thresholds, subset, camps_from)
     return errors.label_choosers(dataset.annotations, report)
 
 

@@ -92,6 +92,15 @@ def test_page_on_planted_camps_calls_spammers_unreliable(app):
                                    want["majority_agreement_in"].reindex(got.index),
                                    check_names=False, check_index_type=False)
     assert (got["kind"] == want["kind"].reindex(got.index)).all()
+    # camps from a known annotator trait: the engine's trait_camps, named under the map
+    app.selectbox(key="errors.camps_from").set_value("role").run()
+    assert not app.exception, [e.value for e in app.exception]
+    report = next(d.value for d in app.dataframe
+                  if "kind" in d.value.columns and "skill" in d.value.columns)
+    roles = dataset.annotators.set_index("annotator_id")["role"]
+    assert (report.set_index("annotator_id")["camp"] == roles.reindex(
+        report["annotator_id"]).to_numpy()).all()
+    assert "camps from the annotator trait *role*" in _texts(app)
 
 
 def test_page_on_varierr_with_explanations_and_gold(app):
