@@ -1438,8 +1438,8 @@ def subset_items(items: pd.DataFrame, column: str, value: str) -> list[str]:
 
     Raises
     ------
-    hlv_core.io.DataError
-        Unknown column, or no item with that value.
+    ValueError
+        Unknown column, or no item with that value (the message lists the choices).
 
     References
     ----------
@@ -1454,13 +1454,13 @@ def subset_items(items: pd.DataFrame, column: str, value: str) -> list[str]:
     """
     if column not in items.columns or column == "item_id":
         usable = [c for c in items.columns if c != "item_id"]
-        raise DataError(f"the items table has no column {column!r}.", source="--subset",
-                        fix=f"use one of {usable}" if usable else
-                        "give the dataset an items table with a column to select on.")
+        raise ValueError(f"the items table has no column {column!r}; "
+                         + (f"use one of {usable}." if usable else
+                            "give the dataset an items table with a column to select on."))
     chosen = items.loc[items[column].astype(str) == str(value), "item_id"].astype(str)
     if chosen.empty:
-        raise DataError(f"no item has {column} = {value!r}.", source="--subset",
-                        fix=f"use one of {sorted(items[column].dropna().astype(str).unique())}.")
+        values = sorted(items[column].dropna().astype(str).unique())
+        raise ValueError(f"no item has {column} = {value!r}; use one of {values}.")
     return chosen.tolist()
 
 
@@ -1487,7 +1487,7 @@ def trait_camps(annotators: pd.DataFrame, column: str) -> pd.Series:
 
     Raises
     ------
-    hlv_core.io.DataError
+    ValueError
         Unknown column, or a trait with fewer than two values.
 
     References
@@ -1504,13 +1504,13 @@ def trait_camps(annotators: pd.DataFrame, column: str) -> pd.Series:
     """
     usable = [c for c in annotators.columns if c != "annotator_id"]
     if column not in usable:
-        raise DataError(f"the annotators table has no trait {column!r}.", source="--camps",
-                        fix=f"use one of {usable}" if usable else
-                        "give the dataset an annotators table (annotator_id + traits).")
+        raise ValueError(f"the annotators table has no trait {column!r}; "
+                         + (f"use one of {usable}." if usable else
+                            "give the dataset an annotators table (annotator_id + traits)."))
     values = annotators[column]
     if values.dropna().astype(str).nunique() < 2:
-        raise DataError(f"the trait {column!r} has fewer than two values: no camps to compare.",
-                        source="--camps", fix="choose a trait on which annotators differ.")
+        raise ValueError(f"the trait {column!r} has fewer than two values: no camps to "
+                         "compare; choose a trait on which annotators differ.")
     camp = values.astype(str).where(values.notna())
     return pd.Series(camp.to_numpy(), index=pd.Index(
         annotators["annotator_id"].astype(str), name="annotator_id"), name="camp")
