@@ -307,7 +307,10 @@ def calibration_view(dataset, predictions, key: str) -> None:
         if n < dataset.n_items and not str(name).startswith("oracle"):
             st.warning(f"**{md(name)}** is scored on only {int(n)} of {dataset.n_items} items "
                        "(the others have no prediction).", icon=":material/warning:")
-    show_table(table.rename(columns=metric_label), hide_index=True, width="stretch")
+    classwise = {f"classwise_ece_{k}": f"Class-wise ECE: {label}"
+                 for k, label in enumerate(dataset.labels)}  # columns in inventory order
+    show_table(table.rename(columns=lambda c: classwise.get(c) or metric_label(c)),
+               hide_index=True, width="stretch")
     download_table(table.assign(dataset=dataset.name), f"{dataset.name}_calibration.csv",
                    key=f"{key}.dl.cal", label="Download the calibration table (CSV)")
     model = st.selectbox("Model for the figures", models, key=f"{key}.cal_model",

@@ -8,7 +8,13 @@ import numpy as np
 import pytest
 
 from hlv_core.io import load
-from hlv_core.judging import alt_test_summary, ceiling_table, run_alt_tests, run_ceiling
+from hlv_core.judging import (
+    alt_test_summary,
+    ceiling_table,
+    run_alt_tests,
+    run_calibration,
+    run_ceiling,
+)
 from hlv_core.samples import load_sample
 from pages.soft_metrics.judge_views import CEILING_COLUMNS, COUNTS_ONLY, VIEWS
 from tests.conftest import shared_path
@@ -120,6 +126,13 @@ def test_calibration_view(app):
     assert "oracle (Q = human distribution)" in list(shown["model"])
     assert len(at.get("plotly_chart")) == 2  # reliability diagram + DistCE histogram
     assert "Temperature 2" in _texts(at)
+    # class-wise ECE (Baan et al. 2022, section 3) under each class's name, the engine's values
+    dataset = load_sample("case_review")
+    want = run_calibration(dataset, dataset.predictions, temperature=2.0).set_index("model")
+    for k, label in enumerate(dataset.labels):
+        column = f"Class-wise ECE: {label}"
+        assert np.allclose(shown.set_index("model")[column].to_numpy(float),
+                           want[f"classwise_ece_{k}"].to_numpy(float))
 
 
 def test_multilabel_sample_and_ratings(app):
