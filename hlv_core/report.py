@@ -820,7 +820,10 @@ def _signal(dataset: Dataset, settings: ReportSettings) -> Section:
                f"{_num(report.attrs.get('skill_cut'))} (midway between chance and the median "
                "annotator): disagreement that looks random. Systematic = one confusion at least "
                f"{_num(comp.REPORT_THRESHOLDS['cell_ratio'], 1)}x as frequent as for the median "
-               "annotator: a consistent reading, shown as a perspective, not as noise.")
+               "annotator: a consistent reading, shown as a perspective, not as noise. The "
+               "camp rule (own camp ahead of the majority on a subset of items) needs a subset "
+               "and is off here: choose one on the Errors and perspectives page or with "
+               "<code>competence --report --subset COLUMN=VALUE</code>.")
     flagged = report[report["kind"].isin(["unreliable", "systematic"])].reset_index()
     if len(flagged):
         body += html_table(flagged[["annotator_id", "kind", "n_rows", "skill", "reason"]],

@@ -24,6 +24,9 @@ def test_signal_section_on_planted_camps_names_the_spammers():
         assert rep.loc[spammer, "kind"] == "unreliable"
         assert spammer in section.body
     assert "not a verdict" in section.body and "perspective" in section.body
+    # rule (b) needs a subset the report does not choose: it says the rule is off and where
+    assert "camp rule" in section.body and "is off here" in section.body
+    assert "camp on the subset" not in section.body
 
 
 def test_signal_section_not_applicable_to_rankings_and_escapes_names(tmp_path):
