@@ -10,7 +10,7 @@ import pandas as pd
 from ..io import FORMATS, TASKS, load
 from ._output import write_json
 
-__all__ = ["add_dataset_arguments", "load_from_args", "print_result"]
+__all__ = ["add_dataset_arguments", "column_value", "load_from_args", "print_result"]
 
 
 def add_dataset_arguments(parser: argparse.ArgumentParser) -> None:
@@ -21,6 +21,15 @@ def add_dataset_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--task", default=None, choices=list(TASKS),
                         help="declare the task (default: inferred; e.g. multilabel when a few "
                         "annotators gave an item several labels on purpose)")
+
+
+def column_value(text: str, example: str) -> tuple[str, str]:
+    """``COLUMN=VALUE`` of a ``--subset`` option as ``(column, value)``; anything else is refused
+    with the form and ``example`` (e.g. ``"topic=T1"``)."""
+    column, _, value = text.partition("=")
+    if not column or not value:
+        raise ValueError(f"--subset takes COLUMN=VALUE, e.g. {example}.")
+    return column, value
 
 
 def load_from_args(args: argparse.Namespace):

@@ -22,7 +22,7 @@ import warnings
 import pandas as pd
 
 from .. import competence as comp
-from ._common import add_dataset_arguments, load_from_args, print_result
+from ._common import add_dataset_arguments, column_value, load_from_args, print_result
 from ._output import write_json
 
 __all__ = ["add_cli", "run_competence"]
@@ -84,10 +84,7 @@ def run_competence(args) -> int:
     if args.report:
         subset = None
         if args.subset:
-            column, _, value = args.subset.partition("=")
-            if not value:
-                raise ValueError("--subset takes COLUMN=VALUE, e.g. topic=T1.")
-            subset = comp.subset_items(dataset.items, column, value)
+            subset = comp.subset_items(dataset.items, *column_value(args.subset, "topic=T1"))
         camps = (comp.trait_camps(dataset.annotators, args.camps) if args.camps
                  else comp.sigma_camps(annotations))
         with warnings.catch_warnings():  # a fit stopped at the cap is said in the notes

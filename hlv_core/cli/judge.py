@@ -30,6 +30,7 @@ from ..judging import (
     run_calibration,
     run_ceiling,
 )
+from ._common import column_value
 from ._output import write_csv, write_json
 
 __all__ = ["add_cli"]
@@ -127,9 +128,7 @@ def _run_calibration(args: argparse.Namespace) -> int:
     dataset, predictions = _load(args)
     subset = None
     if args.subset:
-        column, _, value = args.subset.partition("=")
-        if not value:
-            raise ValueError("--subset takes COLUMN=VALUE, e.g. source=snli.")
+        column, value = column_value(args.subset, "source=snli")
         subset = {column: value}
     order = args.label_order.split(",") if args.label_order else None
     table = run_calibration(dataset, predictions, temperature=args.temperature,
