@@ -792,8 +792,10 @@ TERMS.update({
         "is systematic; one who answers at random everywhere is unreliable.",
         "One-coin Dawid-Skene skill (unreliable when below the midpoint of chance 1/K and the "
         "median skill), the Dawid-Skene confusion cell with the largest prior-weighted "
-        "off-diagonal mass against the median of that cell (systematic at >= 2.5x), camp "
-        "agreement from Basile's signed graph; fewer than 20 labels = insufficient data. "
+        "off-diagonal mass against the median of that cell (systematic at >= 2.5x), or own-camp "
+        "agreement ahead of majority agreement by >= 0.1 on a chosen subset of items (camps from "
+        "Basile's signed graph or a known annotator trait; off without a subset); fewer than 20 "
+        "labels = insufficient data. "
         "Dawid & Skene (1979), section 2; Hovy et al. (2013), MACE, section 2.",
     ),
     "annotator_skill": Term(

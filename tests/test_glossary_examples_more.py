@@ -359,6 +359,13 @@ def test_qualitative_entries_follow_the_engine(tmp_path):
     report = annotator_report(ann, mace_restarts=0)
     assert report.loc["h4", "kind"] == "unreliable"
     assert (report.loc[["h0", "h1", "h2", "h3"], "kind"] != "unreliable").all()
+    # the camp rule is off without a subset of items, on with one
+    assert "off without a subset" in term("annotator_verdict").technical
+    assert "majority_agreement_in" not in report.columns
+    camps = {"h0": "x", "h1": "x", "h2": "y", "h3": "y", "h4": "y"}
+    with_subset = annotator_report(ann, camps=camps, subset=["i0", "i1", "i2"],
+                                   mace_restarts=0)
+    assert {"majority_agreement_in", "camp_agreement_in"} <= set(with_subset.columns)
     # support: one pair sharing 3 items is not enough support
     pairs = pd.DataFrame({"annotator_a": ["a"], "annotator_b": ["b"], "n_shared": [3],
                           "alpha": [0.95]})
