@@ -44,7 +44,7 @@ from .scoring import metric_ranks, metric_winners, score_models
 from .text import visible_controls
 
 __all__ = ["ReportSettings", "Section", "build_report", "esc", "html_table", "render_report",
-           "report_sections"]
+           "report_sections", "signal_camp_rule"]
 
 Progress = Callable[[float, str], None]
 
@@ -93,6 +93,13 @@ class ReportSettings:
         MACE restarts (0: no MACE).
     signal_top_errors : int, default 15
         Possible errors listed.
+    signal_subset : tuple of (str, str), optional
+        ``(column, value)`` of the items table: the subset of the annotator report's camp rule
+        (rule (b): own camp ahead of the majority on these items; ``signal_noise.md`` section
+        7). None: the rule is off.
+    signal_camps : str, optional
+        Annotator trait whose groups are the camps of the camp rule (default: the camps of
+        Basile's signed agreement graph). Needs ``signal_subset``.
 
     Examples
     --------
@@ -119,6 +126,8 @@ class ReportSettings:
     signal_max_iter: int = 10_000
     signal_mace_restarts: int = 0
     signal_top_errors: int = 15
+    signal_subset: tuple[str, str] | None = None
+    signal_camps: str | None = None
 
 
 @dataclass
@@ -793,6 +802,51 @@ def _about(dataset: Dataset, settings: ReportSettings, generated: str,
 
 
 # ------------------------------------------------------------------------------- assembly
+def signal_camp_rule(dataset: Dataset, settings: ReportSettings, *, check_only: bool = False
+                     ) -> tuple[list | None, pd.Series | None, str]:
+    """The camp rule's inputs for the report's annotator verdicts: ``(subset, camps, said)``.
+
+    Rule (b) of the annotator report (``signal_noise.md`` section 7; camps after Basile, "A
+    measure of systematic disagreement", section 3) calls an annotator systematic when they
+    agree with their own camp on a subset of items at least ``camp_gain`` more than with the
+    majority. ``settings.signal_subset = (column, value)`` picks the items
+    (:func:`hlv_core.competence.subset_items`); ``settings.signal_camps`` names an annotator
+    trait whose groups are the camps (:func:`hlv_core.competence.trait_camps`), else the camps
+    of the signed agreement graph (:func:`hlv_core.competence.sigma_camps`). Without a subset
+    the rule is off: ``(None, None, said)``. ``said`` is plain text (escape it for HTML).
+    ``check_only``: refuse bad settings without building the signed graph (camps None).
+
+    Raises
+    ------
+    ValueError
+        Camps without a subset, a column or value the items table lacks, or an unknown trait,
+        each naming the choices (checked before any fit, so the command line can refuse first).
+    """
+    from . import competence as comp
+
+    subset_setting, trait = settings.signal_subset, settings.signal_camps
+    if subset_setting is None:
+        if trait is not None:
+            raise ValueError("camps only enter the camp rule, which needs a subset of items: "
+                             "give the subset too (report --subset COLUMN=VALUE).")
+        return None, None, ("The camp rule (own camp ahead of the majority on a subset of "
+                            "items) needs a subset and is off here.")
+    column, value = subset_setting
+    subset = comp.subset_items(dataset.items, column, value)
+    annotations = dataset.annotations[["item_id", "annotator_id", "label"]]
+    if trait is not None:
+        camps = comp.trait_camps(dataset.annotators, trait)
+        source = f"the groups of the annotator trait {trait!r}"
+    else:
+        camps = None if check_only else comp.sigma_camps(annotations)
+        source = "Basile's signed agreement graph"
+    said = (f"The camp rule is on: an annotator is also systematic when, on the {len(subset):,} "
+            f"items where {column} = {value!r}, they agree with their own camp at least "
+            f"{comp.REPORT_THRESHOLDS['camp_gain']} more than with the majority; camps from "
+            f"{source}.")
+    return subset, camps, said
+
+
 def _signal(dataset: Dataset, settings: ReportSettings) -> Section:
     """Possible errors (Weber-Genzel et al. 2024, VariErr NLI, section 5) and the annotator
     report (Dawid & Skene 1979; Hovy et al. 2013, MACE): the numbers of the Errors and
@@ -808,7 +862,8 @@ def _signal(dataset: Dataset, settings: ReportSettings) -> Section:
     if annotations["label"].nunique() < 2:
         return Section("signal", title, _not_applicable(
             "every annotation has the same label: nothing can be a possible error."), False)
-    report = comp.annotator_report(annotations, seed=settings.seed,
+    subset, camps, camp_rule = signal_camp_rule(dataset, settings)
+    report = comp.annotator_report(annotations, camps=camps, subset=subset, seed=settings.seed,
                                    max_iter=settings.signal_max_iter,
                                    mace_restarts=settings.signal_mace_restarts)
     scores = err.error_scores(annotations, method="ds_posterior", seed=settings.seed,
@@ -820,13 +875,19 @@ def _signal(dataset: Dataset, settings: ReportSettings) -> Section:
                f"{_num(report.attrs.get('skill_cut'))} (midway between chance and the median "
                "annotator): disagreement that looks random. Systematic = one confusion at least "
                f"{_num(comp.REPORT_THRESHOLDS['cell_ratio'], 1)}x as frequent as for the median "
-               "annotator: a consistent reading, shown as a perspective, not as noise. The "
-               "camp rule (own camp ahead of the majority on a subset of items) needs a subset "
-               "and is off here: choose one on the Errors and perspectives page or with "
-               "<code>competence --report --subset COLUMN=VALUE</code>.")
+               "annotator: a consistent reading, shown as a perspective, not as noise. "
+               + esc(camp_rule)
+               + ("" if subset is not None else
+                  " Choose a subset on the Errors and perspectives page, or with "
+                  "<code>report --subset COLUMN=VALUE</code> (and <code>--camps TRAIT</code> "
+                  "for camps from a known trait)."))
     flagged = report[report["kind"].isin(["unreliable", "systematic"])].reset_index()
     if len(flagged):
-        body += html_table(flagged[["annotator_id", "kind", "n_rows", "skill", "reason"]],
+        columns = ["annotator_id", "kind", "n_rows", "skill"]
+        if subset is not None:
+            columns += [c for c in ("camp", "camp_agreement_in", "majority_agreement_in")
+                        if c in flagged]
+        body += html_table(flagged[[*columns, "reason"]],
                            max_rows=50, caption="Annotators whose disagreement stands out")
     top = scores.head(settings.signal_top_errors)
     choosers = err.label_choosers(annotations, report)[["item_id", "label", "choosers"]]

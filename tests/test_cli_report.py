@@ -84,3 +84,30 @@ def test_module_entry_point_writes_the_report(tmp_path):
                          text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     assert "report: 100% done" in run.stderr and out.stat().st_size > 1_000_000
+
+
+def test_subset_and_camps_options_turn_on_the_camp_rule(tmp_path, capsys):
+    """``report --subset COLUMN=VALUE [--camps TRAIT]``: the section the engine builds with the
+    same settings; bad settings are one line and exit 2 before any analysis runs."""
+    from hlv_core.io import load
+    from hlv_core.report import ReportSettings, _signal
+
+    from .conftest import shared_path
+
+    folder = shared_path("data", "planted_camps")
+    out = tmp_path / "r.html"
+    assert main(["report", str(folder), "-o", str(out), "--n-boot", "20", "--subset",
+                 "topic=T0", "--camps", "role"]) == 0
+    html = out.read_text(encoding="utf-8")
+    section = _signal(load(folder), ReportSettings(signal_subset=("topic", "T0"),
+                                                   signal_camps="role"))
+    assert section.body in html and "The camp rule is on" in section.body
+    for argv, words in ((["--camps", "role"], "needs a subset"),
+                        (["--subset", "topic"], "COLUMN=VALUE"),
+                        (["--subset", "colour=red"], "no column 'colour'"),
+                        (["--subset", "topic=T0", "--camps", "colour"], "no trait 'colour'")):
+        target = tmp_path / "bad.html"
+        assert main(["report", str(folder), "-o", str(target), *argv]) == 2
+        err = capsys.readouterr().err.strip()
+        assert words in err and "\n" not in err
+        assert not target.exists()

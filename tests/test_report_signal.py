@@ -26,6 +26,7 @@ def test_signal_section_on_planted_camps_names_the_spammers():
     assert "not a verdict" in section.body and "perspective" in section.body
     # rule (b) needs a subset the report does not choose: it says the rule is off and where
     assert "camp rule" in section.body and "is off here" in section.body
+    assert "report --subset COLUMN=VALUE" in section.body
     assert "camp on the subset" not in section.body
 
 
@@ -60,3 +61,59 @@ def test_possible_errors_show_who_chose_them():
     choosers = errors.label_choosers(dataset.annotations, report).set_index(["item_id", "label"])
     for item, label in scores.head(5)[["item_id", "label"]].itertuples(index=False):
         assert f'<td class="">{choosers.at[(item, label), "choosers"]}</td>' in section.body
+
+
+def test_a_subset_turns_the_camp_rule_on_with_the_engines_verdicts():
+    """``ReportSettings(signal_subset=..., signal_camps=...)``: the report's verdicts are
+    ``annotator_report``'s with the same subset and camps (rule (b), ``signal_noise.md``
+    section 7), and the section says which items and which camps."""
+    folder = shared_path("data", "planted_camps")
+    dataset = load(folder)
+    settings = ReportSettings(signal_subset=("topic", "T0"), signal_camps="role")
+    section = _signal(dataset, settings)
+    annotations = dataset.annotations[["item_id", "annotator_id", "label"]]
+    subset = competence.subset_items(dataset.items, "topic", "T0")
+    want = competence.annotator_report(
+        annotations, camps=competence.trait_camps(dataset.annotators, "role"), subset=subset,
+        mace_restarts=0, max_iter=settings.signal_max_iter)
+    without = competence.annotator_report(annotations, mace_restarts=0,
+                                          max_iter=settings.signal_max_iter)
+    # the rule adds systematic annotators on this topic, and the section counts the engine's
+    assert (want["kind"] == "systematic").sum() > (without["kind"] == "systematic").sum()
+    n_systematic = int((want["kind"] == "systematic").sum())
+    assert f'systematic</div><div class="value">{n_systematic}</div>' in section.body
+    assert f"on the {len(subset):,} items where topic = &#x27;T0&#x27;" in section.body
+    assert "annotator trait &#x27;role&#x27;" in section.body and "is off here" not in section.body
+    assert "<th>camp_agreement_in</th>" in section.body
+    for annotator in want.index[want["reason"].str.contains("own camp")]:
+        assert f'<td class="">{annotator}</td><td class="">systematic</td>' in section.body
+    # camps of the signed agreement graph when no trait is named
+    graph = _signal(dataset, ReportSettings(signal_subset=("topic", "T0")))
+    assert "Basile&#x27;s signed agreement graph" in graph.body
+
+
+def test_camp_rule_settings_are_refused_clearly_and_escaped(tmp_path):
+    from hlv_core.report import signal_camp_rule
+
+    dataset = load(shared_path("data", "planted_camps"))
+    for settings, words in ((ReportSettings(signal_camps="role"), "needs a subset"),
+                            (ReportSettings(signal_subset=("colour", "red")), "no column"),
+                            (ReportSettings(signal_subset=("topic", "T9")), "no item has"),
+                            (ReportSettings(signal_subset=("topic", "T0"), signal_camps="x"),
+                             "no trait 'x'")):
+        try:
+            signal_camp_rule(dataset, settings, check_only=True)
+        except ValueError as error:
+            assert words in str(error)
+        else:
+            raise AssertionError(f"{settings} was accepted")
+    # a subset value with markup is text in the section
+    rows = [(f"i{i}", f"a{a}", "yes" if (i * (a + 1)) % 4 else "no")
+            for i in range(40) for a in range(5)]
+    pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"]).to_csv(
+        tmp_path / "annotations.csv", index=False)
+    pd.DataFrame({"item_id": [f"i{i}" for i in range(40)],
+                  "topic": ["<b>t</b>" if i % 2 else "plain" for i in range(40)]}).to_csv(
+        tmp_path / "items.csv", index=False)
+    section = _signal(load(tmp_path), ReportSettings(signal_subset=("topic", "<b>t</b>")))
+    assert "<b>t</b>" not in section.body and "&lt;b&gt;t&lt;/b&gt;" in section.body

@@ -1,12 +1,16 @@
 """``python -m hlv_core report DATA -o report.html [--predictions FILE] [--format F] [--task T]
-[--seed N] [--n-boot B] [--top-items K] [--progress]``: the disagreement report.
+[--seed N] [--n-boot B] [--top-items K] [--subset COLUMN=VALUE [--camps TRAIT]] [--progress]``:
+the disagreement report.
 
 Writes one self-contained HTML file (works offline, no outside request) built by
 :func:`hlv_core.report.build_report`, the function behind the app's "Disagreement report"
 button. ``DATA`` is an annotations file or dataset folder, or the name of a bundled sample
 (``case_review``, ``dermatology``, ...) when no such path exists. ``--predictions`` adds model
-predictions (a model named like one of the dataset's bundled models replaces it). Prints the
-output path, the time it took and the sections that do not apply.
+predictions (a model named like one of the dataset's bundled models replaces it).
+``--subset COLUMN=VALUE`` turns on the annotator verdicts' camp rule on the items whose column
+equals the value (camps from the signed agreement graph, or from an annotator trait with
+``--camps TRAIT``), as ``competence --report`` does. Prints the output path, the time it took
+and the sections that do not apply.
 """
 
 from __future__ import annotations
@@ -20,8 +24,9 @@ from pathlib import Path
 import pandas as pd
 
 from ..io import FORMATS, TASKS, Dataset, load, load_predictions
-from ..report import ReportSettings, render_report, report_sections
+from ..report import ReportSettings, render_report, report_sections, signal_camp_rule
 from ..samples import SAMPLES, load_sample
+from ._common import column_value
 
 __all__ = ["add_cli", "run_report"]
 
@@ -51,8 +56,11 @@ def run_report(args: argparse.Namespace) -> int:
         raise ValueError("--top-items must be at least 1 and --n-boot at least 0.")
     dataset = _dataset(args)
     predictions = _predictions(args, dataset)
-    settings = dataclasses.replace(ReportSettings(), seed=args.seed, n_boot=args.n_boot,
-                                   top_items=args.top_items)
+    settings = dataclasses.replace(
+        ReportSettings(), seed=args.seed, n_boot=args.n_boot, top_items=args.top_items,
+        signal_subset=column_value(args.subset, "topic=T1") if args.subset else None,
+        signal_camps=args.camps)
+    signal_camp_rule(dataset, settings, check_only=True)  # bad settings: refused before any work
     show = args.progress or sys.stderr.isatty()
 
     def progress(fraction: float, text: str) -> None:
@@ -89,6 +97,12 @@ def add_cli(subparsers) -> argparse.ArgumentParser:
                         help="bootstrap replicates of alpha's CI (1000)")
     parser.add_argument("--top-items", type=int, default=ReportSettings.top_items,
                         help="most contested items listed (15)")
+    parser.add_argument("--subset", default=None, metavar="COLUMN=VALUE",
+                        help="turn on the annotator verdicts' camp rule on the items whose "
+                             "items-table COLUMN equals VALUE (e.g. topic=T1)")
+    parser.add_argument("--camps", default=None, metavar="TRAIT",
+                        help="with --subset: camps from this annotator trait instead of the "
+                             "signed agreement graph")
     parser.add_argument("--progress", action="store_true",
                         help="print progress on stderr (default: only on a terminal)")
     parser.set_defaults(handler=run_report)
