@@ -26,6 +26,7 @@ import pandas as pd
 from hlv_core import competence
 
 __all__ = [
+    "COUNT_METHODS",
     "LABEL_METHODS",
     "METHODS",
     "POSTERIOR_METHODS",
@@ -50,6 +51,10 @@ COMBINED_METHODS = ("singleton_ds",)
 #: Scores from peer validity judgments (VariErr round 2); self judgments are refused.
 VALIDITY_METHODS = ("peer_sum_all", "peer_sum_per", "peer_ratio_all", "peer_ratio_per")
 METHODS = LABEL_METHODS + POSTERIOR_METHODS + COMBINED_METHODS + VALIDITY_METHODS
+#: Methods that read only how many annotators chose each label of an item, so they apply to
+#: label counts without annotator identities (the others model each annotator, or read who
+#: else an annotator agreed with).
+COUNT_METHODS = ("random", "label_count", "share_others_not_choosing", "label_proportion")
 
 
 # ------------------------------------------------------------------------------------- units

@@ -133,3 +133,42 @@ def test_bad_input_is_one_line_and_exit_2(argv, tmp_path, capsys):
     assert main(args) == 2
     err = capsys.readouterr().err
     assert err.startswith("error:") and len(err.strip().splitlines()) == 1
+
+
+def test_label_counts_are_refused_where_annotators_are_modelled(tmp_path, capsys):
+    """On label counts every pseudo-annotator has one row: Dawid-Skene's per-annotator
+    confusions are not identified and every posterior falls back to the class prior (so a
+    'ds_posterior' ranking would only sort labels by prevalence). ``competence``, the
+    annotator-aware ``errors`` methods and ``--choosers`` refuse such data in one line (exit 2),
+    as the Errors and perspectives page does; the methods that read only label counts run."""
+    from hlv_core import errors
+    from hlv_core.io import load
+
+    counts = tmp_path / "label_counts.csv"
+    counts.write_text("item_id,label,count\n" + "".join(
+        f"i{i},yes,{3 + i % 4}\ni{i},no,{1 + (i * 7) % 5}\n" for i in range(30)),
+        encoding="utf-8")
+    assert not load(counts).annotator_ids_known
+    refusals = (["competence", str(counts)],
+                ["competence", str(counts), "--report"],
+                ["errors", str(counts)],
+                ["errors", str(counts), "--method", "annotator_singleton"],
+                ["errors", str(counts), "--method", "label_count", "--choosers"])
+    for argv in refusals:
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err.strip()
+        assert "\n" not in err and "label_counts.csv" in err
+        assert "annotator ids linked across items" in err
+    assert "--method random / label_count" in (main(["errors", str(counts)]) == 2
+                                               and capsys.readouterr().err)
+    for method in errors.COUNT_METHODS:
+        assert main(["errors", str(counts), "--method", method, "--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert out["n_units"] == 60
+    gold = tmp_path / "gold.csv"
+    gold.write_text("item_id,label,is_error\n" + "".join(
+        f"i{i},no,{int(i % 3 == 0)}\ni{i},yes,0\n" for i in range(30)), encoding="utf-8")
+    assert main(["errors", str(counts), "--method", "all", "--gold", str(gold), "--boot", "10",
+                 "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [row["method"] for row in out["methods"]] == list(errors.COUNT_METHODS)

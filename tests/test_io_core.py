@@ -200,3 +200,31 @@ def test_a_canonical_folder_reads_like_its_zip_and_is_named(tmp_path):
     (empty / "items.csv").write_text("item_id\n1\n")
     with pytest.raises(DataError, match="the folder has no annotations.csv"):
         load(empty)
+
+
+def test_a_folder_without_annotations_names_what_it_holds(tmp_path):
+    """A folder of datasets, or of files in another format, is refused with the names of the
+    subfolders and files that can be loaded (as data, ``repr``), not an empty list."""
+    parent = tmp_path / "collection"
+    for name in ("b_set", "a_set"):
+        (parent / name).mkdir(parents=True)
+        (parent / name / "annotations.csv").write_text("item_id,annotator_id,label\n1,a,x\n")
+    (parent / "notes").mkdir()
+    (parent / "export.json").write_text("[]")
+    (parent / "README.md").write_text("readme")
+    with pytest.raises(DataError) as caught:
+        load(parent)
+    fix = caught.value.fix
+    assert "subfolders, which hold a dataset: 'a_set', 'b_set'" in fix
+    assert "files on its own: 'export.json'" in fix and "README" not in fix
+    assert "notes" not in fix and "or put annotations.csv" in fix
+    only_dirs = tmp_path / "only_dirs"
+    (only_dirs / "x<y").mkdir(parents=True)
+    with pytest.raises(DataError) as caught:
+        load(only_dirs)
+    assert "inside one of its subfolders ('x<y')" in caught.value.fix
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    with pytest.raises(DataError) as caught:
+        load(bare)
+    assert caught.value.fix.startswith("put annotations.csv")

@@ -7,10 +7,11 @@ import argparse
 
 import pandas as pd
 
-from ..io import FORMATS, TASKS, load
+from ..io import FORMATS, TASKS, DataError, load
 from ._output import write_json
 
-__all__ = ["add_dataset_arguments", "column_value", "load_from_args", "print_result"]
+__all__ = ["add_dataset_arguments", "column_value", "load_from_args", "print_result",
+           "require_linked_annotators"]
 
 
 def add_dataset_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,6 +31,23 @@ def column_value(text: str, example: str) -> tuple[str, str]:
     if not column or not value:
         raise ValueError(f"--subset takes COLUMN=VALUE, e.g. {example}.")
     return column, value
+
+
+def require_linked_annotators(dataset, what: str, *, fix: str | None = None) -> None:
+    """Refuse (``DataError``, exit 2) a dataset whose annotators are not linked across items
+    (label counts, per-case readers) or that holds rankings, for an analysis that models each
+    annotator (``what``, e.g. "competence"): on counts every pseudo-annotator has one row, so
+    Dawid-Skene's per-annotator confusions are not identified and every item's posterior falls
+    back to the class prior. The app's Errors and perspectives page refuses the same data."""
+    if dataset.annotator_ids_known and dataset.task != "ranking":
+        return
+    raise DataError(
+        f"{what} needs annotator ids linked across items (one label per item and annotator); "
+        "this dataset has " + ("rankings." if dataset.task == "ranking" else
+                               "anonymous annotations (label counts or per-case readers)."),
+        source=dataset.report.source or dataset.name,
+        fix=fix or "use a file whose annotator_id column names the same people across items.",
+    )
 
 
 def load_from_args(args: argparse.Namespace):

@@ -22,7 +22,13 @@ import warnings
 import pandas as pd
 
 from .. import competence as comp
-from ._common import add_dataset_arguments, column_value, load_from_args, print_result
+from ._common import (
+    add_dataset_arguments,
+    column_value,
+    load_from_args,
+    print_result,
+    require_linked_annotators,
+)
 from ._output import write_json
 
 __all__ = ["add_cli", "run_competence"]
@@ -78,6 +84,7 @@ def annotator_table(res: comp.CompetenceResult) -> pd.DataFrame:
 
 def run_competence(args) -> int:
     dataset = load_from_args(args)
+    require_linked_annotators(dataset, "competence (Dawid-Skene, one-coin, MACE)")
     annotations = dataset.annotations[["item_id", "annotator_id", "label"]]
     if (args.subset or args.camps) and not args.report:
         raise ValueError("--subset and --camps set the report's rule (b); add --report.")

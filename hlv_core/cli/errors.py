@@ -22,7 +22,7 @@ import pandas as pd
 from .. import competence
 from .. import errors as err
 from ..io import load_table
-from ._common import add_dataset_arguments, load_from_args, print_result
+from ._common import add_dataset_arguments, load_from_args, print_result, require_linked_annotators
 from ._output import write_json
 
 __all__ = ["add_cli", "run_errors", "method_table"]
@@ -76,6 +76,19 @@ def run_errors(args) -> int:
     validity = load_table(args.validity) if args.validity else None
     if args.top < 1 or args.boot < 0:
         raise ValueError("--top must be >= 1 and --boot >= 0")
+    count_methods = None  # anonymous annotations: only the methods that read label counts
+    if not dataset.annotator_ids_known or dataset.task == "ranking":
+        if dataset.task == "ranking":
+            require_linked_annotators(dataset, "the possible-error ranking")
+        if args.choosers:
+            require_linked_annotators(dataset, "--choosers (the annotator verdicts)")
+        if args.method == "all":
+            count_methods = list(err.COUNT_METHODS)
+        elif args.method not in err.COUNT_METHODS:
+            require_linked_annotators(
+                dataset, f"method {args.method!r}",
+                fix=f"on label counts use --method {' / '.join(err.COUNT_METHODS)}, which read "
+                    "only how many annotators chose each label.")
     if args.gold is None:
         if args.method == "all":
             raise ValueError("--method all compares methods against --gold; give --gold FILE "
@@ -100,7 +113,7 @@ def run_errors(args) -> int:
             print_result(top, False)
         return 0
     gold = load_table(args.gold)
-    methods = None if args.method == "all" else [args.method]
+    methods = count_methods if args.method == "all" else [args.method]
     table = method_table(annotations, gold, methods=methods, validity=validity,
                          n_boot=args.boot, seed=args.seed, rerank=args.rerank)
     if args.json:
@@ -108,6 +121,9 @@ def run_errors(args) -> int:
         return 0
     print(f"gold: {args.gold}; AP, P@k, R@k in points; 95% bootstrap CI over items "
           f"({args.boot} draws, seed {args.seed}); P@k/R@k expected over tie orders")
+    if count_methods is not None:
+        print("note: anonymous annotations (label counts): only the methods that read label "
+              "counts are compared")
     shown = table[["method", "n_ranked"]].copy()
     for key in ("ap", "p@50", "p@100", "r@100"):
         shown[key.upper()] = [f"{v:.1f} [{lo:.1f}, {hi:.1f}]" for v, lo, hi in

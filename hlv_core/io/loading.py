@@ -20,7 +20,7 @@ from ._read import (
     refuse_spreadsheet,
 )
 from .cifar10h import looks_like_cifar10h_raw, read_cifar10h_raw
-from .dataset import Dataset
+from .dataset import Dataset, echo
 from .errors import DataError
 from .opinions import ranked_json_layout, read_opinions
 from .rankings import read_lines, read_selectors
@@ -352,10 +352,43 @@ def _load_folder(folder: Path, *, task: str | None, level: str | None,
         if path.is_file() and path.stem in wanted
         and path.suffix in (".csv", ".tsv", ".parquet", ".json")
     }
+    if not any(Path(f).stem in ("annotations", "label_counts") for f in files):
+        raise DataError(
+            "the folder has no annotations.csv or label_counts.csv"
+            + (f" (found {echo(sorted(files), 200)})." if files else "."),
+            source=str(folder), fix=_folder_hint(folder),
+        )
     dataset = read_canonical_files(files, source=str(folder), task=task, level=level,
                                    name=name or folder.name)
     dataset.report.format = "canonical folder"
     return dataset
+
+
+def _folder_hint(folder: Path, shown: int = 8) -> str:
+    """How to fix a folder without annotations: the subfolders that hold a dataset and the
+    files that can be loaded on their own (a folder of datasets or a folder of JSON exports),
+    else where annotations.csv goes. Names are listed as data (``repr``), at most ``shown``."""
+    def listed(names: list[str]) -> str:
+        more = f" and {len(names) - shown} more" if len(names) > shown else ""
+        return ", ".join(repr(n) for n in names[:shown]) + more
+
+    entries = sorted(folder.iterdir())
+    datasets = [p.name for p in entries if p.is_dir() and any(
+        (p / f"{stem}{ext}").is_file() for stem in ("annotations", "label_counts")
+        for ext in (".csv", ".tsv", ".parquet"))]
+    readable = [p.name for p in entries if p.is_file() and p.suffix.lower() in (
+        ".csv", ".tsv", ".parquet", ".json", ".jsonl", ".npy", ".zip")]
+    hints = []
+    if datasets:
+        hints.append(f"load one of its subfolders, which hold a dataset: {listed(datasets)}")
+    if readable:
+        hints.append(f"load one of its files on its own: {listed(readable)}")
+    if not hints:
+        subfolders = [p.name for p in entries if p.is_dir()]
+        if subfolders:
+            hints.append(f"load a file inside one of its subfolders ({listed(subfolders)})")
+    put = "put annotations.csv (item_id, annotator_id, label) at the top of the folder"
+    return "; ".join([*hints, f"or {put}"]) + "." if hints else put + "."
 
 
 def _companions(options: dict) -> dict:
