@@ -611,3 +611,22 @@ def test_evaluate_with_no_rows_is_a_clear_error():
     empty = pd.DataFrame({"annotator_id": [], "item_id": [], "label": []}, dtype=str)
     with pytest.raises(DataError, match="0 rows"):
         P.evaluate(empty, empty)
+
+
+def test_counts_and_multilabel_data_are_told_what_they_lack_first(tmp_path):
+    """Label counts have no users to split and multi-label data no single label per (user,
+    text): ``make_splits`` says so before any split setting is judged (counts data used to
+    hear about adaptation settings it could never meet)."""
+    from hlv_core.io import load
+
+    counts = tmp_path / "label_counts.csv"
+    counts.write_text("item_id,label,count\n" + "".join(
+        f"t{i},yes,{2 + i % 3}\nt{i},no,{1 + i % 2}\n" for i in range(20)), encoding="utf-8")
+    with pytest.raises(DataError, match="anonymous annotations; users cannot be split"):
+        P.make_splits(load(counts))
+    rows = [(f"t{i}", f"u{a}", lab) for i in range(20) for a in range(4)
+            for lab in (["x", "y"] if (i + a) % 3 == 0 else ["x"])]
+    multilabel = build_dataset(pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"]),
+                               source="m.csv", format="canonical", task="multilabel")
+    with pytest.raises(DataError, match="needs one label per \\(user, text\\)"):
+        P.make_splits(multilabel)

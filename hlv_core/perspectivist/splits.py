@@ -340,7 +340,9 @@ def _coded_annotations(dataset: Dataset):
     return found
 
 
-def _code_annotations(dataset: Dataset):
+def _check_users_and_labels(dataset: Dataset) -> None:
+    """One label per (user, text) and users linked across texts, or a DataError naming which
+    (checked before any split setting, so counts data is told what it lacks)."""
     if dataset.task not in ("multiclass", "rating"):
         raise DataError(
             f"perspectivist evaluation needs one label per (user, text); dataset "
@@ -356,6 +358,10 @@ def _code_annotations(dataset: Dataset):
             column="annotator_id",
             fix="load a file where annotator ids are linked across items.",
         )
+
+
+def _code_annotations(dataset: Dataset):
+    _check_users_and_labels(dataset)
     source = dataset.annotations
     coded = {c: _str_column(source[c]) for c in SPLIT_COLUMNS}
     ann = pd.DataFrame({c: coded[c][0] for c in SPLIT_COLUMNS})
@@ -517,6 +523,7 @@ def make_splits(
     if train_only_text_share != "auto" and not 0.0 <= float(train_only_text_share) < 1.0:
         raise ValueError("train_only_text_share must be in [0, 1) or 'auto'; got "
                          f"{train_only_text_share!r}.")
+    _check_users_and_labels(dataset)
     traits = trait_table(dataset.annotators)
     has_traits = _has_traits(traits)
     if named is None:
