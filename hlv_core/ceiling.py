@@ -349,9 +349,13 @@ def human_ceiling(
                    f"(fewer than {min_items})" for s, k in zip(scored, n_per, strict=True)],
     })
     if scored_idx.size == 0:
-        raise ValueError(f"no annotator can be scored: every annotator has fewer than "
-                         f"{min_items} items with at least {min_others} other annotators. "
-                         "Lower min_items / min_others.")
+        most_per_item = int(np.bincount(long.item).max(initial=0))
+        raise ValueError(
+            f"no annotator can be scored: every annotator has fewer than {min_items} items with "
+            f"at least {min_others} other annotators (the most any annotator has is "
+            f"{int(n_per.max(initial=0))}; an item has at most {most_per_item} annotators). "
+            "Lower min_items or min_others (command line: judge ceiling --min-items N "
+            "--min-others M).")
     starts = np.concatenate([[0], np.cumsum(n_per[scored_idx])[:-1]])
     F, cols = _features(P, Qh, ml)
     point = prf_metrics(np.add.reduceat(F, starts, axis=0), cols, ml)

@@ -51,8 +51,10 @@ COUNTS_ONLY = ("These data hold vote counts only, without annotator ids (e.g. Ch
 
 # ----------------------------------------------------------------------- cached engine calls
 @cached(show_spinner="Scoring every annotator against the others…", max_entries=8)
-def _ceiling(dataset, preds, model: str | None, n_boot: int, seed: int):
-    return run_ceiling(dataset, preds, model, n_boot=n_boot, seed=seed)
+def _ceiling(dataset, preds, model: str | None, n_boot: int, seed: int, min_items: int = 30,
+             min_others: int = 2):
+    return run_ceiling(dataset, preds, model, n_boot=n_boot, seed=seed, min_items=min_items,
+                       min_others=min_others)
 
 
 @cached(show_spinner="Running the alternative annotator test…", max_entries=16)
@@ -113,8 +115,18 @@ def ceiling_view(dataset, predictions, key: str) -> None:
                                  key=f"{key}.ceil_boot", **SETTING))
     seed = int(c3.number_input("Random seed (bootstrap)", 0, 2**31 - 1, 0,
                                key=f"{key}.ceil_seed", **SETTING))
+    d1, d2, _ = st.columns(3)
+    min_items = int(d1.number_input(
+        "Fewest items per scored annotator", 1, 100_000, 30, key=f"{key}.ceil_min_items",
+        **SETTING, help="An annotator with fewer items (each with enough other annotators) is "
+                        "listed as not scored: their mean would rest on too few items."))
+    min_others = int(d2.number_input(
+        "Fewest other annotators on an item", 1, 1_000, 2, key=f"{key}.ceil_min_others",
+        **SETTING, help="The leave-one-out target of an item is the other annotators' labels; "
+                        "with one other annotator it is a single person's label."))
     try:
-        res, notes = _ceiling(dataset, predictions, model if models else None, n_boot, seed)
+        res, notes = _ceiling(dataset, predictions, model if models else None, n_boot, seed,
+                              min_items, min_others)
     except ValueError as err:
         st.warning(md(str(err)), icon=":material/warning:")
         return

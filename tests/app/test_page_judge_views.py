@@ -194,3 +194,27 @@ def test_hs_brexit_with_an_uploaded_model(app):
             assert any(CEILING_COLUMNS["ceiling"] in d.value.columns for d in at.dataframe)
         if view == VIEWS[2]:
             assert any(any("DistCE" in str(c) for c in d.value.columns) for d in at.dataframe)
+
+
+def test_ceiling_thresholds_are_page_settings(app):
+    """Sparse data (case_review with a high bar) cannot be scored at the defaults the engine
+    names; the page's two thresholds reach ``run_ceiling`` and its numbers follow them."""
+    dataset = load_sample("case_review")
+    at = _open(app, "case_review", VIEWS[0], ceil_boot=20, ceil_min_items=100_000)
+    assert "no annotator can be scored" in _texts(at)
+    assert "Lower min_items or min_others" in _texts(at)
+    at = _open(app, "case_review", VIEWS[0], ceil_boot=20, ceil_min_items=150,
+               ceil_min_others=1)
+    res, _ = run_ceiling(dataset, dataset.predictions, "calibrated", n_boot=20, seed=0,
+                         min_items=150, min_others=1)
+    assert 0 < int(res.annotators["scored"].sum()) < len(res.annotators)  # some left out
+    default, _ = run_ceiling(dataset, dataset.predictions, "calibrated", n_boot=20, seed=0)
+    assert f"mean over the {int(res.annotators['scored'].sum())} scored" in _texts(at)
+    want = ceiling_table(res)
+    shown = next(d.value for d in at.dataframe
+                 if CEILING_COLUMNS["ceiling"] in d.value.columns).rename(
+        columns={v: k for k, v in CEILING_COLUMNS.items()})
+    assert np.allclose(shown["ceiling"].to_numpy(float), want["ceiling"].to_numpy(float),
+                       equal_nan=True)
+    assert not np.allclose(want["ceiling"].to_numpy(float),
+                           ceiling_table(default)["ceiling"].to_numpy(float), equal_nan=True)
