@@ -228,3 +228,29 @@ def test_a_folder_without_annotations_names_what_it_holds(tmp_path):
     with pytest.raises(DataError) as caught:
         load(bare)
     assert caught.value.fix.startswith("put annotations.csv")
+
+
+def test_load_options_are_never_dropped_in_silence(tmp_path):
+    """A misspelt option is a TypeError naming the options; an option the format does not
+    read is noted in the import report (as the JSON readers do); options beside a folder,
+    whose own companion files could say otherwise, are refused."""
+    from hlv_core.io.loading import LOAD_OPTIONS
+
+    csv = b"item_id,annotator_id,label\ni1,a,x\ni1,b,y\ni2,a,x\n"
+    with pytest.raises(TypeError, match=r"unknown option\(s\) \['annotator'\]"):
+        load(csv, name="a.csv", annotator=b"annotator_id,g\na,f\n")
+    dataset = load(csv, name="a.csv", meta=b"{}", risks=None)
+    assert dataset.report.notes == ["options ['meta'] do not apply to canonical and were "
+                                    "ignored."]
+    assert load(csv, name="a.csv", annotators=b"annotator_id,g\na,f\nb,m\n").report.notes == []
+    folder = tmp_path / "set"
+    folder.mkdir()
+    (folder / "annotations.csv").write_bytes(csv)
+    with pytest.raises(DataError, match=r"options \['annotators'\] were given with a folder"):
+        load(folder, annotators=b"annotator_id,g\na,f\n")
+    assert load(folder, annotators=None).n_items == 2  # None is no option
+    from hlv_core.io.json_formats import _OPTIONS
+    from hlv_core.io.loading import _FORMAT_OPTIONS, COMPANION_OPTIONS
+
+    read = {o for opts in [*_OPTIONS.values(), *_FORMAT_OPTIONS.values()] for o in opts}
+    assert read | set(COMPANION_OPTIONS) == set(LOAD_OPTIONS)  # every name known is read

@@ -65,6 +65,14 @@ FORMATS: dict[str, str] = {
 
 _JSON_FORMATS = ("lewidi2023", "lewidi2025", "chaosnli", "labelstudio", "prodigy")
 
+#: The options each non-JSON reader reads (the JSON formats' are ``json_formats._OPTIONS``).
+_FORMAT_OPTIONS = {"canonical": ("items", "annotators", "labels"), "counts": ("labels",),
+                   "selectors": ("conditions", "risks"), "opinions": ("conditions", "risks"),
+                   "cifar10h_raw": ("labels",)}
+#: Every option name :func:`load` knows.
+LOAD_OPTIONS = ("annotators", "conditions", "control", "items", "labels", "meta", "risks",
+                "view")
+
 
 def _json_module():
     from . import json_formats
@@ -271,7 +279,21 @@ def load(
     Traceback (most recent call last):
     hlv_core.io.errors.DataError: file 'dup.csv', row 3, column 'label': duplicate annotation ('i1', 'a', 'pos'); the file has 1 repeated row(s), the first repeat is shown. How to fix: keep one row per (item_id, annotator_id, label); remove the repeated rows.
     """
+    unknown = sorted(set(options) - set(LOAD_OPTIONS))
+    if unknown:  # a misspelt option would otherwise be dropped without a word
+        raise TypeError(f"load() got unknown option(s) {unknown}; the options are "
+                        f"{list(LOAD_OPTIONS)}.")
     if isinstance(path_or_buffer, (str, Path)) and Path(path_or_buffer).is_dir():
+        given = sorted(k for k, v in options.items() if v is not None)
+        if given:  # the folder's own items.csv / annotators.csv / labels.csv say otherwise?
+            raise DataError(
+                f"options {given} were given with a folder, which brings its own companion "
+                "files; it is not clear which should win.",
+                source=str(path_or_buffer),
+                fix="put the companion file in the folder under its canonical name "
+                    "(annotators.csv, items.csv, labels.csv), or load the annotations file "
+                    "with the option.",
+            )
         try:
             return _load_folder(Path(path_or_buffer), task=task, level=level, name=name)
         except DataError:
@@ -335,6 +357,11 @@ def _load_source(
         dataset = _json_module().read(chosen, source, task=task, level=level, **options)
     else:  # pragma: no cover - FORMATS and the branches are kept in sync by a test
         raise DataError(f"format {chosen!r} has no reader.", source=source.name)
+    if chosen not in _JSON_FORMATS:  # the JSON readers note their own
+        read = _FORMAT_OPTIONS.get(chosen, ())
+        ignored = sorted(k for k, v in options.items() if k not in read and v is not None)
+        if ignored:
+            dataset.report.note(f"options {ignored} do not apply to {chosen} and were ignored.")
     dataset.report.format = chosen
     return dataset
 

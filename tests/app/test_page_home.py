@@ -119,3 +119,28 @@ def test_spreadsheet_companion_is_answered_export_as_csv_and_nothing_loads(app):
     errors = " ".join(e.value for e in app.error)
     assert "annotators.xlsx" in errors and "export the sheet as CSV" in errors
     assert app.session_state["hlv.dataset"].name == "case_review"  # the upload did not load
+
+
+def test_two_companions_of_one_kind_are_refused_and_an_unused_one_is_said(app):
+    """Two trait files (which would win?) stop the upload with one error naming both; a
+    companion the format does not read (LeWiDi meta beside a CSV) loads with a note, never in
+    silence."""
+    raw = b"item_id,annotator_id,label\n1,ann1,x\n1,ann2,y\n2,ann1,x\n2,ann2,x\n"
+    app.file_uploader(key="home.companions").set_value(
+        [("annotators.csv", b"annotator_id,gender\nann1,f\nann2,m\n", "text/csv"),
+         ("Annotators_v2.csv", b"annotator_id,gender\nann1,m\nann2,f\n", "text/csv")])
+    app.file_uploader(key="home.upload").set_value(("mine.csv", raw, "text/csv")).run()
+    assert not app.exception
+    errors = " ".join(e.value for e in app.error)
+    assert "annotators.csv" in errors and "Annotators_v2.csv" in errors
+    assert app.session_state["hlv.dataset"].name == "case_review"  # nothing loaded
+    app.file_uploader(key="home.companions").set_value(
+        [("MP_annotators_meta.json", b'{"0": {"Gender": "Female"}}', "application/json")])
+    app.run()
+    assert not app.exception
+    dataset = app.session_state["hlv.dataset"]
+    assert dataset.name == "mine"
+    note = "options ['meta'] do not apply to canonical and were ignored."
+    assert note in dataset.report.notes
+    shown = " ".join(m.value for m in [*app.markdown, *app.caption, *app.info, *app.warning])
+    assert "do not apply to canonical" in shown
