@@ -4,14 +4,50 @@ never through the package, so no command module imports :mod:`hlv_core.cli`)."""
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 import pandas as pd
 
-from ..io import FORMATS, TASKS, DataError, load
+from ..io import FORMATS, TASKS, DataError, companion_option, load
 from ._output import write_json
 
-__all__ = ["add_dataset_arguments", "column_value", "load_from_args", "print_result",
+__all__ = ["add_companion_argument", "add_dataset_arguments", "column_value",
+           "companions_from_args", "load_from_args", "print_result",
            "require_linked_annotators"]
+
+_COMPANION_HELP = ("companion file, told by its name as on the Overview page: annotators.csv "
+                   "(traits), items.csv (texts), labels.csv (label order), "
+                   "*_annotators_meta.json (LeWiDi 2025 traits), *conditions* / *risks* .txt "
+                   "(selectors); repeat for several")
+
+
+def add_companion_argument(parser: argparse.ArgumentParser) -> None:
+    """``--with FILE`` (repeatable): the Overview page's companion files on the command line."""
+    parser.add_argument("--with", dest="companions", action="append", default=[],
+                        metavar="FILE", help=_COMPANION_HELP)
+
+
+def companions_from_args(args: argparse.Namespace) -> dict[str, str]:
+    """The ``load`` options of the ``--with`` files, each told by its name
+    (:func:`hlv_core.io.companion_option`); a name that says nothing, or two files of one kind,
+    is refused naming the file (the same rules as the Overview page's companion uploads)."""
+    options: dict[str, str] = {}
+    for path in getattr(args, "companions", None) or []:
+        option = companion_option(Path(path).name)
+        if option is None:
+            raise DataError(
+                "the file name does not say what this companion file is.", source=path,
+                fix="name it annotators.csv, items.csv, labels.csv, *_annotators_meta.json, "
+                    "*conditions*.txt or *risks*.txt.")
+        if option in options:
+            raise DataError(
+                f"two companion files are read as {option}: {options[option]!r} and {path!r}; "
+                "only one can be used and they may differ.",
+                source=path, fix=f"pass one of {options[option]} and {path}.")
+        if not Path(path).is_file():
+            raise DataError("file not found.", source=path, fix="check the path.")
+        options[option] = path
+    return options
 
 
 def add_dataset_arguments(parser: argparse.ArgumentParser) -> None:
@@ -22,6 +58,7 @@ def add_dataset_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--task", default=None, choices=list(TASKS),
                         help="declare the task (default: inferred; e.g. multilabel when a few "
                         "annotators gave an item several labels on purpose)")
+    add_companion_argument(parser)
 
 
 def column_value(text: str, example: str) -> tuple[str, str]:
@@ -51,7 +88,8 @@ def require_linked_annotators(dataset, what: str, *, fix: str | None = None) -> 
 
 
 def load_from_args(args: argparse.Namespace):
-    return load(args.file, format=args.format, task=getattr(args, "task", None))
+    return load(args.file, format=args.format, task=getattr(args, "task", None),
+                **companions_from_args(args))
 
 
 def print_result(result, as_json: bool) -> None:

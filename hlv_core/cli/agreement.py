@@ -22,7 +22,7 @@ from ..agreement import (
 )
 from ..io import FORMATS, DataError, load
 from ..levels import level_options
-from ._common import print_result
+from ._common import add_companion_argument, companions_from_args, print_result
 from ._dask import add_dask_argument, run_dask_agreement
 
 __all__ = ["add_cli", "run_agreement"]
@@ -32,7 +32,7 @@ def run_agreement(args: argparse.Namespace) -> int:
     """Handler of the ``agreement`` subcommand (errors go up to :func:`hlv_core.cli.main`)."""
     if getattr(args, "dask", None):
         return run_dask_agreement(args)
-    dataset = load(args.file, format=args.format)
+    dataset = load(args.file, format=args.format, **companions_from_args(args))
     if dataset.task == "ranking":
         raise DataError(
             "ranking data has no single label per annotator and item.", source=dataset.name,
@@ -88,6 +88,7 @@ def add_cli(subparsers) -> None:
     )
     parser.add_argument("file", help="annotations file (any supported format)")
     parser.add_argument("--format", default="auto", choices=list(FORMATS), help="input format")
+    add_companion_argument(parser)
     parser.add_argument(
         "--level", choices=ALPHA_LEVELS, default=None,
         help="level of measurement (default: the dataset's level; nominal for categories)",

@@ -30,14 +30,14 @@ from ..judging import (
     run_calibration,
     run_ceiling,
 )
-from ._common import column_value
+from ._common import add_companion_argument, column_value, companions_from_args
 from ._output import write_csv, write_json
 
 __all__ = ["add_cli"]
 
 
 def _load(args: argparse.Namespace, unknown_labels: str = "refuse"):
-    dataset = load(args.data)
+    dataset = load(args.data, **companions_from_args(args))
     predictions = None
     if getattr(args, "predictions", None):
         report = ImportReport(str(args.predictions), "predictions")
@@ -157,6 +157,7 @@ def add_cli(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
     def common(p: argparse.ArgumentParser, predictions_required: bool = True) -> None:
         p.add_argument("data", help="annotations (any format hlv_core.io reads)")
+        add_companion_argument(p)
         if predictions_required:
             p.add_argument("predictions", help="predictions file (hard labels or probabilities)")
         else:

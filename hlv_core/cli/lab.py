@@ -24,6 +24,7 @@ from ..lab import (
 )
 from ..progress import ProgressClock
 from ..training import METHODS
+from ._common import add_companion_argument, companions_from_args
 from ._output import write_json
 
 __all__ = ["add_cli", "run_lab_cli"]
@@ -31,7 +32,7 @@ __all__ = ["add_cli", "run_lab_cli"]
 
 def run_lab_cli(args: argparse.Namespace) -> int:
     """Handler of the ``lab`` sub-command; returns the exit status."""
-    dataset = load(args.file, format=args.format)
+    dataset = load(args.file, format=args.format, **companions_from_args(args))
 
     clock = ProgressClock(total=1.0)
 
@@ -78,6 +79,7 @@ def add_cli(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     parser.add_argument("file", help="annotations file or dataset folder with items.csv texts")
     parser.add_argument("--format", default="auto", choices=list(FORMATS), help="input format")
+    add_companion_argument(parser)
     parser.add_argument("--methods", nargs="+", choices=list(METHODS), default=None,
                         help="methods to train (default: all 14; MV is always added)")
     parser.add_argument("--seeds", nargs="+", type=int, default=[0], help="seeds (default 0)")

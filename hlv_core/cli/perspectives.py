@@ -31,6 +31,7 @@ from ..perspectivist import (
     make_splits,
     run_baselines,
 )
+from ._common import add_companion_argument, companions_from_args
 from ._output import jsonable, write_json
 
 __all__ = ["add_cli", "run_perspectives", "run_split"]
@@ -43,7 +44,11 @@ def _with_traits(dataset: Dataset, path: str | None) -> Dataset:
 
 
 def _split_from_args(args: argparse.Namespace) -> tuple[Dataset, PerspectivistSplits]:
-    dataset = _with_traits(load(args.file, format=args.format), args.traits)
+    companions = companions_from_args(args)
+    if args.traits and {"annotators", "meta"} & set(companions):
+        raise ValueError("--traits and a --with annotators / meta file both give the annotator "
+                         "traits; pass one of them.")
+    dataset = _with_traits(load(args.file, format=args.format, **companions), args.traits)
     adaptation = {"none": False, "train": "train", "test": "test"}[args.adaptation]
     reserve = args.reserve if args.reserve == "auto" else float(args.reserve)
     splits = make_splits(
@@ -118,6 +123,7 @@ def run_split(args: argparse.Namespace) -> int:
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", help="annotations file (any supported format)")
     parser.add_argument("--format", default="auto", choices=list(FORMATS), help="input format")
+    add_companion_argument(parser)
     parser.add_argument("--traits", default=None,
                         help="annotator traits CSV (annotator_id + one column per trait)")
     parser.add_argument("--test-share", type=float, default=0.2,

@@ -26,7 +26,7 @@ import pandas as pd
 from ..io import FORMATS, TASKS, Dataset, load, load_predictions
 from ..report import ReportSettings, render_report, report_sections, signal_camp_rule
 from ..samples import SAMPLES, load_sample
-from ._common import column_value
+from ._common import add_companion_argument, column_value, companions_from_args
 
 __all__ = ["add_cli", "run_report"]
 
@@ -35,7 +35,7 @@ def _dataset(args: argparse.Namespace) -> Dataset:
     path = Path(args.data)
     if not path.exists() and args.data in SAMPLES:
         return load_sample(args.data)
-    return load(path, format=args.format, task=args.task)
+    return load(path, format=args.format, task=args.task, **companions_from_args(args))
 
 
 def _predictions(args: argparse.Namespace, dataset: Dataset) -> pd.DataFrame | None:
@@ -90,6 +90,7 @@ def add_cli(subparsers) -> argparse.ArgumentParser:
                         help="where to write the HTML report")
     parser.add_argument("--predictions", default=None, help="model predictions file (optional)")
     parser.add_argument("--format", default="auto", choices=list(FORMATS), help="input format")
+    add_companion_argument(parser)
     parser.add_argument("--task", default=None, choices=list(TASKS),
                         help="declare the task (default: inferred)")
     parser.add_argument("--seed", type=int, default=0, help="seed of every random draw (0)")
