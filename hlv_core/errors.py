@@ -338,6 +338,13 @@ def error_scores(df: pd.DataFrame, *, method: str, validity: pd.DataFrame | None
     d = _clean(df)
     u = units(d)
     notes: list[str] = []
+    if method not in COUNT_METHODS and method not in VALIDITY_METHODS and len(d) and (
+            int(d["annotator_id"].value_counts().max()) == 1):
+        # label counts read as pseudo-annotators: nothing is known about any annotator
+        notes.append(f"every annotator gave a single label: method '{method}' learns nothing "
+                     "about annotators here (a Dawid-Skene posterior is the class prior on "
+                     "every item), so the scores only follow how common each label is; use "
+                     f"one of {', '.join(COUNT_METHODS)} on label counts.")
     if method == "random":
         score = np.zeros(len(u))
     elif method == "label_count":

@@ -95,8 +95,8 @@ class ReportSettings:
         Possible errors listed.
     signal_subset : tuple of (str, str), optional
         ``(column, value)`` of the items table: the subset of the annotator report's camp rule
-        (rule (b): own camp ahead of the majority on these items; ``signal_noise.md`` section
-        7). None: the rule is off.
+        (rule (b) of :func:`hlv_core.competence.annotator_report`: own camp ahead of the
+        majority on these items). None: the rule is off.
     signal_camps : str, optional
         Annotator trait whose groups are the camps of the camp rule (default: the camps of
         Basile's signed agreement graph). Needs ``signal_subset``.
@@ -806,21 +806,45 @@ def signal_camp_rule(dataset: Dataset, settings: ReportSettings, *, check_only: 
                      ) -> tuple[list | None, pd.Series | None, str]:
     """The camp rule's inputs for the report's annotator verdicts: ``(subset, camps, said)``.
 
-    Rule (b) of the annotator report (``signal_noise.md`` section 7; camps after Basile, "A
-    measure of systematic disagreement", section 3) calls an annotator systematic when they
+    Rule (b) of :func:`hlv_core.competence.annotator_report` (camps after Basile, "A measure
+    of systematic disagreement", section 3; verdicts beside Dawid & Skene 1979) calls an annotator systematic when they
     agree with their own camp on a subset of items at least ``camp_gain`` more than with the
     majority. ``settings.signal_subset = (column, value)`` picks the items
     (:func:`hlv_core.competence.subset_items`); ``settings.signal_camps`` names an annotator
     trait whose groups are the camps (:func:`hlv_core.competence.trait_camps`), else the camps
     of the signed agreement graph (:func:`hlv_core.competence.sigma_camps`). Without a subset
     the rule is off: ``(None, None, said)``. ``said`` is plain text (escape it for HTML).
-    ``check_only``: refuse bad settings without building the signed graph (camps None).
+
+    Parameters
+    ----------
+    dataset : hlv_core.io.Dataset
+        The dataset (its items table holds the subset's column, its annotators table the
+        trait).
+    settings : ReportSettings
+        ``signal_subset`` and ``signal_camps``.
+    check_only : bool, default False
+        Refuse bad settings without building the signed graph (camps None).
+
+    Returns
+    -------
+    tuple of (list or None, pandas.Series or None, str)
+        The subset's item ids, the camp of every annotator, and what the report says.
 
     Raises
     ------
     ValueError
         Camps without a subset, a column or value the items table lacks, or an unknown trait,
         each naming the choices (checked before any fit, so the command line can refuse first).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from hlv_core.io import build_dataset
+    >>> rows = [(f"i{i}", a, "x" if (i + len(a)) % 2 else "y") for i in range(4) for a in "ab"]
+    >>> dataset = build_dataset(pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"]),
+    ...                         source="toy.csv", format="canonical")
+    >>> signal_camp_rule(dataset, ReportSettings())[2]
+    'The camp rule (own camp ahead of the majority on a subset of items) needs a subset and is off here.'
     """
     from . import competence as comp
 

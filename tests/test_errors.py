@@ -230,3 +230,17 @@ def test_evaluate_reports_missing_single_label_and_cis(varierr):
     pd.testing.assert_frame_equal(res, again)
     with pytest.raises(ValueError, match="is_error"):
         E.evaluate_error_ranking(scores, gold.drop(columns="is_error"))
+
+
+def test_single_label_annotators_get_a_note_not_a_silent_ranking():
+    """Label counts read as one pseudo-annotator per vote: Dawid-Skene learns nothing about
+    anyone (the posterior is the class prior on every item, so the score of a label is the same
+    on every item); the scores say so in their notes, the count methods need no note."""
+    rows = [(f"i{i}", f"p{i}_{v}", "a" if v < 2 + i % 3 else "b")
+            for i in range(12) for v in range(5)]
+    df = pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"])
+    scores = E.error_scores(df, method="ds_posterior")
+    assert "every annotator gave a single label" in scores.attrs["notes"][0]
+    per_label = scores.groupby("label")["score"].nunique()
+    assert (per_label == 1).all()  # one score per label, whatever the item
+    assert "notes" not in E.error_scores(df, method="label_count").attrs

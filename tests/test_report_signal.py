@@ -65,8 +65,8 @@ def test_possible_errors_show_who_chose_them():
 
 def test_a_subset_turns_the_camp_rule_on_with_the_engines_verdicts():
     """``ReportSettings(signal_subset=..., signal_camps=...)``: the report's verdicts are
-    ``annotator_report``'s with the same subset and camps (rule (b), ``signal_noise.md``
-    section 7), and the section says which items and which camps."""
+    ``annotator_report``'s with the same subset and camps (rule (b); camps after Basile,
+    section 3), and the section says which items and which camps."""
     folder = shared_path("data", "planted_camps")
     dataset = load(folder)
     settings = ReportSettings(signal_subset=("topic", "T0"), signal_camps="role")
