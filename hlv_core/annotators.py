@@ -41,6 +41,39 @@ from .io import Dataset
 from .levels import level_options
 from .pair_matrix import check_pairs
 
+#: Up to this many ids a miss suggests the closest spellings (difflib); above it, ids that
+#: contain the query (a fuzzy match over millions of ids would make a typo cost seconds).
+_CLOSE_MATCH_LIMIT = 20_000
+
+
+def _find_id(query: str, known: np.ndarray, what: str) -> str:
+    """``query`` as one of the ``known`` ids: itself, else the one id with the same look-alike
+    spelling (:func:`hlv_core.io.spelling.normalise_spelling`: NFC, format characters,
+    whitespace runs); else a ValueError naming up to three close ids and how to list them."""
+    import difflib
+
+    from .io.spelling import normalise_spelling
+
+    if (known == query).any():
+        return query
+    normal = normalise_spelling(query)
+    same = [k for k in known if normalise_spelling(k) == normal] if normal else []
+    if len(same) == 1:
+        return str(same[0])
+    if len(known) <= _CLOSE_MATCH_LIMIT:
+        folded: dict[str, str] = {}  # compared without case: 'LAWYER_01' finds 'lawyer_01'
+        for k in known:
+            folded.setdefault(str(k).casefold(), str(k))
+        near = [folded[m] for m in difflib.get_close_matches(normal.casefold(), list(folded),
+                                                             n=3, cutoff=0.6)]
+    elif normal:
+        near = sorted(str(k) for k in known[np.char.find(known.astype(str), normal) >= 0])[:3]
+    else:
+        near = []
+    hint = f"; did you mean {', '.join(repr(n) for n in near)}?" if near else ""
+    raise ValueError(f"no {what} {query!r} in this dataset{hint} (it has {len(known):,} "
+                     f"{what}s; without --id the command lists them)")
+
 __all__ = [
     "MIN_PAIRS",
     "AnnotatorProfile",
@@ -737,10 +770,8 @@ def annotator_profile(dataset: Dataset, annotator_id: str, *, pairs: pd.DataFram
     0   neg      0.333       0.7
     1   pos      0.667       0.3
     """
-    annotator_id = str(annotator_id)
-    known = dataset.annotator_ids.astype(str)
-    if annotator_id not in set(known):
-        raise ValueError(f"no annotator {annotator_id!r} in this dataset")
+    annotator_id = _find_id(str(annotator_id), np.asarray(dataset.annotator_ids.astype(str)),
+                            "annotator")
     cells = annotator_cells(dataset) if cells is None else cells
     row = majority_agreement(dataset, cells).set_index("annotator_id").loc[annotator_id]
     ann = dataset.annotations
@@ -903,12 +934,9 @@ def item_view(dataset: Dataset, item_id: str, cells: pd.DataFrame | None = None)
     >>> round(view.entropy, 4)
     0.8113
     """
-    item_id = str(item_id)
-    ids = dataset.item_ids.astype(str)
-    where = np.flatnonzero(ids == item_id)
-    if not len(where):
-        raise ValueError(f"no item {item_id!r} in this dataset")
-    i = int(where[0])
+    ids = np.asarray(dataset.item_ids.astype(str))
+    item_id = _find_id(str(item_id), ids, "item")
+    i = int(np.flatnonzero(ids == item_id)[0])
     cells = annotator_cells(dataset) if cells is None else cells
     mine = cells[cells["item_id"] == item_id]
     traits = dataset.annotators.assign(annotator_id=dataset.annotators["annotator_id"].astype(str))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from hlv_core import annotators
@@ -45,3 +46,25 @@ def test_unknown_ids_and_anonymous_data_are_one_line_errors(capsys):
     assert main(["annotator", str(sample_path("dermatology"))]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 3 and all(line.startswith("error:") for line in err)
+
+
+def test_a_missed_id_is_found_by_its_spelling_or_answered_with_close_ids(capsys):
+    """An id typed with stray spaces or a zero-width space is the dataset's id (the loader's
+    look-alike rule); a typo is answered with up to three close ids, never a bare 'no item'."""
+    dataset = load_sample("case_review")
+    first = str(dataset.item_ids[0])
+    want = annotators.item_view(dataset, first).soft_label
+    for typed in (f"  {first} ", f"{first}\u200b"):
+        assert annotators.item_view(dataset, typed).soft_label.equals(want), repr(typed)
+    annotator = str(dataset.annotator_ids[0])
+    assert main(["annotator", str(sample_path("case_review")), "--id", annotator.upper(),
+                 "--json"]) == 2
+    err = capsys.readouterr().err
+    assert f"did you mean {annotator!r}" in err and "annotators" in err
+    with pytest.raises(ValueError, match="no item 'zzzz' in this dataset \\(it has"):
+        annotators.item_view(dataset, "zzzz")
+    ids = np.array([f"id{i:06d}" for i in range(30_000)])  # the big-dataset path
+    with pytest.raises(ValueError, match="did you mean 'id012345'\\?"):
+        annotators._find_id("012345", ids, "item")  # ids that contain the query
+    with pytest.raises(ValueError, match="no item 'x9' in this dataset \\(it has 30,000"):
+        annotators._find_id("x9", ids, "item")
