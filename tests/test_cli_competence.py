@@ -172,3 +172,4 @@ def test_label_counts_are_refused_where_annotators_are_modelled(tmp_path, capsys
                  "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert [row["method"] for row in out["methods"]] == list(errors.COUNT_METHODS)
+    assert "only the methods that read label counts" in out["notes"][0]

@@ -116,14 +116,16 @@ def run_errors(args) -> int:
     methods = count_methods if args.method == "all" else [args.method]
     table = method_table(annotations, gold, methods=methods, validity=validity,
                          n_boot=args.boot, seed=args.seed, rerank=args.rerank)
+    count_note = ("anonymous annotations (label counts): only the methods that read label "
+                  "counts are compared")
     if args.json:
-        write_json({"gold": args.gold, "boot": args.boot, "seed": args.seed, "methods": table})
+        write_json({"gold": args.gold, "boot": args.boot, "seed": args.seed, "methods": table,
+                    "notes": [count_note] if count_methods is not None else []})
         return 0
     print(f"gold: {args.gold}; AP, P@k, R@k in points; 95% bootstrap CI over items "
           f"({args.boot} draws, seed {args.seed}); P@k/R@k expected over tie orders")
     if count_methods is not None:
-        print("note: anonymous annotations (label counts): only the methods that read label "
-              "counts are compared")
+        print(f"note: {count_note}")
     shown = table[["method", "n_ranked"]].copy()
     for key in ("ap", "p@50", "p@100", "r@100"):
         shown[key.upper()] = [f"{v:.1f} [{lo:.1f}, {hi:.1f}]" for v, lo, hi in

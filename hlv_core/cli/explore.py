@@ -30,7 +30,7 @@ def run_item(args: argparse.Namespace) -> int:
         print_result({**result, "soft_label": records(view.soft_label),
                       "annotations": records(view.annotations)}, True)
         return 0
-    print_result(result, False)
+    print_result({**result, "text": "(no text)" if view.text is None else view.text}, False)
     print("\nSoft label")
     print_result(view.soft_label, False)
     print("\nAnnotations")
