@@ -68,3 +68,21 @@ def test_a_missed_id_is_found_by_its_spelling_or_answered_with_close_ids(capsys)
         annotators._find_id("012345", ids, "item")  # ids that contain the query
     with pytest.raises(ValueError, match="no item 'x9' in this dataset \\(it has 30,000"):
         annotators._find_id("x9", ids, "item")
+
+
+def test_a_reader_that_leaves_early_stops_the_command_quietly(tmp_path):
+    """``python -m hlv_core item FILE | head``: when the pipe's reader leaves, the command stops
+    with 141 (128 + SIGPIPE) and no error line, as Unix tools do."""
+    import subprocess
+    import sys
+
+    rows = "".join(f"i{i},{a},{'xy'[(i + len(a)) % 2]}\n" for i in range(6000) for a in "abc")
+    path = tmp_path / "many.csv"
+    path.write_text("item_id,annotator_id,label\n" + rows, encoding="utf-8")
+    proc = subprocess.Popen([sys.executable, "-m", "hlv_core", "item", str(path)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout.readline().startswith(b"item_id")
+    proc.stdout.close()  # the reader leaves after one line
+    stderr = proc.stderr.read()
+    assert proc.wait(timeout=120) == 141
+    assert b"error" not in stderr.lower() and b"Traceback" not in stderr

@@ -102,11 +102,26 @@ def main(argv: list[str] | None = None) -> int:
     sys.stdout, sys.stderr = ControlFreeStream(stdout), ControlFreeStream(stderr)
     try:
         return int(args.handler(args) or 0)
+    except BrokenPipeError:  # the reader left (``... | head``): stop quietly, as Unix tools do
+        _silence(stdout)
+        return 141  # 128 + SIGPIPE, the status of a tool the pipe's end stopped
     except (DataError, ValueError, OSError) as error:
         print(error_line(error), file=sys.stderr)
         return 2
     finally:
         sys.stdout, sys.stderr = stdout, stderr
+
+
+def _silence(stream) -> None:
+    """Point ``stream``'s file descriptor at /dev/null, so that the interpreter's final flush of
+    a closed pipe raises nothing more."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+    except (AttributeError, OSError, ValueError):  # a captured stream has no descriptor
+        pass
 
 
 def __getattr__(name: str):
