@@ -56,10 +56,9 @@ def _find_id(query: str, known: np.ndarray, what: str) -> str:
 
     if (known == query).any():
         return query
-    normal = normalise_spelling(query)
-    same = [k for k in known if normalise_spelling(k) == normal] if normal else []
-    if len(same) == 1:
-        return str(same[0])
+    normal = normalise_spelling(query)  # the loader gave every id this spelling
+    if normal and (known == normal).any():
+        return normal
     if len(known) <= _CLOSE_MATCH_LIMIT:
         folded: dict[str, str] = {}  # compared without case: 'LAWYER_01' finds 'lawyer_01'
         for k in known:

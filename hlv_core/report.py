@@ -807,9 +807,9 @@ def signal_camp_rule(dataset: Dataset, settings: ReportSettings, *, check_only: 
     """The camp rule's inputs for the report's annotator verdicts: ``(subset, camps, said)``.
 
     Rule (b) of :func:`hlv_core.competence.annotator_report` (camps after Basile, "A measure
-    of systematic disagreement", section 3; verdicts beside Dawid & Skene 1979) calls an annotator systematic when they
-    agree with their own camp on a subset of items at least ``camp_gain`` more than with the
-    majority. ``settings.signal_subset = (column, value)`` picks the items
+    of systematic disagreement", section 3; verdicts beside Dawid & Skene 1979) calls an
+    annotator systematic when they agree with their own camp on a subset of items at least
+    ``camp_gain`` more than with the majority. ``settings.signal_subset = (column, value)`` picks the items
     (:func:`hlv_core.competence.subset_items`); ``settings.signal_camps`` names an annotator
     trait whose groups are the camps (:func:`hlv_core.competence.trait_camps`), else the camps
     of the signed agreement graph (:func:`hlv_core.competence.sigma_camps`). Without a subset
@@ -857,12 +857,12 @@ def signal_camp_rule(dataset: Dataset, settings: ReportSettings, *, check_only: 
                             "items) needs a subset and is off here.")
     column, value = subset_setting
     subset = comp.subset_items(dataset.items, column, value)
-    annotations = dataset.annotations[["item_id", "annotator_id", "label"]]
     if trait is not None:
         camps = comp.trait_camps(dataset.annotators, trait)
         source = f"the groups of the annotator trait {trait!r}"
     else:
-        camps = None if check_only else comp.sigma_camps(annotations)
+        camps = None if check_only else comp.sigma_camps(
+            dataset.annotations[["item_id", "annotator_id", "label"]])
         source = "Basile's signed agreement graph"
     said = (f"The camp rule is on: an annotator is also systematic when, on the {len(subset):,} "
             f"items where {column} = {value!r}, they agree with their own camp at least "

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..io import FORMATS, TASKS, DataError, companion_option, load
+from ..io import FORMATS, TASKS, DataError, load, route_companions
 from ._output import write_json
 
 __all__ = ["add_companion_argument", "add_dataset_arguments", "column_value",
@@ -31,22 +31,16 @@ def companions_from_args(args: argparse.Namespace) -> dict[str, str]:
     """The ``load`` options of the ``--with`` files, each told by its name
     (:func:`hlv_core.io.companion_option`); a name that says nothing, or two files of one kind,
     is refused naming the file (the same rules as the Overview page's companion uploads)."""
-    options: dict[str, str] = {}
-    for path in getattr(args, "companions", None) or []:
-        option = companion_option(Path(path).name)
-        if option is None:
-            raise DataError(
-                "the file name does not say what this companion file is.", source=path,
-                fix="name it annotators.csv, items.csv, labels.csv, *_annotators_meta.json, "
-                    "*conditions*.txt or *risks*.txt.")
-        if option in options:
-            raise DataError(
-                f"two companion files are read as {option}: {options[option]!r} and {path!r}; "
-                "only one can be used and they may differ.",
-                source=path, fix=f"pass one of {options[option]} and {path}.")
+    paths = getattr(args, "companions", None) or []
+    options, unnamed = route_companions((path, path) for path in paths)
+    if unnamed:
+        raise DataError(
+            "the file name does not say what this companion file is.", source=unnamed[0],
+            fix="name it annotators.csv, items.csv, labels.csv, *_annotators_meta.json, "
+                "*conditions*.txt or *risks*.txt.")
+    for path in paths:
         if not Path(path).is_file():
             raise DataError("file not found.", source=path, fix="check the path.")
-        options[option] = path
     return options
 
 

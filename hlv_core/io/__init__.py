@@ -31,6 +31,7 @@ from .loading import (
     load,
     load_table,
     load_traits,
+    route_companions,
 )
 from .predictions import (
     item_level_predictions,
@@ -74,5 +75,6 @@ __all__ = [
     "order_labels",
     "parse_json",
     "prediction_matrix",
+    "route_companions",
     "spelling_changes",
 ]

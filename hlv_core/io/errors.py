@@ -136,6 +136,8 @@ class ImportReport:
     n_annotators: int = 0
     labels: tuple[str, ...] = ()
     annotators_per_item: dict[str, float] = field(default_factory=dict)
+    #: The load options the format did not read (also said in ``notes``).
+    ignored_options: list[str] = field(default_factory=list)
 
     def drop(self, reason: str, count: int) -> None:
         """Record ``count`` rows dropped for ``reason`` (counts accumulate)."""
@@ -144,6 +146,14 @@ class ImportReport:
 
     def note(self, text: str) -> None:
         self.notes.append(text)
+
+    def ignore_options(self, names: list[str]) -> None:
+        """Record load options this format does not read, in ``ignored_options`` and as one
+        note (a generic caller may pass every option; none is dropped without a word)."""
+        if names:
+            self.ignored_options.extend(names)
+            self.note(f"options {sorted(names)} do not apply to {self.format} and were "
+                      "ignored.")
 
     def to_frame(self) -> pd.DataFrame:
         """Tidy two-column table (``field, value``) for display and CSV download."""

@@ -108,6 +108,6 @@ def read(
         dataset = read_labelstudio(source, task=task, level=level, **used)
     else:
         dataset = read_prodigy(source, task=task, level=level)
-    if ignored:
-        dataset.report.note(f"options {ignored} do not apply to {format_name} and were ignored.")
+    dataset.report.format = format_name  # the note names the format
+    dataset.report.ignore_options(ignored)
     return dataset

@@ -42,6 +42,7 @@ __all__ = [
     "load",
     "load_table",
     "load_traits",
+    "route_companions",
 ]
 
 #: Format names accepted by ``load(format=...)``, with a one-line description for the UI.
@@ -357,12 +358,11 @@ def _load_source(
         dataset = _json_module().read(chosen, source, task=task, level=level, **options)
     else:  # pragma: no cover - FORMATS and the branches are kept in sync by a test
         raise DataError(f"format {chosen!r} has no reader.", source=source.name)
+    dataset.report.format = chosen
     if chosen not in _JSON_FORMATS:  # the JSON readers note their own
         read = _FORMAT_OPTIONS.get(chosen, ())
-        ignored = sorted(k for k, v in options.items() if k not in read and v is not None)
-        if ignored:
-            dataset.report.note(f"options {ignored} do not apply to {chosen} and were ignored.")
-    dataset.report.format = chosen
+        dataset.report.ignore_options(
+            sorted(k for k, v in options.items() if k not in read and v is not None))
     return dataset
 
 
@@ -590,3 +590,44 @@ def companion_option(file_name: str) -> str | None:
         if word in name and (option != "meta" or name.endswith(".json")):
             return option
     return None
+
+
+def route_companions(files) -> tuple[dict, list[str]]:
+    """Companion files as :func:`load` options, each told by its name (:func:`companion_option`):
+    the rules the Overview page's uploads and the command line's ``--with`` share.
+
+    Parameters
+    ----------
+    files : iterable of (str, object)
+        ``(file name, value)``: the value (bytes or a path) becomes the option's value.
+
+    Returns
+    -------
+    tuple of (dict, list of str)
+        The options, and the names that say no option (the caller warns or refuses).
+
+    Raises
+    ------
+    DataError
+        Two files read as the same option: which one should win is not clear.
+
+    Examples
+    --------
+    >>> route_companions([("annotators.csv", b"..."), ("notes.csv", b"...")])
+    ({'annotators': b'...'}, ['notes.csv'])
+    """
+    options: dict = {}
+    names: dict[str, str] = {}
+    unnamed: list[str] = []
+    for name, value in files:
+        option = companion_option(name)
+        if option is None:
+            unnamed.append(name)
+        elif option in options:
+            raise DataError(
+                f"two companion files are read as {option}: {names[option]!r} and {name!r}; "
+                "only one can be used and they may differ.",
+                source=name, fix=f"keep one of {names[option]} and {name}.")
+        else:
+            options[option], names[option] = value, name
+    return options, unnamed

@@ -13,7 +13,7 @@ import hashlib
 
 import streamlit as st
 
-from hlv_core.io import FORMATS, LEVELS, TASKS, DataError, companion_option
+from hlv_core.io import FORMATS, LEVELS, TASKS, DataError, route_companions
 from hlv_core.io.errors import ImportReport
 from hlv_core.text import md
 from hlv_ui.library_ui import keep_upload, where_kept_note
@@ -55,8 +55,6 @@ _SPREADSHEETS = (".xlsx", ".xls", ".xlsm", ".ods")
 def companion_options(files) -> dict[str, bytes] | None:
     """Map companion uploads to loader options by file name; None (after showing the error)
     when one is a spreadsheet, which the loader cannot read: nothing is loaded without it."""
-    options: dict[str, bytes] = {}
-    names: dict[str, str] = {}
     for file in files:
         if file.name.lower().endswith(_SPREADSHEETS):
             show_data_error(DataError(
@@ -64,19 +62,14 @@ def companion_options(files) -> dict[str, bytes] | None:
                 source=file.name, fix="open it in your spreadsheet program, export the sheet as "
                 "CSV (File > Save as / Download > CSV) and upload the CSV file instead."))
             return None
-        option = companion_option(file.name)
-        if option is None:
-            st.warning(f"Ignored companion file '{md(file.name)}': its name does not say what it "
-                       "is (annotators, items, labels, meta, conditions or risks).")
-        elif option in options:  # two files say what the same table is: neither wins
-            show_data_error(DataError(
-                f"two companion files are read as {option}: {names[option]!r} and "
-                f"{file.name!r}; only one can be used and they may differ.",
-                source=file.name, fix=f"remove one of {names[option]} and {file.name}."))
-            return None
-        else:
-            options[option] = file.getvalue()
-            names[option] = file.name
+    try:
+        options, unnamed = route_companions((file.name, file.getvalue()) for file in files)
+    except DataError as error:  # two files say what the same table is: neither wins
+        show_data_error(error)
+        return None
+    for name in unnamed:
+        st.warning(f"Ignored companion file '{md(name)}': its name does not say what it "
+                   "is (annotators, items, labels, meta, conditions or risks).")
     return options
 
 
@@ -157,10 +150,11 @@ def _annotations_upload(upload, fmt: str, options: dict) -> None:
         st.info(f"**{md(upload.name)}** is no longer kept in this session (too many or too "
                 "large uploads); remove it and upload it again to use it.")
         return
-    for note in kept[1].report.notes:  # a companion file the format does not read
-        if "do not apply to" in note:
-            st.warning(f"{md(upload.name)}: {md(note)} The companion files that each format "
-                       "reads are listed under the uploader.", icon=":material/warning:")
+    report = kept[1].report
+    if report.ignored_options:  # a companion file the format does not read
+        st.warning(f"{md(upload.name)}: options {md(str(report.ignored_options))} do not apply "
+                   f"to {md(report.format)} and were ignored. The companion files that each "
+                   "format reads are listed under the uploader.", icon=":material/warning:")
     source = upload_source(upload_id)
     in_use = get_dataset()
     name_col, state_col = st.columns([2, 3], vertical_alignment="bottom")
