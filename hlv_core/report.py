@@ -867,7 +867,8 @@ def signal_camp_rule(dataset: Dataset, settings: ReportSettings, *, check_only: 
     said = (f"The camp rule is on: an annotator is also systematic when, on the {len(subset):,} "
             f"items where {column} = {value!r}, they agree with their own camp at least "
             f"{comp.REPORT_THRESHOLDS['camp_gain']} more than with the majority; camps from "
-            f"{source}.")
+            f"{source} (camps as in Basile, \"A measure of systematic disagreement\", "
+            "section 3).")
     return subset, camps, said
 
 

@@ -119,11 +119,13 @@ def ceiling_view(dataset, predictions, key: str) -> None:
     min_items = int(d1.number_input(
         "Fewest items per scored annotator", 1, 100_000, 30, key=f"{key}.ceil_min_items",
         **SETTING, help="An annotator with fewer items (each with enough other annotators) is "
-                        "listed as not scored: their mean would rest on too few items."))
+                        "listed as not scored: their mean would rest on too few items "
+                        "(the human ceiling, Kurniawan et al., section 3)."))
     min_others = int(d2.number_input(
         "Fewest other annotators on an item", 1, 1_000, 2, key=f"{key}.ceil_min_others",
-        **SETTING, help="The leave-one-out target of an item is the other annotators' labels; "
-                        "with one other annotator it is a single person's label."))
+        **SETTING, help="The leave-one-out target of an item is the other annotators' labels "
+                        "(Kurniawan et al., section 3); with one other annotator it is a single "
+                        "person's label."))
     try:
         res, notes = _ceiling(dataset, predictions, model if models else None, n_boot, seed,
                               min_items, min_others)
