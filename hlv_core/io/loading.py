@@ -611,6 +611,11 @@ def route_companions(files) -> tuple[dict, list[str]]:
     DataError
         Two files read as the same option: which one should win is not clear.
 
+    References
+    ----------
+    .. [1] E. Leonardelli et al. (2025), "LeWiDi-2025 at NLPerspectives: the third edition of
+       the Learning with Disagreements shared task" (the ``*_annotators_meta.json`` companion).
+
     Examples
     --------
     >>> route_companions([("annotators.csv", b"..."), ("notes.csv", b"...")])
